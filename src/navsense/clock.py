@@ -1,0 +1,89 @@
+"""The physics clock, sensor scheduling (Due) and the modelled latency (Emit, Drain).
+
+Specification, "Frames and Sample Times":
+
+- a sensor of rate f has its first sample at t = 0 (or, for the ACRES Core streaming INS, at the
+  first time it is asked); then ``sample when t + 1e-8 >= t_due, t_due <- t_due + 1/f`` at most
+  once per physics step, the due time accumulated by repeated addition;
+- ``t_available = t_sample + T_d`` (T_d = delay_s); a row is delivered at the first physics step
+  with ``t >= t_available``; ``delivery_time_s`` is that step's time k / rate_hz.
+
+:class:`Due` evaluates the rule over any run of consecutive physics steps at once: the due times
+are the sequential running sum (``np.add.accumulate`` adds in order, so every value equals the
+scalar loop's), and sample k lands on the first step i with ``t_i + 1e-8 >= due_k`` that comes
+after the previous sample's step. One call over a whole log, many chunks or one call per step
+give the same samples.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["Due", "DUE_SLACK_S", "delivery_times"]
+
+DUE_SLACK_S = 1e-8  # specification, "Frames and Sample Times": t + 1e-8 >= t_due
+
+
+class Due:
+    """Sample schedule of one sensor at ``hz``; ``start_s`` the first due time (None: first call)."""
+
+    __slots__ = ("period_s", "t_due")
+
+    def __init__(self, hz: float, start_s: float | None = 0.0) -> None:
+        self.period_s = 1.0 / float(hz)
+        self.t_due = None if start_s is None else float(start_s)
+
+    def __call__(self, t_s: float) -> bool:
+        """One physics step: True when the sensor samples at ``t_s`` (then the due time advances)."""
+        if self.t_due is None:
+            self.t_due = float(t_s)
+        if t_s + DUE_SLACK_S >= self.t_due:
+            self.t_due = self.t_due + self.period_s
+            return True
+        return False
+
+    def sample_indices(self, t_s: np.ndarray) -> np.ndarray:
+        """Indices into ``t_s`` (consecutive physics step times) of the steps that sample.
+
+        Equivalent to calling the instance once per element, in order.
+        """
+        t_s = np.asarray(t_s, dtype=np.float64)
+        n = t_s.size
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        if self.t_due is None:
+            self.t_due = float(t_s[0])
+        # at most one sample per step, so n + 1 due times cover the run
+        incr = np.full(n + 1, self.period_s)
+        incr[0] = self.t_due
+        due = np.add.accumulate(incr)
+        first = np.searchsorted(t_s + DUE_SLACK_S, due, side="left")
+        # sample k at step max(first_k, step_{k-1} + 1): k + running max of (first_j - j)
+        k = np.arange(n + 1, dtype=np.int64)
+        steps = k + np.maximum.accumulate(first - k)
+        count = int(np.searchsorted(steps, n, side="left"))
+        self.t_due = float(due[count])
+        return steps[:count]
+
+
+def delivery_times(available_s: np.ndarray, rate_hz: float) -> np.ndarray:
+    """Time of the first physics step k / rate_hz with k / rate_hz >= available_s."""
+    available_s = np.asarray(available_s, dtype=np.float64)
+    k = np.ceil(available_s * rate_hz)
+    t = k / rate_hz
+    # correct the rare rounding of the product so the comparison holds exactly as written
+    low = (k - 1.0) / rate_hz
+    k = np.where(low >= available_s, k - 1.0, np.where(t < available_s, k + 1.0, k))
+    return k / rate_hz
+
+
+def delivery_time(available_s: float, rate_hz: float) -> float:
+    """Scalar form of :func:`delivery_times`."""
+    k = math.ceil(available_s * rate_hz)
+    if (k - 1) / rate_hz >= available_s:
+        k -= 1
+    elif k / rate_hz < available_s:
+        k += 1
+    return k / rate_hz

@@ -1,0 +1,25 @@
+"""The package's exceptions: one root, one subclass per kind of bad input.
+
+The command line turns any :class:`NavsenseError` into one line on stderr and exit code 2.
+Messages name the file, key or row, the value received and what is allowed.
+"""
+
+
+class NavsenseError(Exception):
+    """Root of every error navsense raises on purpose."""
+
+
+class ConfigError(NavsenseError, ValueError):
+    """A configuration file, key or command-line option is invalid."""
+
+
+class TruthError(NavsenseError, ValueError):
+    """A truth log, track or waypoint file is malformed."""
+
+
+class DatumError(NavsenseError, ValueError):
+    """A coordinate is outside the domain of a projection or transformation."""
+
+
+class FormatError(NavsenseError, ValueError):
+    """An output or input file format is malformed."""

@@ -1,0 +1,151 @@
+"""PCG32 random streams (O'Neill 2014), exactly as the specification's "Seeds and Determinism".
+
+Each noise source of navsense owns one :class:`Pcg32` stream with the seed, sequence number and
+number of draws per epoch of the specification. Nothing touches numpy's global random state.
+
+Generator (PCG-XSH-RR 64/32, the reference implementation's ``pcg32_random_r``)::
+
+    s <- 6364136223846793005 s + c   (mod 2^64)
+    x = ((s_old >> 18) xor s_old) >> 27   (low 32 bits),   r = s_old >> 59
+    output = rotr32(x, r)
+
+Seeding (``pcg32_srandom_r``): s = 0, c = 2 q + 1, one step, s += seed, one step; q is the
+stream's sequence number.
+
+Derived values::
+
+    U = (output + 0.5) / 2^32                      one output, never 0 or 1
+    g = sqrt(-2 ln U1) cos(2 pi U2)                two uniforms in order (Box-Muller, cosine branch)
+
+Block draws (:meth:`Pcg32.u32`, :meth:`Pcg32.uniforms`, :meth:`Pcg32.gaussians`) continue the very
+same stream as the scalar calls. They jump ahead instead of looping: after k steps the LCG state
+is A_k s + C_k with A_k = a^k and C_k = c (a^k - 1) / (a - 1) (mod 2^64), and the tables of A_k and
+C_k are built by doubling with wrapping uint64 arithmetic. Scalar calls use the same numpy
+expressions as block calls, so a value does not depend on how the draws were grouped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Pcg32", "PCG32_MULTIPLIER"]
+
+PCG32_MULTIPLIER = 6364136223846793005  # O'Neill (2014), pcg32 default multiplier
+_MASK64 = (1 << 64) - 1
+_TABLE_SIZE = 4096  # steps per jump-ahead table; longer blocks are drawn table by table
+_TWO_POW_32 = 4294967296.0
+_TWO_PI = 2.0 * np.pi
+
+_A_TABLE: np.ndarray | None = None  # a^k mod 2^64, k = 0 .. _TABLE_SIZE (shared by all streams)
+
+
+def _multiplier_table() -> np.ndarray:
+    """a^k mod 2^64 for k = 0 .. _TABLE_SIZE, built by doubling."""
+    global _A_TABLE
+    if _A_TABLE is None:
+        a = np.ones(1, dtype=np.uint64)
+        step = np.uint64(PCG32_MULTIPLIER)
+        while a.size < _TABLE_SIZE + 1:
+            # A_{m + j} = A_m A_j
+            a = np.concatenate([a, a * a[-1] * step])
+        _A_TABLE = a[: _TABLE_SIZE + 1]
+    return _A_TABLE
+
+
+def _increment_table(inc: int) -> np.ndarray:
+    """C_k = inc (1 + a + ... + a^(k-1)) mod 2^64 for k = 0 .. _TABLE_SIZE."""
+    a_tab = _multiplier_table()
+    c = np.zeros(1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        while c.size < _TABLE_SIZE + 1:
+            m = c.size
+            # s_{m + j} = A_j s_m + C_j, so C_{m + j} = A_j C_m + C_j, with C_m = C_{m-1} a + inc
+            c_m = np.uint64((int(c[-1]) * PCG32_MULTIPLIER + inc) & _MASK64)
+            c = np.concatenate([c, a_tab[:m] * c_m + c[:m]])
+    return c[: _TABLE_SIZE + 1]
+
+
+def _xsh_rr(old: np.ndarray) -> np.ndarray:
+    """PCG-XSH-RR output function of uint64 states, as uint64 values below 2^32."""
+    x = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
+    r = old >> np.uint64(59)
+    left = (np.uint64(32) - r) & np.uint64(31)
+    return ((x >> r) | (x << left)) & np.uint64(0xFFFFFFFF)
+
+
+class Pcg32:
+    """One PCG32 stream: ``Pcg32(seed, seq)`` seeds as ``pcg32_srandom_r(seed, seq)``.
+
+    ``next_u32()``, ``uniform()`` and ``gaussian()`` draw one value; ``u32(n)``, ``uniforms(n)``
+    and ``gaussians(n)`` draw n values of the same stream as numpy arrays (shape (n,)).
+    """
+
+    __slots__ = ("_state", "_inc", "_c_table")
+
+    def __init__(self, seed: int, seq: int) -> None:
+        seed = int(seed) & _MASK64
+        self._inc = ((int(seq) << 1) | 1) & _MASK64
+        self._state = 0
+        self._step()
+        self._state = (self._state + seed) & _MASK64
+        self._step()
+        self._c_table: np.ndarray | None = None
+
+    def _step(self) -> None:
+        self._state = (self._state * PCG32_MULTIPLIER + self._inc) & _MASK64
+
+    @property
+    def state(self) -> int:
+        """The 64-bit LCG state (for tests and checkpoints)."""
+        return self._state
+
+    # ----------------------------------------------------------------------------- block draws
+    def u32(self, n: int) -> np.ndarray:
+        """The next n 32-bit outputs, as a uint32 array of shape (n,)."""
+        n = int(n)
+        if n < 0:
+            raise ValueError(f"Pcg32.u32: n = {n} must be >= 0")
+        out = np.empty(n, dtype=np.uint32)
+        if n == 0:
+            return out
+        a_tab = _multiplier_table()
+        if self._c_table is None:
+            self._c_table = _increment_table(self._inc)
+        c_tab = self._c_table
+        done = 0
+        with np.errstate(over="ignore"):
+            while done < n:
+                k = min(_TABLE_SIZE, n - done)
+                s = np.uint64(self._state)
+                old = a_tab[:k] * s + c_tab[:k]
+                out[done : done + k] = _xsh_rr(old)
+                self._state = int(a_tab[k] * s + c_tab[k])
+                done += k
+        return out
+
+    def uniforms(self, n: int) -> np.ndarray:
+        """The next n uniforms U = (output + 0.5) / 2^32, float64 array of shape (n,)."""
+        return (self.u32(n).astype(np.float64) + 0.5) / _TWO_POW_32
+
+    def gaussians(self, n: int) -> np.ndarray:
+        """The next n standard normal values (Box-Muller cosine branch, 2 uniforms each)."""
+        u = self.uniforms(2 * int(n)).reshape(-1, 2)
+        return np.sqrt(-2.0 * np.log(u[:, 0])) * np.cos(_TWO_PI * u[:, 1])
+
+    # ---------------------------------------------------------------------------- scalar draws
+    def next_u32(self) -> int:
+        """The next 32-bit output."""
+        old = self._state
+        self._step()
+        return int(_xsh_rr(np.array([old], dtype=np.uint64))[0])
+
+    def uniform(self) -> float:
+        """The next uniform in (0, 1)."""
+        return float(self.uniforms(1)[0])
+
+    def gaussian(self) -> float:
+        """The next standard normal value."""
+        return float(self.gaussians(1)[0])
+
+    def __repr__(self) -> str:
+        return f"Pcg32(state=0x{self._state:016x}, inc=0x{self._inc:016x})"

@@ -1,0 +1,1 @@
+"""Embedded sites and scenarios (data files read with importlib.resources)."""

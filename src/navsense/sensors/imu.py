@@ -1,0 +1,167 @@
+"""The ACRES IMU: specific force and angular rate with a constant bias and white noise.
+
+Specification, section "IMU" (FAcresSensorRecorder::PhysicsSample)::
+
+    v_i,k  = v_k + w_k x (p_k + R_k r_i - p_c,k)                 IMU-point velocity
+    a_k    = (v_i,k - v_i,k-1) / dt                               dt = one physics step
+    f^b_k  = R_k^T (a_k - g),   g = (0, 0, -9.80665) m/s^2
+    w^b_k  = R_k^T w_k
+    f_out  = 1/2 (f^b_k + f^b_k-1) + b_a + sigma_a g_a
+    w_out  = 1/2 (w^b_k + w^b_k-1) + b_g + sigma_g g_g
+    b_a    = sigma_ba g,  b_g = sigma_bg g                        drawn once, at the start
+
+where r_i is imu.position_flu_m (converted from mount_frame, DESIGN.md ruling "Mounts"), p_c the
+centre of mass, sigma_a = accel_std_mps2, sigma_g = gyro_std_radps, sigma_ba = accel_bias_mps2,
+sigma_bg = gyro_bias_radps.
+
+Random values (specification "Seeds and Determinism"): stream Pcg32(seed + 1009, 2); 6 Gaussians
+for the biases at the start (accelerometer x, y, z, then gyroscope x, y, z), then 6 per sample
+(g_a then g_g). With noise off every sigma is zero but the same values are drawn.
+
+Sample times: the IMU's Due (imu.hz, first due at t = 0) is evaluated at every physics step; a due
+step writes a row once two finite differences exist since the start or the last reset (the first
+row is at the third physics step); a due step without them writes nothing and draws nothing.
+A reset at step k restarts the differences: steps k and k + 1 write no row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.clock import Due
+from navsense.rng import Pcg32
+from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
+
+__all__ = ["ImuConfig", "ImuModel", "GRAVITY_MPS2", "IMU_SEED_OFFSET", "IMU_SEQUENCE"]
+
+GRAVITY_MPS2 = 9.80665  # standard gravity, m/s^2 (specification, "IMU")
+IMU_SEED_OFFSET = 1009  # specification, "Seeds and Determinism": RngImu seed + 1009
+IMU_SEQUENCE = 2  # specification, "Seeds and Determinism": RngImu sequence 2
+FORCE_DECIMALS = 6  # specification, "IMU": specific_force_flu_mps2 with 6 decimals
+RATE_DECIMALS = 8  # specification, "IMU": angular_velocity_flu_radps with 8 decimals
+
+
+@dataclass(frozen=True)
+class ImuConfig:
+    """The ``imu`` block of the effective configuration, typed (specification "Parameters", IMU)."""
+
+    enabled: bool
+    hz: float
+    accel_std_mps2: float
+    gyro_std_radps: float
+    accel_bias_mps2: float
+    gyro_bias_radps: float
+    position_flu_m: tuple
+    mount_frame: str
+    seed: int
+    noise: bool
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "ImuConfig":
+        imu = cfg["imu"]
+        return cls(
+            enabled=bool(imu["enabled"]),
+            hz=float(imu["hz"]),
+            accel_std_mps2=float(imu["accel_std_mps2"]),
+            gyro_std_radps=float(imu["gyro_std_radps"]),
+            accel_bias_mps2=float(imu["accel_bias_mps2"]),
+            gyro_bias_radps=float(imu["gyro_bias_radps"]),
+            position_flu_m=tuple(float(x) for x in imu["position_flu_m"]),
+            mount_frame=str(cfg.get("mount_frame", "chassis")),
+            seed=int(cfg["seed"]),
+            noise=bool(cfg.get("noise", True)),
+        )
+
+
+class ImuModel:
+    """The ACRES IMU over consecutive truth chunks (batch = chunks = steps)."""
+
+    name = "imu"
+
+    def __init__(self, cfg: dict, vehicle: VehicleProfile) -> None:
+        self.config = ImuConfig.from_config(cfg)
+        c = self.config
+        self.lever_arm_m = lever_arm_from_chassis(c.position_flu_m, c.mount_frame, vehicle)
+        self._rng = Pcg32(c.seed + IMU_SEED_OFFSET, IMU_SEQUENCE)
+        g = self._rng.gaussians(6)  # "Start draws them one time"
+        sigma_ba = c.accel_bias_mps2 if c.noise else 0.0
+        sigma_bg = c.gyro_bias_radps if c.noise else 0.0
+        self.accel_bias_mps2 = sigma_ba * g[:3]
+        self.gyro_bias_radps = sigma_bg * g[3:]
+        self._sigma_a = c.accel_std_mps2 if c.noise else 0.0
+        self._sigma_g = c.gyro_std_radps if c.noise else 0.0
+        self._due = Due(c.hz, start_s=0.0)
+        # state carried between chunks: the previous step's IMU-point velocity and body values
+        self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
+        self._prev_vi = np.zeros(3)
+        self._prev_fb = np.zeros(3)
+        self._prev_wb = np.zeros(3)
+
+    def process(self, truth: TruthStates) -> dict:
+        """The IMU rows sampled in this chunk of physics steps."""
+        n = len(truth)
+        if n == 0:
+            return _empty_block()
+        dt = 1.0 / truth.rate_hz
+        r = quat_to_matrix(truth.q_xyzw)
+        # IMU section: v_i = v + w x (p + R r_i - p_c)
+        arm = truth.p_m + rotate(r, np.broadcast_to(self.lever_arm_m, (n, 3))) - truth.c_m
+        v_i = truth.v_mps + cross(truth.w_radps, arm)
+        v_prev = np.concatenate([self._prev_vi[None, :], v_i[:-1]])
+        a = (v_i - v_prev) / dt
+        gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
+        f_b = rotate_inverse(r, a - gravity)
+        w_b = rotate_inverse(r, truth.w_radps)
+        f_b_prev = np.concatenate([self._prev_fb[None, :], f_b[:-1]])
+        w_b_prev = np.concatenate([self._prev_wb[None, :], w_b[:-1]])
+
+        # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
+        idx = np.arange(n, dtype=np.int64)
+        start = np.where(truth.reset, idx, -1)
+        last_reset = np.maximum.accumulate(start)
+        age = np.where(last_reset >= 0, idx - last_reset, self._age + 1 + idx)
+        due = self._due.sample_indices(truth.t_s)
+        rows = due[age[due] >= 2]
+
+        m = rows.size
+        g = self._rng.gaussians(6 * m).reshape(m, 6)
+        force = 0.5 * (f_b[rows] + f_b_prev[rows]) + self.accel_bias_mps2 + self._sigma_a * g[:, :3]
+        rate = 0.5 * (w_b[rows] + w_b_prev[rows]) + self.gyro_bias_radps + self._sigma_g * g[:, 3:]
+
+        self._age = int(min(age[-1], 2))
+        self._prev_vi = v_i[-1].copy()
+        self._prev_fb = f_b[-1].copy()
+        self._prev_wb = w_b[-1].copy()
+        return {
+            "sample_time_s": truth.t_s[rows],
+            "specific_force_flu_mps2": force,
+            "angular_velocity_flu_radps": rate,
+        }
+
+    def rows(self, block: dict) -> list[dict]:
+        """imu.jsonl rows (without the three time keys), the specification's decimals."""
+        force = np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS).tolist()
+        rate = np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS).tolist()
+        return [{"specific_force_flu_mps2": f, "angular_velocity_flu_radps": w}
+                for f, w in zip(force, rate)]
+
+    def episode_info(self) -> dict:
+        """``imu_bias_flu`` for episode.json: the constant biases in FLU axes."""
+        return {
+            "imu_bias_flu": {
+                "accel_mps2": self.accel_bias_mps2.tolist(),
+                "gyro_radps": self.gyro_bias_radps.tolist(),
+            }
+        }
+
+
+def _empty_block() -> dict:
+    return {
+        "sample_time_s": np.zeros(0),
+        "specific_force_flu_mps2": np.zeros((0, 3)),
+        "angular_velocity_flu_radps": np.zeros((0, 3)),
+    }

@@ -1,0 +1,218 @@
+"""The orchestrator: truth -> clock -> sensor models -> writers -> run directory.
+
+Data flows one way (DESIGN.md): the truth arrives in chunks of consecutive physics steps, every
+enabled model turns each chunk into the epochs it samples, and the writers append their rows.
+Each model owns its state, so the chunk size changes no byte of the output.
+
+Latency (specification "Frames and Sample Times"): every row carries ``sample_time_s``,
+``available_time_s`` = sample + delay_s and ``delivery_time_s``, the first physics step at or after
+it. Rows still in flight at the end of the log are written with the delivery time the physics
+clock would have given them (DESIGN.md ruling).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from navsense import __version__
+from navsense.clock import delivery_times
+from navsense.output.jsonl import JsonlWriter
+from navsense.output.rundir import RunDirectory
+from navsense.site import Site
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile
+
+__all__ = ["simulate", "RunSummary", "build_models", "TIME_DECIMALS", "DEFAULT_CHUNK_STEPS"]
+
+TIME_DECIMALS = 9  # sample, available and delivery times: nanoseconds
+DEFAULT_CHUNK_STEPS = 12_000  # 100 s of physics at 120 Hz per chunk
+
+
+@dataclass
+class RunSummary:
+    """What a run wrote: ``rows`` per file stem, the run directory and the wall time."""
+
+    run_dir: Path
+    rows: dict = field(default_factory=dict)
+    steps: int = 0
+    duration_s: float = 0.0
+    wall_s: float = 0.0
+
+    def text(self) -> str:
+        parts = ", ".join(f"{k} {v}" for k, v in self.rows.items()) or "no sensor enabled"
+        return (f"navsense: {self.steps} physics steps ({self.duration_s:.1f} s) -> {parts} rows "
+                f"in {self.wall_s:.2f} s\nnavsense: run directory {self.run_dir}")
+
+
+def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, agent: int = 0):
+    """The enabled sensor models, in output order (gnss, imu, ins)."""
+    models = []
+    if cfg["gnss"]["enabled"]:
+        from navsense.sensors.gnss.receiver import GnssReceiver
+
+        models.append(GnssReceiver(cfg, vehicle, site, georef))
+    if cfg["imu"]["enabled"]:
+        from navsense.sensors.imu import ImuModel
+
+        models.append(ImuModel(cfg, vehicle))
+    if cfg["ins"]["enabled"]:
+        from navsense.sensors.ins import InsModel
+
+        models.append(InsModel(cfg, vehicle, georef, agent=agent))
+    return models
+
+
+def _timed_rows(model, block: dict, delay_s: float, rate_hz: float) -> list[dict]:
+    sample = np.asarray(block["sample_time_s"], dtype=np.float64)
+    available = sample + delay_s
+    delivery = delivery_times(available, rate_hz)
+    s = np.round(sample, TIME_DECIMALS).tolist()
+    a = np.round(available, TIME_DECIMALS).tolist()
+    d = np.round(delivery, TIME_DECIMALS).tolist()
+    body = model.rows(block)
+    return [{"sample_time_s": si, "available_time_s": ai, "delivery_time_s": di, **row}
+            for si, ai, di, row in zip(s, a, d, body)]
+
+
+class _Progress:
+    """A one-line progress bar on stderr, shown only on a terminal and after 1.5 s."""
+
+    def __init__(self, total_steps: int | None, enabled: bool) -> None:
+        self.total = total_steps
+        self.enabled = enabled and sys.stderr.isatty()
+        self.t0 = time.perf_counter()
+        self.shown = False
+
+    def update(self, done_steps: int) -> None:
+        if not self.enabled or time.perf_counter() - self.t0 < 1.5:
+            return
+        self.shown = True
+        if self.total:
+            frac = min(1.0, done_steps / self.total)
+            bar = "#" * int(30 * frac)
+            sys.stderr.write(f"\rsimulating [{bar:<30}] {100 * frac:5.1f} %")
+        else:
+            sys.stderr.write(f"\rsimulating: {done_steps} steps")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def _chunks(truth: TruthStates | Iterable[TruthStates], chunk_steps: int) -> Iterator[TruthStates]:
+    if isinstance(truth, TruthStates):
+        yield from truth.chunks(chunk_steps)
+    else:
+        yield from truth
+
+
+def simulate(
+    truth: TruthStates | Iterable[TruthStates],
+    cfg: dict,
+    vehicle: VehicleProfile,
+    site: Site | None,
+    out_dir: str | Path,
+    *,
+    source: dict | None = None,
+    agent: int = 0,
+    chunk_steps: int = DEFAULT_CHUNK_STEPS,
+    total_steps: int | None = None,
+    progress: bool = False,
+) -> RunSummary:
+    """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
+
+    ``truth`` is a whole :class:`TruthStates` (cut into ``chunk_steps`` chunks) or an iterable of
+    consecutive chunks (a truth log read chunk by chunk). ``source`` describes the truth for
+    episode.json (scenario name or file).
+    """
+    t_wall = time.perf_counter()
+    start_utc = cfg["gnss"]["datum"]["start_utc"]
+    georef = site.make_georeference(start_utc, cfg["gnss"]["datum"]) if site is not None else None
+    models = build_models(cfg, vehicle, site, georef, agent=agent)
+    if isinstance(truth, TruthStates):
+        total_steps = len(truth)
+    bar = _Progress(total_steps, progress)
+    summary = RunSummary(run_dir=Path(out_dir))
+    delay_s = float(cfg["delay_s"])
+    steps = 0
+    first_step = None
+    last_t = 0.0
+    with RunDirectory(out_dir) as run:
+        writers = {m.name: JsonlWriter(run.path / f"{m.name}.jsonl").__enter__() for m in models}
+        extra = _ExtraWriters(run.path, models)
+        try:
+            for chunk in _chunks(truth, chunk_steps):
+                if len(chunk) == 0:
+                    continue
+                if first_step is None:
+                    first_step = chunk.step0
+                for model in models:
+                    block = model.process(chunk)
+                    writers[model.name].write_rows(_timed_rows(model, block, delay_s, chunk.rate_hz))
+                    extra.write(model, block)
+                steps += len(chunk)
+                last_t = float(chunk.t_s[-1])
+                bar.update(steps)
+        finally:
+            for w in writers.values():
+                w.close()
+            extra.close()
+            bar.close()
+        episode = {
+            "navsense_version": __version__,
+            "source": source or {},
+            "vehicle": vehicle.name,
+            "agent": agent,
+            "seed": cfg["seed"],
+            "noise": cfg.get("noise", True),
+            "start_utc": start_utc,
+            "physics_hz": (chunk.rate_hz if steps else None),
+            "first_step": first_step,
+            "steps": steps,
+            "site": site.to_json() if site is not None else None,
+        }
+        for model in models:
+            episode.update(model.episode_info())
+        episode["config"] = cfg
+        run.write_json("episode.json", episode)
+        summary.rows = {m.name: writers[m.name].rows_written for m in models}
+    summary.steps = steps
+    summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
+    summary.wall_s = time.perf_counter() - t_wall
+    return summary
+
+
+class _ExtraWriters:
+    """The files beside the JSONL rows: gnss.nmea (GGA sentences) and ins.frames (40 x float64)."""
+
+    def __init__(self, folder: Path, models) -> None:
+        self._nmea = None
+        self._frames = None
+        names = {m.name for m in models}
+        if "gnss" in names:
+            self._nmea = open(folder / "gnss.nmea", "xb")
+        if "ins" in names:
+            from navsense.output.frames import InsFrameWriter
+
+            self._frames = InsFrameWriter(folder / "ins.frames").__enter__()
+
+    def write(self, model, block: dict) -> None:
+        if model.name == "gnss" and self._nmea is not None:
+            lines = model.nmea_lines(block)
+            if lines:
+                self._nmea.write(("\r\n".join(lines) + "\r\n").encode("ascii"))
+        elif model.name == "ins" and self._frames is not None:
+            self._frames.write(model.frames(block))
+
+    def close(self) -> None:
+        if self._nmea is not None:
+            self._nmea.close()
+        if self._frames is not None:
+            self._frames.__exit__(None, None, None)

@@ -1,0 +1,175 @@
+"""Sites: an origin (georeference) and the obstacles of the sky view.
+
+Specification, "Sky Obstruction": buildings are axis-aligned boxes, grain bins vertical cylinders,
+tree crowns spheres, all in the site's grid ENU metres.
+
+A site file is JSON::
+
+    {
+      "name": "acre",
+      "georeference": {"kind": "acre"}            # the specification's tile and datum chain
+                   or {"kind": "local", "lat_deg": .., "lon_deg": .., "height_m": ..}
+                   or null                         # no georeference: no geodetic output
+      "buildings":   [{"name": "garage", "min_enu_m": [x, y, z], "max_enu_m": [x, y, z]}, ...],
+      "grain_bins":  [{"name": "bin 1", "center_enu_m": [x, y], "base_z_m": 0, "radius_m": r,
+                       "height_m": h}, ...],
+      "tree_crowns": [{"name": "...", "center_enu_m": [x, y, z], "radius_m": r}, ...]
+    }
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from navsense.errors import ConfigError
+
+__all__ = ["Site", "load_site", "embedded_sites", "embedded_site"]
+
+
+@dataclass(frozen=True)
+class Site:
+    """A site's origin and obstacles as arrays (component axis last, grid ENU metres).
+
+    boxes: ``box_min_m``, ``box_max_m`` (nb, 3). Cylinders: ``cyl_xy_m`` (nc, 2) axis,
+    ``cyl_base_m`` (nc,) bottom height, ``cyl_top_m`` (nc,) top height, ``cyl_radius_m`` (nc,).
+    Crowns: ``crown_center_m`` (ns, 3), ``crown_radius_m`` (ns,).
+    """
+
+    name: str
+    georeference: dict | None
+    box_min_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    box_max_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    cyl_xy_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    cyl_base_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    cyl_top_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    cyl_radius_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    crown_center_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    crown_radius_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    names: dict = field(default_factory=dict)
+    source: dict = field(default_factory=dict)
+
+    def make_georeference(self, start_utc: str, datum: dict | None = None):
+        """The site's :class:`navsense.geo.Georeference`, or None without a georeference."""
+        if self.georeference is None:
+            return None
+        from navsense.geo import Georeference
+
+        kind = self.georeference.get("kind")
+        if kind == "acre":
+            return Georeference.acre(start_utc=start_utc, datum=datum)
+        return Georeference.local(self.georeference["lat_deg"], self.georeference["lon_deg"],
+                                  self.georeference.get("height_m", 0.0), start_utc=start_utc)
+
+    def to_json(self) -> dict:
+        """The site as the JSON object it was read from."""
+        return self.source
+
+
+def _vec(obj: dict, key: str, n: int, where: str) -> list:
+    value = obj.get(key)
+    if (not isinstance(value, list) or len(value) != n
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            or not all(np.isfinite(value))):
+        raise ConfigError(f"{where}.{key} = {json.dumps(value)} is not an array of {n} finite numbers")
+    return [float(v) for v in value]
+
+
+def _num(obj: dict, key: str, where: str, positive: bool = False, default=None) -> float:
+    value = obj.get(key, default)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
+        raise ConfigError(f"{where}.{key} = {json.dumps(value)} is not a finite number")
+    if positive and value <= 0:
+        raise ConfigError(f"{where}.{key} = {value} must be > 0")
+    return float(value)
+
+
+def site_from_json(data: dict, source: str = "site.json") -> Site:
+    """Build a :class:`Site` from its JSON object; errors name the file and the key."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a site must be a JSON object")
+    known = {"name", "georeference", "buildings", "grain_bins", "tree_crowns", "description"}
+    for key in data:
+        if key not in known:
+            raise ConfigError(f"{source}: {key} is not a known key; allowed: {', '.join(sorted(known))}")
+    geo = data.get("georeference")
+    if geo is not None:
+        if not isinstance(geo, dict) or geo.get("kind") not in ("acre", "local"):
+            raise ConfigError(f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local")
+        if geo["kind"] == "local":
+            lat = _num(geo, "lat_deg", f"{source}: georeference")
+            _num(geo, "lon_deg", f"{source}: georeference")
+            if not -90.0 <= lat <= 90.0:
+                raise ConfigError(f"{source}: georeference.lat_deg = {lat} is out of range -90..90")
+    names = {"buildings": [], "grain_bins": [], "tree_crowns": []}
+    bmin, bmax = [], []
+    for i, b in enumerate(data.get("buildings", [])):
+        where = f"{source}: buildings[{i}]"
+        lo, hi = _vec(b, "min_enu_m", 3, where), _vec(b, "max_enu_m", 3, where)
+        if not all(l < h for l, h in zip(lo, hi)):
+            raise ConfigError(f"{where}: min_enu_m {lo} must be below max_enu_m {hi} on every axis")
+        bmin.append(lo)
+        bmax.append(hi)
+        names["buildings"].append(b.get("name", f"building {i}"))
+    cxy, cbase, ctop, crad = [], [], [], []
+    for i, c in enumerate(data.get("grain_bins", [])):
+        where = f"{source}: grain_bins[{i}]"
+        cxy.append(_vec(c, "center_enu_m", 2, where))
+        base = _num(c, "base_z_m", where, default=0.0)
+        cbase.append(base)
+        ctop.append(base + _num(c, "height_m", where, positive=True))
+        crad.append(_num(c, "radius_m", where, positive=True))
+        names["grain_bins"].append(c.get("name", f"grain bin {i}"))
+    sc, sr = [], []
+    for i, s in enumerate(data.get("tree_crowns", [])):
+        where = f"{source}: tree_crowns[{i}]"
+        sc.append(_vec(s, "center_enu_m", 3, where))
+        sr.append(_num(s, "radius_m", where, positive=True))
+        names["tree_crowns"].append(s.get("name", f"crown {i}"))
+    return Site(
+        name=str(data.get("name", "site")),
+        georeference=geo,
+        box_min_m=np.array(bmin, dtype=np.float64).reshape(-1, 3),
+        box_max_m=np.array(bmax, dtype=np.float64).reshape(-1, 3),
+        cyl_xy_m=np.array(cxy, dtype=np.float64).reshape(-1, 2),
+        cyl_base_m=np.array(cbase, dtype=np.float64),
+        cyl_top_m=np.array(ctop, dtype=np.float64),
+        cyl_radius_m=np.array(crad, dtype=np.float64),
+        crown_center_m=np.array(sc, dtype=np.float64).reshape(-1, 3),
+        crown_radius_m=np.array(sr, dtype=np.float64),
+        names=names,
+        source=data,
+    )
+
+
+def load_site(path: str | Path) -> Site:
+    """Read a site JSON file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the site file ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    return site_from_json(data, source=str(path))
+
+
+def embedded_sites() -> list[str]:
+    """Names of the sites shipped with navsense (``navsense/scenarios/sites/*.json``)."""
+    folder = resources.files("navsense.scenarios").joinpath("sites")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def embedded_site(name: str) -> Site:
+    """An embedded site by name (``acre`` is the specification's tile)."""
+    folder = resources.files("navsense.scenarios").joinpath("sites")
+    res = folder.joinpath(f"{name}.json")
+    if not res.is_file():
+        raise ConfigError(f"site = {name!r} is not an embedded site; known: {', '.join(embedded_sites())}")
+    return site_from_json(json.loads(res.read_text(encoding="utf-8")), source=f"{name}.json (embedded)")

@@ -1,0 +1,43 @@
+"""Shared test helpers: analytic truth motions built without navsense's trajectory builders."""
+
+import numpy as np
+import pytest
+
+from navsense.truth.states import TruthStates
+
+
+def stationary_truth(n: int, yaw_rad: float = 0.3, position=(10.0, -5.0, 0.6)) -> TruthStates:
+    """A vehicle parked with a heading, n physics steps from step 0."""
+    p = np.tile(np.asarray(position, dtype=float), (n, 1))
+    q = np.tile([0.0, 0.0, np.sin(yaw_rad / 2), np.cos(yaw_rad / 2)], (n, 1))
+    z = np.zeros((n, 3))
+    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=z.copy(), w_radps=z.copy(), c_m=p.copy(),
+                       reset=np.zeros(n, dtype=bool))
+
+
+def circle_truth(n: int, radius_m: float = 25.0, speed_mps: float = 5.0, rate_hz: float = 120.0,
+                 step0: int = 0) -> TruthStates:
+    """Counter-clockwise circle about the origin, constant speed, heading along the velocity.
+
+    Chassis origin = centre of mass; angular velocity (0, 0, speed / radius).
+    """
+    w = speed_mps / radius_m
+    t = (step0 + np.arange(n)) / rate_hz
+    ang = w * t
+    p = np.column_stack([radius_m * np.cos(ang), radius_m * np.sin(ang), np.full(n, 0.6)])
+    v = np.column_stack([-speed_mps * np.sin(ang), speed_mps * np.cos(ang), np.zeros(n)])
+    yaw = ang + np.pi / 2
+    q = np.column_stack([np.zeros(n), np.zeros(n), np.sin(yaw / 2), np.cos(yaw / 2)])
+    omega = np.tile([0.0, 0.0, w], (n, 1))
+    return TruthStates(step0=step0, p_m=p, q_xyzw=q, v_mps=v, w_radps=omega, c_m=p.copy(),
+                       reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
+
+
+@pytest.fixture
+def stationary():
+    return stationary_truth
+
+
+@pytest.fixture
+def circle():
+    return circle_truth

@@ -1,0 +1,118 @@
+"""The ACRES IMU (specification, "IMU") against physics identities and its seeded stream."""
+
+import numpy as np
+import orjson
+import pytest
+
+from conftest import circle_truth, stationary_truth
+from navsense.rng import Pcg32
+from navsense.sensors.imu import GRAVITY_MPS2, ImuModel
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VEHICLES
+
+POLARIS = VEHICLES["polaris"]
+
+
+def _cfg(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis"):
+    return {
+        "seed": seed, "noise": noise, "mount_frame": mount, "delay_s": 0.05,
+        "imu": {"enabled": True, "hz": hz, "accel_std_mps2": 0.03, "gyro_std_radps": 0.002,
+                "accel_bias_mps2": 0.01, "gyro_bias_radps": 0.001, "position_flu_m": list(position)},
+    }
+
+
+def test_stationary_imu_reads_gravity_up_and_zero_rate():
+    block = ImuModel(_cfg(noise=False), POLARIS).process(stationary_truth(50))
+    assert block["sample_time_s"][0] == 2 / 120.0  # first row at the third physics step
+    np.testing.assert_array_equal(block["specific_force_flu_mps2"],
+                                  np.tile([0.0, 0.0, GRAVITY_MPS2], (48, 1)))
+    np.testing.assert_array_equal(block["angular_velocity_flu_radps"], np.zeros((48, 3)))
+
+
+@pytest.mark.parametrize("lever", [(0.0, 0.0, 0.0), (0.95, -0.45, 0.7), (-2.0, 1.0, 1.5)])
+def test_steady_turn_reads_turn_rate_and_centripetal_force_of_the_lever_arm(lever):
+    radius, speed, rate = 25.0, 5.0, 120.0
+    truth = circle_truth(600, radius, speed, rate)
+    block = ImuModel(_cfg(noise=False, position=lever), POLARIS).process(truth)
+    w = speed / radius
+    np.testing.assert_allclose(block["angular_velocity_flu_radps"],
+                               np.tile([0.0, 0.0, w], (598, 1)), rtol=0, atol=1e-15)
+    # the IMU point circles the centre: specific force -w^2 (R^T p + r_i), horizontal, plus 1 g up
+    rows = np.searchsorted(truth.t_s, block["sample_time_s"])
+    yaw = w * truth.t_s[rows] + np.pi / 2
+    c, s = np.cos(yaw), np.sin(yaw)
+    p = truth.p_m[rows]
+    body = np.column_stack([c * p[:, 0] + s * p[:, 1], -s * p[:, 0] + c * p[:, 1]]) + lever[:2]
+    expected = np.column_stack([-w * w * body, np.full(len(rows), GRAVITY_MPS2)])
+    # the finite difference over one step lags the attitude by half a step: a w dt / 2
+    tol = w * w * np.linalg.norm(body, axis=1).max() * w / rate
+    np.testing.assert_allclose(block["specific_force_flu_mps2"], expected, rtol=0, atol=tol)
+    assert np.abs(block["specific_force_flu_mps2"][:, 1] - expected[:, 1]).max() < tol / 10
+
+
+def test_biases_are_the_first_six_gaussians_times_sigmas():
+    model = ImuModel(_cfg(seed=7), POLARIS)
+    g = Pcg32(7 + 1009, 2).gaussians(6)
+    info = model.episode_info()["imu_bias_flu"]
+    assert info["accel_mps2"] == (0.01 * g[:3]).tolist()
+    assert info["gyro_radps"] == (0.001 * g[3:]).tolist()
+
+
+def test_noise_is_the_next_six_gaussians_per_sample():
+    model = ImuModel(_cfg(seed=7), POLARIS)
+    block = model.process(stationary_truth(10))
+    g = Pcg32(7 + 1009, 2).gaussians(6 + 6 * 8).reshape(-1, 6)
+    bias_a, bias_g = 0.01 * g[0, :3], 0.001 * g[0, 3:]
+    expected_f = np.array([0.0, 0.0, GRAVITY_MPS2]) + bias_a + 0.03 * g[1:, :3]
+    np.testing.assert_allclose(block["specific_force_flu_mps2"], expected_f, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(block["angular_velocity_flu_radps"], bias_g + 0.002 * g[1:, 3:],
+                               rtol=0, atol=1e-15)
+
+
+def test_noise_off_draws_the_same_values():
+    on, off = ImuModel(_cfg(noise=True), POLARIS), ImuModel(_cfg(noise=False), POLARIS)
+    on.process(stationary_truth(30))
+    off.process(stationary_truth(30))
+    assert on._rng.state == off._rng.state
+
+
+def test_reset_restarts_the_differences():
+    truth = circle_truth(40)
+    reset = truth.reset.copy()
+    reset[20] = True
+    jumped = TruthStates(0, truth.p_m + np.where(np.arange(40)[:, None] >= 20, 100.0, 0.0),
+                         truth.q_xyzw, truth.v_mps, truth.w_radps,
+                         truth.c_m + np.where(np.arange(40)[:, None] >= 20, 100.0, 0.0), reset)
+    block = ImuModel(_cfg(noise=False), POLARIS).process(jumped)
+    steps = np.rint(block["sample_time_s"] * 120).astype(int)
+    assert 20 not in steps and 21 not in steps and 22 in steps and 19 in steps
+    # no spike: every row still reads about 1 g up
+    assert np.abs(block["specific_force_flu_mps2"][:, 2] - GRAVITY_MPS2).max() < 1e-9
+
+
+def _bytes(model, chunks):
+    out = b""
+    for c in chunks:
+        out += b"".join(orjson.dumps(r) + b"\n" for r in model.rows(model.process(c)))
+    return out
+
+
+@pytest.mark.parametrize("hz", [120.0, 100.0, 33.0])
+def test_batch_equals_chunks_equals_steps(hz):
+    truth = circle_truth(1500)
+    truth = TruthStates(0, truth.p_m, truth.q_xyzw, truth.v_mps + 0.01 * np.sin(np.arange(1500))[:, None],
+                        truth.w_radps, truth.c_m + [0.1, 0.0, 0.05], truth.reset)
+    cfg = _cfg(hz=hz, position=(0.95, -0.45, 0.7), mount="base_footprint")
+    whole = _bytes(ImuModel(cfg, POLARIS), [truth])
+    chunked = _bytes(ImuModel(cfg, POLARIS), list(truth.chunks(97)))
+    steps = _bytes(ImuModel(cfg, POLARIS), list(truth.chunks(1)))
+    assert whole == chunked == steps
+    assert whole.count(b"\n") > 0
+
+
+def test_rows_have_the_specified_decimals():
+    model = ImuModel(_cfg(), POLARIS)
+    rows = model.rows(model.process(stationary_truth(5)))
+    for r in rows:
+        assert all(round(x, 6) == x for x in r["specific_force_flu_mps2"])
+        assert all(round(x, 8) == x for x in r["angular_velocity_flu_radps"])

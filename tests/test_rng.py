@@ -1,0 +1,93 @@
+"""Pcg32 against the PCG reference implementation's published demo output, and block = scalar."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from navsense.rng import Pcg32
+
+REFERENCE = Path(__file__).parent / "reference" / "pcg32_demo.txt"
+
+
+def _reference() -> dict:
+    out = {}
+    for line in REFERENCE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            key, value = line.split(":", 1)
+            out[key] = value.split()
+    return out
+
+
+def _bounded(rng: Pcg32, bound: int) -> int:
+    """pcg32_boundedrand_r of the reference implementation."""
+    threshold = (-bound) % (1 << 32) % bound
+    while True:
+        r = rng.next_u32()
+        if r >= threshold:
+            return r % bound
+
+
+def test_pcg32_reproduces_the_reference_demo():
+    ref = _reference()
+    rng = Pcg32(42, 54)
+    assert [f"0x{rng.next_u32():08x}" for _ in range(6)] == ref["round1_32bit"]
+    assert "".join("H" if _bounded(rng, 2) else "T" for _ in range(65)) == ref["round1_coins"][0]
+    assert [str(_bounded(rng, 6) + 1) for _ in range(33)] == ref["round1_rolls"]
+    cards = list(range(52))
+    for i in range(52, 1, -1):
+        chosen = _bounded(rng, i)
+        cards[chosen], cards[i - 1] = cards[i - 1], cards[chosen]
+    assert [("A23456789TJQK"[c // 4] + "hcds"[c % 4]) for c in cards] == ref["round1_cards"]
+    assert [f"0x{x:08x}" for x in rng.u32(6)] == ref["round2_32bit"]
+
+
+def test_block_draws_continue_the_scalar_stream():
+    a, b = Pcg32(42, 54), Pcg32(42, 54)
+    assert [f"0x{x:08x}" for x in a.u32(6)] == [f"0x{b.next_u32():08x}" for _ in range(6)]
+
+
+@pytest.mark.parametrize("sizes", [(1, 3, 4095, 4097, 1811), (7, 1, 1, 9000), (10007,)])
+def test_u32_blocks_equal_one_block(sizes):
+    whole = Pcg32(7, 3).u32(sum(sizes))
+    rng = Pcg32(7, 3)
+    parts = np.concatenate([rng.u32(k) for k in sizes])
+    np.testing.assert_array_equal(parts, whole)
+    single = Pcg32(7, 3)
+    np.testing.assert_array_equal([single.next_u32() for _ in range(300)], whole[:300])
+
+
+def test_gaussians_and_uniforms_equal_scalar_calls():
+    a, b = Pcg32(1234, 6), Pcg32(1234, 6)
+    blocks = np.concatenate([a.gaussians(3), a.uniforms(1), a.gaussians(2001), a.uniforms(5)])
+    scalars = ([b.gaussian() for _ in range(3)] + [b.uniform()]
+               + [b.gaussian() for _ in range(2001)] + [b.uniform() for _ in range(5)])
+    np.testing.assert_array_equal(blocks, np.array(scalars))
+
+
+def test_uniform_and_box_muller_formulas():
+    """U = (out + 0.5) / 2^32 and g = sqrt(-2 ln U1) cos(2 pi U2), two uniforms in order."""
+    raw = Pcg32(99, 1).u32(4).astype(np.float64)
+    u = (raw + 0.5) / 2.0**32
+    g = Pcg32(99, 1).gaussians(2)
+    np.testing.assert_allclose(g, np.sqrt(-2 * np.log(u[[0, 2]])) * np.cos(2 * np.pi * u[[1, 3]]),
+                               rtol=0, atol=1e-15)
+    assert 0.0 < u.min() and u.max() < 1.0
+
+
+def test_gaussian_statistics():
+    g = Pcg32(5, 11).gaussians(200_000)
+    n = g.size
+    assert abs(g.mean()) < 5 / np.sqrt(n)
+    assert abs(g.std() - 1.0) < 5 * np.sqrt(0.5 / n)
+
+
+def test_streams_differ_by_sequence_and_seed():
+    base = Pcg32(42, 1).u32(8)
+    assert not np.array_equal(base, Pcg32(42, 2).u32(8))
+    assert not np.array_equal(base, Pcg32(43, 1).u32(8))
+
+
+def test_negative_count_is_rejected():
+    with pytest.raises(ValueError):
+        Pcg32(1, 1).u32(-1)
