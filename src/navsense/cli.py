@@ -11,19 +11,10 @@ import sys
 from pathlib import Path
 
 from navsense import __version__
+from navsense.config.cli_config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError
 
 __all__ = ["main", "build_parser"]
-
-
-def _outage(text: str) -> list[float]:
-    """``A:B`` -> [A, B] (the specification's -SensorGnssOutage=<start>:<end>)."""
-    try:
-        a, b = text.split(":")
-        return [float(a), float(b)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--gnss-outage {text!r} is not <start>:<end> in seconds, e.g. 120:180") from None
 
 
 def _add_simulate(sub) -> None:
@@ -36,23 +27,7 @@ def _add_simulate(sub) -> None:
     src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
     p.add_argument("--site", metavar="NAME|FILE",
                    help="site of a truth log: an embedded site name or a site JSON file (default acre)")
-    p.add_argument("--vehicle", choices=["polaris", "maxxum"],
-                   help="vehicle profile and overlay (default: the scenario's, else polaris)")
-    p.add_argument("--config", metavar="FILE", help="sensors.json to use (-SensorConfig=)")
-    p.add_argument("--overlay", metavar="FILE", help="vehicle overlay (-PolarisSensorConfig=)")
-    p.add_argument("--seed", type=int, help="seed of all noise streams (-SensorSeed=)")
-    p.add_argument("--no-noise", action="store_true", help="all errors, biases and noise zero")
-    p.add_argument("--no-imu", action="store_true", help="IMU off")
-    p.add_argument("--no-gnss", action="store_true", help="GNSS receiver off")
-    p.add_argument("--no-ins", action="store_true", help="INS off")
-    p.add_argument("--delay", type=float, metavar="S", help="modelled latency delay_s (-SensorDelay=)")
-    p.add_argument("--imu-hz", type=float, metavar="HZ", help="IMU rate (-SensorImuHz=)")
-    p.add_argument("--gnss-hz", type=float, metavar="HZ", help="GNSS rate (-SensorGnssHz=)")
-    p.add_argument("--gnss-start", choices=["converged", "cold"], help="-SensorGnssStart=")
-    p.add_argument("--gnss-frame", choices=["wgs84_g2139", "nad83"], help="-SensorGnssFrame=")
-    p.add_argument("--gnss-baseline-km", type=float, metavar="KM", help="-SensorGnssBaselineKm=")
-    p.add_argument("--gnss-outage", type=_outage, action="append", metavar="A:B",
-                   help="add a correction outage [A, B) in seconds (repeatable)")
+    add_config_arguments(p)
     p.add_argument("--agent", type=int, default=0, metavar="K",
                    help="agent index: the INS seed adds 7919 K (ACRES Core)")
     p.add_argument("--out", metavar="DIR", help="run directory (default runs/<name>-<time>)")
@@ -60,35 +35,6 @@ def _add_simulate(sub) -> None:
                    help="physics steps per processing chunk (output does not depend on it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=_run_simulate)
-
-
-def _overrides(args) -> dict:
-    o: dict = {}
-    if args.seed is not None:
-        o["seed"] = args.seed
-    if args.no_noise:
-        o["noise"] = False
-    if args.no_imu:
-        o["imu.enabled"] = False
-    if args.no_gnss:
-        o["gnss.enabled"] = False
-    if args.no_ins:
-        o["ins.enabled"] = False
-    if args.delay is not None:
-        o["delay_s"] = args.delay
-    if args.imu_hz is not None:
-        o["imu.hz"] = args.imu_hz
-    if args.gnss_hz is not None:
-        o["gnss.hz"] = args.gnss_hz
-    if args.gnss_start is not None:
-        o["gnss.start"] = args.gnss_start
-    if args.gnss_frame is not None:
-        o["gnss.datum.output_frame"] = args.gnss_frame
-    if args.gnss_baseline_km is not None:
-        o["gnss.corrections.baseline_km"] = args.gnss_baseline_km
-    if args.gnss_outage:
-        o["gnss.corrections.outages_s+"] = args.gnss_outage
-    return o
 
 
 def _resolve_site(spec: str | None):
@@ -131,7 +77,7 @@ def _run_simulate(args) -> int:
         label = scenario.name
         source = {"scenario": scenario.name}
         total = len(truth)
-    cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=_overrides(args))
+    cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides_from_args(args))
     out = Path(args.out) if args.out else default_run_dir("runs", label)
     summary = simulate(truth, cfg, vehicle, site, out, source=source, agent=args.agent,
                        chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet)

@@ -1,0 +1,168 @@
+"""``navsense config``: the effective sensor configuration on the command line.
+
+``navsense config show [--config F] [--overlay F] [--vehicle polaris|maxxum] [options]`` prints the
+effective configuration (specification "Parameters" after "Command-Line Options") as indented JSON;
+``navsense config keys`` lists every key with its type, allowed values and where the range comes
+from.
+
+The sensor options mirror the specification's command-line options and are shared with
+``navsense simulate`` through :func:`add_config_arguments` and :func:`config_from_args`:
+
+=====================  ==========================  ===============================
+navsense               specification               key
+=====================  ==========================  ===============================
+--seed N               -SensorSeed=                seed
+--delay S              -SensorDelay=               delay_s
+--gnss-hz HZ           -SensorGnssHz=              gnss.hz
+--imu-hz HZ            -SensorImuHz=               imu.hz
+--no-gnss              -SensorNoGnss               gnss.enabled = false
+--no-imu               -SensorNoImu                imu.enabled = false
+--no-ins               -SensorNoIns                ins.enabled = false
+--no-noise             -SensorNoNoise              noise = false (navsense extension key)
+--gnss-start MODE      -SensorGnssStart=           gnss.start
+--gnss-frame FRAME     -SensorGnssFrame=           gnss.datum.output_frame
+--gnss-baseline-km KM  -SensorGnssBaselineKm=      gnss.corrections.baseline_km
+--gnss-outage A:B      -SensorGnssOutage= (many)   appended to gnss.corrections.outages_s
+--config FILE          -SensorConfig=              replaces sensors.json
+--overlay FILE         -PolarisSensorConfig=       replaces the vehicle overlay
+=====================  ==========================  ===============================
+
+Errors are raised as :class:`~navsense.errors.ConfigError`; the main command line turns them into
+one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from navsense.config.defaults import VEHICLE_OVERLAYS
+from navsense.config.load import load_config, parse_number, parse_outage
+from navsense.config.schema import describe_keys
+
+__all__ = ["add_parser", "run", "add_config_arguments", "overrides_from_args", "config_from_args"]
+
+
+def number(text: str) -> int | float:
+    """argparse type: a finite number (its name appears in argparse's message)."""
+    return parse_number(text)
+
+
+def integer(text: str) -> int:
+    """argparse type: an integer."""
+    return int(text)
+
+
+# (option, type, metavar, dotted key, help): options that set one key to their value.
+_VALUE_OPTIONS = (
+    ("--seed", integer, "N", "seed", "seed of all noise streams"),
+    ("--delay", number, "S", "delay_s", "modelled latency of the GNSS, IMU and INS rows, s"),
+    ("--gnss-hz", number, "HZ", "gnss.hz", "GNSS epoch rate, 1..120 Hz"),
+    ("--imu-hz", number, "HZ", "imu.hz", "IMU sample rate, 1..120 Hz"),
+    ("--gnss-start", str, "MODE", "gnss.start", "GNSS start mode: converged or cold"),
+    ("--gnss-frame", str, "FRAME", "gnss.datum.output_frame",
+     "GNSS output frame: wgs84_g2139 or nad83"),
+    ("--gnss-baseline-km", number, "KM", "gnss.corrections.baseline_km",
+     "distance to the RTK base station, 0..200 km"),
+)
+
+# (option, dotted key, help): flags that set one boolean key to false.
+_OFF_FLAGS = (
+    ("--no-gnss", "gnss.enabled", "turn the GNSS receiver off"),
+    ("--no-imu", "imu.enabled", "turn the IMU off"),
+    ("--no-ins", "ins.enabled", "turn the INS off"),
+    ("--no-noise", "noise", "set every error, bias and noise of every sensor to zero"),
+)
+
+_OUTAGE_KEY = "gnss.corrections.outages_s+"
+
+
+def _dest(option: str) -> str:
+    return option.lstrip("-").replace("-", "_")
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--config``, ``--overlay``, ``--vehicle`` and the sensor options to ``parser``."""
+    group = parser.add_argument_group("sensor configuration")
+    group.add_argument("--config", metavar="FILE",
+                       help="sensor configuration replacing the embedded sensors.json "
+                            "(a partial file keeps the defaults for the keys it leaves out)")
+    group.add_argument("--overlay", metavar="FILE",
+                       help="vehicle overlay replacing the embedded one (sensors_polaris.json)")
+    group.add_argument("--vehicle", choices=tuple(VEHICLE_OVERLAYS),
+                       help="vehicle whose embedded overlay applies (default: polaris)")
+    for option, kind, metavar, key, text in _VALUE_OPTIONS:
+        group.add_argument(option, type=kind, metavar=metavar, help=f"{text} (sets {key})")
+    for option, key, text in _OFF_FLAGS:
+        group.add_argument(option, action="store_true", help=f"{text} (sets {key} false)")
+    group.add_argument("--gnss-outage", action="append", metavar="START:END",
+                       help="add one correction outage [START, END) in seconds; repeatable")
+
+
+def overrides_from_args(args: argparse.Namespace) -> dict:
+    """The dotted-key overrides of the options that were given.
+
+    Attributes missing from ``args`` are skipped, so a parser with only some of the options
+    works; ``gnss_outage`` items may be ``"A:B"`` strings or already parsed pairs.
+    """
+    overrides: dict = {}
+    for option, _kind, _metavar, key, _text in _VALUE_OPTIONS:
+        value = getattr(args, _dest(option), None)
+        if value is not None:
+            overrides[key] = value
+    for option, key, _text in _OFF_FLAGS:
+        if getattr(args, _dest(option), False):
+            overrides[key] = False
+    outages = getattr(args, "gnss_outage", None)
+    if outages:
+        overrides[_OUTAGE_KEY] = [item if isinstance(item, (list, tuple)) else parse_outage(item)
+                                  for item in outages]
+    return overrides
+
+
+def config_from_args(args: argparse.Namespace) -> dict:
+    """The effective configuration for parsed options (see :func:`add_config_arguments`)."""
+    return load_config(
+        config_path=getattr(args, "config", None),
+        overlay_path=getattr(args, "overlay", None),
+        vehicle=getattr(args, "vehicle", None) or "polaris",
+        overrides=overrides_from_args(args),
+    )
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``config`` (actions ``show`` and ``keys``) on an argparse ``subparsers`` object."""
+    parser = subparsers.add_parser(
+        "config", help="show the effective sensor configuration",
+        description="The sensor configuration: embedded sensors.json < --config < vehicle "
+                    "overlay < options.")
+    actions = parser.add_subparsers(dest="config_action", metavar="ACTION", required=True)
+    show = actions.add_parser("show", help="print the effective configuration as JSON",
+                              description="Print the effective sensor configuration as JSON.")
+    add_config_arguments(show)
+    actions.add_parser("keys", help="list every key, its type and its allowed values",
+                       description="List every configuration key with its type, allowed values "
+                                   "and where its range comes from.")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``navsense config <action>``; returns the exit code. Raises ConfigError on bad input."""
+    action = getattr(args, "config_action", None)
+    if action == "show":
+        cfg = config_from_args(args)
+        sys.stdout.write(orjson.dumps(cfg, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return 0
+    if action == "keys":
+        columns = ("key", "type", "allowed", "range_from")
+        rows = [dict(zip(columns, ("key", "type", "allowed", "range from"))), *describe_keys()]
+        widths = [max(len(row[c]) for row in rows) for c in columns[:-1]]
+        for row in rows:
+            cells = [row[c].ljust(w) for c, w in zip(columns, widths)] + [row["range_from"]]
+            sys.stdout.write("  ".join(cells).rstrip() + "\n")
+        return 0
+    sys.stderr.write("navsense config: choose an action: show or keys\n")
+    return 2

@@ -1,0 +1,68 @@
+"""The embedded defaults (specification "Parameters", "INS" and "Command-Line Options").
+
+Three JSON files ship inside this package and are read with :mod:`importlib.resources`:
+
+``sensors.json``
+    The specification's ``Acres/Content/Simulation/sensors.json``, verbatim: the "Default" column
+    of the tables Common Keys, GNSS Receiver (with ``gnss.states``, ``rtk``, ``corrections``,
+    ``obstruction``, ``datum`` with ``geoid`` and ``helmert_itrf2014_to_nad83_2011``) and IMU.
+    It has no ``ins`` block, as the specification says.
+``sensors_polaris.json``
+    The Polaris overlay: ``mount_frame`` base_footprint, ``gnss.antenna_flu_m`` [1.1, 0, 2.15],
+    ``imu.position_flu_m`` [0.95, -0.45, 0.7] and the ``ins`` block with the INS table's
+    "Default" column.
+``code_defaults.json``
+    What the code assumes for keys that ``sensors.json`` does not set: the INS table's "Code"
+    column (``ins.enabled`` false, ``ins.velocity_white_mps`` 0.01, ...) and the navsense
+    extension ``noise`` (true; false is ``-SensorNoNoise``). These lie under ``sensors.json``,
+    so the effective configuration always has a complete ``ins`` block, and a partial ``ins``
+    block in an overlay takes the "Code" value for every key it leaves out.
+
+The vehicle overlays: ``polaris`` uses ``sensors_polaris.json``; ``maxxum`` has none.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from importlib import resources
+
+__all__ = ["VEHICLE_OVERLAYS", "sensors_defaults", "code_defaults", "vehicle_overlay",
+           "read_embedded"]
+
+#: vehicle name -> name of its embedded overlay file (None: no overlay).
+VEHICLE_OVERLAYS: dict[str, str | None] = {
+    "polaris": "sensors_polaris.json",
+    "maxxum": None,
+}
+
+
+@functools.cache
+def _parsed(name: str) -> dict:
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def read_embedded(name: str) -> dict:
+    """A fresh copy of the embedded JSON file ``name`` (``sensors.json``, ...)."""
+    return copy.deepcopy(_parsed(name))
+
+
+def sensors_defaults() -> dict:
+    """The specification's ``sensors.json`` (no ``ins`` block, no ``noise``)."""
+    return read_embedded("sensors.json")
+
+
+def code_defaults() -> dict:
+    """The keys the code assumes without a file: ``noise`` and the INS "Code" column."""
+    return read_embedded("code_defaults.json")
+
+
+def vehicle_overlay(vehicle: str) -> tuple[dict, str] | None:
+    """``(overlay, file name)`` of the embedded overlay of ``vehicle``, or None if it has none.
+
+    The caller checks the name against :data:`VEHICLE_OVERLAYS` first (KeyError otherwise).
+    """
+    name = VEHICLE_OVERLAYS[vehicle]
+    return None if name is None else (read_embedded(name), name)

@@ -1,0 +1,572 @@
+"""The schema of the sensor configuration, and its validator (specification "Parameters").
+
+The schema is data: a tree of :class:`Section` objects whose leaves are :class:`Field` objects.
+The validator walks any such tree, so a later sensor adds its configuration by adding a section
+to :data:`SCHEMA` (and its defaults to ``code_defaults.json``), never by adding a code path::
+
+    "mag": Section({
+        "enabled": BOOLEAN,
+        "hz": RATE_HZ,
+        "noise_nt": nonnegative("a standard deviation is not negative"),
+    }),
+
+A field knows its kind (``number``, ``integer``, ``boolean``, ``enum``, ``vector``, ``intervals``,
+``utc``), its range or allowed values, and, where the specification gives no range, the reason
+for the one navsense chose (``Field.chosen``; empty when the range is the specification's).
+:func:`describe_keys` lists them all; ``navsense config keys`` prints that list.
+
+Every error is a :class:`~navsense.errors.ConfigError` of the form
+``<source>: <dotted.key> = <value> <what is wrong and what is allowed>``, for example
+``sensors.json: gnss.hz = 240 is out of range 1..120``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import json
+import math
+import numbers
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.errors import ConfigError
+
+__all__ = [
+    "Field", "Section", "SCHEMA", "validate", "canonical", "lookup", "known_keys",
+    "describe_keys", "unknown_key_error", "format_value", "parse_utc", "KINDS",
+    "BOOLEAN", "RATE_HZ", "VECTOR3_M", "FINITE", "nonnegative", "positive", "enum",
+]
+
+#: A check of a whole section: returns what is wrong ("has no system on; ...") or None.
+SectionCheck = Callable[[Mapping], "str | None"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One configuration key: its kind and what values are allowed.
+
+    ``minimum``/``maximum`` bound numbers, integers and the elements of vectors (``min_open``
+    makes the minimum exclusive); ``choices`` lists an enum's values in the specification's
+    order; ``length`` is a vector's number of elements; ``nullable`` admits JSON null;
+    ``chosen`` says why navsense chose the range where the specification states none;
+    ``extension`` marks a key that navsense adds to the specification's.
+    """
+
+    kind: str
+    minimum: float | None = None
+    maximum: float | None = None
+    min_open: bool = False
+    choices: tuple[str, ...] = ()
+    length: int | None = None
+    nullable: bool = False
+    chosen: str = ""
+    extension: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown field kind {self.kind!r}; known: {', '.join(KINDS)}")
+
+    @property
+    def has_range(self) -> bool:
+        return self.minimum is not None or self.maximum is not None
+
+    def range_text(self) -> str:
+        """The allowed range as it appears in messages: ``1..120``, ``>= 4``, ``> 0``."""
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None:
+            return f"{_number_text(lo)}..{_number_text(hi)}"
+        if lo is not None:
+            return f"{'>' if self.min_open else '>='} {_number_text(lo)}"
+        if hi is not None:
+            return f"<= {_number_text(hi)}"
+        return ""
+
+    def type_text(self) -> str:
+        return {
+            "number": "number",
+            "integer": "integer",
+            "boolean": "boolean",
+            "enum": "string",
+            "vector": f"array of {self.length} numbers",
+            "intervals": "array of [start, end) pairs",
+            "utc": "string, ISO 8601 UTC",
+        }[self.kind]
+
+    def allowed_text(self) -> str:
+        if self.kind == "enum":
+            return ", ".join(self.choices)
+        if self.kind == "intervals":
+            return "start < end"
+        if self.kind == "utc":
+            return "YYYY-MM-DDThh:mm:ss[.f]Z"
+        return self.range_text()
+
+
+@dataclass(frozen=True)
+class Section:
+    """A JSON object of the configuration: its keys in canonical order, and whole-section checks."""
+
+    fields: Mapping[str, "Field | Section"]
+    checks: tuple[SectionCheck, ...] = ()
+
+
+# --------------------------------------------------------------------------------------------
+# Field kinds. A checker returns None when the value is allowed, else (path, value, complaint),
+# where path and value may name one element of the value (outages_s[1] = [20, 10]).
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _in_range(f: Field, value) -> bool:
+    if f.minimum is not None and (value <= f.minimum if f.min_open else value < f.minimum):
+        return False
+    return f.maximum is None or value <= f.maximum
+
+
+def _check_number(f: Field, value, path: str):
+    if not _is_number(value):
+        return path, value, "is not a number"
+    if not math.isfinite(value):
+        return path, value, "is not a finite number"
+    if not _in_range(f, value):
+        return path, value, f"is out of range {f.range_text()}"
+    return None
+
+
+def _check_integer(f: Field, value, path: str):
+    if not _is_integer(value):
+        return path, value, "is not an integer"
+    if not _in_range(f, value):
+        return path, value, f"is out of range {f.range_text()}"
+    return None
+
+
+def _check_boolean(f: Field, value, path: str):
+    if not isinstance(value, (bool, np.bool_)):
+        return path, value, "is not a boolean (true or false)"
+    return None
+
+
+def _check_enum(f: Field, value, path: str):
+    if not isinstance(value, str) or value not in f.choices:
+        return path, value, f"is not one of {', '.join(f.choices)}"
+    return None
+
+
+def _check_vector(f: Field, value, path: str):
+    if (not isinstance(value, (list, tuple)) or len(value) != f.length
+            or not all(_is_number(x) and math.isfinite(x) for x in value)):
+        return path, value, f"is not an array of {f.length} numbers"
+    for i, x in enumerate(value):
+        if not _in_range(f, x):
+            return f"{path}[{i}]", x, f"is out of range {f.range_text()}"
+    return None
+
+
+def _check_intervals(f: Field, value, path: str):
+    if not isinstance(value, (list, tuple)):
+        return path, value, "is not an array of [start, end) pairs"
+    for i, pair in enumerate(value):
+        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
+                or not all(_is_number(x) and math.isfinite(x) for x in pair)):
+            return f"{path}[{i}]", pair, "is not a [start, end) pair of numbers"
+        if not pair[0] < pair[1]:
+            return f"{path}[{i}]", pair, "is not a [start, end) pair: start must be less than end"
+    return None
+
+
+_UTC_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
+
+
+def parse_utc(text: str) -> datetime.datetime:
+    """``YYYY-MM-DDThh:mm:ss[.f]Z`` (or ``+00:00``) as an aware UTC datetime; ValueError if not."""
+    if not isinstance(text, str) or not _UTC_PATTERN.fullmatch(text):
+        raise ValueError(f"not an ISO 8601 UTC time: {text!r}")
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _check_utc(f: Field, value, path: str):
+    try:
+        parse_utc(value)
+    except ValueError:
+        return path, value, "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"
+    return None
+
+
+#: kind -> checker. A new kind is a new entry here and in Field.type_text.
+KINDS: dict[str, Callable] = {
+    "number": _check_number,
+    "integer": _check_integer,
+    "boolean": _check_boolean,
+    "enum": _check_enum,
+    "vector": _check_vector,
+    "intervals": _check_intervals,
+    "utc": _check_utc,
+}
+
+#: kinds whose value is a JSON array (the "+" override appends to these).
+LIST_KINDS = frozenset({"intervals"})
+
+
+# --------------------------------------------------------------------------------------------
+# Building blocks of the table.
+
+_SIGMA = "a standard deviation is not negative"
+_TAU = "a correlation time divides the time step, exp(-dt / tau)"
+_TIME = "a duration is not negative"
+
+
+def nonnegative(chosen: str) -> Field:
+    """A finite number >= 0, a range navsense chose for the reason ``chosen``."""
+    return Field("number", minimum=0, chosen=chosen)
+
+
+def positive(chosen: str) -> Field:
+    """A finite number > 0, a range navsense chose for the reason ``chosen``."""
+    return Field("number", minimum=0, min_open=True, chosen=chosen)
+
+
+def enum(*choices: str) -> Field:
+    return Field("enum", choices=choices)
+
+
+BOOLEAN = Field("boolean")
+RATE_HZ = Field("number", minimum=1, maximum=120)          # spec: "Range 1 to 120"
+VECTOR3_M = Field("vector", length=3)
+FINITE = Field("number")                                     # any finite number
+
+
+def _at_least_one_system(section: Mapping) -> str | None:
+    """Parameters, gnss.constellations: "One system must be on"."""
+    names = ("gps", "galileo", "glonass")
+    if all(name in section for name in names) and not any(section[n] for n in names):
+        return "has no system on; at least one of gps, galileo, glonass must be true"
+    return None
+
+
+_FIX_STATE = Section({
+    "sigma_h_m": nonnegative(_SIGMA),
+    "sigma_v_m": nonnegative(_SIGMA),
+    "initial_sigma_h_m": nonnegative(_SIGMA),
+    "initial_sigma_v_m": nonnegative(_SIGMA),
+    "convergence_tau_s": positive("the float convergence divides by it, exp(-(t - t_lock) / tau_c)"),
+    "white_h_m": nonnegative(_SIGMA),
+    "white_v_m": nonnegative(_SIGMA),
+    "tau_s": positive(_TAU),
+    "multipath_h_m": nonnegative(_SIGMA),
+})
+
+#: The sensor configuration (specification "Parameters", plus the navsense extension ``noise``).
+#: The order of the keys is the canonical order of the effective configuration.
+SCHEMA = Section({
+    "seed": Field("integer", minimum=0, maximum=2**32 - 1,
+                  chosen="PCG32 seeds are unsigned; 32 bits keep seed + 5045 + 7919 x agent "
+                         "well inside the 64-bit state"),
+    "delay_s": Field("number", minimum=0, maximum=10),
+    "mount_frame": enum("chassis", "base_footprint"),
+    # navsense extension: false is -SensorNoNoise (every error, bias and noise zero; same draws).
+    "noise": Field("boolean", extension=True),
+    "gnss": Section({
+        "enabled": BOOLEAN,
+        "hz": RATE_HZ,
+        "antenna_flu_m": VECTOR3_M,
+        "std_m": nonnegative(_SIGMA + " (the key is not used)"),
+        "start": enum("converged", "cold"),
+        "cold_ttff_s": nonnegative(_TIME),
+        "elevation_mask_deg": Field("number", minimum=0, maximum=45),
+        "constellations": Section(
+            {"gps": BOOLEAN, "galileo": BOOLEAN, "glonass": BOOLEAN},
+            checks=(_at_least_one_system,),
+        ),
+        "multipath_tau_s": positive(_TAU),
+        "multipath_vertical_ratio": nonnegative("a ratio of standard deviations is not negative"),
+        "states": Section({
+            "rtk_fixed": _FIX_STATE,
+            "rtk_float": _FIX_STATE,
+            "dgps": _FIX_STATE,
+            "single": _FIX_STATE,
+        }),
+        "rtk": Section({
+            "ttf_median_s": nonnegative(_TIME),
+            "ttf_log_sigma": nonnegative(_SIGMA),
+            "ttf_multipath_gain": nonnegative("a negative gain would let multipath shorten the time to fix"),
+            "reacquire_factor": Field("number", minimum=0, maximum=1),
+            "reacquire_window_s": nonnegative(_TIME),
+            "min_clear_satellites": Field("integer", minimum=4),
+            "float_min_satellites": Field("integer", minimum=4),
+            "max_pdop": positive("a PDOP is positive"),
+            "cycle_slip_rate_per_s": nonnegative("a rate is not negative"),
+        }),
+        "corrections": Section({
+            "interval_s": positive("the correction age divides by it"),
+            "latency_s": nonnegative(_TIME),
+            "rtk_max_age_s": nonnegative(_TIME),
+            "dgps_max_age_s": nonnegative(_TIME),
+            "baseline_km": Field("number", minimum=0, maximum=200),
+            "ppm_h": nonnegative("an error per kilometre is not negative"),
+            "ppm_v": nonnegative("an error per kilometre is not negative"),
+            "outages_s": Field("intervals"),
+        }),
+        "obstruction": Section({
+            "near_margin_m": nonnegative("a margin is not negative"),
+            "foliage_block_path_m": positive("with 0 every line of sight touching a crown is blocked"),
+            "reflector_range_m": positive("the reflector index divides by it, 1 - D / d_r"),
+        }),
+        "datum": Section({
+            "output_frame": enum("wgs84_g2139", "nad83"),
+            "start_utc": Field("utc"),
+            "harn_to_nad83_2011_shift_deg": Field("vector", length=2),
+            "geoid": Section({"n0_m": FINITE, "dn_de": FINITE, "dn_dn": FINITE}),
+            "helmert_itrf2014_to_nad83_2011": Section({
+                "t_m": VECTOR3_M,
+                "r_arcsec": Field("vector", length=3),
+                "s_ppm": FINITE,
+                "dt_m_per_yr": Field("vector", length=3),
+                "dr_arcsec_per_yr": Field("vector", length=3),
+                "ds_ppm_per_yr": FINITE,
+                "reference_epoch": FINITE,
+            }),
+        }),
+    }),
+    "imu": Section({
+        "enabled": BOOLEAN,
+        "hz": RATE_HZ,
+        "accel_std_mps2": nonnegative(_SIGMA),
+        "gyro_std_radps": nonnegative(_SIGMA),
+        "accel_bias_mps2": nonnegative(_SIGMA),
+        "gyro_bias_radps": nonnegative(_SIGMA),
+        "position_flu_m": VECTOR3_M,
+    }),
+    "ins": Section({
+        "enabled": BOOLEAN,
+        "hz": RATE_HZ,
+        "position_flu_m": VECTOR3_M,
+        "position_sigma_m": nonnegative(_SIGMA),
+        "position_tau_s": positive(_TAU),
+        "position_white_m": nonnegative(_SIGMA),
+        "heading_sigma_deg": nonnegative(_SIGMA),
+        "attitude_sigma_deg": nonnegative(_SIGMA),
+        "velocity_white_mps": nonnegative(_SIGMA),
+        "accel_white_mps2": nonnegative(_SIGMA),
+        "gyro_white_radps": nonnegative(_SIGMA),
+        "frame": enum("nad83", "wgs84_g2139"),
+        "utm_zone": Field("integer", minimum=1, maximum=60),
+    }),
+})
+
+
+# --------------------------------------------------------------------------------------------
+# Messages.
+
+def _number_text(x) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+def format_value(value, limit: int = 80) -> str:
+    """A value as JSON (``"utm"``, ``true``, ``[1, 2]``), shortened to about ``limit`` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=_json_fallback)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_fallback(value):
+    if isinstance(value, np.generic):  # numpy integers and booleans
+        return value.item()
+    return repr(value)
+
+
+def _error(source: str, path: str, value, complaint: str) -> ConfigError:
+    return ConfigError(f"{source}: {path} = {format_value(value)} {complaint}")
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _nodes(section: Section, path: str = "") -> Iterator[tuple[str, "Field | Section"]]:
+    for key, node in section.fields.items():
+        p = _join(path, key)
+        yield p, node
+        if isinstance(node, Section):
+            yield from _nodes(node, p)
+
+
+def known_keys(schema: Section = SCHEMA) -> list[str]:
+    """Every dotted key path of ``schema`` that holds a value (sections excluded), in order."""
+    return [p for p, node in _nodes(schema) if isinstance(node, Field)]
+
+
+def lookup(path: str, schema: Section = SCHEMA) -> "Field | Section":
+    """The Field or Section at the dotted ``path``; KeyError if there is none."""
+    node: Field | Section = schema
+    for key in path.split("."):
+        if not isinstance(node, Section) or key not in node.fields:
+            raise KeyError(path)
+        node = node.fields[key]
+    return node
+
+
+def unknown_key_error(source: str, path: str, value, schema: Section = SCHEMA) -> ConfigError:
+    """``<source>: <path> = <value> is not a known key; did you mean <nearest>?``.
+
+    The first component of ``path`` that the schema does not know is looked up: a sibling that
+    adds a suffix to it (a unit left out), the same name in another section (a key in the wrong
+    place), the sibling closest in spelling (difflib), the closest name anywhere. The rest
+    of ``path`` is kept when the corrected path exists.
+    """
+    parts = path.split(".")
+    node: Field | Section = schema
+    i = 0
+    while i < len(parts) and isinstance(node, Section) and parts[i] in node.fields:
+        node = node.fields[parts[i]]
+        i += 1
+    parent_path = ".".join(parts[:i])
+    if not isinstance(node, Section):        # a path below a key that holds a value
+        return _error(source, path, value, f"is not a known key; did you mean {parent_path}?")
+    key, rest = parts[min(i, len(parts) - 1)], ".".join(parts[i + 1:])
+    paths = [p for p, _ in _nodes(schema)]
+    # A sibling with a unit suffix the key left out ("utm" for "utm_zone"); the same name in
+    # another section (a key in the wrong place); the closest spelling among the siblings,
+    # then anywhere.
+    suggestions = [_join(parent_path, k) for k in node.fields if k.startswith(key + "_")][:3]
+    suggestions = suggestions or [p for p in paths if p.rpartition(".")[2] == key][:3]
+    if not suggestions:
+        near = difflib.get_close_matches(key, list(node.fields), n=1, cutoff=0.6)
+        suggestions = [_join(parent_path, k) for k in near]
+    if not suggestions:
+        names = sorted({p.rpartition(".")[2] for p in paths})
+        near = set(difflib.get_close_matches(key, names, n=3, cutoff=0.75))
+        suggestions = [p for p in paths if p.rpartition(".")[2] in near][:3]
+    if rest:
+        suggestions = [_with_rest(s, rest, schema) for s in suggestions]
+    if suggestions:
+        hint = "; did you mean " + (
+            suggestions[0] if len(suggestions) == 1
+            else ", ".join(suggestions[:-1]) + " or " + suggestions[-1]) + "?"
+    else:
+        hint = f"; the keys of {parent_path or 'the top level'} are {', '.join(node.fields)}"
+    return _error(source, path, value, "is not a known key" + hint)
+
+
+def _with_rest(prefix: str, rest: str, schema: Section) -> str:
+    try:
+        lookup(f"{prefix}.{rest}", schema)
+    except KeyError:
+        return prefix
+    return f"{prefix}.{rest}"
+
+
+# --------------------------------------------------------------------------------------------
+# Validation.
+
+def validate(cfg, source: str = "sensors.json", *, partial: bool = False,
+             schema: Section = SCHEMA) -> None:
+    """Check ``cfg`` against ``schema``; raise a ConfigError naming ``source`` at the first problem.
+
+    Specification "Parameters": every key's type and range, "One system must be on", and
+    "The game stops with a message when a value is out of its range". Unknown keys are errors
+    with the nearest known key suggested. With ``partial`` false (the default) every key of the
+    schema must be present, as in an effective configuration; with ``partial`` true a file that
+    sets only some keys (an overlay) passes, and the section checks run where their keys are all
+    present.
+    """
+    if not isinstance(cfg, Mapping):
+        raise ConfigError(
+            f"{source}: the configuration is {format_value(cfg, 40)}, not a JSON object")
+    _validate_section(schema, cfg, "", source, partial, schema)
+
+
+def _validate_section(section: Section, value: Mapping, path: str, source: str,
+                      partial: bool, schema: Section) -> None:
+    for key, item in value.items():
+        p = _join(path, str(key))
+        node = section.fields.get(key) if isinstance(key, str) else None
+        if node is None:
+            raise unknown_key_error(source, p, item, schema)
+        if isinstance(node, Section):
+            if not isinstance(item, Mapping):
+                raise _error(source, p, item,
+                             f"is not an object (a section with the keys {', '.join(node.fields)})")
+            _validate_section(node, item, p, source, partial, schema)
+        elif not (item is None and node.nullable):
+            problem = KINDS[node.kind](node, item, p)
+            if problem is not None:
+                raise _error(source, *problem)
+    if not partial:
+        for key in section.fields:
+            if key not in value:
+                raise ConfigError(f"{source}: {_join(path, key)} is missing")
+    for check in section.checks:
+        complaint = check(value)
+        if complaint:
+            raise _error(source, path, dict(value), complaint)
+
+
+def canonical(cfg: Mapping, schema: Section = SCHEMA) -> dict:
+    """A deep copy of a validated ``cfg`` as plain JSON types, keys in the schema's order.
+
+    Tuples become lists, numpy scalars become int, float or bool, integers stay integers.
+    """
+    return _canonical_section(schema, cfg)
+
+
+def _canonical_section(section: Section, value: Mapping) -> dict:
+    out = {}
+    for key, node in section.fields.items():
+        if key not in value:
+            continue
+        item = value[key]
+        out[key] = (_canonical_section(node, item) if isinstance(node, Section)
+                    else _canonical_value(item))
+    return out
+
+
+def _canonical_value(value):
+    if isinstance(value, (list, tuple)):
+        return [_canonical_value(x) for x in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def _range_from(node: Field) -> str:
+    if node.extension:
+        return "navsense extension" + (f"; {node.chosen}" if node.chosen else "")
+    if node.chosen:
+        return f"navsense: {node.chosen}"
+    if node.kind in ("number", "vector") and not node.has_range:
+        return "none stated; any finite number"
+    if node.kind == "boolean":
+        return ""
+    return "specification"
+
+
+def describe_keys(schema: Section = SCHEMA) -> list[dict]:
+    """One dict per key: ``key``, ``type``, ``allowed`` and ``range_from`` (``specification``;
+    ``navsense: <reason>`` where the specification states no range and navsense chose one;
+    ``navsense extension`` for a key the specification does not have)."""
+    rows = []
+    for path, node in _nodes(schema):
+        if isinstance(node, Field):
+            rows.append({
+                "key": path,
+                "type": node.type_text(),
+                "allowed": node.allowed_text(),
+                "range_from": _range_from(node),
+            })
+    return rows
