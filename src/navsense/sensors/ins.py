@@ -1,0 +1,647 @@
+"""The INS: an OxTS-style unit that reports one point of the vehicle (``ins.jsonl``, ``ins.frames``).
+
+Specification "INS and GNSS", section "INS" (FAcresSensorRecorder::InsEpoch) and section "ACRES
+Core INS"; CoreSimIns.h (FInsConfig, FInsModel, EInsField). The INS is the truth with errors: no
+inertial mechanisation, no alignment, no GNSS outage.
+
+Truth at the INS point (section "INS", "Truth at the INS Point")::
+
+    p_n = p + R r_n,        v_n = v + w x (p_n - p_c)
+
+    p, R     chassis origin (grid ENU, m) and rotation body FLU -> ENU
+    v, w     centre-of-mass velocity (m/s) and angular velocity (rad/s), world axes
+    p_c      centre of mass (grid ENU, m)
+    r_n      lever arm of the INS point, body FLU from the chassis origin: ins.position_flu_m
+             converted from ``mount_frame`` (DESIGN.md ruling "Mounts")
+
+Errors (section "INS", "Errors"): six unit first-order Gauss-Markov states x_1..x_6 (east,
+north, up, heading, roll, pitch)::
+
+    a = exp(-dt / tau_p),   x_j,k = a x_j,k-1 + sqrt(1 - a^2) g_j,k
+    first epoch: x_j = g_j and dt = 1/f (stationary start)
+
+    p_ins = p_n + sigma_p (x_1, x_2, 1.5 x_3) + sigma_pw g_p
+    dpsi = sigma_psi x_4,   dphi = sigma_theta x_5,   dtheta = sigma_theta x_6
+    q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi)
+    v_ins = R^T v_n + sigma_v g_v
+    w_ins = R^T w + sigma_w g_w
+    f_ins = R^T ((v_n,k - v_n,k-1) / dt + (0, 0, 9.80665)) + sigma_f g_f
+
+    dt       time since the previous INS epoch (t_k - t_k-1), s; 1/f on the first epoch
+    tau_p    position_tau_s;  sigma_p position_sigma_m;  sigma_pw position_white_m
+    sigma_psi, sigma_theta   heading_sigma_deg, attitude_sigma_deg (converted to rad)
+    sigma_v, sigma_f, sigma_w   velocity_white_mps, accel_white_mps2, gyro_white_radps
+    g_*      standard normal values of the INS stream
+
+The first epoch and the first epoch after a reset report gravity alone, f_ins = R^T (0, 0, g)
++ sigma_f g_f (a reset flag at any physics step after the previous INS epoch, up to and including
+the epoch's own step, counts; the streaming API's :meth:`Ins.teleported` sets the same flag).
+The body axes of navsense's truth are FLU already, so the specification's FLU() is the identity.
+
+Random values (section "Seeds and Determinism"; DESIGN.md ruling "Random values per epoch"): the
+stream Pcg32(seed + 5045 + 7919 agent, 6) (5045 = 5 x 1009, CoreSimIns.h; agent 0 is the game's
+stream) gives 18 Gaussians an epoch, in this order: 6 for the states, 3 position, 3 velocity,
+3 specific force, 3 angular rate. They are drawn in every epoch, also with noise off
+(cfg["noise"] False zeroes every sigma and the covariance, and moves no draw).
+
+Fix and UTM odometry (section "INS", "Fix and UTM Odometry")::
+
+    (lat, lon, h) = datum chain (p_ins, t) in ins.frame
+        nad83       -> NAD83(2011) latitude, longitude and ellipsoidal height
+        wgs84_g2139 -> WGS84 (G2139) at the epoch, WGS84 ellipsoidal height
+    (E, N) = UTM(lat, lon, ins.utm_zone)          (GeographicToUtm)
+    alpha = atan2(E_2 - E_1, N_2 - N_1)           point 2: 10 m grid-north of p_ins, every epoch
+    q_utm = q_z(-alpha) q_ins
+    fix status 2 (RTK), service 1 (GPS)
+    cov = diag(s2, s2, 2.25 s2),  s2 = sigma_p^2 + sigma_pw^2
+
+Truth fields of the frame (DESIGN.md ruling "INS heights"): the truth INS point p_n through the
+same chain and projection (UTM E, N and ellipsoidal height of ins.frame), the truth attitude
+q_z(-alpha) q_true with the epoch's alpha, and |v_n|.
+
+Implementation. One kernel (:class:`_InsCore`) evaluates the equations for a block of epochs
+with numpy; :class:`InsModel` (batch / chunks, the contract of CONTRACTS.md) and :class:`Ins` (the
+streaming API of FInsModel: one epoch a call) both call it, so they give identical numbers. The
+Gauss-Markov recursion is a tight scalar loop (the literal recursion, one multiply and one add an
+epoch and state): dt varies from epoch to epoch (100 Hz on the 120 Hz clock gives steps of 1 and
+2 physics steps), so a constant-coefficient filter does not apply, and any reassociated scan would
+make the numbers depend on where a log is cut. Every other operation is elementwise, so an epoch's
+values do not depend on how many epochs share a call (batch = chunks = steps, bit for bit).
+
+Rows (``ins.jsonl``; :meth:`InsModel.rows`; decimals chosen by navsense, the specification gives
+none for the INS)::
+
+    {"frame": "oxts_link",
+     "fix": {"latitude": deg (9 decimals, 0.1 mm), "longitude": deg (9), "altitude": m (4),
+             "datum": "nad83_2011" | "wgs84_g2139", "status": 2, "service": 1,
+             "position_covariance": [E, N, U] m^2 (10)},
+     "imu": {"orientation_enu_xyzw": q_ins (9), "angular_velocity_flu_radps": (8),
+             "linear_acceleration_flu_mps2": (6)},
+     "velocity": {"linear_flu_mps": (6), "angular_flu_radps": (8)},
+     "position_enu_m": p_ins (4),
+     "odom": {"frame_id": "utm", "child_frame_id": "base_footprint",
+              "position_m": [E, N, h] (4), "orientation_xyzw": q_utm (9),
+              "twist": {"linear_flu_mps": (6), "angular_flu_radps": (8)},
+              "grid_rotation_deg": alpha (7), "zone": ins.utm_zone}}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+from dataclasses import dataclass, fields
+from typing import Mapping
+
+import numpy as np
+
+from navsense.clock import Due
+from navsense.errors import ConfigError
+from navsense.geo import utm
+from navsense.output.frames import INS_FIELD_COUNT
+from navsense.rng import Pcg32
+from navsense.rotation import quat_about_x, quat_about_y, quat_about_z, quat_multiply, quat_to_matrix
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
+
+__all__ = [
+    "InsConfig", "InsModel", "Ins",
+    "GRAVITY_MPS2", "INS_SEED_OFFSET", "AGENT_SEED_STRIDE", "INS_SEQUENCE", "DRAWS_PER_EPOCH",
+    "INS_FRAMES", "INS_ROW_DECIMALS",
+]
+
+GRAVITY_MPS2 = 9.80665  # spec "INS", specific force: (0, 0, 9.80665) m/s^2
+INS_SEED_OFFSET = 5045  # spec "Seeds and Determinism": RngIns seed + 5045 (CoreSimIns.h: 5 x 1009)
+AGENT_SEED_STRIDE = 7919  # spec "ACRES Core INS": seed + 5045 + 7919 x agent index
+INS_SEQUENCE = 6  # spec "Seeds and Determinism": RngIns sequence 6
+DRAWS_PER_EPOCH = 18  # spec "INS": 18 Gaussian values an epoch
+UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p
+COV_UP_FACTOR = 2.25  # spec "INS": cov = diag(s2, s2, 2.25 s2)
+FIX_STATUS_RTK = 2  # spec "INS": the fix has status 2 (RTK)
+FIX_SERVICE_GPS = 1  # spec "Outputs": service 1 (sensor_msgs/NavSatStatus SERVICE_GPS)
+ROW_FRAME_ID = "oxts_link"  # spec "Outputs": frame name of a row
+ODOM_FRAME_ID = "utm"  # spec "Outputs": odom frame utm, child frame base_footprint
+ODOM_CHILD_FRAME_ID = "base_footprint"
+_DEG = math.pi / 180.0
+
+# ins.frame -> (geo frame name, keys of Georeference.enu_to_geodetic: lat, lon, height)
+INS_FRAMES: dict[str, tuple[str, str, str, str]] = {
+    "nad83": ("nad83_2011", "nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m"),
+    "wgs84_g2139": ("wgs84_g2139", "wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
+}
+
+INS_ROW_DECIMALS = {  # navsense's choice (the specification gives no INS decimals)
+    "latitude": 9, "longitude": 9,  # 1e-9 deg = 0.1 mm
+    "altitude": 4, "position_enu_m": 4, "position_utm_m": 4,  # 0.1 mm
+    "position_covariance": 10,  # m^2: 1.09e-4 (the default) keeps 6 digits
+    "quaternion": 9,  # 1e-9 rad
+    "linear_velocity": 6, "linear_acceleration": 6,  # as imu.jsonl's specific force
+    "angular_velocity": 8,  # as imu.jsonl's angular velocity
+    "grid_rotation_deg": 7,
+}
+
+
+# ------------------------------------------------------------------------------ configuration
+_SIGMA_FIELDS = ("position_sigma_m", "position_white_m", "heading_sigma_deg", "attitude_sigma_deg",
+                 "velocity_white_mps", "accel_white_mps2", "gyro_white_radps")
+_FLOAT_FIELDS = ("hz", "position_tau_s") + _SIGMA_FIELDS
+
+
+def _numbers(key: str, value) -> np.ndarray:
+    """Finite float64 value(s) of a configuration key, or a ConfigError naming it."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or isinstance(value, (bool, str)) or not np.all(np.isfinite(arr)):
+        raise ConfigError(f"{key} = {value!r} is not a finite number")
+    return arr
+
+
+@dataclass(frozen=True)
+class InsConfig:
+    """FInsConfig: the ``ins`` block with the ``seed``, ``noise`` and ``mount_frame`` of the config.
+
+    Defaults are the "Code" column of the specification's INS table (FInsConfig's defaults), with
+    the reported point at base_footprint as FInsConfig has it.
+    """
+
+    enabled: bool = False
+    hz: float = 100.0
+    position_flu_m: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    position_sigma_m: float = 0.01
+    position_tau_s: float = 30.0
+    position_white_m: float = 0.003
+    heading_sigma_deg: float = 0.1
+    attitude_sigma_deg: float = 0.03
+    velocity_white_mps: float = 0.01
+    accel_white_mps2: float = 0.02
+    gyro_white_radps: float = 0.0005
+    frame: str = "nad83"
+    utm_zone: int = 16
+    seed: int = 42
+    noise: bool = True
+    mount_frame: str = "base_footprint"
+
+    def __post_init__(self) -> None:
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        arm = _numbers("ins.position_flu_m", self.position_flu_m)
+        if arm.shape != (3,):
+            raise ConfigError(f"ins.position_flu_m = {self.position_flu_m!r} is not 3 numbers")
+        set_("position_flu_m", tuple(arm.tolist()))
+        for name in _FLOAT_FIELDS:
+            set_(name, float(_numbers(f"ins.{name}", getattr(self, name))))
+        if not 1.0 <= self.hz <= 120.0:
+            raise ConfigError(f"ins.hz = {self.hz} is out of range 1..120")
+        if not self.position_tau_s > 0.0:
+            raise ConfigError(f"ins.position_tau_s = {self.position_tau_s} must be > 0")
+        for name in _SIGMA_FIELDS:
+            if not getattr(self, name) >= 0.0:
+                raise ConfigError(f"ins.{name} = {getattr(self, name)} must be >= 0")
+        if self.frame not in INS_FRAMES:
+            raise ConfigError(f"ins.frame = {self.frame!r} is not one of {', '.join(INS_FRAMES)}")
+        for name, key, low, high in (("utm_zone", "ins.utm_zone", 1, 60),
+                                     ("seed", "seed", -(2 ** 63), 2 ** 64 - 1)):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) \
+                    or not low <= value <= high:
+                raise ConfigError(f"{key} = {value!r} is not an integer in {low}..{high}")
+            set_(name, int(value))
+        if self.mount_frame not in ("chassis", "base_footprint"):
+            raise ConfigError(
+                f"mount_frame = {self.mount_frame!r} is not one of chassis, base_footprint")
+        for name, key in (("enabled", "ins.enabled"), ("noise", "noise")):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ConfigError(f"{key} = {getattr(self, name)!r} is not true or false")
+            set_(name, bool(getattr(self, name)))
+
+    @classmethod
+    def from_config(cls, cfg: Mapping) -> "InsConfig":
+        """From the effective configuration (navsense.config.load_config): its ``ins`` block,
+        ``seed``, ``noise`` and ``mount_frame``."""
+        try:
+            ins = cfg["ins"]
+            values = {f.name: ins[f.name] for f in fields(cls)
+                      if f.name not in ("seed", "noise", "mount_frame")}
+            # FInsConfig: "reported point in base_footprint FLU, m" whatever the other mounts'
+            # frame; so the Maxxum's INS reports base_footprint too ("INS": "The Maxxum gets the
+            # same INS at base_footprint ... with the defaults of the code").
+            values.update(seed=cfg["seed"], noise=cfg["noise"], mount_frame="base_footprint")
+        except KeyError as missing:
+            raise ConfigError(
+                f"configuration: key {missing.args[0]!r} is missing; InsConfig.from_config takes "
+                "the effective configuration of navsense.config.load_config") from None
+        return cls(**values)
+
+    @property
+    def stream_seed(self) -> int:
+        """Seed of the INS stream of agent 0: seed + 5045."""
+        return self.seed + INS_SEED_OFFSET
+
+
+@dataclass(frozen=True)
+class _Sigmas:
+    """The error magnitudes in SI units; all zero with noise off."""
+
+    position_m: float
+    position_white_m: float
+    heading_rad: float
+    attitude_rad: float
+    velocity_mps: float
+    accel_mps2: float
+    gyro_radps: float
+
+    @classmethod
+    def of(cls, c: InsConfig) -> "_Sigmas":
+        k = 1.0 if c.noise else 0.0
+        return cls(position_m=k * c.position_sigma_m, position_white_m=k * c.position_white_m,
+                   heading_rad=k * (c.heading_sigma_deg * _DEG),
+                   attitude_rad=k * (c.attitude_sigma_deg * _DEG),
+                   velocity_mps=k * c.velocity_white_mps, accel_mps2=k * c.accel_white_mps2,
+                   gyro_radps=k * c.gyro_white_radps)
+
+    @property
+    def fix_variance_m2(self) -> float:
+        """s2 = sigma_p^2 + sigma_pw^2 (spec "Fix and UTM Odometry")."""
+        return self.position_m ** 2 + self.position_white_m ** 2
+
+
+# ------------------------------------------------------------------- elementwise vector algebra
+# Written out component by component so that a value never depends on how many rows share a call.
+def _mat_vec(r: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """R v, rows (m, 3, 3) x (m, 3)."""
+    return np.stack([r[:, i, 0] * v[:, 0] + r[:, i, 1] * v[:, 1] + r[:, i, 2] * v[:, 2]
+                     for i in range(3)], axis=-1)
+
+
+def _mat_t_vec(r: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """R^T v, rows (m, 3, 3) x (m, 3)."""
+    return np.stack([r[:, 0, i] * v[:, 0] + r[:, 1, i] * v[:, 1] + r[:, 2, i] * v[:, 2]
+                     for i in range(3)], axis=-1)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b, rows (m, 3)."""
+    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+                     a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=-1)
+
+
+def _norm(v: np.ndarray) -> np.ndarray:
+    """|v|, rows (m, 3) -> (m,)."""
+    return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
+
+
+def _gauss_markov(x_prev: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """x_k = a_k x_k-1 + b_k g_k for each of the columns of g (spec "INS", "Errors").
+
+    x_prev (s,), a and b (m,), g (m, s) -> (m, s). The literal recursion in float64, one multiply
+    and one add an epoch (u = b g is elementwise, so its bits are those of a scalar product).
+    """
+    u = b[:, None] * g
+    out = np.empty_like(u)
+    a_list = a.tolist()
+    for j in range(u.shape[1]):
+        xj = float(x_prev[j])
+        col = u[:, j].tolist()
+        res = [0.0] * len(col)
+        for k, ak in enumerate(a_list):
+            xj = ak * xj + col[k]
+            res[k] = xj
+        out[:, j] = res
+    return out
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector while building many acyclic row dicts.
+
+    The rows hold no reference cycles, so nothing is lost; without the pause the collector's
+    passes over the growing heap take about three times as long as building the rows. The
+    previous state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# ---------------------------------------------------------------------------------- the kernel
+_BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
+    "sample_time_s": (), "dt_s": (), "gravity_only": (), "error_states": (6,),
+    "position_enu_m": (3,), "orientation_enu_xyzw": (4,), "velocity_flu_mps": (3,),
+    "angular_velocity_flu_radps": (3,), "specific_force_flu_mps2": (3,),
+    "lat_deg": (), "lon_deg": (), "height_m": (), "utm_m": (3,), "orientation_utm_xyzw": (4,),
+    "grid_rotation_deg": (), "covariance_enu_m2": (3,),
+    "truth_position_enu_m": (3,), "truth_utm_m": (3,), "truth_orientation_utm_xyzw": (4,),
+    "truth_speed_mps": (),
+}
+
+
+def _empty_block() -> dict[str, np.ndarray]:
+    block = {k: np.zeros((0,) + s) for k, s in _BLOCK_SHAPES.items()}
+    block["gravity_only"] = np.zeros(0, dtype=bool)
+    return block
+
+
+class _InsCore:
+    """The INS equations over a block of epochs, with the state carried between blocks.
+
+    State: the six Gauss-Markov states, the time and INS-point velocity of the previous epoch,
+    a pending reset flag and the random stream.
+    """
+
+    def __init__(self, config: InsConfig, georef, agent: int = 0) -> None:
+        if isinstance(agent, bool) or int(agent) != agent or agent < 0:
+            raise ConfigError(f"agent = {agent} is not an integer >= 0")
+        self.config = config
+        self.georef = georef
+        self.agent = int(agent)
+        self.sigmas = _Sigmas.of(config)
+        self.stream_seed = config.seed + INS_SEED_OFFSET + AGENT_SEED_STRIDE * self.agent
+        self.rng = Pcg32(self.stream_seed, INS_SEQUENCE)
+        self.period_s = 1.0 / float(config.hz)
+        self.geo_frame, self._lat_key, self._lon_key, self._h_key = INS_FRAMES[config.frame]
+        self.x = np.zeros(6)  # Gauss-Markov states after the previous epoch
+        self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
+        self.v_prev = np.zeros(3)  # INS-point velocity of the previous epoch, world m/s
+        self.reset_pending = False  # a reset since the previous epoch
+
+    def run(self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset) -> dict[str, np.ndarray]:
+        """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
+        centre-of-mass velocity, angular velocity (m, 3), reset since the previous epoch (m,)."""
+        m = t_s.shape[0]
+        if m == 0:
+            return _empty_block()
+        s = self.sigmas
+        # spec "INS": 18 values an epoch: 6 states, 3 position, 3 velocity, 3 force, 3 rate
+        g = self.rng.gaussians(DRAWS_PER_EPOCH * m).reshape(m, DRAWS_PER_EPOCH)
+        g_x, g_p, g_v, g_f, g_w = g[:, 0:6], g[:, 6:9], g[:, 9:12], g[:, 12:15], g[:, 15:18]
+
+        # dt: time since the previous INS epoch; 1/f on the first epoch
+        t_before = np.empty(m)
+        t_before[1:] = t_s[:-1]
+        first = self.t_prev is None
+        t_before[0] = t_s[0] - self.period_s if first else self.t_prev
+        dt = t_s - t_before
+        if first:
+            dt[0] = self.period_s  # exactly 1/f, not t_0 - (t_0 - 1/f)
+
+        # Errors: a = exp(-dt / tau_p), x_k = a x_k-1 + sqrt(1 - a^2) g; first epoch x = g
+        a = np.exp(-dt / self.config.position_tau_s)
+        if first:
+            a[0] = 0.0
+        b = np.sqrt(1.0 - a * a)
+        x = _gauss_markov(self.x, a, b, g_x)
+
+        r = quat_to_matrix(q_xyzw)
+        # Truth at the INS point: v_n = v + w x (p_n - p_c)
+        v_n = v_mps + _cross(w_radps, p_n - c_m)
+
+        # p_ins = p_n + sigma_p (x1, x2, 1.5 x3) + sigma_pw g_p
+        gm_pos = np.stack([x[:, 0], x[:, 1], UP_SIGMA_FACTOR * x[:, 2]], axis=-1)
+        p_ins = p_n + s.position_m * gm_pos + s.position_white_m * g_p
+
+        # q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi)
+        q_ins = quat_multiply(
+            quat_multiply(quat_multiply(quat_about_z(s.heading_rad * x[:, 3]), q_xyzw),
+                          quat_about_y(s.attitude_rad * x[:, 5])),
+            quat_about_x(s.attitude_rad * x[:, 4]))
+
+        # v_ins = R^T v_n + sigma_v g_v;  w_ins = R^T w + sigma_w g_w
+        vel = _mat_t_vec(r, v_n) + s.velocity_mps * g_v
+        gyro = _mat_t_vec(r, w_radps) + s.gyro_radps * g_w
+
+        # f_ins = R^T ((v_n,k - v_n,k-1) / dt + (0, 0, g)) + sigma_f g_f; gravity alone on the
+        # first epoch and the first epoch after a reset
+        v_before = np.empty_like(v_n)
+        v_before[1:] = v_n[:-1]
+        v_before[0] = self.v_prev
+        gravity_only = np.asarray(reset, dtype=bool).copy()
+        gravity_only[0] |= first or self.reset_pending
+        acc = (v_n - v_before) / dt[:, None]
+        acc[gravity_only] = 0.0
+        acc[:, 2] = acc[:, 2] + GRAVITY_MPS2
+        force = _mat_t_vec(r, acc) + s.accel_mps2 * g_f
+
+        # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n
+        geo = self.georef.enu_to_geodetic(np.concatenate([p_ins, p_n]), np.concatenate([t_s, t_s]))
+        lat, lon, h = geo[self._lat_key], geo[self._lon_key], geo[self._h_key]
+        east, north, _, _ = utm.forward(lat, lon, self.config.utm_zone)
+        # alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins
+        alpha_deg = np.asarray(self.georef.grid_rotation_deg(
+            p_ins, t_s, self.config.utm_zone, frame=self.geo_frame), dtype=np.float64)
+        q_rot = quat_about_z(-(alpha_deg * _DEG))
+        q_utm = quat_multiply(q_rot, q_ins)
+        q_truth_utm = quat_multiply(q_rot, q_xyzw)
+        s2 = s.fix_variance_m2
+        cov = np.broadcast_to(np.array([s2, s2, COV_UP_FACTOR * s2]), (m, 3)).copy()
+
+        # carry the state to the next block
+        self.x = x[-1].copy()
+        self.t_prev = float(t_s[-1])
+        self.v_prev = v_n[-1].copy()
+        self.reset_pending = False
+
+        return {
+            "sample_time_s": np.array(t_s, dtype=np.float64),
+            "dt_s": dt,
+            "gravity_only": gravity_only,
+            "error_states": x,
+            "position_enu_m": p_ins,
+            "orientation_enu_xyzw": q_ins,
+            "velocity_flu_mps": vel,
+            "angular_velocity_flu_radps": gyro,
+            "specific_force_flu_mps2": force,
+            "lat_deg": lat[:m], "lon_deg": lon[:m], "height_m": h[:m],
+            "utm_m": np.stack([east[:m], north[:m], h[:m]], axis=-1),
+            "orientation_utm_xyzw": q_utm,
+            "grid_rotation_deg": alpha_deg,
+            "covariance_enu_m2": cov,
+            "truth_position_enu_m": p_n,
+            "truth_utm_m": np.stack([east[m:], north[m:], h[m:]], axis=-1),
+            "truth_orientation_utm_xyzw": q_truth_utm,
+            "truth_speed_mps": _norm(v_n),
+        }
+
+    def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The (m, 40) frames of a block, EInsField order (navsense.output.frames.INS_FIELDS)."""
+        m = block["sample_time_s"].shape[0]
+        col = lambda v: np.full((m, 1), float(v))  # noqa: E731
+        out = np.concatenate([
+            block["utm_m"],                                   # InsUtmE, InsUtmN, InsUtmH
+            block["orientation_utm_xyzw"],                    # InsUtmQx..Qw
+            block["velocity_flu_mps"],                        # InsVelX..Z
+            block["angular_velocity_flu_radps"],              # InsGyroX..Z
+            block["specific_force_flu_mps2"],                 # InsAccelX..Z
+            block["lat_deg"][:, None], block["lon_deg"][:, None], block["height_m"][:, None],
+            block["covariance_enu_m2"],                       # InsCovE, N, U
+            block["orientation_enu_xyzw"],                    # InsEnuQx..Qw
+            block["position_enu_m"],                          # InsEnuX..Z
+            col(FIX_STATUS_RTK),                              # InsFixStatus
+            block["grid_rotation_deg"][:, None],              # InsGridRotationDeg
+            col(self.config.utm_zone),                        # InsUtmZone
+            block["truth_utm_m"],                             # InsTruthX..Z
+            block["truth_orientation_utm_xyzw"],              # InsTruthQx..Qw
+            block["truth_speed_mps"][:, None],                # InsTruthSpeed
+        ], axis=1)
+        if out.shape[1] != INS_FIELD_COUNT:  # pragma: no cover - layout guard
+            raise RuntimeError(f"INS frame has {out.shape[1]} fields, expected {INS_FIELD_COUNT}")
+        return out
+
+
+# ------------------------------------------------------------------------------ the batch model
+class InsModel:
+    """The INS as a sensor model (CONTRACTS.md): consecutive truth chunks -> INS epochs.
+
+    ``InsModel(cfg, vehicle, georef, agent=0)``: ``cfg`` the effective configuration, ``vehicle``
+    the VehicleProfile (for a base_footprint mount), ``georef`` a navsense.geo.Georeference,
+    ``agent`` the ACRES Core agent index (seed + 7919 agent). Epochs at ``ins.hz`` with the first
+    at t = 0 (Due). See the module docstring for the equations and the row layout.
+    """
+
+    name = "ins"
+
+    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, georef, agent: int = 0) -> None:
+        self.config = cfg if isinstance(cfg, InsConfig) else InsConfig.from_config(cfg)
+        self.vehicle = vehicle
+        # spec "Truth at the INS Point": r_n, body FLU from the chassis origin (ruling "Mounts")
+        self.lever_arm_m = lever_arm_from_chassis(self.config.position_flu_m,
+                                                  self.config.mount_frame, vehicle)
+        self._core = _InsCore(self.config, georef, agent)
+        self._due = Due(self.config.hz)  # first epoch at t = 0
+        self._reset_pending = False
+
+    def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
+        """The INS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
+        n = len(truth)
+        idx = self._due.sample_indices(truth.t_s)
+        reset = np.asarray(truth.reset, dtype=bool)
+        if idx.size == 0:
+            self._reset_pending = self._reset_pending or bool(reset.any())
+            return _empty_block()
+        # a reset at any step after the previous epoch, up to and including this epoch's step
+        counts = np.concatenate([[0], np.cumsum(reset, dtype=np.int64)])
+        since = counts[idx + 1] - np.concatenate([[0], counts[idx[:-1] + 1]])
+        epoch_reset = since > 0
+        epoch_reset[0] |= self._reset_pending
+        self._reset_pending = bool(counts[n] - counts[idx[-1] + 1] > 0)
+
+        p = truth.p_m[idx]
+        q = truth.q_xyzw[idx]
+        r = quat_to_matrix(q)
+        # p_n = p + R r_n
+        p_n = p + _mat_vec(r, np.broadcast_to(self.lever_arm_m, p.shape))
+        return self._core.run(truth.t_s[idx], p_n, q, truth.c_m[idx], truth.v_mps[idx],
+                              truth.w_radps[idx], epoch_reset)
+
+    def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The block's epochs as (m, 40) float64 frames in EInsField order."""
+        return self._core.frames(block)
+
+    def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
+        """ins.jsonl rows (without the three time keys); layout in the module docstring."""
+        with _gc_paused():
+            return self._build_rows(block)
+
+    def _build_rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
+        d = INS_ROW_DECIMALS
+        rnd = lambda key, n: np.round(block[key], n).tolist()  # noqa: E731
+        lat, lon = rnd("lat_deg", d["latitude"]), rnd("lon_deg", d["longitude"])
+        alt = rnd("height_m", d["altitude"])
+        cov = rnd("covariance_enu_m2", d["position_covariance"])
+        q_enu = rnd("orientation_enu_xyzw", d["quaternion"])
+        q_utm = rnd("orientation_utm_xyzw", d["quaternion"])
+        gyro = rnd("angular_velocity_flu_radps", d["angular_velocity"])
+        force = rnd("specific_force_flu_mps2", d["linear_acceleration"])
+        vel = rnd("velocity_flu_mps", d["linear_velocity"])
+        enu = rnd("position_enu_m", d["position_enu_m"])
+        utm_pos = rnd("utm_m", d["position_utm_m"])
+        alpha = rnd("grid_rotation_deg", d["grid_rotation_deg"])
+        datum = self._core.geo_frame
+        zone = self.config.utm_zone
+        return [
+            {
+                "frame": ROW_FRAME_ID,
+                "fix": {"latitude": la, "longitude": lo, "altitude": al, "datum": datum,
+                        "status": FIX_STATUS_RTK, "service": FIX_SERVICE_GPS,
+                        "position_covariance": co},
+                "imu": {"orientation_enu_xyzw": qe, "angular_velocity_flu_radps": gy,
+                        "linear_acceleration_flu_mps2": fo},
+                "velocity": {"linear_flu_mps": ve, "angular_flu_radps": gy},
+                "position_enu_m": en,
+                "odom": {"frame_id": ODOM_FRAME_ID, "child_frame_id": ODOM_CHILD_FRAME_ID,
+                         "position_m": ut, "orientation_xyzw": qu,
+                         "twist": {"linear_flu_mps": ve, "angular_flu_radps": gy},
+                         "grid_rotation_deg": gr, "zone": zone},
+            }
+            for la, lo, al, co, qe, gy, fo, ve, en, ut, qu, gr
+            in zip(lat, lon, alt, cov, q_enu, gyro, force, vel, enu, utm_pos, q_utm, alpha)
+        ]
+
+    def episode_info(self) -> dict:
+        """episode.json keys: the INS stream, the agent and the INS point from the chassis."""
+        core = self._core
+        return {"ins": {"agent": core.agent, "rng_seed": core.stream_seed,
+                        "rng_sequence": INS_SEQUENCE, "datum": core.geo_frame,
+                        "utm_zone": self.config.utm_zone,
+                        "point_chassis_flu_m": [float(v) for v in self.lever_arm_m]}}
+
+
+# ------------------------------------------------------------------------- the streaming API
+class Ins:
+    """The streaming INS of ACRES Core (CoreSimIns.h FInsModel) for live simulators.
+
+    ``Ins(config, georef, agent=0)``: ``config`` an InsConfig or the effective configuration
+    dict; ``agent`` the agent index (stream seed + 5045 + 7919 agent, sequence 6; agent 0 draws the
+    game's stream). Per physics step: call :meth:`teleported` when the pose jumped, then
+    ``if ins.due(t): frame = ins.epoch(t, ...)``. The first epoch is at the first call of
+    :meth:`due` (ACRES Core's "first epoch at the first sample"). The equations are those of
+    :class:`InsModel` (the same kernel, one epoch a call), so a stream that starts at t = 0 and
+    passes the INS point p + R r_n gives the batch model's numbers bit for bit.
+    """
+
+    def __init__(self, config, georef, agent: int = 0) -> None:
+        self.config = config if isinstance(config, InsConfig) else InsConfig.from_config(config)
+        self._core = _InsCore(self.config, georef, agent)
+        self._due = Due(self.config.hz, start_s=None)
+
+    @property
+    def agent(self) -> int:
+        return self._core.agent
+
+    def due(self, t_s: float) -> bool:
+        """True when an epoch is due at ``t_s`` (then the due time advances by 1/hz)."""
+        return self._due(float(t_s))
+
+    def teleported(self) -> None:
+        """The pose jumped: the next epoch reports gravity alone (no finite difference)."""
+        self._core.reset_pending = True
+
+    def epoch(self, t_s: float, footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps,
+              angular_velocity_radps) -> np.ndarray:
+        """One epoch -> its 40 values (EInsField order).
+
+        footprint_enu_m: the reported point (base_footprint), grid ENU m; orientation_xyzw:
+        body FLU -> ENU; com_enu_m: centre of mass, ENU m; velocity_mps and
+        angular_velocity_radps: centre-of-mass velocity and angular velocity, world axes.
+        """
+        def row(v, n):
+            v = np.asarray(v, dtype=np.float64).reshape(1, -1)
+            if v.shape != (1, n):
+                raise ValueError(f"expected {n} values, got shape {np.shape(v)}")
+            return v
+        block = self.epoch_block(t_s, row(footprint_enu_m, 3), row(orientation_xyzw, 4),
+                                 row(com_enu_m, 3), row(velocity_mps, 3),
+                                 row(angular_velocity_radps, 3))
+        return self._core.frames(block)[0]
+
+    def epoch_block(self, t_s, footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps,
+                    angular_velocity_radps) -> dict[str, np.ndarray]:
+        """One epoch as a block of columns (m = 1), for rows and frames."""
+        return self._core.run(np.array([float(t_s)]), footprint_enu_m, orientation_xyzw,
+                              com_enu_m, velocity_mps, angular_velocity_radps,
+                              np.zeros(1, dtype=bool))
