@@ -1,0 +1,270 @@
+"""The synthetic constellation and the lines of sight (specification, "GNSS Receiver",
+"Constellation"; FAcresGnssModel::Initialize).
+
+Each satellite is on a circular orbit. System table (planes, satellites in a plane, orbit radius,
+inclination):
+
+    GPS       6 x 5   26 559.7 km   55.0 deg
+    Galileo   3 x 8   29 599.8 km   56.0 deg
+    GLONASS   3 x 8   25 508.0 km   64.8 deg
+
+Draws (stream seed + 3027, sequence 4; DESIGN.md ruling "Constellation draws")::
+
+    t0 = 86400 U
+    then for GPS, Galileo, GLONASS in this order, also for a system that is off:
+        Omega0 = 2 pi U,  u00 = 2 pi U,  then one U per satellite, plane by plane,
+        satellite by satellite
+
+Elements of satellite j of plane i, in a system of n_p planes of n_s satellites::
+
+    Omega = Omega0 + 2 pi i / n_p
+    u0    = u00 + 2 pi j / n_s + 2 pi i / (n_p n_s) + 0.2 (U - 0.5)
+    n     = sqrt(mu / a^3),      u = u0 + n t
+
+Position (inertial, then Earth-fixed relative to the site)::
+
+    x_i = a [cos Omega cos u - sin Omega sin u cos i_o,
+             sin Omega cos u + cos Omega sin u cos i_o,
+             sin u sin i_o]
+    theta = omega_E (t + t0)
+    x_e = [x_i cos theta + y_i sin theta, -x_i sin theta + y_i cos theta, z_i] - x_site
+
+Line of sight: x_e rotated into the site's ENU with the site latitude phi_s and longitude
+lambda_s, then normalised::
+
+    l ~ [-sin lambda_s x_e + cos lambda_s y_e,
+         -sin phi_s cos lambda_s x_e - sin phi_s sin lambda_s y_e + cos phi_s z_e,
+          cos phi_s cos lambda_s x_e + cos phi_s sin lambda_s y_e + sin phi_s z_e]
+
+where t is the episode time (s), x_site the ECEF position of the site on the WGS84 ellipsoid
+(DESIGN.md ruling "Site position for the constellation": the WGS84 (G2139) latitude, longitude
+and height of the tile origin at t = 0; for a local site its origin). The line of sight is used
+unchanged in the grid ENU frame of the site (the specification's assumption "The models ignore
+the convergence of that grid"). A satellite is kept when its elevation arcsin(l_u) is not less
+than elevation_mask_deg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.errors import ConfigError
+from navsense.rng import Pcg32
+
+__all__ = [
+    "SYSTEMS", "ORBITS", "Orbit", "Constellation", "elevation_deg",
+    "MU_M3PS2", "OMEGA_E_RADPS", "SEED_OFFSET", "SEQUENCE", "site_ecef_m",
+]
+
+MU_M3PS2 = 3.986004418e14  # m^3/s^2, Earth's gravitational parameter (specification, "Constellation")
+OMEGA_E_RADPS = 7.2921151467e-5  # rad/s, Earth's rotation rate (specification, "Constellation")
+T0_SPAN_S = 86400.0  # s, t0 = 86400 U (specification, "Constellation")
+U0_JITTER_RAD = 0.2  # rad, u0 += 0.2 (U - 0.5) (specification, "Constellation")
+SEED_OFFSET = 3027  # stream seed = seed + 3027 (specification, "Seeds and Determinism")
+SEQUENCE = 4  # stream sequence (specification, "Seeds and Determinism")
+_LOS_BLOCK_EPOCHS = 256  # epochs a block in los_enu (keeps the temporaries in cache)
+
+WGS84_A_M = 6378137.0  # m, WGS84 semi-major axis (NIMA TR8350.2)
+WGS84_F = 1.0 / 298.257223563  # WGS84 flattening (NIMA TR8350.2)
+
+
+@dataclass(frozen=True)
+class Orbit:
+    """One system's shell: ``planes`` x ``sats_per_plane`` satellites on circular orbits."""
+
+    planes: int
+    sats_per_plane: int
+    radius_m: float
+    inclination_deg: float
+
+    @property
+    def count(self) -> int:
+        """Satellites in the system."""
+        return self.planes * self.sats_per_plane
+
+
+SYSTEMS = ("gps", "galileo", "glonass")  # the draw order (DESIGN.md, "Constellation draws")
+
+ORBITS = {  # specification, "Constellation", system table
+    "gps": Orbit(planes=6, sats_per_plane=5, radius_m=26_559_700.0, inclination_deg=55.0),
+    "galileo": Orbit(planes=3, sats_per_plane=8, radius_m=29_599_800.0, inclination_deg=56.0),
+    "glonass": Orbit(planes=3, sats_per_plane=8, radius_m=25_508_000.0, inclination_deg=64.8),
+}
+
+_LABEL_PREFIX = {"gps": "G", "galileo": "E", "glonass": "R"}  # RINEX system letters
+
+
+def site_ecef_m(lat_deg: float, lon_deg: float, h_m: float) -> np.ndarray:
+    """ECEF position (3,) of a geodetic point on the WGS84 ellipsoid, m.
+
+    x = (N + h) cos phi cos lambda,  y = (N + h) cos phi sin lambda,  z = (N (1 - e^2) + h) sin phi,
+    N = a / sqrt(1 - e^2 sin^2 phi),  e^2 = f (2 - f).
+    """
+    phi, lam = np.radians(lat_deg), np.radians(lon_deg)
+    e2 = WGS84_F * (2.0 - WGS84_F)
+    n = WGS84_A_M / np.sqrt(1.0 - e2 * np.sin(phi) ** 2)
+    return np.array([
+        (n + h_m) * np.cos(phi) * np.cos(lam),
+        (n + h_m) * np.cos(phi) * np.sin(lam),
+        (n * (1.0 - e2) + h_m) * np.sin(phi),
+    ])
+
+
+def ecef_to_enu_matrix(lat_deg: float, lon_deg: float) -> np.ndarray:
+    """The rotation (3, 3) from ECEF axes to the ENU axes at (lat, lon): rows e, n, u."""
+    phi, lam = np.radians(lat_deg), np.radians(lon_deg)
+    sp, cp, sl, cl = np.sin(phi), np.cos(phi), np.sin(lam), np.cos(lam)
+    return np.array([
+        [-sl, cl, 0.0],
+        [-sp * cl, -sp * sl, cp],
+        [cp * cl, cp * sl, sp],
+    ])
+
+
+def elevation_deg(los: np.ndarray) -> np.ndarray:
+    """Elevation arcsin(l_u) in degrees of unit lines of sight (..., 3) -> (...)."""
+    los = np.asarray(los, dtype=np.float64)
+    return np.degrees(np.arcsin(np.clip(los[..., 2], -1.0, 1.0)))
+
+
+class Constellation:
+    """The satellites of GPS, Galileo and GLONASS, built once from the constellation stream.
+
+    ``Constellation(seed, enabled, site_lat_deg, site_lon_deg, site_h_m)``: ``seed`` is the
+    configuration's seed (the stream is ``Pcg32(seed + 3027, 4)``), ``enabled`` maps each of
+    :data:`SYSTEMS` to a bool (``gnss.constellations``), the site is its WGS84 latitude,
+    longitude (deg) and ellipsoidal height (m).
+
+    Per-satellite arrays (nsat,), satellites in draw order (system, plane, satellite):
+    ``system`` (names), ``enabled`` (bool), ``prn`` (1-based number within its system),
+    ``label`` ("G01", "E05", "R24"), ``plane`` (0-based), ``raan_rad`` (Omega), ``u0_rad``,
+    ``radius_m`` (a), ``inclination_rad`` (i_o), ``mean_motion_radps`` (n).
+    Scalars: ``t0_s``, ``site_ecef_m`` (3,), ``ecef_to_enu`` (3, 3).
+    """
+
+    def __init__(self, seed: int, enabled: dict[str, bool], site_lat_deg: float,
+                 site_lon_deg: float, site_h_m: float) -> None:
+        unknown = sorted(set(enabled) - set(SYSTEMS))
+        missing = [s for s in SYSTEMS if s not in enabled]
+        if unknown or missing:
+            raise ConfigError(
+                f"gnss.constellations = {dict(enabled)!r}: expected one boolean for each of "
+                f"{', '.join(SYSTEMS)}" + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                + (f"; missing: {', '.join(missing)}" if missing else ""))
+        if not -90.0 <= float(site_lat_deg) <= 90.0:
+            raise ConfigError(f"site latitude = {site_lat_deg} deg is out of range -90..90")
+
+        rng = Pcg32(int(seed) + SEED_OFFSET, SEQUENCE)
+        n_draws = 1 + sum(2 + ORBITS[s].count for s in SYSTEMS)
+        u = rng.uniforms(n_draws)  # the same values as scalar draws, in the same order
+        self.t0_s = T0_SPAN_S * u[0]  # t0 = 86400 U
+
+        system, on, prn, plane, raan, u0, radius, incl = [], [], [], [], [], [], [], []
+        k = 1
+        for name in SYSTEMS:
+            orb = ORBITS[name]
+            n_p, n_s = orb.planes, orb.sats_per_plane
+            raan0 = 2.0 * np.pi * u[k]  # Omega0 = 2 pi U
+            u00 = 2.0 * np.pi * u[k + 1]  # u00 = 2 pi U
+            per_sat = u[k + 2 : k + 2 + orb.count].reshape(n_p, n_s)
+            k += 2 + orb.count
+            i, j = np.meshgrid(np.arange(n_p, dtype=np.float64), np.arange(n_s, dtype=np.float64),
+                               indexing="ij")  # plane i, satellite j
+            # Omega = Omega0 + 2 pi i / n_p
+            raan.append((raan0 + 2.0 * np.pi * i / n_p).ravel())
+            # u0 = u00 + 2 pi j / n_s + 2 pi i / (n_p n_s) + 0.2 (U - 0.5)
+            u0.append((u00 + 2.0 * np.pi * j / n_s + 2.0 * np.pi * i / (n_p * n_s)
+                       + U0_JITTER_RAD * (per_sat - 0.5)).ravel())
+            system += [name] * orb.count
+            on += [bool(enabled[name])] * orb.count
+            prn.append(np.arange(1, orb.count + 1))
+            plane.append(i.ravel().astype(np.int64))
+            radius.append(np.full(orb.count, orb.radius_m))
+            incl.append(np.full(orb.count, np.radians(orb.inclination_deg)))
+
+        self.system = np.array(system)
+        self.enabled = np.array(on, dtype=bool)
+        self.prn = np.concatenate(prn)
+        self.label = np.array([f"{_LABEL_PREFIX[s]}{p:02d}" for s, p in zip(system, self.prn)])
+        self.plane = np.concatenate(plane)
+        self.raan_rad = np.concatenate(raan)
+        self.u0_rad = np.concatenate(u0)
+        self.radius_m = np.concatenate(radius)
+        self.inclination_rad = np.concatenate(incl)
+        self.mean_motion_radps = np.sqrt(MU_M3PS2 / self.radius_m ** 3)  # n = sqrt(mu / a^3)
+        self.site_lat_deg = float(site_lat_deg)
+        self.site_lon_deg = float(site_lon_deg)
+        self.site_h_m = float(site_h_m)
+        self.site_ecef_m = site_ecef_m(self.site_lat_deg, self.site_lon_deg, self.site_h_m)
+        self.ecef_to_enu = ecef_to_enu_matrix(self.site_lat_deg, self.site_lon_deg)
+        self._cos_raan, self._sin_raan = np.cos(self.raan_rad), np.sin(self.raan_rad)
+        self._cos_i, self._sin_i = np.cos(self.inclination_rad), np.sin(self.inclination_rad)
+
+    @property
+    def nsat(self) -> int:
+        """Number of satellites (all systems, also those that are off)."""
+        return self.system.size
+
+    # ------------------------------------------------------------------------------ geometry
+    def _inertial(self, t: np.ndarray):
+        """x_i, y_i, z_i, each (m, nsat), m."""
+        u = self.u0_rad + self.mean_motion_radps * t[:, None]  # u = u0 + n t
+        cu, su = np.cos(u), np.sin(u)
+        a = self.radius_m
+        return (a * (self._cos_raan * cu - self._sin_raan * su * self._cos_i),
+                a * (self._sin_raan * cu + self._cos_raan * su * self._cos_i),
+                a * (su * self._sin_i))
+
+    def _ecef(self, t: np.ndarray):
+        """Earth-fixed x, y, z, each (m, nsat), m: x_i rotated by theta = omega_E (t + t0)."""
+        xi, yi, zi = self._inertial(t)
+        theta = OMEGA_E_RADPS * (t + self.t0_s)
+        c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
+        return xi * c + yi * s, -xi * s + yi * c, zi
+
+    def inertial_m(self, t_s) -> np.ndarray:
+        """Inertial positions x_i (m, nsat, 3) at episode times t_s (m,), m."""
+        return np.stack(self._inertial(_times(t_s)), axis=-1)
+
+    def ecef_m(self, t_s) -> np.ndarray:
+        """Earth-fixed positions (m, nsat, 3) at episode times t_s (m,), m."""
+        return np.stack(self._ecef(_times(t_s)), axis=-1)
+
+    def los_enu(self, t_s) -> np.ndarray:
+        """Unit lines of sight l (m, nsat, 3) in the site's ENU at episode times t_s (m,).
+
+        Computed in blocks of epochs (elementwise, so the values do not depend on the blocks
+        or on how the caller cuts the epochs).
+        """
+        t = _times(t_s)
+        out = np.empty((t.size, self.nsat, 3))
+        r = self.ecef_to_enu
+        for b0 in range(0, t.size, _LOS_BLOCK_EPOCHS):
+            b1 = min(t.size, b0 + _LOS_BLOCK_EPOCHS)
+            x, y, z = self._ecef(t[b0:b1])
+            x -= self.site_ecef_m[0]  # x_e = x - x_site
+            y -= self.site_ecef_m[1]
+            z = z - self.site_ecef_m[2]
+            blk = out[b0:b1]
+            for k in range(3):  # ENU rotation with phi_s, lambda_s (row k of ecef_to_enu)
+                blk[..., k] = r[k, 0] * x + r[k, 1] * y + r[k, 2] * z
+            blk /= np.sqrt(blk[..., 0] ** 2 + blk[..., 1] ** 2 + blk[..., 2] ** 2)[..., None]
+        return out
+
+    @staticmethod
+    def elevation_deg(los: np.ndarray) -> np.ndarray:
+        """Elevation arcsin(l_u) in degrees, (..., 3) -> (...)."""
+        return elevation_deg(los)
+
+    def visible(self, los: np.ndarray, elevation_mask_deg: float) -> np.ndarray:
+        """Tracked satellites (m, nsat): elevation not less than the mask and system enabled."""
+        return (elevation_deg(los) >= elevation_mask_deg) & self.enabled
+
+
+def _times(t_s) -> np.ndarray:
+    t = np.asarray(t_s, dtype=np.float64)
+    if t.ndim != 1:
+        raise ValueError(f"Expected `t_s` to have shape (m,), got {t.shape}")
+    return t

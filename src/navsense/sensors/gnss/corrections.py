@@ -1,0 +1,92 @@
+"""The correction stream of the base station: the age of the newest correction message.
+
+Specification, "GNSS Receiver / Correction Stream" (FAcresGnssModel::CorrectionAge); DESIGN.md
+ruling "Correction stream".
+
+The base station generates message j at ``j T_c`` (T_c = interval_s); it arrives T_l = latency_s
+later. At the epoch time t the newest message that has arrived is::
+
+    j = floor((t - T_l) / T_c + 1e-9),        a_c = t - j T_c
+
+A message whose generation time ``j T_c`` lies in an outage ``[t1, t2)`` never arrives: the
+receiver steps back to the last message generated before the outage, ``j' = max{j : j T_c < t1}``,
+and again if that one lies in another outage. Start modes:
+
+- ``converged``: the stream has been running before t = 0, so j may be negative;
+- ``cold``: the first message is j = 0; before it arrives (or when stepping back goes below 0)
+  there is no message and the age is not available (NaN here, null in the row).
+
+Everything is vectorised over the epochs; the stream has no state, so any cut of the log gives the
+same ages.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.errors import ConfigError
+
+__all__ = ["CorrectionStream", "J_SLACK"]
+
+J_SLACK = 1e-9  # specification, "Correction Stream": j = floor((t - T_l) / T_c + 1e-9)
+
+
+@dataclass(frozen=True)
+class CorrectionStream:
+    """The base station's message schedule; ``outages_s`` a tuple of ``(t1, t2)`` pairs, s."""
+
+    interval_s: float
+    latency_s: float
+    outages_s: tuple[tuple[float, float], ...] = ()
+    cold: bool = False
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.interval_s) and self.interval_s > 0.0):
+            raise ConfigError(f"gnss.corrections.interval_s = {self.interval_s} must be > 0")
+        if not (math.isfinite(self.latency_s) and self.latency_s >= 0.0):
+            raise ConfigError(f"gnss.corrections.latency_s = {self.latency_s} must be >= 0")
+        for pair in self.outages_s:
+            if len(pair) != 2 or not pair[0] < pair[1]:
+                raise ConfigError(
+                    f"gnss.corrections.outages_s: {list(pair)} is not a pair [start, end) with start < end")
+
+    @classmethod
+    def from_config(cls, corrections: dict, start: str) -> "CorrectionStream":
+        """From the ``gnss.corrections`` block and ``gnss.start`` (``converged`` or ``cold``)."""
+        if start not in ("converged", "cold"):
+            raise ConfigError(f"gnss.start = {start!r} is not one of converged, cold")
+        outages = tuple((float(a), float(b)) for a, b in corrections.get("outages_s", []))
+        return cls(float(corrections["interval_s"]), float(corrections["latency_s"]), outages,
+                   cold=(start == "cold"))
+
+    def _last_before(self, t1: float) -> int:
+        """The largest j with ``j T_c < t1`` (the generation times compared as computed)."""
+        j = math.floor(t1 / self.interval_s)
+        while j * self.interval_s >= t1:
+            j -= 1
+        while (j + 1) * self.interval_s < t1:
+            j += 1
+        return j
+
+    def message_index(self, t_s: np.ndarray) -> np.ndarray:
+        """Index j of the newest received message at each time, float64 (NaN: none), shape (m,)."""
+        t_s = np.asarray(t_s, dtype=np.float64)
+        j = np.floor((t_s - self.latency_s) / self.interval_s + J_SLACK)
+        # Step back out of the outages, latest start first: after outage k has been handled, every
+        # j generates before t1_k, so it can only still fall into an outage that starts earlier.
+        for t1, t2 in sorted(self.outages_s, key=lambda pair: pair[0], reverse=True):
+            gen = j * self.interval_s
+            hit = (gen >= t1) & (gen < t2)
+            if hit.any():
+                j = np.where(hit, float(self._last_before(t1)), j)
+        if self.cold:
+            j = np.where(j >= 0.0, j, np.nan)
+        return j
+
+    def age_s(self, t_s: np.ndarray) -> np.ndarray:
+        """Correction age a_c = t - j T_c at each time, s (NaN when no message has arrived)."""
+        t_s = np.asarray(t_s, dtype=np.float64)
+        return t_s - self.message_index(t_s) * self.interval_s

@@ -1,0 +1,237 @@
+"""The position error of the GNSS receiver: correlated, white and multipath terms per fix state.
+
+Specification, "GNSS Receiver / Error Model"; DESIGN.md ruling "Random values per epoch".
+
+Base standard deviations of the fix state (no_fix uses the parameters of single)::
+
+    s_H = sigma_h                                                   (s_V alike)
+    s_H = sigma_h + (sigma_h0 - sigma_h) exp(-(t - t_lock) / tau_c)  in rtk_float
+    s_H <- s_H + 1e-3 ppm_h B,  s_V <- s_V + 1e-3 ppm_v B           in rtk_float and rtk_fixed
+
+DOP ratios: k_H = clamp(H / max(H_o, 1e-3), 0.5, 20), k_V = clamp(V / max(V_o, 1e-3), 0.5, 20).
+
+Terms (east, north, up)::
+
+    sigma_gm = (s_H k_H, s_H k_H, s_V k_V)
+    sigma_w  = (w_H k_H, w_H k_H, w_V k_V)
+    sigma_mp = m mu_H (1, 1, r_V)
+
+Unit Gauss-Markov states, phi = exp(-dt / tau) with tau = tau_s of the current fix state and
+phi_m = exp(-dt / tau_m) with tau_m = multipath_tau_s; on the first epoch phi = phi_m = 0 and
+dt = 0.1 s::
+
+    u_k = phi u_{k-1} + sqrt(1 - phi^2) g_k,     z_k = phi_m z_{k-1} + sqrt(1 - phi_m^2) g'_k
+    e = sigma_gm u + sigma_w g'' + sigma_mp z,    sigma = sqrt(sigma_gm^2 + sigma_w^2 + sigma_mp^2)
+    p_out = p_a + e
+
+where g, g', g'' are the epoch's Gaussians. With noise off the three standard deviations are zero
+(the draws and the unit states go on unchanged).
+
+Draws (stream Pcg32(seed, 1)): 11 values an epoch, 21 32-bit outputs, in every state::
+
+    outputs  0-5   3 Gaussians g   (u, east north up)
+    outputs  6-11  3 Gaussians g'' (white)
+    outputs 12-17  3 Gaussians g'  (z)
+    output  18     1 uniform       (cycle slip)
+    outputs 19-20  1 Gaussian g_t  (time to fix)
+
+The Gauss-Markov scans are sequential: they run as first-order IIR filters (scipy.signal.lfilter)
+over the runs of epochs with the same phi, started from the carried state, which gives exactly the
+values of the scalar recursion, however the log is cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import lfilter
+
+from navsense.errors import ConfigError
+from navsense.rng import Pcg32
+from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
+
+__all__ = [
+    "OUTPUTS_PER_EPOCH", "FIRST_EPOCH_DT_S", "DOP_RATIO_MIN", "DOP_RATIO_MAX", "StateParams",
+    "ErrorConfig", "EpochDraws", "draw_epochs", "gauss_markov_scan", "error_sigmas", "phi_of",
+    "combine",
+]
+
+OUTPUTS_PER_EPOCH = 21  # DESIGN.md "Random values per epoch": 10 Gaussians x 2 + 1 uniform
+FIRST_EPOCH_DT_S = 0.1  # specification, "Error Model": dt = 0.1 s in the first epoch
+DOP_FLOOR = 1e-3  # specification, "Error Model": max(H_o, 1e-3)
+DOP_RATIO_MIN = 0.5  # specification, "Error Model": clamp(.., 0.5, 20)
+DOP_RATIO_MAX = 20.0
+PPM_KM_TO_M = 1e-3  # 1 ppm of 1 km is 1 mm
+_TWO_POW_32 = 4294967296.0
+_TWO_PI = 2.0 * np.pi
+_STATE_KEYS = ("rtk_fixed", "rtk_float", "dgps", "single")
+_PARAM_KEYS = ("sigma_h_m", "sigma_v_m", "initial_sigma_h_m", "initial_sigma_v_m",
+               "convergence_tau_s", "white_h_m", "white_v_m", "tau_s", "multipath_h_m")
+
+
+@dataclass(frozen=True)
+class StateParams:
+    """One fix state's parameters (gnss.states.<state>)."""
+
+    sigma_h_m: float
+    sigma_v_m: float
+    initial_sigma_h_m: float
+    initial_sigma_v_m: float
+    convergence_tau_s: float
+    white_h_m: float
+    white_v_m: float
+    tau_s: float
+    multipath_h_m: float
+
+
+@dataclass(frozen=True)
+class ErrorConfig:
+    """Parameters of the error model; ``states`` indexed by fix-state code (no_fix = single)."""
+
+    states: dict
+    multipath_tau_s: float
+    multipath_vertical_ratio: float
+    baseline_km: float
+    ppm_h: float
+    ppm_v: float
+    noise: bool
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "ErrorConfig":
+        """From the effective configuration (gnss.states, gnss.multipath_*, gnss.corrections, noise)."""
+        gnss = cfg["gnss"]
+        by_name = {}
+        for name in _STATE_KEYS:
+            block = gnss["states"][name]
+            missing = [k for k in _PARAM_KEYS if k not in block]
+            if missing:
+                raise ConfigError(f"gnss.states.{name}: missing {', '.join(missing)}")
+            by_name[name] = StateParams(**{k: float(block[k]) for k in _PARAM_KEYS})
+            if by_name[name].tau_s <= 0.0 or by_name[name].convergence_tau_s <= 0.0:
+                raise ConfigError(f"gnss.states.{name}: tau_s and convergence_tau_s must be > 0")
+        states = {RTK_FIXED: by_name["rtk_fixed"], RTK_FLOAT: by_name["rtk_float"],
+                  DGPS: by_name["dgps"], SINGLE: by_name["single"], NO_FIX: by_name["single"]}
+        corr = gnss["corrections"]
+        tau_m = float(gnss["multipath_tau_s"])
+        if tau_m <= 0.0:
+            raise ConfigError(f"gnss.multipath_tau_s = {tau_m} must be > 0")
+        return cls(states=states, multipath_tau_s=tau_m,
+                   multipath_vertical_ratio=float(gnss["multipath_vertical_ratio"]),
+                   baseline_km=float(corr["baseline_km"]), ppm_h=float(corr["ppm_h"]),
+                   ppm_v=float(corr["ppm_v"]), noise=bool(cfg.get("noise", True)))
+
+    def table(self, key: str) -> np.ndarray:
+        """Parameter ``key`` by fix-state code: an array of 6 (codes 0..5; 3 unused, NaN)."""
+        out = np.full(6, np.nan)
+        for code, params in self.states.items():
+            out[code] = getattr(params, key)
+        return out
+
+
+@dataclass(frozen=True)
+class EpochDraws:
+    """The 11 values of each of m epochs, in the specification's order."""
+
+    g_u: np.ndarray  # (m, 3)
+    g_white: np.ndarray  # (m, 3)
+    g_z: np.ndarray  # (m, 3)
+    slip_uniform: np.ndarray  # (m,)
+    g_t: np.ndarray  # (m,)
+
+
+def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
+    """Draw the values of m epochs as one block of 21 m outputs (DESIGN.md "Random values per epoch").
+
+    Decoded per position in the epoch (the uniform sits between Gaussians), with the expressions
+    of :meth:`Pcg32.gaussians`, so each value equals the stream's scalar draw.
+    """
+    u = (rng.u32(OUTPUTS_PER_EPOCH * m).astype(np.float64) + 0.5) / _TWO_POW_32
+    u = u.reshape(m, OUTPUTS_PER_EPOCH)
+    # Gaussians at outputs (0, 1), (2, 3), ... (16, 17) and (19, 20): Box-Muller, cosine branch
+    g = np.sqrt(-2.0 * np.log(u[:, 0:18:2])) * np.cos(_TWO_PI * u[:, 1:18:2])
+    g_t = np.sqrt(-2.0 * np.log(u[:, 19])) * np.cos(_TWO_PI * u[:, 20])
+    return EpochDraws(g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(),
+                      g_t=g_t)
+
+
+def gauss_markov_scan(phi: np.ndarray, g: np.ndarray, x0: np.ndarray) -> np.ndarray:
+    """x_k = phi_k x_{k-1} + sqrt(1 - phi_k^2) g_k for k = 0 .. m-1, from x_{-1} = x0.
+
+    ``phi`` (m,), ``g`` (m, n), ``x0`` (n,); returns (m, n). Each run of equal phi is one call of
+    lfilter([1], [1, -phi]) with the initial condition phi x_prev, which evaluates
+    ``sqrt(1 - phi^2) g_k + phi x_{k-1}`` in the same floating-point operations as the loop.
+    """
+    phi = np.asarray(phi, dtype=np.float64)
+    g = np.asarray(g, dtype=np.float64)
+    m = phi.shape[0]
+    out = np.empty_like(g)
+    if m == 0:
+        return out
+    drive = np.sqrt(1.0 - phi * phi)[:, None] * g
+    starts = np.flatnonzero(np.concatenate(([True], phi[1:] != phi[:-1])))
+    ends = np.append(starts[1:], m)
+    x = np.asarray(x0, dtype=np.float64)
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        p = phi[s]
+        if e - s == 1:
+            x = p * x + drive[s]
+            out[s] = x
+        else:
+            out[s:e] = lfilter([1.0], [1.0, -p], drive[s:e], axis=0, zi=(p * x)[None, :])[0]
+            x = out[e - 1]
+    return out
+
+
+def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vdop_open,
+                 multipath_index) -> dict[str, np.ndarray]:
+    """Standard deviations of the three terms per epoch (specification, "Error Model").
+
+    Returns ``sigma_gm_m``, ``sigma_white_m``, ``sigma_mp_m`` (m, 3), ``k_h``, ``k_v``, ``tau_s``
+    (m,). ``lock_age_s`` is t - t_lock (only read in rtk_float). With noise off the sigmas are
+    zero (k_h, k_v and tau_s are reported all the same).
+    """
+    fix = np.asarray(fix, dtype=np.intp)
+    mi = np.asarray(multipath_index, dtype=np.float64)
+    m = fix.shape[0]
+    tab = {k: config.table(k)[fix] for k in _PARAM_KEYS}
+    s_h, s_v = tab["sigma_h_m"], tab["sigma_v_m"]
+    is_float = fix == RTK_FLOAT
+    if is_float.any():
+        # float convergence from the initial values since the lock started
+        decay = np.exp(-np.asarray(lock_age_s, dtype=np.float64)[is_float]
+                       / tab["convergence_tau_s"][is_float])
+        s_h = s_h.copy()
+        s_v = s_v.copy()
+        s_h[is_float] += (tab["initial_sigma_h_m"][is_float] - s_h[is_float]) * decay
+        s_v[is_float] += (tab["initial_sigma_v_m"][is_float] - s_v[is_float]) * decay
+    rtk = is_float | (fix == RTK_FIXED)
+    # baseline term of the two RTK states
+    s_h = np.where(rtk, s_h + PPM_KM_TO_M * config.ppm_h * config.baseline_km, s_h)
+    s_v = np.where(rtk, s_v + PPM_KM_TO_M * config.ppm_v * config.baseline_km, s_v)
+    k_h = np.clip(np.asarray(hdop) / np.maximum(np.asarray(hdop_open), DOP_FLOOR), DOP_RATIO_MIN, DOP_RATIO_MAX)
+    k_v = np.clip(np.asarray(vdop) / np.maximum(np.asarray(vdop_open), DOP_FLOOR), DOP_RATIO_MIN, DOP_RATIO_MAX)
+    sigma_gm = np.column_stack([s_h * k_h, s_h * k_h, s_v * k_v])
+    sigma_w = np.column_stack([tab["white_h_m"] * k_h, tab["white_h_m"] * k_h, tab["white_v_m"] * k_v])
+    mp_h = mi * tab["multipath_h_m"]
+    sigma_mp = np.column_stack([mp_h, mp_h, mp_h * config.multipath_vertical_ratio])
+    if not config.noise:
+        sigma_gm = np.zeros((m, 3))
+        sigma_w = np.zeros((m, 3))
+        sigma_mp = np.zeros((m, 3))
+    return {"sigma_gm_m": sigma_gm, "sigma_white_m": sigma_w, "sigma_mp_m": sigma_mp,
+            "k_h": k_h, "k_v": k_v, "tau_s": tab["tau_s"]}
+
+
+def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
+    """phi = exp(-dt / tau), 0 on the first epoch of the log (specification, "Error Model")."""
+    phi = np.exp(-np.asarray(dt_s, dtype=np.float64) / tau_s)
+    return np.where(first, 0.0, phi)
+
+
+def combine(sig: dict, u: np.ndarray, g_white: np.ndarray, z: np.ndarray):
+    """e = sigma_gm u + sigma_w g'' + sigma_mp z and sigma = sqrt(sum of squares), (m, 3) each."""
+    e = sig["sigma_gm_m"] * u + sig["sigma_white_m"] * g_white + sig["sigma_mp_m"] * z
+    sigma = np.sqrt(sig["sigma_gm_m"] ** 2 + sig["sigma_white_m"] ** 2 + sig["sigma_mp_m"] ** 2)
+    return e, sigma
+

@@ -1,0 +1,412 @@
+"""The GNSS receiver model: ``gnss.jsonl`` rows and ``gnss.nmea`` sentences from truth.
+
+Specification "INS and GNSS", section "GNSS Receiver" (FAcresGnssModel::Epoch), every subsection;
+the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (first at t = 0):
+
+1. Antenna position p_a = p + R r_a, r_a = gnss.antenna_flu_m moved from ``mount_frame`` to the
+   chassis origin (DESIGN.md ruling "Mounts").
+2. Sky view: lines of sight of the constellation (:mod:`.constellation`), the elevation mask and
+   the enabled systems, the obstacles of the site (:mod:`.sky`): N_u, N_c, N_n, N_f, blocked,
+   above the mask.
+3. DOP (:mod:`.dop`): H, V, P of the used satellites, H_o, V_o of all above the mask.
+4. Reflector index rho and multipath index m (:mod:`.multipath`).
+5. Correction age a_c (:mod:`.corrections`).
+6. Fix state (:mod:`.fixstate`), with the epoch's uniform and g_t.
+7. Errors (:mod:`.error_model`): p_out = p_a + e, with the epoch's nine Gaussians.
+8. Datum chain (navsense.geo.Georeference.enu_to_geodetic) of p_out at the epoch's time, and the
+   $GNGGA sentence (navsense.output.nmea).
+
+dt (the time since the previous epoch) is the number of physics steps between the two epochs
+divided by the physics rate (exactly 0.1 s at 10 Hz on the 120 Hz clock, whatever t is); it is
+0.1 s on the first epoch (specification, "Error Model").
+
+The constellation is seen from the site's WGS84 origin (DESIGN.md ruling "Site position for the
+constellation"). A site without a georeference sees the sky of the specification's ACRE tile
+(its rows have no geodetic keys and no sentence).
+
+State carried between chunks (batch = chunks = steps): the sampler (Due), the stream
+Pcg32(seed, 1), the fix machine (:class:`~.fixstate.FixMachineState`), the unit Gauss-Markov
+states u and z, and the step of the last epoch. Every other quantity depends on its epoch alone.
+
+Row of ``gnss.jsonl`` (specification, "Output Row"; key order as there; decimals chosen by
+navsense, :data:`ROW_DECIMALS`)::
+
+    fix_type                  "no_fix" | "single" | "dgps" | "rtk_float" | "rtk_fixed"
+    gga_quality               0 | 1 | 2 | 5 | 4
+    solution                  NMEA 0183 v4.1 position mode indicator of the state:
+                              "N" no fix, "A" autonomous, "D" differential, "F" float RTK,
+                              "R" RTK (fixed integers)
+    satellites_used, satellites_clear, satellites_near_obstruction, satellites_foliage,
+    satellites_blocked, satellites_above_mask                                (integers)
+    hdop, vdop, pdop, hdop_open_sky, vdop_open_sky    2 decimals (99.99: no geometry)
+    multipath_index, reflector_index                  4 decimals
+    correction_age_s          a_c, s, 3 decimals; null without a message
+    rtk_lock_age_s            t - t_lock, s, 3 decimals; null without an RTK lock
+    rtk_converge_s            c, s, 3 decimals; null without an RTK lock
+    rtk_time_to_fix_s         T_fix, s, 3 decimals; null without an RTK lock
+    model {sigma_gm_m, sigma_white_m, sigma_mp_m   [e, n, u] m, 5 decimals
+           tau_s, multipath_tau_s                  s, 3 decimals
+           k_h, k_v                                4 decimals
+           dt_s}                                   s, 6 decimals
+    position_enu_m            p_out [e, n, u], m, 4 decimals
+    sigma_enu_m               sigma [e, n, u], m, 5 decimals
+    covariance_enu_m2         diag(sigma^2) as 9 values, row-major ENU (as
+                              sensor_msgs/NavSatFix.position_covariance), m^2, 10 decimals
+    position_std_m            horizontal standard deviation per axis,
+                              sqrt((sigma_e^2 + sigma_n^2) / 2) (= sigma_e = sigma_n), 5 decimals
+    latitude_deg, longitude_deg        output frame, 9 decimals (1e-9 deg ~ 0.1 mm)
+    ellipsoidal_height_m               output frame, 4 decimals
+    altitude_navd88_m, geoid_undulation_nad83_m   4 decimals
+    nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
+    nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m   (9 / 4 decimals)
+    nmea_gga                  the $GNGGA sentence
+
+gnss.datum.output_frame selects latitude_deg, longitude_deg, ellipsoidal_height_m: wgs84_g2139 ->
+WGS84 (G2139) latitude, longitude and height; nad83 -> NAD83(HARN) latitude and longitude with
+the NAD83(2011) ellipsoidal height. In no_fix the position keys (position_enu_m, sigma_enu_m,
+covariance_enu_m2, position_std_m and every geodetic key) are null. Without a georeference the
+row has no geodetic keys and no nmea_gga.
+
+The GGA sentence carries the time start_utc + t, the position of the output frame, the quality,
+satellites_used, hdop (the row's value), the NAVD88 altitude, the geoid separation
+(ellipsoidal_height_m - altitude_navd88_m), the correction age and station 0001; those two fields
+are empty when no correction has arrived (the row's correction_age_s is null), as DESIGN.md's
+ruling "GGA number formats" says, whatever the fix state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from navsense.clock import Due
+from navsense.errors import ConfigError
+from navsense.output.nmea import gga_sentence, utc_seconds_of_day
+from navsense.rng import Pcg32
+from navsense.sensors.gnss import dop as _dop
+from navsense.sensors.gnss import multipath as _mp
+from navsense.sensors.gnss import sky as _sky
+from navsense.sensors.gnss.constellation import SYSTEMS, Constellation
+from navsense.sensors.gnss.corrections import CorrectionStream
+from navsense.sensors.gnss.error_model import (
+    FIRST_EPOCH_DT_S, ErrorConfig, combine, draw_epochs, error_sigmas, gauss_markov_scan, phi_of,
+)
+from navsense.sensors.gnss.fixstate import (
+    DGPS, FIX_TYPES, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE, FixConfig, FixMachineState,
+    run_fix_states,
+)
+from navsense.site import Site
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
+
+__all__ = ["GnssReceiver", "GnssConfig", "ROW_DECIMALS", "OUTPUT_FRAMES", "GNSS_SEQUENCE",
+           "SOLUTION_MODES"]
+
+GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
+
+# NMEA 0183 v4.1 position mode indicator of each fix state (navsense's "solution" key)
+SOLUTION_MODES = {NO_FIX: "N", SINGLE: "A", DGPS: "D", RTK_FLOAT: "F", RTK_FIXED: "R"}
+
+# gnss.datum.output_frame -> keys of Georeference.enu_to_geodetic (latitude, longitude, height)
+OUTPUT_FRAMES = {
+    "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
+    "nad83": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
+}
+COUNT_KEYS = ("satellites_used", "satellites_clear", "satellites_near_obstruction",
+              "satellites_foliage", "satellites_blocked", "satellites_above_mask")
+_PREFIXED_KEYS = ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_lat_deg",
+                  "nad83_2011_lon_deg", "nad83_2011_height_m", "wgs84_lat_deg", "wgs84_lon_deg",
+                  "wgs84_height_m")
+
+ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
+    "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
+    "index": 4,
+    "time_s": 3,  # correction age, lock age, convergence, time to fix
+    "sigma_m": 5,  # 10 um: the white noise of rtk_fixed is 0.003 m
+    "tau_s": 3,
+    "ratio": 4,  # k_h, k_v
+    "dt_s": 6,  # 1/120 s = 0.008333
+    "position_m": 4,  # 0.1 mm
+    "covariance_m2": 10,  # rtk_fixed 1.1e-4 m^2 keeps 6 digits
+    "angle_deg": 9,  # 1e-9 deg ~ 0.1 mm
+    "height_m": 4,
+}
+
+
+@dataclass(frozen=True)
+class GnssConfig:
+    """The receiver's typed configuration, built from the effective configuration dict."""
+
+    hz: float
+    antenna_flu_m: tuple[float, float, float]
+    mount_frame: str
+    seed: int
+    elevation_mask_deg: float
+    constellations: tuple[tuple[str, bool], ...]
+    multipath_tau_s: float
+    near_margin_m: float
+    foliage_block_path_m: float
+    reflector_range_m: float
+    output_frame: str
+    start_utc: str
+    fix: FixConfig
+    errors: ErrorConfig
+    corrections: CorrectionStream
+
+    @classmethod
+    def from_config(cls, cfg: Mapping) -> "GnssConfig":
+        gnss = cfg["gnss"]
+        hz = float(gnss["hz"])
+        if not 1.0 <= hz <= 120.0:
+            raise ConfigError(f"gnss.hz = {gnss['hz']} is out of range 1..120")
+        arm = tuple(float(v) for v in gnss["antenna_flu_m"])
+        if len(arm) != 3 or not all(map(math.isfinite, arm)):
+            raise ConfigError(f"gnss.antenna_flu_m = {list(gnss['antenna_flu_m'])} must be 3 finite numbers")
+        frame = gnss["datum"]["output_frame"]
+        if frame not in OUTPUT_FRAMES:
+            raise ConfigError(f"gnss.datum.output_frame = {frame!r} is not one of {', '.join(OUTPUT_FRAMES)}")
+        const = gnss["constellations"]
+        if not any(bool(const.get(s, False)) for s in SYSTEMS):
+            raise ConfigError(f"gnss.constellations = {dict(const)}: one system must be on")
+        obs = gnss["obstruction"]
+        return cls(
+            hz=hz, antenna_flu_m=arm, mount_frame=str(cfg.get("mount_frame", "chassis")),
+            seed=int(cfg["seed"]), elevation_mask_deg=float(gnss["elevation_mask_deg"]),
+            constellations=tuple((s, bool(const[s])) for s in SYSTEMS),
+            multipath_tau_s=float(gnss["multipath_tau_s"]),
+            near_margin_m=float(obs["near_margin_m"]),
+            foliage_block_path_m=float(obs["foliage_block_path_m"]),
+            reflector_range_m=float(obs["reflector_range_m"]),
+            output_frame=frame, start_utc=str(gnss["datum"]["start_utc"]),
+            fix=FixConfig.from_config(gnss), errors=ErrorConfig.from_config(cfg),
+            corrections=CorrectionStream.from_config(gnss["corrections"], gnss["start"]),
+        )
+
+
+def _round(x, decimals: int) -> list:
+    """Rounded values as Python lists (NaN -> None, -0.0 -> 0.0)."""
+    r = np.round(np.asarray(x, dtype=np.float64), decimals) + 0.0
+    out = r.tolist()
+    if np.isnan(r).any():
+        out = _nan_to_none(out)
+    return out
+
+
+def _nan_to_none(values):
+    if isinstance(values, list):
+        return [_nan_to_none(v) for v in values]
+    return None if values != values else values
+
+
+class GnssReceiver:
+    """The GNSS receiver (CONTRACTS.md sensor model): ``GnssReceiver(cfg, vehicle, site, georef)``.
+
+    ``cfg`` the effective configuration, ``vehicle`` the profile (for base_footprint mounts),
+    ``site`` the obstacles (None: open sky), ``georef`` the site's Georeference or None (no
+    geodetic output).
+    """
+
+    name = "gnss"
+
+    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site, georef) -> None:
+        self.config = cfg if isinstance(cfg, GnssConfig) else GnssConfig.from_config(cfg)
+        c = self.config
+        self.vehicle = vehicle
+        self.site = site if site is not None else Site(name="open sky", georeference=None)
+        self.georef = georef
+        # Antenna Position: r_a from the chassis origin (ruling "Mounts")
+        self.lever_arm_m = lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, vehicle)
+        if georef is not None:
+            lat, lon, h = georef.site_wgs84_lat_lon_h()
+            self._utc0_s = utc_seconds_of_day(georef.start_utc)
+        else:
+            from navsense.geo import Georeference  # the ACRE tile's sky (module docstring)
+
+            lat, lon, h = Georeference.acre(start_utc=c.start_utc).site_wgs84_lat_lon_h()
+            self._utc0_s = utc_seconds_of_day(c.start_utc)
+        self.constellation = Constellation(c.seed, dict(c.constellations), lat, lon, h)
+        self._due = Due(c.hz)
+        self._rng = Pcg32(c.seed, GNSS_SEQUENCE)
+        self._fix_state = FixMachineState.initial(c.fix)
+        self._u = np.zeros(3)
+        self._z = np.zeros(3)
+        self._last_step: int | None = None
+
+    # ------------------------------------------------------------------------------ epochs
+    def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
+        """The GNSS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
+        c = self.config
+        idx = self._due.sample_indices(truth.t_s)
+        m = int(idx.size)
+        steps = truth.steps[idx]
+        t = truth.t_s[idx]
+        # dt: physics steps since the previous epoch / rate; 0.1 s on the first epoch
+        prev = np.empty(m, dtype=np.int64)
+        if m:
+            prev[0] = steps[0] if self._last_step is None else self._last_step
+            prev[1:] = steps[:-1]
+        dt = (steps - prev) / truth.rate_hz
+        first = np.zeros(m, dtype=bool)
+        if m and self._last_step is None:
+            first[0] = True
+            dt[0] = FIRST_EPOCH_DT_S
+        if m:
+            self._last_step = int(steps[-1])
+
+        # Antenna Position
+        p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
+        # Constellation and Sky Obstruction
+        los = self.constellation.los_enu(t)
+        visible = self.constellation.visible(los, c.elevation_mask_deg)
+        status = _sky.classify(p_a, los, visible, self.site, c.near_margin_m,
+                               c.foliage_block_path_m, c.elevation_mask_deg)
+        counts = _sky.counts(status)
+        # Dilution of Precision: used satellites, and all above the mask
+        hdop, vdop, pdop = _dop.dop(los, _sky.used_mask(status))
+        hdop_o, vdop_o, _ = _dop.dop(los, status != _sky.BELOW_MASK)
+        # Multipath Index
+        rho = _mp.reflector_index(p_a, self.site, c.reflector_range_m)
+        mi = _mp.multipath_index(counts["satellites_near_obstruction"], counts["satellites_foliage"],
+                                 counts["satellites_used"], rho)
+        # Correction Stream
+        age = c.corrections.age_s(t)
+        # the epoch's 11 values, in every state
+        draws = draw_epochs(self._rng, m)
+        # Fix State Machine
+        fx = run_fix_states(c.fix, self._fix_state, t, dt, counts["satellites_used"],
+                            counts["satellites_clear"], pdop, mi, age, draws.slip_uniform, draws.g_t)
+        fix = fx["fix"]
+        # Error Model
+        sig = error_sigmas(c.errors, fix, fx["lock_age_s"], hdop, vdop, hdop_o, vdop_o, mi)
+        u = gauss_markov_scan(phi_of(dt, sig["tau_s"], first), draws.g_u, self._u)
+        z = gauss_markov_scan(phi_of(dt, c.multipath_tau_s, first), draws.g_z, self._z)
+        if m:
+            self._u, self._z = u[-1].copy(), z[-1].copy()
+        e, sigma = combine(sig, u, draws.g_white, z)
+        p_out = p_a + e
+
+        block = {
+            "sample_time_s": t, "fix": fix, **counts,
+            "hdop": hdop, "vdop": vdop, "pdop": pdop, "hdop_open_sky": hdop_o, "vdop_open_sky": vdop_o,
+            "multipath_index": mi, "reflector_index": rho,
+            "correction_age_s": age, "rtk_lock_age_s": fx["lock_age_s"],
+            "rtk_converge_s": fx["converge_s"], "rtk_time_to_fix_s": fx["time_to_fix_s"],
+            "sigma_gm_m": sig["sigma_gm_m"], "sigma_white_m": sig["sigma_white_m"],
+            "sigma_mp_m": sig["sigma_mp_m"], "tau_s": sig["tau_s"], "k_h": sig["k_h"],
+            "k_v": sig["k_v"], "dt_s": dt,
+            "antenna_enu_m": p_a, "error_enu_m": e, "position_enu_m": p_out, "sigma_enu_m": sigma,
+            "u": u, "z": z,
+        }
+        if self.georef is not None:
+            block.update(self._geodetic(block))
+        return block
+
+    def _geodetic(self, block: dict) -> dict:
+        """Datum chain of p_out and the GGA sentences (specification, "Datum Chain", "Output Row")."""
+        t = block["sample_time_s"]
+        geo = self.georef.enu_to_geodetic(block["position_enu_m"].reshape(-1, 3), t)
+        lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
+        out = {k: np.asarray(geo[k], dtype=np.float64).reshape(-1) for k in _PREFIXED_KEYS}
+        out["latitude_deg"] = out[lat_key]
+        out["longitude_deg"] = out[lon_key]
+        out["ellipsoidal_height_m"] = out[h_key]
+        out["altitude_navd88_m"] = np.asarray(geo["navd88_height_m"], dtype=np.float64).reshape(-1)
+        out["geoid_undulation_nad83_m"] = np.asarray(geo["geoid_undulation_m"], dtype=np.float64).reshape(-1)
+        # GGA: geoid separation = ellipsoidal height of the output frame - NAVD88 altitude
+        sep = out["ellipsoidal_height_m"] - out["altitude_navd88_m"]
+        hdop = np.round(block["hdop"], ROW_DECIMALS["dop"]).tolist()
+        fix = block["fix"].tolist()
+        n_used = block["satellites_used"].tolist()
+        utc = (self._utc0_s + t).tolist()
+        age = block["correction_age_s"].tolist()
+        lat, lon = out["latitude_deg"].tolist(), out["longitude_deg"].tolist()
+        alt, sep_l = out["altitude_navd88_m"].tolist(), sep.tolist()
+        sentences = []
+        for k, q in enumerate(fix):
+            if q == NO_FIX:
+                sentences.append(gga_sentence(utc[k], None, None, q, n_used[k], hdop[k], None, None))
+            else:
+                sentences.append(gga_sentence(utc[k], lat[k], lon[k], q, n_used[k], hdop[k], alt[k],
+                                              sep_l[k], age[k]))
+        out["nmea_gga"] = np.array(sentences, dtype=object)
+        return out
+
+    # ------------------------------------------------------------------------------ outputs
+    def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
+        """gnss.jsonl rows (without the three time keys); layout in the module docstring."""
+        d = ROW_DECIMALS
+        m = len(block["sample_time_s"])
+        if m == 0:
+            return []
+        fix = block["fix"].tolist()
+        cnt = {k: block[k].tolist() for k in COUNT_KEYS}
+        dops = {k: _round(block[k], d["dop"]) for k in ("hdop", "vdop", "pdop", "hdop_open_sky",
+                                                        "vdop_open_sky")}
+        mi, rho = _round(block["multipath_index"], d["index"]), _round(block["reflector_index"], d["index"])
+        times = {k: _round(block[k], d["time_s"]) for k in ("correction_age_s", "rtk_lock_age_s",
+                                                            "rtk_converge_s", "rtk_time_to_fix_s")}
+        s_gm, s_w = _round(block["sigma_gm_m"], d["sigma_m"]), _round(block["sigma_white_m"], d["sigma_m"])
+        s_mp = _round(block["sigma_mp_m"], d["sigma_m"])
+        tau, k_h, k_v = _round(block["tau_s"], d["tau_s"]), _round(block["k_h"], d["ratio"]), _round(block["k_v"], d["ratio"])
+        dt = _round(block["dt_s"], d["dt_s"])
+        tau_m = round(self.config.multipath_tau_s, d["tau_s"])
+        pos = _round(block["position_enu_m"], d["position_m"])
+        sigma = block["sigma_enu_m"]
+        sig = _round(sigma, d["sigma_m"])
+        var = sigma * sigma
+        cov9 = np.zeros((m, 9))
+        cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
+        cov = _round(cov9, d["covariance_m2"])
+        std_h = _round(np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"])
+        geo = None
+        if "latitude_deg" in block:
+            ang, hgt = d["angle_deg"], d["height_m"]
+            geo_keys = ("latitude_deg", "longitude_deg", "ellipsoidal_height_m", "altitude_navd88_m",
+                        "geoid_undulation_nad83_m") + _PREFIXED_KEYS
+            geo = {k: _round(block[k], ang if k.endswith("_deg") else hgt) for k in geo_keys}
+            nmea = block["nmea_gga"].tolist()
+        rows = []
+        for k in range(m):
+            q = fix[k]
+            row = {"fix_type": FIX_TYPES[q], "gga_quality": q, "solution": SOLUTION_MODES[q]}
+            for key, col in cnt.items():
+                row[key] = col[k]
+            for key, col in dops.items():
+                row[key] = col[k]
+            row["multipath_index"] = mi[k]
+            row["reflector_index"] = rho[k]
+            for key, col in times.items():
+                row[key] = col[k]
+            row["model"] = {"sigma_gm_m": s_gm[k], "sigma_white_m": s_w[k], "sigma_mp_m": s_mp[k],
+                            "tau_s": tau[k], "multipath_tau_s": tau_m, "k_h": k_h[k], "k_v": k_v[k],
+                            "dt_s": dt[k]}
+            has_fix = q != NO_FIX
+            row["position_enu_m"] = pos[k] if has_fix else None
+            row["sigma_enu_m"] = sig[k] if has_fix else None
+            row["covariance_enu_m2"] = cov[k] if has_fix else None
+            row["position_std_m"] = std_h[k] if has_fix else None
+            if geo is not None:
+                for key, col in geo.items():
+                    row[key] = col[k] if has_fix else None
+                row["nmea_gga"] = nmea[k]
+            rows.append(row)
+        return rows
+
+    def nmea_lines(self, block: Mapping[str, np.ndarray]) -> list[str]:
+        """The block's $GNGGA sentences for gnss.nmea (empty without a georeference)."""
+        if "nmea_gga" not in block:
+            return []
+        return list(block["nmea_gga"].tolist())
+
+    def episode_info(self) -> dict:
+        """The constellation's draws and site, for episode.json."""
+        k = self.constellation
+        return {"gnss_constellation": {
+            "t0_s": round(float(k.t0_s), 6),
+            "satellites_enabled": int(np.count_nonzero(k.enabled)),
+            "site_wgs84_lat_lon_h": [round(k.site_lat_deg, 9), round(k.site_lon_deg, 9),
+                                     round(k.site_h_m, 4)],
+        }}

@@ -1,0 +1,113 @@
+"""GGA sentences (specification "Output Row"; DESIGN.md ruling "GGA number formats"), checked with
+a real NMEA parser (pynmeagps, test-only)."""
+
+import datetime
+
+import pytest
+from pynmeagps import NMEAReader
+from pynmeagps.exceptions import NMEAParseError
+
+from navsense.output.nmea import (
+    NmeaWriter, gga_sentence, nmea_checksum, read_nmea, utc_hhmmss, utc_seconds_of_day,
+)
+
+MINUTE_DEG = 1.0 / 60.0
+
+
+def fields(sentence):
+    body, cs = sentence[1:].split("*")
+    return body.split(","), cs
+
+
+@pytest.mark.parametrize("sentence", [
+    # the GGA example of the NMEA 0183 literature (gpsd's "NMEA Revealed", Wikipedia)
+    "$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47",
+    # NovAtel OEM7 commands and logs reference manual, log GPGGA, example
+    "$GPGGA,134658.00,5106.9792,N,11402.3003,W,2,09,1.0,1048.47,M,-16.27,M,08,AAAA*60",
+    # Trimble receiver help, NMEA-0183 message GGA, example (a checksum with a letter)
+    "$GPGGA,172814.0,3723.46587704,N,12202.26957864,W,2,6,1.2,18.893,M,-25.669,M,2.0,0031*4F",
+])
+def test_checksum_of_published_sentences(sentence):
+    body, cs = sentence[1:].split("*")
+    assert nmea_checksum(body) == cs
+
+
+def test_layout_and_parse():
+    s = gga_sentence(15 * 3600 + 0.1, 40.4715765, -86.9943737, 4, 23, 0.58, 217.0228, -33.627, 0.43)
+    f, cs = fields(s)
+    assert f == ["GNGGA", "150000.10", "4028.2945900", "N", "08659.6624220", "W", "4", "23", "0.58",
+                 "217.023", "M", "-33.627", "M", "0.4", "0001"]
+    assert cs == nmea_checksum(s[1:s.index("*")]) and len(cs) == 2 and cs == cs.upper()
+    msg = NMEAReader.parse(s)  # validates the checksum
+    assert msg.msgID == "GGA" and msg.quality == 4 and msg.numSV == 23
+    assert msg.lat == pytest.approx(40.4715765, abs=1e-9) and msg.lon == pytest.approx(-86.9943737, abs=1e-9)
+    assert msg.time == datetime.time(15, 0, 0, 100000)
+    assert msg.HDOP == 0.58 and msg.alt == 217.023 and msg.sep == -33.627
+    assert msg.diffAge == 0.4 and int(msg.diffStation) == 1
+
+
+def test_a_wrong_checksum_is_rejected_by_the_parser():
+    s = gga_sentence(0.0, 1.0, 2.0, 1, 8, 1.0, 3.0, 4.0)
+    bad = s[:-2] + ("00" if s[-2:] != "00" else "01")
+    with pytest.raises(NMEAParseError):
+        NMEAReader.parse(bad)
+
+
+def test_hemispheres_and_degree_digits():
+    f, _ = fields(gga_sentence(0.0, -5.5, 7.25, 1, 5, 1.2, 0.0, 0.0))
+    assert f[2:6] == ["0530.0000000", "S", "00715.0000000", "E"]
+
+
+@pytest.mark.parametrize("lat,text", [
+    (40.999999999999, "4100.0000000"),  # 59.99999999994' rounds up: carry into the degrees
+    (40.9999999983, "4059.9999999"),
+    (0.0, "0000.0000000"),
+    (89.99999999999, "9000.0000000"),
+])
+def test_minute_rounding_carries(lat, text):
+    f, _ = fields(gga_sentence(0.0, lat, 179.999999999999, 1, 5, 1.0, 0.0, 0.0))
+    assert f[2] == text
+    assert f[4] == "18000.0000000"
+
+
+def test_time_rounding_and_midnight():
+    assert utc_hhmmss(0.0) == "000000.00"
+    assert utc_hhmmss(59.996) == "000100.00"
+    assert utc_hhmmss(86399.996) == "000000.00"  # wraps to the next day
+    assert utc_hhmmss(12 * 3600 + 34 * 60 + 56.784) == "123456.78"
+    assert utc_seconds_of_day("2026-09-23T15:00:00Z") == 54000.0
+    assert utc_seconds_of_day("2026-09-23T15:00:00.25+00:00") == 54000.25
+
+
+def test_no_correction_leaves_age_and_station_empty():
+    for age in (None, float("nan")):
+        f, _ = fields(gga_sentence(0.0, 1.0, 1.0, 1, 9, 0.9, 10.0, -30.0, age))
+        assert f[-2:] == ["", ""]
+    msg = NMEAReader.parse(gga_sentence(0.0, 1.0, 1.0, 1, 9, 0.9, 10.0, -30.0))
+    assert msg.diffAge == "" and msg.diffStation == ""
+
+
+def test_no_fix_form():
+    s = gga_sentence(54001.0, None, None, 0, 3, 99.99, None, None)
+    f, _ = fields(s)
+    assert f == ["GNGGA", "150001.00", "", "", "", "", "0", "03", "99.99", "", "", "", "", "", ""]
+    msg = NMEAReader.parse(s)
+    assert msg.quality == 0 and msg.lat == "" and msg.alt == ""
+
+
+def test_writer_round_trip(tmp_path):
+    sentences = [gga_sentence(54000.0 + k / 10, 40.0 + k * 1e-6, -87.0, 4, 20, 0.6, 200.0, -34.0, 0.3)
+                 for k in range(5)]
+    path = tmp_path / "gnss.nmea"
+    with NmeaWriter(path) as w:
+        w.write_sentences(sentences[:2])
+        w.write_sentences([])
+        w.write_sentences(sentences[2:])
+    assert path.read_bytes().count(b"\r\n") == 5
+    assert read_nmea(path) == sentences
+    with open(path, "rb") as stream:  # the parser's own stream reader
+        parsed = [msg for _, msg in NMEAReader(stream)]
+    assert [m.lat for m in parsed] == pytest.approx([40.0 + k * 1e-6 for k in range(5)], abs=1e-9)
+    with pytest.raises(FileExistsError):
+        with NmeaWriter(path):
+            pass

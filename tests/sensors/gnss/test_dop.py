@@ -1,0 +1,129 @@
+"""Dilution of precision (specification, "Dilution of Precision")."""
+
+import numpy as np
+import pytest
+
+from navsense.sensors.gnss.dop import NO_DOP, dop
+
+
+def unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def random_skies(rng, m, nsat):
+    los = unit(rng.normal(size=(m, nsat, 3)))
+    los[..., 2] = np.abs(los[..., 2])
+    used = rng.uniform(size=(m, nsat)) < 0.6
+    return los, used
+
+
+def lstsq_dop(los, used):
+    """Per epoch: the covariance of the least-squares position-and-clock solution (unit sigma)."""
+    g = np.column_stack([-los[used], np.ones(used.sum())])
+    # covariance of x = argmin |G x - y|: (G^T G)^-1, taken from the pseudo-inverse
+    pinv = np.linalg.pinv(g)
+    q = pinv @ pinv.T
+    return np.sqrt(q[0, 0] + q[1, 1]), np.sqrt(q[2, 2]), np.sqrt(q[0, 0] + q[1, 1] + q[2, 2])
+
+
+def test_dop_against_least_squares_on_random_skies():
+    rng = np.random.default_rng(3)
+    los, used = random_skies(rng, 500, 25)
+    h, v, p = dop(los, used)
+    for i in range(len(los)):
+        if used[i].sum() < 4:
+            continue
+        eh, ev, ep = lstsq_dop(los[i], used[i])
+        np.testing.assert_allclose([h[i], v[i], p[i]], [eh, ev, ep], rtol=1e-9)
+    assert np.all(p >= h) and np.all(p >= v)
+    np.testing.assert_allclose(p ** 2, h ** 2 + v ** 2, rtol=1e-12)
+
+
+def test_dop_of_a_known_sky():
+    # one satellite at the zenith and three at 0 deg, 120 deg apart: a closed form
+    # G^T G = [[1.5, 0, 0, 0], [0, 1.5, 0, 0], [0, 0, 1, -1], [0, 0, -1, 4]]
+    # -> Q11 = Q22 = 2/3, Q33 = 4/3  (the 2x2 block [[1, -1], [-1, 4]]^-1 = [[4, 1], [1, 1]] / 3)
+    az = np.radians([0.0, 120.0, 240.0])
+    los = np.array([[[0, 0, 1], *np.column_stack([np.sin(az), np.cos(az), np.zeros(3)])]])
+    h, v, p = dop(los, np.ones((1, 4), bool))
+    np.testing.assert_allclose(h, np.sqrt(4 / 3), rtol=1e-13)
+    np.testing.assert_allclose(v, np.sqrt(4 / 3), rtol=1e-13)
+    np.testing.assert_allclose(p, np.sqrt(8 / 3), rtol=1e-13)
+
+
+def test_fewer_than_four_satellites():
+    rng = np.random.default_rng(5)
+    los, _ = random_skies(rng, 5, 10)
+    used = np.zeros((5, 10), bool)
+    for i in range(4):
+        used[i, :i] = True
+    used[4, :4] = True
+    h, v, p = dop(los, used)
+    np.testing.assert_array_equal(h[:4], NO_DOP)
+    np.testing.assert_array_equal(v[:4], NO_DOP)
+    np.testing.assert_array_equal(p[:4], NO_DOP)
+    assert p[4] != NO_DOP
+
+
+def test_singular_geometry():
+    # every satellite at the same elevation: the up column is a multiple of the clock column
+    az = np.radians(np.arange(0.0, 360.0, 45.0))
+    el = np.radians(35.0)
+    los = np.column_stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.full(8, np.sin(el))])
+    # all in one vertical plane (two azimuths): east is unobservable
+    el2 = np.radians(np.array([10.0, 30.0, 60.0, 80.0, 40.0]))
+    plane = np.column_stack([np.zeros(5), np.cos(el2) * np.array([1, 1, 1, -1, -1]), np.sin(el2)])
+    # four copies of one direction
+    same = np.tile([0.3, 0.4, np.sqrt(0.75)], (4, 1))
+    los3 = np.zeros((3, 8, 3))
+    los3[0] = los
+    los3[1, :5] = plane
+    los3[2, :4] = same
+    used = np.zeros((3, 8), bool)
+    used[0] = True
+    used[1, :5] = True
+    used[2, :4] = True
+    h, v, p = dop(los3, used)
+    np.testing.assert_array_equal(h, NO_DOP)
+    np.testing.assert_array_equal(v, NO_DOP)
+    np.testing.assert_array_equal(p, NO_DOP)
+
+
+def test_nearly_singular_but_solvable_geometry_is_kept():
+    # the same ring plus one satellite 1 deg higher: poor vertical geometry, but a solution
+    az = np.radians(np.arange(0.0, 360.0, 60.0))
+    el = np.radians(np.r_[np.full(6, 35.0), 36.0])
+    az = np.r_[az, 0.3]
+    los = np.column_stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.sin(el)])[None]
+    h, v, p = dop(los, np.ones((1, 7), bool))
+    eh, ev, ep = lstsq_dop(los[0], np.ones(7, bool))
+    assert v[0] > 50 and v[0] != NO_DOP
+    np.testing.assert_allclose([h[0], v[0], p[0]], [eh, ev, ep], rtol=1e-6)
+
+
+def test_unused_satellites_do_not_count():
+    rng = np.random.default_rng(9)
+    los, used = random_skies(rng, 50, 20)
+    used[:, :6] = True
+    h1, v1, p1 = dop(los, used)
+    los2 = los.copy()
+    los2[~used] = rng.normal(size=(np.count_nonzero(~used), 3))  # junk in unused rows
+    h2, v2, p2 = dop(los2, used)
+    np.testing.assert_array_equal(h1, h2)
+    np.testing.assert_array_equal(v1, v2)
+    np.testing.assert_array_equal(p1, p2)
+
+
+def test_dop_is_the_same_however_the_epochs_are_cut():
+    rng = np.random.default_rng(13)
+    los, used = random_skies(rng, 300, 30)
+    whole = np.array(dop(los, used))
+    parts = np.concatenate([np.array(dop(los[i:i + 1], used[i:i + 1])) for i in range(300)], axis=1)
+    np.testing.assert_array_equal(whole, parts)
+
+
+def test_empty_and_shape_errors():
+    h, v, p = dop(np.zeros((0, 5, 3)), np.zeros((0, 5), bool))
+    assert h.shape == v.shape == p.shape == (0,)
+    with pytest.raises(ValueError, match="`used`"):
+        dop(np.zeros((2, 5, 3)), np.zeros((2, 4), bool))

@@ -1,0 +1,153 @@
+"""The GNSS error model (specification, "Error Model"; DESIGN.md "Random values per epoch")."""
+
+import math
+
+import numpy as np
+import pytest
+
+from navsense.config import load_config
+from navsense.rng import Pcg32
+from navsense.sensors.gnss.error_model import (
+    OUTPUTS_PER_EPOCH, ErrorConfig, combine, draw_epochs, error_sigmas, gauss_markov_scan, phi_of,
+)
+from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
+
+um = 1e-6
+
+
+@pytest.fixture(scope="module")
+def errcfg():
+    return ErrorConfig.from_config(load_config(vehicle="maxxum"))
+
+
+# --------------------------------------------------------------------------- draws
+def test_draws_equal_the_streams_scalar_values_in_order():
+    m = 5
+    d = draw_epochs(Pcg32(42, 1), m)
+    ref = Pcg32(42, 1)
+    for k in range(m):
+        g = [ref.gaussian() for _ in range(9)]
+        u = ref.uniform()
+        gt = ref.gaussian()
+        assert d.g_u[k].tolist() == g[0:3]
+        assert d.g_white[k].tolist() == g[3:6]
+        assert d.g_z[k].tolist() == g[6:9]
+        assert d.slip_uniform[k] == u
+        assert d.g_t[k] == gt
+
+
+def test_draws_use_21_outputs_an_epoch_however_grouped():
+    a, b = Pcg32(7, 1), Pcg32(7, 1)
+    whole = draw_epochs(a, 10)
+    parts = [draw_epochs(b, n) for n in (3, 0, 1, 6)]
+    assert a.state == b.state
+    ref = Pcg32(7, 1)
+    ref.u32(OUTPUTS_PER_EPOCH * 10)
+    assert a.state == ref.state
+    np.testing.assert_array_equal(whole.g_t, np.concatenate([p.g_t for p in parts]))
+    np.testing.assert_array_equal(whole.g_u, np.concatenate([p.g_u for p in parts]))
+
+
+# --------------------------------------------------------------------------- Gauss-Markov
+def scalar_scan(phi, g, x0):
+    x = list(map(float, x0))
+    out = []
+    for k in range(len(phi)):
+        b = math.sqrt(1.0 - phi[k] * phi[k])
+        x = [phi[k] * x[j] + b * float(g[k, j]) for j in range(len(x))]
+        out.append(x)
+    return np.array(out)
+
+
+def test_scan_equals_the_scalar_recursion_bit_for_bit():
+    rng = np.random.default_rng(11)
+    n = 500
+    choices = np.exp(-np.array([0.1, 1 / 120, 0.2]) / np.array([[60.0], [30.0], [8.0]])).ravel()
+    phi = np.repeat(rng.choice(choices, 60), rng.integers(1, 20, 60))[:n]
+    phi[0] = 0.0
+    g = rng.normal(size=(phi.size, 3))
+    want = scalar_scan(phi, g, np.zeros(3))
+    got = gauss_markov_scan(phi, g, np.zeros(3))
+    np.testing.assert_array_equal(got, want)
+    # resumed from the carried state at any cut
+    x = np.zeros(3)
+    parts = []
+    for a, b in [(0, 1), (1, 7), (7, 250), (250, phi.size)]:
+        parts.append(gauss_markov_scan(phi[a:b], g[a:b], x))
+        x = parts[-1][-1]
+    np.testing.assert_array_equal(np.concatenate(parts), want)
+
+
+def test_first_epoch_phi_is_zero():
+    phi = phi_of(np.array([0.1, 0.1]), np.array([60.0, 60.0]), np.array([True, False]))
+    assert phi[0] == 0.0 and phi[1] == math.exp(-0.1 / 60.0)
+
+
+def test_scan_is_stationary_with_unit_variance():
+    n = 200_000
+    phi = np.full(n, math.exp(-0.1 / 8.0))
+    phi[0] = 0.0
+    g = Pcg32(5, 1).gaussians(n).reshape(n, 1)
+    x = gauss_markov_scan(phi, g, np.zeros(1))[:, 0]
+    # effective sample size n (1 - phi) / (1 + phi) ~ 1250: 5 sigma of the variance estimate
+    n_eff = n * (1 - phi[1]) / (1 + phi[1])
+    assert abs(x.var() - 1.0) < 5 * math.sqrt(2.0 / n_eff)
+
+
+# --------------------------------------------------------------------------- sigmas
+def sigmas(cfg, fix, lock_age=100.0, h=1.0, v=1.5, ho=1.0, vo=1.5, mi=0.2):
+    n = len(fix)
+    full = lambda x: np.full(n, float(x))  # noqa: E731
+    return error_sigmas(cfg, np.array(fix), full(lock_age), full(h), full(v), full(ho), full(vo), full(mi))
+
+
+def test_state_sigmas_with_baseline_and_multipath(errcfg):
+    s = sigmas(errcfg, [RTK_FIXED, DGPS, SINGLE, NO_FIX])
+    # rtk_fixed: 0.008 + 1e-3 * 1 ppm * 5 km;  up 0.015 + 1e-3 * 1.5 * 5
+    np.testing.assert_allclose(s["sigma_gm_m"][0], [0.013, 0.013, 0.0225], rtol=1e-14)
+    np.testing.assert_allclose(s["sigma_gm_m"][1], [0.35, 0.35, 0.7], rtol=1e-14)  # no baseline term
+    np.testing.assert_allclose(s["sigma_gm_m"][2], [1.0, 1.0, 2.0], rtol=1e-14)
+    np.testing.assert_array_equal(s["sigma_gm_m"][3], s["sigma_gm_m"][2])  # no_fix = single
+    np.testing.assert_allclose(s["sigma_white_m"][0], [0.003, 0.003, 0.006], rtol=1e-14)
+    np.testing.assert_allclose(s["sigma_mp_m"][0], [0.2 * 0.015, 0.2 * 0.015, 0.2 * 0.015 * 1.5], rtol=1e-14)
+    np.testing.assert_allclose(s["sigma_mp_m"][2], [0.3, 0.3, 0.45], rtol=1e-14)
+    assert s["tau_s"].tolist() == [60.0, 120.0, 300.0, 300.0]
+
+
+def test_float_converges_from_the_initial_values(errcfg):
+    ages = np.array([0.0, 30.0, 1e6])
+    s = error_sigmas(errcfg, np.full(3, RTK_FLOAT), ages, np.ones(3), np.ones(3), np.ones(3),
+                     np.ones(3), np.zeros(3))
+    base_h = 0.1 + (0.4 - 0.1) * np.exp(-ages / 30.0) + 0.005
+    base_v = 0.2 + (0.8 - 0.2) * np.exp(-ages / 30.0) + 0.0075
+    np.testing.assert_allclose(s["sigma_gm_m"][:, 0], base_h, rtol=1e-14)
+    np.testing.assert_allclose(s["sigma_gm_m"][:, 2], base_v, rtol=1e-14)
+
+
+def test_dop_ratios_are_clamped(errcfg):
+    s = error_sigmas(errcfg, np.full(4, SINGLE), np.zeros(4), np.array([3.0, 99.99, 0.2, 1.0]),
+                     np.array([3.0, 99.99, 0.2, 1.0]), np.array([1.5, 1.0, 1.0, 0.0]),
+                     np.array([1.5, 1.0, 1.0, 0.0]), np.zeros(4))
+    np.testing.assert_allclose(s["k_h"], [2.0, 20.0, 0.5, 20.0])  # 1 / max(0, 1e-3) = 1000 -> 20
+    np.testing.assert_allclose(s["sigma_gm_m"][:, 0], [2.0, 20.0, 0.5, 20.0])
+    np.testing.assert_allclose(s["sigma_white_m"][:, 2], 0.6 * np.array([2.0, 20.0, 0.5, 20.0]))
+
+
+def test_noise_off_zeroes_the_sigmas(errcfg):
+    cfg = load_config(vehicle="maxxum", overrides={"noise": False})
+    off = ErrorConfig.from_config(cfg)
+    s = sigmas(off, [RTK_FIXED, SINGLE])
+    for key in ("sigma_gm_m", "sigma_white_m", "sigma_mp_m"):
+        assert (s[key] == 0.0).all()
+    e, sigma = combine(s, np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)))
+    assert (e == 0.0).all() and (sigma == 0.0).all()
+
+
+def test_combine(errcfg):
+    s = sigmas(errcfg, [RTK_FIXED])
+    u, w, z = np.array([[1.0, -2.0, 0.5]]), np.array([[0.3, 0.1, -1.0]]), np.array([[2.0, 0.0, 1.0]])
+    e, sigma = combine(s, u, w, z)
+    want = s["sigma_gm_m"] * u + s["sigma_white_m"] * w + s["sigma_mp_m"] * z
+    np.testing.assert_array_equal(e, want)
+    np.testing.assert_allclose(sigma**2, s["sigma_gm_m"]**2 + s["sigma_white_m"]**2 + s["sigma_mp_m"]**2,
+                               rtol=1e-14)

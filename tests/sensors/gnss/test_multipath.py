@@ -1,0 +1,87 @@
+"""Reflector index and multipath index (specification, "Multipath Index")."""
+
+import math
+
+import numpy as np
+import pytest
+
+from navsense.sensors.gnss.multipath import multipath_index, reflector_index
+from navsense.site import Site
+
+
+def make_site(boxes=(), cylinders=(), crowns=()):
+    cyl = np.array(cylinders, dtype=float).reshape(-1, 5)
+    crn = np.array(crowns, dtype=float).reshape(-1, 4)
+    return Site(
+        name="test", georeference=None,
+        box_min_m=np.array([b[0] for b in boxes], dtype=float).reshape(-1, 3),
+        box_max_m=np.array([b[1] for b in boxes], dtype=float).reshape(-1, 3),
+        cyl_xy_m=cyl[:, :2].copy(), cyl_base_m=cyl[:, 2].copy(), cyl_top_m=cyl[:, 3].copy(),
+        cyl_radius_m=cyl[:, 4].copy(),
+        crown_center_m=crn[:, :3].copy(), crown_radius_m=crn[:, 3].copy(),
+    )
+
+
+BOX = ([10.0, -5.0, 0.0], [20.0, 5.0, 8.0])   # centre (15, 0), half diagonal sqrt(50), top 8
+CYL = (0.0, 30.0, 0.0, 15.0, 4.0)              # axis (0, 30), radius 4, top 15
+ANT = np.array([[0.0, 0.0, 2.0]])
+
+
+def test_one_box_by_hand():
+    # D = 15, b_h = 7.0711: 2 atan2(7.0711, 15) / 2 pi = 0.140219;
+    # atan2(8 - 2, 15) = 21.801 deg / 30 deg = 0.726714; 1 - 15/60 = 0.75 -> 0.076424
+    rho = reflector_index(ANT, make_site(boxes=[BOX]), 60.0)
+    expected = (2 * math.atan2(math.sqrt(50.0), 15.0) / (2 * math.pi)
+                * (math.degrees(math.atan2(6.0, 15.0)) / 30.0) * 0.75)
+    assert rho[0] == pytest.approx(expected, rel=1e-12)
+    assert rho[0] == pytest.approx(0.076424, abs=1e-6)
+
+
+def test_one_cylinder_by_hand():
+    # D = 30, b_h = 4: 2 atan2(4, 30) / 2 pi = 0.042193; atan2(13, 30) = 23.429 deg / 30 = 0.780956;
+    # 1 - 30/60 = 0.5 -> 0.016475
+    rho = reflector_index(ANT, make_site(cylinders=[CYL]), 60.0)
+    expected = (2 * math.atan2(4.0, 30.0) / (2 * math.pi)
+                * (math.degrees(math.atan2(13.0, 30.0)) / 30.0) * 0.5)
+    assert rho[0] == pytest.approx(expected, rel=1e-12)
+    assert rho[0] == pytest.approx(0.016475, abs=1e-6)
+
+
+def test_sum_range_clamps_and_crowns():
+    site = make_site(boxes=[BOX], cylinders=[CYL], crowns=[(3.0, 0.0, 5.0, 3.0)])
+    both = reflector_index(ANT, site, 60.0)
+    assert both[0] == pytest.approx(0.076424 + 0.016475, abs=2e-6)  # crowns are not solid
+    # the cylinder at D = 30 is out of a 30 m range (D < d_r only), the box is not
+    only_box = reflector_index(ANT, make_site(boxes=[BOX]), 30.0)
+    assert reflector_index(ANT, site, 30.0)[0] == pytest.approx(only_box[0], rel=1e-15)
+    # an obstacle whose top is below the antenna adds nothing
+    assert reflector_index(np.array([[0.0, 0.0, 9.0]]), make_site(boxes=[BOX]), 60.0)[0] == 0.0
+    # a tall obstacle: the elevation factor saturates at 1
+    tall = make_site(cylinders=[(0.0, 10.0, 0.0, 100.0, 2.0)])
+    expected = 2 * math.atan2(2.0, 10.0) / (2 * math.pi) * 1.0 * (1 - 10 / 60)
+    assert reflector_index(ANT, tall, 60.0)[0] == pytest.approx(expected, rel=1e-12)
+    # at the axis D = 0 uses max(D, 1) = 1 in the angles and D = 0 in the range factor
+    on_axis = reflector_index(np.array([[0.0, 10.0, 2.0]]), tall, 60.0)[0]
+    assert on_axis == pytest.approx(2 * math.atan2(2.0, 1.0) / (2 * math.pi), rel=1e-12)
+    # many close tall obstacles: clamped to 1
+    ring = make_site(cylinders=[(10 * math.cos(a), 10 * math.sin(a), 0.0, 50.0, 4.0)
+                                for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)])
+    assert reflector_index(ANT, ring, 60.0)[0] == 1.0
+
+
+def test_vectorised_over_epochs_and_empty_site():
+    site = make_site(boxes=[BOX], cylinders=[CYL])
+    ant = np.array([[0.0, 0.0, 2.0], [100.0, 100.0, 2.0], [15.0, 0.0, 2.0]])
+    rho = reflector_index(ant, site, 60.0)
+    assert rho.shape == (3,) and rho[1] == 0.0
+    np.testing.assert_array_equal(rho[:1], reflector_index(ant[:1], site, 60.0))
+    assert reflector_index(ant, make_site(), 60.0).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match=r"shape \(m, 3\)"):
+        reflector_index(np.zeros(3), site, 60.0)
+
+
+def test_multipath_index():
+    m = multipath_index(np.array([0, 2, 0, 10, 0]), np.array([0, 2, 0, 0, 0]),
+                        np.array([10, 10, 0, 10, 0]), np.array([0.0, 0.1, 0.4, 0.5, 0.0]))
+    # (2 + 1) / 10 + 0.05 = 0.35; no used satellites: max(N_u, 1) = 1; clamped at 1
+    np.testing.assert_allclose(m, [0.0, 0.35, 0.2, 1.0, 0.0], rtol=1e-15)
