@@ -1,0 +1,478 @@
+"""Truth logs on disk: CSV and Parquet readers (whole or streamed in chunks) and writers.
+
+Format (DESIGN.md, "Data contracts"): one row per physics step, the 18 columns of
+:data:`~navsense.truth.states.TRUTH_COLUMNS`::
+
+    t_s, px_m, py_m, pz_m, qx, qy, qz, qw, vx_mps, vy_mps, vz_mps,
+    wx_radps, wy_radps, wz_radps, cx_m, cy_m, cz_m, reset
+
+- **Columns.** Exactly these 18 names, each once; the order is free (columns are matched by
+  name; the writers use the order above). A missing, unknown or repeated column is an error.
+- **CSV.** Comma separated, a header line, one row per line (no quoted multi-line fields).
+  Numbers in any decimal or exponent notation; ``reset`` is ``0``/``1`` or ``true``/``false``
+  (also ``True``/``TRUE``/``False``/``FALSE``, ``0.0``/``1.0``). Empty lines are skipped. Line
+  numbers in messages count the header as line 1, as an editor shows them.
+- **Parquet.** The same column names; numeric columns (any float or integer type), ``reset``
+  boolean or integer 0/1. Messages name the data row, the first row being row 1.
+
+Validation (specification "Frames and Sample Times", DESIGN.md invariant 4), in row order; the
+first row that breaks a rule is reported with the file, its line (row), the value and the rule:
+
+- every value finite (no NaN, no infinity, no empty field);
+- time on the physics clock: with ``k0 = round(t_0 rate_hz) >= 0``, row i must have
+  ``|t_i - (k0 + i) / rate_hz| <= 1e-6 s`` (consecutive steps, no gap, no repeat);
+- quaternion of unit norm: ``| |q| - 1 | <= 1e-6``;
+- ``reset`` 0 or 1;
+- at least 3 rows (the IMU's first row is at the third physics step).
+
+The returned :class:`TruthStates` holds ``step0 = k0``; its times are recomputed exactly as
+``k / rate_hz`` (the file's t_s is only checked). The other values are kept bit for bit:
+quaternions are not renormalised.
+
+The writers format floats with the shortest decimal that reads back to the same double (as
+Python's ``repr``), so a CSV round trip is exact; they write to a temporary name in the target
+directory and rename it when complete, so a failed write never leaves a file that looks whole.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from navsense.errors import TruthError
+from navsense.truth.states import PHYSICS_HZ, TRUTH_COLUMNS, TruthStates
+
+__all__ = ["read_truth", "write_truth", "iter_truth_chunks", "TruthWriter",
+           "TIME_TOLERANCE_S", "QUAT_NORM_TOLERANCE", "MIN_TRUTH_ROWS"]
+
+TIME_TOLERANCE_S = 1e-6      # t_s of a row vs k / rate_hz, s (issue 2, item 4)
+QUAT_NORM_TOLERANCE = 1e-6   # | |q| - 1 | allowed (issue 2, item 4)
+MIN_TRUTH_ROWS = 3           # the IMU's first row is at the third physics step (spec, "IMU")
+
+_NUMERIC = TRUTH_COLUMNS[:-1]
+_CSV_BLOCK_BYTES = 1 << 18   # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
+                             # so a stream holds ~10 MB whatever the file's length
+_PARQUET_BATCH_ROWS = 8192
+_TRUE = ["1", "true", "True", "TRUE", "1.0"]
+_FALSE = ["0", "false", "False", "FALSE", "0.0"]
+
+
+def _format_of(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    raise TruthError(f"{path}: unknown truth-log format {path.suffix!r}; use .csv or .parquet")
+
+
+def _check_header(path: Path, names: list[str], where: str) -> None:
+    """Exactly the 18 TRUTH_COLUMNS, each once, in any order."""
+    seen, repeated = set(), []
+    for name in names:
+        if name in seen:
+            repeated.append(name)
+        seen.add(name)
+    missing = [c for c in TRUTH_COLUMNS if c not in seen]
+    extra = [c for c in names if c not in TRUTH_COLUMNS]
+    problems = []
+    if missing:
+        problems.append("missing column(s) " + ", ".join(missing))
+    if extra:
+        problems.append("unknown column(s) " + ", ".join(repr(c) for c in extra))
+    if repeated:
+        problems.append("repeated column(s) " + ", ".join(repeated))
+    if problems:
+        raise TruthError(f"{path}: {where}: {'; '.join(problems)}; the columns must be "
+                         f"{', '.join(TRUTH_COLUMNS)} (any order)")
+
+
+class _Validator:
+    """Checks consecutive blocks of rows and carries the clock across block boundaries."""
+
+    def __init__(self, path: Path, rate_hz: float, kind: str) -> None:
+        if not (isinstance(rate_hz, (int, float)) and math.isfinite(rate_hz) and rate_hz > 0):
+            raise TruthError(f"rate_hz = {rate_hz!r} must be a positive number")
+        self.path = path
+        self.rate_hz = float(rate_hz)
+        self.kind = kind
+        self.rows = 0            # rows checked so far
+        self.k0: int | None = None
+
+    def where(self, row: int) -> str:
+        """'line L' (CSV, header = line 1, empty lines counted) or 'row N' (Parquet, 1-based)."""
+        if self.kind == "csv":
+            return f"line {_csv_line_of_row(self.path, row)}"
+        return f"row {row + 1}"
+
+    def fail(self, row: int, message: str) -> TruthError:
+        return TruthError(f"{self.path}: {self.where(row)}: {message}")
+
+    def check(self, cols: dict[str, np.ndarray]) -> TruthStates:
+        """Validate one block (float64 columns, reset bool/number) and return it as TruthStates."""
+        n = len(cols["t_s"])
+        row0 = self.rows
+        failures: list[tuple[int, int, str]] = []   # (row in block, rule order, message)
+
+        # finite values
+        bad_rows = [(int(np.argmax(~np.isfinite(cols[c]))), j, c)
+                    for j, c in enumerate(_NUMERIC) if not np.all(np.isfinite(cols[c]))]
+        if bad_rows:
+            i, _, c = min(bad_rows)
+            failures.append((i, 0, f"{c} = {float(cols[c][i])!r} is not a finite number"))
+
+        # the physics clock: t_i = (k0 + i) / rate within 1e-6 s
+        t = cols["t_s"]
+        if n and self.k0 is None and np.isfinite(t[0]):
+            k0 = int(round(float(t[0]) * self.rate_hz))
+            if k0 < 0:
+                failures.append((0, 1, f"t_s = {float(t[0])!r} is negative; the physics clock starts at 0"))
+            else:
+                self.k0 = k0
+        if self.k0 is not None:
+            k = self.k0 + row0 + np.arange(n, dtype=np.int64)
+            expected = k / self.rate_hz
+            off = np.abs(t - expected) > TIME_TOLERANCE_S
+            if np.any(off):
+                i = int(np.argmax(off))
+                failures.append((i, 1, (
+                    f"t_s = {float(t[i])!r} is not on the {self.rate_hz:g} Hz physics clock: "
+                    f"expected {float(expected[i])!r} (step {int(k[i])}) within "
+                    f"{TIME_TOLERANCE_S:g} s; rows must be consecutive physics steps")))
+
+        # unit quaternions
+        norm = np.sqrt(cols["qx"] ** 2 + cols["qy"] ** 2 + cols["qz"] ** 2 + cols["qw"] ** 2)
+        off = np.abs(norm - 1.0) > QUAT_NORM_TOLERANCE
+        if np.any(off):
+            i = int(np.argmax(off))
+            q = ", ".join(repr(float(cols[c][i])) for c in ("qx", "qy", "qz", "qw"))
+            failures.append((i, 2, (
+                f"quaternion (qx, qy, qz, qw) = ({q}) has norm {float(norm[i])!r}; "
+                f"it must be a unit quaternion (|norm - 1| <= {QUAT_NORM_TOLERANCE:g})")))
+
+        # reset flag
+        reset = np.asarray(cols["reset"])
+        if reset.dtype != np.bool_:
+            bad = ~((reset == 0) | (reset == 1))
+            if np.any(bad):
+                i = int(np.argmax(bad))
+                failures.append((i, 3, f"reset = {reset[i].item()!r} must be 0 or 1 (or true/false)"))
+            reset = reset == 1
+
+        if failures:
+            i, _, message = min(failures)
+            raise self.fail(row0 + i, message)
+
+        self.rows += n
+        return TruthStates(
+            step0=(self.k0 or 0) + row0,
+            p_m=np.column_stack([cols["px_m"], cols["py_m"], cols["pz_m"]]),
+            q_xyzw=np.column_stack([cols["qx"], cols["qy"], cols["qz"], cols["qw"]]),
+            v_mps=np.column_stack([cols["vx_mps"], cols["vy_mps"], cols["vz_mps"]]),
+            w_radps=np.column_stack([cols["wx_radps"], cols["wy_radps"], cols["wz_radps"]]),
+            c_m=np.column_stack([cols["cx_m"], cols["cy_m"], cols["cz_m"]]),
+            reset=np.ascontiguousarray(reset, dtype=np.bool_),
+            rate_hz=self.rate_hz,
+        )
+
+    def finish(self) -> None:
+        if self.rows == 0:
+            raise TruthError(f"{self.path}: the truth log has no data rows; "
+                             f"at least {MIN_TRUTH_ROWS} physics steps are required")
+        if self.rows < MIN_TRUTH_ROWS:
+            raise TruthError(f"{self.path}: the truth log has {self.rows} row(s); "
+                             f"at least {MIN_TRUTH_ROWS} physics steps are required")
+
+
+# ----------------------------------------------------------------------------------- CSV
+
+def _csv_header(path: Path) -> list[str]:
+    try:
+        with open(path, "r", encoding="utf-8-sig", newline="") as f:   # a BOM is skipped
+            first = f.readline()
+    except OSError as exc:
+        raise TruthError(f"{path}: cannot read the truth log ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise TruthError(f"{path}: line 1: not a UTF-8 text file (a CSV truth log was expected)") from None
+    if not first.strip():
+        raise TruthError(f"{path}: the file is empty; a truth log needs the header "
+                         f"{','.join(TRUTH_COLUMNS)} and at least {MIN_TRUTH_ROWS} rows")
+    names = next(csv.reader([first]))
+    names = [n.strip() for n in names]
+    _check_header(path, names, "line 1 (header)")
+    return names
+
+
+def _csv_line_of_row(path: Path, row: int) -> int:
+    """The 1-based line of data row ``row`` (0-based; empty lines are skipped like the reader)."""
+    with open(path, "r", encoding="utf-8", newline="") as f:
+        f.readline()
+        line, seen = 1, -1
+        for text in f:
+            line += 1
+            if text.strip("\r\n"):
+                seen += 1
+                if seen == row:
+                    return line
+    return line
+
+
+def _csv_syntax_error(path: Path, names: list[str], arrow_message: str) -> TruthError:
+    """Find the first line pyarrow could not parse or convert (error path only; streams the file)."""
+    reset_col = names.index("reset")
+    allowed = set(_TRUE) | set(_FALSE)
+    with open(path, "r", encoding="utf-8", newline="") as f:
+        f.readline()
+        for line, fields in enumerate(csv.reader(f), start=2):
+            if not fields:
+                continue
+            if len(fields) != len(names):
+                return TruthError(f"{path}: line {line}: {len(fields)} values, expected "
+                                  f"{len(names)} (one per header column)")
+            for j, (name, text) in enumerate(zip(names, fields)):
+                if j == reset_col:
+                    if text.strip() not in allowed:
+                        return TruthError(f"{path}: line {line}: reset = {text!r} must be 0 or 1 "
+                                          f"(or true/false)")
+                    continue
+                try:
+                    if "_" in text:
+                        raise ValueError
+                    float(text)
+                except ValueError:
+                    return TruthError(f"{path}: line {line}: {name} = {text!r} is not a number")
+    return TruthError(f"{path}: cannot parse the CSV truth log: {arrow_message.splitlines()[0]}")
+
+
+def _csv_options(names: list[str]):
+    types = {c: pa.float64() for c in _NUMERIC}
+    types["reset"] = pa.bool_()
+    convert = pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                   true_values=_TRUE, false_values=_FALSE)
+    read = pacsv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=False)
+    return read, pacsv.ParseOptions(), convert
+
+
+def _columns(batch) -> dict[str, np.ndarray]:
+    """Columns of an Arrow batch/table as numpy float64 (reset bool or number)."""
+    cols = {}
+    for name in TRUTH_COLUMNS:
+        col = batch.column(name)
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        if name == "reset":
+            cols[name] = col.to_numpy(zero_copy_only=False)      # bool or the file's number type
+        else:
+            cols[name] = np.ascontiguousarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+    return cols
+
+
+def _csv_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
+    names = _csv_header(path)
+    read, parse, convert = _csv_options(names)
+    try:
+        reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+    except pa.ArrowInvalid as exc:
+        if "Empty CSV file" in str(exc):
+            return
+        raise _csv_syntax_error(path, names, str(exc)) from None
+    except OSError as exc:
+        raise TruthError(f"{path}: cannot read the truth log ({exc})") from None
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            return
+        except pa.ArrowInvalid as exc:
+            raise _csv_syntax_error(path, names, str(exc)) from None
+        if batch.num_rows:
+            yield validator.check(_columns(batch))
+
+
+# ------------------------------------------------------------------------------- Parquet
+
+def _parquet_file(path: Path) -> pq.ParquetFile:
+    try:
+        pf = pq.ParquetFile(path)
+    except OSError as exc:
+        raise TruthError(f"{path}: cannot read the truth log ({exc})") from None
+    except (pa.ArrowInvalid, pa.ArrowException) as exc:
+        raise TruthError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]})") from None
+    schema = pf.schema_arrow
+    _check_header(path, list(schema.names), "schema")
+    for name in TRUTH_COLUMNS:
+        typ = schema.field(name).type
+        ok = pa.types.is_integer(typ) or pa.types.is_floating(typ)
+        if name == "reset":
+            ok = ok or pa.types.is_boolean(typ)
+        if not ok:
+            raise TruthError(f"{path}: schema: column {name} has type {typ}; a number is required"
+                             + (" (or a boolean)" if name == "reset" else ""))
+    return pf
+
+
+def _parquet_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
+    pf = _parquet_file(path)
+    for batch in pf.iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=list(TRUTH_COLUMNS)):
+        if batch.num_rows == 0:
+            continue
+        for name in TRUTH_COLUMNS:
+            col = batch.column(name)
+            if col.null_count:
+                i = int(np.argmax(~col.is_valid().to_numpy(zero_copy_only=False)))
+                raise validator.fail(validator.rows + i, f"{name} is null; a finite number is required")
+        yield validator.check(_columns(batch))
+
+
+# --------------------------------------------------------------------------------- public
+
+def _blocks(path: Path, rate_hz: float) -> Iterator[TruthStates]:
+    """Validated blocks of the reader (any sizes), then the minimum-length check."""
+    kind = _format_of(path)
+    validator = _Validator(path, rate_hz, kind)
+    if not path.is_file():
+        raise TruthError(f"{path}: no such truth log")
+    blocks = _csv_blocks(path, validator) if kind == "csv" else _parquet_blocks(path, validator)
+    yield from blocks
+    validator.finish()
+
+
+def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
+                      rate_hz: float = PHYSICS_HZ) -> Iterator[TruthStates]:
+    """Stream a truth log as consecutive :class:`TruthStates` of ``chunk_steps`` rows (the last
+    may be shorter), validated as :func:`read_truth` does, across chunk boundaries.
+
+    Memory holds the reader's read-ahead (~35 blocks of 256 KiB of CSV; 8 192 Parquet rows) and
+    one chunk, whatever the file's length. The chunks are identical to slices of
+    ``read_truth(path)``. A file with fewer than 3 rows raises before the first chunk is
+    yielded; any other error is raised when the iteration reaches the offending row.
+    """
+    path = Path(path)
+    if isinstance(chunk_steps, bool) or not isinstance(chunk_steps, (int, np.integer)) or chunk_steps < 1:
+        raise TruthError(f"chunk_steps = {chunk_steps!r} must be a positive integer")
+    chunk_steps = int(chunk_steps)
+    pending: list[TruthStates] = []
+    held = 0
+    started = False
+    for block in _blocks(path, rate_hz):
+        pending.append(block)
+        held += len(block)
+        if not started and held < MIN_TRUTH_ROWS:
+            continue  # do not yield before the log is known to have 3 rows
+        started = True
+        while held >= chunk_steps:
+            joined = pending[0] if len(pending) == 1 else TruthStates.concatenate(pending)
+            yield _own(joined.slice(0, chunk_steps))
+            rest = joined.slice(chunk_steps, len(joined))
+            pending, held = ([rest], len(rest)) if len(rest) else ([], 0)
+    if held:
+        yield _own(pending[0] if len(pending) == 1 else TruthStates.concatenate(pending))
+
+
+def _own(chunk: TruthStates) -> TruthStates:
+    """A chunk with its own contiguous arrays (not views that pin a larger block)."""
+    return TruthStates(step0=chunk.step0, p_m=chunk.p_m.copy(), q_xyzw=chunk.q_xyzw.copy(),
+                       v_mps=chunk.v_mps.copy(), w_radps=chunk.w_radps.copy(),
+                       c_m=chunk.c_m.copy(), reset=chunk.reset.copy(), rate_hz=chunk.rate_hz)
+
+
+def read_truth(path: str | os.PathLike, rate_hz: float = PHYSICS_HZ) -> TruthStates:
+    """Read and validate a whole truth log (``.csv`` or ``.parquet``, see the module docstring).
+
+    Raises :class:`~navsense.errors.TruthError` naming the file, the line (CSV; the header is
+    line 1) or row (Parquet), the value and the rule it breaks.
+    """
+    parts = list(_blocks(Path(path), rate_hz))
+    return parts[0] if len(parts) == 1 else TruthStates.concatenate(parts)
+
+
+class TruthWriter:
+    """Write a truth log chunk by chunk (``.csv`` or ``.parquet`` from the suffix).
+
+    A context manager: the rows go to a temporary file next to ``path`` that is renamed to
+    ``path`` on a clean exit and removed on an error. It refuses to overwrite an existing file
+    unless ``overwrite=True``. Chunks must be consecutive physics steps (checked).
+    """
+
+    def __init__(self, path: str | os.PathLike, overwrite: bool = True) -> None:
+        self.path = Path(path)
+        self.kind = _format_of(self.path)
+        if self.path.exists() and not overwrite:
+            raise TruthError(f"{self.path}: exists; refusing to overwrite it")
+        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._writer = None
+        self._file = None
+        self._next_step: int | None = None
+        self.rows = 0
+
+    def __enter__(self) -> "TruthWriter":
+        try:
+            self._file = open(self._tmp, "wb")
+        except OSError as exc:
+            raise TruthError(f"{self.path}: cannot write the truth log ({exc.strerror})") from None
+        return self
+
+    def _table(self, truth: TruthStates) -> pa.Table:
+        cols = [truth.t_s, *truth.p_m.T, *truth.q_xyzw.T, *truth.v_mps.T, *truth.w_radps.T,
+                *truth.c_m.T]
+        arrays = [pa.array(np.ascontiguousarray(c, dtype=np.float64)) for c in cols]
+        if self.kind == "csv":
+            arrays.append(pa.array(np.asarray(truth.reset, dtype=np.int8)))
+        else:
+            arrays.append(pa.array(np.asarray(truth.reset, dtype=np.bool_)))
+        return pa.Table.from_arrays(arrays, names=list(TRUTH_COLUMNS))
+
+    def write(self, truth: TruthStates) -> None:
+        """Append the rows of ``truth`` (the next consecutive physics steps)."""
+        if self._file is None:
+            raise TruthError(f"{self.path}: TruthWriter.write outside its with-block")
+        if self._next_step is not None and truth.step0 != self._next_step:
+            raise TruthError(f"{self.path}: chunk starts at step {truth.step0}, expected "
+                             f"{self._next_step} (chunks must be consecutive)")
+        if len(truth) == 0:
+            return
+        table = self._table(truth)
+        if self._writer is None:
+            if self.kind == "csv":
+                self._file.write((",".join(TRUTH_COLUMNS) + "\n").encode())
+                self._writer = pacsv.CSVWriter(
+                    self._file, table.schema,
+                    write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"))
+            else:
+                self._writer = pq.ParquetWriter(self._file, table.schema)
+        self._writer.write_table(table)
+        self._next_step = truth.step0 + len(truth)
+        self.rows += len(truth)
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if self._writer is not None:
+                self._writer.close()
+            self._file.close()
+        except BaseException:
+            self._tmp.unlink(missing_ok=True)
+            raise
+        if exc_type is not None:
+            self._tmp.unlink(missing_ok=True)
+            return
+        if self.rows == 0:
+            self._tmp.unlink(missing_ok=True)
+            raise TruthError(f"{self.path}: no rows to write; a truth log needs at least "
+                             f"{MIN_TRUTH_ROWS} physics steps")
+        os.replace(self._tmp, self.path)
+
+
+def write_truth(truth: TruthStates, path: str | os.PathLike) -> Path:
+    """Write ``truth`` to ``path`` (``.csv`` or ``.parquet``), replacing it atomically. Returns the path."""
+    path = Path(path)
+    with TruthWriter(path) as writer:
+        writer.write(truth)
+    return path

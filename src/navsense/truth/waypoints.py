@@ -1,0 +1,607 @@
+"""Waypoint trajectories: a self-consistent truth log from ENU waypoints with speeds or times.
+
+Conventions (DESIGN.md "Data contracts", specification "Frames and Sample Times"):
+
+- The waypoints are ground points of ``base_footprint`` (the middle of the rear axle on the
+  ground), grid ENU metres; z is the ground height. The rear-axle middle of a car-like vehicle
+  moves along its heading (bicycle model), so the path's tangent is the vehicle's x axis.
+- Path: a C2 cubic spline ``F(u)`` through the points (scipy ``CubicSpline``), parameter ``u``
+  the cumulative chord length; ``natural`` end conditions, or ``periodic`` for a closed route
+  (the last point equals the first; the path, heading and curvature then close seamlessly).
+  Arc length ``s(u) = int |F'(u)| du`` (8-point Gauss-Legendre on sub-intervals <= 2 m) and
+  its inverse ``u(s)`` as a C2 quintic Hermite interpolant with the exact derivatives
+  ``du/ds = 1/|F'|`` and ``d2u/ds2 = -(F'.F'')/|F'|^4`` at the table nodes.
+- Timing: the distance along the path ``S(t)`` is a piecewise-linear "target" timeline (cruise
+  at the leg speeds, rest at the start, at holds and at the end) smoothed at each speed change
+  by a quintic ramp. A change dV centred at tau with width w contributes
+
+      speed  dV h(x),  h(x) = 10x^3 - 15x^4 + 6x^5,           x = (t - tau)/w + 1/2 in [0, 1]
+      accel  dV h'(x)/w,  h'(x) = 30 x^2 (1 - x)^2,           peak 1.875 dV/w at x = 1/2
+      dist.  dV w H(x),   H(x) = 5/2 x^4 - 3x^5 + x^6          (x - 1/2 once complete)
+
+  with ``w = max(1 s, 1.875 |dV| / accel_mps2)``, so the longitudinal acceleration never exceeds
+  ``accel_mps2`` and is continuous (C2 position, no infinite acceleration). Ramps never overlap
+  (checked; a leg too short for the speed changes at its ends is an error). Away from ramps the
+  vehicle is exactly on the target timeline; at rest it is exactly at its point.
+- Attitude from the path tangent ``F'(u)``: yaw ``psi = atan2(F'_y, F'_x)``, pitch
+  ``theta = atan2(F'_z, hypot(F'_x, F'_y))`` (nose up positive), roll 0, and
+
+      q = q_z(psi) (x) q_y(-theta)                 (FLU x axis = (cos th cos psi, cos th sin psi, sin th))
+
+  At rest the tangent of the rest point keeps the heading of the approach. Yaw is unwrapped
+  along the path, so the quaternion is continuous.
+- Angular velocity (world axes), the exact derivative of the attitude, from the spline
+  derivatives (no finite differences):
+
+      omega = (theta' sin psi, -theta' cos psi, psi')
+      psi'   = (F'_x F''_y - F'_y F''_x) / h^2 * du/dt,           h = hypot(F'_x, F'_y)
+      theta' = (F''_z h - F'_z h_u) / (h^2 + F'_z^2) * du/dt,     h_u = (F'_x F''_x + F'_y F''_y)/h
+      du/dt  = du/ds(S) * dS/dt
+
+- Chassis origin ``p = F + R r_f`` with ``r_f = (0.4 wheelbase, 0, cg_height)`` (the chassis
+  origin is 0.4 wheelbase ahead of the rear axle at the height of the centre of gravity, DESIGN.md
+  ruling "Mounts"). The centre of mass is taken at the chassis origin, ``c = p`` (no published
+  offset; the simplest consistent choice). Its velocity is the exact derivative
+  ``v = dF/dt + omega x (R r_f)``, ``dF/dt = F'(u) du/dt``; integrating v with the trapezoid rule
+  reproduces c to well under 1 mm over a run (the trapezoid error is dt^2/12 (a_end - a_start)).
+
+Waypoint JSON (``load_waypoints``)::
+
+    {"vehicle": "polaris",            # optional: polaris | maxxum (build() may override)
+     "rate_hz": 120,                  # optional: physics rate of the built log
+     "dwell_s": 20,                   # optional: rest at the first point before moving
+     "accel_mps2": 1.0,               # optional: peak longitudinal acceleration of speed ramps
+     "closed": false,                 # optional: the last point equals the first; periodic path
+     "name": "...", "description": "...",   # optional
+     "points": [{"enu_m": [x, y, z]},                         # first point: start, at rest
+                {"enu_m": [x, y, z], "speed_mps": 3.0},       # cruise speed on the leg into it
+                {"enu_m": [x, y, z], "t_s": 12.5},            # or the time it is reached
+                {"enu_m": [x, y, z], "speed_mps": 3.0, "hold_s": 5}, ...]}   # stop and stand
+
+Semantics: ``speed_mps`` on a point is the cruise speed of the leg that ends at it; ``t_s`` is the
+time at which the target timeline reaches it (the leg speed is then its length over the time
+available; the vehicle is exactly there at ``t_s`` unless a speed change is under way, whose
+smoothing shifts it by a fraction of a second; at a stop it is at rest there by ``t_s + w/2``). A point with ``hold_s > 0`` is a stop: the vehicle comes to rest there and stands
+``hold_s`` seconds. The last point is always a stop (its ``hold_s`` extends the final rest); the
+first point's ``hold_s`` adds to ``dwell_s``; the first point's ``t_s``, if given, must be 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, NamedTuple, Sequence
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+
+from navsense.errors import TruthError
+from navsense.truth.states import PHYSICS_HZ, TruthStates
+from navsense.vehicles import VEHICLES, VehicleProfile, vehicle_profile
+
+__all__ = ["Waypoint", "WaypointRoute", "Trajectory", "TrajectorySample", "build_from_waypoints",
+           "plan_trajectory", "load_waypoints", "route_from_json",
+           "DEFAULT_ACCEL_MPS2", "MIN_RAMP_S"]
+
+DEFAULT_ACCEL_MPS2 = 1.0     # peak longitudinal acceleration of a speed ramp, m/s^2 (gentle UTV)
+MIN_RAMP_S = 1.0             # shortest speed ramp, s
+RAMP_PEAK = 1.875            # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
+ARC_TABLE_STEP_M = 2.0       # longest sub-interval of the arc-length table, m (in u, ~ metres)
+CLOSE_TOLERANCE_M = 1e-3     # a closed route's last point must equal its first within this
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+
+
+@dataclass(frozen=True)
+class Waypoint:
+    """A ground point of base_footprint (ENU m) with the leg speed into it or its time."""
+
+    enu_m: tuple[float, float, float]
+    speed_mps: float | None = None
+    t_s: float | None = None
+    hold_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class WaypointRoute:
+    """A waypoint file's content (see the module docstring for the JSON format)."""
+
+    points: tuple[Waypoint, ...]
+    vehicle: str | None = None
+    rate_hz: float = PHYSICS_HZ
+    dwell_s: float = 0.0
+    accel_mps2: float = DEFAULT_ACCEL_MPS2
+    closed: bool = False
+    description: str = ""
+    source: str = "waypoints"
+
+    def _vehicle(self, vehicle: VehicleProfile | str | None) -> VehicleProfile:
+        vehicle = vehicle if vehicle is not None else self.vehicle
+        if vehicle is None:
+            raise TruthError(f"{self.source}: no vehicle given (set \"vehicle\" or pass one)")
+        return vehicle if isinstance(vehicle, VehicleProfile) else vehicle_profile(vehicle)
+
+    def plan(self, vehicle: VehicleProfile | str | None = None) -> "Trajectory":
+        """The continuous-time trajectory (the route's own vehicle unless one is given)."""
+        return plan_trajectory(self.points, self._vehicle(vehicle), dwell_s=self.dwell_s,
+                               accel_mps2=self.accel_mps2, closed=self.closed, source=self.source)
+
+    def build(self, vehicle: VehicleProfile | str | None = None,
+              duration_s: float | None = None) -> TruthStates:
+        """The truth log at the route's ``rate_hz`` (see :meth:`Trajectory.sample`)."""
+        return self.plan(vehicle).sample(self.rate_hz, duration_s=duration_s)
+
+
+class TrajectorySample(NamedTuple):
+    """The trajectory at times t (arrays with leading axis n)."""
+
+    t_s: np.ndarray
+    footprint_m: np.ndarray      # base_footprint on the ground path, (n, 3)
+    footprint_v_mps: np.ndarray  # its velocity, (n, 3)
+    p_m: np.ndarray              # chassis origin = centre of mass, (n, 3)
+    v_mps: np.ndarray            # centre-of-mass velocity, world, (n, 3)
+    q_xyzw: np.ndarray           # FLU -> ENU, (n, 4), continuous along the path
+    w_radps: np.ndarray          # angular velocity, world, (n, 3)
+    s_m: np.ndarray              # distance travelled along the ground path, (n,)
+    speed_mps: np.ndarray        # dS/dt, (n,)
+    accel_mps2: np.ndarray       # d2S/dt2 (longitudinal), (n,)
+    yaw_rad: np.ndarray          # unwrapped along the path, (n,)
+    pitch_rad: np.ndarray        # (n,)
+
+
+# ------------------------------------------------------------------------------- parsing
+
+def _number(value, where: str, *, minimum: float | None = None, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TruthError(f"{where} = {json.dumps(value)} is not a finite number")
+    if positive and value <= 0:
+        raise TruthError(f"{where} = {value} must be > 0")
+    if minimum is not None and value < minimum:
+        raise TruthError(f"{where} = {value} must be >= {minimum:g}")
+    return float(value)
+
+
+def _waypoint(obj, where: str) -> Waypoint:
+    if isinstance(obj, Waypoint):
+        obj = {"enu_m": list(obj.enu_m), "speed_mps": obj.speed_mps, "t_s": obj.t_s,
+               "hold_s": obj.hold_s}
+        obj = {k: v for k, v in obj.items() if v is not None}
+    if not isinstance(obj, Mapping):
+        raise TruthError(f"{where} = {obj!r} is not an object with enu_m")
+    known = ("enu_m", "speed_mps", "t_s", "hold_s")
+    for key in obj:
+        if key not in known:
+            raise TruthError(f"{where}: {key!r} is not a known key; allowed: {', '.join(known)}")
+    enu = obj.get("enu_m")
+    if (not isinstance(enu, (list, tuple)) or len(enu) != 3
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                   for v in enu)):
+        raise TruthError(f"{where}.enu_m = {json.dumps(enu, default=str)} is not [x, y, z] "
+                         f"(3 finite numbers, metres)")
+    speed = obj.get("speed_mps")
+    t = obj.get("t_s")
+    return Waypoint(
+        enu_m=tuple(float(v) for v in enu),
+        speed_mps=None if speed is None else _number(speed, f"{where}.speed_mps", positive=True),
+        t_s=None if t is None else _number(t, f"{where}.t_s", minimum=0.0),
+        hold_s=_number(obj.get("hold_s", 0.0), f"{where}.hold_s", minimum=0.0),
+    )
+
+
+def _waypoints(points, source: str) -> tuple[Waypoint, ...]:
+    if isinstance(points, (str, bytes)) or not isinstance(points, Sequence):
+        raise TruthError(f"{source}: points must be a list of waypoints")
+    if len(points) < 2:
+        raise TruthError(f"{source}: points has {len(points)} waypoint(s); at least 2 are required")
+    wps = tuple(_waypoint(p, f"{source}: points[{i}]") for i, p in enumerate(points))
+    if wps[0].speed_mps is not None:
+        raise TruthError(f"{source}: points[0].speed_mps: the first point is the start, at rest; "
+                         f"speed_mps belongs to the points that end a leg")
+    if wps[0].t_s not in (None, 0.0):
+        raise TruthError(f"{source}: points[0].t_s = {wps[0].t_s:g} must be 0 (the trajectory "
+                         f"starts at the first point at t = 0; use dwell_s to wait there)")
+    for i, wp in enumerate(wps[1:], start=1):
+        if (wp.speed_mps is None) == (wp.t_s is None):
+            raise TruthError(f"{source}: points[{i}] needs exactly one of speed_mps (leg speed) "
+                             f"or t_s (time it is reached)")
+        if math.dist(wp.enu_m, wps[i - 1].enu_m) < 1e-3:
+            raise TruthError(f"{source}: points[{i}] repeats points[{i - 1}] {list(wp.enu_m)}; "
+                             f"use hold_s to stand still")
+    return wps
+
+
+def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute:
+    """A :class:`WaypointRoute` from a waypoint file's JSON object; errors name file and key."""
+    if not isinstance(data, dict):
+        raise TruthError(f"{source}: a waypoint file must be a JSON object")
+    known = ("vehicle", "rate_hz", "dwell_s", "accel_mps2", "closed", "points", "description",
+             "name")
+    for key in data:
+        if key not in known:
+            raise TruthError(f"{source}: {key!r} is not a known key; allowed: {', '.join(known)}")
+    vehicle = data.get("vehicle")
+    if vehicle is not None and vehicle not in VEHICLES:
+        raise TruthError(f"{source}: vehicle = {json.dumps(vehicle)} is not one of "
+                         f"{', '.join(sorted(VEHICLES))}")
+    closed = data.get("closed", False)
+    if not isinstance(closed, bool):
+        raise TruthError(f"{source}: closed = {json.dumps(closed)} must be true or false")
+    if "points" not in data:
+        raise TruthError(f"{source}: points is missing")
+    return WaypointRoute(
+        points=_waypoints(data["points"], source),
+        vehicle=vehicle,
+        rate_hz=_number(data.get("rate_hz", PHYSICS_HZ), f"{source}: rate_hz", positive=True),
+        dwell_s=_number(data.get("dwell_s", 0.0), f"{source}: dwell_s", minimum=0.0),
+        accel_mps2=_number(data.get("accel_mps2", DEFAULT_ACCEL_MPS2), f"{source}: accel_mps2",
+                           positive=True),
+        closed=closed,
+        description=str(data.get("description", "")),
+        source=source,
+    )
+
+
+def load_waypoints(path: str | Path) -> WaypointRoute:
+    """Read a waypoint JSON file (format in the module docstring)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TruthError(f"{path}: cannot read the waypoint file ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TruthError(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    return route_from_json(data, source=str(path))
+
+
+# ----------------------------------------------------------------------------- geometry
+
+class _Path:
+    """The ground path F(u) and its arc-length inverse u(s)."""
+
+    def __init__(self, xyz: np.ndarray, closed: bool, source: str) -> None:
+        chord = np.linalg.norm(np.diff(xyz, axis=0), axis=1)
+        self.u_knots = np.concatenate([[0.0], np.cumsum(chord)])
+        self.spline = CubicSpline(self.u_knots, xyz, bc_type="periodic" if closed else "natural")
+
+        # table nodes: every knot, sub-intervals <= ARC_TABLE_STEP_M
+        pieces = []
+        for a, b in zip(self.u_knots[:-1], self.u_knots[1:]):
+            m = max(4, int(math.ceil((b - a) / ARC_TABLE_STEP_M)))
+            pieces.append(np.linspace(a, b, m + 1)[:-1])
+        pieces.append(self.u_knots[-1:])
+        u = np.concatenate(pieces)
+        self.knot_nodes = np.searchsorted(u, self.u_knots)
+
+        d1, d2 = self.spline(u, 1), self.spline(u, 2)
+        speed = np.linalg.norm(d1, axis=1)
+        horiz = np.hypot(d1[:, 0], d1[:, 1])
+        bad = np.flatnonzero(horiz < 0.05)
+        if bad.size:
+            leg = int(np.searchsorted(self.u_knots, u[bad[0]], side="right"))
+            raise TruthError(f"{source}: the path between points[{leg - 1}] and points[{leg}] "
+                             f"nearly stops or turns vertical (a cusp of the spline); move or "
+                             f"add points so the route is smooth")
+        # arc length per sub-interval: 8-point Gauss-Legendre on |F'(u)|
+        a, b = u[:-1], u[1:]
+        half = 0.5 * (b - a)
+        uq = (0.5 * (a + b))[:, None] + half[:, None] * _GL_X[None, :]
+        sq = np.linalg.norm(self.spline(uq.ravel(), 1), axis=1).reshape(uq.shape)
+        s = np.concatenate([[0.0], np.cumsum(half * (sq @ _GL_W))])
+        self.s_nodes = s
+        self.length_m = float(s[-1])
+        self.knot_s = s[self.knot_nodes]
+
+        # quintic Hermite coefficients of u(s) on each [s_j, s_j+1], local x = (s - s_j)/h
+        du = 1.0 / speed                                   # du/ds
+        ddu = -np.einsum("ij,ij->i", d1, d2) / speed ** 4  # d2u/ds2
+        h = np.diff(s)
+        c0, c1, c2 = u[:-1], h * du[:-1], 0.5 * h ** 2 * ddu[:-1]
+        delta = u[1:] - c0 - c1 - c2
+        d_end = h * du[1:] - c1 - 2.0 * c2
+        a_end = h ** 2 * ddu[1:] - 2.0 * c2
+        c3 = 10.0 * delta - 4.0 * d_end + 0.5 * a_end
+        c4 = -15.0 * delta + 7.0 * d_end - a_end
+        c5 = 6.0 * delta - 3.0 * d_end + 0.5 * a_end
+        self._coef = np.stack([c0, c1, c2, c3, c4, c5], axis=1)
+        self._h = h
+
+        # yaw at the nodes, unwrapped along the path (reference for continuous yaw)
+        self._yaw_nodes = np.unwrap(np.arctan2(d1[:, 1], d1[:, 0]))
+
+    def u_of_s(self, s_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """u(s), du/ds and the table interval of each s."""
+        s = np.clip(s_m, 0.0, self.length_m)
+        j = np.clip(np.searchsorted(self.s_nodes, s, side="right") - 1, 0, len(self._h) - 1)
+        h = self._h[j]
+        x = (s - self.s_nodes[j]) / h
+        c = self._coef[j]
+        u = c[:, 0] + x * (c[:, 1] + x * (c[:, 2] + x * (c[:, 3] + x * (c[:, 4] + x * c[:, 5]))))
+        dudx = c[:, 1] + x * (2 * c[:, 2] + x * (3 * c[:, 3] + x * (4 * c[:, 4] + x * 5 * c[:, 5])))
+        return u, dudx / h, j
+
+    def yaw(self, d1: np.ndarray, node: np.ndarray) -> np.ndarray:
+        """Yaw of the tangent d1, continuous along the path (2 pi branch of the nearest node)."""
+        raw = np.arctan2(d1[:, 1], d1[:, 0])
+        ref = self._yaw_nodes[node]
+        return ref + (raw - ref + np.pi) % (2.0 * np.pi) - np.pi
+
+
+# ------------------------------------------------------------------------------- timing
+
+def _ramp_width(dv_mps: float, accel_mps2: float) -> float:
+    return max(MIN_RAMP_S, RAMP_PEAK * abs(dv_mps) / accel_mps2)
+
+
+def _departure_leg(length_m: float, available_s: float, accel_mps2: float, where: str) -> float:
+    """Speed of a leg that starts from rest and must be covered (target) within available_s.
+
+    Leg time T = available_s - w/2 with w = max(MIN_RAMP_S, 1.875 V / a), V = L / T:
+    T^2 - D T + 0.9375 L / a = 0 (larger root, the gentler speed) or T = D - MIN_RAMP_S / 2.
+    """
+    d = available_s
+    t_min = d - 0.5 * MIN_RAMP_S
+    if t_min > 0 and RAMP_PEAK * (length_m / t_min) / accel_mps2 <= MIN_RAMP_S:
+        return length_m / t_min
+    disc = d * d - 2.0 * RAMP_PEAK * length_m / accel_mps2
+    if disc < 0 or d <= 0:
+        need = math.sqrt(2.0 * RAMP_PEAK * length_m / accel_mps2)
+        raise TruthError(f"{where}: the leg of {length_m:.1f} m starts from rest and has "
+                         f"{d:.2f} s; it needs at least {need:.2f} s at accel_mps2 = "
+                         f"{accel_mps2:g}")
+    t_leg = 0.5 * (d + math.sqrt(disc))
+    return length_m / t_leg
+
+
+class _Timing:
+    """S(t): the smoothed target timeline (breakpoints tau, widths w, speed jumps dv)."""
+
+    def __init__(self, wps: Sequence[Waypoint], knot_s: np.ndarray, dwell_s: float,
+                 accel_mps2: float, source: str) -> None:
+        n = len(wps)
+        taus, widths, dvs, at_point = [], [], [], []
+
+        def ramp(tau: float, dv: float, point: int) -> float:
+            w = _ramp_width(dv, accel_mps2)
+            taus.append(tau)
+            widths.append(w)
+            dvs.append(dv)
+            at_point.append(point)
+            return w
+
+        rest_until = dwell_s + wps[0].hold_s    # the vehicle stands still until this time
+        v_cur = 0.0                             # target speed of the current leg
+        t_here = 0.0                            # target time at the current point
+        for i in range(1, n):
+            wp = wps[i]
+            length = float(knot_s[i] - knot_s[i - 1])
+            where = f"{source}: points[{i}]"
+            if v_cur == 0.0:                    # departure from rest
+                if wp.t_s is not None:
+                    v = _departure_leg(length, wp.t_s - rest_until, accel_mps2, where)
+                else:
+                    v = wp.speed_mps
+                w = ramp(0.0, v, i - 1)
+                taus[-1] = rest_until + 0.5 * w
+                t_here = taus[-1] + length / v
+            else:
+                if wp.t_s is not None:
+                    if wp.t_s <= t_here + 1e-9:
+                        raise TruthError(f"{where}.t_s = {wp.t_s:g} is not after the time the "
+                                         f"previous point is reached ({t_here:.3f} s)")
+                    v = length / (wp.t_s - t_here)
+                else:
+                    v = wp.speed_mps
+                if v != v_cur:
+                    ramp(t_here, v - v_cur, i - 1)
+                t_here = t_here + length / v
+            v_cur = v
+            if wp.hold_s > 0 or i == n - 1:     # a stop: rest at this point
+                w = ramp(t_here, -v_cur, i)
+                v_cur = 0.0
+                rest_until = t_here + 0.5 * w + wp.hold_s
+        self.end_s = rest_until                 # motion ends, final hold included
+
+        self.tau = np.array(taus)
+        self.width = np.array(widths)
+        self.dv = np.array(dvs)
+        self.v_after = np.cumsum(self.dv)
+        self.v_after[np.abs(self.v_after) < 1e-12] = 0.0
+        # target distance at each breakpoint: S_T(tau_k+1) = S_T(tau_k) + V_k (tau_k+1 - tau_k)
+        s_tau = np.zeros(len(taus))
+        for k in range(1, len(taus)):
+            s_tau[k] = s_tau[k - 1] + self.v_after[k - 1] * (taus[k] - taus[k - 1])
+        self.s_tau = s_tau
+        self.length_m = float(knot_s[-1])
+
+        # ramps must not overlap (then each is monotone and the speed never changes sign)
+        gap = np.diff(self.tau) - 0.5 * (self.width[:-1] + self.width[1:])
+        bad = np.flatnonzero(gap < -1e-9)
+        if bad.size:
+            k = int(bad[0])
+            i, j = at_point[k], at_point[k + 1]
+            v_in = self.v_after[k] - self.dv[k]
+            v_leg, v_out = self.v_after[k], self.v_after[k + 1]
+            dist = self.s_tau[k + 1] - self.s_tau[k]
+            raise TruthError(
+                f"{source}: points[{i}]..points[{j}]: {dist:.1f} m at {v_leg:g} m/s last "
+                f"{self.tau[k + 1] - self.tau[k]:.2f} s, but the speed changes at the ends "
+                f"({v_in:g} -> {v_leg:g} -> {v_out:g} m/s) need "
+                f"{0.5 * (self.width[k] + self.width[k + 1]):.2f} s at accel_mps2 = "
+                f"{accel_mps2:g}; lengthen the leg, soften the speed change or raise accel_mps2")
+
+    def evaluate(self, t_s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """S(t), dS/dt and d2S/dt2."""
+        t = np.asarray(t_s, dtype=np.float64)
+        k = np.searchsorted(self.tau, t, side="right") - 1
+        moving = k >= 0
+        kk = np.maximum(k, 0)
+        s = np.where(moving, self.s_tau[kk] + self.v_after[kk] * (t - self.tau[kk]), 0.0)
+        v = np.where(moving, self.v_after[kk], 0.0)
+        a = np.zeros_like(t)
+        # the active ramp (at most one): the last ramp that started before t
+        r = np.searchsorted(self.tau - 0.5 * self.width, t, side="right") - 1
+        rr = np.maximum(r, 0)
+        x = (t - self.tau[rr]) / self.width[rr] + 0.5
+        active = (r >= 0) & (x < 1.0)
+        if np.any(active):
+            x = x[active]
+            rr = rr[active]
+            dv, w = self.dv[rr], self.width[rr]
+            v_before = self.v_after[rr] - dv
+            x2 = x * x
+            big_h = x2 * x2 * (2.5 - x * (3.0 - x))          # 5/2 x^4 - 3 x^5 + x^6
+            h = x2 * x * (10.0 - x * (15.0 - 6.0 * x))       # 10 x^3 - 15 x^4 + 6 x^5
+            dh = 30.0 * x2 * (1.0 - x) ** 2
+            # S = S_T(tau) + V_before (t - tau) + dV w H(x)
+            s[active] = self.s_tau[rr] + v_before * (t[active] - self.tau[rr]) + dv * w * big_h
+            v[active] = v_before + dv * h
+            a[active] = dv * dh / w
+        return np.clip(s, 0.0, self.length_m), v, a
+
+
+# ----------------------------------------------------------------------------- trajectory
+
+class Trajectory:
+    """A planned waypoint trajectory: continuous in time, sampled at any rate.
+
+    ``end_s`` is the time the route ends (final rest included); :meth:`sample` rounds it up
+    to a whole physics step. ``length_m`` is the ground-path length.
+    """
+
+    def __init__(self, points: Sequence[Waypoint], vehicle: VehicleProfile, dwell_s: float,
+                 accel_mps2: float, closed: bool, source: str) -> None:
+        self.points = tuple(points)
+        self.vehicle = vehicle
+        self.closed = closed
+        self.source = source
+        xyz = np.array([p.enu_m for p in self.points], dtype=np.float64)
+        if closed:
+            if len(self.points) < 4:
+                raise TruthError(f"{source}: a closed route needs at least 3 distinct points "
+                                 f"and the closing point")
+            if np.linalg.norm(xyz[-1] - xyz[0]) > CLOSE_TOLERANCE_M:
+                raise TruthError(f"{source}: closed = true but the last point {xyz[-1].tolist()} "
+                                 f"is not the first {xyz[0].tolist()}")
+            xyz[-1] = xyz[0]
+        self._path = _Path(xyz, closed, source)
+        self._timing = _Timing(self.points, self._path.knot_s, dwell_s, accel_mps2, source)
+        self.length_m = self._path.length_m
+        self.end_s = self._timing.end_s
+        self._r_f = -vehicle.footprint_in_chassis_m     # chassis origin in base_footprint, FLU
+
+    def point_times_s(self) -> np.ndarray:
+        """Time at which the target timeline reaches each waypoint, s.
+
+        For the first point: the target departure, half a ramp after the vehicle starts moving.
+        """
+        s = self._path.knot_s
+        tm = self._timing
+        t = np.empty(len(s))
+        for i, si in enumerate(s):
+            k = int(np.searchsorted(tm.s_tau, si - 1e-9, side="left"))
+            k = max(k - 1, 0)
+            t[i] = tm.tau[k] + (si - tm.s_tau[k]) / tm.v_after[k] if tm.v_after[k] > 0 else tm.tau[k]
+        return t
+
+    def steps(self, rate_hz: float) -> int:
+        """Physics steps of one run: ceil(end_s rate_hz); the run has steps + 1 rows."""
+        return int(math.ceil(self.end_s * rate_hz - 1e-9))
+
+    def evaluate(self, t_s) -> TrajectorySample:
+        """The trajectory at times ``t_s`` (s, any shape flattened to (n,)); rest after ``end_s``."""
+        t = np.atleast_1d(np.asarray(t_s, dtype=np.float64)).ravel()
+        s, s_dot, s_ddot = self._timing.evaluate(t)
+        u, du_ds, node = self._path.u_of_s(s)
+        spline = self._path.spline
+        f, d1, d2 = spline(u), spline(u, 1), spline(u, 2)
+        u_dot = du_ds * s_dot
+
+        hxy = np.hypot(d1[:, 0], d1[:, 1])
+        yaw = self._path.yaw(d1, node)
+        pitch = np.arctan2(d1[:, 2], hxy)
+        dyaw_du = (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / hxy ** 2
+        dh_du = (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / hxy
+        dpitch_du = (d2[:, 2] * hxy - d1[:, 2] * dh_du) / (hxy ** 2 + d1[:, 2] ** 2)
+        yaw_dot, pitch_dot = dyaw_du * u_dot, dpitch_du * u_dot
+        w = np.column_stack([pitch_dot * np.sin(yaw), -pitch_dot * np.cos(yaw), yaw_dot])
+
+        # q = q_z(psi) (x) q_y(-theta), expanded: (sin(psi/2) sin(th/2), -cos(psi/2) sin(th/2),
+        #                                         sin(psi/2) cos(th/2),  cos(psi/2) cos(th/2))
+        sz, cz = np.sin(0.5 * yaw), np.cos(0.5 * yaw)
+        sy, cy = np.sin(0.5 * pitch), np.cos(0.5 * pitch)
+        q = np.column_stack([sz * sy, -cz * sy, sz * cy, cz * cy])
+        # R r_f with r_f = (a, 0, h): a x_body + h z_body (roll 0)
+        c_psi, s_psi, c_th, s_th = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
+        a_m, h_m = self._r_f[0], self._r_f[2]
+        lever = np.column_stack([(a_m * c_th - h_m * s_th) * c_psi,
+                                 (a_m * c_th - h_m * s_th) * s_psi,
+                                 a_m * s_th + h_m * c_th])
+        f_dot = d1 * u_dot[:, None]
+        p = f + lever
+        v = f_dot + np.cross(w, lever)                                 # d/dt (R r) = w x R r
+        return TrajectorySample(t_s=t, footprint_m=f, footprint_v_mps=f_dot, p_m=p, v_mps=v,
+                                q_xyzw=q, w_radps=w, s_m=s, speed_mps=s_dot, accel_mps2=s_ddot,
+                                yaw_rad=yaw, pitch_rad=pitch)
+
+    def sample(self, rate_hz: float = PHYSICS_HZ, duration_s: float | None = None) -> TruthStates:
+        """The truth log at ``rate_hz``: rows k = 0 .. n - 1 at t = k / rate_hz.
+
+        Without ``duration_s`` one run: ``steps(rate_hz) + 1`` rows, the last at rest at the end.
+        With ``duration_s`` ``round(duration_s rate_hz) + 1`` rows: a shorter duration cuts the
+        run; a longer one repeats a closed route (period ``steps(rate_hz)`` steps; it ends where
+        it starts, at rest, so the repeat is seamless; the quaternion sign is kept continuous).
+        """
+        rate_hz = _number(rate_hz, "rate_hz", positive=True)
+        n_run = self.steps(rate_hz)
+        if duration_s is None:
+            n_rows = n_run + 1
+        else:
+            duration_s = _number(duration_s, "duration_s", positive=True)
+            n_rows = int(round(duration_s * rate_hz)) + 1
+        if n_rows > n_run + 1 and not self.closed:
+            raise TruthError(f"{self.source}: duration_s = {duration_s:g} is longer than the route "
+                             f"({n_run / rate_hz:.2f} s) and the route is not closed; only a "
+                             f"closed route (\"closed\": true) can be repeated")
+        m = min(n_rows, n_run + 1)
+        ev = self.evaluate(np.arange(m, dtype=np.int64) / rate_hz)
+        p, v, q, w = ev.p_m, ev.v_mps, ev.q_xyzw, ev.w_radps
+        if n_rows > m:                      # repeat the closed run, period n_run steps
+            seam = 1.0 if np.dot(q[n_run], q[0]) >= 0 else -1.0
+            k = np.arange(n_rows, dtype=np.int64)
+            idx, lap = k % n_run, k // n_run
+            p, v, w = p[idx], v[idx], w[idx]
+            q = q[idx] * np.where(lap % 2 == 1, seam, 1.0)[:, None]
+        return TruthStates(step0=0, p_m=np.ascontiguousarray(p), q_xyzw=np.ascontiguousarray(q),
+                           v_mps=np.ascontiguousarray(v), w_radps=np.ascontiguousarray(w),
+                           c_m=np.array(p), reset=np.zeros(n_rows, dtype=np.bool_),
+                           rate_hz=rate_hz)
+
+
+def plan_trajectory(waypoints: Sequence[Waypoint | Mapping], vehicle: VehicleProfile | str, *,
+                    dwell_s: float = 0.0, accel_mps2: float = DEFAULT_ACCEL_MPS2,
+                    closed: bool = False, source: str = "waypoints") -> Trajectory:
+    """Plan the continuous trajectory through ``waypoints`` (Waypoint objects or JSON-style dicts)."""
+    wps = _waypoints(waypoints, source)
+    vehicle = vehicle if isinstance(vehicle, VehicleProfile) else vehicle_profile(vehicle)
+    dwell_s = _number(dwell_s, f"{source}: dwell_s", minimum=0.0)
+    accel_mps2 = _number(accel_mps2, f"{source}: accel_mps2", positive=True)
+    return Trajectory(wps, vehicle, dwell_s, accel_mps2, bool(closed), source)
+
+
+def build_from_waypoints(waypoints: Sequence[Waypoint | Mapping], vehicle: VehicleProfile | str,
+                         rate_hz: float = PHYSICS_HZ, *, dwell_s: float = 0.0,
+                         accel_mps2: float = DEFAULT_ACCEL_MPS2, closed: bool = False,
+                         duration_s: float | None = None) -> TruthStates:
+    """A truth log through ``waypoints`` at ``rate_hz`` (module docstring for the conventions).
+
+    ``waypoints``: :class:`Waypoint` objects or dicts ``{"enu_m": [x, y, z], "speed_mps": ..}``
+    / ``{"enu_m": .., "t_s": ..}`` (+ optional ``hold_s``), ground points of base_footprint.
+    ``duration_s`` cuts the run, or repeats a closed route (see :meth:`Trajectory.sample`).
+    For a :class:`WaypointRoute` (a loaded file) use ``route.build(vehicle, duration_s)``.
+    """
+    traj = plan_trajectory(waypoints, vehicle, dwell_s=dwell_s, accel_mps2=accel_mps2,
+                           closed=closed)
+    return traj.sample(rate_hz, duration_s=duration_s)
