@@ -1,0 +1,545 @@
+"""The site's datum chain: grid ENU metres <-> NAD83(HARN), NAD83(2011), WGS84 (G2139), UTM.
+
+Specification ("INS and GNSS"): sections "Datum Chain" (Geodetic and EnuFromWgs84 of
+AcresGnssModel.cpp), "UTM Projection" and its origin table, "Georeference Caveats",
+"ACRES Core INS" (FSiteGeoreference of CoreSimGeo.h), and the gnss.datum parameters.
+
+Two kinds of site:
+
+``Georeference.acre()``
+    The ACRE tile. ENU is the grid of EPSG:2968 (not a tangent frame). The chain of
+    "Datum Chain", for an ENU point (e, n, u) in metres at episode time t::
+
+        1. E_g = E0 + e / c_f,  N_g = N0 + n / c_f               (US survey feet)
+        2. NAD83(HARN) phi, lambda = EPSG:2968 inverse (x = c_f E_g, y = c_f N_g)
+        3. NAD83(2011) = HARN + harn_to_nad83_2011_shift_deg
+        4. H_navd = c_f Z0 + u,  N_g = n0 + a_e e + a_n n,  h_2011 = H_navd + N_g
+        5. ECEF on GRS80, then the inverse Helmert at the epoch start_utc + t
+        6. geodetic on WGS84: WGS84 (G2139) = ITRF2014
+
+    with (E0, N0, Z0) = (2 977 500, 1 902 500, 705) US survey feet (origin_source_ft of
+    site.json). ``geodetic_to_enu`` runs the chain backwards (EnuFromWgs84): WGS84 geodetic ->
+    ECEF -> forward Helmert -> GRS80 geodetic = NAD83(2011) -> minus the shift = HARN ->
+    EPSG:2968 forward (Newton inverse of the series) -> e, n; u from step 4.
+
+``Georeference.local(lat_deg, lon_deg, height_m)``
+    Any other site: ENU is the local tangent frame (east, north, up) of the WGS84 ellipsoid at
+    the given WGS84 (G2139) origin. Such a site has no datum chain, so by this module's choice:
+    the nad83_2011_* and nad83_harn_* values EQUAL the WGS84 ones (a local site is one datum;
+    this keeps every sensor output defined, e.g. the INS whose default frame is nad83), the
+    geoid undulation is the constant ``geoid_undulation_m`` given to ``local`` (default 0) and
+    navd88_height_m = wgs84_height_m - geoid_undulation_m. ``frame`` arguments are accepted and
+    all frames give the same result.
+
+Output dict keys of ``enu_to_geodetic`` (arrays of the broadcast shape of the points and times):
+nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
+nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m, navd88_height_m,
+geoid_undulation_m. NAD83(HARN) has no height of its own: the specification pairs HARN latitude
+and longitude with the NAD83(2011) ellipsoidal height (output_frame nad83).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.errors import ConfigError, DatumError
+from navsense.geo import ellipsoid as _ell
+from navsense.geo import helmert as _helmert
+from navsense.geo import stateplane as _sp
+from navsense.geo import utm as _utm
+from navsense.geo._arrays import as_float, require_finite, require_range, shaped, utm_zone_array
+from navsense.geo.epoch import DEFAULT_START_UTC, decimal_year, parse_utc
+
+__all__ = [
+    "ACRE_ORIGIN_FT",
+    "DEFAULT_DATUM",
+    "FRAMES",
+    "GRID_ROTATION_STEP_M",
+    "OUTPUT_KEYS",
+    "AffineGridUtm",
+    "Georeference",
+]
+
+# origin_source_ft of Acres/Content/Simulation/ACRE/site.json (spec "Datum Chain"):
+# (E0, N0, Z0) = 2 977 500 ftUS, 1 902 500 ftUS (EPSG:2968 grid) and 705 ftUS (NAVD88).
+ACRE_ORIGIN_FT = (2_977_500.0, 1_902_500.0, 705.0)
+
+# gnss.datum defaults of the specification ("Parameters", GNSS receiver table and the block
+# gnss.datum.helmert_itrf2014_to_nad83_2011). Units in the key names.
+DEFAULT_DATUM: dict = {
+    "output_frame": "wgs84_g2139",  # wgs84_g2139 | nad83 (used by the GNSS model, not here)
+    "start_utc": DEFAULT_START_UTC,  # UTC at t = 0
+    "harn_to_nad83_2011_shift_deg": [-7.742258e-09, 2.4261007e-07],  # deg (lat, lon)
+    "geoid": {
+        "n0_m": -33.6268735,  # m, GEOID12B plane fit at the origin
+        "dn_de": -1.07779725e-05,  # m/m, slope to the east
+        "dn_dn": -6.19783884e-06,  # m/m, slope to the north
+    },
+    "helmert_itrf2014_to_nad83_2011": _helmert.ITRF2014_TO_NAD83_2011.to_dict(),
+}
+
+OUTPUT_KEYS = (
+    "nad83_harn_lat_deg",
+    "nad83_harn_lon_deg",
+    "nad83_2011_lat_deg",
+    "nad83_2011_lon_deg",
+    "nad83_2011_height_m",
+    "wgs84_lat_deg",
+    "wgs84_lon_deg",
+    "wgs84_height_m",
+    "navd88_height_m",
+    "geoid_undulation_m",
+)
+
+# Frames accepted by geodetic_to_enu and grid_rotation_deg. "nad83" alone is refused on
+# purpose: it means HARN for the GNSS receiver and NAD83(2011) for the INS (spec caveat
+# "Two meanings of nad83").
+FRAMES = ("nad83_2011", "nad83_harn", "wgs84_g2139")
+
+# The second point of the grid rotation is 10 m to the grid north (spec "INS", "Fix and UTM
+# Odometry").
+GRID_ROTATION_STEP_M = 10.0
+
+_CF = _sp.US_SURVEY_FOOT_M
+
+
+def _check_frame(frame: str) -> str:
+    if frame not in FRAMES:
+        hint = " ('nad83' is ambiguous: use nad83_harn or nad83_2011)" if frame == "nad83" else ""
+        raise DatumError(f"frame = {frame!r} is not one of {list(FRAMES)}{hint}")
+    return frame
+
+
+def _check_acre_enu(e, n, x, y) -> None:
+    """DatumError naming the ENU value when a point leaves the domain of EPSG:2968."""
+    for name, v, p, c in (("enu east", e, x, _sp.FALSE_EASTING_M), ("enu north", n, y, _sp.FALSE_NORTHING_M)):
+        half = _sp.MAX_DX_M if name == "enu east" else _sp.MAX_DY_M
+        bad = np.abs(p - c) > half
+        if np.any(bad):
+            i = int(np.flatnonzero(bad.ravel())[0])
+            lo = c - half - (p.ravel()[i] - v.ravel()[i])
+            raise DatumError(
+                f"{name} = {float(v.ravel()[i])!r} m is outside the ACRE site's domain "
+                f"[{lo:.1f}, {lo + 2 * half:.1f}] m (EPSG:2968 within {half / 1000:.0f} km of its "
+                f"{'central meridian' if name == 'enu east' else 'false northing'})"
+            )
+
+
+def _enu_array(enu) -> np.ndarray:
+    arr = as_float("enu", enu)
+    if arr.ndim == 0 or arr.shape[-1] != 3:
+        raise DatumError(f"Expected enu to have shape (..., 3), got {arr.shape}")
+    require_finite("enu", arr)
+    return arr
+
+
+@dataclass(frozen=True)
+class _Datum:
+    """The validated gnss.datum block (typed and frozen; see DEFAULT_DATUM for units)."""
+
+    output_frame: str
+    start_utc: str
+    shift_lat_deg: float
+    shift_lon_deg: float
+    geoid_n0_m: float
+    geoid_dn_de: float
+    geoid_dn_dn: float
+    helmert: _helmert.HelmertParameters
+
+    @classmethod
+    def from_dict(cls, datum: Mapping | None, start_utc: str | None) -> _Datum:
+        d = {} if datum is None else dict(datum)
+        allowed = set(DEFAULT_DATUM)
+        unknown = set(d) - allowed
+        if unknown:
+            raise ConfigError(f"gnss.datum: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+        of = d.get("output_frame", DEFAULT_DATUM["output_frame"])
+        if of not in ("wgs84_g2139", "nad83"):
+            raise ConfigError(f"gnss.datum.output_frame must be 'wgs84_g2139' or 'nad83', got {of!r}")
+        su = start_utc if start_utc is not None else d.get("start_utc", DEFAULT_DATUM["start_utc"])
+        parse_utc(su)  # ConfigError if malformed
+        shift = d.get("harn_to_nad83_2011_shift_deg", DEFAULT_DATUM["harn_to_nad83_2011_shift_deg"])
+        try:
+            sh = np.asarray(shift, dtype=float)
+        except (TypeError, ValueError):
+            sh = np.array([np.nan])
+        if sh.shape != (2,) or not np.all(np.isfinite(sh)):
+            raise ConfigError(
+                f"gnss.datum.harn_to_nad83_2011_shift_deg must be an array of 2 finite numbers, got {shift!r}"
+            )
+        geoid = dict(DEFAULT_DATUM["geoid"])
+        g_in = d.get("geoid", {})
+        if not isinstance(g_in, Mapping):
+            raise ConfigError(f"gnss.datum.geoid must be an object, got {g_in!r}")
+        unknown = set(g_in) - set(geoid)
+        if unknown:
+            raise ConfigError(f"gnss.datum.geoid: unknown key(s) {sorted(unknown)}; allowed: {sorted(geoid)}")
+        geoid.update(g_in)
+        for k, v in geoid.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ConfigError(f"gnss.datum.geoid.{k} must be a finite number, got {v!r}")
+        h_in = d.get("helmert_itrf2014_to_nad83_2011", {})
+        if not isinstance(h_in, Mapping):
+            raise ConfigError(f"gnss.datum.helmert_itrf2014_to_nad83_2011 must be an object, got {h_in!r}")
+        helm = _helmert.HelmertParameters.from_dict(h_in, "gnss.datum.helmert_itrf2014_to_nad83_2011")
+        return cls(
+            output_frame=of,
+            start_utc=su,
+            shift_lat_deg=float(sh[0]),
+            shift_lon_deg=float(sh[1]),
+            geoid_n0_m=float(geoid["n0_m"]),
+            geoid_dn_de=float(geoid["dn_de"]),
+            geoid_dn_dn=float(geoid["dn_dn"]),
+            helmert=helm,
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "output_frame": self.output_frame,
+            "start_utc": self.start_utc,
+            "harn_to_nad83_2011_shift_deg": [self.shift_lat_deg, self.shift_lon_deg],
+            "geoid": {"n0_m": self.geoid_n0_m, "dn_de": self.geoid_dn_de, "dn_dn": self.geoid_dn_dn},
+            "helmert_itrf2014_to_nad83_2011": self.helmert.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class AffineGridUtm:
+    """The affine map between the site grid (ENU e, n) and UTM of "ACRES Core INS".
+
+    FSiteGeoreference's map uses the UTM position of the origin and one grid rotation alpha;
+    the specification leaves the scale implicit, without which the map is off by 0.37 m per km
+    (grid metres are state-plane metres, scale ~0.99997, UTM metres have scale ~0.9996)::
+
+        E = E_o + s ( e cos(alpha) + n sin(alpha))
+        N = N_o + s (-e sin(alpha) + n cos(alpha))
+
+    alpha is the grid rotation at the origin (UTM azimuth of the point 10 m grid-north) and
+    s = |UTM(0, 10 m) - UTM(0, 0)| / 10 m, both at the episode time given to
+    ``Georeference.affine_grid_utm``. Error against the full chain (ACRE, zone 16,
+    nad83_2011, measured in tests/geo/test_geo_georef.py): 0.17 mm within +-1 km of the origin,
+    0.7 mm within +-2 km, 1.6 mm within +-3 km, 4.4 mm within +-5 km; it grows as the square of
+    the distance (the convergence and scale of the two projections differ to second order).
+    Without the scale s the error would be 0.37 m per km. The wgs84_g2139 frame gives the same
+    figures at a fixed epoch.
+    """
+
+    zone: int
+    frame: str
+    easting0_m: float
+    northing0_m: float
+    rotation_deg: float
+    scale: float
+
+    def grid_to_utm(self, e_m, n_m):
+        """Grid ENU east, north (m) -> UTM easting, northing (m)."""
+        e = as_float("e_m", e_m)
+        n = as_float("n_m", n_m)
+        a = math.radians(self.rotation_deg)
+        ca, sa = math.cos(a), math.sin(a)
+        easting = self.easting0_m + self.scale * (e * ca + n * sa)
+        northing = self.northing0_m + self.scale * (-e * sa + n * ca)
+        return shaped(np.asarray(easting)), shaped(np.asarray(northing))
+
+    def utm_to_grid(self, easting_m, northing_m):
+        """UTM easting, northing (m) -> grid ENU east, north (m): the exact inverse of grid_to_utm."""
+        de = (as_float("easting_m", easting_m) - self.easting0_m) / self.scale
+        dn = (as_float("northing_m", northing_m) - self.northing0_m) / self.scale
+        a = math.radians(self.rotation_deg)
+        ca, sa = math.cos(a), math.sin(a)
+        e = de * ca - dn * sa
+        n = de * sa + dn * ca
+        return shaped(np.asarray(e)), shaped(np.asarray(n))
+
+
+class Georeference:
+    """A site's georeference: grid/tangent ENU metres <-> geodetic frames, UTM, epochs.
+
+    Build with :meth:`acre` (the specification's site and chain) or :meth:`local` (a tangent
+    frame at any WGS84 origin). See the module docstring for the chain and the choices made for
+    local sites. Instances are immutable.
+    """
+
+    __slots__ = ("_datum", "_kind", "_local", "_start_posix")
+
+    def __init__(self, kind: str, datum: _Datum, local: tuple | None = None):
+        self._kind = kind
+        self._datum = datum
+        self._start_posix = parse_utc(datum.start_utc)
+        self._local = local
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def acre(cls, start_utc: str | None = None, datum: Mapping | None = None) -> Georeference:
+        """The ACRE tile with the specification's datum chain.
+
+        ``datum`` is the gnss.datum dict of the specification (keys output_frame, start_utc,
+        harn_to_nad83_2011_shift_deg, geoid{n0_m, dn_de, dn_dn},
+        helmert_itrf2014_to_nad83_2011{...}); missing keys take the specification's defaults
+        (DEFAULT_DATUM), unknown keys raise ConfigError. ``start_utc`` (ISO 8601 UTC, the time at
+        t = 0) overrides datum["start_utc"]; when neither is given it is the specification's
+        default 2026-09-23T15:00:00Z.
+        """
+        return cls("acre", _Datum.from_dict(datum, start_utc))
+
+    @classmethod
+    def local(
+        cls,
+        lat_deg: float,
+        lon_deg: float,
+        height_m: float,
+        start_utc: str = DEFAULT_START_UTC,
+        geoid_undulation_m: float = 0.0,
+    ) -> Georeference:
+        """A local ENU tangent frame on WGS84 at the WGS84 (G2139) origin (lat, lon, h).
+
+        All frames are equal at a local site (see the module docstring); the geoid undulation is
+        the constant ``geoid_undulation_m`` (m, default 0: the NAVD88 key then carries the
+        ellipsoidal height).
+        """
+        lat, lon, h, gu = (float(as_float(k, v)) for k, v in (
+            ("lat_deg", lat_deg), ("lon_deg", lon_deg), ("height_m", height_m),
+            ("geoid_undulation_m", geoid_undulation_m)))
+        require_range("lat_deg", np.asarray(lat), -90.0, 90.0, "deg")
+        for k, v in (("lon_deg", lon), ("height_m", h), ("geoid_undulation_m", gu)):
+            require_finite(k, np.asarray(v))
+        lon = (lon + 180.0) % 360.0 - 180.0
+        phi, lam = math.radians(lat), math.radians(lon)
+        x0, y0, z0 = (float(v) for v in _ell._geodetic_to_ecef(np.float64(phi), np.float64(lam), np.float64(h), _ell.WGS84))
+        sp, cp, sl, cl = math.sin(phi), math.cos(phi), math.sin(lam), math.cos(lam)
+        # Rows: east, north, up unit vectors in ECEF (local tangent frame)
+        rot = np.array([[-sl, cl, 0.0], [-sp * cl, -sp * sl, cp], [cp * cl, cp * sl, sp]])
+        datum = _Datum.from_dict(None, start_utc)
+        return cls("local", datum, (lat, lon, h, gu, np.array([x0, y0, z0]), rot))
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def kind(self) -> str:
+        """"acre" or "local"."""
+        return self._kind
+
+    @property
+    def start_utc(self) -> str:
+        """The UTC time at t = 0 (ISO 8601), as given."""
+        return self._datum.start_utc
+
+    @property
+    def datum(self) -> dict:
+        """The effective gnss.datum block (a copy)."""
+        return self._datum.to_dict()
+
+    @property
+    def origin_lat_lon_h(self) -> tuple[float, float, float] | None:
+        """For a local site: its WGS84 origin (deg, deg, m); None for the ACRE site."""
+        return None if self._local is None else self._local[:3]
+
+    def __repr__(self) -> str:
+        if self._kind == "local":
+            lat, lon, h = self._local[:3]
+            return f"Georeference.local({lat!r}, {lon!r}, {h!r}, start_utc={self.start_utc!r})"
+        return f"Georeference.acre(start_utc={self.start_utc!r})"
+
+    def decimal_year(self, t_s):
+        """Decimal year of start_utc + t_s (DESIGN.md ruling "Decimal year"; see geo.epoch)."""
+        return decimal_year(self.start_utc, t_s)
+
+    # ----------------------------------------------------------------- ENU -> geodetic
+    def enu_to_geodetic(self, enu, t_s=0.0) -> dict:
+        """All frames of ENU points at episode times (spec "Datum Chain", Geodetic).
+
+        ``enu``: shape (..., 3), metres in the site's ENU frame; ``t_s``: episode time(s) in s,
+        broadcast against enu[..., 0]. Returns a dict of float64 arrays (keys OUTPUT_KEYS) of
+        the broadcast shape; a single point (3,) with a scalar time gives 0-d values
+        (numpy scalars). Vectorised over points and times.
+        """
+        enu = _enu_array(enu)
+        t = as_float("t_s", t_s)
+        require_finite("t_s", t)
+        e, n, u, t = np.broadcast_arrays(enu[..., 0], enu[..., 1], enu[..., 2], t)
+        epoch = self.decimal_year(t)
+        if self._kind == "local":
+            out = self._local_enu_to_geodetic(e, n, u)
+        else:
+            out = self._acre_enu_to_geodetic(e, n, u, epoch)
+        return {k: shaped(np.asarray(v, dtype=np.float64)) for k, v in out.items()}
+
+    def _acre_grid_m(self, e, n):
+        """Steps 1: ENU e, n -> projection metres x = c_f E_g, y = c_f N_g."""
+        e0, n0, _ = ACRE_ORIGIN_FT
+        x = _CF * (e0 + e / _CF)  # Datum Chain, step 1: E_g = E0 + e / c_f; x = c_f E_g
+        y = _CF * (n0 + n / _CF)  # Datum Chain, step 1: N_g = N0 + n / c_f; y = c_f N_g
+        return x, y
+
+    def _acre_enu_to_geodetic(self, e, n, u, epoch):
+        d = self._datum
+        x, y = self._acre_grid_m(e, n)
+        _check_acre_enu(e, n, x, y)
+        phi_h, lam_h = _sp._inverse_rad(x, y)  # Datum Chain, step 2: EPSG:2968 inverse
+        lat_h = np.degrees(phi_h)
+        lon_h = np.degrees(lam_h)
+        lat_11 = lat_h + d.shift_lat_deg  # Datum Chain, step 3: + harn_to_nad83_2011_shift_deg
+        lon_11 = lon_h + d.shift_lon_deg
+        h_navd = _CF * ACRE_ORIGIN_FT[2] + u  # Datum Chain, step 4: H_navd = c_f Z0 + u
+        n_g = d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n  # step 4: N_g = N0^g + a_e e + a_n n
+        h_11 = h_navd + n_g  # step 4: h_2011 = H_navd + N_g
+        xg, yg, zg = _ell._geodetic_to_ecef(np.radians(lat_11), np.radians(lon_11), h_11, _ell.GRS80)  # step 5
+        xw, yw, zw = _helmert._inverse(xg, yg, zg, epoch, d.helmert)  # step 5: inverse Helmert
+        phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)  # step 6
+        return {
+            "nad83_harn_lat_deg": lat_h,
+            "nad83_harn_lon_deg": lon_h,
+            "nad83_2011_lat_deg": lat_11,
+            "nad83_2011_lon_deg": lon_11,
+            "nad83_2011_height_m": h_11,
+            "wgs84_lat_deg": np.degrees(phi_w),
+            "wgs84_lon_deg": np.degrees(lam_w),
+            "wgs84_height_m": h_w,
+            "navd88_height_m": h_navd,
+            "geoid_undulation_m": n_g,
+        }
+
+    def _local_enu_to_geodetic(self, e, n, u):
+        _, _, _, gu, x0, rot = self._local
+        # ECEF = X0 + R^T enu (R rows: east, north, up)
+        x = x0[0] + rot[0, 0] * e + rot[1, 0] * n + rot[2, 0] * u
+        y = x0[1] + rot[0, 1] * e + rot[1, 1] * n + rot[2, 1] * u
+        z = x0[2] + rot[1, 2] * n + rot[2, 2] * u
+        phi, lam, h = _ell._ecef_to_geodetic(x, y, z, _ell.WGS84)
+        lat = np.degrees(phi)
+        lon = np.degrees(lam)
+        return {
+            "nad83_harn_lat_deg": lat,
+            "nad83_harn_lon_deg": lon,
+            "nad83_2011_lat_deg": lat,
+            "nad83_2011_lon_deg": lon,
+            "nad83_2011_height_m": h,
+            "wgs84_lat_deg": lat,
+            "wgs84_lon_deg": lon,
+            "wgs84_height_m": h,
+            "navd88_height_m": h - gu,
+            "geoid_undulation_m": np.full_like(h, gu),
+        }
+
+    # ----------------------------------------------------------------- geodetic -> ENU
+    def geodetic_to_enu(self, lat_deg, lon_deg, height_m, t_s, frame: str):
+        """ENU (..., 3) of geodetic points in ``frame`` at episode time(s) (spec EnuFromWgs84).
+
+        ``frame``: "wgs84_g2139" (WGS84 latitude, longitude, ellipsoidal height at the epoch),
+        "nad83_2011" (NAD83(2011) latitude, longitude, ellipsoidal height) or "nad83_harn"
+        (NAD83(HARN) latitude, longitude with the NAD83(2011) ellipsoidal height, as the
+        specification's output_frame nad83). For the ACRE site the chain is the exact reverse of
+        enu_to_geodetic except the Helmert, whose forward and inverse differ by ~2e-7 m
+        (DESIGN.md ruling). Inputs broadcast together; the result has shape (..., 3) (a single
+        point gives (3,)). ``t_s`` and ``frame`` have no default on purpose: a fix must state its
+        datum (spec caveat "Datum of a fix"), and the epoch moves WGS84 points by 1.7 cm/yr.
+        """
+        _check_frame(frame)
+        lat = as_float("latitude_deg", lat_deg)
+        lon = as_float("longitude_deg", lon_deg)
+        h = as_float("height_m", height_m)
+        t = as_float("t_s", t_s)
+        require_range("latitude_deg", lat, -90.0, 90.0, "deg")
+        require_finite("longitude_deg", lon)
+        require_finite("height_m", h)
+        require_finite("t_s", t)
+        lat, lon, h, t = np.broadcast_arrays(lat, lon, h, t)
+        if self._kind == "local":
+            return self._local_geodetic_to_enu(lat, lon, h)
+        return self._acre_geodetic_to_enu(lat, lon, h, t, frame)
+
+    def _acre_geodetic_to_enu(self, lat, lon, h, t, frame):
+        d = self._datum
+        _sp._check_geodetic(lat, lon)  # DatumError naming the input value
+        if frame == "wgs84_g2139":
+            x, y, z = _ell._geodetic_to_ecef(np.radians(lat), np.radians(lon), h, _ell.WGS84)
+            x, y, z = _helmert._forward(x, y, z, self.decimal_year(t), d.helmert)  # Helmert forward
+            phi, lam, h11 = _ell._ecef_to_geodetic(x, y, z, _ell.GRS80)  # NAD83(2011) on GRS80
+            lat_h = np.degrees(phi) - d.shift_lat_deg  # reverse of step 3
+            lon_h = np.degrees(lam) - d.shift_lon_deg
+        elif frame == "nad83_2011":
+            lat_h, lon_h, h11 = lat - d.shift_lat_deg, lon - d.shift_lon_deg, h
+        else:  # nad83_harn
+            lat_h, lon_h, h11 = lat, lon, h
+        x, y = _sp._forward_m(np.radians(lat_h), np.radians(lon_h))  # reverse of step 2
+        _sp._check_forward_result(lat, lon, x, y)
+        e0, n0, z0 = ACRE_ORIGIN_FT
+        e = x - _CF * e0  # reverse of step 1
+        n = y - _CF * n0
+        # reverse of step 4: u = h_2011 - N_g - c_f Z0
+        u = h11 - (d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n) - _CF * z0
+        return np.stack([e, n, u], axis=-1)
+
+    def _local_geodetic_to_enu(self, lat, lon, h):
+        _, _, _, _, x0, rot = self._local
+        x, y, z = _ell._geodetic_to_ecef(np.radians(lat), np.radians(lon), h, _ell.WGS84)
+        dx, dy, dz = x - x0[0], y - x0[1], z - x0[2]
+        e = rot[0, 0] * dx + rot[0, 1] * dy
+        n = rot[1, 0] * dx + rot[1, 1] * dy + rot[1, 2] * dz
+        u = rot[2, 0] * dx + rot[2, 1] * dy + rot[2, 2] * dz
+        return np.stack([e, n, u], axis=-1)
+
+    # ----------------------------------------------------------------- UTM, grid rotation
+    def _lat_lon(self, enu, t, frame):
+        """Latitude, longitude (deg) of ENU points in a frame (helper of the UTM methods)."""
+        g = self.enu_to_geodetic(enu, t)
+        key = {"nad83_2011": "nad83_2011", "nad83_harn": "nad83_harn", "wgs84_g2139": "wgs84"}[frame]
+        return np.asarray(g[f"{key}_lat_deg"]), np.asarray(g[f"{key}_lon_deg"])
+
+    def enu_to_utm(self, enu, t_s, zone, frame: str = "nad83_2011", south: bool = False):
+        """UTM (E, N, gamma_deg, k) of ENU points through the chain to ``frame``.
+
+        The UTM projection is on the WGS84 ellipsoid for every frame, as the vehicle's converter
+        does (spec caveat "Ellipsoid of the UTM projection").
+        """
+        _check_frame(frame)
+        lat, lon = self._lat_lon(enu, t_s, frame)
+        return _utm.forward(lat, lon, zone, south=south)
+
+    def grid_rotation_deg(self, enu, t_s, zone, frame: str = "nad83_2011"):
+        """Grid rotation alpha (deg): the UTM azimuth of the grid north of the site.
+
+        Spec "INS", "Fix and UTM Odometry": with P1 = enu and P2 = enu + (0, 10 m, 0), both
+        through the chain to ``frame`` and then GeographicToUtm in ``zone``::
+
+            alpha = atan2(E2 - E1, N2 - N1)
+
+        Shape: the broadcast shape of enu[..., 0] and t_s. 0.0541 deg at the ACRE origin.
+        """
+        _check_frame(frame)
+        enu = _enu_array(enu)
+        t = as_float("t_s", t_s)
+        require_finite("t_s", t)
+        utm_zone_array(zone)
+        p2 = enu + np.array([0.0, GRID_ROTATION_STEP_M, 0.0])
+        both = np.stack(np.broadcast_arrays(enu, p2), axis=0)  # (2, ..., 3), one chain call
+        lat, lon = self._lat_lon(both, t, frame)
+        e, n, _, _ = _utm.forward(lat, lon, zone)
+        e = np.asarray(e)
+        n = np.asarray(n)
+        alpha = np.degrees(np.arctan2(e[1] - e[0], n[1] - n[0]))  # INS: alpha = atan2(E2 - E1, N2 - N1)
+        return shaped(np.asarray(alpha))
+
+    def affine_grid_utm(self, zone, frame: str = "nad83_2011", t_s: float = 0.0) -> AffineGridUtm:
+        """The affine grid <-> UTM map of "ACRES Core INS" at the origin (see AffineGridUtm)."""
+        _check_frame(frame)
+        z = int(utm_zone_array(zone))
+        pts = np.array([[0.0, 0.0, 0.0], [0.0, GRID_ROTATION_STEP_M, 0.0]])
+        lat, lon = self._lat_lon(pts, t_s, frame)
+        e, n, _, _ = _utm.forward(lat, lon, z)
+        alpha = math.atan2(e[1] - e[0], n[1] - n[0])  # INS: alpha at the origin
+        scale = math.hypot(e[1] - e[0], n[1] - n[0]) / GRID_ROTATION_STEP_M
+        return AffineGridUtm(z, frame, float(e[0]), float(n[0]), math.degrees(alpha), scale)
+
+    def site_wgs84_lat_lon_h(self) -> tuple[float, float, float]:
+        """WGS84 (G2139) latitude (deg), longitude (deg), height (m) of the origin at t = 0.
+
+        The site position of the GNSS constellation (DESIGN.md ruling "Site position for the
+        constellation"); for a local site, its origin.
+        """
+        g = self.enu_to_geodetic(np.zeros(3), 0.0)
+        return float(g["wgs84_lat_deg"]), float(g["wgs84_lon_deg"]), float(g["wgs84_height_m"])
+

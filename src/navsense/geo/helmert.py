@@ -1,0 +1,198 @@
+"""The 14-parameter, time-dependent Helmert transformation ITRF2014 -> NAD83(2011).
+
+Specification ("INS and GNSS", "Datum Chain", paragraph "Helmert transformation";
+HelmertForward and HelmertInverse of AcresGnssModel.cpp). The parameters are those of
+"ITRF2014 to NAD83(2011) (1)" (NGS HTDP; EPSG registry) in the coordinate-frame convention.
+With the epoch t_y in decimal years and delta = t_y - t_ref::
+
+    T = T0 + Tdot delta
+    r = -(r0 + rdot delta) pi / 648 000            (arcsec -> rad; sign: coordinate frame ->
+                                                     the position-vector matrix below)
+    s = 1 + (s0 + sdot delta) 1e-6
+    M = [[1, -r_z, r_y], [r_z, 1, -r_x], [-r_y, r_x, 1]]
+    X_2011 = T + s M X_ITRF                                     (forward)
+    X_ITRF = (1 / s) M^T (X_2011 - T)                           (inverse, as written)
+
+Ruling (DESIGN.md, "Helmert inverse"): the inverse is the specification's formula, the same as
+PROJ's ``+inv +proj=helmert`` with the linearised matrix. It is not an exact inverse of the
+forward (M^T M = I + O(r^2)): a forward-inverse round trip moves a point by about 2e-7 m, which
+is accepted.
+
+WGS84 (G2139) is taken equal to ITRF2014 (spec, "Datum Chain" step 6).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.errors import ConfigError
+from navsense.geo._arrays import as_float, require_finite, shaped
+
+__all__ = [
+    "ARCSEC_TO_RAD",
+    "ITRF2014_TO_NAD83_2011",
+    "HelmertParameters",
+    "forward",
+    "inverse",
+    "itrf2014_to_nad83_2011",
+    "nad83_2011_to_itrf2014",
+]
+
+# pi / 648 000: one arcsecond in radians (spec, "Helmert transformation").
+ARCSEC_TO_RAD = math.pi / 648_000.0
+
+
+@dataclass(frozen=True)
+class HelmertParameters:
+    """The 14 parameters and reference epoch of a time-dependent Helmert transformation.
+
+    Keys and units follow gnss.datum.helmert_itrf2014_to_nad83_2011 of the specification.
+    Rotations are in the coordinate-frame convention (as published by NGS and EPSG).
+    """
+
+    t_m: tuple[float, float, float]  # translation T0, m
+    r_arcsec: tuple[float, float, float]  # rotation r0, arcsec (coordinate frame)
+    s_ppm: float  # scale s0, ppm
+    dt_m_per_yr: tuple[float, float, float]  # translation rate, m/yr
+    dr_arcsec_per_yr: tuple[float, float, float]  # rotation rate, arcsec/yr
+    ds_ppm_per_yr: float  # scale rate, ppm/yr
+    reference_epoch: float  # reference epoch t_ref, decimal year
+
+    KEYS = (
+        "t_m",
+        "r_arcsec",
+        "s_ppm",
+        "dt_m_per_yr",
+        "dr_arcsec_per_yr",
+        "ds_ppm_per_yr",
+        "reference_epoch",
+    )
+
+    @classmethod
+    def from_dict(cls, d: Mapping, where: str = "helmert_itrf2014_to_nad83_2011") -> HelmertParameters:
+        """Build from the specification's dict; missing keys take the specification defaults.
+
+        Raises ConfigError for an unknown key or a value of the wrong shape, naming the key path.
+        """
+        unknown = set(d) - set(cls.KEYS)
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {list(cls.KEYS)}")
+        base = ITRF2014_TO_NAD83_2011
+        vals = {}
+        for key in cls.KEYS:
+            v = d.get(key, getattr(base, key))
+            if key in ("t_m", "r_arcsec", "dt_m_per_yr", "dr_arcsec_per_yr"):
+                arr = np.asarray(v, dtype=float) if _is_numeric_seq(v) else None
+                if arr is None or arr.shape != (3,) or not np.all(np.isfinite(arr)):
+                    raise ConfigError(f"{where}.{key} must be an array of 3 finite numbers, got {v!r}")
+                vals[key] = tuple(float(x) for x in arr)
+            else:
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                    raise ConfigError(f"{where}.{key} must be a finite number, got {v!r}")
+                vals[key] = float(v)
+        return cls(**vals)
+
+    def to_dict(self) -> dict:
+        """The parameters as the specification's dict (lists for the vectors)."""
+        return {
+            k: (list(getattr(self, k)) if isinstance(getattr(self, k), tuple) else getattr(self, k))
+            for k in self.KEYS
+        }
+
+    def at_epoch(self, epoch_yr):
+        """T (m, 3 arrays), r (rad, 3 arrays, position-vector sign) and s at the epoch(s).
+
+        Spec "Helmert transformation": T = T0 + Tdot delta; r = -(r0 + rdot delta) pi/648000;
+        s = 1 + (s0 + sdot delta) 1e-6, with delta = t_y - t_ref.
+        """
+        delta = np.asarray(epoch_yr, dtype=np.float64) - self.reference_epoch
+        t = [self.t_m[i] + self.dt_m_per_yr[i] * delta for i in range(3)]  # Helmert: T
+        r = [-(self.r_arcsec[i] + self.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)]  # Helmert: r
+        s = 1.0 + (self.s_ppm + self.ds_ppm_per_yr * delta) * 1e-6  # Helmert: s
+        return t, r, s
+
+
+def _is_numeric_seq(v) -> bool:
+    try:
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return arr.ndim == 1
+
+
+# "ITRF2014 to NAD83(2011) (1)", gnss.datum.helmert_itrf2014_to_nad83_2011 defaults of the
+# specification (section "Parameters", GNSS receiver); NGS HTDP / EPSG registry values.
+ITRF2014_TO_NAD83_2011 = HelmertParameters(
+    t_m=(1.00530, -1.90921, -0.54157),  # m
+    r_arcsec=(0.02678138, -0.00042027, 0.01093206),  # arcsec, coordinate frame
+    s_ppm=0.00036891,  # ppm
+    dt_m_per_yr=(0.00079, -0.00060, -0.00144),  # m/yr
+    dr_arcsec_per_yr=(0.00006667, -0.00075744, -0.00005133),  # arcsec/yr
+    ds_ppm_per_yr=-0.00007201,  # ppm/yr
+    reference_epoch=2010.0,  # decimal year
+)
+
+
+def _check(x_m, y_m, z_m, epoch_yr):
+    arrs = []
+    for name, v in (("x_m", x_m), ("y_m", y_m), ("z_m", z_m), ("epoch_yr", epoch_yr)):
+        a = as_float(name, v)
+        require_finite(name, a)
+        arrs.append(a)
+    return arrs
+
+
+def forward(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011):
+    """X_target = T + s M X_source at the decimal-year epoch(s) (spec HelmertForward).
+
+    For the default parameters: ITRF2014 = WGS84 (G2139) ECEF -> NAD83(2011) ECEF, metres.
+    Inputs broadcast together (points and epochs); returns ``(x_m, y_m, z_m)``.
+    """
+    x, y, z, ep = _check(x_m, y_m, z_m, epoch_yr)
+    return tuple(shaped(np.asarray(v)) for v in _forward(x, y, z, ep, params))
+
+
+def inverse(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011):
+    """X_source = (1/s) M^T (X_target - T) at the decimal-year epoch(s) (spec HelmertInverse).
+
+    For the default parameters: NAD83(2011) ECEF -> ITRF2014 = WGS84 (G2139) ECEF, metres.
+    Inputs broadcast together (points and epochs); returns ``(x_m, y_m, z_m)``.
+    """
+    x, y, z, ep = _check(x_m, y_m, z_m, epoch_yr)
+    return tuple(shaped(np.asarray(v)) for v in _inverse(x, y, z, ep, params))
+
+
+def itrf2014_to_nad83_2011(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011):
+    """ITRF2014 (= WGS84 G2139) ECEF to NAD83(2011) ECEF: :func:`forward`."""
+    return forward(x_m, y_m, z_m, epoch_yr, params)
+
+
+def nad83_2011_to_itrf2014(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011):
+    """NAD83(2011) ECEF to ITRF2014 (= WGS84 G2139) ECEF: :func:`inverse`."""
+    return inverse(x_m, y_m, z_m, epoch_yr, params)
+
+
+def _forward(x, y, z, epoch_yr, params):
+    (tx, ty, tz), (rx, ry, rz), s = params.at_epoch(epoch_yr)
+    # Helmert: X_2011 = T + s M X_ITRF, M = [[1, -rz, ry], [rz, 1, -rx], [-ry, rx, 1]]
+    xo = tx + s * (x - rz * y + ry * z)
+    yo = ty + s * (rz * x + y - rx * z)
+    zo = tz + s * (-ry * x + rx * y + z)
+    return xo, yo, zo
+
+
+def _inverse(x, y, z, epoch_yr, params):
+    (tx, ty, tz), (rx, ry, rz), s = params.at_epoch(epoch_yr)
+    dx = x - tx
+    dy = y - ty
+    dz = z - tz
+    inv_s = 1.0 / s
+    # Helmert: X_ITRF = (1/s) M^T (X_2011 - T), M^T = [[1, rz, -ry], [-rz, 1, rx], [ry, -rx, 1]]
+    xo = inv_s * (dx + rz * dy - ry * dz)
+    yo = inv_s * (-rz * dx + dy + rx * dz)
+    zo = inv_s * (ry * dx - rx * dy + dz)
+    return xo, yo, zo
