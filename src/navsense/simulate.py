@@ -51,20 +51,37 @@ class RunSummary:
 
 
 def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, agent: int = 0):
-    """The enabled sensor models, in output order (gnss, imu, ins)."""
+    """The enabled sensor models, in output order (gnss, imu, ins, mag, baro, odom)."""
     models = []
     if cfg["gnss"]["enabled"]:
         from navsense.sensors.gnss.receiver import GnssReceiver
 
         models.append(GnssReceiver(cfg, vehicle, site, georef))
     if cfg["imu"]["enabled"]:
-        from navsense.sensors.imu import ImuModel
+        if cfg["imu"].get("model", "acres") == "configurable":
+            from navsense.sensors.configurable_imu import ConfigurableImuModel
 
-        models.append(ImuModel(cfg, vehicle))
+            models.append(ConfigurableImuModel(cfg, vehicle))
+        else:
+            from navsense.sensors.imu import ImuModel
+
+            models.append(ImuModel(cfg, vehicle))
     if cfg["ins"]["enabled"]:
         from navsense.sensors.ins import InsModel
 
         models.append(InsModel(cfg, vehicle, georef, agent=agent))
+    if cfg["mag"]["enabled"]:
+        from navsense.sensors.magnetometer import MagnetometerModel
+
+        models.append(MagnetometerModel(cfg, vehicle, georef))
+    if cfg["baro"]["enabled"]:
+        from navsense.sensors.barometer import BarometerModel
+
+        models.append(BarometerModel(cfg, vehicle, georef))
+    if cfg["odom"]["enabled"]:
+        from navsense.sensors.odometer import OdometerModel
+
+        models.append(OdometerModel(cfg, vehicle))
     return models
 
 

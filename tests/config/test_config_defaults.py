@@ -108,8 +108,35 @@ def test_embedded_polaris_overlay():
     assert vehicle_overlay("maxxum") is None
 
 
+# navsense extensions (issue 7), off by default
+MAG_CODE = {"enabled": False, "hz": 50, "noise_std_ut": 0.3, "hard_iron_ut": [0, 0, 0],
+            "soft_iron_matrix": [1, 0, 0, 0, 1, 0, 0, 0, 1]}
+BARO_CODE = {"enabled": False, "hz": 25, "noise_std_pa": 1.0, "bias_sigma_pa": 10.0,
+             "bias_tau_s": 300, "base_altitude_m": 0, "position_flu_m": [0, 0, 0]}
+ODOM_CODE = {"enabled": False, "hz": 50, "noise_std_mps": 0.02, "scale_factor_sigma": 0.01,
+             "encoder_tick_m": 0}
+
+
+# navsense extension (issue 8): the configurable IMU, off by default (model "acres"); every
+# per-sensor key null = "the preset's value, else 0"
+_GYRO_KEYS = ("noise_density_radps_rthz", "bias_instability_radps", "bias_instability_tau_s",
+              "random_walk_radps2_rthz", "random_walk_bound_radps", "bias_radps",
+              "turn_on_bias_sigma_radps", "scale_factor_ppm", "misalignment_rad",
+              "temp_bias_radps_per_k", "temp_scale_ppm_per_k", "lsb_radps", "carry_error",
+              "round_direction", "saturation_radps", "g_sensitivity_radps_per_mps2")
+_ACCEL_KEYS = ("noise_density_mps2_rthz", "bias_instability_mps2", "bias_instability_tau_s",
+               "random_walk_mps3_rthz", "random_walk_bound_mps2", "bias_mps2",
+               "turn_on_bias_sigma_mps2", "scale_factor_ppm", "misalignment_rad",
+               "temp_bias_mps2_per_k", "temp_scale_ppm_per_k", "lsb_mps2", "carry_error",
+               "round_direction", "saturation_mps2")
+IMU_CODE = {"model": "acres", "preset": "none", "configurable": {
+    "platform_ypr_deg": [0, 0, 0], "temperature_c": 25, "reference_temperature_c": 25,
+    "gyro": dict.fromkeys(_GYRO_KEYS), "accel": dict.fromkeys(_ACCEL_KEYS)}}
+
+
 def test_code_defaults_are_the_code_column_and_noise_on():
-    assert code_defaults() == {"noise": True, "ins": INS_CODE}
+    assert code_defaults() == {"noise": True, "imu": IMU_CODE, "ins": INS_CODE, "mag": MAG_CODE,
+                               "baro": BARO_CODE, "odom": ODOM_CODE}
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -171,7 +198,8 @@ def test_maxxum_effective_configuration_uses_the_code_column():
 
 def test_layout_and_order_of_the_effective_configuration():
     cfg = load_config()
-    assert list(cfg) == ["seed", "delay_s", "mount_frame", "noise", "gnss", "imu", "ins"]
+    assert list(cfg) == ["seed", "delay_s", "mount_frame", "noise", "gnss", "imu", "ins",
+                         "mag", "baro", "odom"]
     assert list(cfg["gnss"]) == [
         "enabled", "hz", "antenna_flu_m", "std_m", "start", "cold_ttff_s", "elevation_mask_deg",
         "constellations", "multipath_tau_s", "multipath_vertical_ratio", "states", "rtk",

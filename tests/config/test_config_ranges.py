@@ -61,6 +61,35 @@ RANGES = {
     "ins.velocity_white_mps": ("number", 0, INF, False),
     "ins.accel_white_mps2": ("number", 0, INF, False),
     "ins.gyro_white_radps": ("number", 0, INF, False),
+    # navsense extensions (issue 7): magnetometer, barometer, odometer.
+    "mag.hz": ("number", 1, 120, False),
+    "mag.noise_std_ut": ("number", 0, INF, False),
+    "baro.hz": ("number", 1, 120, False),
+    "baro.noise_std_pa": ("number", 0, INF, False),
+    "baro.bias_sigma_pa": ("number", 0, INF, False),
+    "baro.bias_tau_s": ("number", 0, INF, True),
+    "baro.base_altitude_m": ("number", -1000, 11000, False),
+    "odom.hz": ("number", 1, 120, False),
+    "odom.noise_std_mps": ("number", 0, INF, False),
+    "odom.scale_factor_sigma": ("number", 0, 0.1, False),
+    "odom.encoder_tick_m": ("number", 0, INF, False),
+    # navsense extension (issue 8): the configurable IMU (null = the preset's value).
+    "imu.configurable.gyro.noise_density_radps_rthz": ("vector", 0, None, False),
+    "imu.configurable.gyro.bias_instability_radps": ("vector", 0, None, False),
+    "imu.configurable.gyro.bias_instability_tau_s": ("number", 0, None, True),
+    "imu.configurable.gyro.random_walk_radps2_rthz": ("vector", 0, None, False),
+    "imu.configurable.gyro.random_walk_bound_radps": ("vector", 0, None, False),
+    "imu.configurable.gyro.turn_on_bias_sigma_radps": ("vector", 0, None, False),
+    "imu.configurable.gyro.lsb_radps": ("number", 0, None, False),
+    "imu.configurable.gyro.saturation_radps": ("number", 0, None, False),
+    "imu.configurable.accel.noise_density_mps2_rthz": ("vector", 0, None, False),
+    "imu.configurable.accel.bias_instability_mps2": ("vector", 0, None, False),
+    "imu.configurable.accel.bias_instability_tau_s": ("number", 0, None, True),
+    "imu.configurable.accel.random_walk_mps3_rthz": ("vector", 0, None, False),
+    "imu.configurable.accel.random_walk_bound_mps2": ("vector", 0, None, False),
+    "imu.configurable.accel.turn_on_bias_sigma_mps2": ("vector", 0, None, False),
+    "imu.configurable.accel.lsb_mps2": ("number", 0, None, False),
+    "imu.configurable.accel.saturation_mps2": ("number", 0, None, False),
 }
 for _state in ("rtk_fixed", "rtk_float", "dgps", "single"):
     for _key in ("sigma_h_m", "sigma_v_m", "initial_sigma_h_m", "initial_sigma_v_m",
@@ -109,7 +138,14 @@ def _with(cfg, dotted, value):
 
 def _message(source, key, value):
     kind, lo, hi, open_ = RANGES[key]
+    if kind == "vector":  # the first element of [v, v, v] is the one named
+        key, value = f"{key}[0]", value[0]
     return f"{source}: {key} = {json.dumps(value)} is out of range {_range_text(lo, hi, open_)}"
+
+
+def _value(key, value):
+    """A vector key takes the case's value on each of its three axes."""
+    return [value] * 3 if RANGES[key][0] == "vector" else value
 
 
 def test_the_table_lists_every_ranged_key_of_the_schema():
@@ -124,6 +160,7 @@ def test_the_table_lists_every_ranged_key_of_the_schema():
 @pytest.mark.parametrize("key, value, accepted", CASES,
                          ids=[f"{k}={v!r}" for k, v, _ in CASES])
 def test_range_in_sensors_json(key, value, accepted):
+    value = _value(key, value)
     cfg = _with(load_config(), key, value)
     if accepted:
         validate(cfg, "sensors.json")
@@ -136,6 +173,7 @@ def test_range_in_sensors_json(key, value, accepted):
 @pytest.mark.parametrize("key, value, accepted", CASES,
                          ids=[f"{k}={v!r}" for k, v, _ in CASES])
 def test_range_on_the_command_line(key, value, accepted):
+    value = _value(key, value)
     if accepted:
         assert apply_overrides(load_config(), {key: value}) == _with(load_config(), key, value)
     else:

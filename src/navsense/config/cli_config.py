@@ -76,6 +76,13 @@ _OFF_FLAGS = (
     ("--no-noise", "noise", "set every error, bias and noise of every sensor to zero"),
 )
 
+# (option, dotted key, help): navsense's extra sensors, off by default: --mag / --no-mag ...
+_ON_OFF_FLAGS = (
+    ("--mag", "mag.enabled", "the magnetometer (mag.jsonl)"),
+    ("--baro", "baro.enabled", "the barometer (baro.jsonl)"),
+    ("--odom", "odom.enabled", "the wheel odometer (odom.jsonl)"),
+)
+
 _OUTAGE_KEY = "gnss.corrections.outages_s+"
 
 
@@ -97,6 +104,9 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         group.add_argument(option, type=kind, metavar=metavar, help=f"{text} (sets {key})")
     for option, key, text in _OFF_FLAGS:
         group.add_argument(option, action="store_true", help=f"{text} (sets {key} false)")
+    for option, key, text in _ON_OFF_FLAGS:
+        group.add_argument(option, action=argparse.BooleanOptionalAction, default=None,
+                           help=f"turn on (or off) {text} (sets {key})")
     group.add_argument("--gnss-outage", action="append", metavar="START:END",
                        help="add one correction outage [START, END) in seconds; repeatable")
 
@@ -115,6 +125,10 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
     for option, key, _text in _OFF_FLAGS:
         if getattr(args, _dest(option), False):
             overrides[key] = False
+    for option, key, _text in _ON_OFF_FLAGS:
+        value = getattr(args, _dest(option), None)
+        if value is not None:
+            overrides[key] = bool(value)
     outages = getattr(args, "gnss_outage", None)
     if outages:
         overrides[_OUTAGE_KEY] = [item if isinstance(item, (list, tuple)) else parse_outage(item)

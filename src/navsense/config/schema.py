@@ -265,6 +265,36 @@ _FIX_STATE = Section({
     "multipath_h_m": nonnegative(_SIGMA),
 })
 
+def _imu_triad(u: str, rw: str, gyro: bool) -> Section:
+    """``imu.configurable.gyro`` / ``.accel``: null takes the preset's value (or 0)."""
+    def opt(kind="number", length=None, minimum=None, min_open=False, choices=()):
+        return Field(kind, minimum=minimum, min_open=min_open, length=length, choices=choices,
+                     nullable=True, extension=True,
+                     chosen="" if minimum is None else "a density, deviation, time or LSB is not negative")
+    v3 = opt("vector", 3, 0)
+    fields = {
+        f"noise_density_{u}_rthz": v3, f"bias_instability_{u}": v3,
+        "bias_instability_tau_s": opt(minimum=0, min_open=True), f"random_walk_{rw}": v3,
+        f"random_walk_bound_{u}": v3, f"bias_{u}": opt("vector", 3),
+        f"turn_on_bias_sigma_{u}": v3, "scale_factor_ppm": opt("vector", 3),
+        "misalignment_rad": opt("vector", 9), f"temp_bias_{u}_per_k": opt("vector", 3),
+        "temp_scale_ppm_per_k": opt("vector", 3), f"lsb_{u}": opt(minimum=0),
+        "carry_error": opt("boolean"), "round_direction": opt("enum", choices=("to_zero", "from_zero", "near")),
+        f"saturation_{u}": opt(minimum=0),
+    }
+    if gyro:
+        fields["g_sensitivity_radps_per_mps2"] = opt("vector", 3)
+    return Section(fields)
+
+
+_CONFIGURABLE_IMU = Section({
+    "platform_ypr_deg": Field("vector", length=3, extension=True),
+    "temperature_c": Field("number", extension=True),
+    "reference_temperature_c": Field("number", extension=True),
+    "gyro": _imu_triad("radps", "radps2_rthz", True),
+    "accel": _imu_triad("mps2", "mps3_rthz", False),
+})
+
 #: The sensor configuration (specification "Parameters", plus the navsense extension ``noise``).
 #: The order of the keys is the canonical order of the effective configuration.
 SCHEMA = Section({
@@ -345,6 +375,10 @@ SCHEMA = Section({
         "accel_bias_mps2": nonnegative(_SIGMA),
         "gyro_bias_radps": nonnegative(_SIGMA),
         "position_flu_m": VECTOR3_M,
+        # navsense extension (issue 8): the configurable IMU, sensors/configurable_imu.py
+        "model": Field("enum", choices=("acres", "configurable"), extension=True),
+        "preset": Field("enum", choices=("none", "bmi088", "adis16465", "kvh1750"), extension=True),
+        "configurable": _CONFIGURABLE_IMU,
     }),
     "ins": Section({
         "enabled": BOOLEAN,
@@ -360,6 +394,38 @@ SCHEMA = Section({
         "gyro_white_radps": nonnegative(_SIGMA),
         "frame": enum("nad83", "wgs84_g2139"),
         "utm_zone": Field("integer", minimum=1, maximum=60),
+    }),
+    # navsense extensions (issue 7), off by default: magnetometer, barometer, wheel odometer.
+    "mag": Section({
+        "enabled": Field("boolean", extension=True),
+        "hz": Field("number", minimum=1, maximum=120, extension=True,
+                    chosen="as every sensor: 1..120"),
+        "noise_std_ut": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+        "hard_iron_ut": Field("vector", length=3, extension=True),
+        "soft_iron_matrix": Field("vector", length=9, extension=True,
+                                  chosen="3 x 3 row-major, dimensionless; identity: none"),
+    }),
+    "baro": Section({
+        "enabled": Field("boolean", extension=True),
+        "hz": Field("number", minimum=1, maximum=120, extension=True,
+                    chosen="as every sensor: 1..120"),
+        "noise_std_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+        "bias_sigma_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+        "bias_tau_s": Field("number", minimum=0, min_open=True, extension=True, chosen=_TAU),
+        "base_altitude_m": Field("number", minimum=-1000, maximum=11000, extension=True,
+                                 chosen="the ISA troposphere formula holds below 11 km"),
+        "position_flu_m": Field("vector", length=3, extension=True),
+    }),
+    "odom": Section({
+        "enabled": Field("boolean", extension=True),
+        "hz": Field("number", minimum=1, maximum=120, extension=True,
+                    chosen="as every sensor: 1..120"),
+        "noise_std_mps": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+        "scale_factor_sigma": Field("number", minimum=0, maximum=0.1, extension=True,
+                                    chosen="dimensionless (0.01 = 1 %); <= 0.1 keeps 1 + eps "
+                                           "positive to 10 sigma"),
+        "encoder_tick_m": Field("number", minimum=0, extension=True,
+                                chosen="distance per encoder tick; 0 is no quantisation"),
     }),
 })
 

@@ -36,7 +36,8 @@ from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["ImuConfig", "ImuModel", "GRAVITY_MPS2", "IMU_SEED_OFFSET", "IMU_SEQUENCE"]
+__all__ = ["ImuConfig", "ImuModel", "ImuKinematics", "imu_point_kinematics", "GRAVITY_MPS2",
+           "IMU_SEED_OFFSET", "IMU_SEQUENCE"]
 
 GRAVITY_MPS2 = 9.80665  # standard gravity, m/s^2 (specification, "IMU")
 IMU_SEED_OFFSET = 1009  # specification, "Seeds and Determinism": RngImu seed + 1009
@@ -106,24 +107,9 @@ class ImuModel:
         n = len(truth)
         if n == 0:
             return _empty_block()
-        dt = 1.0 / truth.rate_hz
-        r = quat_to_matrix(truth.q_xyzw)
-        # IMU section: v_i = v + w x (p + R r_i - p_c)
-        arm = truth.p_m + rotate(r, np.broadcast_to(self.lever_arm_m, (n, 3))) - truth.c_m
-        v_i = truth.v_mps + cross(truth.w_radps, arm)
-        v_prev = np.concatenate([self._prev_vi[None, :], v_i[:-1]])
-        a = (v_i - v_prev) / dt
-        gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
-        f_b = rotate_inverse(r, a - gravity)
-        w_b = rotate_inverse(r, truth.w_radps)
-        f_b_prev = np.concatenate([self._prev_fb[None, :], f_b[:-1]])
-        w_b_prev = np.concatenate([self._prev_wb[None, :], w_b[:-1]])
-
-        # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
-        idx = np.arange(n, dtype=np.int64)
-        start = np.where(truth.reset, idx, -1)
-        last_reset = np.maximum.accumulate(start)
-        age = np.where(last_reset >= 0, idx - last_reset, self._age + 1 + idx)
+        kin = imu_point_kinematics(truth, self.lever_arm_m, self._age, self._prev_vi,
+                                   self._prev_fb, self._prev_wb)
+        f_b, w_b, f_b_prev, w_b_prev, age = kin.f_b, kin.w_b, kin.f_b_prev, kin.w_b_prev, kin.age
         due = self._due.sample_indices(truth.t_s)
         rows = due[age[due] >= 2]
 
@@ -133,7 +119,7 @@ class ImuModel:
         rate = 0.5 * (w_b[rows] + w_b_prev[rows]) + self.gyro_bias_radps + self._sigma_g * g[:, 3:]
 
         self._age = int(min(age[-1], 2))
-        self._prev_vi = v_i[-1].copy()
+        self._prev_vi = kin.v_i[-1].copy()
         self._prev_fb = f_b[-1].copy()
         self._prev_wb = w_b[-1].copy()
         return {
@@ -157,6 +143,48 @@ class ImuModel:
                 "gyro_radps": self.gyro_bias_radps.tolist(),
             }
         }
+
+
+@dataclass(frozen=True)
+class ImuKinematics:
+    """Truth kinematics of the IMU point at the physics steps of one chunk (shapes (n, 3), (n,))."""
+
+    r: np.ndarray          # body FLU -> world rotation matrices, (n, 3, 3)
+    v_i: np.ndarray        # IMU-point velocity, world axes, m/s
+    f_b: np.ndarray        # specific force from the finite difference ending at the step, body FLU
+    w_b: np.ndarray        # angular rate, body FLU
+    f_b_prev: np.ndarray   # f_b of the step before (carried over the chunk boundary)
+    w_b_prev: np.ndarray   # w_b of the step before
+    age: np.ndarray        # physics steps since the start or the last reset (int64)
+
+
+def imu_point_kinematics(truth: TruthStates, lever_arm_m: np.ndarray, age_before: int,
+                         prev_vi: np.ndarray, prev_fb: np.ndarray,
+                         prev_wb: np.ndarray) -> ImuKinematics:
+    """The IMU section's truth terms for one chunk (shared by the ACRES and configurable IMUs).
+
+    ``age_before`` is the age of the last step before the chunk (-1: none); ``prev_*`` that step's
+    IMU-point velocity, specific force and rate. A row needs ``age >= 2``.
+    """
+    n = len(truth)
+    dt = 1.0 / truth.rate_hz
+    r = quat_to_matrix(truth.q_xyzw)
+    # IMU section: v_i = v + w x (p + R r_i - p_c)
+    arm = truth.p_m + rotate(r, np.broadcast_to(lever_arm_m, (n, 3))) - truth.c_m
+    v_i = truth.v_mps + cross(truth.w_radps, arm)
+    v_prev = np.concatenate([prev_vi[None, :], v_i[:-1]])
+    a = (v_i - v_prev) / dt
+    gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
+    f_b = rotate_inverse(r, a - gravity)
+    w_b = rotate_inverse(r, truth.w_radps)
+    f_b_prev = np.concatenate([prev_fb[None, :], f_b[:-1]])
+    w_b_prev = np.concatenate([prev_wb[None, :], w_b[:-1]])
+    # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
+    idx = np.arange(n, dtype=np.int64)
+    start = np.where(truth.reset, idx, -1)
+    last_reset = np.maximum.accumulate(start)
+    age = np.where(last_reset >= 0, idx - last_reset, age_before + 1 + idx)
+    return ImuKinematics(r, v_i, f_b, w_b, f_b_prev, w_b_prev, age)
 
 
 def _empty_block() -> dict:

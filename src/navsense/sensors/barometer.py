@@ -1,0 +1,192 @@
+"""The barometer: static pressure of the standard atmosphere at the sensor (``baro.jsonl``).
+
+A navsense extension (issue 7; the article's barometer): the specification has no barometer.
+
+Measurement equation, at each sample k::
+
+    H_k   = orthometric (NAVD88) height of the sensor point p_k + R_k r_b, m
+    P_k   = P_0 (1 - L' H_k)^n                       ICAO / ISO 2533 troposphere
+    b_k   = a_k b_k-1 + sigma_b sqrt(1 - a_k^2) g_b,k,   a_k = exp(-(t_k - t_k-1) / tau_b)
+    y_k   = P_k + b_k + sigma_w g_w,k                pressure_pa
+    h_k   = (1 - (y_k / P_0)^(1 / n)) / L'           pressure_altitude_m (the inverse of P)
+
+where
+
+    P_0 = 101 325 Pa, L' = 2.25577e-5 1/m (= L / T_0 = 0.0065 K/m / 288.15 K),
+    n = 5.25588 (= g_0 M / (R L)) — ICAO Doc 7488 / ISO 2533:1975, troposphere (H < 11 km);
+    the geopotential height of the standard is taken as the orthometric height (they differ by
+    about H^2 / 6.4e6 m: 0.2 m at 1 km)
+    r_b     baro.position_flu_m, converted from ``mount_frame`` (DESIGN.md ruling "Mounts")
+    H_k     ``navd88_height_m`` of ``Georeference.enu_to_geodetic`` of the sensor point; without
+            a georeference (a site that has none) H_k = baro.base_altitude_m + the point's ENU up
+    b_k     the slowly drifting bias: first-order Gauss-Markov, stationary standard deviation
+            sigma_b = baro.bias_sigma_pa, correlation time tau_b = baro.bias_tau_s, discretised
+            exactly over each sample interval (never 1 - dt / tau). The first sample has a = 0:
+            b = sigma_b g_b, a draw from the stationary distribution (not zero)
+    sigma_w baro.noise_std_pa;  g_b, g_w standard normal values
+
+Random values: the stream Pcg32(seed + 8011, 12) (a sequence no specification stream uses),
+two Gaussians a sample in the order g_b, g_w, nothing at the start. With cfg["noise"] False
+every sigma is zero (y = P, h = H) and the same values are drawn.
+
+Rows of ``baro.jsonl``: ``pressure_pa`` with 2 decimals (0.01 Pa) and ``pressure_altitude_m``
+with 3 decimals (1 mm).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.clock import Due
+from navsense.rng import Pcg32
+from navsense.rotation import quat_to_matrix, rotate
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
+
+__all__ = [
+    "BaroConfig", "BarometerModel", "pressure_pa", "pressure_altitude_m",
+    "ISA_P0_PA", "ISA_LAPSE_PER_M", "ISA_EXPONENT", "BARO_SEED_OFFSET", "BARO_SEQUENCE",
+]
+
+ISA_P0_PA = 101_325.0  # ICAO standard atmosphere, sea-level pressure, Pa (ISO 2533)
+ISA_LAPSE_PER_M = 2.25577e-5  # L / T_0 = 0.0065 K/m / 288.15 K, 1/m (ISO 2533 troposphere)
+ISA_EXPONENT = 5.25588  # g_0 M / (R L), dimensionless (ISO 2533 troposphere)
+BARO_SEED_OFFSET = 8011  # navsense: barometer stream seed + 8011 (no specification stream)
+BARO_SEQUENCE = 12  # navsense: sequence 12 (the specification uses 1, 2, 4, 6)
+DRAWS_PER_SAMPLE = 2  # Gaussians a sample: g_b (bias), g_w (white)
+PRESSURE_DECIMALS = 2  # pressure_pa: 0.01 Pa
+ALTITUDE_DECIMALS = 3  # pressure_altitude_m: 1 mm
+
+
+def pressure_pa(height_m):
+    """ISA troposphere pressure (Pa) at orthometric/geopotential ``height_m`` (array or scalar)."""
+    h = np.asarray(height_m, dtype=np.float64)
+    return ISA_P0_PA * (1.0 - ISA_LAPSE_PER_M * h) ** ISA_EXPONENT  # ISO 2533, troposphere
+
+
+def pressure_altitude_m(p_pa):
+    """The inverse of :func:`pressure_pa`: the standard-atmosphere height of ``p_pa``, m."""
+    p = np.asarray(p_pa, dtype=np.float64)
+    return (1.0 - (p / ISA_P0_PA) ** (1.0 / ISA_EXPONENT)) / ISA_LAPSE_PER_M
+
+
+@dataclass(frozen=True)
+class BaroConfig:
+    """The ``baro`` block of the effective configuration, typed."""
+
+    enabled: bool
+    hz: float
+    noise_std_pa: float
+    bias_sigma_pa: float
+    bias_tau_s: float
+    base_altitude_m: float
+    position_flu_m: tuple
+    mount_frame: str
+    seed: int
+    noise: bool
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "BaroConfig":
+        b = cfg["baro"]
+        return cls(
+            enabled=bool(b["enabled"]),
+            hz=float(b["hz"]),
+            noise_std_pa=float(b["noise_std_pa"]),
+            bias_sigma_pa=float(b["bias_sigma_pa"]),
+            bias_tau_s=float(b["bias_tau_s"]),
+            base_altitude_m=float(b["base_altitude_m"]),
+            position_flu_m=tuple(float(x) for x in b["position_flu_m"]),
+            mount_frame=str(cfg.get("mount_frame", "chassis")),
+            seed=int(cfg["seed"]),
+            noise=bool(cfg.get("noise", True)),
+        )
+
+
+class BarometerModel:
+    """``BarometerModel(cfg, vehicle, georef)``: the barometer over consecutive chunks.
+
+    ``georef`` the site's Georeference (heights: NAVD88) or None (base_altitude_m + ENU up).
+    """
+
+    name = "baro"
+
+    def __init__(self, cfg: dict, vehicle: VehicleProfile, georef=None) -> None:
+        self.config = BaroConfig.from_config(cfg)
+        c = self.config
+        self.georef = georef
+        self.lever_arm_m = lever_arm_from_chassis(c.position_flu_m, c.mount_frame, vehicle)
+        self._rng = Pcg32(c.seed + BARO_SEED_OFFSET, BARO_SEQUENCE)
+        self._sigma_w = c.noise_std_pa if c.noise else 0.0
+        self._sigma_b = c.bias_sigma_pa if c.noise else 0.0
+        self._due = Due(c.hz, start_s=0.0)
+        self._bias_pa = 0.0  # b at the previous sample
+        self._t_prev: float | None = None  # time of the previous sample (None: no sample yet)
+
+    def height_m(self, p_m: np.ndarray, t_s: np.ndarray) -> np.ndarray:
+        """Orthometric height (m) of the sensor points ``p_m`` (m, 3) at ``t_s`` (m,)."""
+        if self.georef is None:
+            return self.config.base_altitude_m + p_m[:, 2]
+        return np.asarray(self.georef.enu_to_geodetic(p_m, t_s)["navd88_height_m"],
+                          dtype=np.float64).reshape(-1)
+
+    def process(self, truth: TruthStates) -> dict:
+        """The barometer samples in this chunk of physics steps."""
+        if len(truth) == 0:
+            return _empty_block()
+        rows = self._due.sample_indices(truth.t_s)
+        m = rows.size
+        if m == 0:
+            return _empty_block()
+        g = self._rng.gaussians(DRAWS_PER_SAMPLE * m).reshape(m, DRAWS_PER_SAMPLE)
+        t = truth.t_s[rows]
+        r = quat_to_matrix(truth.q_xyzw[rows])
+        p = truth.p_m[rows] + rotate(r, np.broadcast_to(self.lever_arm_m, (m, 3)))
+        true_pa = pressure_pa(self.height_m(p, t))
+
+        # Gauss-Markov bias, exact discretisation over each sample interval; a = 0 at the first
+        t_before = np.empty(m)
+        t_before[1:] = t[:-1]
+        t_before[0] = t[0] if self._t_prev is None else self._t_prev
+        a = np.exp(-(t - t_before) / self.config.bias_tau_s)
+        if self._t_prev is None:
+            a[0] = 0.0
+        drive = self._sigma_b * np.sqrt(1.0 - a * a) * g[:, 0]
+        bias = _gauss_markov(self._bias_pa, a, drive)
+        self._bias_pa = float(bias[-1])
+        self._t_prev = float(t[-1])
+
+        meas = true_pa + bias + self._sigma_w * g[:, 1]
+        return {
+            "sample_time_s": t,
+            "pressure_pa": meas,
+            "pressure_altitude_m": pressure_altitude_m(meas),
+            "bias_pa": bias,
+        }
+
+    def rows(self, block: dict) -> list[dict]:
+        """baro.jsonl rows (without the three time keys)."""
+        p = np.round(block["pressure_pa"], PRESSURE_DECIMALS).tolist()
+        h = np.round(block["pressure_altitude_m"], ALTITUDE_DECIMALS).tolist()
+        return [{"pressure_pa": pi, "pressure_altitude_m": hi} for pi, hi in zip(p, h, strict=True)]
+
+    def episode_info(self) -> dict:
+        return {}
+
+
+def _gauss_markov(x_prev: float, a: np.ndarray, drive: np.ndarray) -> np.ndarray:
+    """x_k = a_k x_k-1 + drive_k, the literal recursion in float64 (one multiply, one add)."""
+    out = [0.0] * len(drive)
+    x = float(x_prev)
+    for k, (ak, uk) in enumerate(zip(a.tolist(), drive.tolist(), strict=True)):
+        x = ak * x + uk
+        out[k] = x
+    return np.array(out, dtype=np.float64)
+
+
+def _empty_block() -> dict:
+    z = np.zeros(0)
+    return {"sample_time_s": z, "pressure_pa": z.copy(), "pressure_altitude_m": z.copy(),
+            "bias_pa": z.copy()}
+

@@ -1,0 +1,346 @@
+"""The magnetometer: the Earth's field of the World Magnetic Model in body axes (``mag.jsonl``).
+
+A navsense extension (issue 7; the article's "compass"): the specification has no magnetometer.
+
+Measurement equation, at each sample k::
+
+    B_enu,k = B_0 + G p_k + Bdot t_k                      field at the vehicle, grid ENU, nT
+    m_k     = 1e-3 (S R_k^T B_enu,k) + b_hi + sigma_m g_k  reading, body FLU, uT
+
+where
+
+    p_k, R_k   chassis origin (grid ENU, m) and rotation body FLU -> ENU at the sample's step
+    t_k        episode time, s
+    B_0        the WMM2025 field at the site origin (ENU (0, 0, 0)) at t = 0, rotated from the
+               geodetic north/east/down of the WGS84 (G2139) latitude, longitude and ellipsoidal
+               height given by the site's Georeference into the site's grid ENU (see below)
+    G          its gradient dB_enu/dp_enu (3 x 3, nT/m): central differences of the same
+               evaluation at ENU (+-500 m, 0, 0), (0, +-500 m, 0), (0, 0, +-500 m), t = 0
+    Bdot       its rate (nT/s): the WMM field at the origin one day after the start, minus B_0,
+               divided by 86 400 s. WMM's secular variation is linear in time, so this is the
+               model's own rate (the decimal year's 365/366-day divisor is taken as that of the
+               start's year)
+    S          mag.soft_iron_matrix (3 x 3, row-major, dimensionless; identity = none)
+    b_hi       mag.hard_iron_ut (body FLU, uT)
+    sigma_m    mag.noise_std_ut (uT);  g_k three standard normal values
+
+The WMM is evaluated seven times at the start (the origin, six gradient points, the origin a
+day later), never per epoch or per chunk: the field changes by a few nT per kilometre and by
+about 0.1 nT per day, so the first-order expansion above is exact to well under 0.1 nT over a
+site of several kilometres and an episode of days, and every epoch is an elementwise function
+of its own p_k and t_k: batch = chunks = steps. The field is taken at the chassis origin (a
+lever arm of metres changes it by hundredths of a nT).
+
+Geodetic north/east/down to grid ENU. The WMM gives X (north), Y (east), Z (down) along the
+true (geodetic) meridian. The site's grid north differs from true north by the grid
+convergence gamma (the ACRE tile's EPSG:2968 transverse Mercator: gamma = +0.0578 deg, grid
+north east of true north; a local tangent site: 0 at the origin). At each evaluation point
+gamma is measured, not approximated: the point and the point 10 m grid-north of it go through
+``Georeference.enu_to_geodetic``, and gamma = atan2(dlambda (N + h) cos phi, dphi (M + h))
+(WGS84 radii of curvature M, N). Then::
+
+    B_east  = -X sin(gamma) + Y cos(gamma)
+    B_north =  X cos(gamma) + Y sin(gamma)
+    B_up    = -Z
+
+(a conformal grid: grid east is grid north turned 90 deg clockwise).
+
+Model package: pygeomag (pure Python, no dependencies; its ``wmm/WMM_2025.COF`` is NOAA's
+WMM2025 coefficient file, epoch 2025.0, valid 2025.0 to 2030.0). A start outside those years is
+a ConfigError naming gnss.datum.start_utc. Without a georeference (a site that has none) the
+field is that of the specification's ACRE tile at gnss.datum.start_utc, as the GNSS receiver's
+sky.
+
+With cfg["noise"] False: sigma_m = 0, b_hi = 0 and S = identity (every error zeroed), and the
+same values are drawn.
+
+Random values: the stream Pcg32(seed + 6073, 8) (a sequence no specification stream uses:
+those are 1, 2, 4, 6), three Gaussians a sample (x, y, z), nothing at the start.
+
+Rows of ``mag.jsonl``: ``magnetic_field_flu_ut`` [x, y, z] in uT with 4 decimals (0.1 nT).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from navsense.clock import Due
+from navsense.errors import ConfigError, NavsenseError
+from navsense.geo.epoch import DEFAULT_START_UTC
+from navsense.rng import Pcg32
+from navsense.rotation import quat_to_matrix, rotate, rotate_inverse
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile
+
+__all__ = [
+    "MagConfig", "MagnetometerModel", "SiteField", "site_field", "wmm_field_ned_nt",
+    "grid_convergence_deg", "MAG_SEED_OFFSET", "MAG_SEQUENCE", "FIELD_DECIMALS",
+    "WMM_COEFFICIENTS", "WMM_VALID_YEARS",
+]
+
+MAG_SEED_OFFSET = 6073  # navsense: magnetometer stream seed + 6073 (no specification stream)
+MAG_SEQUENCE = 8  # navsense: sequence 8 (the specification uses 1, 2, 4, 6)
+DRAWS_PER_SAMPLE = 3  # Gaussians a sample: x, y, z
+FIELD_DECIMALS = 4  # magnetic_field_flu_ut: 4 decimals of uT = 0.1 nT
+NT_PER_UT = 1000.0  # 1 uT = 1000 nT
+
+WMM_COEFFICIENTS = "wmm/WMM_2025.COF"  # pygeomag's copy of NOAA's WMM2025.COF (epoch 2025.0)
+WMM_VALID_YEARS = (2025.0, 2030.0)  # WMM2025 life span, decimal years [start, end)
+
+GRADIENT_STEP_M = 500.0  # half-width of the central differences of the field's gradient, m
+RATE_STEP_S = 86_400.0  # the field's rate from the field one day after the start, s
+GRID_NORTH_STEP_M = 10.0  # second point of the grid convergence, 10 m grid north, m
+
+_WGS84_A_M = 6_378_137.0  # WGS84 semi-major axis, m (NGA.STND.0036)
+_WGS84_INV_F = 298.257223563  # WGS84 inverse flattening (NGA.STND.0036)
+_WGS84_E2 = (2.0 - 1.0 / _WGS84_INV_F) / _WGS84_INV_F  # e^2 = f (2 - f)
+
+
+# ------------------------------------------------------------------------------ the WMM
+@functools.cache
+def _geomag():
+    try:
+        from pygeomag import GeoMag
+    except ImportError as exc:  # pragma: no cover - a missing run-time dependency
+        raise NavsenseError(
+            "the magnetometer needs the World Magnetic Model package pygeomag "
+            "(pip install 'pygeomag>=1.1,<2')") from exc
+    return GeoMag(coefficients_file=WMM_COEFFICIENTS)
+
+
+def wmm_field_ned_nt(lat_deg: float, lon_deg: float, height_m: float,
+                     decimal_year: float) -> np.ndarray:
+    """The WMM2025 main field (X north, Y east, Z down), nT, shape (3,), at one point.
+
+    ``lat_deg``, ``lon_deg``: WGS84 geodetic; ``height_m``: above the WGS84 ellipsoid;
+    ``decimal_year`` in [2025.0, 2030.0) (else ConfigError).
+    """
+    lo, hi = WMM_VALID_YEARS
+    if not lo <= decimal_year < hi:
+        raise ConfigError(
+            f"gnss.datum.start_utc: the decimal year {decimal_year:.4f} is outside the World "
+            f"Magnetic Model WMM2025's life span {lo:.1f}..{hi:.1f} (the magnetometer needs it)")
+    lon = ((float(lon_deg) + 180.0) % 360.0) - 180.0
+    r = _geomag().calculate(glat=float(lat_deg), glon=lon, alt=float(height_m) / 1000.0,
+                            time=float(decimal_year))
+    return np.array([r.x, r.y, r.z], dtype=np.float64)
+
+
+def _radii_m(lat_rad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """WGS84 meridian (M) and prime-vertical (N) radii of curvature, m."""
+    w2 = 1.0 - _WGS84_E2 * np.sin(lat_rad) ** 2
+    return _WGS84_A_M * (1.0 - _WGS84_E2) / (w2 * np.sqrt(w2)), _WGS84_A_M / np.sqrt(w2)
+
+
+def grid_convergence_deg(georef, enu_m, t_s: float = 0.0) -> np.ndarray:
+    """Azimuth of the site's grid north from true (WGS84 geodetic) north, deg, positive east.
+
+    ``enu_m`` (n, 3): points of the site's grid ENU. Measured from the point and the point
+    10 m grid-north of it through the georeference (module docstring).
+    """
+    enu = np.asarray(enu_m, dtype=np.float64).reshape(-1, 3)
+    ahead = enu + np.array([0.0, GRID_NORTH_STEP_M, 0.0])
+    g = georef.enu_to_geodetic(np.concatenate([enu, ahead]), t_s)
+    n = enu.shape[0]
+    lat = np.radians(g["wgs84_lat_deg"])
+    lon = np.radians(g["wgs84_lon_deg"])
+    h = g["wgs84_height_m"]
+    m_r, n_r = _radii_m(lat[:n])
+    d_north = (lat[n:] - lat[:n]) * (m_r + h[:n])
+    d_east = (lon[n:] - lon[:n]) * (n_r + h[:n]) * np.cos(lat[:n])
+    return np.degrees(np.arctan2(d_east, d_north))
+
+
+def ned_to_grid_enu(b_ned: np.ndarray, gamma_deg) -> np.ndarray:
+    """Geodetic north/east/down (..., 3) to grid east/north/up, grid north at ``gamma_deg``."""
+    b = np.asarray(b_ned, dtype=np.float64)
+    gam = np.radians(np.asarray(gamma_deg, dtype=np.float64))
+    c, s = np.cos(gam), np.sin(gam)
+    x, y, z = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([-x * s + y * c, x * c + y * s, -z], axis=-1)
+
+
+def grid_enu_to_ned(b_enu: np.ndarray, gamma_deg) -> np.ndarray:
+    """The inverse of :func:`ned_to_grid_enu`."""
+    b = np.asarray(b_enu, dtype=np.float64)
+    gam = np.radians(np.asarray(gamma_deg, dtype=np.float64))
+    c, s = np.cos(gam), np.sin(gam)
+    e, n, u = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([n * c - e * s, n * s + e * c, -u], axis=-1)
+
+
+@dataclass(frozen=True)
+class SiteField:
+    """The first-order field model of a site (module docstring), nT, grid ENU.
+
+    ``b0_enu_nt`` (3,), ``gradient_enu_nt_per_m`` (3, 3) [i, j] = dB_i / dp_j,
+    ``rate_enu_nt_per_s`` (3,); plus what produced them (for episode.json).
+    """
+
+    b0_enu_nt: np.ndarray
+    gradient_enu_nt_per_m: np.ndarray
+    rate_enu_nt_per_s: np.ndarray
+    b0_ned_nt: np.ndarray
+    lat_deg: float
+    lon_deg: float
+    height_m: float
+    decimal_year: float
+    convergence_deg: float
+
+    def field_enu_nt(self, p_m: np.ndarray, t_s: np.ndarray) -> np.ndarray:
+        """B_0 + G p + Bdot t for points (m, 3) at times (m,), term by term, (m, 3)."""
+        p = np.asarray(p_m, dtype=np.float64)
+        t = np.asarray(t_s, dtype=np.float64)
+        g = np.broadcast_to(self.gradient_enu_nt_per_m, p.shape[:-1] + (3, 3))
+        return self.b0_enu_nt + rotate(g, p) + self.rate_enu_nt_per_s * t[..., None]
+
+    def info(self) -> dict:
+        b = self.b0_ned_nt
+        h = math.hypot(b[0], b[1])
+        return {
+            "model": "WMM2025",
+            "package": f"pygeomag {_pygeomag_version()}",
+            "wgs84_lat_deg": self.lat_deg,
+            "wgs84_lon_deg": self.lon_deg,
+            "wgs84_height_m": self.height_m,
+            "decimal_year": self.decimal_year,
+            "field_ned_nt": b.tolist(),
+            "field_enu_nt": self.b0_enu_nt.tolist(),
+            "declination_deg": math.degrees(math.atan2(b[1], b[0])),
+            "inclination_deg": math.degrees(math.atan2(b[2], h)),
+            "total_intensity_nt": math.hypot(h, b[2]),
+            "grid_convergence_deg": self.convergence_deg,
+        }
+
+
+def _pygeomag_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("pygeomag")
+    except Exception:  # pragma: no cover - metadata missing in an unusual install
+        return "unknown"
+
+
+def site_field(georef) -> SiteField:
+    """Evaluate the WMM at the site (seven evaluations) and build the first-order model."""
+    d = GRADIENT_STEP_M
+    pts = np.array([
+        [0.0, 0.0, 0.0],
+        [d, 0.0, 0.0], [-d, 0.0, 0.0],
+        [0.0, d, 0.0], [0.0, -d, 0.0],
+        [0.0, 0.0, d], [0.0, 0.0, -d],
+    ])
+    geo = georef.enu_to_geodetic(pts, 0.0)
+    gamma = grid_convergence_deg(georef, pts, 0.0)
+    year0 = float(georef.decimal_year(0.0))
+    b_ned = np.stack([
+        wmm_field_ned_nt(geo["wgs84_lat_deg"][i], geo["wgs84_lon_deg"][i],
+                         geo["wgs84_height_m"][i], year0) for i in range(len(pts))])
+    b_enu = ned_to_grid_enu(b_ned, gamma)
+    grad = np.empty((3, 3))
+    for j in range(3):
+        grad[:, j] = (b_enu[1 + 2 * j] - b_enu[2 + 2 * j]) / (2.0 * d)
+    geo_later = georef.enu_to_geodetic(pts[0], RATE_STEP_S)
+    year1 = float(georef.decimal_year(RATE_STEP_S))
+    b_later = wmm_field_ned_nt(geo_later["wgs84_lat_deg"], geo_later["wgs84_lon_deg"],
+                               geo_later["wgs84_height_m"], year1)
+    rate = (ned_to_grid_enu(b_later, gamma[0]) - b_enu[0]) / RATE_STEP_S
+    return SiteField(
+        b0_enu_nt=b_enu[0].copy(), gradient_enu_nt_per_m=grad, rate_enu_nt_per_s=rate,
+        b0_ned_nt=b_ned[0].copy(), lat_deg=float(geo["wgs84_lat_deg"][0]),
+        lon_deg=float(geo["wgs84_lon_deg"][0]), height_m=float(geo["wgs84_height_m"][0]),
+        decimal_year=year0, convergence_deg=float(gamma[0]))
+
+
+# ------------------------------------------------------------------------------ the model
+@dataclass(frozen=True)
+class MagConfig:
+    """The ``mag`` block of the effective configuration, typed."""
+
+    enabled: bool
+    hz: float
+    noise_std_ut: float
+    hard_iron_ut: tuple
+    soft_iron_matrix: tuple  # 9 numbers, row-major
+    seed: int
+    noise: bool
+    start_utc: str
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "MagConfig":
+        mag = cfg["mag"]
+        soft = tuple(float(x) for x in mag["soft_iron_matrix"])
+        hard = tuple(float(x) for x in mag["hard_iron_ut"])
+        if len(soft) != 9 or len(hard) != 3:
+            raise ConfigError(
+                f"mag.soft_iron_matrix needs 9 numbers (row-major 3 x 3) and mag.hard_iron_ut 3; "
+                f"got {len(soft)} and {len(hard)}")
+        return cls(
+            enabled=bool(mag["enabled"]),
+            hz=float(mag["hz"]),
+            noise_std_ut=float(mag["noise_std_ut"]),
+            hard_iron_ut=hard,
+            soft_iron_matrix=soft,
+            seed=int(cfg["seed"]),
+            noise=bool(cfg.get("noise", True)),
+            start_utc=str(cfg.get("gnss", {}).get("datum", {}).get("start_utc",
+                                                                     DEFAULT_START_UTC)),
+        )
+
+
+class MagnetometerModel:
+    """``MagnetometerModel(cfg, vehicle, georef)``: the magnetometer over consecutive chunks.
+
+    ``cfg`` the effective configuration, ``vehicle`` a VehicleProfile (unused: the field is
+    uniform over the vehicle), ``georef`` the site's Georeference or None (the ACRE tile).
+    """
+
+    name = "mag"
+
+    def __init__(self, cfg: dict, vehicle: VehicleProfile | None = None, georef=None) -> None:
+        self.config = MagConfig.from_config(cfg)
+        c = self.config
+        if georef is None:
+            from navsense.geo import Georeference  # the ACRE tile (module docstring)
+
+            georef = Georeference.acre(start_utc=c.start_utc)
+        self.field = site_field(georef)
+        self._rng = Pcg32(c.seed + MAG_SEED_OFFSET, MAG_SEQUENCE)
+        self._sigma_ut = c.noise_std_ut if c.noise else 0.0
+        self.hard_iron_ut = np.array(c.hard_iron_ut if c.noise else (0.0, 0.0, 0.0))
+        soft = np.array(c.soft_iron_matrix).reshape(3, 3) if c.noise else np.eye(3)
+        self.soft_iron = soft
+        self._due = Due(c.hz, start_s=0.0)
+
+    def process(self, truth: TruthStates) -> dict:
+        """The magnetometer samples in this chunk of physics steps."""
+        if len(truth) == 0:
+            return _empty_block()
+        rows = self._due.sample_indices(truth.t_s)
+        m = rows.size
+        g = self._rng.gaussians(DRAWS_PER_SAMPLE * m).reshape(m, DRAWS_PER_SAMPLE)
+        t = truth.t_s[rows]
+        b_enu_nt = self.field.field_enu_nt(truth.p_m[rows], t)
+        r = quat_to_matrix(truth.q_xyzw[rows])
+        b_body_ut = rotate_inverse(r, b_enu_nt) / NT_PER_UT  # R^T B, uT
+        soft = np.broadcast_to(self.soft_iron, (m, 3, 3))
+        meas = rotate(soft, b_body_ut) + self.hard_iron_ut + self._sigma_ut * g
+        return {"sample_time_s": t, "magnetic_field_flu_ut": meas}
+
+    def rows(self, block: dict) -> list[dict]:
+        """mag.jsonl rows (without the three time keys): uT, 4 decimals."""
+        field = np.round(block["magnetic_field_flu_ut"], FIELD_DECIMALS).tolist()
+        return [{"magnetic_field_flu_ut": f} for f in field]
+
+    def episode_info(self) -> dict:
+        """``mag_field``: the WMM evaluation at the site origin (for episode.json)."""
+        return {"mag_field": self.field.info()}
+
+
+def _empty_block() -> dict:
+    return {"sample_time_s": np.zeros(0), "magnetic_field_flu_ut": np.zeros((0, 3))}
