@@ -33,6 +33,8 @@ def _add_simulate(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="run directory (default runs/<name>-<time>)")
     p.add_argument("--chunk-steps", type=int, default=None, metavar="N",
                    help="physics steps per processing chunk (output does not depend on it)")
+    p.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl",
+                   help="rows as JSON Lines (default) or one Parquet file per sensor")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=_run_simulate)
 
@@ -80,7 +82,8 @@ def _run_simulate(args) -> int:
     cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides_from_args(args))
     out = Path(args.out) if args.out else default_run_dir("runs", label)
     summary = simulate(truth, cfg, vehicle, site, out, source=source, agent=args.agent,
-                       chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet)
+                       chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet,
+                       output_format=args.format)
     if not args.quiet:
         print(summary.text())
     return 0

@@ -12,6 +12,7 @@ clock would have given them (DESIGN.md ruling).
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -22,6 +23,8 @@ import numpy as np
 
 from navsense import __version__
 from navsense.clock import delivery_times
+from navsense.errors import ConfigError
+from navsense.output.columns import Column, arrow_table, rows_from_columns
 from navsense.output.jsonl import JsonlWriter
 from navsense.output.rundir import RunDirectory
 from navsense.site import Site
@@ -85,16 +88,45 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
     return models
 
 
-def _timed_rows(model, block: dict, delay_s: float, rate_hz: float) -> list[dict]:
+def timed_columns(model, block: dict, delay_s: float, rate_hz: float) -> list[Column]:
+    """The model's columns after ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
     sample = np.asarray(block["sample_time_s"], dtype=np.float64)
     available = sample + delay_s
     delivery = delivery_times(available, rate_hz)
-    s = np.round(sample, TIME_DECIMALS).tolist()
-    a = np.round(available, TIME_DECIMALS).tolist()
-    d = np.round(delivery, TIME_DECIMALS).tolist()
-    body = model.rows(block)
-    return [{"sample_time_s": si, "available_time_s": ai, "delivery_time_s": di, **row}
-            for si, ai, di, row in zip(s, a, d, body)]
+    return [
+        Column("sample_time_s", np.round(sample, TIME_DECIMALS)),
+        Column("available_time_s", np.round(available, TIME_DECIMALS)),
+        Column("delivery_time_s", np.round(delivery, TIME_DECIMALS)),
+        *model.columns(block),
+    ]
+
+
+class _SensorOutput:
+    """The rows of one model in the run's format: ``<name>.jsonl`` or ``<name>.parquet``."""
+
+    def __init__(self, folder: Path, name: str, fmt: str) -> None:
+        self.fmt = fmt
+        if fmt == "jsonl":
+            self.writer = JsonlWriter(folder / f"{name}.jsonl").__enter__()
+        else:
+            from navsense.output.parquet import ParquetWriter
+
+            self.writer = ParquetWriter(folder / f"{name}.parquet").__enter__()
+
+    def write(self, columns: list[Column], m: int) -> None:
+        if m == 0:
+            return
+        if self.fmt == "jsonl":
+            self.writer.write_rows(rows_from_columns(columns, m))
+        else:
+            self.writer.write_table(arrow_table(columns, m))
+
+    @property
+    def rows_written(self) -> int:
+        return self.writer.rows_written
+
+    def close(self) -> None:
+        self.writer.close()
 
 
 class _Progress:
@@ -142,13 +174,17 @@ def simulate(
     chunk_steps: int = DEFAULT_CHUNK_STEPS,
     total_steps: int | None = None,
     progress: bool = False,
+    output_format: str = "jsonl",
 ) -> RunSummary:
     """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
 
     ``truth`` is a whole :class:`TruthStates` (cut into ``chunk_steps`` chunks) or an iterable of
     consecutive chunks (a truth log read chunk by chunk). ``source`` describes the truth for
-    episode.json (scenario name or file).
+    episode.json (scenario name or file). ``output_format`` is "jsonl" (the specification's rows)
+    or "parquet" (one Parquet file per sensor with the same values, flattened column names).
     """
+    if output_format not in ("jsonl", "parquet"):
+        raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
     t_wall = time.perf_counter()
     start_utc = cfg["gnss"]["datum"]["start_utc"]
     georef = site.make_georeference(start_utc, cfg["gnss"]["datum"]) if site is not None else None
@@ -162,8 +198,12 @@ def simulate(
     first_step = None
     last_t = 0.0
     with RunDirectory(out_dir) as run:
-        writers = {m.name: JsonlWriter(run.path / f"{m.name}.jsonl").__enter__() for m in models}
+        writers = {m.name: _SensorOutput(run.path, m.name, output_format) for m in models}
         extra = _ExtraWriters(run.path, models)
+        # the rows are millions of short-lived dicts and lists without cycles: the cyclic
+        # collector would scan them again and again
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
             for chunk in _chunks(truth, chunk_steps):
                 if len(chunk) == 0:
@@ -172,12 +212,15 @@ def simulate(
                     first_step = chunk.step0
                 for model in models:
                     block = model.process(chunk)
-                    writers[model.name].write_rows(_timed_rows(model, block, delay_s, chunk.rate_hz))
+                    columns = timed_columns(model, block, delay_s, chunk.rate_hz)
+                    writers[model.name].write(columns, len(block["sample_time_s"]))
                     extra.write(model, block)
                 steps += len(chunk)
                 last_t = float(chunk.t_s[-1])
                 bar.update(steps)
         finally:
+            if gc_was_enabled:
+                gc.enable()
             for w in writers.values():
                 w.close()
             extra.close()
@@ -193,6 +236,7 @@ def simulate(
             "physics_hz": (chunk.rate_hz if steps else None),
             "first_step": first_step,
             "steps": steps,
+            "output_format": output_format,
             "site": site.to_json() if site is not None else None,
         }
         for model in models:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
+from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.truth.states import TruthStates
@@ -165,11 +166,15 @@ class BarometerModel:
             "bias_pa": bias,
         }
 
+    def columns(self, block: dict) -> list[Column]:
+        """baro.jsonl keys as columns."""
+        return [Column("pressure_pa", np.round(block["pressure_pa"], PRESSURE_DECIMALS)),
+                Column("pressure_altitude_m",
+                       np.round(block["pressure_altitude_m"], ALTITUDE_DECIMALS))]
+
     def rows(self, block: dict) -> list[dict]:
         """baro.jsonl rows (without the three time keys)."""
-        p = np.round(block["pressure_pa"], PRESSURE_DECIMALS).tolist()
-        h = np.round(block["pressure_altitude_m"], ALTITUDE_DECIMALS).tolist()
-        return [{"pressure_pa": pi, "pressure_altitude_m": hi} for pi, hi in zip(p, h, strict=True)]
+        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def episode_info(self) -> dict:
         return {}

@@ -56,10 +56,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.signal import lfilter
 
+from navsense import gauss_markov
 from navsense.clock import Due
 from navsense.errors import ConfigError
+from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, rotate, rotate_inverse
 from navsense.sensors.imu import GRAVITY_MPS2, imu_point_kinematics
@@ -127,7 +128,8 @@ class GaussMarkov:
 
     ``propagate(z)`` takes the standard normals of m steps, shape (m, n), and returns the states
     after each step, shape (m, n). A = 0 (white noise) is vectorised; a diagonal A runs one
-    scalar recursion per state (scipy.signal.lfilter when unbounded, a float loop when bounded);
+    scalar recursion per state (navsense.gauss_markov.scan when unbounded, a float loop when
+    bounded);
     a full A runs a float loop. Every path computes each element the same way whatever m is.
     """
 
@@ -169,7 +171,7 @@ class GaussMarkov:
                 elif a == 0.0:
                     out[:, i] = w[:, i]
                 else:
-                    out[:, i] = lfilter([1.0], [1.0, -a], w[:, i], zi=[a * e0])[0]
+                    out[:, i] = gauss_markov.scan(a, w[:, i:i + 1], [e0])[:, 0]
         else:
             out[:] = _full_recursion(A, bounds, self.state, w)
         self.state = out[-1].copy()
@@ -816,15 +818,20 @@ class ConfigurableImuModel:
             "delta_angle_flu_rad": out["dr"],
         }
 
+    def columns(self, block: dict) -> list[Column]:
+        """imu.jsonl keys as columns: the ACRES keys plus delta-velocity and delta-angle."""
+        return [
+            Column("specific_force_flu_mps2",
+                   np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS)),
+            Column("angular_velocity_flu_radps",
+                   np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS)),
+            Column("delta_velocity_flu_mps", np.round(block["delta_velocity_flu_mps"], DELTA_V_DECIMALS)),
+            Column("delta_angle_flu_rad", np.round(block["delta_angle_flu_rad"], DELTA_ANGLE_DECIMALS)),
+        ]
+
     def rows(self, block: dict) -> list[dict]:
-        """imu.jsonl rows: the ACRES keys plus delta_velocity_flu_mps and delta_angle_flu_rad."""
-        f = np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS).tolist()
-        w = np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS).tolist()
-        dv = np.round(block["delta_velocity_flu_mps"], DELTA_V_DECIMALS).tolist()
-        da = np.round(block["delta_angle_flu_rad"], DELTA_ANGLE_DECIMALS).tolist()
-        return [{"specific_force_flu_mps2": a, "angular_velocity_flu_radps": b,
-                 "delta_velocity_flu_mps": c, "delta_angle_flu_rad": d}
-                for a, b, c, d in zip(f, w, dv, da)]
+        """imu.jsonl rows (without the three time keys)."""
+        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def episode_info(self) -> dict:
         """``imu_bias_flu`` (constant + turn-on + temperature bias) and the model and preset."""

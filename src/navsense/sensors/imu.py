@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
+from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -128,12 +129,18 @@ class ImuModel:
             "angular_velocity_flu_radps": rate,
         }
 
+    def columns(self, block: dict) -> list[Column]:
+        """The imu.jsonl keys as columns, with the specification's decimals."""
+        return [
+            Column("specific_force_flu_mps2",
+                   np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS)),
+            Column("angular_velocity_flu_radps",
+                   np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS)),
+        ]
+
     def rows(self, block: dict) -> list[dict]:
         """imu.jsonl rows (without the three time keys), the specification's decimals."""
-        force = np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS).tolist()
-        rate = np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS).tolist()
-        return [{"specific_force_flu_mps2": f, "angular_velocity_flu_radps": w}
-                for f, w in zip(force, rate)]
+        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def episode_info(self) -> dict:
         """``imu_bias_flu`` for episode.json: the constant biases in FLU axes."""

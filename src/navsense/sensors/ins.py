@@ -95,9 +95,11 @@ from typing import Mapping
 
 import numpy as np
 
+from navsense import gauss_markov
 from navsense.clock import Due
 from navsense.errors import ConfigError
 from navsense.geo import utm
+from navsense.output.columns import Column, rows_from_columns
 from navsense.output.frames import INS_FIELD_COUNT
 from navsense.rng import Pcg32
 from navsense.rotation import quat_about_x, quat_about_y, quat_about_z, quat_multiply, quat_to_matrix
@@ -295,21 +297,9 @@ def _norm(v: np.ndarray) -> np.ndarray:
 def _gauss_markov(x_prev: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
     """x_k = a_k x_k-1 + b_k g_k for each of the columns of g (spec "INS", "Errors").
 
-    x_prev (s,), a and b (m,), g (m, s) -> (m, s). The literal recursion in float64, one multiply
-    and one add an epoch (u = b g is elementwise, so its bits are those of a scalar product).
+    x_prev (s,), a and b (m,), g (m, s) -> (m, s): :func:`navsense.gauss_markov.scan`.
     """
-    u = b[:, None] * g
-    out = np.empty_like(u)
-    a_list = a.tolist()
-    for j in range(u.shape[1]):
-        xj = float(x_prev[j])
-        col = u[:, j].tolist()
-        res = [0.0] * len(col)
-        for k, ak in enumerate(a_list):
-            xj = ak * xj + col[k]
-            res[k] = xj
-        out[:, j] = res
-    return out
+    return gauss_markov.scan(a, b[:, None] * g, x_prev)
 
 
 @contextlib.contextmanager
@@ -542,45 +532,43 @@ class InsModel:
         """The block's epochs as (m, 40) float64 frames in EInsField order."""
         return self._core.frames(block)
 
+    def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
+        """The ins.jsonl keys as columns (rounded; layout in the module docstring)."""
+        d = INS_ROW_DECIMALS
+        rnd = lambda key, n: np.round(block[key], n)  # noqa: E731
+        gyro = rnd("angular_velocity_flu_radps", d["angular_velocity"])
+        vel = rnd("velocity_flu_mps", d["linear_velocity"])
+        return [
+            Column("frame", ROW_FRAME_ID, constant=True),
+            Column("fix.latitude", rnd("lat_deg", d["latitude"])),
+            Column("fix.longitude", rnd("lon_deg", d["longitude"])),
+            Column("fix.altitude", rnd("height_m", d["altitude"])),
+            Column("fix.datum", self._core.geo_frame, constant=True),
+            Column("fix.status", FIX_STATUS_RTK, constant=True),
+            Column("fix.service", FIX_SERVICE_GPS, constant=True),
+            Column("fix.position_covariance",
+                   rnd("covariance_enu_m2", d["position_covariance"])),
+            Column("imu.orientation_enu_xyzw", rnd("orientation_enu_xyzw", d["quaternion"])),
+            Column("imu.angular_velocity_flu_radps", gyro),
+            Column("imu.linear_acceleration_flu_mps2",
+                   rnd("specific_force_flu_mps2", d["linear_acceleration"])),
+            Column("velocity.linear_flu_mps", vel),
+            Column("velocity.angular_flu_radps", gyro),
+            Column("position_enu_m", rnd("position_enu_m", d["position_enu_m"])),
+            Column("odom.frame_id", ODOM_FRAME_ID, constant=True),
+            Column("odom.child_frame_id", ODOM_CHILD_FRAME_ID, constant=True),
+            Column("odom.position_m", rnd("utm_m", d["position_utm_m"])),
+            Column("odom.orientation_xyzw", rnd("orientation_utm_xyzw", d["quaternion"])),
+            Column("odom.twist.linear_flu_mps", vel),
+            Column("odom.twist.angular_flu_radps", gyro),
+            Column("odom.grid_rotation_deg", rnd("grid_rotation_deg", d["grid_rotation_deg"])),
+            Column("odom.zone", self.config.utm_zone, constant=True),
+        ]
+
     def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
         """ins.jsonl rows (without the three time keys); layout in the module docstring."""
         with _gc_paused():
-            return self._build_rows(block)
-
-    def _build_rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
-        d = INS_ROW_DECIMALS
-        rnd = lambda key, n: np.round(block[key], n).tolist()  # noqa: E731
-        lat, lon = rnd("lat_deg", d["latitude"]), rnd("lon_deg", d["longitude"])
-        alt = rnd("height_m", d["altitude"])
-        cov = rnd("covariance_enu_m2", d["position_covariance"])
-        q_enu = rnd("orientation_enu_xyzw", d["quaternion"])
-        q_utm = rnd("orientation_utm_xyzw", d["quaternion"])
-        gyro = rnd("angular_velocity_flu_radps", d["angular_velocity"])
-        force = rnd("specific_force_flu_mps2", d["linear_acceleration"])
-        vel = rnd("velocity_flu_mps", d["linear_velocity"])
-        enu = rnd("position_enu_m", d["position_enu_m"])
-        utm_pos = rnd("utm_m", d["position_utm_m"])
-        alpha = rnd("grid_rotation_deg", d["grid_rotation_deg"])
-        datum = self._core.geo_frame
-        zone = self.config.utm_zone
-        return [
-            {
-                "frame": ROW_FRAME_ID,
-                "fix": {"latitude": la, "longitude": lo, "altitude": al, "datum": datum,
-                        "status": FIX_STATUS_RTK, "service": FIX_SERVICE_GPS,
-                        "position_covariance": co},
-                "imu": {"orientation_enu_xyzw": qe, "angular_velocity_flu_radps": gy,
-                        "linear_acceleration_flu_mps2": fo},
-                "velocity": {"linear_flu_mps": ve, "angular_flu_radps": gy},
-                "position_enu_m": en,
-                "odom": {"frame_id": ODOM_FRAME_ID, "child_frame_id": ODOM_CHILD_FRAME_ID,
-                         "position_m": ut, "orientation_xyzw": qu,
-                         "twist": {"linear_flu_mps": ve, "angular_flu_radps": gy},
-                         "grid_rotation_deg": gr, "zone": zone},
-            }
-            for la, lo, al, co, qe, gy, fo, ve, en, ut, qu, gr
-            in zip(lat, lon, alt, cov, q_enu, gyro, force, vel, enu, utm_pos, q_utm, alpha)
-        ]
+            return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def episode_info(self) -> dict:
         """episode.json keys: the INS stream, the agent and the INS point from the chassis."""

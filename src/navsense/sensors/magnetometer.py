@@ -71,6 +71,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.errors import ConfigError, NavsenseError
 from navsense.geo.epoch import DEFAULT_START_UTC
+from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -332,10 +333,14 @@ class MagnetometerModel:
         meas = rotate(soft, b_body_ut) + self.hard_iron_ut + self._sigma_ut * g
         return {"sample_time_s": t, "magnetic_field_flu_ut": meas}
 
+    def columns(self, block: dict) -> list[Column]:
+        """mag.jsonl keys as columns: uT, 4 decimals."""
+        return [Column("magnetic_field_flu_ut",
+                       np.round(block["magnetic_field_flu_ut"], FIELD_DECIMALS))]
+
     def rows(self, block: dict) -> list[dict]:
-        """mag.jsonl rows (without the three time keys): uT, 4 decimals."""
-        field = np.round(block["magnetic_field_flu_ut"], FIELD_DECIMALS).tolist()
-        return [{"magnetic_field_flu_ut": f} for f in field]
+        """mag.jsonl rows (without the three time keys)."""
+        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def episode_info(self) -> dict:
         """``mag_field``: the WMM evaluation at the site origin (for episode.json)."""

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
+from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -143,11 +144,14 @@ class OdometerModel:
             distance = ticks * tick
         return {"sample_time_s": t, "speed_mps": speed, "distance_m": distance}
 
+    def columns(self, block: dict) -> list[Column]:
+        """odom.jsonl keys as columns."""
+        return [Column("speed_mps", np.round(block["speed_mps"], SPEED_DECIMALS)),
+                Column("distance_m", np.round(block["distance_m"], DISTANCE_DECIMALS))]
+
     def rows(self, block: dict) -> list[dict]:
         """odom.jsonl rows (without the three time keys)."""
-        s = np.round(block["speed_mps"], SPEED_DECIMALS).tolist()
-        d = np.round(block["distance_m"], DISTANCE_DECIMALS).tolist()
-        return [{"speed_mps": si, "distance_m": di} for si, di in zip(s, d, strict=True)]
+        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def episode_info(self) -> dict:
         """``odom_scale_factor_error``: the constant eps (dimensionless)."""

@@ -35,9 +35,8 @@ Draws (stream Pcg32(seed, 1)): 11 values an epoch, 21 32-bit outputs, in every s
     output  18     1 uniform       (cycle slip)
     outputs 19-20  1 Gaussian g_t  (time to fix)
 
-The Gauss-Markov scans are sequential: they run as first-order IIR filters (scipy.signal.lfilter)
-over the runs of epochs with the same phi, started from the carried state, which gives exactly the
-values of the scalar recursion, however the log is cut.
+The Gauss-Markov scans are sequential (navsense.gauss_markov.scan), started from the carried
+state, so they give the same values however the log is cut.
 """
 
 from __future__ import annotations
@@ -45,8 +44,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.signal import lfilter
 
+from navsense import gauss_markov
 from navsense.errors import ConfigError
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
@@ -158,29 +157,11 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
 def gauss_markov_scan(phi: np.ndarray, g: np.ndarray, x0: np.ndarray) -> np.ndarray:
     """x_k = phi_k x_{k-1} + sqrt(1 - phi_k^2) g_k for k = 0 .. m-1, from x_{-1} = x0.
 
-    ``phi`` (m,), ``g`` (m, n), ``x0`` (n,); returns (m, n). Each run of equal phi is one call of
-    lfilter([1], [1, -phi]) with the initial condition phi x_prev, which evaluates
-    ``sqrt(1 - phi^2) g_k + phi x_{k-1}`` in the same floating-point operations as the loop.
+    ``phi`` (m,), ``g`` (m, n), ``x0`` (n,); returns (m, n) (:func:`navsense.gauss_markov.scan`).
     """
     phi = np.asarray(phi, dtype=np.float64)
     g = np.asarray(g, dtype=np.float64)
-    m = phi.shape[0]
-    out = np.empty_like(g)
-    if m == 0:
-        return out
-    drive = np.sqrt(1.0 - phi * phi)[:, None] * g
-    starts = np.flatnonzero(np.concatenate(([True], phi[1:] != phi[:-1])))
-    ends = np.append(starts[1:], m)
-    x = np.asarray(x0, dtype=np.float64)
-    for s, e in zip(starts.tolist(), ends.tolist()):
-        p = phi[s]
-        if e - s == 1:
-            x = p * x + drive[s]
-            out[s] = x
-        else:
-            out[s:e] = lfilter([1.0], [1.0, -p], drive[s:e], axis=0, zi=(p * x)[None, :])[0]
-            x = out[e - 1]
-    return out
+    return gauss_markov.scan(phi, np.sqrt(1.0 - phi * phi)[:, None] * g, x0)
 
 
 def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vdop_open,

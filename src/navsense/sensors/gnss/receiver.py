@@ -98,6 +98,7 @@ from navsense.sensors.gnss.fixstate import (
     DGPS, FIX_TYPES, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE, FixConfig, FixMachineState,
     run_fix_states,
 )
+from navsense.output.columns import Column, rows_from_columns
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
@@ -184,21 +185,6 @@ class GnssConfig:
             fix=FixConfig.from_config(gnss), errors=ErrorConfig.from_config(cfg),
             corrections=CorrectionStream.from_config(gnss["corrections"], gnss["start"]),
         )
-
-
-def _round(x, decimals: int) -> list:
-    """Rounded values as Python lists (NaN -> None, -0.0 -> 0.0)."""
-    r = np.round(np.asarray(x, dtype=np.float64), decimals) + 0.0
-    out = r.tolist()
-    if np.isnan(r).any():
-        out = _nan_to_none(out)
-    return out
-
-
-def _nan_to_none(values):
-    if isinstance(values, list):
-        return [_nan_to_none(v) for v in values]
-    return None if values != values else values
 
 
 class GnssReceiver:
@@ -335,65 +321,66 @@ class GnssReceiver:
         return out
 
     # ------------------------------------------------------------------------------ outputs
-    def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
-        """gnss.jsonl rows (without the three time keys); layout in the module docstring."""
+    def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
+        """The gnss.jsonl keys as columns (rounded; NaN and no_fix positions null)."""
         d = ROW_DECIMALS
         m = len(block["sample_time_s"])
-        if m == 0:
-            return []
-        fix = block["fix"].tolist()
-        cnt = {k: block[k].tolist() for k in COUNT_KEYS}
-        dops = {k: _round(block[k], d["dop"]) for k in ("hdop", "vdop", "pdop", "hdop_open_sky",
-                                                        "vdop_open_sky")}
-        mi, rho = _round(block["multipath_index"], d["index"]), _round(block["reflector_index"], d["index"])
-        times = {k: _round(block[k], d["time_s"]) for k in ("correction_age_s", "rtk_lock_age_s",
-                                                            "rtk_converge_s", "rtk_time_to_fix_s")}
-        s_gm, s_w = _round(block["sigma_gm_m"], d["sigma_m"]), _round(block["sigma_white_m"], d["sigma_m"])
-        s_mp = _round(block["sigma_mp_m"], d["sigma_m"])
-        tau, k_h, k_v = _round(block["tau_s"], d["tau_s"]), _round(block["k_h"], d["ratio"]), _round(block["k_v"], d["ratio"])
-        dt = _round(block["dt_s"], d["dt_s"])
-        tau_m = round(self.config.multipath_tau_s, d["tau_s"])
-        pos = _round(block["position_enu_m"], d["position_m"])
+        fix = block["fix"]
+        fix_list = fix.tolist()
+        has_fix = fix != NO_FIX
+
+        def num(key_or_values, decimals, valid=None, name=None):
+            x = block[key_or_values] if isinstance(key_or_values, str) else key_or_values
+            r = np.round(np.asarray(x, dtype=np.float64), decimals) + 0.0
+            ok = ~np.isnan(r) if r.ndim == 1 else ~np.isnan(r).any(axis=1)
+            if valid is not None:
+                ok = ok & valid
+            return Column(name or key_or_values, r, None if ok.all() else ok)
+
+        cols = [
+            Column("fix_type", [FIX_TYPES[q] for q in fix_list]),
+            Column("gga_quality", fix.astype(np.int64)),
+            Column("solution", [SOLUTION_MODES[q] for q in fix_list]),
+        ]
+        cols += [Column(k, block[k].astype(np.int64)) for k in COUNT_KEYS]
+        cols += [num(k, d["dop"]) for k in ("hdop", "vdop", "pdop", "hdop_open_sky",
+                                            "vdop_open_sky")]
+        cols += [num("multipath_index", d["index"]), num("reflector_index", d["index"])]
+        cols += [num(k, d["time_s"]) for k in ("correction_age_s", "rtk_lock_age_s",
+                                               "rtk_converge_s", "rtk_time_to_fix_s")]
+        cols += [
+            num(block["sigma_gm_m"], d["sigma_m"], name="model.sigma_gm_m"),
+            num(block["sigma_white_m"], d["sigma_m"], name="model.sigma_white_m"),
+            num(block["sigma_mp_m"], d["sigma_m"], name="model.sigma_mp_m"),
+            num(block["tau_s"], d["tau_s"], name="model.tau_s"),
+            Column("model.multipath_tau_s", round(self.config.multipath_tau_s, d["tau_s"]),
+                   constant=True),
+            num(block["k_h"], d["ratio"], name="model.k_h"),
+            num(block["k_v"], d["ratio"], name="model.k_v"),
+            num(block["dt_s"], d["dt_s"], name="model.dt_s"),
+        ]
         sigma = block["sigma_enu_m"]
-        sig = _round(sigma, d["sigma_m"])
         var = sigma * sigma
         cov9 = np.zeros((m, 9))
         cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
-        cov = _round(cov9, d["covariance_m2"])
-        std_h = _round(np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"])
-        geo = None
+        cols += [
+            num("position_enu_m", d["position_m"], has_fix),
+            num("sigma_enu_m", d["sigma_m"], has_fix),
+            num(cov9, d["covariance_m2"], has_fix, name="covariance_enu_m2"),
+            num(np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"], has_fix,
+                name="position_std_m"),
+        ]
         if "latitude_deg" in block:
             ang, hgt = d["angle_deg"], d["height_m"]
             geo_keys = ("latitude_deg", "longitude_deg", "ellipsoidal_height_m", "altitude_navd88_m",
                         "geoid_undulation_nad83_m") + _PREFIXED_KEYS
-            geo = {k: _round(block[k], ang if k.endswith("_deg") else hgt) for k in geo_keys}
-            nmea = block["nmea_gga"].tolist()
-        rows = []
-        for k in range(m):
-            q = fix[k]
-            row = {"fix_type": FIX_TYPES[q], "gga_quality": q, "solution": SOLUTION_MODES[q]}
-            for key, col in cnt.items():
-                row[key] = col[k]
-            for key, col in dops.items():
-                row[key] = col[k]
-            row["multipath_index"] = mi[k]
-            row["reflector_index"] = rho[k]
-            for key, col in times.items():
-                row[key] = col[k]
-            row["model"] = {"sigma_gm_m": s_gm[k], "sigma_white_m": s_w[k], "sigma_mp_m": s_mp[k],
-                            "tau_s": tau[k], "multipath_tau_s": tau_m, "k_h": k_h[k], "k_v": k_v[k],
-                            "dt_s": dt[k]}
-            has_fix = q != NO_FIX
-            row["position_enu_m"] = pos[k] if has_fix else None
-            row["sigma_enu_m"] = sig[k] if has_fix else None
-            row["covariance_enu_m2"] = cov[k] if has_fix else None
-            row["position_std_m"] = std_h[k] if has_fix else None
-            if geo is not None:
-                for key, col in geo.items():
-                    row[key] = col[k] if has_fix else None
-                row["nmea_gga"] = nmea[k]
-            rows.append(row)
-        return rows
+            cols += [num(k, ang if k.endswith("_deg") else hgt, has_fix) for k in geo_keys]
+            cols.append(Column("nmea_gga", block["nmea_gga"].tolist()))
+        return cols
+
+    def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
+        """gnss.jsonl rows (without the three time keys); layout in the module docstring."""
+        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
 
     def nmea_lines(self, block: Mapping[str, np.ndarray]) -> list[str]:
         """The block's $GNGGA sentences for gnss.nmea (empty without a georeference)."""

@@ -1,0 +1,120 @@
+"""Sensor rows as columns: one definition feeds the JSON Lines rows and the Parquet columns.
+
+A model describes the epochs of a block as an ordered list of :class:`Column`: a dotted name
+(``fix.latitude``, ``imu.orientation_enu_xyzw``), the values already rounded to the row's decimals
+(an array of shape (m,) or (m, k), a list of m strings, or one constant for every row) and an
+optional validity mask (False: the key is null in that row). From that list:
+
+- :func:`rows_from_columns` builds the nested JSON rows with a row constructor compiled once per
+  layout (a dict literal with the keys in column order), so building a row costs no more than a
+  hand-written dict literal;
+- :func:`arrow_table` builds the Parquet table: one column per scalar, ``name.0``, ``name.1`` ...
+  for the elements of a vector (the flattened names of the JSON keys), nulls where not valid.
+
+Both carry the very same values, so JSONL and Parquet agree by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Column", "rows_from_columns", "arrow_table", "TIME_COLUMNS"]
+
+TIME_COLUMNS = ("sample_time_s", "available_time_s", "delivery_time_s")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One key of the rows: ``values`` (m,) / (m, k) array, list of m values, or a constant."""
+
+    name: str
+    values: Any
+    valid: np.ndarray | None = None
+    constant: bool = False
+
+
+def _python_values(col: Column, m: int) -> list:
+    values = col.values
+    out = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    if col.valid is not None:
+        for i in np.flatnonzero(~np.asarray(col.valid, dtype=bool)).tolist():
+            out[i] = None
+    if len(out) != m:
+        raise ValueError(f"column {col.name}: {len(out)} values for {m} rows")
+    return out
+
+
+_TEMPLATES: dict = {}
+
+
+def _template(names: tuple[str, ...], constants: tuple[bool, ...]):
+    """Compile ``f(*columns) -> nested dict`` for the layout ``names`` (constants bound once)."""
+    key = (names, constants)
+    if key in _TEMPLATES:
+        return _TEMPLATES[key]
+    args = [f"a{i}" for i, c in enumerate(constants) if not c]
+    tree: dict = {}
+    for i, name in enumerate(names):
+        node = tree
+        *parents, leaf = name.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = f"k{i}" if constants[i] else f"a{i}"
+
+    def literal(node: dict) -> str:
+        items = []
+        for k, v in node.items():
+            items.append(f"{k!r}: " + (literal(v) if isinstance(v, dict) else v))
+        return "{" + ", ".join(items) + "}"
+
+    bound = "".join(f"k{i}, " for i, c in enumerate(constants) if c)
+    source = (f"def make(k):\n    ({bound}) = k\n"
+              f"    def row({', '.join(args)}): return {literal(tree)}\n    return row\n")
+    namespace: dict = {}
+    exec(compile(source, f"<row template {len(names)} keys>", "exec"), namespace)  # noqa: S102
+    _TEMPLATES[key] = namespace["make"]
+    return namespace["make"]
+
+
+def rows_from_columns(columns: list[Column], m: int) -> list[dict]:
+    """The m nested row dicts, keys in column order."""
+    if m == 0:
+        return []
+    names = tuple(c.name for c in columns)
+    constants = tuple(c.constant for c in columns)
+    make = _template(names, constants)
+    row = make(tuple(c.values for c in columns if c.constant))
+    lists = [_python_values(c, m) for c in columns if not c.constant]
+    return list(map(row, *lists))
+
+
+def arrow_table(columns: list[Column], m: int):
+    """A pyarrow Table with one column per scalar key and per vector element."""
+    import pyarrow as pa
+
+    arrays, names = [], []
+    for col in columns:
+        mask = None if col.valid is None else ~np.asarray(col.valid, dtype=bool)
+        if col.constant:
+            value = col.values
+            arrays.append(pa.array([value] * m))
+            names.append(col.name)
+            continue
+        values = col.values
+        if isinstance(values, np.ndarray) and values.ndim == 2:
+            for j in range(values.shape[1]):
+                arrays.append(pa.array(np.ascontiguousarray(values[:, j]), mask=mask))
+                names.append(f"{col.name}.{j}")
+        elif isinstance(values, np.ndarray):
+            arrays.append(pa.array(values, mask=mask))
+            names.append(col.name)
+        else:
+            data = list(values)
+            if mask is not None:
+                data = [None if bad else v for v, bad in zip(data, mask.tolist())]
+            arrays.append(pa.array(data))
+            names.append(col.name)
+    return pa.Table.from_arrays(arrays, names=names)
