@@ -220,6 +220,7 @@ class GnssReceiver:
         self._u = np.zeros(3)
         self._z = np.zeros(3)
         self._last_step: int | None = None
+        self._empty_block: dict | None = None  # the block of a chunk without an epoch
 
     # ------------------------------------------------------------------------------ epochs
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
@@ -227,6 +228,8 @@ class GnssReceiver:
         c = self.config
         idx = self._due.sample_indices(truth.t_s)
         m = int(idx.size)
+        if m == 0 and self._empty_block is not None:
+            return self._empty_block  # a step between epochs (streaming): nothing to compute
         steps = truth.steps[idx]
         t = truth.t_s[idx]
         # dt: physics steps since the previous epoch / rate; 0.1 s on the first epoch
@@ -288,6 +291,8 @@ class GnssReceiver:
         }
         if self.georef is not None:
             block.update(self._geodetic(block))
+        if m == 0:
+            self._empty_block = block
         return block
 
     def _geodetic(self, block: dict) -> dict:

@@ -1,0 +1,188 @@
+"""Whole-process benchmark of `navsense simulate` against the bare-numpy floor, in one run.
+
+    python benchmarks/bench_run.py                  # 10 min, 1 h (JSONL and Parquet), streaming
+    python benchmarks/bench_run.py --long           # also 4 h (linear scaling) and a 24 h log in chunks
+
+Each configuration runs as its own process (`python -m navsense simulate --truth LOG ...`) and
+is measured from outside: wall time, CPU time (user + system) and peak resident memory of the child
+(os.wait4). The floor (`../shared/bench/floor_numpy.py DURATION OUT`) runs the same way in the same
+benchmark run, and every figure is also given as a ratio to it: absolute times on shared machines
+drift from run to run, ratios much less.
+
+The truth logs are the embedded acre-loop scenario (a closed 10-minute loop) repeated, written as
+Parquet once and cached under the work folder; the 24 h log is written chunk by chunk.
+The full Polaris suite runs: IMU 120 Hz, INS 100 Hz with the datum chain, GNSS 10 Hz with the
+sky view over the embedded site's obstacles.
+
+The streaming figure is in-process: one physics step per call of the IMU, the INS (ACRES Core
+streaming API) and the GNSS receiver, averaged over the steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+FLOOR = ROOT.parent / "shared" / "bench" / "floor_numpy.py"
+RATES_HZ = {"imu": 120.0, "ins": 100.0, "gnss": 10.0}
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def run_process(cmd: list[str]) -> dict:
+    """Run ``cmd``; wall, CPU (user + system) and peak RSS of the child process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    if status != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{err.decode()}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_mib": usage.ru_maxrss / 1024.0, "stdout": out.decode()}
+
+
+def truth_log(folder: Path, duration_s: float) -> Path:
+    """acre-loop repeated to ``duration_s``, as a Parquet truth log (cached)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from navsense.scenarios import load_scenario
+    from navsense.truth.io import TruthWriter
+    from navsense.truth.states import TruthStates
+
+    path = folder / f"acre-loop-{int(duration_s)}s.parquet"
+    if path.exists():
+        return path
+    hour = min(duration_s, 3600.0)
+    base = load_scenario("acre-loop", duration_s=hour).truth
+    period = len(base) - 1  # the loop is closed: the last step equals the first of the next lap
+    with TruthWriter(path) as writer:
+        written = 0
+        total = int(round(duration_s * base.rate_hz)) + 1
+        while written < total:
+            part = base.slice(0, min(period, total - written))
+            writer.write(TruthStates(written, part.p_m, part.q_xyzw, part.v_mps, part.w_radps,
+                                     part.c_m, part.reset, part.rate_hz))
+            written += len(part)
+    return path
+
+
+def simulate(folder: Path, log: Path, fmt: str, name: str) -> dict:
+    out = folder / name
+    if out.exists():
+        import shutil
+
+        shutil.rmtree(out)
+    result = run_process([sys.executable, "-m", "navsense", "simulate", "--truth", str(log),
+                          "--out", str(out), "--quiet", "--format", fmt])
+    result["bytes"] = sum(p.stat().st_size for p in out.iterdir())
+    return result
+
+
+def floor(folder: Path, duration_s: float) -> dict:
+    return run_process([sys.executable, str(FLOOR), str(duration_s), str(folder / "floor")])
+
+
+def streaming_us_per_step(steps: int = 12_000) -> float:
+    """Mean cost of one physics step through the IMU, INS (streaming) and GNSS, microseconds."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from navsense.config import load_config
+    from navsense.scenarios import load_scenario
+    from navsense.sensors.gnss.receiver import GnssReceiver
+    from navsense.sensors.imu import ImuModel
+    from navsense.sensors.ins import Ins
+
+    scenario = load_scenario("acre-loop")
+    cfg = load_config(vehicle="polaris")
+    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    truth = scenario.truth.slice(0, steps)
+    imu = ImuModel(cfg, scenario.vehicle)
+    gnss = GnssReceiver(cfg, scenario.vehicle, scenario.site, georef)
+    ins = Ins(cfg, georef)
+    from navsense.rotation import quat_to_matrix, rotate
+    from navsense.vehicles import lever_arm_from_chassis
+
+    # the streaming INS is given its reported point (base_footprint + the INS lever arm)
+    arm = lever_arm_from_chassis(cfg["ins"]["position_flu_m"], "base_footprint", scenario.vehicle)
+    t0 = time.perf_counter()
+    for k in range(steps):
+        step = truth.slice(k, k + 1)
+        imu.process(step)
+        gnss.process(step)
+        t = float(step.t_s[0])
+        if ins.due(t):
+            p = step.p_m[0] + rotate(quat_to_matrix(step.q_xyzw[0]), arm)
+            ins.epoch(t, p, step.q_xyzw[0], step.c_m[0], step.v_mps[0], step.w_radps[0])
+    return (time.perf_counter() - t0) / steps * 1e6
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--long", action="store_true", help="also 4 h and a 24 h log in chunks")
+    parser.add_argument("--work", default=None, help="work folder (default: a temporary one)")
+    parser.add_argument("--json", default=None, help="write the results as JSON to this file")
+    args = parser.parse_args(argv)
+    folder = Path(args.work or tempfile.mkdtemp(prefix="navsense-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    if not FLOOR.exists():
+        print(f"bench_run: the floor script {FLOOR} is missing", file=sys.stderr)
+        return 2
+
+    durations = [600.0, 3600.0] + ([14_400.0, 86_400.0] if args.long else [])
+    # truth logs and the streaming figure come from child processes, so this process stays small
+    # (a child's peak RSS counts the parent's pages it was forked from until it execs)
+    logs = {}
+    for d in durations:
+        code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
+                f"print(bench_run.truth_log(__import__('pathlib').Path({str(folder)!r}), {d}))")
+        logs[d] = Path(run_process([sys.executable, "-c", code])["stdout"].strip())
+    results = []
+    floor_1h = floor(folder, 3600.0)
+    results.append(("floor_numpy 1 h", 3600.0, floor_1h))
+    for d in durations:
+        for fmt in (("jsonl", "parquet") if d == 3600.0 else ("parquet",) if d > 3600 else ("jsonl",)):
+            r = simulate(folder, logs[d], fmt, f"run-{int(d)}-{fmt}")
+            results.append((f"navsense {d / 3600:g} h {fmt}", d, r))
+    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
+            "print(bench_run.streaming_us_per_step())")
+    stream_us = float(run_process([sys.executable, "-c", code])["stdout"].strip())
+
+    print(f"\nnavsense benchmark, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
+          f"({Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip() if Path('/proc/cpuinfo').exists() else 'unknown CPU'})")
+    head = (f"{'configuration':<26}{'wall s':>8}{'cpu s':>8}{'peak MiB':>10}{'x floor':>9}"
+            f"{'IMU/s':>11}{'INS/s':>11}{'GNSS/s':>10}{'us/sample':>11}")
+    print(head)
+    print("-" * len(head))
+    rows_json = []
+    for name, d, r in results:
+        ratio = r["wall_s"] / floor_1h["wall_s"] * (3600.0 / d)
+        per = {k: d * hz / r["wall_s"] for k, hz in RATES_HZ.items()}
+        samples = d * sum(RATES_HZ.values())
+        us = r["wall_s"] / samples * 1e6
+        print(f"{name:<26}{r['wall_s']:>8.2f}{r['cpu_s']:>8.2f}{r['peak_mib']:>10.0f}"
+              f"{ratio:>9.2f}{per['imu']:>11.0f}{per['ins']:>11.0f}{per['gnss']:>10.0f}{us:>11.2f}")
+        rows_json.append({"name": name, "duration_s": d, **{k: v for k, v in r.items() if k != "stdout"},
+                          "ratio_to_floor_per_hour": ratio, "us_per_sample": us})
+    print(f"\nstreaming API (IMU + INS + GNSS, one physics step per call): {stream_us:.1f} us per step")
+    print("x floor: wall time per hour of driving / the floor's wall time for 1 h, same run.")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": rows_json, "streaming_us_per_step": stream_us},
+                                              indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
