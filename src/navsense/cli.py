@@ -35,6 +35,8 @@ def _add_simulate(sub) -> None:
                    help="physics steps per processing chunk (output does not depend on it)")
     p.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl",
                    help="rows as JSON Lines (default) or one Parquet file per sensor")
+    p.add_argument("--mcap", action="store_true",
+                   help="also write the ROS 2 bag ros2.mcap (as navsense export mcap RUN_DIR)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=_run_simulate)
 
@@ -84,6 +86,12 @@ def _run_simulate(args) -> int:
     summary = simulate(truth, cfg, vehicle, site, out, source=source, agent=args.agent,
                        chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet,
                        output_format=args.format)
+    if args.mcap:
+        from navsense.output.ros2 import write_mcap
+
+        bag = write_mcap(summary.run_dir)
+        if not args.quiet:
+            print(f"navsense: ROS 2 bag {bag}")
     if not args.quiet:
         print(summary.text())
     return 0
@@ -118,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     from navsense.geo import cli_geo
 
     cli_geo.add_parser(sub)
+    from navsense import cli_export
+
+    cli_export.add_parser(sub)
     return parser
 
 
@@ -132,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         func = getattr(args, "func", None)
         if func is None:
             # sub-commands registered by their own modules expose run(args)
-            module = {"config": "navsense.config.cli_config", "geo": "navsense.geo.cli_geo"}[args.command]
+            module = {"config": "navsense.config.cli_config", "geo": "navsense.geo.cli_geo",
+                      "export": "navsense.cli_export", "report": "navsense.cli_export"}[args.command]
             import importlib
 
             func = importlib.import_module(module).run

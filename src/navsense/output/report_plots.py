@@ -1,0 +1,399 @@
+"""The figures of the run report (matplotlib, Agg canvas, no pyplot state).
+
+Each function takes a :class:`navsense.output.report.RunData` and returns a :class:`Figure`
+(title, caption, file name, PNG bytes) or None when the run lacks the data. Colours are fixed
+per fix state and per satellite status so that every plot reads the same way.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Figure", "all_figures", "FIX_COLORS", "SKY_COLORS", "sky_epoch", "sky_status"]
+
+FIX_COLORS = {"no_fix": "#9e9e9e", "single": "#d62728", "dgps": "#ff7f0e",
+              "rtk_float": "#1f77b4", "rtk_fixed": "#2ca02c"}
+FIX_ORDER = ("no_fix", "single", "dgps", "rtk_float", "rtk_fixed")
+SKY_COLORS = {"clear": "#2ca02c", "near": "#ff7f0e", "foliage": "#8c6d31", "blocked": "#d62728",
+              "below_mask": "#bdbdbd"}
+_DPI = 100
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One plot of the report: PNG bytes and where it goes."""
+
+    title: str
+    caption: str
+    filename: str
+    png: bytes
+    width_px: int
+    height_px: int
+
+
+def _new(width_in: float, height_in: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(width_in, height_in), dpi=_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _png(fig, title: str, caption: str, filename: str) -> Figure:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=_DPI)
+    w, h = fig.canvas.get_width_height()
+    return Figure(title, caption, filename, buf.getvalue(), int(w), int(h))
+
+
+# ---------------------------------------------------------------------------------- track
+def track_figure(data) -> Figure | None:
+    from matplotlib.patches import Circle, Rectangle
+
+    site = data.site()
+    if data.ins_t_s is None and data.gnss_t_s is None:
+        return None
+    fig = _new(10, 8)
+    ax = fig.add_subplot()
+    xs, ys = [], []
+    if site is not None:
+        for lo, hi in zip(site.box_min_m, site.box_max_m):
+            ax.add_patch(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1], facecolor="#cfcfcf",
+                                   edgecolor="#555555", lw=0.8, zorder=1))
+            xs += [lo[0], hi[0]]
+            ys += [lo[1], hi[1]]
+        for (x, y), r in zip(site.cyl_xy_m, site.cyl_radius_m):
+            ax.add_patch(Circle((x, y), r, facecolor="#e0c9a6", edgecolor="#7f5f2f", lw=0.8,
+                                zorder=1))
+            xs += [x - r, x + r]
+            ys += [y - r, y + r]
+        for c, r in zip(site.crown_center_m, site.crown_radius_m):
+            ax.add_patch(Circle((c[0], c[1]), r, facecolor="#74c476", edgecolor="#238b45",
+                                alpha=0.45, lw=0.6, zorder=1))
+            xs += [c[0] - r, c[0] + r]
+            ys += [c[1] - r, c[1] + r]
+    if data.ins_truth_enu_m is not None:
+        tr = data.ins_truth_enu_m
+        ax.plot(tr[:, 0], tr[:, 1], color="black", lw=1.4, label="truth (INS point)", zorder=2)
+        ax.plot(data.ins_position_enu_m[:, 0], data.ins_position_enu_m[:, 1], color="#6a3d9a",
+                lw=0.8, ls="--", label="INS", zorder=3)
+        xs += [np.nanmin(tr[:, 0]), np.nanmax(tr[:, 0])]
+        ys += [np.nanmin(tr[:, 1]), np.nanmax(tr[:, 1])]
+    elif data.gnss_truth_antenna_enu_m is not None:
+        tr = data.gnss_truth_antenna_enu_m
+        ax.plot(tr[:, 0], tr[:, 1], color="black", lw=1.4, label="truth (antenna)", zorder=2)
+    if data.gnss_t_s is not None:
+        pos = data.gnss_position_enu_m
+        for s in FIX_ORDER[1:]:
+            sel = data.gnss_fix_type == s
+            if sel.any():
+                ax.scatter(pos[sel, 0], pos[sel, 1], s=4, color=FIX_COLORS[s], zorder=4,
+                           label=f"GNSS {s} ({np.count_nonzero(sel)})", linewidths=0)
+        ok = np.isfinite(pos[:, 0])
+        if ok.any():
+            # GNSS single fixes can wander metres; keep the view on the site and the track
+            xs += list(np.percentile(pos[ok, 0], [1, 99]))
+            ys += list(np.percentile(pos[ok, 1], [1, 99]))
+    if xs:
+        pad = 10.0
+        ax.set_xlim(min(xs) - pad, max(xs) + pad)
+        ax.set_ylim(min(ys) - pad, max(ys) + pad)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("grid east (m)")
+    ax.set_ylabel("grid north (m)")
+    ax.grid(True, color="#eeeeee", zorder=0)
+    ax.legend(loc="best", fontsize=8, markerscale=3)
+    ax.set_title("Track over the site's obstacles")
+    return _png(fig, "Track", "Truth INS point, INS position and GNSS fixes by fix state over the "
+                "buildings (grey), grain bins (tan) and tree crowns (green), grid ENU.",
+                "track.png")
+
+
+# ---------------------------------------------------------------------------------- errors
+def _bands(ax, t, sigma, color):
+    s = np.ma.masked_invalid(sigma)
+    ax.fill_between(t, -2 * s, 2 * s, color=color, alpha=0.15, lw=0, label="±2σ reported")
+    ax.fill_between(t, -s, s, color=color, alpha=0.30, lw=0, label="±1σ reported")
+
+
+def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None) -> Figure:
+    fig = _new(10, 6.5)
+    ax_h, ax_v = fig.subplots(2, 1, sharex=True)
+    _bands(ax_h, t, sigma[:, 0], "#1f77b4")
+    ax_h.plot(t, err[:, 0], color="#08306b", lw=0.7, label="east error")
+    ax_h.plot(t, err[:, 1], color="#e6550d", lw=0.7, label="north error")
+    ax_h.set_ylabel("horizontal error (m)")
+    _bands(ax_v, t, sigma[:, 2], "#31a354")
+    ax_v.plot(t, err[:, 2], color="#00441b", lw=0.7, label="up error")
+    ax_v.set_ylabel("vertical error (m)")
+    ax_v.set_xlabel("episode time (s)")
+    for ax in (ax_h, ax_v):
+        if symlog:
+            ax.set_yscale("symlog", linthresh=symlog)
+        ax.grid(True, color="#eeeeee")
+        ax.legend(loc="upper right", fontsize=8, ncol=4)
+    ax_h.set_title(title)
+    return _png(fig, title, caption, filename)
+
+
+def gnss_error_figure(data) -> Figure | None:
+    if data.gnss_error_enu_m is None:
+        return None
+    return _error_figure(
+        data.gnss_t_s, data.gnss_error_enu_m, data.gnss_sigma_enu_m, "GNSS position error",
+        "gnss_error.png",
+        "Error of the GNSS position against the truth antenna, east and north (top, band: "
+        "σ_E = σ_N) and up (bottom), with the receiver's reported ±1σ and ±2σ; symmetric-log "
+        "scale, linear within ±1 cm. Gaps: no fix.", symlog=0.01)
+
+
+def ins_error_figure(data) -> Figure | None:
+    if data.ins_error_enu_m is None:
+        return None
+    return _error_figure(
+        data.ins_t_s, data.ins_error_enu_m, data.ins_sigma_enu_m, "INS position error",
+        "ins_error.png",
+        "Error of the INS position against the truth INS point (grid axes) with ±1σ and ±2σ of "
+        "the reported covariance (InsCovE/N/U).", symlog=None)
+
+
+# ------------------------------------------------------------------------------ fix states
+def _runs(values: np.ndarray):
+    """(start index, end index, value) of each run of equal values."""
+    if len(values) == 0:
+        return []
+    change = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(values)]])
+    return [(int(a), int(b), values[a]) for a, b in zip(starts, ends)]
+
+
+def fix_state_figure(data) -> Figure | None:
+    if data.gnss_t_s is None:
+        return None
+    t, fix, c = data.gnss_t_s, data.gnss_fix_type, data.gnss_counts
+    period = 1.0 / data.gnss_hz
+    fig = _new(10, 7.5)
+    ax_f, ax_n, ax_d = fig.subplots(3, 1, sharex=True, height_ratios=[1.0, 1.6, 1.0])
+    level = {s: i for i, s in enumerate(FIX_ORDER)}
+    for a, b, s in _runs(fix):
+        ax_f.broken_barh([(t[a], t[b - 1] - t[a] + period)], (level[s] - 0.4, 0.8),
+                         facecolors=FIX_COLORS[s])
+    ax_f.set_yticks(range(len(FIX_ORDER)), FIX_ORDER, fontsize=8)
+    ax_f.set_ylim(-0.6, len(FIX_ORDER) - 0.4)
+    ax_f.set_title("Fix state, satellites and HDOP")
+    for key, label, color in (("satellites_used", "used", "black"),
+                              ("satellites_clear", "clear", SKY_COLORS["clear"]),
+                              ("satellites_near_obstruction", "near", SKY_COLORS["near"]),
+                              ("satellites_foliage", "foliage", SKY_COLORS["foliage"]),
+                              ("satellites_blocked", "blocked", SKY_COLORS["blocked"])):
+        ax_n.step(t, c[key], where="post", color=color, lw=1.0 if key != "satellites_used" else 1.6,
+                  label=label)
+    ax_n.set_ylabel("satellites")
+    ax_n.set_ylim(-0.5, max(4, int(c["satellites_above_mask"].max(initial=0))) * 1.3)
+    ax_n.legend(loc="upper right", fontsize=8, ncol=5)
+    hdop = np.where(data.gnss_hdop >= 99.0, np.nan, data.gnss_hdop)  # 99.99: no geometry
+    ax_d.plot(t, hdop, color="#6a3d9a", lw=1.0)
+    ax_d.set_ylabel("HDOP")
+    ax_d.set_xlabel("episode time (s)")
+    if np.isfinite(hdop).any():
+        ax_d.set_ylim(0, max(2.0, float(np.nanpercentile(hdop, 99)) * 1.2))
+    for ax in (ax_f, ax_n, ax_d):
+        ax.set_axisbelow(True)
+        ax.grid(True, color="#eeeeee")
+    return _png(fig, "Fix states", "Fix state of each GNSS epoch, the satellites used (clear + "
+                "near + foliage), clear, near an obstruction, through foliage and blocked, and the "
+                "HDOP of the used satellites (empty: no geometry).", "fix_states.png")
+
+
+# ------------------------------------------------------------------------------------- sky
+def sky_epoch(data, sky_time_s: float | None) -> int | None:
+    """Index of the GNSS epoch of the sky plot: the epoch nearest ``sky_time_s``, or by default
+    the epoch (with a satellite used) that shows the most kinds of status (clear, near, foliage,
+    blocked), then the most satellites in foliage, near and blocked (the first such epoch)."""
+    if data.gnss_t_s is None or len(data.gnss_t_s) == 0:
+        return None
+    if sky_time_s is not None:
+        return int(np.argmin(np.abs(data.gnss_t_s - float(sky_time_s))))
+    c = data.gnss_counts
+    kinds = sum((c[k] > 0).astype(int) for k in ("satellites_clear", "satellites_near_obstruction",
+                                                 "satellites_foliage", "satellites_blocked"))
+    score = (100 * kinds + 2 * c["satellites_foliage"] + c["satellites_near_obstruction"]
+             + c["satellites_blocked"]).astype(float)
+    score[c["satellites_used"] == 0] = -1.0
+    return int(np.argmax(score))
+
+
+def _antenna_at(data, k: int, receiver) -> np.ndarray | None:
+    """The antenna at GNSS epoch k: from the truth, else from the INS pose (nearest epoch)."""
+    if data.gnss_truth_antenna_enu_m is not None:
+        return data.gnss_truth_antenna_enu_m[k]
+    if data.ins_t_s is None:
+        return None
+    from navsense.rotation import quat_to_matrix, rotate
+
+    j = int(np.argmin(np.abs(data.ins_t_s - data.gnss_t_s[k])))
+    ins_arm = np.asarray(data.episode.get("ins", {}).get("point_chassis_flu_m", [0.0, 0.0, 0.0]))
+    r = quat_to_matrix(data.ins_q_enu_xyzw[j])
+    return data.ins_position_enu_m[j] + rotate(r, receiver.lever_arm_m - ins_arm)
+
+
+def _skyline(antenna, site, foliage_block_path_m: float):
+    """Upper elevation (deg) of the blocked and of the foliage sky at each azimuth, (361,) each.
+
+    Illustration only: rays on a 1-degree azimuth grid and a 0.5-degree elevation grid against
+    the raw obstacle shapes (the model's culling is not applied).
+    """
+    from navsense.sensors.gnss import sky
+
+    az = np.radians(np.arange(0, 361, 1.0))
+    el = np.radians(np.arange(0.0, 90.01, 0.5))
+    ca, sa = np.cos(el)[None, :], np.sin(el)[None, :]
+    d = np.stack([np.sin(az)[:, None] * ca, np.cos(az)[:, None] * ca,
+                  np.broadcast_to(sa, (az.size, el.size))], axis=-1)  # (naz, nel, 3) ENU
+    blocked = np.zeros(d.shape[:2], dtype=bool)
+    for lo, hi in zip(site.box_min_m, site.box_max_m):
+        blocked |= sky.ray_box_hit(antenna, d, lo, hi)
+    for xy, b, top, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
+        blocked |= sky.ray_cylinder_hit(antenna, d, xy, b, top, r)
+    chord = np.zeros(d.shape[:2])
+    for c, r in zip(site.crown_center_m, site.crown_radius_m):
+        chord += sky.sphere_chord(antenna, d, c, r)
+    blocked |= chord >= foliage_block_path_m
+    foliage = (chord > 0) & ~blocked
+    deg = np.degrees(el)
+
+    def top(mask):
+        any_ = mask.any(axis=1)
+        idx = mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
+        return np.where(any_, deg[idx], np.nan)
+
+    return np.degrees(az), top(blocked), top(foliage | blocked)
+
+
+def sky_status(data, k: int, receiver=None):
+    """The sky of GNSS epoch k recomputed with the run's receiver settings and site:
+    (t_s, antenna (3,) or None, lines of sight (1, nsat, 3), status (nsat,) of
+    navsense.sensors.gnss.sky). Without an antenna position only the mask applies."""
+    from navsense.sensors.gnss import sky
+
+    receiver = receiver if receiver is not None else data.receiver()
+    cfg = receiver.config
+    t = float(data.gnss_t_s[k])
+    antenna = _antenna_at(data, k, receiver)
+    los = receiver.constellation.los_enu(np.array([t]))
+    visible = receiver.constellation.visible(los, cfg.elevation_mask_deg)
+    if antenna is not None:
+        status = sky.classify(antenna[None, :], los, visible, receiver.site, cfg.near_margin_m,
+                              cfg.foliage_block_path_m, cfg.elevation_mask_deg)[0]
+    else:  # no pose: only the elevation mask
+        status = np.where(visible[0], sky.CLEAR, sky.BELOW_MASK).astype(np.int8)
+    return t, antenna, los, status
+
+
+def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
+    from navsense.sensors.gnss import sky
+
+    k = sky_epoch(data, sky_time_s)
+    if k is None:
+        return None
+    receiver = data.receiver()
+    cfg = receiver.config
+    t, antenna, los, status = sky_status(data, k, receiver)
+    l_e, l_n, l_u = los[0, :, 0], los[0, :, 1], los[0, :, 2]
+    el = np.degrees(np.arcsin(np.clip(l_u, -1, 1)))
+    az = np.arctan2(l_e, l_n)
+
+    fig = _new(7.5, 7.5)
+    ax = fig.add_subplot(projection="polar")
+    ax.set_theta_zero_location("N")
+    ax.set_theta_direction(-1)
+    if antenna is not None and data.site() is not None:
+        az_deg, top_blocked, top_foliage = _skyline(antenna, receiver.site,
+                                                    cfg.foliage_block_path_m)
+        th = np.radians(az_deg)
+        ax.fill_between(th, 90 - np.nan_to_num(top_foliage, nan=0.0), 90, color="#74c476",
+                        alpha=0.35, lw=0, label="foliage")
+        ax.fill_between(th, 90 - np.nan_to_num(top_blocked, nan=0.0), 90, color="#969696",
+                        alpha=0.5, lw=0, label="obstacles")
+    mask_r = 90 - cfg.elevation_mask_deg
+    ax.plot(np.linspace(0, 2 * np.pi, 361), np.full(361, mask_r), color="#555555", lw=0.8,
+            ls=":", label=f"mask {cfg.elevation_mask_deg:g}°")
+    names = {sky.CLEAR: "clear", sky.NEAR: "near", sky.FOLIAGE: "foliage", sky.BLOCKED: "blocked",
+             sky.BELOW_MASK: "below_mask"}
+    up = el > 0
+    for code, name in names.items():
+        sel = (status == code) & up
+        if code == sky.BELOW_MASK:
+            sel &= receiver.constellation.enabled
+        if not sel.any():
+            continue
+        hollow = code == sky.BELOW_MASK
+        ax.scatter(az[sel], 90 - el[sel], s=70, zorder=5,
+                   facecolors="none" if hollow else SKY_COLORS[name],
+                   edgecolors=SKY_COLORS[name], linewidths=1.2,
+                   label=f"{name.replace('_', ' ')} ({np.count_nonzero(sel)})")
+        for a, r, lab in zip(az[sel], 90 - el[sel], receiver.constellation.label[sel]):
+            ax.annotate(lab, (a, r), textcoords="offset points", xytext=(5, 4), fontsize=7,
+                        zorder=6)
+    ax.set_rlim(0, 90)
+    ax.set_rticks([0, 30, 60, 90], ["90°", "60°", "30°", "0°"])
+    ax.set_rlabel_position(135)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
+    row = {key: int(v[k]) for key, v in data.gnss_counts.items()}
+    ax.set_title(f"Sky at t = {t:.1f} s ({data.gnss_fix_type[k]}): {row['satellites_used']} used, "
+                 f"{row['satellites_clear']} clear, {row['satellites_near_obstruction']} near, "
+                 f"{row['satellites_foliage']} foliage, {row['satellites_blocked']} blocked",
+                 fontsize=10)
+    source = ("the truth antenna" if data.gnss_truth_antenna_enu_m is not None
+              else "the antenna placed from the INS pose" if antenna is not None
+              else "no antenna position: the elevation mask only")
+    return _png(fig, "Sky plot",
+                f"Satellites at t = {t:.1f} s seen from {source}: azimuth clockwise from grid "
+                "north, elevation from the rim (0°) to the centre (90°). Markers are the "
+                "receiver model's classification; the shaded skyline (obstacles grey, crowns "
+                "green) is an illustration of the raw shapes.", "sky.png")
+
+
+# ------------------------------------------------------------------------------------- IMU
+def imu_figure(data) -> Figure | None:
+    if data.imu_t_s is None:
+        return None
+    t = data.imu_t_s
+    f, w = data.imu_specific_force_flu_mps2, data.imu_angular_velocity_flu_radps
+    fig = _new(10, 8)
+    ax_h, ax_u, ax_w = fig.subplots(3, 1, sharex=True, height_ratios=[1.2, 0.8, 1.2])
+    colors = {"forward": "#d62728", "left": "#2ca02c", "up": "#1f77b4"}
+    ax_h.plot(t, f[:, 0], color=colors["forward"], lw=0.5, label="forward")
+    ax_h.plot(t, f[:, 1], color=colors["left"], lw=0.5, label="left")
+    ax_u.plot(t, f[:, 2], color=colors["up"], lw=0.5, label="up")
+    for i, name in enumerate(colors):
+        ax_w.plot(t, w[:, i], color=colors[name], lw=0.5, label=name)
+    ax_h.set_ylabel("specific force\n(m/s²)")
+    ax_u.set_ylabel("specific force\nup (m/s²)")
+    ax_w.set_ylabel("angular rate\n(rad/s)")
+    ax_w.set_xlabel("episode time (s)")
+    for ax in (ax_h, ax_u, ax_w):
+        ax.grid(True, color="#eeeeee")
+        ax.legend(loc="lower right", fontsize=8, ncol=3)
+    ax_h.set_title("IMU (imu.jsonl), body FLU axes")
+    return _png(fig, "IMU", "Specific force (forward and left; up) and angular rate of the IMU "
+                "in body FLU axes, with bias and noise (a stationary level IMU reads +9.81 m/s² "
+                "up).", "imu.png")
+
+
+def all_figures(data, *, sky_time_s: float | None = None, notes: list | None = None) -> list:
+    """Every figure the run's data allow, in report order."""
+    figs = [track_figure(data), gnss_error_figure(data), ins_error_figure(data),
+            fix_state_figure(data), sky_figure(data, sky_time_s), imu_figure(data)]
+    if notes is not None and sky_time_s is not None and data.gnss_t_s is not None:
+        k = sky_epoch(data, sky_time_s)
+        if not math.isclose(float(data.gnss_t_s[k]), float(sky_time_s), abs_tol=1e-6):
+            notes.append(f"Sky plot: --time-s {sky_time_s:g} moved to the nearest GNSS epoch, "
+                         f"t = {data.gnss_t_s[k]:.2f} s.")
+    return [f for f in figs if f is not None]
