@@ -111,3 +111,26 @@ def test_existing_run_directory_is_not_overwritten(tmp_path, capsys, truth_csv):
     assert main(["simulate", "--truth", str(truth_csv), "--out", str(out), "--quiet"]) == 2
     assert "exists" in capsys.readouterr().err
     assert _files(out) == before
+
+
+def test_simulate_a_gps_track_far_from_the_tile(tmp_path):
+    """--track: a GPX recorded in Paris runs on a local site, in its own UTM zone."""
+    import gpxpy
+
+    gpx_path = Path(__file__).parent / "reference" / "track_paris_loop.gpx"
+    out = tmp_path / "paris"
+    assert main(["simulate", "--track", str(gpx_path), "--out", str(out), "--quiet",
+                 "--no-noise"]) == 0
+    points = [p for t in gpxpy.parse(gpx_path.read_text()).tracks for s in t.segments
+              for p in s.points]
+    rows = [json.loads(line) for line in (out / "gnss.jsonl").read_text().splitlines()]
+    fixes = [r for r in rows if r["latitude_deg"] is not None]
+    assert fixes
+    lat0 = np.mean([p.latitude for p in points])
+    for r in fixes:  # the antenna rides 1-2 m from the base_footprint track
+        assert abs(r["wgs84_lat_deg"] - lat0) < 0.01
+    ins = [json.loads(line) for line in (out / "ins.jsonl").read_text().splitlines()]
+    assert ins[0]["odom"]["zone"] == 31
+    assert (out / "truth.parquet").exists()
+    start = json.loads((out / "episode.json").read_text())["start_utc"]
+    assert start.startswith(points[0].time.strftime("%Y-%m-%dT%H:%M:%S"))  # the recorded UTC

@@ -25,6 +25,14 @@ def _add_simulate(sub) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
     src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
+    src.add_argument("--track", metavar="FILE",
+                     help="a route or GPS track (.gpx, .csv, waypoint .json) turned into truth")
+    p.add_argument("--smoothing-m", type=float, default=0.0, metavar="SIGMA",
+                   help="--track: position noise of the recording, m (0: pass through every point)")
+    p.add_argument("--bank", choices=["none", "coordinated"], default="none",
+                   help="--track: roll zero, or the coordinated-turn bank")
+    p.add_argument("--save-truth", action="store_true",
+                   help="also write the truth as truth.parquet in the run directory (on with --track)")
     p.add_argument("--site", metavar="NAME|FILE",
                    help="site of a truth log: an embedded site name or a site JSON file (default acre)")
     add_config_arguments(p)
@@ -39,6 +47,25 @@ def _add_simulate(sub) -> None:
                    help="also write the ROS 2 bag ros2.mcap (as navsense export mcap RUN_DIR)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=_run_simulate)
+
+
+def _config_keys_set(args) -> set[str]:
+    """Dotted keys that a --config or --overlay file sets (to respect a user's explicit choice)."""
+    from navsense.config import read_config_file
+
+    keys: set[str] = set()
+
+    def walk(node, prefix=""):
+        for k, v in node.items():
+            if isinstance(v, dict):
+                walk(v, f"{prefix}{k}.")
+            else:
+                keys.add(f"{prefix}{k}")
+
+    for path in (args.config, args.overlay):
+        if path:
+            walk(read_config_file(path))
+    return keys
 
 
 def _resolve_site(spec: str | None):
@@ -62,7 +89,34 @@ def _run_simulate(args) -> int:
         raise ConfigError(f"--chunk-steps {chunk_steps} must be >= 1")
     if args.agent < 0:
         raise ConfigError(f"--agent {args.agent} must be >= 0")
-    if args.truth:
+    save_truth = args.save_truth
+    overrides = overrides_from_args(args)
+    if args.track:
+        from navsense.config import apply_overrides
+        from navsense.truth.tracks import build_truth_from_track, load_track
+
+        vehicle = vehicle_profile(args.vehicle or "polaris")
+        cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
+        site = _resolve_site(args.site) if args.site else None
+        track = load_track(args.track, site=site, start_utc=cfg["gnss"]["datum"]["start_utc"],
+                           datum=cfg["gnss"]["datum"])
+        if track.start_utc and track.start_utc != cfg["gnss"]["datum"]["start_utc"]:
+            overrides = {**overrides, "gnss.datum.start_utc": track.start_utc}
+            cfg = apply_overrides(cfg, {"gnss.datum.start_utc": track.start_utc})
+        if track.site.georeference and track.site.georeference.get("kind") == "local" \
+                and "ins.utm_zone" not in _config_keys_set(args):
+            # the INS odometry in the track's own UTM zone (ins.utm_zone defaults to the tile's 16)
+            from navsense.geo.utm import zone_of
+
+            zone = int(zone_of(track.site.georeference["lon_deg"]))
+            cfg = apply_overrides(cfg, {"ins.utm_zone": zone})
+        truth = build_truth_from_track(track, vehicle, smoothing_m=args.smoothing_m, bank=args.bank)
+        site = track.site
+        label = Path(args.track).stem
+        source = {"track": str(args.track)}
+        total = len(truth)
+        save_truth = True
+    elif args.truth:
         from navsense.truth.io import iter_truth_chunks
 
         vehicle = vehicle_profile(args.vehicle or "polaris")
@@ -81,11 +135,12 @@ def _run_simulate(args) -> int:
         label = scenario.name
         source = {"scenario": scenario.name}
         total = len(truth)
-    cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides_from_args(args))
+    if not args.track:
+        cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
     out = Path(args.out) if args.out else default_run_dir("runs", label)
     summary = simulate(truth, cfg, vehicle, site, out, source=source, agent=args.agent,
                        chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet,
-                       output_format=args.format)
+                       output_format=args.format, save_truth=save_truth)
     if args.mcap:
         from navsense.output.ros2 import write_mcap
 
@@ -129,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     from navsense import cli_export
 
     cli_export.add_parser(sub)
+    from navsense.truth import cli_truth
+
+    cli_truth.add_parser(sub)
     return parser
 
 
@@ -144,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         if func is None:
             # sub-commands registered by their own modules expose run(args)
             module = {"config": "navsense.config.cli_config", "geo": "navsense.geo.cli_geo",
-                      "export": "navsense.cli_export", "report": "navsense.cli_export"}[args.command]
+                      "export": "navsense.cli_export", "report": "navsense.cli_export",
+                      "truth": "navsense.truth.cli_truth"}[args.command]
             import importlib
 
             func = importlib.import_module(module).run

@@ -175,6 +175,7 @@ def simulate(
     total_steps: int | None = None,
     progress: bool = False,
     output_format: str = "jsonl",
+    save_truth: bool = False,
 ) -> RunSummary:
     """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
 
@@ -182,6 +183,7 @@ def simulate(
     consecutive chunks (a truth log read chunk by chunk). ``source`` describes the truth for
     episode.json (scenario name or file). ``output_format`` is "jsonl" (the specification's rows)
     or "parquet" (one Parquet file per sensor with the same values, flattened column names).
+    ``save_truth`` also writes the truth itself as ``truth.parquet`` (the TruthStates contract).
     """
     if output_format not in ("jsonl", "parquet"):
         raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
@@ -200,6 +202,11 @@ def simulate(
     with RunDirectory(out_dir) as run:
         writers = {m.name: _SensorOutput(run.path, m.name, output_format) for m in models}
         extra = _ExtraWriters(run.path, models)
+        truth_writer = None
+        if save_truth:
+            from navsense.truth.io import TruthWriter
+
+            truth_writer = TruthWriter(run.path / "truth.parquet").__enter__()
         # the rows are millions of short-lived dicts and lists without cycles: the cyclic
         # collector would scan them again and again
         gc_was_enabled = gc.isenabled()
@@ -215,6 +222,8 @@ def simulate(
                     columns = timed_columns(model, block, delay_s, chunk.rate_hz)
                     writers[model.name].write(columns, len(block["sample_time_s"]))
                     extra.write(model, block)
+                if truth_writer is not None:
+                    truth_writer.write(chunk)
                 steps += len(chunk)
                 last_t = float(chunk.t_s[-1])
                 bar.update(steps)
@@ -225,6 +234,8 @@ def simulate(
                 w.close()
             extra.close()
             bar.close()
+            if truth_writer is not None:
+                truth_writer.__exit__(*sys.exc_info())
         episode = {
             "navsense_version": __version__,
             "source": source or {},

@@ -355,6 +355,8 @@ class _InsCore:
         self.rng = Pcg32(self.stream_seed, INS_SEQUENCE)
         self.period_s = 1.0 / float(config.hz)
         self.geo_frame, self._lat_key, self._lon_key, self._h_key = INS_FRAMES[config.frame]
+        # a site south of the equator uses the southern UTM (false northing 10 000 km)
+        self._south = bool(georef is not None and georef.site_wgs84_lat_lon_h()[0] < 0.0)
         self.x = np.zeros(6)  # Gauss-Markov states after the previous epoch
         self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
         self.v_prev = np.zeros(3)  # INS-point velocity of the previous epoch, world m/s
@@ -420,7 +422,7 @@ class _InsCore:
         # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n
         geo = self.georef.enu_to_geodetic(np.concatenate([p_ins, p_n]), np.concatenate([t_s, t_s]))
         lat, lon, h = geo[self._lat_key], geo[self._lon_key], geo[self._h_key]
-        east, north, _, _ = utm.forward(lat, lon, self.config.utm_zone)
+        east, north, _, _ = utm.forward(lat, lon, self.config.utm_zone, south=self._south)
         # alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins
         alpha_deg = np.asarray(self.georef.grid_rotation_deg(
             p_ins, t_s, self.config.utm_zone, frame=self.geo_frame), dtype=np.float64)

@@ -78,12 +78,13 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from navsense.errors import TruthError
+from navsense.rotation import quat_about_x, quat_multiply
 from navsense.truth.states import PHYSICS_HZ, TruthStates
 from navsense.vehicles import VEHICLES, VehicleProfile, vehicle_profile
 
 __all__ = ["Waypoint", "WaypointRoute", "Trajectory", "TrajectorySample", "build_from_waypoints",
-           "plan_trajectory", "load_waypoints", "route_from_json",
-           "DEFAULT_ACCEL_MPS2", "MIN_RAMP_S"]
+           "plan_trajectory", "load_waypoints", "route_from_json", "attitude_from_angles",
+           "chassis_from_footprint", "DEFAULT_ACCEL_MPS2", "MIN_RAMP_S"]
 
 DEFAULT_ACCEL_MPS2 = 1.0     # peak longitudinal acceleration of a speed ramp, m/s^2 (gentle UTV)
 MIN_RAMP_S = 1.0             # shortest speed ramp, s
@@ -148,6 +149,68 @@ class TrajectorySample(NamedTuple):
     accel_mps2: np.ndarray       # d2S/dt2 (longitudinal), (n,)
     yaw_rad: np.ndarray          # unwrapped along the path, (n,)
     pitch_rad: np.ndarray        # (n,)
+
+
+# ------------------------------------------------------------------ attitude (shared)
+
+def attitude_from_angles(yaw_rad: np.ndarray, pitch_rad: np.ndarray, yaw_rate_radps: np.ndarray,
+                         pitch_rate_radps: np.ndarray, roll_rad: np.ndarray | None = None,
+                         roll_rate_radps: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Quaternion (FLU -> ENU) and world angular velocity of yaw psi, pitch theta, roll phi.
+
+    Pitch is nose up positive, roll right side down positive (FLU), shapes (n,)::
+
+        q     = q_z(psi) (x) q_y(-theta) (x) q_x(phi)
+        omega = psi' z + theta' (sin psi, -cos psi, 0) + phi' x_body,
+        x_body = (cos th cos psi, cos th sin psi, sin th)
+
+    Without ``roll_rad`` (roll 0) the expressions are the roll-free ones of the waypoint
+    trajectories, term for term. Used by :class:`Trajectory` and :mod:`navsense.truth.tracks`.
+    """
+    yaw, pitch = yaw_rad, pitch_rad
+    w = np.column_stack([pitch_rate_radps * np.sin(yaw), -pitch_rate_radps * np.cos(yaw),
+                         yaw_rate_radps])
+    # q = q_z(psi) (x) q_y(-theta), expanded: (sin(psi/2) sin(th/2), -cos(psi/2) sin(th/2),
+    #                                         sin(psi/2) cos(th/2),  cos(psi/2) cos(th/2))
+    sz, cz = np.sin(0.5 * yaw), np.cos(0.5 * yaw)
+    sy, cy = np.sin(0.5 * pitch), np.cos(0.5 * pitch)
+    q = np.column_stack([sz * sy, -cz * sy, sz * cy, cz * cy])
+    if roll_rad is None:
+        return q, w
+    q = quat_multiply(q, quat_about_x(roll_rad))
+    c_th = np.cos(pitch)
+    x_body = np.column_stack([c_th * np.cos(yaw), c_th * np.sin(yaw), np.sin(pitch)])
+    return q, w + roll_rate_radps[:, None] * x_body
+
+
+def chassis_from_footprint(footprint_m: np.ndarray, footprint_v_mps: np.ndarray,
+                           yaw_rad: np.ndarray, pitch_rad: np.ndarray, w_radps: np.ndarray,
+                           r_f: np.ndarray, roll_rad: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """Chassis origin p = F + R r_f and its velocity v = dF/dt + omega x (R r_f).
+
+    ``r_f`` is the chassis origin in base_footprint, FLU, (a, 0, h) (DESIGN.md ruling "Mounts"):
+    ``R r_f = a x_body + h z_body`` with
+    ``z_body = (sin phi sin psi - cos phi sin th cos psi, -sin phi cos psi - cos phi sin th sin psi,
+    cos phi cos th)`` (roll 0 without ``roll_rad``, the waypoint trajectories' expressions).
+    """
+    yaw, pitch = yaw_rad, pitch_rad
+    c_psi, s_psi, c_th, s_th = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
+    a_m, h_m = r_f[0], r_f[2]
+    if roll_rad is None:
+        # R r_f with r_f = (a, 0, h): a x_body + h z_body (roll 0)
+        lever = np.column_stack([(a_m * c_th - h_m * s_th) * c_psi,
+                                 (a_m * c_th - h_m * s_th) * s_psi,
+                                 a_m * s_th + h_m * c_th])
+    else:
+        c_ph, s_ph = np.cos(roll_rad), np.sin(roll_rad)
+        lever = np.column_stack([a_m * c_th * c_psi + h_m * (s_ph * s_psi - c_ph * s_th * c_psi),
+                                 a_m * c_th * s_psi - h_m * (s_ph * c_psi + c_ph * s_th * s_psi),
+                                 a_m * s_th + h_m * c_ph * c_th])
+    p = footprint_m + lever
+    v = footprint_v_mps + np.cross(w_radps, lever)                 # d/dt (R r) = w x R r
+    return p, v
 
 
 # ------------------------------------------------------------------------------- parsing
@@ -526,22 +589,9 @@ class Trajectory:
         dh_du = (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / hxy
         dpitch_du = (d2[:, 2] * hxy - d1[:, 2] * dh_du) / (hxy ** 2 + d1[:, 2] ** 2)
         yaw_dot, pitch_dot = dyaw_du * u_dot, dpitch_du * u_dot
-        w = np.column_stack([pitch_dot * np.sin(yaw), -pitch_dot * np.cos(yaw), yaw_dot])
-
-        # q = q_z(psi) (x) q_y(-theta), expanded: (sin(psi/2) sin(th/2), -cos(psi/2) sin(th/2),
-        #                                         sin(psi/2) cos(th/2),  cos(psi/2) cos(th/2))
-        sz, cz = np.sin(0.5 * yaw), np.cos(0.5 * yaw)
-        sy, cy = np.sin(0.5 * pitch), np.cos(0.5 * pitch)
-        q = np.column_stack([sz * sy, -cz * sy, sz * cy, cz * cy])
-        # R r_f with r_f = (a, 0, h): a x_body + h z_body (roll 0)
-        c_psi, s_psi, c_th, s_th = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
-        a_m, h_m = self._r_f[0], self._r_f[2]
-        lever = np.column_stack([(a_m * c_th - h_m * s_th) * c_psi,
-                                 (a_m * c_th - h_m * s_th) * s_psi,
-                                 a_m * s_th + h_m * c_th])
+        q, w = attitude_from_angles(yaw, pitch, yaw_dot, pitch_dot)
         f_dot = d1 * u_dot[:, None]
-        p = f + lever
-        v = f_dot + np.cross(w, lever)                                 # d/dt (R r) = w x R r
+        p, v = chassis_from_footprint(f, f_dot, yaw, pitch, w, self._r_f)
         return TrajectorySample(t_s=t, footprint_m=f, footprint_v_mps=f_dot, p_m=p, v_mps=v,
                                 q_xyzw=q, w_radps=w, s_m=s, speed_mps=s_dot, accel_mps2=s_ddot,
                                 yaw_rad=yaw, pitch_rad=pitch)
