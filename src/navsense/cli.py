@@ -187,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     from navsense.truth import cli_truth
 
     cli_truth.add_parser(sub)
+    from navsense.campaign import cli_campaign
+
+    cli_campaign.add_parser(sub)
     return parser
 
 

@@ -132,8 +132,6 @@ from typing import NamedTuple
 from xml.parsers import expat
 
 import numpy as np
-from scipy.interpolate import CubicSpline, PPoly, make_smoothing_spline
-from scipy.optimize import brentq
 
 from navsense.errors import NavsenseError, TruthError
 from navsense.site import Site, embedded_site, load_site, site_from_json
@@ -638,6 +636,8 @@ def load_track(path, *, site: Site | str | None = None, start_utc: str | None = 
 
 def _bspline_to_ppoly(spl, x: np.ndarray) -> PPoly:
     """The cubic B-spline (vector valued, breakpoints x) in the power basis, exactly."""
+    from scipy.interpolate import PPoly
+
     left = x[:-1]
     c = np.stack([spl(left, 3) / 6.0, spl(left, 2) / 2.0, spl(left, 1), spl(left)], axis=0)
     return PPoly(c, x, extrapolate=False)
@@ -651,6 +651,9 @@ def _residual_rms_m(spline, t: np.ndarray, xyz: np.ndarray) -> float:
 def _fit(t: np.ndarray, xyz: np.ndarray, smoothing_m: float,
          source: str) -> tuple[PPoly, float | None, float]:
     """The position spline F(t) (PPoly, 3 columns), lambda (None: interpolating), residual."""
+    from scipy.interpolate import CubicSpline, make_smoothing_spline
+    from scipy.optimize import brentq
+
     if smoothing_m == 0.0:
         return CubicSpline(t, xyz, axis=0, bc_type="not-a-knot", extrapolate=False), None, 0.0
     n = len(t)
@@ -735,12 +738,16 @@ class TrackTrajectory:
             acc_long = g * (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / h     # a . x_h
             pitch = np.arctan2(g * d1[:, 2], h)
             normal = (GRAVITY_MPS2 + d2[:, 2]) * np.cos(pitch) - acc_long * np.sin(pitch)
+            from scipy.interpolate import CubicSpline
+
             self._roll = CubicSpline(knots, -np.arctan2(acc_lat, normal), bc_type="not-a-knot",
                                      extrapolate=False)
 
     # -------------------------------------------------------------- stops and heading
     def _crossings(self, speed: float) -> np.ndarray:
         """Times where the horizontal speed h(t) equals ``speed`` (roots of h^2, a quartic)."""
+        from scipy.interpolate import PPoly
+
         d1 = self.spline.derivative()
         cx, cy = d1.c[:, :, 0], d1.c[:, :, 1]
         k = cx.shape[0]

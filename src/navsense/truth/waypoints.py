@@ -75,7 +75,6 @@ from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from navsense.errors import TruthError
 from navsense.rotation import quat_about_x, quat_multiply
@@ -327,6 +326,8 @@ class _Path:
     def __init__(self, xyz: np.ndarray, closed: bool, source: str) -> None:
         chord = np.linalg.norm(np.diff(xyz, axis=0), axis=1)
         self.u_knots = np.concatenate([[0.0], np.cumsum(chord)])
+        from scipy.interpolate import CubicSpline  # loaded on first use: truth logs need no scipy
+
         self.spline = CubicSpline(self.u_knots, xyz, bc_type="periodic" if closed else "natural")
 
         # table nodes: every knot, sub-intervals <= ARC_TABLE_STEP_M

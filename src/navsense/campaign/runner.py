@@ -1,0 +1,543 @@
+"""Executing a campaign: every run on Dask (or serially), results written as they complete.
+
+Layout of a campaign directory ``DIR``::
+
+    DIR/campaign.json           the resolved campaign (navsense.campaign.spec.Campaign.to_json)
+    DIR/results/RUN_ID.json     one small file a finished run: status "ok" or "failed", the error
+                                message, the statistics (navsense.campaign.stats), wall time, worker
+    DIR/runs/RUN_ID/            the run directory (keep = "runs" only)
+    DIR/statistics.parquet      one row a finished run, rebuilt from results/ sorted by RUN_ID
+                                (navsense.campaign.summary.write_statistics_table)
+
+A run is one call of :func:`execute_run` (a plain function of a JSON-ready run dict, so any Dask
+worker can run it): it builds the configuration (defaults < config < vehicle overlay < the
+campaign's overrides < the sweep point < the seed), the truth (scenario or truth log) and the
+site, writes the run directory with :func:`navsense.simulate.simulate` (into a scratch directory
+under the worker's temporary folder, ``TMPDIR``, with keep = "statistics"), computes its
+statistics and returns them. Every exception of a run becomes a "failed" result with its message;
+the other runs go on. :func:`simulate_run` is the same run into a given directory, which
+``navsense campaign rerun`` uses: same inputs, same bytes.
+
+Executors: :func:`serial_executor` (in this process, one run after the other; ``--workers 0``)
+and :func:`dask_executor` (a ``LocalCluster(n_workers, threads_per_worker=1, processes=True)``, or
+an existing scheduler by address). Both yield results in completion order; the table does not
+depend on it. With an existing scheduler the workers must reach the same paths as this process
+(the truth logs and, for keep = "runs", ``DIR``): a shared file system, and navsense installed.
+
+Resuming: a run whose ``results/RUN_ID.json`` exists is not run again (a failed one only with
+``retry_failed``; one whose statistics have another ``STATISTICS_VERSION`` always). The run ids are hashes of everything that decides a run's output, so a changed
+campaign file keeps the results of the runs it still has, unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from navsense.errors import ConfigError, NavsenseError
+
+__all__ = [
+    "execute_run", "simulate_run", "prepare_run", "PreparedRun", "run_campaign", "CampaignOutcome",
+    "serial_executor", "dask_executor", "read_results", "write_json_atomic", "rerun", "RerunReport",
+    "CAMPAIGN_JSON", "RESULTS_DIR", "RUNS_DIR", "LOCAL_WORKER_CONFIG",
+]
+
+CAMPAIGN_JSON = "campaign.json"
+RESULTS_DIR = "results"
+RUNS_DIR = "runs"
+
+#: Dask settings of the workers of the local cluster. The statistical profiler samples the
+#: running task's stack every 10 ms, which slowed a run by ~27 % (benchmarks/bench_campaign.py);
+#: MALLOC_TRIM_THRESHOLD_ (set by Dask) turns off glibc's adaptive mmap threshold, so large
+#: numpy arrays are mapped and zeroed again at every allocation: another ~10 % measured here. For the workers of an
+#: existing scheduler, set DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False where they start.
+LOCAL_WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+}
+
+#: An executor: (runs to do, the function of one run) -> results, in completion order.
+Executor = Callable[[list, Callable[[dict], dict]], Iterator[dict]]
+
+
+# ------------------------------------------------------------------------------- one run
+@dataclass
+class PreparedRun:
+    """The inputs of :func:`navsense.simulate.simulate` for one run."""
+
+    cfg: dict
+    vehicle: object
+    site: object
+    truth: object | None          # TruthStates of a scenario; None for a truth log (streamed)
+    truth_path: str | None
+    episode_source: dict
+
+
+def _site(ref):
+    from navsense.site import embedded_site, load_site
+
+    if ref is None:
+        return None
+    if isinstance(ref, Mapping):
+        return load_site(ref["path"])
+    return embedded_site(ref)
+
+
+def prepare_run(run: Mapping, campaign_file: str = "campaign") -> PreparedRun:
+    """Configuration, vehicle, site and truth of a run dict (navsense.campaign.spec.RUN_KEYS).
+
+    Raises the errors of the configuration (ConfigError naming ``campaign_file`` and the override
+    layer, e.g. ``c.toml: sweep point p002: gnss.hz = 240 is out of range 1..120``), of the
+    scenario and of the site.
+    """
+    from navsense.config import apply_overrides, load_config
+    from navsense.vehicles import vehicle_profile
+
+    vehicle = vehicle_profile(run["vehicle"])
+    cfg = load_config(config_path=(run["config"] or {}).get("path"),
+                      overlay_path=(run["overlay"] or {}).get("path"), vehicle=vehicle.name)
+    for label, layer in run["overrides"]:
+        cfg = apply_overrides(cfg, layer, source=f"{campaign_file}: {label}")
+    cfg = apply_overrides(cfg, {"seed": run["seed"]}, source=f"{campaign_file}: seeds")
+    source = run["source"]
+    site = _site(source.get("site"))
+    if "scenario" in source:
+        from navsense.scenarios import load_scenario
+
+        scenario = load_scenario(source["scenario"], duration_s=source.get("duration_s"))
+        episode_source = {"scenario": source["scenario"]}
+        if source.get("duration_s") is not None:
+            episode_source["duration_s"] = source["duration_s"]
+        return PreparedRun(cfg=cfg, vehicle=vehicle, site=site if site is not None else scenario.site,
+                           truth=scenario.truth, truth_path=None, episode_source=episode_source)
+    return PreparedRun(cfg=cfg, vehicle=vehicle, site=site, truth=None, truth_path=source["truth"],
+                       episode_source={"truth": source["truth"]})
+
+
+def simulate_run(run: Mapping, out_dir: str | os.PathLike, campaign_file: str = "campaign"):
+    """Write the run directory of ``run`` to ``out_dir`` (which must not exist).
+
+    Returns the truth (TruthStates) when it is held in memory (a scenario), else None.
+    """
+    from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
+
+    prep = prepare_run(run, campaign_file)
+    if prep.truth is not None:
+        truth, total = prep.truth, len(prep.truth)
+    else:
+        from navsense.truth.io import iter_truth_chunks
+
+        truth, total = iter_truth_chunks(prep.truth_path, DEFAULT_CHUNK_STEPS), None
+    simulate(truth, prep.cfg, prep.vehicle, prep.site, out_dir, source=prep.episode_source,
+             agent=run["agent"], chunk_steps=DEFAULT_CHUNK_STEPS, total_steps=total, progress=False)
+    return prep.truth
+
+
+def execute_run(run: Mapping, campaign_file: str = "campaign", keep_dir: str | None = None) -> dict:
+    """Simulate one run and compute its statistics; never raises for a failing run.
+
+    ``keep_dir``: write the run directory to ``keep_dir/RUN_ID`` and keep it (keep = "runs");
+    None: write it to a scratch directory and remove it afterwards. Returns ``{"run_id",
+    "status": "ok" | "failed", "error": message or None, "statistics": dict or None, "wall_s",
+    "worker"}`` (and ``"traceback"`` for an error that is not a NavsenseError).
+    """
+    from navsense.campaign.stats import STATISTICS_VERSION, run_statistics
+
+    t0 = time.perf_counter()
+    run_id = run["run_id"]
+    result: dict = {"run_id": run_id, "status": "ok", "error": None, "statistics": None,
+                    "statistics_version": STATISTICS_VERSION}
+    scratch = None
+    try:
+        if keep_dir is not None:
+            out = Path(keep_dir) / run_id
+            if out.exists():  # left by an interrupted campaign before its result was written
+                shutil.rmtree(out)
+        else:
+            scratch = tempfile.mkdtemp(prefix=f"navsense-{run_id}-")
+            out = Path(scratch) / run_id
+        truth = simulate_run(run, out, campaign_file)
+        result["statistics"] = run_statistics(out, truth=truth)
+    except NavsenseError as exc:
+        result.update(status="failed", error=str(exc))
+    except Exception as exc:  # noqa: BLE001  (a run's failure is recorded; the others go on)
+        result.update(status="failed", error=f"{type(exc).__name__}: {exc}",
+                      traceback=traceback.format_exc())
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    result["wall_s"] = round(time.perf_counter() - t0, 3)
+    result["worker"] = f"{socket.gethostname()}:{os.getpid()}"
+    return result
+
+
+# ------------------------------------------------------------------------------- executors
+def serial_executor(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
+    """Run each run in this process, in order."""
+    for run in runs:
+        yield fn(run)
+
+
+def dask_executor(workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """An executor on Dask: a new LocalCluster of ``workers`` processes of one thread each, or
+    the existing scheduler at ``scheduler`` (``tcp://HOST:PORT``)."""
+    def execute(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
+        try:
+            import logging
+
+            from dask.distributed import Client, LocalCluster, as_completed
+        except ImportError:
+            raise ConfigError("campaign run: Dask is not installed; pip install 'navsense[campaign]' "
+                              "(dask[distributed]), or use --workers 0 to run serially") from None
+        cluster = None
+        if scheduler:
+            try:
+                client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ConfigError(f"--scheduler {scheduler}: cannot connect to the Dask scheduler "
+                                  f"({exc})") from None
+        else:
+            import dask
+
+            n = workers or default_workers()
+            # no dashboard; the scheduler's small HTTP server on a free loopback port
+            with dask.config.set(LOCAL_WORKER_CONFIG):
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None,
+                                       scheduler_kwargs={"dashboard_address": ":0"},
+                                       silence_logs=logging.ERROR)
+            client = Client(cluster)
+        token = uuid.uuid4().hex[:8]
+        try:
+            futures = [client.submit(fn, run, key=f"navsense-run-{run['run_id']}-{token}")
+                       for run in runs]
+            by_key = {f.key: run for f, run in zip(futures, runs)}
+            for future in as_completed(futures):
+                run = by_key[future.key]
+                try:
+                    yield future.result()
+                except Exception as exc:  # noqa: BLE001  (a worker died: no result of the run)
+                    yield {"run_id": run["run_id"], "status": "lost",
+                           "error": f"{type(exc).__name__}: {exc}"}
+                future.release()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    return execute
+
+
+def default_workers() -> int:
+    """The processor cores available to this process."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# ------------------------------------------------------------------------------- files
+def write_json_atomic(path: Path, data) -> None:
+    """Write JSON (indented; nan as null) to a temporary name next to ``path``, then rename."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+    os.replace(tmp, path)
+
+
+def read_results(out_dir: str | os.PathLike) -> dict[str, dict]:
+    """The finished runs' results in ``out_dir/results``, by run id."""
+    folder = Path(out_dir) / RESULTS_DIR
+    out = {}
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            if path.name.startswith("."):
+                continue
+            try:
+                data = orjson.loads(path.read_bytes())
+            except orjson.JSONDecodeError:
+                continue  # a file cut short by a crash: the run is done again
+            out[data.get("run_id", path.stem)] = data
+    return out
+
+
+# ------------------------------------------------------------------------------- progress
+class _Progress:
+    """Progress over runs on stderr: a bar redrawn in place on a terminal, else a line every
+    10 % of the runs or 30 s."""
+
+    def __init__(self, total: int, enabled: bool, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.total = total
+        self.enabled = enabled and total > 0
+        self.tty = self.stream.isatty()
+        self.t0 = time.perf_counter()
+        self.last_line = self.t0
+        self.last_decile = 0
+        self.done = self.failed = 0
+
+    def update(self, status: str) -> None:
+        self.done += 1
+        self.failed += status != "ok"
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        elapsed = now - self.t0
+        left = elapsed / self.done * (self.total - self.done)
+        frac = self.done / self.total
+        text = (f"campaign: {self.done}/{self.total} runs ({self.failed} failed) "
+                f"{_hms(elapsed)} elapsed, ~{_hms(left)} left")
+        if self.tty:
+            bar = "#" * int(30 * frac)
+            self.stream.write(f"\r[{bar:<30}] {text}")
+            if self.done == self.total:
+                self.stream.write("\n")
+        else:
+            decile = int(10 * frac)
+            if decile > self.last_decile or now - self.last_line >= 30 or self.done == self.total:
+                self.stream.write(text + "\n")
+                self.last_decile, self.last_line = decile, now
+        self.stream.flush()
+
+
+def _hms(seconds: float) -> str:
+    s = round(seconds)
+    if s >= 3600:
+        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+# ------------------------------------------------------------------------------- a campaign
+@dataclass
+class CampaignOutcome:
+    """What ``run_campaign`` did: runs planned, skipped (done before), ok, failed, lost (a worker
+    failed; not recorded, done again on resume), and the failed runs' messages."""
+
+    out_dir: Path
+    planned: int = 0
+    skipped: int = 0
+    ok: int = 0
+    failed: int = 0
+    lost: int = 0
+    errors: dict = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    def text(self) -> str:
+        lines = [f"campaign: {self.planned} runs: {self.skipped} done before, {self.ok} ok, "
+                 f"{self.failed} failed, {self.lost} lost in {self.wall_s:.1f} s -> {self.out_dir}"]
+        for run_id, message in sorted(self.errors.items()):
+            lines.append(f"campaign: {run_id}: {message}")
+        return "\n".join(lines)
+
+
+def _campaign_note(old: dict, new: dict, done: int) -> str | None:
+    if old == new:
+        return None
+    kept = len({r["run_id"] for r in old.get("runs", [])} & {r["run_id"] for r in new["runs"]})
+    return (f"campaign: {CAMPAIGN_JSON} held another version of the campaign; {kept} of its runs "
+            f"are still planned ({done} of them finished); the others are left out of the tables")
+
+
+def run_campaign(campaign, out_dir: str | os.PathLike, *, workers: int | None = None,
+                 scheduler: str | None = None, retry_failed: bool = False, progress: bool = True,
+                 executor: Executor | None = None, log=None) -> CampaignOutcome:
+    """Run every run of ``campaign`` (navsense.campaign.spec.Campaign) not yet finished in
+    ``out_dir``, then rebuild ``out_dir/statistics.parquet``.
+
+    ``workers`` 0 runs serially in this process; otherwise Dask (``scheduler`` an address, or a
+    LocalCluster of ``workers`` processes, default one a core). ``executor`` replaces both (tests).
+    """
+    from navsense.campaign.stats import STATISTICS_VERSION
+    from navsense.campaign.summary import write_statistics_table
+
+    log = log or sys.stderr
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RESULTS_DIR).mkdir(exist_ok=True)
+    keep_dir = None
+    if campaign.keep == "runs":
+        keep_dir = out / RUNS_DIR
+        keep_dir.mkdir(exist_ok=True)
+    resolved = campaign.to_json()
+    previous = out / CAMPAIGN_JSON
+    results = read_results(out)
+    planned = {r["run_id"] for r in campaign.runs}
+    if previous.exists():
+        try:
+            old = orjson.loads(previous.read_bytes())
+        except orjson.JSONDecodeError:
+            old = {}
+        note = _campaign_note(old, resolved, len(planned & set(results)))
+        if note:
+            print(note, file=log)
+    write_json_atomic(previous, resolved)
+
+    outcome = CampaignOutcome(out_dir=out, planned=len(campaign.runs))
+    todo = []
+    for run in campaign.runs:
+        done = results.get(run["run_id"])
+        if done is not None and done.get("statistics_version") != STATISTICS_VERSION:
+            done = None  # statistics of another definition: do the run again
+        if done is not None and (done.get("status") == "ok" or not retry_failed):
+            outcome.skipped += 1
+            continue
+        todo.append(run)
+    if executor is None:
+        executor = serial_executor if workers == 0 and not scheduler else dask_executor(workers, scheduler)
+    fn = functools.partial(execute_run, campaign_file=campaign.path.name,
+                           keep_dir=None if keep_dir is None else str(keep_dir))
+    bar = _Progress(len(todo), progress)
+    try:
+        if todo:
+            for result in executor(todo, fn):
+                status = result.get("status")
+                if status in ("ok", "failed"):
+                    write_json_atomic(out / RESULTS_DIR / f"{result['run_id']}.json", result)
+                if status == "ok":
+                    outcome.ok += 1
+                else:
+                    outcome.failed += status == "failed"
+                    outcome.lost += status != "failed"
+                    outcome.errors[result["run_id"]] = result.get("error")
+                bar.update(status)
+    finally:
+        write_statistics_table(out)
+        outcome.wall_s = time.perf_counter() - t0
+    return outcome
+
+
+
+# ------------------------------------------------------------------------------- rerun
+@dataclass
+class RerunReport:
+    """What :func:`rerun` did: the new run directory, what it was compared with (``"files"``: the
+    campaign's copy under DIR/runs; ``"statistics"``: the recorded statistics; None: nothing to
+    compare, e.g. a run that failed) and the differences found."""
+
+    run_id: str
+    run_dir: Path
+    compared: str | None = None
+    reference: Path | None = None
+    differences: list = field(default_factory=list)
+    version_note: str | None = None
+
+    @property
+    def identical(self) -> bool | None:
+        return None if self.compared is None else not self.differences
+
+    def text(self) -> str:
+        head = f"campaign: rerun of {self.run_id} -> {self.run_dir}"
+        if self.compared is None:
+            return head + "\ncampaign: nothing to compare with (the run has no kept directory and no statistics)"
+        what = "every file" if self.compared == "files" else "the statistics"
+        if not self.differences:
+            return f"{head}\ncampaign: identical to the campaign's copy ({what} of {self.reference})"
+        return (f"{head}\ncampaign: DIFFERS from the campaign's copy ({self.reference}): "
+                + ", ".join(self.differences))
+
+
+def _find_run(campaign: dict, run_id: str, where: str) -> dict:
+    runs = campaign.get("runs", [])
+    exact = [r for r in runs if r["run_id"] == run_id]
+    if exact:
+        return exact[0]
+    found = [r for r in runs if r["run_id"].startswith(run_id)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        names = ", ".join(r["run_id"] for r in found[:5])
+        raise ConfigError(f"{where}: RUN_ID {run_id!r} matches {len(found)} runs ({names}"
+                          f"{', ...' if len(found) > 5 else ''}); give more of it")
+    raise ConfigError(f"{where}: no run {run_id!r} in the campaign ({len(runs)} runs, "
+                      f"e.g. {runs[0]['run_id'] if runs else 'none'})")
+
+
+def _check_inputs(run: dict) -> None:
+    """Every input file still has the SHA-256 recorded in the campaign (else ConfigError)."""
+    from navsense.campaign.spec import sha256_of
+
+    refs = []
+    source = run["source"]
+    if "sha256" in source:
+        refs.append((source.get("truth") or source.get("scenario"), source["sha256"]))
+    site = source.get("site")
+    if isinstance(site, Mapping):
+        refs.append((site["path"], site["sha256"]))
+    for key in ("config", "overlay"):
+        if run.get(key):
+            refs.append((run[key]["path"], run[key]["sha256"]))
+    for path, digest in refs:
+        try:
+            now = sha256_of(Path(path))
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read this input of run {run['run_id']} "
+                              f"({exc.strerror or exc})") from None
+        if now != digest:
+            raise ConfigError(f"{path}: changed since the campaign ran (SHA-256 {now[:12]}..., "
+                              f"recorded {digest[:12]}...); run {run['run_id']} cannot be "
+                              f"reproduced from it")
+
+
+def _same_number(a, b) -> bool:
+    """Equal floats, None and nan being the same "no value"."""
+    a = math.nan if a is None else float(a)
+    b = math.nan if b is None else float(b)
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def rerun(campaign_dir: str | os.PathLike, run_id: str,
+          out_dir: str | os.PathLike | None = None) -> RerunReport:
+    """Write the run directory of ``run_id`` (or a unique prefix) of the campaign in
+    ``campaign_dir`` to ``out_dir`` (default ``campaign_dir/reruns/RUN_ID``) and compare it with
+    the campaign's copy or recorded statistics."""
+    from navsense import __version__
+    from navsense.campaign.stats import run_statistics
+    from navsense.campaign.summary import read_campaign_json
+
+    base = Path(campaign_dir)
+    campaign = read_campaign_json(base)
+    run = _find_run(campaign, run_id, str(base / CAMPAIGN_JSON))
+    rid = run["run_id"]
+    _check_inputs(run)
+    note = None
+    if run.get("navsense_version") != __version__:
+        note = (f"campaign: the campaign ran navsense {run.get('navsense_version')}, this is "
+                f"{__version__}; the rerun may differ")
+    if out_dir is None:
+        out = base / "reruns" / rid
+        k = 2
+        while out.exists():
+            out = base / "reruns" / f"{rid}-{k}"
+            k += 1
+    else:
+        out = Path(out_dir)
+    truth = simulate_run(run, out, Path(campaign.get("campaign_file", "campaign")).name)
+    report = RerunReport(run_id=rid, run_dir=out, version_note=note)
+    kept = base / RUNS_DIR / rid
+    if kept.is_dir():
+        report.compared, report.reference = "files", kept
+        names = sorted({p.name for p in kept.iterdir()} | {p.name for p in out.iterdir()})
+        for name in names:
+            a, b = kept / name, out / name
+            if not (a.is_file() and b.is_file()) or a.read_bytes() != b.read_bytes():
+                report.differences.append(name)
+        return report
+    recorded = read_results(base).get(rid)
+    if recorded and recorded.get("status") == "ok":
+        report.compared, report.reference = "statistics", base / RESULTS_DIR / f"{rid}.json"
+        now = run_statistics(out, truth=truth)
+        old = recorded.get("statistics") or {}
+        report.differences = [k for k, v in now.items() if not _same_number(v, old.get(k))]
+    return report

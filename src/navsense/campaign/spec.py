@@ -1,0 +1,499 @@
+"""The campaign file: truth sources x vehicles x agents x sweep points x seeds, validated.
+
+A campaign file is TOML (``.toml``, read with :mod:`tomllib`) or JSON (``.json``). Paths in it
+are relative to the file. Example (TOML)::
+
+    name = "baseline-sweep"            # optional; default: the file's stem
+    keep = "statistics"                # "statistics" (default) or "runs": keep every run directory
+    duration_s = 120                   # optional: cut every scenario to this duration, s
+    vehicles = ["polaris"]             # optional: default each source's own (a truth log: polaris)
+    agents = [0]                       # optional: INS agent indices (seed + 7919 agent); default [0]
+    seeds = { start = 1, count = 50 }  # or a list: seeds = [1, 2, 3]
+    config = "my-sensors.json"         # optional: as --config
+    overlay = "my-overlay.json"        # optional: as --overlay
+
+    [[sources]]
+    scenario = "acre-loop"             # an embedded scenario, or a scenario file (*.json)
+    # duration_s = 60                  # optional, per source
+
+    [[sources]]
+    truth = "logs/drive.parquet"       # a truth log (.csv or .parquet)
+    site = "acre"                      # optional: embedded site or site JSON file; default acre
+
+    [overrides]                        # optional: configuration overrides for every run
+    "gnss.start" = "cold"
+
+    [sweep.grid]                       # optional: the cartesian product of the lists ...
+    "gnss.corrections.baseline_km" = [1, 10, 30]
+    "gnss.hz" = [5, 10]
+    # ... or a list of points:  [[sweep.points]]  "gnss.hz" = 5  (one table a point)
+
+Override keys are the dotted keys of the sensor configuration (``navsense config keys``); a key
+ending in ``+`` appends to a list (``"gnss.corrections.outages_s+" = [[10, 20]]``). TOML's own
+dotted keys (``gnss.hz = [5, 10]`` without quotes) mean the same. ``seed`` is not an override:
+it comes from ``seeds``.
+
+:func:`load_campaign` checks the structure, the types, the ranges and the override keys, and
+raises :class:`~navsense.errors.ConfigError` naming the file, the key, the value and what is
+allowed (``campaign.toml: keep = "all" is not one of statistics, runs``). Override *values* are
+checked per run, when the run builds its configuration: a sweep point with a bad value fails its
+runs with that message and the other runs go on.
+
+The result, :class:`Campaign`, holds the resolved runs: every source with absolute paths and the
+SHA-256 of each input file, the sweep points, and one JSON-ready dict a run (:data:`RUN_KEYS`).
+A run's ``run_id`` is ``p<point>-s<seed>-<hash>``: the hash is the first 10 hex digits of the
+SHA-256 of the run's canonical JSON (everything that decides its output, the navsense version
+included), so the same run keeps its id across invocations and a changed input gets a new one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from navsense import __version__
+from navsense.config.load import parse_config_text
+from navsense.config.schema import SCHEMA, format_value, lookup, unknown_key_error
+from navsense.errors import ConfigError
+
+__all__ = ["Campaign", "load_campaign", "campaign_from_data", "run_hash", "KEEP_CHOICES",
+           "TOP_KEYS", "RUN_KEYS", "SEED_MIN", "SEED_MAX"]
+
+KEEP_CHOICES = ("statistics", "runs")
+TOP_KEYS = ("name", "description", "keep", "duration_s", "sources", "seeds", "vehicles", "agents",
+            "config", "overlay", "overrides", "sweep")
+SOURCE_KEYS = {"scenario": ("scenario", "duration_s", "site"), "truth": ("truth", "site")}
+RUN_KEYS = ("run_id", "point", "seed", "agent", "vehicle", "source", "source_label", "config",
+            "overlay", "overrides", "navsense_version")
+_SEED_FIELD = lookup("seed", SCHEMA)
+SEED_MIN = int(_SEED_FIELD.minimum)
+SEED_MAX = int(_SEED_FIELD.maximum)
+HASH_HEX_DIGITS = 10  # 40 bits: a collision among 10^5 runs has probability ~5e-3 %
+_READ_BLOCK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A validated, resolved campaign (see the module docstring).
+
+    ``points``: dicts ``{"point", "label", "overrides"}``; ``runs``: JSON-ready run dicts in plan
+    order (sources, then vehicles, agents, points, seeds); ``sweep_keys``: the swept override
+    keys in file order.
+    """
+
+    path: Path
+    name: str
+    description: str
+    keep: str
+    sources: tuple[dict, ...]
+    seeds: tuple[int, ...]
+    vehicles: tuple[str, ...] | None
+    agents: tuple[int, ...]
+    config: dict | None
+    overlay: dict | None
+    overrides: dict
+    sweep_keys: tuple[str, ...]
+    points: tuple[dict, ...]
+    runs: tuple[dict, ...] = field(repr=False)
+
+    def run(self, run_id: str) -> dict:
+        """The run with this id (KeyError if none)."""
+        for r in self.runs:
+            if r["run_id"] == run_id:
+                return r
+        raise KeyError(run_id)
+
+    def to_json(self) -> dict:
+        """The resolved campaign as saved in ``DIR/campaign.json``."""
+        return {
+            "navsense_version": __version__,
+            "campaign_file": str(self.path),
+            "name": self.name,
+            "description": self.description,
+            "keep": self.keep,
+            "sources": list(self.sources),
+            "seeds": list(self.seeds),
+            "vehicles": None if self.vehicles is None else list(self.vehicles),
+            "agents": list(self.agents),
+            "config": self.config,
+            "overlay": self.overlay,
+            "overrides": self.overrides,
+            "sweep_keys": list(self.sweep_keys),
+            "points": list(self.points),
+            "runs": list(self.runs),
+        }
+
+
+# ------------------------------------------------------------------------------------ messages
+def _err(source: str, path: str, value, complaint: str) -> ConfigError:
+    return ConfigError(f"{source}: {path} = {format_value(value)} {complaint}")
+
+
+def _unknown(source: str, path: str, key: str, value, allowed) -> ConfigError:
+    near = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]}?" if near else f"; allowed: {', '.join(allowed)}"
+    where = f"{path}.{key}" if path else key
+    return _err(source, where, value, "is not a known key" + hint)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+# ------------------------------------------------------------------------------------- reading
+def _read(path: Path) -> dict:
+    source = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read the campaign file ({exc.strerror or exc})") from None
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        try:
+            return tomllib.loads(raw.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: is not UTF-8 text (byte {exc.start})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{source}: invalid TOML: {exc}") from None
+    if suffix == ".json":
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: is not UTF-8 text (byte {exc.start})") from None
+        return parse_config_text(text, source)
+    raise ConfigError(f"{source}: unknown campaign file type {path.suffix!r}; use .toml or .json")
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of a file's bytes, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(_READ_BLOCK_BYTES):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run_hash(run: Mapping) -> str:
+    """The hash part of a run id: SHA-256 of the run's canonical JSON without ``run_id``."""
+    body = {k: v for k, v in run.items() if k != "run_id"}
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:HASH_HEX_DIGITS]
+
+
+def load_campaign(path: str | os.PathLike) -> Campaign:
+    """Read, validate and resolve the campaign file ``path`` (TOML or JSON; module docstring)."""
+    path = Path(path).resolve()
+    return campaign_from_data(_read(path), path)
+
+
+# ---------------------------------------------------------------------------------- validation
+def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
+    """Validate and resolve a parsed campaign ``data`` whose file is ``path`` (for messages and
+    relative paths; the file itself is not read)."""
+    path = Path(path)
+    src = path.name
+    base = path.parent
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: the campaign is {format_value(data, 40)}, not a table/object")
+    for key, value in data.items():
+        if key not in TOP_KEYS:
+            raise _unknown(src, "", str(key), value, TOP_KEYS)
+
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name:
+        raise _err(src, "name", name, "is not a non-empty string")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise _err(src, "description", description, "is not a string")
+    keep = data.get("keep", "statistics")
+    if keep not in KEEP_CHOICES:
+        raise _err(src, "keep", keep, f"is not one of {', '.join(KEEP_CHOICES)}")
+    duration = data.get("duration_s")
+    if duration is not None and not (_is_number(duration) and duration > 0):
+        raise _err(src, "duration_s", duration, "is not a number of seconds > 0")
+
+    sources = _sources(src, base, data.get("sources"), duration)
+    seeds = _seeds(src, data.get("seeds"))
+    vehicles = _vehicles(src, data.get("vehicles"))
+    agents = _agents(src, data.get("agents", [0]))
+    config = _file_ref(src, base, "config", data.get("config"))
+    overlay = _file_ref(src, base, "overlay", data.get("overlay"))
+    overrides = _overrides(src, "overrides", data.get("overrides", {}))
+    sweep_keys, points = _sweep(src, data.get("sweep"))
+
+    runs = []
+    for source in sources:
+        for vehicle in (vehicles or (source["vehicle"],)):
+            for agent in agents:
+                for point in points:
+                    for seed in seeds:
+                        runs.append(_run(source, vehicle, agent, point, seed, config, overlay,
+                                         overrides))
+    return Campaign(path=path, name=name, description=description, keep=keep,
+                    sources=tuple(sources), seeds=tuple(seeds), vehicles=vehicles,
+                    agents=tuple(agents), config=config, overlay=overlay, overrides=overrides,
+                    sweep_keys=tuple(sweep_keys), points=tuple(points), runs=tuple(runs))
+
+
+def _run(source: dict, vehicle: str, agent: int, point: dict, seed: int, config, overlay,
+         overrides: dict) -> dict:
+    layers = []
+    if overrides:
+        layers.append(["overrides", overrides])
+    if point["overrides"]:
+        layers.append([f"sweep point p{point['point']:03d}", point["overrides"]])
+    run = {
+        "run_id": "",
+        "point": point["point"],
+        "seed": seed,
+        "agent": agent,
+        "vehicle": vehicle,
+        "source": source["run_source"],
+        "source_label": source["label"],
+        "config": config,
+        "overlay": overlay,
+        "overrides": layers,
+        "navsense_version": __version__,
+    }
+    run["run_id"] = f"p{point['point']:03d}-s{seed:04d}-{run_hash(run)}"
+    return run
+
+
+def _sources(src: str, base: Path, value, duration) -> list[dict]:
+    from navsense.scenarios import load_scenario, scenario_names
+
+    if not isinstance(value, list) or not value:
+        raise _err(src, "sources", value, "is not a non-empty array of sources "
+                   "({scenario = NAME} or {truth = FILE})")
+    out = []
+    labels: dict[str, int] = {}
+    for i, item in enumerate(value):
+        where = f"sources[{i}]"
+        if not isinstance(item, Mapping):
+            raise _err(src, where, item, "is not a table/object")
+        kinds = [k for k in SOURCE_KEYS if k in item]
+        if len(kinds) != 1:
+            raise _err(src, where, item, "needs exactly one of scenario = NAME or truth = FILE")
+        kind = kinds[0]
+        for key, v in item.items():
+            if key not in SOURCE_KEYS[kind]:
+                raise _unknown(src, where, str(key), v, SOURCE_KEYS[kind])
+        ref = item[kind]
+        if not isinstance(ref, str) or not ref:
+            raise _err(src, f"{where}.{kind}", ref, "is not a non-empty string")
+        run_source: dict = {}
+        if kind == "scenario":
+            d = item.get("duration_s", duration)
+            if d is not None and not (_is_number(d) and d > 0):
+                raise _err(src, f"{where}.duration_s", d, "is not a number of seconds > 0")
+            if ref.endswith(".json"):
+                p = (base / ref).resolve()
+                if not p.is_file():
+                    raise _err(src, f"{where}.scenario", ref, f"is not a scenario file ({p} not found)")
+                run_source["scenario"] = str(p)
+                run_source["sha256"] = sha256_of(p)
+                label = p.name[: -len(".scenario.json")] if p.name.endswith(".scenario.json") else p.stem
+            else:
+                if ref not in scenario_names():
+                    raise _err(src, f"{where}.scenario", ref, "is not an embedded scenario; known: "
+                               + ", ".join(scenario_names()))
+                run_source["scenario"] = ref
+                label = ref
+            try:
+                scenario = load_scenario(run_source["scenario"])
+            except ConfigError as exc:
+                raise ConfigError(f"{src}: {where}.scenario: {exc}") from None
+            vehicle = scenario.vehicle.name
+            if d is not None:
+                run_source["duration_s"] = d
+                label = f"{label}[{d:g}s]"
+        else:
+            p = (base / ref).resolve()
+            if p.suffix.lower() not in (".csv", ".parquet", ".pq"):
+                raise _err(src, f"{where}.truth", ref, "is not a truth log (.csv or .parquet)")
+            if not p.is_file():
+                raise _err(src, f"{where}.truth", ref, f"is not a file ({p} not found)")
+            run_source["truth"] = str(p)
+            run_source["sha256"] = sha256_of(p)
+            vehicle = "polaris"
+            label = p.name
+        site = item.get("site", "acre" if kind == "truth" else None)
+        if site is not None:
+            run_source["site"] = _site_ref(src, base, f"{where}.site", site)
+        k = labels.get(label, 0)
+        labels[label] = k + 1
+        if k:
+            label = f"{label}#{k + 1}"
+        out.append({"kind": kind, "label": label, "vehicle": vehicle, "run_source": run_source})
+    return out
+
+
+def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
+    from navsense.site import embedded_sites
+
+    if not isinstance(site, str) or not site:
+        raise _err(src, where, site, "is not a site name or a site JSON file")
+    if site.endswith(".json"):
+        p = (base / site).resolve()
+        if not p.is_file():
+            raise _err(src, where, site, f"is not a site file ({p} not found)")
+        return {"path": str(p), "sha256": sha256_of(p)}
+    if site not in embedded_sites():
+        raise _err(src, where, site, "is not an embedded site; known: " + ", ".join(embedded_sites())
+                   + " (or give a site JSON file)")
+    return site
+
+
+def _seed_ok(v) -> bool:
+    return _is_int(v) and SEED_MIN <= v <= SEED_MAX
+
+
+def _seeds(src: str, value) -> list[int]:
+    allowed = f"integers in {SEED_MIN}..{SEED_MAX}"
+    if isinstance(value, Mapping):
+        for key, v in value.items():
+            if key not in ("start", "count"):
+                raise _unknown(src, "seeds", str(key), v, ("start", "count"))
+        start, count = value.get("start"), value.get("count")
+        if not _seed_ok(start):
+            raise _err(src, "seeds.start", start, f"is not an integer in {SEED_MIN}..{SEED_MAX}")
+        if not (_is_int(count) and count >= 1):
+            raise _err(src, "seeds.count", count, "is not an integer >= 1")
+        if start + count - 1 > SEED_MAX:
+            raise _err(src, "seeds.count", count, f"takes the seeds past {SEED_MAX}")
+        return list(range(start, start + count))
+    if isinstance(value, list) and value:
+        for i, v in enumerate(value):
+            if not _seed_ok(v):
+                raise _err(src, f"seeds[{i}]", v, f"is not an integer in {SEED_MIN}..{SEED_MAX}")
+        if len(set(value)) != len(value):
+            dup = next(v for v in value if value.count(v) > 1)
+            raise _err(src, "seeds", value, f"lists the seed {dup} twice")
+        return list(value)
+    raise _err(src, "seeds", value, f"is not {{start = N, count = M}} or a non-empty array of {allowed}")
+
+
+def _vehicles(src: str, value) -> tuple[str, ...] | None:
+    from navsense.vehicles import VEHICLES
+
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise _err(src, "vehicles", value, f"is not a non-empty array of {', '.join(VEHICLES)}")
+    for i, v in enumerate(value):
+        if v not in VEHICLES:
+            raise _err(src, f"vehicles[{i}]", v, f"is not one of {', '.join(VEHICLES)}")
+    if len(set(value)) != len(value):
+        raise _err(src, "vehicles", value, "lists a vehicle twice")
+    return tuple(value)
+
+
+def _agents(src: str, value) -> list[int]:
+    if not isinstance(value, list) or not value:
+        raise _err(src, "agents", value, "is not a non-empty array of integers >= 0")
+    for i, v in enumerate(value):
+        if not (_is_int(v) and v >= 0):
+            raise _err(src, f"agents[{i}]", v, "is not an integer >= 0")
+    if len(set(value)) != len(value):
+        raise _err(src, "agents", value, "lists an agent twice")
+    return list(value)
+
+
+def _file_ref(src: str, base: Path, key: str, value) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise _err(src, key, value, "is not a file path")
+    p = (base / value).resolve()
+    if not p.is_file():
+        raise _err(src, key, value, f"is not a file ({p} not found)")
+    return {"path": str(p), "sha256": sha256_of(p)}
+
+
+def _flatten(value: Mapping, prefix: str = "") -> list[tuple[str, object]]:
+    """Nested tables as (dotted key, leaf) pairs, in order (TOML dotted keys nest)."""
+    out = []
+    for key, item in value.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(item, Mapping):
+            out.extend(_flatten(item, path))
+        else:
+            out.append((path, item))
+    return out
+
+
+def _check_key(src: str, where: str, key: str, value) -> None:
+    path = key.removesuffix("+")
+    if path == "seed":
+        raise _err(src, f"{where}.seed", value, "cannot be set here: the seeds come from seeds")
+    try:
+        lookup(path, SCHEMA)
+    except KeyError:
+        raise unknown_key_error(f"{src}: {where}", path, value) from None
+
+
+def _overrides(src: str, where: str, value) -> dict:
+    if not isinstance(value, Mapping):
+        raise _err(src, where, value, "is not a table/object of configuration keys and values")
+    out = {}
+    for key, item in _flatten(value):
+        _check_key(src, where, key, item)
+        if key in out:
+            raise _err(src, f"{where}.{key}", item, "sets a key that is already set")
+        out[key] = item
+    return out
+
+
+def _label(overrides: Mapping) -> str:
+    if not overrides:
+        return "defaults"
+    return " ".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in overrides.items())
+
+
+def _sweep(src: str, value) -> tuple[list[str], list[dict]]:
+    if value is None:
+        return [], [{"point": 0, "label": _label({}), "overrides": {}}]
+    if not isinstance(value, Mapping):
+        raise _err(src, "sweep", value, "is not a table/object with grid or points")
+    for key, v in value.items():
+        if key not in ("grid", "points"):
+            raise _unknown(src, "sweep", str(key), v, ("grid", "points"))
+    if ("grid" in value) == ("points" in value):
+        raise _err(src, "sweep", value, "needs exactly one of grid (key -> list of values) or "
+                   "points (a list of override tables)")
+    if "grid" in value:
+        grid = value["grid"]
+        if not isinstance(grid, Mapping) or not grid:
+            raise _err(src, "sweep.grid", grid, "is not a non-empty table of key -> list of values")
+        keys, lists = [], []
+        for key, item in _flatten(grid):
+            if not isinstance(item, list) or not item:
+                raise _err(src, f"sweep.grid.{key}", item, "is not a non-empty array of values to sweep")
+            _check_key(src, "sweep.grid", key, item)
+            keys.append(key)
+            lists.append(item)
+        combos = itertools.product(*lists)
+        points = [dict(zip(keys, combo)) for combo in combos]
+    else:
+        raw = value["points"]
+        if not isinstance(raw, list) or not raw:
+            raise _err(src, "sweep.points", raw, "is not a non-empty array of override tables")
+        points, keys = [], []
+        for i, item in enumerate(raw):
+            ovr = _overrides(src, f"sweep.points[{i}]", item)
+            points.append(ovr)
+            keys.extend(k for k in ovr if k not in keys)
+    return keys, [{"point": i, "label": _label(p), "overrides": p} for i, p in enumerate(points)]
