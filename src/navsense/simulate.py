@@ -269,7 +269,9 @@ class _ExtraWriters:
         self._frames = None
         names = {m.name for m in models}
         if "gnss" in names:
-            self._nmea = open(folder / "gnss.nmea", "xb")
+            from navsense.output.nmea import NmeaWriter
+
+            self._nmea = NmeaWriter(folder / "gnss.nmea").__enter__()
         if "ins" in names:
             from navsense.output.frames import InsFrameWriter
 
@@ -277,9 +279,7 @@ class _ExtraWriters:
 
     def write(self, model, block: dict) -> None:
         if model.name == "gnss" and self._nmea is not None:
-            lines = model.nmea_lines(block)
-            if lines:
-                self._nmea.write(("\r\n".join(lines) + "\r\n").encode("ascii"))
+            self._nmea.write_sentences(model.nmea_lines(block))
         elif model.name == "ins" and self._frames is not None:
             self._frames.write(model.frames(block))
 

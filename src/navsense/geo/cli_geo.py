@@ -44,7 +44,7 @@ from navsense.errors import ConfigError, DatumError, FormatError, NavsenseError
 from navsense.geo import stateplane as _sp
 from navsense.geo import utm as _utm
 from navsense.geo.epoch import DEFAULT_START_UTC, utc_to_episode_s
-from navsense.geo.georef import ACRE_ORIGIN_FT, Georeference
+from navsense.geo.georef import ACRE_ORIGIN_FT, OUTPUT_KEYS, Georeference
 
 __all__ = ["OUTPUT_COLUMNS", "add_parser", "convert", "main", "run"]
 
@@ -68,16 +68,7 @@ OUTPUT_COLUMNS = (
     "stateplane_easting_ft",
     "stateplane_northing_ft",
     "navd88_height_ft",
-    "nad83_harn_lat_deg",
-    "nad83_harn_lon_deg",
-    "nad83_2011_lat_deg",
-    "nad83_2011_lon_deg",
-    "nad83_2011_height_m",
-    "wgs84_lat_deg",
-    "wgs84_lon_deg",
-    "wgs84_height_m",
-    "navd88_height_m",
-    "geoid_undulation_m",
+    *OUTPUT_KEYS,
     "utm_zone",
     "utm_south",
     "utm_nad83_2011_easting_m",
