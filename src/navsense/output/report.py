@@ -1,36 +1,33 @@
-"""The run report: ``RUN_DIR/report/report.html`` with its plots, and the run's statistics.
+"""The run report: ``RUN_DIR/report/report.html`` with its plots and the run's statistics.
 
 ``write_report(run_dir, sky_time_s=None)`` writes a self-contained HTML page (plots embedded as
-base64 PNG, no script, no external resource) and the same plots as PNG files into
-``RUN_DIR/report/`` (written in a temporary folder and swapped in when complete, so an old report
-is replaced whole or not at all). ``run_statistics(run_dir)`` returns the summary table as a flat
-dict of floats (:data:`STATISTICS_DOC` documents every key), for the report and for campaigns
-that aggregate many runs.
+base64 PNG, no script, no external resource), the same plots as PNG files and the statistics as
+``statistics.json`` into ``RUN_DIR/report/`` (written in a temporary folder and swapped in when
+complete, so an old report is replaced whole or not at all).
 
-Truth. The run directory holds no truth file, so the report rebuilds what it needs:
+Statistics. The summary table shows :func:`navsense.stats.run_statistics`, the one
+implementation the campaigns record too (``run_statistics`` here is that function, imported):
+time in each fix state, time to first fix and to rtk_fixed, error RMS and 95th percentile per
+fix state, and the sigma honesty, each next to the Gaussian expectation of its own definition
+(:data:`navsense.stats.EXPECTED_GAUSSIAN_FRACTIONS`): horizontal, the share of epochs with
+``(e_E/s_E)^2 + (e_N/s_N)^2 <= k^2`` (2-D: 39.3 % and 86.5 %); vertical, ``|e_U| <= k s_U``
+(1-D: 68.3 % and 95.4 %). The errors are strongly correlated in time (Gauss-Markov, tau 30 s for
+the INS, 60-300 s for the GNSS), so a 10-minute run holds only tens of independent samples:
+expect a few percent of scatter around those values.
+
+Truth. Found by :func:`navsense.stats.find_truth` (the run's truth.parquet, else episode.json's
+``source``: a truth log or a scenario rebuilt) and read whole for the plots; the statistics get
+the same truth. Without a truth, or with one that cannot be read or does not cover the run's
+epochs, the GNSS errors are left out (no plot; their statistics and the INS velocity's: NaN) and
+the report says why. The plots use :class:`RunData`:
 
 * GNSS error = position_enu_m - p_a, with the truth antenna p_a = p + R r_a ("Antenna Position";
   :func:`navsense.sensors.gnss.sky.antenna_position_enu` and the receiver's lever arm from the
-  run's configuration and vehicle) at each GNSS epoch. The truth is read from, in this order:
-  ``RUN_DIR/truth.parquet`` or ``RUN_DIR/truth.csv`` (if the orchestrator wrote one), the truth
-  log named in episode.json's ``source.truth``, or the embedded scenario ``source.scenario``
-  rebuilt for the run's ``first_step + steps`` physics steps. Without any of them the GNSS
-  errors (and their statistics: NaN) are left out, and the report says so.
+  run's configuration and vehicle) at each GNSS epoch.
 * INS error = the INS position minus the truth INS point, both from ``ins.frames``
   (InsUtmE/N/H - InsTruthX/Y/Z, the same datum chain and projection), rotated from UTM to grid
   axes by the epoch's grid rotation alpha. The UTM point scale (k = 0.9996, a 0.04 % change of a
   centimetre error) is ignored.
-
-Sigma honesty. For each axis the fraction of epochs with |e| <= k sigma, k = 1, 2, where sigma is
-the reported one-sigma of the epoch (GNSS: sigma_enu_m; INS: sqrt of InsCovE/N/U). "Horizontal"
-pools the east and north samples, "vertical" is the up axis. An honest Gaussian sigma gives
-68.27 % and 95.45 %. The errors are strongly correlated in time (Gauss-Markov, tau 30 s for the
-INS, 60-300 s for the GNSS), so a 10-minute run holds only tens of independent samples: expect a
-few percent of scatter around those values.
-
-Fix states: the time in a state is its number of epochs times 1/gnss.hz. Time to first fix is
-the sample time of the first epoch with a fix (any state but no_fix), counted from the first
-epoch; likewise for rtk_fixed.
 """
 
 from __future__ import annotations
@@ -49,40 +46,24 @@ import orjson
 from navsense.errors import FormatError, NavsenseError
 from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
 from navsense.output.ros2 import read_episode, row_times
+from navsense.stats import (
+    EXPECTED_GAUSSIAN_FRACTIONS,
+    GNSS_STATES,
+    find_truth,
+    run_statistics,
+)
 
-__all__ = ["write_report", "run_statistics", "read_run", "RunData", "STATISTICS_DOC",
-           "FIX_STATE_ORDER", "GAUSSIAN_WITHIN_1SIGMA", "GAUSSIAN_WITHIN_2SIGMA", "REPORT_DIR"]
+__all__ = [
+    "FIX_STATE_ORDER",
+    "REPORT_DIR",
+    "RunData",
+    "read_run",
+    "run_statistics",
+    "write_report",
+]
 
 REPORT_DIR = "report"
-FIX_STATE_ORDER = ("no_fix", "single", "dgps", "rtk_float", "rtk_fixed")  # worst to best
-GAUSSIAN_WITHIN_1SIGMA = math.erf(1.0 / math.sqrt(2.0))  # 0.682689...
-GAUSSIAN_WITHIN_2SIGMA = math.erf(2.0 / math.sqrt(2.0))  # 0.954500...
-
-_ERROR_KEYS_DOC = {
-    "h_rms_m": "RMS of the horizontal error sqrt(e_E^2 + e_N^2), m",
-    "h_p95_m": "95th percentile of the horizontal error, m",
-    "v_rms_m": "RMS of the vertical error e_U, m",
-    "v_p95_m": "95th percentile of |e_U|, m",
-    "h_within_1sigma": "fraction of east and north samples with |e| <= sigma (Gaussian 0.6827)",
-    "h_within_2sigma": "fraction of east and north samples with |e| <= 2 sigma (Gaussian 0.9545)",
-    "v_within_1sigma": "fraction of up samples with |e| <= sigma",
-    "v_within_2sigma": "fraction of up samples with |e| <= 2 sigma",
-}
-STATISTICS_DOC: dict[str, str] = {
-    "duration_s": "time from the first to the last physics step of the run, s",
-    "gnss_epochs": "number of GNSS epochs",
-    "gnss_time_to_first_fix_s": "sample time of the first epoch with a fix (NaN: never), s",
-    "gnss_time_to_first_rtk_fixed_s": "sample time of the first rtk_fixed epoch (NaN: never), s",
-    **{f"gnss_{s}_time_s": f"time in {s}: epochs / gnss.hz, s" for s in FIX_STATE_ORDER},
-    **{f"gnss_{s}_fraction": f"fraction of the GNSS epochs in {s}" for s in FIX_STATE_ORDER},
-    **{f"gnss_{s}_{k}": f"{s} epochs: {d}" for s in FIX_STATE_ORDER[1:]
-       for k, d in _ERROR_KEYS_DOC.items()},
-    **{f"gnss_{k}": f"all epochs with a fix: {d}" for k, d in _ERROR_KEYS_DOC.items()},
-    "ins_epochs": "number of INS epochs",
-    **{f"ins_{k}": f"INS position: {d}" for k, d in _ERROR_KEYS_DOC.items()},
-    "gaussian_within_1sigma": "the Gaussian reference erf(1/sqrt2) = 0.6827",
-    "gaussian_within_2sigma": "the Gaussian reference erf(2/sqrt2) = 0.9545",
-}
+FIX_STATE_ORDER = GNSS_STATES[::-1]  # worst to best: no_fix, single, dgps, rtk_float, rtk_fixed
 
 
 # ------------------------------------------------------------------------------------ data
@@ -171,37 +152,16 @@ def _nan_rows(values, width: int) -> np.ndarray:
 
 
 def _load_truth(run_dir: Path, episode: dict):
-    """(TruthStates, description) or (None, reason): see the module docstring. A source that
-    cannot be read (a scenario file that moved, a malformed log) gives (None, its error)."""
+    """(TruthStates, description) or (None, reason), the truth of navsense.stats.find_truth. A
+    source that cannot be read (a truth log that moved, a malformed log) gives (None, its
+    error)."""
     try:
-        return _find_truth(run_dir, episode)
+        source = find_truth(run_dir, episode)
+        if source is None:
+            return None, "the run directory has no truth.parquet and episode.json names no truth"
+        return source.read(float(episode.get("physics_hz") or 120.0)), source.description
     except NavsenseError as exc:
         return None, f"the truth source could not be read ({exc})"
-
-
-def _find_truth(run_dir: Path, episode: dict):
-    from navsense.truth.io import read_truth
-
-    rate = float(episode.get("physics_hz") or 120.0)
-    for name in ("truth.parquet", "truth.csv"):
-        if (run_dir / name).is_file():
-            return read_truth(run_dir / name, rate_hz=rate), f"{name} of the run directory"
-    source = episode.get("source") or {}
-    if source.get("truth"):
-        path = Path(source["truth"])
-        if not path.is_absolute() and not path.exists():
-            path = run_dir / path
-        if path.is_file():
-            return read_truth(path, rate_hz=rate), f"truth log {source['truth']}"
-        return None, f"the truth log {source['truth']} of episode.json is not found"
-    if source.get("scenario"):
-        from navsense.scenarios import load_scenario
-
-        last = int(episode.get("first_step") or 0) + int(episode.get("steps") or 1) - 1
-        duration = source.get("duration_s") or max(last, 1) / rate
-        scenario = load_scenario(source["scenario"], duration_s=duration)
-        return scenario.truth, f"scenario {source['scenario']} (rebuilt)"
-    return None, "episode.json names no truth source"
 
 
 def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
@@ -218,7 +178,8 @@ def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
 
 def read_run(run_dir) -> RunData:
     """Read a run directory (episode.json, gnss.jsonl, ins.jsonl + ins.frames, imu.jsonl) and
-    rebuild the truth the statistics need (module docstring)."""
+    its truth (module docstring); the truth is dropped, with the reason in ``truth_source``, if
+    it does not cover every GNSS and INS epoch."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise FormatError(f"{run_dir}: not a run directory")
@@ -237,18 +198,6 @@ def read_run(run_dir) -> RunData:
         data.gnss_hdop = np.array([r["hdop"] for r in rows], dtype=np.float64)
         data.gnss_position_enu_m = _nan_rows([r["position_enu_m"] for r in rows], 3)
         data.gnss_sigma_enu_m = _nan_rows([r["sigma_enu_m"] for r in rows], 3)
-        idx = _truth_rows(data.truth, data.gnss_t_s)
-        if idx is not None:
-            from navsense.sensors.gnss.sky import antenna_position_enu
-
-            lever = data.receiver().lever_arm_m
-            data.gnss_truth_antenna_enu_m = antenna_position_enu(
-                data.truth.p_m[idx], data.truth.q_xyzw[idx], lever)
-            data.gnss_error_enu_m = data.gnss_position_enu_m - data.gnss_truth_antenna_enu_m
-        elif data.truth is not None:
-            data.truth_source = (f"{data.truth_source}, which does not cover the GNSS epochs "
-                                 "(not used)")
-            data.truth = None
 
     if (run_dir / "ins.frames").is_file():
         frames = read_ins_frames(run_dir / "ins.frames")
@@ -279,78 +228,22 @@ def read_run(run_dir) -> RunData:
             [r["specific_force_flu_mps2"] for r in rows], dtype=np.float64).reshape(-1, 3)
         data.imu_angular_velocity_flu_radps = np.array(
             [r["angular_velocity_flu_radps"] for r in rows], dtype=np.float64).reshape(-1, 3)
+
+    if data.truth is not None:
+        epochs = [t for t in (data.gnss_t_s, data.ins_t_s) if t is not None and len(t)]
+        if any(_truth_rows(data.truth, t) is None for t in epochs):
+            data.truth_source = (f"{data.truth_source}, which does not cover the run's epochs "
+                                 "(not used)")
+            data.truth = None
+    if data.truth is not None and data.gnss_t_s is not None and len(data.gnss_t_s):
+        from navsense.sensors.gnss.sky import antenna_position_enu
+
+        idx = _truth_rows(data.truth, data.gnss_t_s)
+        lever = data.receiver().lever_arm_m
+        data.gnss_truth_antenna_enu_m = antenna_position_enu(
+            data.truth.p_m[idx], data.truth.q_xyzw[idx], lever)
+        data.gnss_error_enu_m = data.gnss_position_enu_m - data.gnss_truth_antenna_enu_m
     return data
-
-
-# ------------------------------------------------------------------------------ statistics
-def _error_stats(err: np.ndarray, sigma: np.ndarray) -> dict[str, float]:
-    """The _ERROR_KEYS_DOC statistics of errors (m, 3) with their one-sigma values (m, 3)."""
-    nan = math.nan
-    if len(err) == 0:
-        return dict.fromkeys(_ERROR_KEYS_DOC, nan)
-    h = np.hypot(err[:, 0], err[:, 1])
-    v = np.abs(err[:, 2])
-    h_abs, h_sig = np.abs(err[:, :2]).ravel(), sigma[:, :2].ravel()
-    v_sig = sigma[:, 2]
-    # |e| <= k sigma as written (no division: with noise off both are 0, and 0 <= 0)
-    return {
-        "h_rms_m": float(np.sqrt(np.mean(h * h))),
-        "h_p95_m": float(np.percentile(h, 95)),
-        "v_rms_m": float(np.sqrt(np.mean(v * v))),
-        "v_p95_m": float(np.percentile(v, 95)),
-        "h_within_1sigma": float(np.mean(h_abs <= h_sig)),
-        "h_within_2sigma": float(np.mean(h_abs <= 2.0 * h_sig)),
-        "v_within_1sigma": float(np.mean(v <= v_sig)),
-        "v_within_2sigma": float(np.mean(v <= 2.0 * v_sig)),
-    }
-
-
-def statistics(data: RunData) -> dict[str, float]:
-    """The summary table of a read run (see :func:`run_statistics`)."""
-    nan = math.nan
-    out: dict[str, float] = {"duration_s": float(data.duration_s)}
-    if data.gnss_t_s is not None:
-        t, fix = data.gnss_t_s, data.gnss_fix_type
-        period = 1.0 / data.gnss_hz
-        out["gnss_epochs"] = float(len(t))
-        has_fix = fix != "no_fix"
-        t0 = float(t[0]) if len(t) else 0.0
-        out["gnss_time_to_first_fix_s"] = float(t[has_fix][0] - t0) if has_fix.any() else nan
-        fixed = fix == "rtk_fixed"
-        out["gnss_time_to_first_rtk_fixed_s"] = float(t[fixed][0] - t0) if fixed.any() else nan
-        for s in FIX_STATE_ORDER:
-            n = int(np.count_nonzero(fix == s))
-            out[f"gnss_{s}_time_s"] = n * period
-            out[f"gnss_{s}_fraction"] = n / len(t) if len(t) else nan
-        err, sig = data.gnss_error_enu_m, data.gnss_sigma_enu_m
-        for s in FIX_STATE_ORDER[1:]:
-            sel = fix == s
-            stats = (_error_stats(err[sel], sig[sel]) if err is not None
-                     else dict.fromkeys(_ERROR_KEYS_DOC, nan))
-            out.update({f"gnss_{s}_{k}": v for k, v in stats.items()})
-        stats = (_error_stats(err[has_fix], sig[has_fix]) if err is not None
-                 else dict.fromkeys(_ERROR_KEYS_DOC, nan))
-        out.update({f"gnss_{k}": v for k, v in stats.items()})
-    else:
-        out.update({k: nan for k in STATISTICS_DOC if k.startswith("gnss_")})
-    if data.ins_t_s is not None:
-        out["ins_epochs"] = float(len(data.ins_t_s))
-        out.update({f"ins_{k}": v for k, v in
-                    _error_stats(data.ins_error_enu_m, data.ins_sigma_enu_m).items()})
-    else:
-        out.update({k: nan for k in STATISTICS_DOC if k.startswith("ins_")})
-    out["gaussian_within_1sigma"] = GAUSSIAN_WITHIN_1SIGMA
-    out["gaussian_within_2sigma"] = GAUSSIAN_WITHIN_2SIGMA
-    return {k: float(out[k]) for k in STATISTICS_DOC}
-
-
-def run_statistics(run_dir) -> dict[str, float]:
-    """The summary table of a run directory as a flat dict of floats, keys of STATISTICS_DOC.
-
-    Every key is always present (NaN where it does not apply: a state never reached, a sensor
-    off, no truth for the GNSS errors), so the dicts of many runs stack into one table.
-    """
-    return statistics(read_run(run_dir))
 
 
 # ----------------------------------------------------------------------------------- HTML
@@ -367,19 +260,20 @@ def _fmt(value: float, kind: str) -> str:
 
 
 def _summary_table(stats: dict) -> str:
+    """The table of navsense.stats keys: per fix state, all fixes (any_fix) and the INS."""
     head = ("<tr><th rowspan=2>solution</th><th rowspan=2>time (s)</th><th rowspan=2>share</th>"
             "<th colspan=2>horizontal error (m)</th><th colspan=2>vertical error (m)</th>"
-            "<th colspan=2>horizontal inside</th><th colspan=2>vertical inside</th></tr>"
-            "<tr><th>RMS</th><th>95 %</th><th>RMS</th><th>95 %</th>"
-            "<th>&plusmn;1&sigma;</th><th>&plusmn;2&sigma;</th>"
+            "<th colspan=2>horizontal inside (2-D)</th><th colspan=2>vertical inside (1-D)</th>"
+            "</tr><tr><th>RMS</th><th>95 %</th><th>RMS</th><th>95 %</th>"
+            "<th>1&sigma;</th><th>2&sigma;</th>"
             "<th>&plusmn;1&sigma;</th><th>&plusmn;2&sigma;</th></tr>")
     rows = []
 
     def err_cells(prefix: str) -> str:
         return "".join(f"<td>{_fmt(stats[prefix + k], u)}</td>" for k, u in (
             ("h_rms_m", "m"), ("h_p95_m", "m"), ("v_rms_m", "m"), ("v_p95_m", "m"),
-            ("h_within_1sigma", "pct"), ("h_within_2sigma", "pct"),
-            ("v_within_1sigma", "pct"), ("v_within_2sigma", "pct")))
+            ("h_in_1sigma", "pct"), ("h_in_2sigma", "pct"),
+            ("v_in_1sigma", "pct"), ("v_in_2sigma", "pct")))
 
     for s in FIX_STATE_ORDER:
         cells = (f"<td>GNSS {s}</td><td>{_fmt(stats[f'gnss_{s}_time_s'], 's')}</td>"
@@ -389,15 +283,14 @@ def _summary_table(stats: dict) -> str:
         rows.append(f"<tr class='state-{s}'>{cells}</tr>")
     gnss_time = sum(stats[f"gnss_{s}_time_s"] for s in FIX_STATE_ORDER[1:])
     rows.append(f"<tr class='total'><td>GNSS, all fixes</td><td>{_fmt(gnss_time, 's')}</td>"
-                f"<td></td>{err_cells('gnss_')}</tr>")
+                f"<td></td>{err_cells('gnss_any_fix_')}</tr>")
     ins_time = stats["duration_s"] if not math.isnan(stats["ins_epochs"]) else math.nan
     rows.append(f"<tr class='total'><td>INS</td><td>{_fmt(ins_time, 's')}</td><td></td>"
-                f"{err_cells('ins_')}</tr>")
+                f"{err_cells('ins_pos_')}</tr>")
+    ref = "".join(f"<td>{_fmt(EXPECTED_GAUSSIAN_FRACTIONS[k], 'pct')}</td>" for k in (
+        "h_in_1sigma", "h_in_2sigma", "v_in_1sigma", "v_in_2sigma"))
     rows.append("<tr class='ref'><td>Gaussian reference</td><td></td><td></td><td colspan=4></td>"
-                f"<td>{_fmt(GAUSSIAN_WITHIN_1SIGMA, 'pct')}</td>"
-                f"<td>{_fmt(GAUSSIAN_WITHIN_2SIGMA, 'pct')}</td>"
-                f"<td>{_fmt(GAUSSIAN_WITHIN_1SIGMA, 'pct')}</td>"
-                f"<td>{_fmt(GAUSSIAN_WITHIN_2SIGMA, 'pct')}</td></tr>")
+                f"{ref}</tr>")
     return f"<table class='summary'>{head}{''.join(rows)}</table>"
 
 
@@ -430,7 +323,7 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
     source = ep.get("source") or {}
     source_text = ", ".join(f"{k} {v}" for k, v in source.items()) or "unknown"
     ttff = stats["gnss_time_to_first_fix_s"]
-    ttfix = stats["gnss_time_to_first_rtk_fixed_s"]
+    ttfix = stats["gnss_time_to_rtk_fixed_s"]
     facts = [
         ("run", data.run_dir.resolve().name), ("source", source_text),
         ("vehicle", str(ep.get("vehicle", ""))), ("seed", str(ep.get("seed", ""))),
@@ -438,7 +331,7 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
         ("duration", f"{stats['duration_s']:.1f} s"),
         ("time to first fix", "never" if math.isnan(ttff) else f"{ttff:.1f} s"),
         ("time to first RTK fixed", "never" if math.isnan(ttfix) else f"{ttfix:.1f} s"),
-        ("truth for the GNSS errors", data.truth_source or "none"),
+        ("truth", data.truth_source or "none"),
         ("written by", f"navsense {__version__} (run: navsense {ep.get('navsense_version', '?')})"),
     ]
     parts = [
@@ -453,10 +346,15 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
     parts += [f"<p class='note'>{e(n)}</p>" for n in notes]
     parts.append("<h2>Summary</h2>")
     parts.append(_summary_table(stats))
-    parts.append("<p>Inside &plusmn;k&sigma;: the share of east and north (horizontal) or up "
-                 "(vertical) errors within k times the reported one-sigma of their epoch. An "
-                 "honest Gaussian sigma gives 68.3 % and 95.4 %; time-correlated errors scatter "
-                 "around those values in a short run.</p>")
+    g = {k: _fmt(v, "pct") for k, v in EXPECTED_GAUSSIAN_FRACTIONS.items()}
+    parts.append("<p>Inside k&sigma;, against the reported one-sigmas of each epoch: "
+                 "horizontal, the share of epochs with (e<sub>E</sub>/&sigma;<sub>E</sub>)&sup2; "
+                 "+ (e<sub>N</sub>/&sigma;<sub>N</sub>)&sup2; &le; k&sup2; (a 2-D test: an honest "
+                 f"Gaussian sigma gives {g['h_in_1sigma']} and {g['h_in_2sigma']}); vertical, "
+                 "the share with |e<sub>U</sub>| &le; k&sigma;<sub>U</sub> (1-D: "
+                 f"{g['v_in_1sigma']} and {g['v_in_2sigma']}). GNSS errors are first shrunk by "
+                 "the 0.05 mm rounding of the rows. Time-correlated errors scatter around those "
+                 "values in a short run.</p>")
     for fig in figures:
         b64 = base64.b64encode(fig.png).decode("ascii")
         parts.append(f"<h2>{e(fig.title)}</h2><figure><img src='data:image/png;base64,{b64}' "
@@ -475,7 +373,8 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     from navsense.output import report_plots
 
     data = read_run(run_dir)
-    stats = statistics(data)
+    # the truth read_run found with the shared lookup (None: none, unreadable or not covering)
+    stats = run_statistics(data.run_dir, truth=data.truth, search_truth=False)
     notes = []
     if data.gnss_t_s is not None and data.gnss_error_enu_m is None:
         notes.append(f"No truth for the GNSS errors: {data.truth_source}.")

@@ -1,0 +1,519 @@
+"""Error statistics of one run directory: GNSS receiver and INS against the truth.
+
+The one implementation of a run's statistics: ``navsense campaign`` records them per run
+(``navsense.campaign.stats`` re-exports this module) and ``navsense report`` shows them.
+
+``run_statistics(run_dir) -> dict[str, float]`` reads ``episode.json``, ``gnss.jsonl``,
+``ins.jsonl`` (the sample times) and ``ins.frames`` of a run directory written by
+:func:`navsense.simulate.simulate`, and returns flat statistics, always the keys of
+:data:`STATISTICS_KEYS` in that order. A statistic without data (a fix state never reached, a
+sensor turned off, no truth for an error that needs it) is ``nan``. Counts are floats too, so the
+dict is ``dict[str, float]``.
+
+Where the truth is (:func:`find_truth`, the one rule for every reader of a run), in this order:
+
+1. ``RUN_DIR/truth.parquet``, the run's own truth (``navsense simulate --save-truth``, and always
+   with ``--track``);
+2. episode.json's ``source``: ``{"truth": path}``, a truth log (a relative path that does not
+   exist from the working directory is taken relative to the run directory), or
+   ``{"scenario": name[, "duration_s": d]}``, the embedded scenario or scenario file rebuilt for
+   ``d`` seconds, or without ``d`` for the run's own ``(first_step + steps - 1) / physics_hz``
+   (a shorter scenario is a prefix of the longer one, so either way the run's steps are covered);
+   ``{"track": path}`` always comes with ``truth.parquet`` (1), and without it is an error.
+
+Without any of them (a source ``{}``), the statistics that need the truth (GNSS errors, INS
+velocity errors) are ``nan``; a source that is named but cannot be read raises.
+
+Truth used (DESIGN.md "Data contracts"; CONTRACTS.md "Lever arms"):
+
+- GNSS: the truth antenna position at the epoch's physics step k = round(t sample_rate),
+  ``p_a = p + R r_a`` (:func:`navsense.sensors.gnss.sky.antenna_position_enu`) with
+  ``r_a = lever_arm_from_chassis(gnss.antenna_flu_m, mount_frame, vehicle)`` of the run's
+  configuration and vehicle. A truth log is streamed chunk by chunk for the epochs' rows. The
+  error is ``e = position_enu_m - p_a`` (grid ENU, m); horizontal ``|e_h| = hypot(e_E, e_N)``,
+  vertical ``|e_U|``.
+- INS position and attitude: the frame's own truth fields (``ins.frames``, no truth source
+  needed): position error ``(InsUtmE, InsUtmN, InsUtmH) - (InsTruthX, InsTruthY, InsTruthZ)``
+  (UTM grid and ellipsoidal height of ins.frame, m; the INS covariance is
+  ``diag(s2, s2, 2.25 s2)``, round in the horizontal, so the grid rotation between UTM and grid
+  ENU axes changes neither the norms nor the sigma tests), attitude error between ``InsUtmQ``
+  and ``InsTruthQ`` (both ``q_z(-alpha) q``, so the grid rotation cancels).
+- INS velocity: ``(InsVelX, InsVelY, InsVelZ) - R^T v_n`` with ``v_n = v + w x (p_n - p_c)`` and
+  ``p_n = p + R r_n`` (specification "INS", "Truth at the INS Point"), ``r_n`` the run's
+  ``episode.json`` ``ins.point_chassis_flu_m``; body FLU axes, m/s.
+
+Statistics (``<state>`` is one of rtk_fixed, rtk_float, dgps, single, no_fix; ``<pos>`` one of
+rtk_fixed, rtk_float, dgps, single and ``any_fix``, every epoch with a position)::
+
+    duration_s                      simulated time: (physics steps - 1) / physics rate, s
+    gnss_epochs                     GNSS epochs (rows of gnss.jsonl)
+    gnss_time_to_first_fix_s        first epoch in a state other than no_fix, from the first epoch
+    gnss_time_to_rtk_fixed_s        first rtk_fixed epoch, from the first epoch (nan: never)
+    gnss_<state>_time_s             epochs in the state / gnss.hz, s
+    gnss_<state>_fraction           epochs in the state / epochs
+    gnss_<pos>_h_rms_m, _h_p95_m    horizontal error: RMS and 95th percentile, m
+    gnss_<pos>_v_rms_m, _v_p95_m    vertical error: RMS and 95th percentile of |e_U|, m
+    gnss_<pos>_h_in_1sigma, _2sigma fraction of epochs with (e_E/s_E)^2 + (e_N/s_N)^2 <= k^2,
+                                    s = the row's sigma_enu_m (a consistent 2-D Gaussian error
+                                    gives 0.393 and 0.865); for these tests each component of e
+                                    is first shrunk by 0.05 mm, the rounding of position_enu_m
+    gnss_<pos>_v_in_1sigma, _2sigma fraction with |e_U| <= k s_U (Gaussian: 0.683, 0.954)
+    ins_epochs                      INS epochs (frames)
+    ins_pos_h_rms_m, _h_p95_m, ins_pos_v_rms_m, _v_p95_m     as for the GNSS
+    ins_pos_h_in_1sigma .. ins_pos_v_in_2sigma   as for the GNSS, s^2 = InsCovE, InsCovN, InsCovU
+    ins_vel_rms_mps, ins_vel_p95_mps            3-D velocity error norm: RMS, 95th percentile
+    ins_vel_in_1sigma, _2sigma      fraction of velocity error components with |e| <= k s_v
+    ins_att_rms_deg, ins_att_p95_deg            total attitude error angle, deg
+    ins_heading_rms_deg, ins_roll_rms_deg, ins_pitch_rms_deg   differences of the z-y-x Euler
+                                    angles (yaw, pitch, roll) of InsUtmQ and InsTruthQ, deg
+    ins_heading_in_1sigma, _2sigma  fraction with |heading error| <= k s_psi
+    ins_tilt_in_1sigma, _2sigma     fraction of roll and pitch errors with |e| <= k s_theta
+
+The INS reports a position covariance but no velocity or attitude one, so the velocity and
+attitude sigmas are the configured ones: s_v = ins.velocity_white_mps, s_psi =
+ins.heading_sigma_deg, s_theta = ins.attitude_sigma_deg (all zero when ``noise`` is false; then
+an error of exactly 0 counts as inside).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.json as pajson
+
+from navsense.errors import FormatError
+from navsense.truth.states import TruthStates
+
+__all__ = [
+    "EXPECTED_GAUSSIAN_FRACTIONS",
+    "GNSS_STATES",
+    "POSITION_GROUPS",
+    "RUN_TRUTH_FILE",
+    "STATISTICS_KEYS",
+    "STATISTICS_VERSION",
+    "TruthSource",
+    "find_truth",
+    "position_statistics",
+    "run_statistics",
+    "truth_at_steps",
+]
+
+#: Version of the definitions below: a campaign does again the runs whose recorded statistics
+#: have another version. Increase it when a statistic changes its meaning or its computation.
+STATISTICS_VERSION = 1
+
+#: Fix states of gnss.jsonl's fix_type, best first.
+GNSS_STATES = ("rtk_fixed", "rtk_float", "dgps", "single", "no_fix")
+#: The groups of epochs with a position (every fix state but no_fix, and all of them together).
+POSITION_GROUPS = ("rtk_fixed", "rtk_float", "dgps", "single", "any_fix")
+
+#: Fractions inside k sigma of a consistent Gaussian error: 2-D (horizontal, chi-square with
+#: 2 degrees of freedom: 1 - exp(-k^2 / 2)) and 1-D (erf(k / sqrt 2)).
+EXPECTED_GAUSSIAN_FRACTIONS = {
+    "h_in_1sigma": 1.0 - math.exp(-0.5), "h_in_2sigma": 1.0 - math.exp(-2.0),
+    "v_in_1sigma": math.erf(1.0 / math.sqrt(2.0)), "v_in_2sigma": math.erf(2.0 / math.sqrt(2.0)),
+}
+
+_POSITION_STATS = ("h_rms_m", "h_p95_m", "v_rms_m", "v_p95_m",
+                   "h_in_1sigma", "h_in_2sigma", "v_in_1sigma", "v_in_2sigma")
+_INS_KEYS = (
+    "ins_epochs",
+    *(f"ins_pos_{s}" for s in _POSITION_STATS),
+    "ins_vel_rms_mps", "ins_vel_p95_mps", "ins_vel_in_1sigma", "ins_vel_in_2sigma",
+    "ins_att_rms_deg", "ins_att_p95_deg", "ins_heading_rms_deg", "ins_roll_rms_deg",
+    "ins_pitch_rms_deg", "ins_heading_in_1sigma", "ins_heading_in_2sigma",
+    "ins_tilt_in_1sigma", "ins_tilt_in_2sigma",
+)
+_GNSS_KEYS = (
+    "gnss_epochs", "gnss_time_to_first_fix_s", "gnss_time_to_rtk_fixed_s",
+    *(f"gnss_{state}_{what}" for state in GNSS_STATES for what in ("time_s", "fraction")),
+    *(f"gnss_{group}_{s}" for group in POSITION_GROUPS for s in _POSITION_STATS),
+)
+#: Every key of :func:`run_statistics`, in order.
+STATISTICS_KEYS: tuple[str, ...] = ("duration_s", *_GNSS_KEYS, *_INS_KEYS)
+
+#: The run's own truth in its directory (``navsense simulate --save-truth``, ``--track``).
+RUN_TRUTH_FILE = "truth.parquet"
+
+_NAN = float("nan")
+_TRUTH_CHUNK_STEPS = 1 << 16  # rows per chunk when a truth log is streamed for its epochs
+_GNSS_SCHEMA = pa.schema([("sample_time_s", pa.float64()), ("fix_type", pa.string()),
+                          ("position_enu_m", pa.list_(pa.float64())),
+                          ("sigma_enu_m", pa.list_(pa.float64()))])
+_TIME_SCHEMA = pa.schema([("sample_time_s", pa.float64())])
+
+
+def run_statistics(run_dir: str | os.PathLike, truth: TruthStates | None = None, *,
+                   search_truth: bool = True) -> dict[str, float]:
+    """GNSS and INS error statistics of the run directory ``run_dir`` (module docstring).
+
+    ``truth`` is the run's truth if the caller holds it (it must cover the run's physics steps);
+    without it the truth is the one :func:`find_truth` finds, unless ``search_truth`` is false
+    (then, as without any truth source, the statistics that need the truth are ``nan``). Returns
+    a new dict with the keys of :data:`STATISTICS_KEYS`, in that order, float values (``nan``:
+    no data). Raises :class:`~navsense.errors.FormatError` if a file of the run is missing or
+    malformed or the truth does not cover the run's epochs, and the truth readers' errors if a
+    named truth source cannot be read.
+    """
+    run = Path(run_dir)
+    episode = _read_episode(run)
+    cfg = episode.get("config") or {}
+    rate_hz = float(episode.get("physics_hz") or 120.0)
+    out = dict.fromkeys(STATISTICS_KEYS, _NAN)
+    out["duration_s"] = max(0, int(episode.get("steps") or 0) - 1) / rate_hz
+
+    gnss = _read_gnss(run, rate_hz) if (run / "gnss.jsonl").exists() else None
+    ins = _read_ins(run, rate_hz) if (run / "ins.frames").exists() else None
+    steps = []
+    if gnss is not None:
+        steps.append(gnss["steps"])
+    if ins is not None:
+        steps.append(ins["steps"])
+    if not steps:
+        return out
+    wanted = np.unique(np.concatenate(steps))
+    if truth is None and search_truth:
+        truth = find_truth(run, episode)
+    rows = (None if truth is None else
+            truth_at_steps(truth, wanted, rate_hz, where=str(run / "episode.json")))
+    if gnss is not None:
+        out.update(_gnss_statistics(gnss, episode, cfg, rows, wanted))
+    if ins is not None:
+        out.update(_ins_statistics(ins, episode, cfg, rows, wanted))
+    return out
+
+
+# ------------------------------------------------------------------------------------- reading
+def _read_episode(run: Path) -> dict:
+    path = run / "episode.json"
+    try:
+        episode = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise FormatError(f"{run}: not a run directory (no episode.json)") from None
+    except orjson.JSONDecodeError as exc:
+        raise FormatError(f"{path}: invalid JSON ({exc})") from None
+    if not isinstance(episode, dict):
+        raise FormatError(f"{path}: not a JSON object")
+    return episode
+
+
+def _read_jsonl(path: Path, schema: pa.Schema) -> pa.Table:
+    try:
+        return pajson.read_json(
+            path, read_options=pajson.ReadOptions(use_threads=False, block_size=1 << 22),
+            parse_options=pajson.ParseOptions(explicit_schema=schema,
+                                              unexpected_field_behavior="ignore"))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise FormatError(f"{path}: cannot read the rows ({exc})") from None
+
+
+def _steps_of(t_s: np.ndarray, rate_hz: float) -> np.ndarray:
+    """Physics steps of sample times (the rows' times are rounded to 1 ns)."""
+    return np.rint(t_s * rate_hz).astype(np.int64)
+
+
+def _list_column(table: pa.Table, name: str, n: int) -> np.ndarray:
+    """A nullable list<double>[3] column as (n, 3) with nan rows for nulls."""
+    col = table.column(name).combine_chunks()
+    out = np.full((n, 3), np.nan)
+    valid = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    if valid.any():
+        values = col.drop_null().flatten().to_numpy(zero_copy_only=False)
+        out[valid] = np.asarray(values, dtype=np.float64).reshape(-1, 3)
+    return out
+
+
+def _read_gnss(run: Path, rate_hz: float) -> dict:
+    table = _read_jsonl(run / "gnss.jsonl", _GNSS_SCHEMA)
+    n = table.num_rows
+    t = table.column("sample_time_s").to_numpy(zero_copy_only=False).astype(np.float64)
+    return {
+        "t_s": t,
+        "steps": _steps_of(t, rate_hz),
+        "fix_type": np.asarray(table.column("fix_type").to_pylist(), dtype=object),
+        "position_enu_m": _list_column(table, "position_enu_m", n),
+        "sigma_enu_m": _list_column(table, "sigma_enu_m", n),
+    }
+
+
+def _read_ins(run: Path, rate_hz: float) -> dict:
+    from navsense.output.frames import read_ins_frames
+
+    frames = read_ins_frames(run / "ins.frames")
+    t = _read_jsonl(run / "ins.jsonl", _TIME_SCHEMA).column("sample_time_s").to_numpy(
+        zero_copy_only=False).astype(np.float64)
+    if t.shape[0] != frames.shape[0]:
+        raise FormatError(f"{run}: ins.jsonl has {t.shape[0]} rows but ins.frames "
+                          f"{frames.shape[0]} frames")
+    return {"t_s": t, "steps": _steps_of(t, rate_hz), "frames": frames}
+
+
+# --------------------------------------------------------------------------------------- truth
+@dataclass(frozen=True)
+class TruthSource:
+    """Where a run's truth is (:func:`find_truth`): a truth log ``path`` (Parquet or CSV) or an
+    embedded scenario or scenario file ``scenario`` rebuilt for ``duration_s`` seconds.
+    ``description`` says which, for messages and the report."""
+
+    description: str
+    path: Path | None = None
+    scenario: str | None = None
+    duration_s: float | None = None
+
+    def read(self, rate_hz: float) -> TruthStates:
+        """The whole truth (a truth log is read into memory)."""
+        if self.path is not None:
+            from navsense.truth.io import read_truth
+
+            return read_truth(self.path, rate_hz=rate_hz)
+        from navsense.scenarios import load_scenario
+
+        return load_scenario(self.scenario, duration_s=self.duration_s).truth
+
+
+def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> TruthSource | None:
+    """The truth of the run directory ``run_dir`` (module docstring, "Where the truth is").
+
+    ``episode``: the run's episode.json if already read. None when there is no truth.parquet and
+    the source names no truth; :class:`~navsense.errors.FormatError` when the source names a
+    truth log that is not found, or a track while truth.parquet is missing.
+    """
+    run = Path(run_dir)
+    if (run / RUN_TRUTH_FILE).is_file():
+        return TruthSource(f"{RUN_TRUTH_FILE} of the run directory", path=run / RUN_TRUTH_FILE)
+    if episode is None:
+        episode = _read_episode(run)
+    source = episode.get("source") or {}
+    where = run / "episode.json"
+    if source.get("truth"):
+        path = Path(source["truth"])
+        if not path.is_absolute() and not path.exists():
+            path = run / path
+        if not path.is_file():
+            raise FormatError(f"{where}: the truth log {source['truth']} of source is not found "
+                              f"(nor relative to the run directory)")
+        return TruthSource(f"truth log {source['truth']}", path=path)
+    if source.get("scenario"):
+        duration_s = source.get("duration_s")
+        if duration_s is None:
+            rate_hz = float(episode.get("physics_hz") or 120.0)
+            last = int(episode.get("first_step") or 0) + int(episode.get("steps") or 1) - 1
+            duration_s = max(last, 1) / rate_hz
+        return TruthSource(f"scenario {source['scenario']} (rebuilt)",
+                           scenario=str(source["scenario"]), duration_s=float(duration_s))
+    if source.get("track"):
+        raise FormatError(f"{where}: source track {source['track']} but no {RUN_TRUTH_FILE} in "
+                          f"{run} (navsense simulate --track writes it)")
+    return None
+
+
+def truth_at_steps(truth: TruthStates | TruthSource, steps: np.ndarray, rate_hz: float, *,
+                   where: str = "episode.json") -> dict:
+    """The truth rows at the sorted, unique physics ``steps``: arrays p_m, q_xyzw, v_mps,
+    w_radps, c_m (leading axis len(steps)).
+
+    ``truth``: the truth itself, or a :class:`TruthSource` (a truth log is streamed chunk by
+    chunk for those rows only; a scenario is rebuilt). FormatError if a step is not in the truth.
+    """
+    steps = np.asarray(steps, dtype=np.int64)
+    if isinstance(truth, TruthSource):
+        if truth.path is not None:
+            return _stream_truth_rows(truth.path, steps, rate_hz, where)
+        truth = truth.read(rate_hz)
+    idx = steps - truth.step0
+    if idx.size and (idx[0] < 0 or idx[-1] >= len(truth)):
+        raise FormatError(f"{where}: the run has epochs at physics steps {int(steps[0])}.."
+                          f"{int(steps[-1])}, outside the truth's {truth.step0}.."
+                          f"{truth.step0 + len(truth) - 1}")
+    return {"p_m": truth.p_m[idx], "q_xyzw": truth.q_xyzw[idx], "v_mps": truth.v_mps[idx],
+            "w_radps": truth.w_radps[idx], "c_m": truth.c_m[idx]}
+
+
+def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> dict:
+    """Pick the rows at ``steps`` from a truth log read chunk by chunk (bounded memory)."""
+    from navsense.truth.io import iter_truth_chunks
+
+    names = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m")
+    parts: dict[str, list] = {k: [] for k in names}
+    found = 0
+    for chunk in iter_truth_chunks(path, _TRUTH_CHUNK_STEPS, rate_hz):
+        lo = np.searchsorted(steps, chunk.step0, side="left")
+        hi = np.searchsorted(steps, chunk.step0 + len(chunk), side="left")
+        if hi > lo:
+            idx = steps[lo:hi] - chunk.step0
+            for k in names:
+                parts[k].append(getattr(chunk, k)[idx])
+            found += hi - lo
+        if found == steps.size:
+            break
+    if found != steps.size:
+        raise FormatError(f"{where}: the truth log {path} does not cover the run's physics steps "
+                          f"{int(steps[0])}..{int(steps[-1])}")
+    width = {"q_xyzw": 4}
+    return {k: (np.concatenate(v) if v else np.zeros((0, width.get(k, 3)))) for k, v in parts.items()}
+
+
+def _select(rows: dict, wanted: np.ndarray, steps: np.ndarray) -> dict:
+    idx = np.searchsorted(wanted, steps)
+    return {k: v[idx] for k, v in rows.items()}
+
+
+# ------------------------------------------------------------------------------ the statistics
+def _rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(x * x))) if x.size else _NAN
+
+
+def _p95(x: np.ndarray) -> float:
+    return float(np.percentile(x, 95.0)) if x.size else _NAN
+
+
+def _fraction(mask: np.ndarray) -> float:
+    return float(np.count_nonzero(mask) / mask.size) if mask.size else _NAN
+
+
+def position_statistics(e: np.ndarray, sigma: np.ndarray,
+                        rounding_m: float = 0.0) -> dict[str, float]:
+    """RMS, p95 and sigma fractions of position errors e (m, 3) with one-sigmas (m, 3),
+    ENU-like: the keys ``h_rms_m .. v_in_2sigma`` of the module docstring (the horizontal sigma
+    test is 2-D, :data:`EXPECTED_GAUSSIAN_FRACTIONS`); nan when m = 0.
+
+    ``rounding_m``: half the last decimal of the written positions; for the sigma tests each
+    error component is first shrunk towards 0 by it (the part the rounding may explain), so a
+    run with noise off (sigma 0, error only rounding) counts as inside.
+    """
+    h = np.hypot(e[:, 0], e[:, 1])
+    v = np.abs(e[:, 2])
+    a = np.maximum(np.abs(e) - rounding_m, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ne = np.where(a[:, 0] == 0.0, 0.0, a[:, 0] / sigma[:, 0])
+        nn = np.where(a[:, 1] == 0.0, 0.0, a[:, 1] / sigma[:, 1])
+    m2 = ne * ne + nn * nn  # inf when sigma is 0 and the error is not
+    return {
+        "h_rms_m": _rms(h), "h_p95_m": _p95(h), "v_rms_m": _rms(v), "v_p95_m": _p95(v),
+        "h_in_1sigma": _fraction(m2 <= 1.0), "h_in_2sigma": _fraction(m2 <= 4.0),
+        "v_in_1sigma": _fraction(a[:, 2] <= sigma[:, 2]),
+        "v_in_2sigma": _fraction(a[:, 2] <= 2.0 * sigma[:, 2]),
+    }
+
+
+def _gnss_statistics(gnss: dict, episode: dict, cfg: dict, rows: dict | None,
+                     wanted) -> dict[str, float]:
+    from navsense.sensors.gnss.receiver import ROW_DECIMALS
+    from navsense.sensors.gnss.sky import antenna_position_enu
+    from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
+
+    out: dict[str, float] = {}
+    fix = gnss["fix_type"]
+    t = gnss["t_s"]
+    n = fix.shape[0]
+    out["gnss_epochs"] = float(n)
+    if n == 0:
+        return out
+    hz = float(cfg["gnss"]["hz"])
+    has_fix = fix != "no_fix"
+    if has_fix.any():
+        out["gnss_time_to_first_fix_s"] = float(t[np.argmax(has_fix)] - t[0])
+    fixed = fix == "rtk_fixed"
+    if fixed.any():
+        out["gnss_time_to_rtk_fixed_s"] = float(t[np.argmax(fixed)] - t[0])
+    for state in GNSS_STATES:
+        count = int(np.count_nonzero(fix == state))
+        out[f"gnss_{state}_time_s"] = count / hz
+        out[f"gnss_{state}_fraction"] = count / n
+    if rows is None:  # no truth: the errors stay nan
+        return out
+
+    truth = _select(rows, wanted, gnss["steps"])
+    lever = lever_arm_from_chassis(cfg["gnss"]["antenna_flu_m"], cfg["mount_frame"],
+                                   vehicle_profile(episode["vehicle"]))
+    p_a = antenna_position_enu(truth["p_m"], truth["q_xyzw"], lever)
+    e = gnss["position_enu_m"] - p_a
+    sigma = gnss["sigma_enu_m"]
+    rounding_m = 0.5 * 10.0 ** -ROW_DECIMALS["position_m"]  # position_enu_m has 4 decimals
+    for group in POSITION_GROUPS:
+        mask = has_fix if group == "any_fix" else fix == group
+        for key, value in position_statistics(e[mask], sigma[mask], rounding_m).items():
+            out[f"gnss_{group}_{key}"] = value
+    return out
+
+
+def _euler_zyx(q: np.ndarray) -> np.ndarray:
+    """(yaw, pitch, roll) rad of quaternions (m, 4) x, y, z, w: q = q_z(yaw) q_y(pitch) q_x(roll)."""
+    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    pitch = np.arcsin(np.clip(2.0 * (w * y - z * x), -1.0, 1.0))
+    roll = np.arctan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    return np.stack([yaw, pitch, roll], axis=-1)
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    return (a + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: dict | None,
+                    wanted) -> dict[str, float]:
+    from navsense.output.frames import INS_FIELD_INDEX as F
+    from navsense.rotation import (
+        cross,
+        quat_conjugate,
+        quat_multiply,
+        quat_to_matrix,
+        rotate,
+        rotate_inverse,
+    )
+
+    f = ins["frames"]
+    out: dict[str, float] = {"ins_epochs": float(f.shape[0])}
+    if f.shape[0] == 0:
+        return out
+    col = lambda *names: f[:, [F[n] for n in names]]
+    # position: the frame's errored and truth points, UTM E, N and ellipsoidal height
+    e = col("InsUtmE", "InsUtmN", "InsUtmH") - col("InsTruthX", "InsTruthY", "InsTruthZ")
+    sigma = np.sqrt(col("InsCovE", "InsCovN", "InsCovU"))
+    for key, value in position_statistics(e, sigma).items():
+        out[f"ins_pos_{key}"] = value
+
+    ins_cfg = cfg.get("ins", {})
+    noise = 1.0 if cfg.get("noise", True) else 0.0
+
+    # attitude: InsUtmQ against InsTruthQ (both in the UTM grid axes)
+    q_ins = col("InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw")
+    q_true = col("InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw")
+    dq = quat_multiply(quat_conjugate(q_true), q_ins)
+    angle = np.degrees(2.0 * np.arctan2(np.linalg.norm(dq[:, :3], axis=1), np.abs(dq[:, 3])))
+    d_euler = np.degrees(np.abs(_wrap(_euler_zyx(q_ins) - _euler_zyx(q_true))))
+    heading, pitch, roll = d_euler[:, 0], d_euler[:, 1], d_euler[:, 2]
+    s_psi = noise * float(ins_cfg.get("heading_sigma_deg", _NAN))
+    s_theta = noise * float(ins_cfg.get("attitude_sigma_deg", _NAN))
+    tilt = np.concatenate([roll, pitch])
+    out.update(ins_att_rms_deg=_rms(angle), ins_att_p95_deg=_p95(angle),
+               ins_heading_rms_deg=_rms(heading), ins_roll_rms_deg=_rms(roll),
+               ins_pitch_rms_deg=_rms(pitch),
+               ins_heading_in_1sigma=_fraction(heading <= s_psi),
+               ins_heading_in_2sigma=_fraction(heading <= 2 * s_psi),
+               ins_tilt_in_1sigma=_fraction(tilt <= s_theta),
+               ins_tilt_in_2sigma=_fraction(tilt <= 2 * s_theta))
+
+    # velocity: body FLU, against R^T v_n at the INS point (needs the truth)
+    if rows is None:
+        return out
+    truth = _select(rows, wanted, ins["steps"])
+    r = quat_to_matrix(truth["q_xyzw"])
+    r_n = np.asarray(episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0)),
+                     dtype=np.float64)
+    p_n = truth["p_m"] + rotate(r, r_n)
+    v_n = truth["v_mps"] + cross(truth["w_radps"], p_n - truth["c_m"])
+    e_v = col("InsVelX", "InsVelY", "InsVelZ") - rotate_inverse(r, v_n)
+    s_v = noise * float(ins_cfg.get("velocity_white_mps", _NAN))
+    norm_v = np.sqrt(np.sum(e_v * e_v, axis=1))
+    a_v = np.abs(e_v).ravel()
+    out.update(ins_vel_rms_mps=_rms(norm_v), ins_vel_p95_mps=_p95(norm_v),
+               ins_vel_in_1sigma=_fraction(a_v <= s_v), ins_vel_in_2sigma=_fraction(a_v <= 2 * s_v))
+    return out
