@@ -96,6 +96,21 @@ def floor(folder: Path, duration_s: float) -> dict:
     return run_process([sys.executable, str(FLOOR), str(duration_s), str(folder / "floor")])
 
 
+def first_hour_identical(hour_dir: Path, day_dir: Path) -> bool:
+    """The 24 h run's rows and frames up to the end of the 1 h log equal the 1 h run's."""
+    import pyarrow.parquet as pq
+
+    same = True
+    for name in ("gnss", "imu", "ins"):
+        hour = pq.read_table(hour_dir / f"{name}.parquet")
+        day = pq.read_table(day_dir / f"{name}.parquet")
+        same &= day.slice(0, hour.num_rows).equals(hour)
+    for name in ("ins.frames", "gnss.nmea"):
+        hour = (hour_dir / name).read_bytes()
+        same &= (day_dir / name).read_bytes()[: len(hour)] == hour
+    return bool(same)
+
+
 def streaming_us_per_step(steps: int = 12_000) -> float:
     """Mean cost of one physics step through the IMU, INS (streaming) and GNSS, microseconds."""
     sys.path.insert(0, str(ROOT / "src"))
@@ -153,9 +168,12 @@ def main(argv=None) -> int:
     floor_1h = floor(folder, 3600.0)
     results.append(("floor_numpy 1 h", 3600.0, floor_1h))
     for d in durations:
-        for fmt in (("jsonl", "parquet") if d == 3600.0 else ("parquet",) if d > 3600 else ("jsonl",)):
+        for fmt in (("jsonl", "parquet") if d <= 3600.0 else ("parquet",)):
             r = simulate(folder, logs[d], fmt, f"run-{int(d)}-{fmt}")
             results.append((f"navsense {d / 3600:g} h {fmt}", d, r))
+    identical = None
+    if 86_400.0 in durations:
+        identical = first_hour_identical(folder / "run-3600-parquet", folder / "run-86400-parquet")
     code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
             "print(bench_run.streaming_us_per_step())")
     stream_us = float(run_process([sys.executable, "-c", code])["stdout"].strip())
@@ -174,13 +192,16 @@ def main(argv=None) -> int:
         us = r["wall_s"] / samples * 1e6
         print(f"{name:<26}{r['wall_s']:>8.2f}{r['cpu_s']:>8.2f}{r['peak_mib']:>10.0f}"
               f"{ratio:>9.2f}{per['imu']:>11.0f}{per['ins']:>11.0f}{per['gnss']:>10.0f}{us:>11.2f}")
-        rows_json.append({"name": name, "duration_s": d, **{k: v for k, v in r.items() if k != "stdout"},
+        rows_json.append({"name": name, "duration_s": d,
+                          **{k: v for k, v in r.items() if k != "stdout"},
                           "ratio_to_floor_per_hour": ratio, "us_per_sample": us})
     print(f"\nstreaming API (IMU + INS + GNSS, one physics step per call): {stream_us:.1f} us per step")
     print("x floor: wall time per hour of driving / the floor's wall time for 1 h, same run.")
+    if identical is not None:
+        print(f"24 h run in chunks: its first hour equals the 1 h run, every sensor: {identical}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": rows_json, "streaming_us_per_step": stream_us},
-                                              indent=2))
+        Path(args.json).write_text(json.dumps({"results": rows_json, "streaming_us_per_step": stream_us,
+                                               "first_hour_identical": identical}, indent=2))
     return 0
 
 

@@ -208,7 +208,7 @@ def simulate(
 
             truth_writer = TruthWriter(run.path / "truth.parquet").__enter__()
         # the rows are millions of short-lived dicts and lists without cycles: the cyclic
-        # collector would scan them again and again
+        # collector would scan them again and again; it runs once per chunk instead
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
@@ -224,6 +224,7 @@ def simulate(
                     extra.write(model, block)
                 if truth_writer is not None:
                     truth_writer.write(chunk)
+                gc.collect(0)  # what the chunk left in cycles, while the collector is off
                 steps += len(chunk)
                 last_t = float(chunk.t_s[-1])
                 bar.update(steps)
