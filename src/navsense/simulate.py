@@ -25,7 +25,7 @@ from navsense import __version__
 from navsense.clock import delivery_times
 from navsense.errors import ConfigError
 from navsense.output.columns import Column, arrow_table, rows_from_columns
-from navsense.output.jsonl import JsonlWriter
+from navsense.output.jsonl import JsonlWriter, encode_rows
 from navsense.output.rundir import RunDirectory
 from navsense.site import Site
 from navsense.truth.states import TruthStates
@@ -101,11 +101,45 @@ def timed_columns(model, block: dict, delay_s: float, rate_hz: float) -> list[Co
     ]
 
 
+class _WriteQueue:
+    """The blocking writes of a run on one background thread, in the order they were submitted.
+
+    The main thread computes and encodes; file writes and Parquet encoding release the GIL, so
+    they overlap with the next chunk's models on a second core. At most MAX_PENDING writes wait,
+    which bounds the memory; a failed write raises in the main thread at the next submit.
+    """
+
+    MAX_PENDING = 6
+
+    def __init__(self) -> None:
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navsense-writer")
+        self._pending = deque()
+
+    def submit(self, fn, *args) -> None:
+        self._pending.append(self._pool.submit(fn, *args))
+        while len(self._pending) > self.MAX_PENDING:
+            self._pending.popleft().result()
+
+    def close(self) -> None:
+        """Wait for every write (raising the first failure), then stop the thread."""
+        try:
+            while self._pending:
+                self._pending.popleft().result()
+        finally:
+            for future in self._pending:
+                future.cancel()
+            self._pool.shutdown(wait=True)
+
+
 class _SensorOutput:
     """The rows of one model in the run's format: ``<name>.jsonl`` or ``<name>.parquet``."""
 
-    def __init__(self, folder: Path, name: str, fmt: str) -> None:
+    def __init__(self, folder: Path, name: str, fmt: str, queue: _WriteQueue) -> None:
         self.fmt = fmt
+        self.queue = queue
         if fmt == "jsonl":
             self.writer = JsonlWriter(folder / f"{name}.jsonl").__enter__()
         else:
@@ -117,9 +151,9 @@ class _SensorOutput:
         if m == 0:
             return
         if self.fmt == "jsonl":
-            self.writer.write_rows(rows_from_columns(columns, m))
+            self.queue.submit(self.writer.write_bytes, encode_rows(rows_from_columns(columns, m)), m)
         else:
-            self.writer.write_table(arrow_table(columns, m))
+            self.queue.submit(self.writer.write_table, arrow_table(columns, m))
 
     @property
     def rows_written(self) -> int:
@@ -200,8 +234,9 @@ def simulate(
     first_step = None
     last_t = 0.0
     with RunDirectory(out_dir) as run:
-        writers = {m.name: _SensorOutput(run.path, m.name, output_format) for m in models}
-        extra = _ExtraWriters(run.path, models)
+        queue = _WriteQueue()
+        writers = {m.name: _SensorOutput(run.path, m.name, output_format, queue) for m in models}
+        extra = _ExtraWriters(run.path, models, queue)
         truth_writer = None
         if save_truth:
             from navsense.truth.io import TruthWriter
@@ -231,12 +266,15 @@ def simulate(
         finally:
             if gc_was_enabled:
                 gc.enable()
-            for w in writers.values():
-                w.close()
-            extra.close()
-            bar.close()
-            if truth_writer is not None:
-                truth_writer.__exit__(*sys.exc_info())
+            try:
+                queue.close()
+            finally:
+                for w in writers.values():
+                    w.close()
+                extra.close()
+                bar.close()
+                if truth_writer is not None:
+                    truth_writer.__exit__(*sys.exc_info())
         episode = {
             "navsense_version": __version__,
             "source": source or {},
@@ -265,7 +303,8 @@ def simulate(
 class _ExtraWriters:
     """The files beside the JSONL rows: gnss.nmea (GGA sentences) and ins.frames (40 x float64)."""
 
-    def __init__(self, folder: Path, models) -> None:
+    def __init__(self, folder: Path, models, queue: _WriteQueue) -> None:
+        self._queue = queue
         self._nmea = None
         self._frames = None
         names = {m.name for m in models}
@@ -280,9 +319,9 @@ class _ExtraWriters:
 
     def write(self, model, block: dict) -> None:
         if model.name == "gnss" and self._nmea is not None:
-            self._nmea.write_sentences(model.nmea_lines(block))
+            self._queue.submit(self._nmea.write_sentences, model.nmea_lines(block))
         elif model.name == "ins" and self._frames is not None:
-            self._frames.write(model.frames(block))
+            self._queue.submit(self._frames.write, model.frames(block))
 
     def close(self) -> None:
         if self._nmea is not None:

@@ -33,10 +33,13 @@ class JsonlWriter:
 
     def write_rows(self, rows: list[dict], first_key: str = "sample_time_s") -> None:
         """Write a block of rows (each a dict whose first key is ``first_key``)."""
-        if not rows:
-            return
-        self._file.write(encode_rows(rows, first_key))
-        self.rows_written += len(rows)
+        if rows:
+            self.write_bytes(encode_rows(rows, first_key), len(rows))
+
+    def write_bytes(self, data: bytes, rows: int) -> None:
+        """Write ``rows`` rows already encoded by :func:`encode_rows`."""
+        self._file.write(data)
+        self.rows_written += rows
 
     def close(self) -> None:
         if self._file is not None:
