@@ -35,6 +35,7 @@ __all__ = ["simulate", "RunSummary", "build_models", "TIME_DECIMALS", "DEFAULT_C
 
 TIME_DECIMALS = 9  # sample, available and delivery times: nanoseconds
 DEFAULT_CHUNK_STEPS = 12_000  # 100 s of physics at 120 Hz per chunk
+MODEL_THREADS = 2  # models run side by side on this many threads (the machine has 2 cores)
 
 
 @dataclass
@@ -147,13 +148,21 @@ class _SensorOutput:
 
             self.writer = ParquetWriter(folder / f"{name}.parquet").__enter__()
 
-    def write(self, columns: list[Column], m: int) -> None:
+    def encode(self, columns: list[Column], m: int):
+        """The chunk's rows ready to write: JSON Lines bytes or a pyarrow table (None: no row)."""
         if m == 0:
+            return None
+        if self.fmt == "jsonl":
+            return encode_rows(rows_from_columns(columns, m))
+        return arrow_table(columns, m)
+
+    def submit(self, payload, m: int) -> None:
+        if payload is None:
             return
         if self.fmt == "jsonl":
-            self.queue.submit(self.writer.write_bytes, encode_rows(rows_from_columns(columns, m)), m)
+            self.queue.submit(self.writer.write_bytes, payload, m)
         else:
-            self.queue.submit(self.writer.write_table, arrow_table(columns, m))
+            self.queue.submit(self.writer.write_table, payload)
 
     @property
     def rows_written(self) -> int:
@@ -161,6 +170,15 @@ class _SensorOutput:
 
     def close(self) -> None:
         self.writer.close()
+
+
+def _run_model(model, chunk: TruthStates, delay_s: float, output: "_SensorOutput",
+               extra: "_ExtraWriters"):
+    """One model over one chunk: its encoded rows, their count and its extra payload."""
+    block = model.process(chunk)
+    m = len(block["sample_time_s"])
+    payload = output.encode(timed_columns(model, block, delay_s, chunk.rate_hz), m)
+    return payload, m, extra.payload(model, block)
 
 
 class _Progress:
@@ -235,6 +253,9 @@ def simulate(
     last_t = 0.0
     with RunDirectory(out_dir) as run:
         queue = _WriteQueue()
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=MODEL_THREADS, thread_name_prefix="navsense-model")
         writers = {m.name: _SensorOutput(run.path, m.name, output_format, queue) for m in models}
         extra = _ExtraWriters(run.path, models, queue)
         truth_writer = None
@@ -252,11 +273,14 @@ def simulate(
                     continue
                 if first_step is None:
                     first_step = chunk.step0
-                for model in models:
-                    block = model.process(chunk)
-                    columns = timed_columns(model, block, delay_s, chunk.rate_hz)
-                    writers[model.name].write(columns, len(block["sample_time_s"]))
-                    extra.write(model, block)
+                # the models are independent: they run side by side (numpy releases the GIL),
+                # and their outputs are written in model order
+                futures = [pool.submit(_run_model, model, chunk, delay_s, writers[model.name],
+                                       extra) for model in models]
+                for model, future in zip(models, futures):
+                    payload, m, extra_payload = future.result()
+                    writers[model.name].submit(payload, m)
+                    extra.submit(model, extra_payload)
                 if truth_writer is not None:
                     truth_writer.write(chunk)
                 gc.collect(0)  # what the chunk left in cycles, while the collector is off
@@ -266,6 +290,7 @@ def simulate(
         finally:
             if gc_was_enabled:
                 gc.enable()
+            pool.shutdown(wait=True)
             try:
                 queue.close()
             finally:
@@ -317,11 +342,21 @@ class _ExtraWriters:
 
             self._frames = InsFrameWriter(folder / "ins.frames").__enter__()
 
-    def write(self, model, block: dict) -> None:
+    def payload(self, model, block: dict):
+        """What the model adds beside its rows: GGA sentences or INS frames (None: nothing)."""
         if model.name == "gnss" and self._nmea is not None:
-            self._queue.submit(self._nmea.write_sentences, model.nmea_lines(block))
-        elif model.name == "ins" and self._frames is not None:
-            self._queue.submit(self._frames.write, model.frames(block))
+            return model.nmea_lines(block)
+        if model.name == "ins" and self._frames is not None:
+            return model.frames(block)
+        return None
+
+    def submit(self, model, payload) -> None:
+        if payload is None:
+            return
+        if model.name == "gnss":
+            self._queue.submit(self._nmea.write_sentences, payload)
+        else:
+            self._queue.submit(self._frames.write, payload)
 
     def close(self) -> None:
         if self._nmea is not None:
