@@ -91,30 +91,77 @@ def rows_from_columns(columns: list[Column], m: int) -> list[dict]:
     return list(map(row, *lists))
 
 
+def _validity(valid) -> "object | None":
+    import pyarrow as pa
+
+    if valid is None:
+        return None
+    return pa.py_buffer(np.packbits(np.asarray(valid, dtype=bool), bitorder="little"))
+
+
+def _numeric_array(values: np.ndarray, valid):
+    """An Arrow array over a numpy column's buffer (pa.array would load pyarrow's pandas layer)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    if values.dtype.kind == "f":
+        values, kind = values.astype(np.float64, copy=False), pa.float64()
+    elif values.dtype.kind in "iu":
+        values, kind = values.astype(np.int64, copy=False), pa.int64()
+    elif values.dtype.kind == "b":
+        values, kind = values.astype(np.int64), pa.int64()
+    else:
+        raise TypeError(f"column of dtype {values.dtype} is not numeric")
+    nulls = 0 if valid is None else int(len(values) - np.count_nonzero(valid))
+    return pa.Array.from_buffers(kind, len(values), [_validity(valid), pa.py_buffer(values)],
+                                 null_count=nulls)
+
+
+def _string_array(values: list, valid):
+    """An Arrow UTF-8 array of Python strings (None where not valid)."""
+    import pyarrow as pa
+
+    if valid is not None:
+        values = [v if ok else "" for v, ok in zip(values, np.asarray(valid).tolist())]
+    encoded = [str(v).encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    nulls = 0 if valid is None else int(len(values) - np.count_nonzero(valid))
+    return pa.Array.from_buffers(pa.string(), len(values),
+                                 [_validity(valid), pa.py_buffer(offsets),
+                                  pa.py_buffer(b"".join(encoded))], null_count=nulls)
+
+
+def _arrow_column(values, valid, m: int):
+    if isinstance(values, np.ndarray):
+        return _numeric_array(values, valid)
+    values = list(values)
+    if values and all(isinstance(v, str) or v is None for v in values):
+        if valid is None and any(v is None for v in values):
+            valid = np.array([v is not None for v in values])
+        return _string_array(values, valid)
+    return _numeric_array(np.asarray(values), valid)
+
+
 def arrow_table(columns: list[Column], m: int):
     """A pyarrow Table with one column per scalar key and per vector element."""
     import pyarrow as pa
 
     arrays, names = [], []
     for col in columns:
-        mask = None if col.valid is None else ~np.asarray(col.valid, dtype=bool)
+        valid = None if col.valid is None else np.asarray(col.valid, dtype=bool)
         if col.constant:
             value = col.values
-            arrays.append(pa.array([value] * m))
+            arrays.append(_arrow_column([value] * m if isinstance(value, str)
+                                        else np.full(m, value), None, m))
             names.append(col.name)
             continue
         values = col.values
         if isinstance(values, np.ndarray) and values.ndim == 2:
             for j in range(values.shape[1]):
-                arrays.append(pa.array(np.ascontiguousarray(values[:, j]), mask=mask))
+                arrays.append(_numeric_array(values[:, j], valid))
                 names.append(f"{col.name}.{j}")
-        elif isinstance(values, np.ndarray):
-            arrays.append(pa.array(values, mask=mask))
-            names.append(col.name)
         else:
-            data = list(values)
-            if mask is not None:
-                data = [None if bad else v for v, bad in zip(data, mask.tolist())]
-            arrays.append(pa.array(data))
+            arrays.append(_arrow_column(values, valid, m))
             names.append(col.name)
     return pa.Table.from_arrays(arrays, names=names)
