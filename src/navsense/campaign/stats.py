@@ -5,30 +5,5 @@ One implementation serves the campaigns and ``navsense report``; it lives in
 are the same objects (``navsense.campaign.stats.run_statistics is navsense.stats.run_statistics``).
 """
 
-from navsense.stats import (
-    EXPECTED_GAUSSIAN_FRACTIONS,
-    GNSS_STATES,
-    POSITION_GROUPS,
-    RUN_TRUTH_FILE,
-    STATISTICS_KEYS,
-    STATISTICS_VERSION,
-    TruthSource,
-    find_truth,
-    position_statistics,
-    run_statistics,
-    truth_at_steps,
-)
-
-__all__ = [
-    "EXPECTED_GAUSSIAN_FRACTIONS",
-    "GNSS_STATES",
-    "POSITION_GROUPS",
-    "RUN_TRUTH_FILE",
-    "STATISTICS_KEYS",
-    "STATISTICS_VERSION",
-    "TruthSource",
-    "find_truth",
-    "position_statistics",
-    "run_statistics",
-    "truth_at_steps",
-]
+from navsense.stats import *  # noqa: F401,F403
+from navsense.stats import __all__  # noqa: F401
