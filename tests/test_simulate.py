@@ -134,3 +134,17 @@ def test_simulate_a_gps_track_far_from_the_tile(tmp_path):
     assert (out / "truth.parquet").exists()
     start = json.loads((out / "episode.json").read_text())["start_utc"]
     assert start.startswith(points[0].time.strftime("%Y-%m-%dT%H:%M:%S"))  # the recorded UTC
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("--chunk-steps", "0", "--chunk-steps 0 must be >= 1"),
+    ("--delay", "-1", "delay_s = -1 is out of range 0..10"),
+    ("--gnss-outage", "5-10", "--gnss-outage"),
+    ("--agent", "-1", "--agent -1 must be >= 0"),
+])
+def test_bad_options_end_with_one_line(tmp_path, capsys, truth_csv, option, value, words):
+    code = main(["simulate", "--truth", str(truth_csv), option, value, "--out", str(tmp_path / "r"),
+                 "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and words in err[0]
+    assert not (tmp_path / "r").exists()

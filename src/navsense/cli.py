@@ -84,7 +84,7 @@ def _run_simulate(args) -> int:
     from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
     from navsense.vehicles import vehicle_profile
 
-    chunk_steps = args.chunk_steps or DEFAULT_CHUNK_STEPS
+    chunk_steps = DEFAULT_CHUNK_STEPS if args.chunk_steps is None else args.chunk_steps
     if chunk_steps < 1:
         raise ConfigError(f"--chunk-steps {chunk_steps} must be >= 1")
     if args.agent < 0:
