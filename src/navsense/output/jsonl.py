@@ -16,20 +16,17 @@ from pathlib import Path
 
 import orjson
 
+from navsense.output.appendfile import AppendFile
+
 __all__ = ["JsonlWriter", "encode_rows", "read_jsonl"]
 
 
-class JsonlWriter:
+class JsonlWriter(AppendFile):
     """Append rows to ``path``; a context manager. The run directory makes the whole set atomic."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._file = None
+        super().__init__(path)
         self.rows_written = 0
-
-    def __enter__(self) -> "JsonlWriter":
-        self._file = open(self.path, "xb")
-        return self
 
     def write_rows(self, rows: list[dict], first_key: str = "sample_time_s") -> None:
         """Write a block of rows (each a dict whose first key is ``first_key``)."""
@@ -38,16 +35,8 @@ class JsonlWriter:
 
     def write_bytes(self, data: bytes, rows: int) -> None:
         """Write ``rows`` rows already encoded by :func:`encode_rows`."""
-        self._file.write(data)
+        self.append(data)
         self.rows_written += rows
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 def encode_rows(rows: list[dict], first_key: str = "sample_time_s") -> bytes:

@@ -27,6 +27,8 @@ import math
 from datetime import datetime, timezone
 from pathlib import Path
 
+from navsense.output.appendfile import AppendFile
+
 __all__ = ["gga_sentence", "nmea_checksum", "utc_hhmmss", "utc_seconds_of_day", "NmeaWriter",
            "read_nmea", "STATION_ID", "TALKER_GGA", "LINE_END"]
 
@@ -102,35 +104,22 @@ def gga_sentence(utc_time, lat_deg, lon_deg, quality: int, satellites: int, hdop
 
 
 
-class NmeaWriter:
+class NmeaWriter(AppendFile):
     """Write sentences to ``path``, one a line (CR LF); a context manager that never overwrites.
 
     Like :class:`navsense.output.jsonl.JsonlWriter`, it relies on the run directory for atomicity.
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._file = None
+        super().__init__(path)
         self.sentences_written = 0
-
-    def __enter__(self) -> "NmeaWriter":
-        self._file = open(self.path, "xb")
-        return self
 
     def write_sentences(self, sentences: list[str]) -> None:
         """Write a block of sentences (each without its line ending)."""
         if not sentences:
             return
-        self._file.write((LINE_END.join(sentences) + LINE_END).encode("ascii"))
+        self.append((LINE_END.join(sentences) + LINE_END).encode("ascii"))
         self.sentences_written += len(sentences)
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 def read_nmea(path: str | Path) -> list[str]:
