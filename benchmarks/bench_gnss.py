@@ -20,11 +20,7 @@ Usage: PYTHONPATH=src python benchmarks/bench_gnss.py [--duration 3600] [--repea
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import orjson
@@ -34,7 +30,8 @@ from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.fixstate import FixMachineState, run_fix_states
 from navsense.sensors.gnss.receiver import GnssReceiver
 
-FLOOR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "floor_numpy.py"
+from floor import floor_seconds
+
 CHUNK_S = 60.0
 
 
@@ -45,16 +42,6 @@ def best_of(fn, repeat: int):
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
-
-
-def floor_seconds(duration_s: float) -> float | None:
-    if not FLOOR.is_file():
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, str(FLOOR), str(duration_s), tmp], check=True,
-                       capture_output=True)
-        return time.perf_counter() - t0
 
 
 def main() -> int:

@@ -17,11 +17,7 @@ Usage: PYTHONPATH=src python benchmarks/bench_sky.py [--epochs 36000] [--repeat 
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -31,8 +27,9 @@ from navsense.sensors.gnss.multipath import multipath_index, reflector_index
 from navsense.sensors.gnss.sky import classify, counts, used_mask
 from navsense.site import Site, embedded_site, embedded_sites
 
+from floor import floor_seconds
+
 SITE_LAT_DEG, SITE_LON_DEG, SITE_H_M = 40.4700, -86.9920, 185.0  # a mid-latitude site
-FLOOR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "floor_numpy.py"
 
 
 def synthetic_site() -> Site:
@@ -80,15 +77,6 @@ def best_of(fn, repeat: int):
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
-
-
-def floor_seconds() -> float | None:
-    if not FLOOR.is_file():
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, str(FLOOR), "3600", tmp], check=True, capture_output=True)
-        return time.perf_counter() - t0
 
 
 def main() -> int:

@@ -33,6 +33,22 @@ def circle_truth(n: int, radius_m: float = 25.0, speed_mps: float = 5.0, rate_hz
                        reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
 
 
+def make_site(boxes=(), cylinders=(), crowns=()):
+    """A Site from plain tuples: boxes (min, max); cylinders (x, y, base, top, r); crowns (x, y, z, r)."""
+    from navsense.site import Site
+
+    cyl = np.array(cylinders, dtype=float).reshape(-1, 5)
+    crn = np.array(crowns, dtype=float).reshape(-1, 4)
+    return Site(
+        name="test", georeference=None,
+        box_min_m=np.array([b[0] for b in boxes], dtype=float).reshape(-1, 3),
+        box_max_m=np.array([b[1] for b in boxes], dtype=float).reshape(-1, 3),
+        cyl_xy_m=cyl[:, :2].copy(), cyl_base_m=cyl[:, 2].copy(), cyl_top_m=cyl[:, 3].copy(),
+        cyl_radius_m=cyl[:, 4].copy(),
+        crown_center_m=crn[:, :3].copy(), crown_radius_m=crn[:, 3].copy(),
+    )
+
+
 @pytest.fixture
 def stationary():
     return stationary_truth

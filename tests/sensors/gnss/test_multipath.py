@@ -6,20 +6,7 @@ import numpy as np
 import pytest
 
 from navsense.sensors.gnss.multipath import multipath_index, reflector_index
-from navsense.site import Site
-
-
-def make_site(boxes=(), cylinders=(), crowns=()):
-    cyl = np.array(cylinders, dtype=float).reshape(-1, 5)
-    crn = np.array(crowns, dtype=float).reshape(-1, 4)
-    return Site(
-        name="test", georeference=None,
-        box_min_m=np.array([b[0] for b in boxes], dtype=float).reshape(-1, 3),
-        box_max_m=np.array([b[1] for b in boxes], dtype=float).reshape(-1, 3),
-        cyl_xy_m=cyl[:, :2].copy(), cyl_base_m=cyl[:, 2].copy(), cyl_top_m=cyl[:, 3].copy(),
-        cyl_radius_m=cyl[:, 4].copy(),
-        crown_center_m=crn[:, :3].copy(), crown_radius_m=crn[:, 3].copy(),
-    )
+from conftest import make_site
 
 
 BOX = ([10.0, -5.0, 0.0], [20.0, 5.0, 8.0])   # centre (15, 0), half diagonal sqrt(50), top 8

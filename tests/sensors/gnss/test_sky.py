@@ -11,7 +11,7 @@ from navsense.sensors.gnss.sky import (
     BELOW_MASK, BLOCKED, CLEAR, FOLIAGE, NEAR, antenna_position_enu, classify, counts,
     keep_obstacles, ray_box_hit, ray_cylinder_hit, sphere_chord, used_mask,
 )
-from navsense.site import Site
+from conftest import make_site
 
 um = 1e-6
 
@@ -25,20 +25,6 @@ def el_az(elev_deg, az_deg):
     """Unit ENU direction at an elevation and an azimuth (from north, clockwise)."""
     e, a = math.radians(elev_deg), math.radians(az_deg)
     return np.array([math.cos(e) * math.sin(a), math.cos(e) * math.cos(a), math.sin(e)])
-
-
-def make_site(boxes=(), cylinders=(), crowns=()):
-    """boxes: (min, max); cylinders: (x, y, base, top, r); crowns: (x, y, z, r)."""
-    cyl = np.array(cylinders, dtype=float).reshape(-1, 5)
-    crn = np.array(crowns, dtype=float).reshape(-1, 4)
-    return Site(
-        name="test", georeference=None,
-        box_min_m=np.array([b[0] for b in boxes], dtype=float).reshape(-1, 3),
-        box_max_m=np.array([b[1] for b in boxes], dtype=float).reshape(-1, 3),
-        cyl_xy_m=cyl[:, :2].copy(), cyl_base_m=cyl[:, 2].copy(), cyl_top_m=cyl[:, 3].copy(),
-        cyl_radius_m=cyl[:, 4].copy(),
-        crown_center_m=crn[:, :3].copy(), crown_radius_m=crn[:, 3].copy(),
-    )
 
 
 # ------------------------------------------------------------------------------------ RayBox

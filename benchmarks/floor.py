@@ -1,0 +1,22 @@
+"""The bare-numpy floor of ../shared/bench/floor_numpy.py, timed as a whole process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FLOOR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "floor_numpy.py"
+
+
+def floor_seconds(duration_s: float = 3600.0) -> float | None:
+    """Wall time of ``floor_numpy.py DURATION OUT`` (None when the script is not beside the project)."""
+    if not FLOOR.is_file():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, str(FLOOR), str(duration_s), tmp], check=True,
+                       capture_output=True)
+        return time.perf_counter() - t0
