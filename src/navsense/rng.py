@@ -34,6 +34,7 @@ PCG32_MULTIPLIER = 6364136223846793005  # O'Neill (2014), pcg32 default multipli
 _MASK64 = (1 << 64) - 1
 _TABLE_SIZE = 4096  # steps per jump-ahead table; longer blocks are drawn table by table
 _TWO_POW_32 = 4294967296.0
+_INV_TWO_POW_32 = 1.0 / _TWO_POW_32
 _TWO_PI = 2.0 * np.pi
 
 _A_TABLE: np.ndarray | None = None  # a^k mod 2^64, k = 0 .. _TABLE_SIZE (shared by all streams)
@@ -66,11 +67,22 @@ def _increment_table(inc: int) -> np.ndarray:
 
 
 def _xsh_rr(old: np.ndarray) -> np.ndarray:
-    """PCG-XSH-RR output function of uint64 states, as uint64 values below 2^32."""
-    x = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
-    r = old >> np.uint64(59)
-    left = (np.uint64(32) - r) & np.uint64(31)
-    return ((x >> r) | (x << left)) & np.uint64(0xFFFFFFFF)
+    """PCG-XSH-RR output function of uint64 states, as uint32 values.
+
+    x = ((old >> 18) xor old) >> 27 truncated to 32 bits, rotated right by r = old >> 59; the
+    rotation runs on uint32 (left shift by (32 - r) mod 32, so r = 0 rotates by nothing).
+    """
+    x = old >> np.uint64(18)
+    x ^= old
+    x >>= np.uint64(27)
+    x32 = x.astype(np.uint32)  # the low 32 bits
+    r = (old >> np.uint64(59)).astype(np.uint32)
+    left = np.uint32(32) - r
+    left &= np.uint32(31)
+    out = x32 >> r
+    x32 <<= left
+    out |= x32
+    return out
 
 
 class Pcg32:
@@ -117,7 +129,8 @@ class Pcg32:
             while done < n:
                 k = min(_TABLE_SIZE, n - done)
                 s = np.uint64(self._state)
-                old = a_tab[:k] * s + c_tab[:k]
+                old = a_tab[:k] * s
+                old += c_tab[:k]
                 out[done : done + k] = _xsh_rr(old)
                 self._state = int(a_tab[k] * s + c_tab[k])
                 done += k
@@ -125,12 +138,22 @@ class Pcg32:
 
     def uniforms(self, n: int) -> np.ndarray:
         """The next n uniforms U = (output + 0.5) / 2^32, float64 array of shape (n,)."""
-        return (self.u32(n).astype(np.float64) + 0.5) / _TWO_POW_32
+        u = self.u32(n).astype(np.float64)
+        u += 0.5
+        u *= _INV_TWO_POW_32  # = / 2^32 exactly (a power of two)
+        return u
 
     def gaussians(self, n: int) -> np.ndarray:
         """The next n standard normal values (Box-Muller cosine branch, 2 uniforms each)."""
-        u = self.uniforms(2 * int(n)).reshape(-1, 2)
-        return np.sqrt(-2.0 * np.log(u[:, 0])) * np.cos(_TWO_PI * u[:, 1])
+        u = self.uniforms(2 * int(n))
+        radius, angle = u[0::2].copy(), u[1::2].copy()  # contiguous: numpy's fast loops
+        np.log(radius, out=radius)
+        radius *= -2.0
+        np.sqrt(radius, out=radius)
+        angle *= _TWO_PI
+        np.cos(angle, out=angle)
+        radius *= angle
+        return radius
 
     # ---------------------------------------------------------------------------- scalar draws
     def next_u32(self) -> int:

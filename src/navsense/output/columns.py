@@ -118,18 +118,33 @@ def _numeric_array(values: np.ndarray, valid):
 
 
 def _string_array(values: list, valid):
-    """An Arrow UTF-8 array of Python strings (None where not valid)."""
+    """An Arrow UTF-8 array of Python strings ("" where not valid, and null)."""
     import pyarrow as pa
 
     if valid is not None:
         values = [v if ok else "" for v, ok in zip(values, np.asarray(valid).tolist())]
-    encoded = [str(v).encode("utf-8") for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    values = [v if isinstance(v, str) else str(v) for v in values]
+    text = "".join(values)
+    data = text.encode("utf-8")
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    if len(data) == len(text):  # ASCII: a string's length is its number of bytes
+        np.cumsum(np.fromiter(map(len, values), dtype=np.int32, count=len(values)), out=offsets[1:])
+    else:
+        np.cumsum([len(v.encode("utf-8")) for v in values], out=offsets[1:])
     nulls = 0 if valid is None else int(len(values) - np.count_nonzero(valid))
     return pa.Array.from_buffers(pa.string(), len(values),
-                                 [_validity(valid), pa.py_buffer(offsets),
-                                  pa.py_buffer(b"".join(encoded))], null_count=nulls)
+                                 [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(data)],
+                                 null_count=nulls)
+
+
+def _constant_string_array(value: str, m: int):
+    """An Arrow UTF-8 array of m copies of ``value``."""
+    import pyarrow as pa
+
+    data = value.encode("utf-8")
+    offsets = np.arange(m + 1, dtype=np.int32) * np.int32(len(data))
+    return pa.Array.from_buffers(pa.string(), m, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(data * m)], null_count=0)
 
 
 def _arrow_column(values, valid, m: int):
@@ -137,7 +152,7 @@ def _arrow_column(values, valid, m: int):
         return _numeric_array(values, valid)
     values = list(values)
     if values and all(isinstance(v, str) or v is None for v in values):
-        if valid is None and any(v is None for v in values):
+        if valid is None and None in values:
             valid = np.array([v is not None for v in values])
         return _string_array(values, valid)
     return _numeric_array(np.asarray(values), valid)
@@ -152,8 +167,8 @@ def arrow_table(columns: list[Column], m: int):
         valid = None if col.valid is None else np.asarray(col.valid, dtype=bool)
         if col.constant:
             value = col.values
-            arrays.append(_arrow_column([value] * m if isinstance(value, str)
-                                        else np.full(m, value), None, m))
+            arrays.append(_constant_string_array(value, m) if isinstance(value, str)
+                          else _arrow_column(np.full(m, value), None, m))
             names.append(col.name)
             continue
         values = col.values

@@ -294,12 +294,14 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
 
 
-def _gauss_markov(x_prev: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
+def _gauss_markov(states: gauss_markov.AnchoredScan, a: np.ndarray, b: np.ndarray,
+                  g: np.ndarray) -> np.ndarray:
     """x_k = a_k x_k-1 + b_k g_k for each of the columns of g (spec "INS", "Errors").
 
-    x_prev (s,), a and b (m,), g (m, s) -> (m, s): :func:`navsense.gauss_markov.scan`.
+    a and b (m,), g (m, s) -> (m, s), the states carried in ``states``
+    (:class:`navsense.gauss_markov.AnchoredScan`: 100 Hz epochs, vectorised).
     """
-    return gauss_markov.scan(a, b[:, None] * g, x_prev)
+    return states.run(a, b[:, None] * g)
 
 
 @contextlib.contextmanager
@@ -357,7 +359,7 @@ class _InsCore:
         self.geo_frame, self._lat_key, self._lon_key, self._h_key = INS_FRAMES[config.frame]
         # a site south of the equator uses the southern UTM (false northing 10 000 km)
         self._south = bool(georef is not None and georef.site_wgs84_lat_lon_h()[0] < 0.0)
-        self.x = np.zeros(6)  # Gauss-Markov states after the previous epoch
+        self.states = gauss_markov.AnchoredScan(6)  # the Gauss-Markov states x_1..x_6
         self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
         self.v_prev = np.zeros(3)  # INS-point velocity of the previous epoch, world m/s
         self.reset_pending = False  # a reset since the previous epoch
@@ -387,7 +389,7 @@ class _InsCore:
         if first:
             a[0] = 0.0
         b = np.sqrt(1.0 - a * a)
-        x = _gauss_markov(self.x, a, b, g_x)
+        x = _gauss_markov(self.states, a, b, g_x)
 
         r = quat_to_matrix(q_xyzw)
         # Truth at the INS point: v_n = v + w x (p_n - p_c)
@@ -433,7 +435,6 @@ class _InsCore:
         cov = np.broadcast_to(np.array([s2, s2, COV_UP_FACTOR * s2]), (m, 3)).copy()
 
         # carry the state to the next block
-        self.x = x[-1].copy()
         self.t_prev = float(t_s[-1])
         self.v_prev = v_n[-1].copy()
         self.reset_pending = False

@@ -1,0 +1,60 @@
+"""The Gauss-Markov recursion x_k = a_k x_(k-1) + d_k: the loop and the anchored segments."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from navsense.gauss_markov import A_MIN, SEGMENT, AnchoredScan, scan
+
+
+def _inputs(seed: int, m: int, tau_s: float, zeros: int = 0):
+    rng = np.random.default_rng(seed)
+    dt = rng.choice([1 / 120, 2 / 120], m)  # 100 Hz epochs on 120 Hz physics steps
+    a = np.exp(-dt / tau_s)
+    a[rng.integers(0, m, zeros)] = 0.0
+    return a, rng.standard_normal((m, 6))
+
+
+def test_scan_is_the_recursion_as_written():
+    a, d = np.array([0.0, 0.5, 0.25]), np.array([[1.0], [2.0], [4.0]])
+    assert scan(a, d, [7.0])[:, 0].tolist() == [1.0, 2.5, 4.625]
+
+
+@pytest.mark.parametrize("tau_s", [30.0, 1.0, 0.1, 0.001])
+def test_anchored_segments_agree_with_the_loop(tau_s):
+    a, d = _inputs(1, 5 * SEGMENT + 17, tau_s, zeros=3)
+    x = AnchoredScan(6).run(a, d)
+    reference = scan(a, d, np.zeros(6))
+    # a >= A_MIN keeps the running product above 0.95^127: a few ulp of x
+    np.testing.assert_allclose(x, reference, rtol=1e-12, atol=1e-13)
+
+
+def test_an_epoch_with_a_zero_restarts_the_state():
+    a, d = _inputs(2, 300, 30.0)
+    a[150] = 0.0
+    x = AnchoredScan(6).run(a, d)
+    assert x[150].tolist() == d[150].tolist()
+    assert x[0].tolist() == (a[0] * 0.0 + d[0]).tolist()
+
+
+def test_small_a_makes_every_epoch_an_anchor_computed_as_written():
+    a, d = _inputs(3, 50, 0.001)
+    assert (a < A_MIN).all()
+    assert np.array_equal(AnchoredScan(6).run(a, d), scan(a, d, np.zeros(6)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 3 * SEGMENT + 5),
+       cuts=st.lists(st.integers(1, 3 * SEGMENT + 4), max_size=8),
+       tau_s=st.sampled_from([30.0, 0.05, 0.2]), zeros=st.integers(0, 3))
+def test_whole_chunks_and_single_epochs_give_the_same_bits(seed, m, cuts, tau_s, zeros):
+    a, d = _inputs(seed, m, tau_s, zeros)
+    whole = AnchoredScan(6).run(a, d)
+    bounds = [0, *sorted({c for c in cuts if c < m}), m]
+    chunked = AnchoredScan(6)
+    parts = [chunked.run(a[i:j], d[i:j]) for i, j in zip(bounds[:-1], bounds[1:])]
+    assert np.array_equal(np.concatenate(parts), whole)
+    stepped = AnchoredScan(6)
+    steps = [stepped.run(a[i:i + 1], d[i:i + 1]) for i in range(m)]
+    assert np.array_equal(np.concatenate(steps), whole)
