@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from conftest import circle_truth
 from navsense.clock import Due
 from navsense.geo import utm
-from navsense.output.columns import Column, arrow_table, rows_from_columns
+from navsense.output.columns import Column, arrow_table, jsonl_from_columns, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.sensors.imu import ImuModel
 from navsense.vehicles import VEHICLES
@@ -99,3 +99,22 @@ def test_jsonl_rows_and_parquet_columns_carry_the_same_values(m, data):
             assert not valid[i] and table["b.c.0"][i] is None
         else:
             assert [table[f"b.c.{j}"][i] for j in range(3)] == row["b"]["c"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 25), data=st.data())
+def test_jsonl_from_columns_is_orjson_of_each_row(m, data):
+    floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
+    values = np.array(data.draw(st.lists(floats, min_size=m, max_size=m)), dtype=np.float64)
+    vec = np.array(data.draw(st.lists(st.lists(floats, min_size=3, max_size=3),
+                                      min_size=m, max_size=m)), dtype=np.float64)
+    ints = np.array(data.draw(st.lists(st.integers(-2**62, 2**62), min_size=m, max_size=m)))
+    valid = np.array(data.draw(st.lists(st.booleans(), min_size=m, max_size=m)))
+    all_valid = np.ones(m, dtype=bool)
+    names = data.draw(st.lists(st.text(max_size=6), min_size=m, max_size=m))
+    cols = [Column("sample_time_s", values), Column("b.c", vec, valid), Column("b.v", vec),
+            Column("b.w", vec, all_valid), Column("b.d", "100%", constant=True),
+            Column("n", ints, valid), Column("e", names), Column("k", 7, constant=True),
+            Column("flag", valid)]
+    expected = b"".join(orjson.dumps(r) + b"\n" for r in rows_from_columns(cols, m))
+    assert jsonl_from_columns(cols, m) == expected

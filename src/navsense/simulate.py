@@ -24,8 +24,8 @@ import numpy as np
 from navsense import __version__
 from navsense.clock import delivery_times
 from navsense.errors import ConfigError
-from navsense.output.columns import Column, arrow_table, rows_from_columns
-from navsense.output.jsonl import JsonlWriter, encode_rows
+from navsense.output.columns import Column, arrow_table, jsonl_from_columns
+from navsense.output.jsonl import JsonlWriter
 from navsense.output.rundir import RunDirectory
 from navsense.site import Site
 from navsense.truth.states import TruthStates
@@ -153,7 +153,7 @@ class _SensorOutput:
         if m == 0:
             return None
         if self.fmt == "jsonl":
-            return encode_rows(rows_from_columns(columns, m))
+            return jsonl_from_columns(columns, m)
         return arrow_table(columns, m)
 
     def submit(self, payload, m: int) -> None:

@@ -314,3 +314,15 @@ def test_csv_with_bom_and_crlf(tmp_path):
     path = tmp_path / "excel.csv"
     path.write_text("\r\n".join([HEADER] + csv_rows(truth)) + "\r\n", encoding="utf-8-sig")
     assert_same(read_truth(path), truth)
+
+
+def test_boolean_column_read_from_its_bits_at_any_offset():
+    import pyarrow as pa
+
+    from navsense.truth.io import _boolean_values
+
+    values = [bool(v) for v in np.random.default_rng(5).integers(0, 2, 77)]
+    array = pa.array(values, type=pa.bool_())
+    for start in (0, 3, 8, 13):
+        part = array.slice(start, 50)
+        assert _boolean_values(part).tolist() == values[start:start + 50]

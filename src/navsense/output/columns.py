@@ -8,6 +8,10 @@ optional validity mask (False: the key is null in that row). From that list:
 - :func:`rows_from_columns` builds the nested JSON rows with a row constructor compiled once per
   layout (a dict literal with the keys in column order), so building a row costs no more than a
   hand-written dict literal;
+- :func:`jsonl_from_columns` writes the same rows straight to JSON Lines bytes: each column is
+  serialised whole by orjson (numpy arrays in C) and cut into one token per row, and each line
+  is one bytes %-format of a template compiled once per layout; the bytes equal orjson.dumps of
+  each row of :func:`rows_from_columns` (tests), at a fifth of the cost;
 - :func:`arrow_table` builds the Parquet table: one column per scalar, ``name.0``, ``name.1`` ...
   for the elements of a vector (the flattened names of the JSON keys), nulls where not valid.
 
@@ -20,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 
-__all__ = ["Column", "rows_from_columns", "arrow_table", "TIME_COLUMNS"]
+__all__ = ["Column", "rows_from_columns", "jsonl_from_columns", "arrow_table", "TIME_COLUMNS"]
 
 TIME_COLUMNS = ("sample_time_s", "available_time_s", "delivery_time_s")
 
@@ -89,6 +94,80 @@ def rows_from_columns(columns: list[Column], m: int) -> list[dict]:
     row = make(tuple(c.values for c in columns if c.constant))
     lists = [_python_values(c, m) for c in columns if not c.constant]
     return list(map(row, *lists))
+
+
+_NUMPY = orjson.OPT_SERIALIZE_NUMPY
+_JSON_TEMPLATES: dict = {}
+
+
+def _is_matrix(values) -> bool:
+    return isinstance(values, np.ndarray) and values.ndim == 2
+
+
+def _json_tokens(col: Column, m: int, bracketed: bool) -> list[bytes]:
+    """The JSON text of the column's value in each of the m rows (b"null" where not valid)."""
+    values = col.values
+    if isinstance(values, np.ndarray):
+        values = np.ascontiguousarray(values)
+        blob = orjson.dumps(values, option=_NUMPY)
+        if values.ndim == 2:
+            tokens = blob[2:-2].split(b"],[") if values.shape[1] else [b""] * m
+            if not bracketed:
+                tokens = [b"[" + t + b"]" for t in tokens]
+        else:
+            tokens = blob[1:-1].split(b",")
+    else:
+        tokens = [orjson.dumps(v, option=_NUMPY) for v in values]
+    if len(tokens) != m:
+        raise ValueError(f"column {col.name}: {len(tokens)} values for {m} rows")
+    if col.valid is not None:
+        for i in np.flatnonzero(~np.asarray(col.valid, dtype=bool)).tolist():
+            tokens[i] = b"null"
+    return tokens
+
+
+def _json_template(columns: list[Column], bracketed: tuple[bool, ...]) -> bytes:
+    """The bytes %-format of one line: constants written in, a %s for each other column."""
+    key = (tuple(c.name for c in columns), tuple(c.constant for c in columns), bracketed,
+           tuple(orjson.dumps(c.values, option=_NUMPY) if c.constant else None for c in columns))
+    if key in _JSON_TEMPLATES:
+        return _JSON_TEMPLATES[key]
+    tree: dict = {}
+    for i, col in enumerate(columns):
+        node = tree
+        *parents, leaf = col.name.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = i
+
+    def literal(node: dict) -> bytes:
+        items = []
+        for k, v in node.items():
+            if isinstance(v, dict):
+                text = literal(v)
+            elif columns[v].constant:
+                text = key[3][v].replace(b"%", b"%%")
+            else:
+                text = b"[%s]" if bracketed[v] else b"%s"
+            items.append(orjson.dumps(k).replace(b"%", b"%%") + b":" + text)
+        return b"{" + b",".join(items) + b"}"
+
+    _JSON_TEMPLATES[key] = literal(tree) + b"\n"
+    return _JSON_TEMPLATES[key]
+
+
+def jsonl_from_columns(columns: list[Column], m: int) -> bytes:
+    """The m rows as JSON Lines bytes: orjson.dumps of each row of :func:`rows_from_columns`."""
+    if m == 0:
+        return b""
+    # a vector column without nulls gets its brackets from the template
+    bracketed = tuple(not c.constant and _is_matrix(c.values)
+                      and (c.valid is None or bool(np.all(c.valid))) for c in columns)
+    template = _json_template(columns, bracketed)
+    tokens = [_json_tokens(c, m, b) for c, b in zip(columns, bracketed) if not c.constant]
+    if not tokens:
+        return template * m
+    return b"".join(map(template.__mod__, zip(*tokens)))
 
 
 def _validity(valid) -> "object | None":

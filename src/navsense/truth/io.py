@@ -271,6 +271,12 @@ def _buffer_values(col, dtype) -> np.ndarray:
                          offset=dtype.itemsize * col.offset).copy()
 
 
+def _boolean_values(col) -> np.ndarray:
+    """A null-free Arrow boolean array (bit-packed, least significant bit first) as numpy bool."""
+    bits = np.frombuffer(col.buffers()[1], dtype=np.uint8)
+    return np.unpackbits(bits, count=col.offset + len(col), bitorder="little")[col.offset:].astype(bool)
+
+
 def _columns(batch) -> dict[str, np.ndarray]:
     """Columns of an Arrow batch/table as numpy float64 (reset bool or number)."""
     cols = {}
@@ -281,11 +287,12 @@ def _columns(batch) -> dict[str, np.ndarray]:
         numeric = pa.types.is_floating(col.type) or pa.types.is_integer(col.type)
         if name == "reset":
             if pa.types.is_boolean(col.type) and not col.null_count:
-                cols[name] = _buffer_values(col.cast(pa.uint8()), np.uint8).astype(bool)
+                cols[name] = _boolean_values(col)
             else:
                 cols[name] = col.to_numpy(zero_copy_only=False)  # the file's number type
         elif numeric:
-            col = col.cast(pa.float64())
+            if not pa.types.is_float64(col.type):
+                col = col.cast(pa.float64())  # loads pyarrow.compute (70 ms): only when needed
             if col.null_count:
                 col = col.fill_null(float("nan"))
             cols[name] = _buffer_values(col, np.float64)
