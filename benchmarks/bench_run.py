@@ -147,6 +147,10 @@ def streaming_us_per_step(steps: int = 12_000) -> float:
     return (time.perf_counter() - t0) / steps * 1e6
 
 
+def _label(duration_s: float) -> str:
+    return f"{duration_s / 60:g} min" if duration_s < 3600.0 else f"{duration_s / 3600:g} h"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--long", action="store_true", help="also 4 h and a 24 h log in chunks")
@@ -162,10 +166,11 @@ def main(argv=None) -> int:
         return 2
 
     durations = [600.0, 3600.0] + ([14_400.0, 86_400.0] if args.long else [])
+    startup_s = 2.0  # a 2-second log: the process's fixed cost (interpreter, imports, set-up)
     # truth logs and the streaming figure come from child processes, so this process stays small
     # (a child's peak RSS counts the parent's pages it was forked from until it execs)
     logs = {}
-    for d in durations:
+    for d in [startup_s, *durations]:
         code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
                 f"print(bench_run.truth_log(__import__('pathlib').Path({str(folder)!r}), {d}))")
         logs[d] = Path(run_process([sys.executable, "-c", code])["stdout"].strip())
@@ -175,11 +180,13 @@ def main(argv=None) -> int:
 
     floor_1h = best([floor(folder, 3600.0) for _ in range(args.repeat)])
     results.append(("floor_numpy 1 h", 3600.0, floor_1h))
+    startup = best([simulate(folder, logs[startup_s], "parquet", "run-startup")
+                    for _ in range(args.repeat)])
     for d in durations:
         for fmt in (("jsonl", "parquet") if d <= 3600.0 else ("parquet",)):
             repeat = args.repeat if d <= 3600.0 else 1
             r = best([simulate(folder, logs[d], fmt, f"run-{int(d)}-{fmt}") for _ in range(repeat)])
-            results.append((f"navsense {d / 3600:g} h {fmt}", d, r))
+            results.append((f"navsense {_label(d)} {fmt}", d, r))
     identical = None
     if 86_400.0 in durations:
         identical = first_hour_identical(folder / "run-3600-parquet", folder / "run-86400-parquet")
@@ -190,7 +197,7 @@ def main(argv=None) -> int:
     print(f"\nnavsense benchmark, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
           f"({Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip() if Path('/proc/cpuinfo').exists() else 'unknown CPU'})")
     head = (f"{'configuration':<26}{'wall s':>8}{'cpu s':>8}{'peak MiB':>10}{'x floor':>9}"
-            f"{'IMU/s':>11}{'INS/s':>11}{'GNSS/s':>10}{'us/sample':>11}")
+            f"{'IMU/s':>11}{'INS/s':>11}{'GNSS/s':>10}{'us/sample':>11}{'net us/s':>10}")
     print(head)
     print("-" * len(head))
     rows_json = []
@@ -199,17 +206,38 @@ def main(argv=None) -> int:
         per = {k: d * hz / r["wall_s"] for k, hz in RATES_HZ.items()}
         samples = d * sum(RATES_HZ.values())
         us = r["wall_s"] / samples * 1e6
+        net = (r["wall_s"] - startup["wall_s"]) / samples * 1e6
+        net_text = f"{net:>10.2f}" if name.startswith("navsense") else f"{'':>10}"
         print(f"{name:<26}{r['wall_s']:>8.2f}{r['cpu_s']:>8.2f}{r['peak_mib']:>10.0f}"
-              f"{ratio:>9.2f}{per['imu']:>11.0f}{per['ins']:>11.0f}{per['gnss']:>10.0f}{us:>11.2f}")
+              f"{ratio:>9.2f}{per['imu']:>11.0f}{per['ins']:>11.0f}{per['gnss']:>10.0f}{us:>11.2f}"
+              f"{net_text}")
         rows_json.append({"name": name, "duration_s": d,
                           **{k: v for k, v in r.items() if k != "stdout"},
-                          "ratio_to_floor_per_hour": ratio, "us_per_sample": us})
+                          "ratio_to_floor_per_hour": ratio, "us_per_sample": us,
+                          "net_us_per_sample": net})
     print(f"\nstreaming API (IMU + INS + GNSS, one physics step per call): {stream_us:.1f} us per step")
+    print(f"start-up (a {startup_s:g} s log, Parquet): {startup['wall_s']:.2f} s wall, "
+          f"{startup['peak_mib']:.0f} MiB")
     print("x floor: wall time per hour of driving / the floor's wall time for 1 h, same run.")
+    print("net us/s: (wall - start-up wall) per sample, the figure for linear scaling.")
+    by_name = {name: r for name, _, r in results}
+    for fmt in ("parquet", "jsonl"):
+        ref = by_name.get(f"navsense 1 h {fmt}")
+        if ref is None:
+            continue
+        parts = []
+        for name, d, r in results:
+            if name.startswith("navsense") and name.endswith(fmt) and r is not ref:
+                whole = (r["wall_s"] / d) / (ref["wall_s"] / 3600.0)
+                net = ((r["wall_s"] - startup["wall_s"]) / d) / ((ref["wall_s"] - startup["wall_s"]) / 3600.0)
+                parts.append(f"{_label(d)} {whole:.2f} (net {net:.2f})")
+        if parts:
+            print(f"time per sample / 1 h's, {fmt}: " + ", ".join(parts))
     if identical is not None:
         print(f"24 h run in chunks: its first hour equals the 1 h run, every sensor: {identical}")
     if args.json:
         Path(args.json).write_text(json.dumps({"results": rows_json, "streaming_us_per_step": stream_us,
+                                               "startup_wall_s": startup["wall_s"],
                                                "first_hour_identical": identical}, indent=2))
     return 0
 

@@ -214,6 +214,64 @@ def _chunks(truth: TruthStates | Iterable[TruthStates], chunk_steps: int) -> Ite
         yield from truth
 
 
+class _Schedule:
+    """Run every model over the chunks on the worker threads, each model's chunks in order.
+
+    A model's next chunk is submitted as soon as its previous one is done, so a fast model runs
+    ahead of a slow one (no barrier per chunk) and the truth reader works while the models do;
+    numpy and the file writes release the GIL. A chunk is read only while no model lags more
+    than ``LAG`` chunks behind the reader, which bounds the memory. Results are handed to the
+    writers from the calling thread, in chunk order for each model.
+    """
+
+    LAG = 3
+
+    def __init__(self, models, pool, delay_s: float, writers: dict, extra: "_ExtraWriters"):
+        self.models = models
+        self.pool = pool
+        self.delay_s = delay_s
+        self.writers = writers
+        self.extra = extra
+
+    def run(self, chunks: Iterable[TruthStates]) -> Iterator[TruthStates]:
+        """Yield each chunk when it is read; return once every model has written every chunk."""
+        from collections import deque
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        waiting = {id(m): deque() for m in self.models}
+        running: dict = {}  # future -> model
+        busy: set = set()
+        source = iter(chunks)
+        exhausted = False
+        while True:
+            while not exhausted and max(len(q) for q in waiting.values()) < self.LAG:
+                chunk = next(source, None)
+                if chunk is None:
+                    exhausted = True
+                elif len(chunk):
+                    for q in waiting.values():
+                        q.append(chunk)
+                    yield chunk
+            for model in self.models:
+                if id(model) not in busy and waiting[id(model)]:
+                    chunk = waiting[id(model)].popleft()
+                    future = self.pool.submit(_run_model, model, chunk, self.delay_s,
+                                              self.writers[model.name], self.extra)
+                    running[future] = model
+                    busy.add(id(model))
+            if not running:
+                return
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            # hand results over in model order (each model's own chunks are already in order)
+            for future in sorted(done, key=lambda f: self.models.index(running[f])):
+                model = running.pop(future)
+                busy.discard(id(model))
+                payload, m, extra_payload = future.result()
+                self.writers[model.name].submit(payload, m)
+                self.extra.submit(model, extra_payload)
+            gc.collect(0)  # what the chunks left in cycles, while the collector is off
+
+
 def simulate(
     truth: TruthStates | Iterable[TruthStates],
     cfg: dict,
@@ -268,22 +326,12 @@ def simulate(
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            for chunk in _chunks(truth, chunk_steps):
-                if len(chunk) == 0:
-                    continue
+            schedule = _Schedule(models, pool, delay_s, writers, extra)
+            for chunk in schedule.run(_chunks(truth, chunk_steps)):
                 if first_step is None:
                     first_step = chunk.step0
-                # the models are independent: they run side by side (numpy releases the GIL),
-                # and their outputs are written in model order
-                futures = [pool.submit(_run_model, model, chunk, delay_s, writers[model.name],
-                                       extra) for model in models]
-                for model, future in zip(models, futures):
-                    payload, m, extra_payload = future.result()
-                    writers[model.name].submit(payload, m)
-                    extra.submit(model, extra_payload)
                 if truth_writer is not None:
                     truth_writer.write(chunk)
-                gc.collect(0)  # what the chunk left in cycles, while the collector is off
                 steps += len(chunk)
                 last_t = float(chunk.t_s[-1])
                 bar.update(steps)
