@@ -3,6 +3,20 @@
 Every public geo function takes numpy arrays or scalars and returns the broadcast shape of its
 inputs: a Python or numpy scalar or a 0-d array gives a numpy float64 scalar, an (n,) array an
 (n,) array. The output rank never depends on n.
+
+Speed (single points and batches):
+
+* The checks cost one vectorised test and one reduction in the common case (everything valid);
+  only when that fails does the slow path run to find and name the first bad element.
+* The transforms' kernels are written once and run either on numpy arrays (a batch) or on
+  Python/numpy float scalars (one point): the same sequence of IEEE operations (+ - * / and
+  sqrt are correctly rounded in both) and the same numpy ufuncs for every transcendental
+  function (numpy's ufuncs give an element the same bits in a 1-element call, a Python float
+  call and a long array, which tests/geo checks). A point thus gets the same bits whether it
+  comes alone or in a batch (DESIGN.md, "Batch = chunks = steps"), and a single point avoids
+  the ~0.3 us overhead of every numpy call on a tiny array. ``SMALL_N`` is the number of
+  points up to which a public function loops over the scalar kernel instead of running the
+  array kernel.
 """
 
 from __future__ import annotations
@@ -21,16 +35,23 @@ def as_float(name: str, value) -> np.ndarray:
     return arr
 
 
+# Up to this many points, public functions run the scalar kernel once per point (faster than
+# the array kernel's ~100 numpy calls on tiny arrays; the same bits either way, see above).
+SMALL_N = 4
+
+
 def require_finite(name: str, arr: np.ndarray) -> None:
     """Raise DatumError if any element of ``arr`` is NaN or infinite, naming the first one."""
-    if arr.size and not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         bad = np.flatnonzero(~np.isfinite(arr.ravel()))[0]
         where = "" if arr.ndim == 0 else f" (element {int(bad)})"
         raise DatumError(f"{name} must be finite, got {float(arr.ravel()[bad])!r}{where}")
 
 
 def require_range(name: str, arr: np.ndarray, low: float, high: float, unit: str = "") -> None:
-    """Raise DatumError if any element of ``arr`` is outside [low, high]."""
+    """Raise DatumError if any element of ``arr`` is NaN, infinite or outside [low, high]."""
+    if ((arr >= low) & (arr <= high)).all():  # common case: one test (NaN fails it)
+        return
     require_finite(name, arr)
     if arr.size:
         bad = (arr < low) | (arr > high)
@@ -74,3 +95,45 @@ def utm_zone_array(zone) -> np.ndarray:
         text = str(int(v)) if np.isfinite(v) and v == round(v) else repr(v)
         raise DatumError(f"UTM zone must be an integer 1..60, got {text}")
     return zf.astype(np.int64)
+
+
+def zone_int(zone):
+    """A valid scalar UTM zone as a Python int (fast path), else ``utm_zone_array(zone)``.
+
+    Returns an int for a Python/numpy integer or an integral float 1..60 (or a 0-d array of
+    one); an int64 array for an array of zones; raises DatumError as utm_zone_array does.
+    """
+    if type(zone) is int and 1 <= zone <= 60:
+        return zone
+    z = utm_zone_array(zone)
+    return int(z) if z.ndim == 0 else z
+
+
+def wrap(value: float, shape: tuple):
+    """One value as the output of a public function of this broadcast shape (size 1)."""
+    if not shape:
+        return np.float64(value)
+    if shape == (1,):
+        return np.array([value], dtype=np.float64)
+    return np.full(shape, value, dtype=np.float64)
+
+
+def single(*values):
+    """``(floats, shape)`` when every value is one number, else None (the caller's fast path).
+
+    One number: a Python float or int (not bool), a numpy float64 scalar or a float64 array of
+    size 1. ``shape`` is the broadcast shape of the values ((), (1,), (1, 1) ...). Values are
+    not checked for finiteness.
+    """
+    out = []
+    nd = 0
+    for v in values:
+        t = type(v)
+        if t is float or t is np.float64 or t is int:
+            out.append(float(v))
+        elif t is np.ndarray and v.size == 1 and v.dtype == np.float64:
+            out.append(v.item())
+            nd = max(nd, v.ndim)
+        else:
+            return None
+    return out, (1,) * nd

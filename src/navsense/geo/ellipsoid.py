@@ -9,11 +9,19 @@ metres (``_m``). Functions take numpy arrays or scalars and return the broadcast
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from navsense.geo._arrays import as_float, require_finite, require_range, shaped
+from navsense.geo._arrays import (
+    as_float,
+    require_finite,
+    require_range,
+    shaped,
+    single,
+    wrap,
+)
 
 __all__ = [
     "ECEF_ITERATIONS",
@@ -76,6 +84,10 @@ WGS84 = Ellipsoid("WGS84", 6_378_137.0, 298.257223563)
 ECEF_ITERATIONS = 8
 
 
+_D2R = math.pi / 180.0  # np.radians(x) is x * (pi / 180): the same bits
+_R2D = 180.0 / math.pi  # np.degrees(x) is x * (180 / pi): the same bits
+
+
 def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):
     """Geodetic latitude, longitude and ellipsoidal height to ECEF X, Y, Z in metres.
 
@@ -89,18 +101,24 @@ def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):
     Raises DatumError for a latitude outside [-90, 90] deg or a non-finite value.
     Returns ``(x_m, y_m, z_m)`` with the broadcast shape of the inputs.
     """
+    one = single(lat_deg, lon_deg, height_m)
+    if one is not None:
+        (lat, lon, h), shape = one
+        if -90.0 <= lat <= 90.0 and math.isfinite(lon) and math.isfinite(h):
+            x, y, z = _geodetic_to_ecef(lat * _D2R, lon * _D2R, h, ellipsoid)
+            return wrap(x, shape), wrap(y, shape), wrap(z, shape)
     lat = as_float("latitude_deg", lat_deg)
     lon = as_float("longitude_deg", lon_deg)
     h = as_float("height_m", height_m)
     require_range("latitude_deg", lat, -90.0, 90.0, "deg")
     require_finite("longitude_deg", lon)
     require_finite("height_m", h)
-    x, y, z = _geodetic_to_ecef(np.radians(lat), np.radians(lon), h, ellipsoid)
-    return shaped(x), shaped(y), shaped(z)
+    x, y, z = _geodetic_to_ecef(lat * _D2R, lon * _D2R, h, ellipsoid)
+    return shaped(np.asarray(x)), shaped(np.asarray(y)), shaped(np.asarray(z))
 
 
 def _geodetic_to_ecef(phi, lam, h, ell: Ellipsoid):
-    """geodetic_to_ecef on radians without checks (the chain's hot path)."""
+    """geodetic_to_ecef on radians without checks, on floats or arrays (the chain's hot path)."""
     e2 = ell.e2
     sphi = np.sin(phi)
     cphi = np.cos(phi)
@@ -132,60 +150,96 @@ def ecef_to_geodetic(x_m, y_m, z_m, ellipsoid: Ellipsoid = WGS84):
       is 0/0 there). Away from the poles the two forms reach the same fixed point; after 8
       iterations they agree to better than 1e-9 m and 1e-14 deg for heights from -1 km to
       100 km (tests/geo/test_geo_ellipsoid.py compares the literal form).
+    * The iteration stops for a point at an exact fixed point (see ``_ecef_to_geodetic``):
+      the values of 8 full iterations at the cost of about 3.
 
     Returns ``(lat_deg, lon_deg, height_m)`` with the broadcast shape of the inputs.
     """
+    one = single(x_m, y_m, z_m)
+    if one is not None:
+        (x, y, z), shape = one
+        if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+            phi, lam, h = _ecef_to_geodetic_scalar(x, y, z, ellipsoid)
+            return wrap(phi * _R2D, shape), wrap(lam * _R2D, shape), wrap(h, shape)
     x = as_float("x_m", x_m)
     y = as_float("y_m", y_m)
     z = as_float("z_m", z_m)
     for name, arr in (("x_m", x), ("y_m", y), ("z_m", z)):
         require_finite(name, arr)
     phi, lam, h = _ecef_to_geodetic(x, y, z, ellipsoid)
-    return shaped(np.degrees(phi)), shaped(np.degrees(lam)), shaped(h)
+    return shaped(phi * _R2D), shaped(lam * _R2D), shaped(h)
+
+
+def _ecef_update(p, z, zz, w, a, e2):
+    """One EcefToGeodetic iteration on w = p (1 - e^2 N_e / (N_e + h)), phi = atan2(Z, w).
+
+    Floats or arrays. Only correctly rounded operations (+ - * / sqrt), so w' == w means an
+    exact fixed point: later iterations would return the same bits.
+    """
+    r = np.sqrt(zz + w * w)
+    s = z / r  # sin phi of the current iterate
+    c = w / r  # cos phi of the current iterate
+    root = np.sqrt(1.0 - e2 * s * s)
+    ne = a / root  # ECEF: N_e
+    h = p * c + z * s - a * root  # ECEF: h (= p / cos phi - N_e at the solution)
+    return p * (1.0 - e2 * ne / (ne + h))  # ECEF: phi <- atan2(Z, p (1 - e^2 N_e / (N_e + h)))
+
+
+def _ecef_final(x, y, z, p, zz, w, a, e2):
+    """Latitude, longitude (rad) and height of the final iterate w (floats or arrays)."""
+    r = np.sqrt(zz + w * w)
+    s = z / r
+    c = w / r
+    h = p * c + z * s - a * np.sqrt(1.0 - e2 * s * s)  # height at the final latitude
+    return np.arctan2(z, w), np.arctan2(y, x), h
+
+
+def _ecef_to_geodetic_scalar(x: float, y: float, z: float, ell: Ellipsoid):
+    """_ecef_to_geodetic for one point (floats): the same operations, the same bits."""
+    a = ell.a_m
+    e2 = ell.e2
+    p = np.sqrt(x * x + y * y)  # ECEF: p
+    w = p * (1.0 - e2)  # ECEF: first value, phi = atan2(Z, p (1 - e^2))
+    zz = z * z
+    for _ in range(ECEF_ITERATIONS):
+        wn = _ecef_update(p, z, zz, w, a, e2)
+        if wn == w:
+            break
+        w = wn
+    return _ecef_final(x, y, z, p, zz, w, a, e2)
 
 
 def _ecef_to_geodetic(x, y, z, ell: Ellipsoid):
-    """ecef_to_geodetic returning radians, without checks (the chain's hot path)."""
+    """ecef_to_geodetic returning radians, without checks, on arrays (the chain's hot path)."""
     a = ell.a_m
     e2 = ell.e2
-    x, y, z = np.broadcast_arrays(x, y, z)
-    p = np.hypot(x, y)  # ECEF: p
+    if not (x.shape == y.shape == z.shape):
+        x, y, z = np.broadcast_arrays(x, y, z)
+    p = np.sqrt(x * x + y * y)  # ECEF: p
     w = p * (1.0 - e2)  # ECEF: first value, phi = atan2(Z, p (1 - e^2))
     zz = z * z
-    # The update w -> w' depends on w alone and uses only correctly rounded operations
-    # (+ - * / sqrt), so an element with w' == w is at an exact fixed point: later iterations
-    # would return the same bits. Such elements leave the working set, which gives the values
-    # of 8 full iterations (bit for bit, whatever the batch) at the cost of about 3.
+    # An element with w' == w is at an exact fixed point (see _ecef_update): it leaves the
+    # working set, which gives the values of 8 full iterations (bit for bit, whatever the batch)
+    # at the cost of about 3.
     shape = w.shape
-    w = w.ravel().copy()
+    w = w.ravel()  # w is a fresh array: updated in place below
     idx = None  # None: all elements; else the indices still changing
     pw, zw, zzw, ww = p.ravel(), z.ravel(), zz.ravel(), w
     for _ in range(ECEF_ITERATIONS):
-        r = np.sqrt(zzw + ww * ww)
-        s = zw / r  # sin phi of the current iterate
-        c = ww / r  # cos phi of the current iterate
-        root = np.sqrt(1.0 - e2 * s * s)
-        ne = a / root  # ECEF: N_e
-        h = pw * c + zw * s - a * root  # ECEF: h (= p / cos phi - N_e at the solution)
-        wn = pw * (1.0 - e2 * ne / (ne + h))  # ECEF: phi <- atan2(Z, p (1 - e^2 N_e / (N_e + h)))
+        wn = _ecef_update(pw, zw, zzw, ww, a, e2)
         moved = wn != ww
         if idx is None:
             w = wn
         else:
             w[idx] = wn
-        if not moved.any():
+        n_moved = int(np.count_nonzero(moved))
+        if n_moved == 0:
             break
-        if moved.mean() < 0.5:  # compact the working set to the elements still moving
+        if 4 * n_moved < 3 * moved.size:  # compact the working set to the elements still moving
             keep = np.flatnonzero(moved)
             idx = keep if idx is None else idx[keep]
             pw, zw, zzw, ww = pw[keep], zw[keep], zzw[keep], wn[keep]
         else:
             ww = wn
     w = w.reshape(shape)
-    r = np.sqrt(zz + w * w)
-    s = z / r
-    c = w / r
-    h = p * c + z * s - a * np.sqrt(1.0 - e2 * s * s)  # height at the final latitude
-    phi = np.arctan2(z, w)
-    lam = np.arctan2(y, x)
-    return phi, lam, h
+    return _ecef_final(x, y, z, p, zz, w, a, e2)

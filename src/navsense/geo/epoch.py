@@ -17,13 +17,15 @@ by 47 um and a leap second on the way (3e-8 yr) by 0.5 nm.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import math
 
 import numpy as np
 
 from navsense.errors import ConfigError
 from navsense.geo._arrays import as_float, require_finite, shaped
 
-__all__ = ["DEFAULT_START_UTC", "decimal_year", "format_utc", "parse_utc", "utc_to_episode_s"]
+__all__ = ["DEFAULT_START_UTC", "YearClock", "decimal_year", "format_utc", "parse_utc", "utc_to_episode_s", "year_clock"]
 
 # gnss.datum.start_utc default of the specification ("Parameters", GNSS receiver).
 DEFAULT_START_UTC = "2026-09-23T15:00:00Z"
@@ -69,30 +71,83 @@ def decimal_year(start_utc: str, t_s):
     ``t_s`` is the episode time in seconds (scalar or array, may be negative). The year is
     found per element, so an episode that crosses New Year is handled; the result has the shape
     of ``t_s``. Resolution: the float64 spacing of years near 2026, 4.5e-13 yr (14 us); the
-sum start + t is formed in whole seconds plus a fraction so it loses nothing before that.
+    sum start + t is formed in whole seconds plus a fraction so it loses nothing before that.
     """
-    start = parse_utc(start_utc)
+    clock = year_clock(start_utc)
+    if type(t_s) is float or type(t_s) is np.float64 or type(t_s) is int:
+        t = float(t_s)
+        if not math.isfinite(t):
+            require_finite("t_s", np.asarray(t))
+        return np.float64(clock.scalar(t))
     t = as_float("t_s", t_s)
     require_finite("t_s", t)
-    # Whole seconds of the start plus a fraction: the sum keeps full resolution.
-    sw = int(np.floor(start))
-    frac = (start - sw) + t  # seconds after the whole second sw
-    if frac.size:
+    return shaped(np.asarray(clock.array(t), dtype=np.float64))
+
+
+def year_clock(start_utc: str) -> YearClock:
+    """The (cached) YearClock of a start time; ConfigError when it is not an ISO 8601 time."""
+    if not isinstance(start_utc, str):
+        parse_utc(start_utc)  # raises ConfigError naming the value
+    return _year_clock(start_utc)
+
+
+@functools.lru_cache(maxsize=64)
+def _year_clock(start_utc: str) -> YearClock:
+    return YearClock(parse_utc(start_utc))
+
+
+class YearClock:
+    """Decimal years of start + t for one start time (POSIX s), the constants computed once.
+
+    ``scalar(t)`` (a Python float) and ``array(t)`` (a float64 array) evaluate the same
+    expression, DecimalYear: t_y = Y + (T - T_Y) / (T_{Y+1} - T_Y), with T - T_Y formed as
+    (sw - T_Y) + frac, sw the whole seconds of the start and frac = (start - sw) + t; the
+    same bits for a time alone or in an array. Times in the start's calendar year (the common
+    case) use the year found at construction; others look their year up. Inputs are not
+    checked (finite times expected).
+    """
+
+    __slots__ = ("_hi", "_length", "_lo", "_off", "_sfrac", "_sw", "_year")
+
+    def __init__(self, start_posix: float) -> None:
+        sw = math.floor(start_posix)
+        self._sw = sw
+        self._sfrac = start_posix - sw  # seconds after the whole second sw
+        year = int(np.datetime64(sw, "s").astype("datetime64[Y]").astype(np.int64)) + 1970
+        t_y, t_y1 = (int(b) for b in (np.array([year, year + 1]) - 1970).astype("datetime64[Y]")
+                     .astype("datetime64[s]").astype(np.int64))
+        self._year = year  # Y of the start
+        self._lo = t_y - sw  # frac of 00:00:00 on 1 January of Y
+        self._hi = t_y1 - sw  # frac of 00:00:00 on 1 January of Y + 1
+        self._off = sw - t_y  # sw - T_Y
+        self._length = t_y1 - t_y  # T_{Y+1} - T_Y: 365 or 366 days
+
+    def scalar(self, t: float) -> float:
+        """Decimal year of start + t for one time t (s)."""
+        frac = self._sfrac + t
+        if self._lo <= frac < self._hi:
+            return self._year + (self._off + frac) / self._length  # DecimalYear
+        return float(self._any_year(np.array([frac]))[0])
+
+    def array(self, t: np.ndarray) -> np.ndarray:
+        """Decimal years of start + t for an array of times t (s); same shape."""
+        frac = self._sfrac + t
+        if frac.size == 0 or (frac.min() >= self._lo and frac.max() < self._hi):
+            return self._year + (self._off + frac) / self._length  # DecimalYear
+        return self._any_year(frac)
+
+    def _any_year(self, frac: np.ndarray) -> np.ndarray:
+        """DecimalYear for instants sw + frac in any calendar years (per element)."""
+        sw = self._sw
         lo, hi = sw + int(np.floor(np.min(frac))), sw + int(np.floor(np.max(frac)))
-    else:
-        lo = hi = sw
-    # Calendar years spanned by the instants and their 1 January boundaries T_Y (POSIX s)
-    y_lo = int(np.datetime64(lo, "s").astype("datetime64[Y]").astype(np.int64)) + 1970
-    y_hi = int(np.datetime64(hi, "s").astype("datetime64[Y]").astype(np.int64)) + 1970
-    years = np.arange(y_lo, y_hi + 2)
-    bounds = (years - 1970).astype("datetime64[Y]").astype("datetime64[s]").astype(np.int64)
-    if y_lo == y_hi:
-        k = 0  # one calendar year: the same formula with scalars
-    else:
+        # Calendar years spanned by the instants and their 1 January boundaries T_Y (POSIX s)
+        y_lo = int(np.datetime64(lo, "s").astype("datetime64[Y]").astype(np.int64)) + 1970
+        y_hi = int(np.datetime64(hi, "s").astype("datetime64[Y]").astype(np.int64)) + 1970
+        years = np.arange(y_lo, y_hi + 2)
+        bounds = (years - 1970).astype("datetime64[Y]").astype("datetime64[s]").astype(np.int64)
         # year of each instant; an instant exactly at 00:00:00 belongs to the new year
         k = np.searchsorted((bounds - sw).astype(np.float64), frac, side="right") - 1
-    t_year = bounds[k]  # T_Y
-    length = bounds[k + 1] - t_year  # T_{Y+1} - T_Y: 365 or 366 days
-    # DecimalYear: Y + (T - T_Y) / (T_{Y+1} - T_Y), with T - T_Y = (sw - T_Y) + frac
-    out = years[k] + ((sw - t_year) + frac) / length
-    return shaped(np.asarray(out, dtype=np.float64))
+        t_year = bounds[k]  # T_Y
+        length = bounds[k + 1] - t_year  # T_{Y+1} - T_Y: 365 or 366 days
+        # DecimalYear: Y + (T - T_Y) / (T_{Y+1} - T_Y), with T - T_Y = (sw - T_Y) + frac
+        return years[k] + ((sw - t_year) + frac) / length

@@ -36,6 +36,11 @@ nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
 nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m, navd88_height_m,
 geoid_undulation_m. NAD83(HARN) has no height of its own: the specification pairs HARN latitude
 and longitude with the NAD83(2011) ellipsoidal height (output_frame nad83).
+
+``enu_to_fix_utm`` is the INS's one-pass call (spec "INS", "Fix and UTM Odometry"): latitude,
+longitude and height in one frame, UTM easting and northing, and optionally the grid rotation,
+bit for bit the values of enu_to_geodetic, utm.forward and grid_rotation_deg, computing only the
+chain steps the frame needs.
 """
 
 from __future__ import annotations
@@ -51,8 +56,17 @@ from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
 from navsense.geo import utm as _utm
-from navsense.geo._arrays import as_float, require_finite, require_range, shaped, utm_zone_array
-from navsense.geo.epoch import DEFAULT_START_UTC, decimal_year, parse_utc
+from navsense.geo._arrays import (
+    SMALL_N,
+    as_float,
+    require_finite,
+    require_range,
+    shaped,
+    utm_zone_array,
+    wrap,
+    zone_int,
+)
+from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
 
 __all__ = [
     "ACRE_ORIGIN_FT",
@@ -105,6 +119,10 @@ FRAMES = ("nad83_2011", "nad83_harn", "wgs84_g2139")
 GRID_ROTATION_STEP_M = 10.0
 
 _CF = _sp.US_SURVEY_FOOT_M
+_D2R = math.pi / 180.0  # np.radians(x) is x * (pi / 180): the same bits
+_R2D = 180.0 / math.pi  # np.degrees(x) is x * (180 / pi): the same bits
+_H0_M = _CF * ACRE_ORIGIN_FT[2]  # Datum Chain, step 4: c_f Z0, m
+_FIX_KEYS = ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m")
 
 
 def _check_frame(frame: str) -> str:
@@ -127,6 +145,61 @@ def _check_acre_enu(e, n, x, y) -> None:
                 f"[{lo:.1f}, {lo + 2 * half:.1f}] m (EPSG:2968 within {half / 1000:.0f} km of its "
                 f"{'central meridian' if name == 'enu east' else 'false northing'})"
             )
+
+
+def _acre_in_domain(x, y) -> bool:
+    """True when all grid points (floats or arrays) are inside the domain box of EPSG:2968."""
+    ok = (abs(x - _sp.FALSE_EASTING_M) <= _sp.MAX_DX_M) & (abs(y - _sp.FALSE_NORTHING_M) <= _sp.MAX_DY_M)
+    return bool(ok) if type(ok) is not np.ndarray else bool(ok.all())
+
+
+def _points(enu, t_s):
+    """Validated points of a public call: ``(few, cols, shape)``.
+
+    ``shape`` is the broadcast shape of enu[..., 0] and t_s. When it holds 1 to SMALL_N points,
+    ``few`` is True and ``cols`` a list of per-point tuples (e, n, u, t) of Python floats;
+    else ``cols`` is (e, n, u, t) as float64 arrays of that shape (t possibly a float).
+    Raises DatumError as before: enu of shape (..., 3), finite values.
+    """
+    if type(enu) is np.ndarray and enu.dtype == np.float64 and enu.size == 3 and enu.shape[-1] == 3:
+        tt = type(t_s)
+        if tt is float or tt is int or tt is np.float64:
+            t_shape = ()
+            t = float(t_s)
+        elif tt is np.ndarray and t_s.size == 1 and t_s.dtype == np.float64:
+            t_shape = t_s.shape
+            t = t_s.item()
+        else:
+            t = None
+        if t is not None:
+            e, n, u = enu.ravel().tolist()
+            if math.isfinite(e) and math.isfinite(n) and math.isfinite(u) and math.isfinite(t):
+                nd = max(enu.ndim - 1, len(t_shape))
+                return True, [(e, n, u, t)], (1,) * nd
+    arr = _enu_array(enu)
+    t = as_float("t_s", t_s)
+    require_finite("t_s", t)
+    pshape = arr.shape[:-1]
+    shape = pshape if pshape == t.shape or t.ndim == 0 else np.broadcast_shapes(pshape, t.shape)
+    size = math.prod(shape)
+    if 0 < size <= SMALL_N:
+        cols = [np.broadcast_to(v, shape).ravel().tolist() for v in (arr[..., 0], arr[..., 1], arr[..., 2], t)]
+        return True, list(zip(*cols)), shape
+    e, n, u = arr[..., 0], arr[..., 1], arr[..., 2]
+    if pshape != shape:
+        e, n, u = (np.broadcast_to(v, shape) for v in (e, n, u))
+    if t.ndim == 0:
+        t = float(t)
+    elif t.shape != shape:
+        t = np.broadcast_to(t, shape)
+    return False, (e, n, u, t), shape
+
+
+def _assemble(values: list, shape: tuple, keys) -> dict:
+    """The per-point value tuples of the scalar path as a dict of outputs of ``shape``."""
+    if len(values) == 1:
+        return {k: wrap(v, shape) for k, v in zip(keys, values[0])}
+    return {k: np.array(col, dtype=np.float64).reshape(shape) for k, col in zip(keys, zip(*values))}
 
 
 def _enu_array(enu) -> np.ndarray:
@@ -262,15 +335,24 @@ class Georeference:
     Build with :meth:`acre` (the specification's site and chain) or :meth:`local` (a tangent
     frame at any WGS84 origin). See the module docstring for the chain and the choices made for
     local sites. Instances are immutable.
+
+    Speed: every method runs one kernel written once for Python floats (a single point, or a
+    few points one by one) and for numpy arrays (a batch), so a point gets the same bits alone,
+    in a chunk or in the whole log (navsense.geo._arrays). Constants of the site and the start
+    time (decimal-year calendar, rotation of a local frame) are computed at construction; a
+    method computes only the steps of the chain its frame needs (NAD83 frames stop at step 4).
     """
 
-    __slots__ = ("_datum", "_kind", "_local", "_start_posix")
+    __slots__ = ("_clock", "_datum", "_kind", "_local", "_local_f", "_start_posix")
 
     def __init__(self, kind: str, datum: _Datum, local: tuple | None = None):
         self._kind = kind
         self._datum = datum
         self._start_posix = parse_utc(datum.start_utc)
+        self._clock = year_clock(datum.start_utc)  # DecimalYear of start_utc + t
         self._local = local
+        # local frame as Python floats: X0 (3) and the rows east, north, up of R (9)
+        self._local_f = None if local is None else tuple(float(v) for v in np.concatenate([local[4], local[5].ravel()]))
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -345,7 +427,16 @@ class Georeference:
 
     def decimal_year(self, t_s):
         """Decimal year of start_utc + t_s (DESIGN.md ruling "Decimal year"; see geo.epoch)."""
-        return decimal_year(self.start_utc, t_s)
+        tt = type(t_s)
+        if (tt is float or tt is int or tt is np.float64) and math.isfinite(t_s):
+            return np.float64(self._clock.scalar(float(t_s)))
+        t = as_float("t_s", t_s)
+        require_finite("t_s", t)
+        return shaped(np.asarray(self._clock.array(t), dtype=np.float64))
+
+    def _epoch(self, t):
+        """Decimal year of episode time(s) t: a float or an array, unchecked (the kernels)."""
+        return self._clock.array(t) if type(t) is np.ndarray else self._clock.scalar(t)
 
     # ----------------------------------------------------------------- ENU -> geodetic
     def enu_to_geodetic(self, enu, t_s=0.0) -> dict:
@@ -354,18 +445,19 @@ class Georeference:
         ``enu``: shape (..., 3), metres in the site's ENU frame; ``t_s``: episode time(s) in s,
         broadcast against enu[..., 0]. Returns a dict of float64 arrays (keys OUTPUT_KEYS) of
         the broadcast shape; a single point (3,) with a scalar time gives 0-d values
-        (numpy scalars). Vectorised over points and times.
+        (numpy scalars). Vectorised over points and times; a point gets the same bits alone
+        or in any batch.
         """
-        enu = _enu_array(enu)
-        t = as_float("t_s", t_s)
-        require_finite("t_s", t)
-        e, n, u, t = np.broadcast_arrays(enu[..., 0], enu[..., 1], enu[..., 2], t)
-        epoch = self.decimal_year(t)
+        few, cols, shape = _points(enu, t_s)
+        if few:
+            return _assemble([self._geodetic(e, n, u, t) for e, n, u, t in cols], shape, OUTPUT_KEYS)
+        return dict(zip(OUTPUT_KEYS, self._geodetic(*cols)))
+
+    def _geodetic(self, e, n, u, t) -> tuple:
+        """All OUTPUT_KEYS values (in that order) of points given as floats or arrays."""
         if self._kind == "local":
-            out = self._local_enu_to_geodetic(e, n, u)
-        else:
-            out = self._acre_enu_to_geodetic(e, n, u, epoch)
-        return {k: shaped(np.asarray(v, dtype=np.float64)) for k, v in out.items()}
+            return self._local_geodetic(e, n, u)
+        return self._acre_geodetic(e, n, u, t, wgs84=True)
 
     def _acre_grid_m(self, e, n):
         """Steps 1: ENU e, n -> projection metres x = c_f E_g, y = c_f N_g."""
@@ -374,55 +466,70 @@ class Georeference:
         y = _CF * (n0 + n / _CF)  # Datum Chain, step 1: N_g = N0 + n / c_f; y = c_f N_g
         return x, y
 
-    def _acre_enu_to_geodetic(self, e, n, u, epoch):
+    def _acre_geodetic(self, e, n, u, t, wgs84: bool) -> tuple:
+        """The ACRE chain on floats or arrays: OUTPUT_KEYS values in order.
+
+        Steps 1-4 always; steps 5-6 (ECEF, inverse Helmert, WGS84) only when ``wgs84`` (else the
+        three WGS84 values are None). Raises DatumError for a point outside EPSG:2968's domain.
+        """
         d = self._datum
         x, y = self._acre_grid_m(e, n)
-        _check_acre_enu(e, n, x, y)
+        if not _acre_in_domain(x, y):
+            _check_acre_enu(*(np.asarray(v) for v in (e, n, x, y)))
         phi_h, lam_h = _sp._inverse_rad(x, y)  # Datum Chain, step 2: EPSG:2968 inverse
-        lat_h = np.degrees(phi_h)
-        lon_h = np.degrees(lam_h)
+        del x, y  # (dead temporaries of a batch freed at once: a small heap, no page faults)
+        lat_h = phi_h * _R2D
+        lon_h = lam_h * _R2D
+        del phi_h, lam_h
         lat_11 = lat_h + d.shift_lat_deg  # Datum Chain, step 3: + harn_to_nad83_2011_shift_deg
         lon_11 = lon_h + d.shift_lon_deg
-        h_navd = _CF * ACRE_ORIGIN_FT[2] + u  # Datum Chain, step 4: H_navd = c_f Z0 + u
+        h_navd = _H0_M + u  # Datum Chain, step 4: H_navd = c_f Z0 + u
         n_g = d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n  # step 4: N_g = N0^g + a_e e + a_n n
         h_11 = h_navd + n_g  # step 4: h_2011 = H_navd + N_g
-        xg, yg, zg = _ell._geodetic_to_ecef(np.radians(lat_11), np.radians(lon_11), h_11, _ell.GRS80)  # step 5
-        xw, yw, zw = _helmert._inverse(xg, yg, zg, epoch, d.helmert)  # step 5: inverse Helmert
-        phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)  # step 6
-        return {
-            "nad83_harn_lat_deg": lat_h,
-            "nad83_harn_lon_deg": lon_h,
-            "nad83_2011_lat_deg": lat_11,
-            "nad83_2011_lon_deg": lon_11,
-            "nad83_2011_height_m": h_11,
-            "wgs84_lat_deg": np.degrees(phi_w),
-            "wgs84_lon_deg": np.degrees(lam_w),
-            "wgs84_height_m": h_w,
-            "navd88_height_m": h_navd,
-            "geoid_undulation_m": n_g,
-        }
+        if not wgs84:
+            return lat_h, lon_h, lat_11, lon_11, h_11, None, None, None, h_navd, n_g
+        xg, yg, zg = _ell._geodetic_to_ecef(lat_11 * _D2R, lon_11 * _D2R, h_11, _ell.GRS80)  # step 5
+        xw, yw, zw = _helmert._inverse(xg, yg, zg, self._epoch(t), d.helmert)  # step 5: inverse Helmert
+        del xg, yg, zg
+        if type(xw) is np.ndarray:  # step 6
+            phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)
+        else:
+            phi_w, lam_w, h_w = _ell._ecef_to_geodetic_scalar(xw, yw, zw, _ell.WGS84)
+        return lat_h, lon_h, lat_11, lon_11, h_11, phi_w * _R2D, lam_w * _R2D, h_w, h_navd, n_g
 
-    def _local_enu_to_geodetic(self, e, n, u):
-        _, _, _, gu, x0, rot = self._local
+    def _local_geodetic(self, e, n, u) -> tuple:
+        """The local tangent frame on floats or arrays: OUTPUT_KEYS values in order."""
+        x0, y0, z0, r00, r01, _, r10, r11, r12, r20, r21, r22 = self._local_f
+        gu = self._local[3]
         # ECEF = X0 + R^T enu (R rows: east, north, up)
-        x = x0[0] + rot[0, 0] * e + rot[1, 0] * n + rot[2, 0] * u
-        y = x0[1] + rot[0, 1] * e + rot[1, 1] * n + rot[2, 1] * u
-        z = x0[2] + rot[1, 2] * n + rot[2, 2] * u
-        phi, lam, h = _ell._ecef_to_geodetic(x, y, z, _ell.WGS84)
-        lat = np.degrees(phi)
-        lon = np.degrees(lam)
-        return {
-            "nad83_harn_lat_deg": lat,
-            "nad83_harn_lon_deg": lon,
-            "nad83_2011_lat_deg": lat,
-            "nad83_2011_lon_deg": lon,
-            "nad83_2011_height_m": h,
-            "wgs84_lat_deg": lat,
-            "wgs84_lon_deg": lon,
-            "wgs84_height_m": h,
-            "navd88_height_m": h - gu,
-            "geoid_undulation_m": np.full_like(h, gu),
-        }
+        x = x0 + r00 * e + r10 * n + r20 * u
+        y = y0 + r01 * e + r11 * n + r21 * u
+        z = z0 + r12 * n + r22 * u
+        if type(x) is np.ndarray:
+            phi, lam, h = _ell._ecef_to_geodetic(x, y, z, _ell.WGS84)
+        else:
+            phi, lam, h = _ell._ecef_to_geodetic_scalar(x, y, z, _ell.WGS84)
+        lat = phi * _R2D
+        lon = lam * _R2D
+        undulation = np.full_like(h, gu) if type(h) is np.ndarray else gu
+        return lat, lon, lat, lon, h, lat, lon, h, h - gu, undulation
+
+    def _frame_llh(self, e, n, u, t, frame: str) -> tuple:
+        """Latitude, longitude (deg) and height (m) of points in ``frame`` (floats or arrays).
+
+        nad83_harn pairs HARN latitude and longitude with the NAD83(2011) height (as
+        geodetic_to_enu); only the WGS84 frame runs steps 5-6 of the chain.
+        """
+        if self._kind == "local":
+            g = self._local_geodetic(e, n, u)
+            return g[5], g[6], g[7]
+        wgs84 = frame == "wgs84_g2139"
+        g = self._acre_geodetic(e, n, u, t, wgs84)
+        if wgs84:
+            return g[5], g[6], g[7]
+        if frame == "nad83_2011":
+            return g[2], g[3], g[4]
+        return g[0], g[1], g[4]
 
     # ----------------------------------------------------------------- geodetic -> ENU
     def geodetic_to_enu(self, lat_deg, lon_deg, height_m, t_s, frame: str):
@@ -446,48 +553,65 @@ class Georeference:
         require_finite("longitude_deg", lon)
         require_finite("height_m", h)
         require_finite("t_s", t)
-        lat, lon, h, t = np.broadcast_arrays(lat, lon, h, t)
+        if not (lat.shape == lon.shape == h.shape == t.shape):
+            lat, lon, h, t = np.broadcast_arrays(lat, lon, h, t)
+        if self._kind == "acre":
+            _sp._check_geodetic(lat, lon)  # DatumError naming the input value
+        if lat.size == 1:  # one point: the same kernel on floats
+            args = (lat.item(), lon.item(), h.item(), t.item())
+            enu = self._local_enu(*args[:3]) if self._kind == "local" else self._acre_enu(*args, frame)
+            if self._kind == "acre":
+                _sp._check_forward_result(lat, lon, np.asarray(enu[3]), np.asarray(enu[4]))
+            return np.array(enu[:3], dtype=np.float64).reshape(lat.shape + (3,))
         if self._kind == "local":
-            return self._local_geodetic_to_enu(lat, lon, h)
-        return self._acre_geodetic_to_enu(lat, lon, h, t, frame)
+            return np.stack(self._local_enu(lat, lon, h)[:3], axis=-1)
+        e, n, u, x, y = self._acre_enu(lat, lon, h, t, frame)
+        _sp._check_forward_result(lat, lon, x, y)
+        return np.stack([e, n, u], axis=-1)
 
-    def _acre_geodetic_to_enu(self, lat, lon, h, t, frame):
+    def _acre_enu(self, lat, lon, h, t, frame):
+        """EnuFromWgs84 on floats or arrays (no checks): e, n, u and the grid x, y."""
         d = self._datum
-        _sp._check_geodetic(lat, lon)  # DatumError naming the input value
         if frame == "wgs84_g2139":
-            x, y, z = _ell._geodetic_to_ecef(np.radians(lat), np.radians(lon), h, _ell.WGS84)
-            x, y, z = _helmert._forward(x, y, z, self.decimal_year(t), d.helmert)  # Helmert forward
-            phi, lam, h11 = _ell._ecef_to_geodetic(x, y, z, _ell.GRS80)  # NAD83(2011) on GRS80
-            lat_h = np.degrees(phi) - d.shift_lat_deg  # reverse of step 3
-            lon_h = np.degrees(lam) - d.shift_lon_deg
+            x, y, z = _ell._geodetic_to_ecef(lat * _D2R, lon * _D2R, h, _ell.WGS84)
+            x, y, z = _helmert._forward(x, y, z, self._epoch(t), d.helmert)  # Helmert forward
+            if type(x) is np.ndarray:  # NAD83(2011) on GRS80
+                phi, lam, h11 = _ell._ecef_to_geodetic(x, y, z, _ell.GRS80)
+            else:
+                phi, lam, h11 = _ell._ecef_to_geodetic_scalar(x, y, z, _ell.GRS80)
+            lat_h = phi * _R2D - d.shift_lat_deg  # reverse of step 3
+            lon_h = lam * _R2D - d.shift_lon_deg
         elif frame == "nad83_2011":
             lat_h, lon_h, h11 = lat - d.shift_lat_deg, lon - d.shift_lon_deg, h
         else:  # nad83_harn
             lat_h, lon_h, h11 = lat, lon, h
-        x, y = _sp._forward_m(np.radians(lat_h), np.radians(lon_h))  # reverse of step 2
-        _sp._check_forward_result(lat, lon, x, y)
+        x, y = _sp._forward_m(lat_h * _D2R, lon_h * _D2R)  # reverse of step 2
         e0, n0, z0 = ACRE_ORIGIN_FT
         e = x - _CF * e0  # reverse of step 1
         n = y - _CF * n0
         # reverse of step 4: u = h_2011 - N_g - c_f Z0
         u = h11 - (d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n) - _CF * z0
-        return np.stack([e, n, u], axis=-1)
+        return e, n, u, x, y
 
-    def _local_geodetic_to_enu(self, lat, lon, h):
-        _, _, _, _, x0, rot = self._local
-        x, y, z = _ell._geodetic_to_ecef(np.radians(lat), np.radians(lon), h, _ell.WGS84)
-        dx, dy, dz = x - x0[0], y - x0[1], z - x0[2]
-        e = rot[0, 0] * dx + rot[0, 1] * dy
-        n = rot[1, 0] * dx + rot[1, 1] * dy + rot[1, 2] * dz
-        u = rot[2, 0] * dx + rot[2, 1] * dy + rot[2, 2] * dz
-        return np.stack([e, n, u], axis=-1)
+    def _local_enu(self, lat, lon, h):
+        """Local tangent frame ENU of WGS84 points (floats or arrays, no checks)."""
+        x0, y0, z0, r00, r01, _, r10, r11, r12, r20, r21, r22 = self._local_f
+        x, y, z = _ell._geodetic_to_ecef(lat * _D2R, lon * _D2R, h, _ell.WGS84)
+        dx, dy, dz = x - x0, y - y0, z - z0
+        e = r00 * dx + r01 * dy
+        n = r10 * dx + r11 * dy + r12 * dz
+        u = r20 * dx + r21 * dy + r22 * dz
+        return e, n, u
 
     # ----------------------------------------------------------------- UTM, grid rotation
     def _lat_lon(self, enu, t, frame):
         """Latitude, longitude (deg) of ENU points in a frame (helper of the UTM methods)."""
-        g = self.enu_to_geodetic(enu, t)
-        key = {"nad83_2011": "nad83_2011", "nad83_harn": "nad83_harn", "wgs84_g2139": "wgs84"}[frame]
-        return np.asarray(g[f"{key}_lat_deg"]), np.asarray(g[f"{key}_lon_deg"])
+        few, cols, shape = _points(enu, t)
+        if few:
+            g = _assemble([self._frame_llh(*c, frame)[:2] for c in cols], shape, ("lat", "lon"))
+            return np.asarray(g["lat"]), np.asarray(g["lon"])
+        lat, lon, _ = self._frame_llh(*cols, frame)
+        return lat, lon
 
     def enu_to_utm(self, enu, t_s, zone, frame: str = "nad83_2011", south: bool = False):
         """UTM (E, N, gamma_deg, k) of ENU points through the chain to ``frame``.
@@ -508,20 +632,81 @@ class Georeference:
             alpha = atan2(E2 - E1, N2 - N1)
 
         Shape: the broadcast shape of enu[..., 0] and t_s. 0.0541 deg at the ACRE origin.
+        Only the chain steps the frame needs and only E, N of the projection are computed.
         """
         _check_frame(frame)
-        enu = _enu_array(enu)
-        t = as_float("t_s", t_s)
-        require_finite("t_s", t)
-        utm_zone_array(zone)
-        p2 = enu + np.array([0.0, GRID_ROTATION_STEP_M, 0.0])
-        both = np.stack(np.broadcast_arrays(enu, p2), axis=0)  # (2, ..., 3), one chain call
-        lat, lon = self._lat_lon(both, t, frame)
-        e, n, _, _ = _utm.forward(lat, lon, zone)
-        e = np.asarray(e)
-        n = np.asarray(n)
-        alpha = np.degrees(np.arctan2(e[1] - e[0], n[1] - n[0]))  # INS: alpha = atan2(E2 - E1, N2 - N1)
-        return shaped(np.asarray(alpha))
+        z = zone_int(zone)
+        few, cols, shape = _points(enu, t_s)
+        if few and type(z) is int:
+            return _assemble([(self._alpha(*c, z, frame)[0],) for c in cols], shape, ("alpha",))["alpha"]
+        e, n, u, t = (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
+        if type(z) is not int:
+            z = np.broadcast_to(z, shape)
+        return shaped(np.asarray(self._alpha(e, n, u, t, z, frame)[0]))
+
+    def _alpha(self, e, n, u, t, zone, frame):
+        """Grid rotation (deg) of points (floats or arrays) and P1's lat, lon, h, E, N (north)."""
+        lat1, lon1, h1 = self._frame_llh(e, n, u, t, frame)  # P1
+        lat2, lon2, _ = self._frame_llh(e, n + GRID_ROTATION_STEP_M, u, t, frame)  # P2, 10 m grid-north
+        e1, n1 = self._utm_en(lat1, lon1, zone)
+        e2, n2 = self._utm_en(lat2, lon2, zone)
+        alpha = np.arctan2(e2 - e1, n2 - n1) * _R2D  # INS: alpha = atan2(E2 - E1, N2 - N1)
+        return alpha, lat1, lon1, h1, e1, n1
+
+    @staticmethod
+    def _utm_en(lat, lon, zone):
+        """UTM E, N (northern) of floats or arrays, with utm.forward's domain checks."""
+        if type(lat) is np.ndarray:
+            return _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
+        r = _utm._forward_one(lat, lon, zone, factors=False)
+        if r is None:  # not expected from the chain; let forward() name the bad value
+            _utm.forward(lat, lon, zone)
+        return r
+
+    def enu_to_fix_utm(self, enu, t_s, zone, frame: str = "nad83_2011", south: bool = False,
+                       grid_rotation: bool = False) -> dict:
+        """The INS fix and UTM odometry of ENU points in one pass (spec "INS", "Fix and UTM Odometry").
+
+        Returns a dict of arrays of the broadcast shape of enu[..., 0] and t_s:
+
+        ``lat_deg``, ``lon_deg``, ``height_m``
+            the point in ``frame`` (as the keys of enu_to_geodetic: nad83_2011 -> nad83_2011_*,
+            wgs84_g2139 -> wgs84_*, nad83_harn -> HARN latitude, longitude and NAD83(2011) height)
+        ``easting_m``, ``northing_m``
+            GeographicToUtm of that latitude and longitude in ``zone`` (+ 10 000 000 m when
+            ``south``)
+        ``grid_rotation_deg`` (only with ``grid_rotation=True``)
+            alpha = atan2(E2 - E1, N2 - N1) with P2 10 m grid-north (northern northings)
+
+        Bit for bit the values of enu_to_geodetic, utm.forward(lat, lon, zone, south) and
+        grid_rotation_deg(enu, t_s, zone, frame), at the cost of one chain per point (two with
+        the grid rotation) instead of three, and only the steps the frame needs. This is the
+        INS's call: one per block for p_ins (grid_rotation=True) and one for the truth point.
+        """
+        _check_frame(frame)
+        z = zone_int(zone)
+        few, cols, shape = _points(enu, t_s)
+        keys = _FIX_KEYS + (("grid_rotation_deg",) if grid_rotation else ())
+        if few and type(z) is int:
+            return _assemble([self._fix(*c, z, frame, south, grid_rotation) for c in cols], shape, keys)
+        e, n, u, t = (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
+        if type(z) is not int:
+            z = np.broadcast_to(z, shape)
+        return dict(zip(keys, (np.asarray(v, dtype=np.float64).reshape(shape)
+                               for v in self._fix(e, n, u, t, z, frame, south, grid_rotation))))
+
+    def _fix(self, e, n, u, t, zone, frame, south, grid_rotation):
+        """enu_to_fix_utm values on floats or arrays: lat, lon, h, E, N[, alpha]."""
+        if grid_rotation:
+            alpha, lat, lon, h, east, north = self._alpha(e, n, u, t, zone, frame)
+        else:
+            lat, lon, h = self._frame_llh(e, n, u, t, frame)
+            east, north = self._utm_en(lat, lon, zone)
+        if south:
+            north = north + _utm.FALSE_NORTHING_SOUTH_M
+        if grid_rotation:
+            return lat, lon, h, east, north, alpha
+        return lat, lon, h, east, north
 
     def affine_grid_utm(self, zone, frame: str = "nad83_2011", t_s: float = 0.0) -> AffineGridUtm:
         """The affine grid <-> UTM map of "ACRES Core INS" at the origin (see AffineGridUtm)."""
@@ -542,4 +727,3 @@ class Georeference:
         """
         g = self.enu_to_geodetic(np.zeros(3), 0.0)
         return float(g["wgs84_lat_deg"]), float(g["wgs84_lon_deg"]), float(g["wgs84_height_m"])
-

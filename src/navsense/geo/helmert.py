@@ -109,11 +109,16 @@ class HelmertParameters:
         Spec "Helmert transformation": T = T0 + Tdot delta; r = -(r0 + rdot delta) pi/648000;
         s = 1 + (s0 + sdot delta) 1e-6, with delta = t_y - t_ref.
         """
-        delta = np.asarray(epoch_yr, dtype=np.float64) - self.reference_epoch
-        t = [self.t_m[i] + self.dt_m_per_yr[i] * delta for i in range(3)]  # Helmert: T
-        r = [-(self.r_arcsec[i] + self.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)]  # Helmert: r
-        s = 1.0 + (self.s_ppm + self.ds_ppm_per_yr * delta) * 1e-6  # Helmert: s
-        return t, r, s
+        return _at_epoch(self, np.asarray(epoch_yr, dtype=np.float64))
+
+
+def _at_epoch(p: HelmertParameters, epoch_yr):
+    """HelmertParameters.at_epoch on a float or an array (the same expressions, no asarray)."""
+    delta = epoch_yr - p.reference_epoch
+    t = [p.t_m[i] + p.dt_m_per_yr[i] * delta for i in range(3)]  # Helmert: T
+    r = [-(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)]  # Helmert: r
+    s = 1.0 + (p.s_ppm + p.ds_ppm_per_yr * delta) * 1e-6  # Helmert: s
+    return t, r, s
 
 
 def _is_numeric_seq(v) -> bool:
@@ -177,7 +182,8 @@ def nad83_2011_to_itrf2014(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = 
 
 
 def _forward(x, y, z, epoch_yr, params):
-    (tx, ty, tz), (rx, ry, rz), s = params.at_epoch(epoch_yr)
+    """forward() without checks on floats or arrays (the chain's hot path)."""
+    (tx, ty, tz), (rx, ry, rz), s = _at_epoch(params, epoch_yr)
     # Helmert: X_2011 = T + s M X_ITRF, M = [[1, -rz, ry], [rz, 1, -rx], [-ry, rx, 1]]
     xo = tx + s * (x - rz * y + ry * z)
     yo = ty + s * (rz * x + y - rx * z)
@@ -186,11 +192,15 @@ def _forward(x, y, z, epoch_yr, params):
 
 
 def _inverse(x, y, z, epoch_yr, params):
-    (tx, ty, tz), (rx, ry, rz), s = params.at_epoch(epoch_yr)
-    dx = x - tx
-    dy = y - ty
-    dz = z - tz
-    inv_s = 1.0 / s
+    """inverse() without checks on floats or arrays (the chain's hot path)."""
+    p = params
+    delta = epoch_yr - p.reference_epoch
+    # X_2011 - T with T = T0 + Tdot delta (each T_i freed at once: a small heap for a batch)
+    dx = x - (p.t_m[0] + p.dt_m_per_yr[0] * delta)
+    dy = y - (p.t_m[1] + p.dt_m_per_yr[1] * delta)
+    dz = z - (p.t_m[2] + p.dt_m_per_yr[2] * delta)
+    rx, ry, rz = (-(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3))  # Helmert: r
+    inv_s = 1.0 / (1.0 + (p.s_ppm + p.ds_ppm_per_yr * delta) * 1e-6)  # 1 / s
     # Helmert: X_ITRF = (1/s) M^T (X_2011 - T), M^T = [[1, rz, -ry], [-rz, 1, rx], [ry, -rx, 1]]
     xo = inv_s * (dx + rz * dy - ry * dz)
     yo = inv_s * (-rz * dx + dy + rx * dz)

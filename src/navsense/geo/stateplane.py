@@ -104,52 +104,83 @@ def _meridian_m(phi):
 _MPHI0 = float(_meridian_m(_PHI0))  # M(phi0), m
 _MU0 = _MPHI0 / (_A * _M0)  # mu at y = y0, rad
 _MU_SCALE = 1.0 / (K0 * _A * _M0)  # d mu / d y, rad/m
+_E2M = 1.0 - _E2  # 1 - e^2
+_INV_E2M = 1.0 / _E2M
+_INV_AK0 = 1.0 / (_A * K0)
 
 
 def _inverse_rad(x, y):
     """The spec's inverse series: projection metres (x, y) -> (phi, lambda) in radians.
 
-    The spec's equations, evaluated with fewer array operations (the same mathematics):
-    N_1 / R_1 = (1 - e^2 sin^2 phi_1) / (1 - e^2) = w / (1 - e^2), D = (x - x0) sqrt(w) / (a k0),
-    the polynomials in D in Horner form, and the phi_1 series by Clenshaw (see below).
+    Floats or arrays, no checks (the chain's hot path). The spec's equations, evaluated with
+    fewer operations (the same mathematics):
+
+    * phi_1 = mu + F2 sin 2mu + ... + F8 sin 8mu by Clenshaw's recurrence on sin 2mu and
+      cos 2mu (b_k = 2 cos(2mu) b_{k+1} - b_{k+2} + F_2k; the sum is b_1 sin 2mu), with
+      sin 2mu and cos 2mu from t = tan mu: 2t / (1 + t^2) and (1 - t^2) / (1 + t^2)
+      (|mu| < pi/2 on the whole domain);
+    * the functions of phi_1 from tan phi_1 alone: with u = 1 + T_1 (T_1 = tan^2 phi_1),
+      cos^2 phi_1 = 1/u, C_1 = e'^2 / u, and w = 1 - e^2 sin^2 phi_1 = (1 + (1 - e^2) T_1) / u,
+      so N_1 / R_1 = w / (1 - e^2), D = (x - x0) sqrt(w) / (a k0) and 1 / cos phi_1 = sqrt(u);
+    * the polynomials in D in Horner form.
+
+    Two tangents instead of four sines and cosines; the tangent is accurate to 1 ulp, and
+    the functions of phi_1 only scale the series' correction terms, so the result is as
+    accurate as with sin and cos (tests/geo: round trips to nanometres, PROJ to the series'
+    truncation).
     """
-    mu = (y - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu = (M(phi0) + (y - y0)/k0) / (a (1 - e^2/4 ...))
-    # spec: phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw's
-    # recurrence on sin 2mu and cos 2mu (b_k = 2 cos(2mu) b_{k+1} - b_{k+2} + F_2k; sum = b_1 sin 2mu)
-    two_mu = 2.0 * mu
-    s2 = np.sin(two_mu)
-    a2 = 2.0 * np.cos(two_mu)
-    b3 = a2 * _F8 + _F6
-    b2 = a2 * b3 + (_F4 - _F8)
-    b1 = a2 * b2 - b3 + _F2
-    phi1 = mu + b1 * s2  # spec: phi_1
-    s1 = np.sin(phi1)
-    c1 = np.cos(phi1)
-    tan1 = s1 / c1  # tan phi_1
+    # (``del``: a batch's dead temporaries are freed at once, which keeps the heap small; a
+    # large heap costs a page fault per 4 KiB on every call once glibc has trimmed it)
+    phi1 = _footpoint_rad(y)  # spec: phi_1
+    tan1 = np.tan(phi1)  # tan phi_1
     t1 = tan1 * tan1  # spec: T_1
-    cc = _EP2 * (c1 * c1)  # spec: C_1
-    w = 1.0 - _E2 * (s1 * s1)  # 1 - e^2 sin^2 phi_1: N_1 = a / sqrt(w), R_1 = a (1 - e^2) / w^(3/2)
-    d = (x - FALSE_EASTING_M) * np.sqrt(w) * (1.0 / (_A * K0))  # spec: D = (x - x0) / (N_1 k0)
+    u = 1.0 + t1  # 1 / cos^2 phi_1
+    cc = _EP2 / u  # spec: C_1 = e'^2 cos^2 phi_1
+    w = (1.0 + _E2M * t1) / u  # 1 - e^2 sin^2 phi_1: N_1 = a / sqrt(w), R_1 = a (1 - e^2) / w^(3/2)
+    d = (x - FALSE_EASTING_M) * np.sqrt(w) * _INV_AK0  # spec: D = (x - x0) / (N_1 k0)
     d2 = d * d
-    # spec: 5 + 3 T_1 + 10 C_1 - 4 C_1^2 - 9 e'^2
+    # spec: phi = phi_1 - (N_1 tan phi_1 / R_1) [D^2/2 - p4 D^4/24 + p6 D^6/720] with
+    # p4 = 5 + 3 T_1 + 10 C_1 - 4 C_1^2 - 9 e'^2 and p6 = 61 + 90 T_1 + 298 C_1 + 45 T_1^2 - 252 e'^2 - 3 C_1^2
     p4 = (5.0 - 9.0 * _EP2) + 3.0 * t1 + cc * (10.0 - 4.0 * cc)
-    # spec: 61 + 90 T_1 + 298 C_1 + 45 T_1^2 - 252 e'^2 - 3 C_1^2
     p6 = (61.0 - 252.0 * _EP2) + t1 * (90.0 + 45.0 * t1) + cc * (298.0 - 3.0 * cc)
-    # spec: phi = phi_1 - (N_1 tan phi_1 / R_1) [D^2/2 - p4 D^4/24 + p6 D^6/720]
-    phi = phi1 - (tan1 * w * (1.0 / (1.0 - _E2))) * (d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0))))
-    # spec: 1 + 2 T_1 + C_1  and  5 - 2 C_1 + 28 T_1 - 3 C_1^2 + 8 e'^2 + 24 T_1^2
+    phi = phi1 - (tan1 * w * _INV_E2M) * (d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0))))
+    del phi1, tan1, w, p4, p6
+    # spec: lambda = lambda0 + [D - q3 D^3/6 + q5 D^5/120] / cos phi_1 with
+    # q3 = 1 + 2 T_1 + C_1 and q5 = 5 - 2 C_1 + 28 T_1 - 3 C_1^2 + 8 e'^2 + 24 T_1^2
     q3 = 1.0 + 2.0 * t1 + cc
     q5 = (5.0 + 8.0 * _EP2) + t1 * (28.0 + 24.0 * t1) - cc * (2.0 + 3.0 * cc)
-    # spec: lambda = lambda0 + [D - q3 D^3/6 + q5 D^5/120] / cos phi_1
-    lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) / c1
+    del t1, cc
+    lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
     return phi, lam
 
 
+def _footpoint_rad(y):
+    """phi_1 of the inverse series (floats or arrays): the spec's mu and its sine series.
+
+    mu = (M(phi0) + (y - y0)/k0) / (a (1 - e^2/4 - 3e^4/64 - 5e^6/256)) and
+    phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw.
+    """
+    mu = (y - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu
+    tm = np.tan(mu)
+    tm2 = tm * tm
+    inv = 1.0 / (1.0 + tm2)
+    s2 = 2.0 * tm * inv  # sin 2mu
+    a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
+    del tm, tm2, inv
+    b3 = a2 * _F8 + _F6
+    b2 = a2 * b3 + (_F4 - _F8)
+    b1 = a2 * b2 - b3 + _F2
+    return mu + b1 * s2  # spec: phi_1
+
+
 def _snyder_forward_m(phi, lam):
-    """Snyder (1987) eqs. 8-9 and 8-10, the forward series: first value of the Newton loop."""
+    """Snyder (1987) eqs. 8-9 and 8-10, the forward series: first value of the Newton loop.
+
+    Floats or arrays (as every private kernel of this module)."""
     s = np.sin(phi)
     c = np.cos(phi)
-    t = (s / c) ** 2  # T
+    tn = s / c
+    t = tn * tn  # T
     cc = _EP2 * c * c  # C
     aa = (lam - _LAM0) * c  # A
     n = _A / np.sqrt(1.0 - _E2 * s * s)  # N

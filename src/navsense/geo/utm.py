@@ -23,7 +23,17 @@ import math
 import numpy as np
 
 from navsense.errors import DatumError
-from navsense.geo._arrays import as_float, require_finite, require_range, shaped, utm_zone_array
+from navsense.geo._arrays import (
+    SMALL_N,
+    as_float,
+    require_finite,
+    require_range,
+    shaped,
+    single,
+    utm_zone_array,
+    wrap,
+    zone_int,
+)
 from navsense.geo.ellipsoid import WGS84
 
 __all__ = [
@@ -77,6 +87,11 @@ _BETA = (
     20648693 * _n**6 / 638668800,
 )
 del _n
+# Clenshaw coefficients of the derivative sums: 2 j alpha_j (spec: p and q)
+_ALPHA_D = tuple(2.0 * j * c for j, c in enumerate(_ALPHA, start=1))
+_D2R = math.pi / 180.0  # np.radians(x) is x * (pi / 180): the same bits
+_R2D = 180.0 / math.pi  # np.degrees(x) is x * (180 / pi): the same bits
+_K0A_A = _K0A / _A  # k0 A / a
 
 
 def central_meridian_deg(zone):
@@ -95,70 +110,148 @@ def zone_of(lon_deg):
     return z[()] if z.ndim == 0 else z
 
 
-def _harmonics(xi, eta, coef):
-    """Clenshaw sums S = sum_j c_j sin(2 j zeta) and its derivative dS/dzeta, zeta = xi + i eta.
+# --------------------------------------------------------------------------- kernels
+# The kernels run on Python floats (one point) or on float64 arrays (a batch) with the same
+# operations, so a point gets the same bits either way (navsense.geo._arrays).
 
-    Returns (Re S, Im S, Re dS, Im dS) where, term by term,
-    sin(2 j zeta) = sin(2 j xi) cosh(2 j eta) + i cos(2 j xi) sinh(2 j eta) and
-    d/dzeta: 2 j c_j cos(2 j zeta) = 2 j c_j [cos(2 j xi) cosh(2 j eta) - i sin(2 j xi) sinh(2 j eta)].
-    This is the spec's sum over j = 1..6 evaluated by the Clenshaw recurrence on complex
-    numbers (Karney 2011, section 7), which needs one sin, cos, sinh and cosh per point.
+
+def _clenshaw(ar, ai, coef):
+    """Clenshaw's recurrence y_k = A y_{k+1} - y_{k+2} + c_k (k = 6 .. 1) for a complex A.
+
+    ``A = ar + i ai`` is 2 cos(2 zeta); returns (y_1, y_2) as (re, im, re, im). Then
+    sum_j c_j sin(2 j zeta) = y_1 sin(2 zeta) and sum_j c_j cos(2 j zeta) = y_1 cos(2 zeta) - y_2
+    (Karney 2011, section 7). The first two steps start from y_7 = y_8 = 0 and are written out.
     """
-    s2 = np.sin(2.0 * xi)
-    c2 = np.cos(2.0 * xi)
-    sh2 = np.sinh(2.0 * eta)
-    ch2 = np.cosh(2.0 * eta)
-    # 2 cos(2 zeta) = 2 (c2 ch2 - i s2 sh2)
-    ar = 2.0 * c2 * ch2
-    ai = -2.0 * s2 * sh2
-    # Clenshaw for sum c_j sin(2 j zeta): y_k = a y_{k+1} - y_{k+2} + c_k; S = y_1 sin(2 zeta)
-    # and for the derivative sum 2 j c_j cos(2 j zeta): z_k = a z_{k+1} - z_{k+2} + 2 k c_k;
-    # dS = z_1 cos(2 zeta) - z_2 ... handled by the standard form below.
-    y0r = np.zeros_like(ar)
-    y0i = np.zeros_like(ar)
-    y1r = np.zeros_like(ar)
-    y1i = np.zeros_like(ar)
-    z0r = np.zeros_like(ar)
-    z0i = np.zeros_like(ar)
-    z1r = np.zeros_like(ar)
-    z1i = np.zeros_like(ar)
-    for j in range(6, 0, -1):
-        c = coef[j - 1]
-        # y_new = a * y0 - y1 + c ; z_new = a * z0 - z1 + 2 j c
-        yr = ar * y0r - ai * y0i - y1r + c
-        yi = ar * y0i + ai * y0r - y1i
-        zr = ar * z0r - ai * z0i - z1r + 2.0 * j * c
-        zi = ar * z0i + ai * z0r - z1i
-        y1r, y1i, y0r, y0i = y0r, y0i, yr, yi
-        z1r, z1i, z0r, z0i = z0r, z0i, zr, zi
-    # sum_j c_j sin(2 j zeta) = y_1 sin(2 zeta)
+    c6 = coef[5]
+    y2r = c6  # y_6 (real)
+    y1r = ar * c6 + coef[4]  # y_5 = A c_6 + c_5
+    y1i = ai * c6
+    # y_4 = A y_5 - y_6 + c_4 (y_6 real)
+    yr = ar * y1r - ai * y1i + (coef[3] - c6)
+    yi = ar * y1i + ai * y1r
+    y2r, y2i, y1r, y1i = y1r, y1i, yr, yi
+    for c in (coef[2], coef[1], coef[0]):  # y_3, y_2, y_1
+        yr = ar * y1r - ai * y1i - y2r + c
+        yi = ar * y1i + ai * y1r - y2i
+        y2r, y2i, y1r, y1i = y1r, y1i, yr, yi
+    return y1r, y1i, y2r, y2i
+
+
+def _forward_rad(phi, lam, factors: bool = True):
+    """forward() on radians (lambda from the central meridian), northern false northing.
+
+    Floats or arrays, no checks. Returns (E, N, gamma_rad, k), or (E, N) when ``factors`` is
+    false (gamma and k then cost nothing; E and N are the same bits).
+
+    The harmonic sums need sin, cos of 2 xi' and sinh, cosh of 2 eta'. They come from the
+    quantities the spec's formulas already hold, with no further transcendental function:
+    xi' = atan2(tau', cos lambda) and sinh eta' = sin lambda / sqrt(tau'^2 + cos^2 lambda) give,
+    with D^2 = tau'^2 + cos^2 lambda (so cosh eta' = sqrt(1 + tau'^2) / D)::
+
+        sin 2xi'  = 2 tau' cos lambda / D^2,      cos 2xi'  = (cos^2 lambda - tau'^2) / D^2
+        sinh 2eta' = 2 sin lambda sqrt(1 + tau'^2) / D^2,   cosh 2eta' = 1 + 2 sin^2 lambda / D^2
+
+    and k uses sqrt(1 - e^2 sin^2 phi) sqrt(1 + tau^2) = sqrt(1 + (1 - e^2) tau^2).
+    """
+    # (``del``: dead temporaries of a batch are freed at once: a small heap, no page faults)
+    tau = np.tan(phi)  # spec: tau = tan phi
+    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
+    sig = np.sinh(_E * np.arctanh(_E * tau / sec))  # spec: sigma
+    taup = tau * np.sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
+    del sig, sec
+    cl = np.cos(lam)
+    sl = np.sin(lam)
+    xip = np.arctan2(taup, cl)  # spec: xi'
+    taup2 = taup * taup
+    cl2 = cl * cl
+    den = np.sqrt(taup2 + cl2)
+    etap = np.arcsinh(sl / den)  # spec: eta'
+    inv = 1.0 / (taup2 + cl2)
+    secp = np.sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
+    s2 = 2.0 * taup * cl * inv  # sin 2xi'
+    c2 = (cl2 - taup2) * inv  # cos 2xi'
+    del taup2, cl2
+    sh2 = 2.0 * sl * secp * inv  # sinh 2eta'
+    ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
+    del inv
+    if factors:  # the parts of gamma and k that need tau, tau', lambda (then freed)
+        gam1 = np.arctan2(taup * sl, secp * cl)  # spec: gamma, first term
+        kk = np.sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
+    del tau, taup, cl, sl, secp, den
+    # sin(2 zeta) = s2 ch2 + i c2 sh2, cos(2 zeta) = c2 ch2 - i s2 sh2 (zeta = xi' + i eta')
     sin2r = s2 * ch2
     sin2i = c2 * sh2
-    sr = y0r * sin2r - y0i * sin2i
-    si = y0r * sin2i + y0i * sin2r
-    # sum_j 2 j c_j cos(2 j zeta) = z_1 cos(2 zeta) - z_2
-    cos2r = c2 * ch2
-    cos2i = -s2 * sh2
-    dr = z0r * cos2r - z0i * cos2i - z1r
-    di = z0r * cos2i + z0i * cos2r - z1i
-    return sr, si, dr, di
+    ar = 2.0 * (c2 * ch2)  # 2 cos(2 zeta): real part
+    ai = -2.0 * (s2 * sh2)  # and imaginary part
+    del s2, c2, sh2, ch2
+    # spec: xi = xi' + sum alpha_j sin(2j xi') cosh(2j eta'), eta = eta' + sum alpha_j cos(2j xi') sinh(2j eta'),
+    # the real and imaginary parts of sum alpha_j sin(2 j zeta) = y_1 sin(2 zeta)
+    y1r, y1i, _, _ = _clenshaw(ar, ai, _ALPHA)
+    northing = _K0A * (xip + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
+    del xip
+    easting = FALSE_EASTING_M + _K0A * (etap + (y1r * sin2i + y1i * sin2r))  # spec: E = E0 + k0 A eta
+    del etap, y1r, y1i, sin2r, sin2i
+    if not factors:
+        return easting, northing
+    # spec: p = 1 + sum 2j alpha_j cos(2j xi') cosh(2j eta'), q = sum 2j alpha_j sin(2j xi') sinh(2j eta'):
+    # 1 + sum 2 j alpha_j cos(2 j zeta) = p - i q, and sum d_j cos(2 j zeta) = z_1 cos(2 zeta) - z_2
+    z1r, z1i, z2r, z2i = _clenshaw(ar, ai, _ALPHA_D)
+    cos2r = 0.5 * ar  # cos(2 zeta) (exact: halving)
+    cos2i = 0.5 * ai
+    del ar, ai
+    p = 1.0 + (z1r * cos2r - z1i * cos2i - z2r)  # spec: p
+    q = -(z1r * cos2i + z1i * cos2r - z2i)  # spec: q
+    del z1r, z1i, z2r, z2i, cos2r, cos2i
+    gam = gam1 + np.arctan2(q, p)  # spec: gamma
+    k = _K0A_A * np.sqrt(p * p + q * q) * kk  # spec: k
+    return easting, northing, gam, k
 
 
-def _check_forward(lat, lon, zone):
-    require_range("latitude_deg", lat, -90.0, 90.0, "deg")
-    require_finite("longitude_deg", lon)
-    lam_c = -183.0 + 6.0 * zone
-    dlon = (lon - lam_c + 180.0) % 360.0 - 180.0
-    bad = np.abs(dlon) > MAX_DLON_DEG
-    if np.any(bad):
-        i = int(np.flatnonzero(bad.ravel())[0])
-        zi = int(np.broadcast_to(zone, bad.shape).ravel()[i])
-        raise DatumError(
-            f"longitude_deg = {float(np.broadcast_to(lon, bad.shape).ravel()[i])!r} is "
-            f"{float(dlon.ravel()[i]):.6g} deg from the central meridian of UTM zone {zi}; "
-            f"allowed: within {MAX_DLON_DEG} deg"
-        )
-    return np.radians(dlon)
+def _dlon_error(lon, dlon, zone):
+    raise DatumError(
+        f"longitude_deg = {float(lon)!r} is {float(dlon):.6g} deg from the central meridian of "
+        f"UTM zone {int(zone)}; allowed: within {MAX_DLON_DEG} deg"
+    )
+
+
+def _forward_one(lat: float, lon: float, zone: int, factors: bool = True):
+    """The forward of one point (floats, zone an int) with the domain checks of forward().
+
+    Returns None for a latitude outside [-90, 90] deg or a non-finite value (the caller's
+    array path then names it); raises DatumError for a longitude outside the zone's domain.
+    """
+    if not (-90.0 <= lat <= 90.0 and math.isfinite(lon)):
+        return None
+    dlon = lon - (-183.0 + 6.0 * zone)
+    if not -180.0 <= dlon <= 180.0:
+        dlon = float(np.remainder(dlon + 180.0, 360.0)) - 180.0  # same ufunc as the array path
+    if not -MAX_DLON_DEG <= dlon <= MAX_DLON_DEG:
+        _dlon_error(lon, dlon, zone)
+    return _forward_rad(lat * _D2R, dlon * _D2R, factors)
+
+
+def _forward_arrays(lat: np.ndarray, lon: np.ndarray, zone, factors: bool = True, check_lat: bool = True):
+    """forward() of arrays (zone an int or an int64 array): checks, then the scalar kernel per
+    point up to SMALL_N points, else the array kernel. ``check_lat=False`` skips the latitude
+    check (latitudes from the datum chain)."""
+    if not (lat.shape == lon.shape and (type(zone) is int or zone.shape == lat.shape)):
+        lat, lon, zone = np.broadcast_arrays(lat, lon, zone)
+    if check_lat:
+        require_range("latitude_deg", lat, -90.0, 90.0, "deg")
+    dlon = lon - (-183.0 + 6.0 * zone)  # lambda - lambda_c, deg
+    if not (np.abs(dlon) <= MAX_DLON_DEG).all():  # else all finite, in the domain, no wrap needed
+        require_finite("longitude_deg", lon)
+        big = np.abs(dlon) > 180.0
+        if big.any():  # wrap into [-180, 180) only where needed (no rounding elsewhere)
+            dlon = np.where(big, np.remainder(dlon + 180.0, 360.0) - 180.0, dlon)
+        bad = ~(np.abs(dlon) <= MAX_DLON_DEG)
+        if bad.any():
+            i = int(np.flatnonzero(bad.ravel())[0])
+            _dlon_error(lon.ravel()[i], dlon.ravel()[i], np.broadcast_to(zone, bad.shape).ravel()[i])
+    if 0 < lat.size <= SMALL_N:
+        outs = [_forward_rad(a * _D2R, b * _D2R, factors) for a, b in zip(lat.ravel().tolist(), dlon.ravel().tolist())]
+        return tuple(np.array(col, dtype=np.float64).reshape(lat.shape) for col in zip(*outs))
+    return _forward_rad(lat * _D2R, dlon * _D2R, factors)
 
 
 def forward(lat_deg, lon_deg, zone, south: bool = False):
@@ -177,73 +270,75 @@ def forward(lat_deg, lon_deg, zone, south: bool = False):
         gamma = atan(tau' / sqrt(1 + tau'^2) tan lambda) + atan2(q, p)
         k = (k0 A / a) sqrt(p^2 + q^2) sqrt(1 - e^2 sin^2 phi) sqrt(1 + tau^2) / sqrt(tau'^2 + cos^2 lambda)
 
-    The sums are evaluated by Clenshaw's recurrence (see ``_harmonics``). gamma is computed in
-    the equivalent form atan2(tau' sin lambda, sqrt(1 + tau'^2) cos lambda) so it stays defined
-    at |lambda| = 90 deg. Returns ``(easting_m, northing_m, convergence_deg, scale)``.
+    The sums are evaluated by Clenshaw's recurrence (``_clenshaw``) on sin, cos, sinh and cosh
+    of 2 xi' and 2 eta' found algebraically (``_forward_rad``). gamma is computed in the
+    equivalent form atan2(tau' sin lambda, sqrt(1 + tau'^2) cos lambda) so it stays defined
+    at |lambda| = 90 deg. lambda - lambda_c is wrapped into [-180, 180) only when it is outside
+    (no rounding of in-range values). Returns ``(easting_m, northing_m, convergence_deg, scale)``.
     """
+    one = single(lat_deg, lon_deg)
+    if one is not None and (type(zone) is int and 1 <= zone <= 60):
+        (lat, lon), shape = one
+        r = _forward_one(lat, lon, zone)
+        if r is not None:
+            e, n, gam, k = r
+            if south:
+                n = n + FALSE_NORTHING_SOUTH_M
+            return wrap(e, shape), wrap(n, shape), wrap(gam * _R2D, shape), wrap(k, shape)
     lat = as_float("latitude_deg", lat_deg)
     lon = as_float("longitude_deg", lon_deg)
-    z = utm_zone_array(zone)
-    lat, lon, z = np.broadcast_arrays(lat, lon, z)
-    lam = _check_forward(lat, lon, z)
-    e, n, gam, k = _forward_rad(np.radians(lat), lam)
+    z = zone_int(zone)
+    e, n, gam, k = _forward_arrays(lat, lon, z)
     if south:
-        n = n + FALSE_NORTHING_SOUTH_M
-    return shaped(e), shaped(n), shaped(np.degrees(gam)), shaped(k)
-
-
-def _forward_rad(phi, lam):
-    """forward() on radians (lambda from the central meridian), northern false northing."""
-    tau = np.tan(phi)  # spec: tau = tan phi
-    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
-    sig = np.sinh(_E * np.arctanh(_E * tau / sec))  # spec: sigma
-    taup = tau * np.sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
-    cl = np.cos(lam)
-    sl = np.sin(lam)
-    xip = np.arctan2(taup, cl)  # spec: xi'
-    den = np.sqrt(taup * taup + cl * cl)
-    etap = np.arcsinh(sl / den)  # spec: eta'
-    sr, si, dr, di = _harmonics(xip, etap, _ALPHA)
-    xi = xip + sr  # spec: xi
-    eta = etap + si  # spec: eta
-    easting = FALSE_EASTING_M + _K0A * eta  # spec: E = E0 + k0 A eta
-    northing = _K0A * xi  # spec: N = k0 A xi
-    p = 1.0 + dr  # spec: p
-    q = -di  # spec: q
-    gam = np.arctan2(taup * sl, np.sqrt(1.0 + taup * taup) * cl) + np.arctan2(q, p)  # spec: gamma
-    sphi = np.sin(phi)
-    k = (_K0A / _A) * np.hypot(p, q) * np.sqrt(1.0 - _E2 * sphi * sphi) * sec / den  # spec: k
-    return easting, northing, gam, k
+        n += FALSE_NORTHING_SOUTH_M  # n, gam: fresh arrays of the kernel
+    gam *= _R2D
+    return shaped(e), shaped(n), shaped(gam), shaped(k)
 
 
 def _taupf(tau):
-    """tau' of tau (spec forward: sigma and tau')."""
+    """tau' of tau (spec forward: sigma and tau'); floats or arrays."""
     sec = np.sqrt(1.0 + tau * tau)
     sig = np.sinh(_E * np.arctanh(_E * tau / sec))
     return tau * np.sqrt(1.0 + sig * sig) - sig * sec
 
 
+def _tau_step(tau, taup):
+    """One Newton step for tau (spec "UTM Projection", Inverse); floats or arrays."""
+    taupi = _taupf(tau)  # spec: tau'_i
+    return (
+        (taup - taupi) / np.sqrt(1.0 + taupi * taupi)
+        * (1.0 + _E2M * tau * tau) / (_E2M * np.sqrt(1.0 + tau * tau))
+    )  # spec: Newton step for tau
+
+
 def _tauf(taup):
-    """tau from tau' by Newton (spec "UTM Projection", Inverse).
+    """tau from tau' by Newton (spec "UTM Projection", Inverse), on an array.
 
     First value tau = tau'; per element, stop after 6 iterations or once a step is below 1e-14::
 
         tau <- tau + (tau' - tau'_i) / sqrt(1 + tau'_i^2) * (1 + (1 - e^2) tau^2) / ((1 - e^2) sqrt(1 + tau^2))
 
     An element that has stopped is not updated again, so an array gives the same values as one
-    call per element.
+    call per element (``_tauf_scalar``).
     """
     tau = taup.copy()
     active = np.ones(tau.shape, dtype=bool)
     for _ in range(TAU_ITERATIONS):
-        taupi = _taupf(tau)  # spec: tau'_i
-        step = (
-            (taup - taupi) / np.sqrt(1.0 + taupi * taupi)
-            * (1.0 + _E2M * tau * tau) / (_E2M * np.sqrt(1.0 + tau * tau))
-        )  # spec: Newton step for tau
+        step = _tau_step(tau, taup)
         tau = np.where(active, tau + step, tau)
         active &= ~(np.abs(step) < TAU_STEP_TOL)
         if not active.any():
+            break
+    return tau
+
+
+def _tauf_scalar(taup):
+    """_tauf for one value (a float): the same steps and stopping rule."""
+    tau = taup
+    for _ in range(TAU_ITERATIONS):
+        step = _tau_step(tau, taup)
+        tau = tau + step
+        if abs(step) < TAU_STEP_TOL:
             break
     return tau
 
@@ -261,34 +356,66 @@ def inverse(easting_m, northing_m, zone, south: bool = False):
 
     Returns ``(lat_deg, lon_deg)``, longitude within (-180, 180].
     """
+    n0 = FALSE_NORTHING_SOUTH_M if south else 0.0
+    half = _K0A * math.pi / 2.0
+    one = single(easting_m, northing_m)
+    if one is not None and (type(zone) is int and 1 <= zone <= 60):
+        (e, n), shape = one
+        if (FALSE_EASTING_M - MAX_DE_M <= e <= FALSE_EASTING_M + MAX_DE_M
+                and n0 - half <= n <= n0 + half):
+            phi, lam = _inverse_rad(e, n - n0, _tauf_scalar)
+            lon = lam * _R2D + (-183.0 + 6.0 * zone)
+            if lon > 180.0:
+                lon = lon - 360.0
+            elif lon <= -180.0:
+                lon = lon + 360.0
+            return wrap(phi * _R2D, shape), wrap(lon, shape)
     e = as_float("easting_m", easting_m)
     n = as_float("northing_m", northing_m)
     z = utm_zone_array(zone)
     e, n, z = np.broadcast_arrays(e, n, z)
     require_finite("easting_m", e)
     require_finite("northing_m", n)
-    n0 = FALSE_NORTHING_SOUTH_M if south else 0.0
     require_range("easting_m", e, FALSE_EASTING_M - MAX_DE_M, FALSE_EASTING_M + MAX_DE_M, "m")
-    half = _K0A * math.pi / 2.0
     require_range("northing_m", n, n0 - half, n0 + half, "m")
-    phi, lam = _inverse_rad(e, n - n0)
-    lon = np.degrees(lam) + (-183.0 + 6.0 * z)
+    phi, lam = _inverse_rad(e, n - n0, _tauf)
+    lon = lam * _R2D + (-183.0 + 6.0 * z)
     lon = np.where(lon > 180.0, lon - 360.0, np.where(lon <= -180.0, lon + 360.0, lon))
-    return shaped(np.degrees(phi)), shaped(lon)
+    return shaped(np.asarray(phi * _R2D)), shaped(np.asarray(lon))
 
 
-def _inverse_rad(easting, northing):
-    """inverse() core: (E, N north) -> (phi, lambda from the central meridian) in radians."""
+def _inverse_rad(easting, northing, tauf):
+    """inverse() core: (E, N north) -> (phi, lambda from the central meridian) in radians.
+
+    Floats or arrays (``tauf`` is _tauf_scalar or _tauf). sin, cos of 2 xi come from
+    t = tan xi (|xi| <= pi/2 on the domain): 2t / (1 + t^2), (1 - t^2) / (1 + t^2); sinh, cosh
+    of 2 eta from one sinh and one cosh of eta; sin xi', cos xi' from tan xi'
+    (cos xi' = 1 / sqrt(1 + tan^2 xi') >= 0).
+    """
     xi = northing / _K0A  # spec: xi = N / (k0 A)
     eta = (easting - FALSE_EASTING_M) / _K0A  # spec: eta = (E - E0) / (k0 A)
-    sr, si, _, _ = _harmonics(xi, eta, _BETA)
-    xip = xi - sr  # spec: xi'
-    etap = eta - si  # spec: eta'
+    t = np.tan(xi)
+    t2 = t * t
+    inv = 1.0 / (1.0 + t2)
+    s2 = 2.0 * t * inv  # sin 2xi
+    c2 = (1.0 - t2) * inv  # cos 2xi
+    sh1 = np.sinh(eta)
+    ch1 = np.cosh(eta)
+    sh2 = 2.0 * sh1 * ch1  # sinh 2eta
+    ch2 = 1.0 + 2.0 * sh1 * sh1  # cosh 2eta
+    sin2r = s2 * ch2
+    sin2i = c2 * sh2
+    ar = 2.0 * (c2 * ch2)
+    ai = -2.0 * (s2 * sh2)
+    y1r, y1i, _, _ = _clenshaw(ar, ai, _BETA)
+    xip = xi - (y1r * sin2r - y1i * sin2i)  # spec: xi'
+    etap = eta - (y1r * sin2i + y1i * sin2r)  # spec: eta'
     she = np.sinh(etap)
-    cxi = np.cos(xip)
-    taup = np.sin(xip) / np.sqrt(she * she + cxi * cxi)  # spec: tau'
+    tp = np.tan(xip)
+    cxi = 1.0 / np.sqrt(1.0 + tp * tp)  # cos xi'
+    taup = tp * cxi / np.sqrt(she * she + cxi * cxi)  # spec: tau' = sin xi' / sqrt(sinh^2 eta' + cos^2 xi')
     lam = np.arctan2(she, cxi)  # spec: lambda
-    tau = _tauf(taup)
+    tau = tauf(taup)
     phi = np.arctan(tau)  # spec: phi = arctan tau
     return phi, lam
 

@@ -98,7 +98,6 @@ import numpy as np
 from navsense import gauss_markov
 from navsense.clock import Due
 from navsense.errors import ConfigError
-from navsense.geo import utm
 from navsense.output.columns import Column, rows_from_columns
 from navsense.output.frames import INS_FIELD_COUNT
 from navsense.rng import Pcg32
@@ -356,7 +355,7 @@ class _InsCore:
         self.stream_seed = config.seed + INS_SEED_OFFSET + AGENT_SEED_STRIDE * self.agent
         self.rng = Pcg32(self.stream_seed, INS_SEQUENCE)
         self.period_s = 1.0 / float(config.hz)
-        self.geo_frame, self._lat_key, self._lon_key, self._h_key = INS_FRAMES[config.frame]
+        self.geo_frame = INS_FRAMES[config.frame][0]
         # a site south of the equator uses the southern UTM (false northing 10 000 km)
         self._south = bool(georef is not None and georef.site_wgs84_lat_lon_h()[0] < 0.0)
         self.states = gauss_markov.AnchoredScan(6)  # the Gauss-Markov states x_1..x_6
@@ -422,12 +421,12 @@ class _InsCore:
         force = _mat_t_vec(r, acc) + s.accel_mps2 * g_f
 
         # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n
-        geo = self.georef.enu_to_geodetic(np.concatenate([p_ins, p_n]), np.concatenate([t_s, t_s]))
-        lat, lon, h = geo[self._lat_key], geo[self._lon_key], geo[self._h_key]
-        east, north, _, _ = utm.forward(lat, lon, self.config.utm_zone, south=self._south)
-        # alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins
-        alpha_deg = np.asarray(self.georef.grid_rotation_deg(
-            p_ins, t_s, self.config.utm_zone, frame=self.geo_frame), dtype=np.float64)
+        # and alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins
+        fix = self.georef.enu_to_fix_utm(p_ins, t_s, self.config.utm_zone, frame=self.geo_frame,
+                                         south=self._south, grid_rotation=True)
+        tru = self.georef.enu_to_fix_utm(p_n, t_s, self.config.utm_zone, frame=self.geo_frame,
+                                         south=self._south)
+        alpha_deg = fix["grid_rotation_deg"]
         q_rot = quat_about_z(-(alpha_deg * _DEG))
         q_utm = quat_multiply(q_rot, q_ins)
         q_truth_utm = quat_multiply(q_rot, q_xyzw)
@@ -449,13 +448,13 @@ class _InsCore:
             "velocity_flu_mps": vel,
             "angular_velocity_flu_radps": gyro,
             "specific_force_flu_mps2": force,
-            "lat_deg": lat[:m], "lon_deg": lon[:m], "height_m": h[:m],
-            "utm_m": np.stack([east[:m], north[:m], h[:m]], axis=-1),
+            "lat_deg": fix["lat_deg"], "lon_deg": fix["lon_deg"], "height_m": fix["height_m"],
+            "utm_m": np.stack([fix["easting_m"], fix["northing_m"], fix["height_m"]], axis=-1),
             "orientation_utm_xyzw": q_utm,
             "grid_rotation_deg": alpha_deg,
             "covariance_enu_m2": cov,
             "truth_position_enu_m": p_n,
-            "truth_utm_m": np.stack([east[m:], north[m:], h[m:]], axis=-1),
+            "truth_utm_m": np.stack([tru["easting_m"], tru["northing_m"], tru["height_m"]], axis=-1),
             "truth_orientation_utm_xyzw": q_truth_utm,
             "truth_speed_mps": _norm(v_n),
         }
