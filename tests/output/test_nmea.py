@@ -3,12 +3,14 @@ a real NMEA parser (pynmeagps, test-only)."""
 
 import datetime
 
+import numpy as np
 import pytest
 from pynmeagps import NMEAReader
 from pynmeagps.exceptions import NMEAParseError
 
 from navsense.output.nmea import (
-    NmeaWriter, gga_sentence, nmea_checksum, read_nmea, utc_hhmmss, utc_seconds_of_day,
+    NmeaWriter, gga_sentence, gga_sentences, nmea_checksum, nmea_checksums, read_nmea, utc_hhmmss,
+    utc_seconds_of_day,
 )
 
 MINUTE_DEG = 1.0 / 60.0
@@ -111,3 +113,91 @@ def test_writer_round_trip(tmp_path):
     with pytest.raises(FileExistsError):
         with NmeaWriter(path):
             pass
+
+
+# ----------------------------------------------------------- vectorised sentences (gga_sentences)
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("args, sentence", [
+    # written by the scalar implementation before gga_sentences (byte for byte the same since):
+    # midnight wrap and a minute carry in both coordinates
+    ((86399.995, 40.99999999999, -86.99999999999, 4, 7, 0.58, 217.0228, -33.627, 0.43),
+     "$GNGGA,000000.00,4100.0000000,N,08700.0000000,W,4,07,0.58,217.023,M,-33.627,M,0.4,0001*55"),
+    # a hair south and east of 0/0; three-digit satellites; negative zero altitude; age 0.05
+    ((86399.994999, -0.00000000083, 0.00000000084, 5, 123, 99.99, -0.0004, 0.0005, 0.05),
+     "$GNGGA,235959.99,0000.0000000,S,00000.0000001,E,5,123,99.99,-0.000,M,0.001,M,0.1,0001*69"),
+    # a negative time of day; the pole and the antimeridian; no correction (NaN)
+    ((-0.004, 89.999999999999, -179.9999999999999, 1, 0, 1.005, 9000.0, -100.0, NAN),
+     "$GNGGA,000000.00,9000.0000000,N,18000.0000000,W,1,00,1.00,9000.000,M,-100.000,M,,*74"),
+    # halves of the last digit (binary values decide, as Python's formatting does)
+    ((54000.125, 40.4715765, -86.9943737, 2, 9, 2.675, 1.0005, -0.0015, 0.25),
+     "$GNGGA,150000.13,4028.2945900,N,08659.6624220,W,2,09,2.67,1.000,M,-0.002,M,0.2,0001*65"),
+    # the no-fix form with a correction age; a position without altitude
+    ((54001.0, None, None, 0, 3, 99.99, None, None, 1.25),
+     "$GNGGA,150001.00,,,,,0,03,99.99,,,,,1.2,0001*52"),
+    ((54001.0, 12.5, 100.0, 4, 12, 0.7, None, None, 0.15),
+     "$GNGGA,150001.00,1230.0000000,N,10000.0000000,E,4,12,0.70,,,,,0.1,0001*59"),
+])
+def test_sentences_written_before_vectorisation(args, sentence):
+    assert gga_sentence(*args) == sentence
+
+
+def random_epochs(rng, m):
+    """Receiver-like inputs with the edge cases of the formats mixed in."""
+    utc = rng.uniform(-10.0, 86410.0, m)
+    utc[::7] = 86399.995 + rng.uniform(-0.01, 0.01, utc[::7].size)
+    lat = rng.uniform(-90.0, 90.0, m)
+    lon = rng.uniform(-180.0, 180.0, m)
+    whole = rng.integers(-89 * 60, 89 * 60, m) / 60.0  # whole minutes, +- a few 1e-10 deg
+    near = rng.random(m) < 0.4
+    lat[near] = whole[near] + rng.choice([0.0, 8.3e-10, -8.3e-10, 8.4e-10, -8.4e-10, 1e-12], near.sum())
+    lon[::5] = -lat[::5]
+    fix = rng.choice([0, 1, 2, 4, 5], m)
+    sats = rng.integers(0, 40, m)
+    hdop = np.where(fix == 0, 99.99, np.round(rng.uniform(0.4, 30.0, m), 2))
+    alt = rng.uniform(-50.0, 3000.0, m)
+    sep = rng.uniform(-60.0, 60.0, m)
+    age = np.where(rng.random(m) < 0.3, np.nan, rng.uniform(0.0, 30.0, m))
+    return utc, lat, lon, fix, sats, hdop, alt, sep, age
+
+
+def test_vectorised_equals_the_scalar_form_row_by_row():
+    rng = np.random.default_rng(3)
+    utc, lat, lon, fix, sats, hdop, alt, sep, age = random_epochs(rng, 3000)
+    no_fix = fix == 0
+    got = gga_sentences(utc, lat, lon, fix, sats, hdop, alt, sep, age, no_fix=no_fix)
+    want = [gga_sentence(utc[k], None, None, fix[k], sats[k], hdop[k], None, None, age[k])
+            if no_fix[k] else
+            gga_sentence(utc[k], lat[k], lon[k], fix[k], sats[k], hdop[k], alt[k], sep[k], age[k])
+            for k in range(len(utc))]
+    assert got == want
+    # any cut of the epochs gives the same sentences; no rows, no sentences
+    parts = []
+    for a in range(0, 3000, 701):
+        sl = slice(a, a + 701)
+        parts += gga_sentences(utc[sl], lat[sl], lon[sl], fix[sl], sats[sl], hdop[sl], alt[sl],
+                               sep[sl], age[sl], no_fix=no_fix[sl])
+    assert parts == got
+    assert gga_sentences(utc[:0], lat[:0], lon[:0], fix[:0], sats[:0], hdop[:0], alt[:0], sep[:0],
+                         age[:0], no_fix=no_fix[:0]) == []
+    # every sentence parses, with its checksum
+    for sentence in got[:200]:
+        assert NMEAReader.parse(sentence).msgID == "GGA"
+
+
+def test_no_fix_rows_ignore_their_position_values():
+    s = gga_sentences([54001.0, 54001.1], [np.nan, 40.0], [np.inf, -87.0], [0, 4], [3, 20],
+                      [99.99, 0.6], [np.nan, 200.0], [np.nan, -34.0], [np.nan, 0.3],
+                      no_fix=[True, False])
+    assert s == [gga_sentence(54001.0, None, None, 0, 3, 99.99, None, None),
+                 gga_sentence(54001.1, 40.0, -87.0, 4, 20, 0.6, 200.0, -34.0, 0.3)]
+    with pytest.raises(ValueError, match="finite"):
+        gga_sentences([0.0], [np.nan], [0.0], [1], [5], [1.0], [0.0], [0.0])
+
+
+def test_checksums_of_many_bodies_at_once():
+    bodies = ["", "A", "GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,", "GNGGA", ""]
+    got = nmea_checksums(bodies)
+    assert got.tolist() == [int(nmea_checksum(b), 16) for b in bodies]
+    assert nmea_checksums([]).shape == (0,)

@@ -18,25 +18,31 @@ Specification, "GNSS Receiver / Output Row"; DESIGN.md ruling "GGA number format
 
 No fix (quality 0): a receiver without a position still sends its GGA at the epoch rate with
 the time, the quality, the satellite count and HDOP, and empty position, altitude and separation
-fields (u-blox style: ``$GNGGA,150001.00,,,,,0,03,99.99,,,,,,*..``). Pass ``lat_deg=None``.
+fields (u-blox style: ``$GNGGA,150001.00,,,,,0,03,99.99,,,,,,*..``). Pass ``lat_deg=None``
+(:func:`gga_sentence`) or mark the row in ``no_fix`` (:func:`gga_sentences`).
+
+:func:`gga_sentences` is the one implementation, vectorised over the epochs of a block (the
+receiver's path); :func:`gga_sentence` is its one-row form.
 """
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+
 from navsense.output.appendfile import AppendFile
 
-__all__ = ["gga_sentence", "nmea_checksum", "utc_hhmmss", "utc_seconds_of_day", "NmeaWriter",
-           "read_nmea", "STATION_ID", "TALKER_GGA", "LINE_END"]
+__all__ = ["gga_sentence", "gga_sentences", "nmea_checksum", "nmea_checksums", "utc_hhmmss",
+           "utc_seconds_of_day", "NmeaWriter", "read_nmea", "STATION_ID", "TALKER_GGA", "LINE_END"]
 
 TALKER_GGA = "GNGGA"  # multi-system talker (GPS, Galileo, GLONASS)
 STATION_ID = "0001"  # specification, "Output Row": the station 0001
 LINE_END = "\r\n"  # NMEA 0183: every sentence ends with <CR><LF>
 _MINUTE_UNITS = 10_000_000  # 7 decimals of a minute
 _DAY_CS = 8_640_000  # hundredths of a second in a day
+_HEX = [f"{x:02X}" for x in range(256)]  # checksum byte -> two uppercase hex digits
 
 
 def nmea_checksum(body: str) -> str:
@@ -44,7 +50,27 @@ def nmea_checksum(body: str) -> str:
     x = 0
     for ch in body.encode("ascii"):
         x ^= ch
-    return f"{x:02X}"
+    return _HEX[x]
+
+
+def nmea_checksums(bodies: list[str]) -> np.ndarray:
+    """The checksums (uint8, one a body) of many sentence bodies at once (as :func:`nmea_checksum`).
+
+    The bodies are encoded as one ASCII buffer and XOR-reduced segment by segment
+    (``np.bitwise_xor.reduceat`` over the bodies' offsets); an empty body has checksum 0.
+    """
+    if not bodies:
+        return np.zeros(0, dtype=np.uint8)
+    lengths = np.fromiter(map(len, bodies), dtype=np.int64, count=len(bodies))
+    buf = np.frombuffer("".join(bodies).encode("ascii"), dtype=np.uint8)
+    starts = np.zeros(len(bodies), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    nonempty = lengths > 0
+    out = np.zeros(len(bodies), dtype=np.uint8)
+    if nonempty.any():
+        # reduceat over the starts of the non-empty bodies: each segment ends where the next starts
+        out[nonempty] = np.bitwise_xor.reduceat(buf, starts[nonempty])
+    return out
 
 
 def utc_seconds_of_day(start_utc) -> float:
@@ -57,26 +83,126 @@ def utc_seconds_of_day(start_utc) -> float:
             + start_utc.microsecond * 1e-6)
 
 
+def _centiseconds_of_day(seconds_of_day: np.ndarray) -> np.ndarray:
+    """Hundredths of a second, floor(s 100 + 0.5), wrapped at midnight (int64)."""
+    s = np.asarray(seconds_of_day, dtype=np.float64)
+    if not np.isfinite(s).all():
+        raise ValueError("GGA: the UTC time of day must be finite")
+    return np.floor(s * 100.0 + 0.5).astype(np.int64) % _DAY_CS
+
+
 def utc_hhmmss(seconds_of_day: float) -> str:
     """hhmmss.ss of a time of day in seconds (rounded to 0.01 s, wrapped at midnight)."""
-    cs = math.floor(seconds_of_day * 100.0 + 0.5) % _DAY_CS
+    cs = int(_centiseconds_of_day(np.array([float(seconds_of_day)]))[0])
     s, cs = divmod(cs, 100)
     h, s = divmod(s, 3600)
     mi, s = divmod(s, 60)
     return f"{h:02d}{mi:02d}{s:02d}.{cs:02d}"
 
 
-def _deg_min(value_deg: float, deg_digits: int) -> str:
-    """|value| as d..dmm.mmmmmmm with the minutes rounded to 1e-7 (carry into the degrees)."""
-    units = round(abs(value_deg) * 60.0 * _MINUTE_UNITS)  # whole 1e-7 minutes
-    deg, rem = divmod(units, 60 * _MINUTE_UNITS)
-    minutes, frac = divmod(rem, _MINUTE_UNITS)
-    return f"{deg:0{deg_digits}d}{minutes:02d}.{frac:07d}"
+def _minute_units(value_deg: np.ndarray) -> np.ndarray:
+    """|value| in whole 1e-7 minutes (int64): |value| 60 1e7 rounded half to even (as round())."""
+    v = np.asarray(value_deg, dtype=np.float64)
+    if not np.isfinite(v).all():
+        raise ValueError("GGA: latitude and longitude must be finite")
+    return np.rint(np.abs(v) * 60.0 * _MINUTE_UNITS).astype(np.int64)
+
+
+def _as_rows(x, m: int, dtype) -> np.ndarray:
+    """``x`` as an array (m,) of ``dtype`` (a scalar or a (1,) array is repeated)."""
+    a = np.asarray(x, dtype=dtype)
+    return a if a.shape == (m,) else np.broadcast_to(a, (m,))
+
+
+def _body_formats(station: str) -> list[str]:
+    """The 8 %-formats of a GGA body, indexed 4 no_fix + 2 (no altitude) + (no age).
+
+    Every format takes the same 16 arguments; a field left empty consumes its argument with
+    ``%.0s`` (which prints nothing). Degrees and whole minutes are one integer d * 100 + min,
+    so ``%04d`` prints exactly what ``%02d%02d`` prints (``%05d``: ``%03d%02d``), and the time
+    one integer hh * 10000 + mm * 100 + ss with ``%06d``.
+    """
+    station = station.replace("%", "%%")
+    time = f"{TALKER_GGA},%06d.%02d,"
+    position = ("%04d.%07d,%s,%05d.%07d,%s,", "%.0s%.0s%.0s%.0s%.0s%.0s,,,,")
+    middle = "%d,%02d,%.2f,"
+    altitude = ("%.3f,M,%.3f,M,", "%.0s%.0s,,,,")
+    age = (f"%.1f,{station}", "%.0s,")
+    return [time + position[p] + middle + altitude[a] + age[c]
+            for p in (0, 1) for a in (0, 1) for c in (0, 1)]
+
+
+_STATION_FORMATS = {STATION_ID: _body_formats(STATION_ID)}
+
+
+def gga_sentences(utc_s, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid_sep_m,
+                  age_s=None, no_fix=None, station: str = STATION_ID) -> list[str]:
+    """The $GNGGA sentences (with their checksums, no line ending) of m epochs at once.
+
+    Arrays of shape (m,) (scalars broadcast to the length of ``utc_s``): ``utc_s`` seconds of
+    the UTC day, ``lat_deg``, ``lon_deg``, ``quality``, ``satellites``, ``hdop``, ``altitude_m``
+    (NAVD88), ``geoid_sep_m`` and ``age_s`` (NaN: age and station empty; None: empty in every
+    row). ``no_fix`` (m,) bool selects the rows of the no-fix form (empty position, altitude and
+    separation; their latitude, longitude, altitude and separation are not read; None: no such
+    row). ``altitude_m`` None leaves altitude and separation empty in every row.
+
+    The formats are those of the module docstring (DESIGN.md ruling "GGA number formats"). The
+    integer parts are computed in numpy: the time as floor(100 s + 0.5) hundredths of a second
+    wrapped at midnight, the latitude and longitude as whole 1e-7 minutes (|value| 60 1e7 rounded
+    half to even, as Python's round()) split into degrees, minutes and the 7 decimals, so
+    59.99999996' carries into the degrees. Each body is one %-format; the checksums are computed
+    for all bodies at once (:func:`nmea_checksums`).
+    """
+    utc = np.asarray(utc_s, dtype=np.float64)
+    m = int(utc.size) if utc.ndim else 1
+    utc = _as_rows(utc, m, np.float64)
+    no_fix = np.zeros(m, dtype=bool) if no_fix is None else _as_rows(no_fix, m, bool)
+    # time: hundredths of a second of the day -> hhmmss and the hundredths
+    sec, hund = np.divmod(_centiseconds_of_day(utc), 100)
+    hh, sec = np.divmod(sec, 3600)
+    mi, sec = np.divmod(sec, 60)
+    cols = [(hh * 10000 + mi * 100 + sec).tolist(), hund.tolist()]
+    lat = _as_rows(lat_deg, m, np.float64)
+    lon = _as_rows(lon_deg, m, np.float64)
+    fix_rows = ~no_fix
+    all_fix = bool(fix_rows.all())
+    for value, hemi in ((lat, "NS"), (lon, "EW")):
+        if all_fix:
+            units = _minute_units(value)
+        else:  # the no-fix rows print nothing: 0 in their place
+            units = np.zeros(m, dtype=np.int64)
+            units[fix_rows] = _minute_units(value[fix_rows])
+        deg, rem = np.divmod(units, 60 * _MINUTE_UNITS)
+        minutes, frac = np.divmod(rem, _MINUTE_UNITS)
+        cols += [(deg * 100 + minutes).tolist(), frac.tolist(),
+                 np.where(value >= 0.0, hemi[0], hemi[1]).tolist()]
+    cols += [_as_rows(quality, m, np.float64).astype(np.int64).tolist(),
+             _as_rows(satellites, m, np.float64).astype(np.int64).tolist(),
+             _as_rows(hdop, m, np.float64).tolist()]
+    code = 4 * no_fix.astype(np.int64)
+    if altitude_m is None:
+        code += 2
+        cols += [[0.0] * m, [0.0] * m]
+    else:
+        code += 2 * no_fix
+        cols += [_as_rows(altitude_m, m, np.float64).tolist(),
+                 _as_rows(geoid_sep_m, m, np.float64).tolist()]
+    if age_s is None:
+        code += 1
+        cols.append([0.0] * m)
+    else:
+        age = _as_rows(age_s, m, np.float64)
+        code += np.isnan(age)
+        cols.append(age.tolist())
+    formats = _STATION_FORMATS.get(station) or _body_formats(station)
+    fmt = [formats[c] for c in code.tolist()]
+    bodies = [f % row for f, row in zip(fmt, zip(*cols))]
+    return [f"${b}*{_HEX[c]}" for b, c in zip(bodies, nmea_checksums(bodies).tolist())]
 
 
 def gga_sentence(utc_time, lat_deg, lon_deg, quality: int, satellites: int, hdop: float,
                  altitude_m, geoid_sep_m, age_s=None, station: str = STATION_ID) -> str:
-    """One $GNGGA sentence with its checksum (no line ending).
+    """One $GNGGA sentence with its checksum (no line ending): :func:`gga_sentences` of one row.
 
     ``utc_time``: seconds of the UTC day (float) or a datetime. ``lat_deg`` None gives the no-fix
     form (empty position, altitude and separation). ``age_s`` None or NaN leaves the age and the
@@ -84,24 +210,11 @@ def gga_sentence(utc_time, lat_deg, lon_deg, quality: int, satellites: int, hdop
     """
     if isinstance(utc_time, datetime):
         utc_time = utc_seconds_of_day(utc_time)
-    fields = [TALKER_GGA, utc_hhmmss(float(utc_time))]
-    if lat_deg is None:
-        fields += ["", "", "", ""]
-    else:
-        fields += [_deg_min(lat_deg, 2), "N" if lat_deg >= 0.0 else "S",
-                   _deg_min(lon_deg, 3), "E" if lon_deg >= 0.0 else "W"]
-    fields += [str(int(quality)), f"{int(satellites):02d}", f"{hdop:.2f}"]
-    if lat_deg is None or altitude_m is None:
-        fields += ["", "", "", ""]
-    else:
-        fields += [f"{altitude_m:.3f}", "M", f"{geoid_sep_m:.3f}", "M"]
-    if age_s is None or math.isnan(age_s):
-        fields += ["", ""]
-    else:
-        fields += [f"{age_s:.1f}", station]
-    body = ",".join(fields)
-    return f"${body}*{nmea_checksum(body)}"
-
+    no_fix = lat_deg is None
+    return gga_sentences(
+        float(utc_time), 0.0 if no_fix else lat_deg, 0.0 if no_fix else lon_deg, int(quality),
+        int(satellites), float(hdop), None if no_fix or altitude_m is None else altitude_m,
+        geoid_sep_m, None if age_s is None else float(age_s), no_fix=no_fix, station=station)[0]
 
 
 class NmeaWriter(AppendFile):

@@ -211,6 +211,35 @@ def test_visible_respects_mask_and_systems():
     np.testing.assert_array_equal(vis[:, c.enabled], (c.elevation_deg(los) >= 15.0)[:, c.enabled])
 
 
+def test_visible_at_the_mask_to_the_last_bit():
+    """visible() compares l_u with sines away from the mask; the result is that of the
+    elevation arcsin(l_u) compared with the mask, also within an ulp of it."""
+    c = Constellation(3, ALL_ON, LAT, LON, H)
+    rng = np.random.default_rng(4)
+    for mask in (-5.0, 0.0, 10.0, 15.0, 70.0, 89.5, 90.0):
+        s = math.sin(math.radians(mask))
+        up = s + rng.integers(-4, 5, (40, c.nsat)) * np.spacing(abs(s) if s else 1e-300)
+        up[0, :8] = [np.nan, 1.0, -1.0, np.nextafter(1.0, 2.0), 0.0, -0.0, s, -s]
+        los = np.zeros((40, c.nsat, 3))
+        los[..., 2] = up
+        los[..., 1] = np.sqrt(np.maximum(0.0, 1.0 - np.nan_to_num(up) ** 2))
+        want = (c.elevation_deg(los) >= mask) & c.enabled
+        np.testing.assert_array_equal(c.visible(los, mask), want)
+
+
+def test_lines_of_sight_are_the_earth_fixed_positions_rotated_to_enu(const):
+    """los_enu (blocks, reused buffers) gives the bits of ecef_m minus the site, rotated by the
+    rows of ecef_to_enu and divided by the length, each written as one expression."""
+    t = np.concatenate([np.arange(0.0, 700.0, 0.1), [86399.9, 1e6]])
+    x = const.ecef_m(t) - const.site_ecef_m
+    r = const.ecef_to_enu
+    enu = np.stack([r[k, 0] * x[..., 0] + r[k, 1] * x[..., 1] + r[k, 2] * x[..., 2] for k in range(3)],
+                   axis=-1)
+    want = enu / np.sqrt(enu[..., 0] ** 2 + enu[..., 1] ** 2 + enu[..., 2] ** 2)[..., None]
+    assert const.los_enu(t).tobytes() == want.tobytes()
+    assert const.los_enu(t[:0]).shape == (0, const.nsat, 3)
+
+
 def test_chunks_give_identical_lines_of_sight(const):
     t = np.arange(0, 2000) * 0.1
     whole = const.los_enu(t)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from navsense.sensors.gnss.dop import NO_DOP, dop
+from navsense.sensors.gnss.dop import NO_DOP, dop, dops
 
 
 def unit(v):
@@ -120,6 +120,18 @@ def test_dop_is_the_same_however_the_epochs_are_cut():
     whole = np.array(dop(los, used))
     parts = np.concatenate([np.array(dop(los[i:i + 1], used[i:i + 1])) for i in range(300)], axis=1)
     np.testing.assert_array_equal(whole, parts)
+
+
+def test_several_sets_at_once_equal_one_set_at_a_time():
+    rng = np.random.default_rng(17)
+    los, used = random_skies(rng, 600, 40)
+    tracked = used | (rng.random(used.shape) < 0.3)
+    both = dops(los, used, tracked)
+    assert len(both) == 2
+    for got, want in zip(both, (dop(los, used), dop(los, tracked))):
+        for g, w in zip(got, want):
+            assert g.tobytes() == w.tobytes()
+    assert dops(los) == []
 
 
 def test_empty_and_shape_errors():

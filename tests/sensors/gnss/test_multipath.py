@@ -5,7 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from navsense.sensors.gnss.multipath import multipath_index, reflector_index
+from navsense.sensors.gnss.multipath import (
+    ELEVATION_SCALE_RAD, Reflectors, multipath_index, reflector_index,
+)
 from conftest import make_site
 
 
@@ -65,6 +67,38 @@ def test_vectorised_over_epochs_and_empty_site():
     assert reflector_index(ant, make_site(), 60.0).tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(ValueError, match=r"shape \(m, 3\)"):
         reflector_index(np.zeros(3), site, 60.0)
+
+
+def loop_reference(a, site, d_r):
+    """The equation obstacle by obstacle (boxes, then cylinders), summed in that order."""
+    lo, hi = site.box_min_m, site.box_max_m
+    centre = np.concatenate([0.5 * (lo[:, :2] + hi[:, :2]), site.cyl_xy_m])
+    half = np.concatenate([0.5 * np.hypot(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1]), site.cyl_radius_m])
+    top = np.concatenate([hi[:, 2], site.cyl_top_m])
+    rho = np.zeros(len(a))
+    for k in range(len(top)):
+        dist = np.hypot(centre[k, 0] - a[:, 0], centre[k, 1] - a[:, 1])
+        dist1 = np.maximum(dist, 1.0)
+        width = 2.0 * np.arctan2(half[k], dist1) / (2.0 * np.pi)
+        height = np.clip(np.arctan2(top[k] - a[:, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
+        rho += np.where(dist < d_r, width * height * (1.0 - dist / d_r), 0.0)
+    return np.clip(rho, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("d_r", [5.0, 40.0, 300.0])
+def test_prepared_reflectors_equal_the_obstacle_loop(d_r):
+    rng = np.random.default_rng(int(d_r))
+    boxes = [(lo, lo + [*rng.uniform(3, 20, 2), rng.uniform(2, 12)])
+             for lo in np.column_stack([rng.uniform(-60, 60, (6, 2)), np.zeros(6)])]
+    cyl = [(*rng.uniform(-60, 60, 2), 0.0, rng.uniform(5, 20), rng.uniform(2, 6)) for _ in range(5)]
+    site = make_site(boxes, cyl)
+    ant = np.column_stack([rng.uniform(-70, 70, (400, 2)), rng.uniform(0.5, 4, 400)])
+    ant[:5, :2] = site.cyl_xy_m[0]  # on an axis: D = 0
+    want = loop_reference(ant, site, d_r)
+    assert reflector_index(ant, site, d_r).tobytes() == want.tobytes()
+    prepared = Reflectors(site, d_r)
+    got = np.concatenate([prepared.index(ant[i:i + 1]) for i in range(len(ant))])
+    assert got.tobytes() == want.tobytes()
 
 
 def test_multipath_index():

@@ -167,6 +167,10 @@ def test_empty_chunk_gives_no_rows():
     block = rx.process(truth.slice(1, 2))  # one step that does not sample
     assert block["sample_time_s"].shape == (0,) and block["position_enu_m"].shape == (0, 3)
     assert rx.rows(block) == [] and rx.nmea_lines(block) == []
+    # the next step between epochs costs nothing: the same block, the same columns
+    again = rx.process(truth.slice(2, 3))
+    assert again is block
+    assert [c.name for c in rx.columns(again)] == [c.name for c in rx.columns(block)]
 
 
 # --------------------------------------------------------------------------- noise and draws

@@ -8,7 +8,7 @@ import pytest
 from navsense.rotation import quat_about_z
 from navsense.sensors.gnss import sky
 from navsense.sensors.gnss.sky import (
-    BELOW_MASK, BLOCKED, CLEAR, FOLIAGE, NEAR, antenna_position_enu, classify, counts,
+    BELOW_MASK, BLOCKED, CLEAR, FOLIAGE, NEAR, SkyView, antenna_position_enu, classify, counts,
     keep_obstacles, ray_box_hit, ray_cylinder_hit, sphere_chord, used_mask,
 )
 from conftest import make_site
@@ -270,6 +270,38 @@ def test_shape_errors():
         classify(np.zeros((2, 3)), np.zeros((2, 4, 3)), np.zeros((2, 5), bool), site, 1.5, 8.0, 10.0)
 
 
+
+@pytest.mark.parametrize("mask", [-5.0, 0.0, 10.0, 45.0, 79.0, 80.0, 85.0, 90.0])
+def test_culling_equals_the_angle_comparison_as_written(mask):
+    """keep_obstacles decides most pairs by rise / D; the result is that of atan2 >= mask,
+    also for obstacles placed at the mask angle to the last bit."""
+    rng = np.random.default_rng(int(mask) + 100)
+    ant = np.column_stack([rng.uniform(-40, 40, (400, 2)), rng.uniform(0.5, 4.0, 400)])
+    ant[:50] = [0.0, 0.0, 1.0]
+    centre = np.column_stack([rng.uniform(1.0, 60.0, 80), np.zeros(80)])
+    top = rng.uniform(0.0, 20.0, 80)
+    # tops at the mask angle from the antenna at (0, 0, 1), give or take an ulp
+    top[:40] = (1.0 + centre[:40, 0] * math.tan(math.radians(mask)) - 1.5
+                + rng.choice([0.0, 1e-15, -1e-15, 1e-13, -1e-13], 40))
+    ant[50:60, :2] = centre[0]  # straight above an obstacle's centre
+    rise = top + 1.5 - ant[:, 2:3]
+    dist = np.hypot(centre[:, 0] - ant[:, 0:1], centre[:, 1] - ant[:, 1:2])
+    want = (rise > 0.0) & (np.arctan2(rise, dist) >= np.radians(mask))
+    np.testing.assert_array_equal(keep_obstacles(ant, centre, top, 1.5, mask), want)
+
+
+def test_sky_view_keeps_the_site_between_calls():
+    rng = np.random.default_rng(5)
+    site = random_site(rng)
+    ant, los, vis = random_sky(rng, 120, 30)
+    view = SkyView(site, 1.5, 8.0, 10.0)
+    want = classify(ant, los, vis, site, 1.5, 8.0, 10.0)
+    np.testing.assert_array_equal(view.classify(ant, los, vis), want)
+    np.testing.assert_array_equal(
+        np.concatenate([view.classify(ant[i:i + 1], los[i:i + 1], vis[i:i + 1]) for i in range(120)]),
+        want)
+    np.testing.assert_array_equal(view.classify(ant, los, vis), want)  # nothing carried over
+
 # --------------------------------------------- against a plain per-ray reference, random skies
 def ref_box(o, d, lo, hi):
     t0, t1 = 0.0, math.inf
@@ -415,3 +447,14 @@ def test_default_spawn_in_the_acre_garage_sees_no_satellite():
     outside = np.tile([200.0, -200.0, 2.15], (t.size, 1))  # the open field south-east
     c = counts(classify(outside, los, vis, site, 1.5, 8.0, 10.0))
     np.testing.assert_array_equal(c["satellites_clear"], c["satellites_above_mask"])
+
+
+@pytest.mark.parametrize("n_box, n_cyl, n_crown", [(0, 0, 9), (6, 0, 0), (0, 4, 0), (3, 2, 0), (0, 0, 0)])
+def test_classify_with_some_kinds_of_obstacles_missing(n_box, n_cyl, n_crown):
+    rng = np.random.default_rng(n_box * 100 + n_cyl * 10 + n_crown)
+    site = random_site(rng, n_box, n_cyl, n_crown)
+    ant, los, vis = random_sky(rng, 60, 25)
+    st = classify(ant, los, vis, site, 1.5, 8.0, 10.0)
+    ref = np.array([[ref_classify(ant[i], los[i, k], site, 1.5, 8.0, 10.0) if vis[i, k] else BELOW_MASK
+                     for k in range(los.shape[1])] for i in range(len(ant))], dtype=np.int8)
+    np.testing.assert_array_equal(st, ref)

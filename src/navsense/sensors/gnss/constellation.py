@@ -46,6 +46,7 @@ than elevation_mask_deg.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +66,8 @@ U0_JITTER_RAD = 0.2  # rad, u0 += 0.2 (U - 0.5) (specification, "Constellation")
 SEED_OFFSET = 3027  # stream seed = seed + 3027 (specification, "Seeds and Determinism")
 SEQUENCE = 4  # stream sequence (specification, "Seeds and Determinism")
 _LOS_BLOCK_EPOCHS = 256  # epochs a block in los_enu (keeps the temporaries in cache)
+_FAST_MASK_MAX_DEG = 89.0  # visible(): masks within +-89 deg compare l_u with sines
+_MASK_MARGIN_DEG = 1e-6  # visible(): the margin of that comparison
 
 WGS84_A_M = 6378137.0  # m, WGS84 semi-major axis (NIMA TR8350.2)
 WGS84_F = 1.0 / 298.257223563  # WGS84 flattening (NIMA TR8350.2)
@@ -235,22 +238,66 @@ class Constellation:
     def los_enu(self, t_s) -> np.ndarray:
         """Unit lines of sight l (m, nsat, 3) in the site's ENU at episode times t_s (m,).
 
-        Computed in blocks of epochs (elementwise, so the values do not depend on the blocks
-        or on how the caller cuts the epochs).
+        x_e = x - x_site (x the Earth-fixed position of :meth:`ecef_m`), rotated to ENU with
+        phi_s, lambda_s (rows of ``ecef_to_enu``) and divided by its length. Computed in blocks of
+        epochs into reused buffers, with the operations of :meth:`_inertial` and :meth:`_ecef` in
+        the same order (elementwise, so the values do not depend on the blocks or on how the
+        caller cuts the epochs).
         """
         t = _times(t_s)
-        out = np.empty((t.size, self.nsat, 3))
+        m, nsat = t.size, self.nsat
+        out = np.empty((m, nsat, 3))
+        if m == 0:
+            return out
         r = self.ecef_to_enu
-        for b0 in range(0, t.size, _LOS_BLOCK_EPOCHS):
-            b1 = min(t.size, b0 + _LOS_BLOCK_EPOCHS)
-            x, y, z = self._ecef(t[b0:b1])
-            x -= self.site_ecef_m[0]  # x_e = x - x_site
-            y -= self.site_ecef_m[1]
-            z = z - self.site_ecef_m[2]
+        site = self.site_ecef_m
+        a, n, u0 = self.radius_m, self.mean_motion_radps, self.u0_rad
+        cos_raan, sin_raan, cos_i, sin_i = self._cos_raan, self._sin_raan, self._cos_i, self._sin_i
+        mb = min(m, _LOS_BLOCK_EPOCHS)
+        buf = np.empty((7, mb, nsat))
+        mul, add, sub = np.multiply, np.add, np.subtract
+        for b0 in range(0, m, mb):
+            b1 = min(m, b0 + mb)
+            tb = t[b0:b1, None]
+            k = b1 - b0
+            uu, cu, x, y, z, tmp, w = (bb[:k] for bb in buf)
+            # inertial position (_inertial): u = u0 + n t
+            add(u0, mul(n, tb, out=uu), out=uu)
+            np.cos(uu, out=cu)
+            su = np.sin(uu, out=uu)
+            # x_i = a (cos O cos u - sin O sin u cos i)
+            mul(mul(sin_raan, su, out=tmp), cos_i, out=tmp)
+            mul(sub(mul(cos_raan, cu, out=x), tmp, out=x), a, out=x)
+            # y_i = a (sin O cos u + cos O sin u cos i)
+            mul(mul(cos_raan, su, out=tmp), cos_i, out=tmp)
+            mul(add(mul(sin_raan, cu, out=y), tmp, out=y), a, out=y)
+            # z_i = a sin u sin i
+            mul(mul(su, sin_i, out=z), a, out=z)
+            # Earth-fixed (_ecef), theta = omega_E (t + t0): x_i c + y_i s, y_i c - x_i s
+            theta = OMEGA_E_RADPS * (t[b0:b1] + self.t0_s)
+            c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
+            mul(x, c, out=cu)
+            add(cu, mul(y, s, out=tmp), out=cu)  # x_e
+            mul(y, c, out=w)
+            sub(w, mul(x, s, out=tmp), out=w)  # y_e
+            # x - x_site
+            sub(cu, site[0], out=x)
+            sub(w, site[1], out=y)
+            sub(z, site[2], out=z)
+            # ENU rotation with phi_s, lambda_s (row k of ecef_to_enu), then the unit vector
+            enu = (cu, w, uu)
+            for row in range(3):
+                e = enu[row]
+                mul(r[row, 0], x, out=e)
+                add(e, mul(r[row, 1], y, out=tmp), out=e)
+                add(e, mul(r[row, 2], z, out=tmp), out=e)
+            norm = mul(cu, cu, out=x)
+            add(norm, mul(w, w, out=tmp), out=norm)
+            add(norm, mul(uu, uu, out=tmp), out=norm)
+            np.sqrt(norm, out=norm)
             blk = out[b0:b1]
-            for k in range(3):  # ENU rotation with phi_s, lambda_s (row k of ecef_to_enu)
-                blk[..., k] = r[k, 0] * x + r[k, 1] * y + r[k, 2] * z
-            blk /= np.sqrt(blk[..., 0] ** 2 + blk[..., 1] ** 2 + blk[..., 2] ** 2)[..., None]
+            for row in range(3):
+                np.divide(enu[row], norm, out=blk[..., row])
         return out
 
     @staticmethod
@@ -259,8 +306,23 @@ class Constellation:
         return elevation_deg(los)
 
     def visible(self, los: np.ndarray, elevation_mask_deg: float) -> np.ndarray:
-        """Tracked satellites (m, nsat): elevation not less than the mask and system enabled."""
-        return (elevation_deg(los) >= elevation_mask_deg) & self.enabled
+        """Tracked satellites (m, nsat): elevation not less than the mask and system enabled.
+
+        The elevation arcsin(l_u) is only evaluated where l_u lies within 1e-6 deg of the mask's
+        sine (for masks within +-89 deg): elsewhere l_u against sin(mask +- 1e-6 deg) decides,
+        with the result of the comparison of the angle (the margin is far above the errors of
+        arcsin, sin and degrees).
+        """
+        los = np.asarray(los, dtype=np.float64)
+        mask = float(elevation_mask_deg)
+        if not abs(mask) <= _FAST_MASK_MAX_DEG:
+            return (elevation_deg(los) >= mask) & self.enabled
+        up = los[..., 2]
+        above = up > math.sin(math.radians(mask + _MASK_MARGIN_DEG))
+        unsure = (up >= math.sin(math.radians(mask - _MASK_MARGIN_DEG))) & ~above
+        if unsure.any():
+            above[unsure] = elevation_deg(los[unsure]) >= mask
+        return above & self.enabled
 
 
 def _times(t_s) -> np.ndarray:

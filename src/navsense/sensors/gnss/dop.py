@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dop", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
+__all__ = ["dop", "dops", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
 
 NO_DOP = 99.99  # the value of H, V and P without a solution (specification, "Dilution of Precision")
 MIN_SATELLITES = 4  # specification, "Dilution of Precision"
@@ -46,41 +46,65 @@ def dop(los, used) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``los`` (m, nsat, 3) unit lines of sight in ENU. 99.99 for all three where fewer than 4
     satellites are used or the geometry is singular (see the module docstring).
     """
+    return dops(los, used)[0]
+
+
+def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`dop` of several sets of satellites (each (m, nsat) bool) over the same lines of
+    sight, in one pass over the blocks of epochs (the receiver's used and above-mask sets)."""
     los = np.asarray(los, dtype=np.float64)
-    used = np.asarray(used, dtype=bool)
     if los.ndim != 3 or los.shape[2] != 3:
         raise ValueError(f"Expected `los` to have shape (m, nsat, 3), got {los.shape}")
-    if used.shape != los.shape[:2]:
-        raise ValueError(f"Expected `used` to have shape {los.shape[:2]}, got {used.shape}")
-    m = los.shape[0]
-    hdop, vdop, pdop = np.empty(m), np.empty(m), np.empty(m)
-    for b0 in range(0, m, _BLOCK_EPOCHS):  # blocks keep the temporaries in cache
-        b1 = min(m, b0 + _BLOCK_EPOCHS)
-        hdop[b0:b1], vdop[b0:b1], pdop[b0:b1] = _dop_block(los[b0:b1], used[b0:b1])
-    return hdop, vdop, pdop
+    sets = [np.asarray(used, dtype=bool) for used in used_sets]
+    for used in sets:
+        if used.shape != los.shape[:2]:
+            raise ValueError(f"Expected `used` to have shape {los.shape[:2]}, got {used.shape}")
+    m, nsat = los.shape[:2]
+    n_sets = len(sets)
+    hvp = np.empty((3, n_sets, m))  # H, V, P of each set
+    if m and n_sets:
+        mb = min(m, _BLOCK_EPOCHS)
+        buf = np.empty((5, n_sets, mb, nsat))  # reused by the blocks
+        for b0 in range(0, m, mb):  # blocks keep the temporaries in cache
+            b1 = min(m, b0 + mb)
+            w = buf[0, :, :b1 - b0]
+            for k, used in enumerate(sets):
+                np.copyto(w[k], used[b0:b1])  # 1.0 for the used satellites, 0.0 for the others
+            hvp[:, :, b0:b1] = _dop_block(los[b0:b1], buf[:, :, :b1 - b0])
+    return [(hvp[0, k], hvp[1, k], hvp[2, k]) for k in range(n_sets)]
 
 
-def _dop_block(los: np.ndarray, used: np.ndarray):
-    """dop() of a block of epochs."""
-    w = used.astype(np.float64)
-    n = w.sum(axis=1)
+def _dop_block(los: np.ndarray, buf: np.ndarray):
+    """H, V, P (each (S, mb)) of a block of epochs: ``los`` (mb, nsat, 3); ``buf`` (5, S, mb,
+    nsat) scratch space whose first array holds the S sets as weights 1.0 (used) and 0.0.
+
+    Every sum over the satellites is ``np.add.reduce(x, axis=-1)`` over the contiguous last axis
+    (nsat), so its order of additions is that of a row alone, whatever the block or the sets.
+    """
+    w, tmp, d0, d1, d2 = buf
+    mul, reduce = np.multiply, np.add.reduce
+    n = reduce(w, axis=-1)
     n1 = np.maximum(n, 1.0)
     # centred lines of sight of the used satellites, zero for the others
-    d = [(los[..., k] - (np.sum(los[..., k] * w, axis=1) / n1)[:, None]) * w for k in range(3)]
-    a, b, c = (np.sum(d[0] * d[0], axis=1), np.sum(d[1] * d[1], axis=1),
-               np.sum(d[2] * d[2], axis=1))
-    e_n, e_u, n_u = (np.sum(d[0] * d[1], axis=1), np.sum(d[0] * d[2], axis=1),
-                     np.sum(d[1] * d[2], axis=1))
+    d = (d0, d1, d2)
+    for k in range(3):
+        lk = los[..., k]
+        mean = reduce(mul(lk, w, out=tmp), axis=-1) / n1
+        mul(np.subtract(lk, mean[..., None], out=d[k]), w, out=d[k])
+    a, b, c = (reduce(mul(d0, d0, out=tmp), axis=-1), reduce(mul(d1, d1, out=tmp), axis=-1),
+               reduce(mul(d2, d2, out=tmp), axis=-1))
+    e_n, e_u, n_u = (reduce(mul(d0, d1, out=tmp), axis=-1), reduce(mul(d0, d2, out=tmp), axis=-1),
+                     reduce(mul(d1, d2, out=tmp), axis=-1))
     # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]: cofactors (symmetric adjugate)
     c11, c22, c33 = b * c - n_u * n_u, a * c - e_u * e_u, a * b - e_n * e_n
     c12, c13, c23 = e_u * n_u - e_n * c, e_n * n_u - b * e_u, e_n * e_u - a * n_u
     det = a * c11 + e_n * c12 + e_u * c13
-    norm_m = np.maximum.reduce([np.abs(a) + np.abs(e_n) + np.abs(e_u),
-                                np.abs(e_n) + np.abs(b) + np.abs(n_u),
-                                np.abs(e_u) + np.abs(n_u) + np.abs(c)])
-    norm_adj = np.maximum.reduce([np.abs(c11) + np.abs(c12) + np.abs(c13),
-                                  np.abs(c12) + np.abs(c22) + np.abs(c23),
-                                  np.abs(c13) + np.abs(c23) + np.abs(c33)])
+    # 1-norms (maximum absolute column sums; M and its adjugate are symmetric)
+    mx, ab = np.maximum, np.abs
+    a_a, a_b, a_c, a_en, a_eu, a_nu = ab(a), ab(b), ab(c), ab(e_n), ab(e_u), ab(n_u)
+    norm_m = mx(mx(a_a + a_en + a_eu, a_en + a_b + a_nu), a_eu + a_nu + a_c)
+    a11, a22, a33, a12, a13, a23 = ab(c11), ab(c22), ab(c33), ab(c12), ab(c13), ab(c23)
+    norm_adj = mx(mx(a11 + a12 + a13, a12 + a22 + a23), a13 + a23 + a33)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ok = ((n >= MIN_SATELLITES) & np.isfinite(det) & (det > 0.0)
               & (norm_m * norm_adj <= MAX_CONDITION * det))

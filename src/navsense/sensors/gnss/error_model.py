@@ -127,6 +127,16 @@ class ErrorConfig:
             out[code] = getattr(params, key)
         return out
 
+    def tables(self) -> dict[str, np.ndarray]:
+        """:meth:`table` of every state parameter, built on the first call and kept (read-only)."""
+        cached = self.__dict__.get("_tables")
+        if cached is None:
+            cached = {k: self.table(k) for k in _PARAM_KEYS}
+            for arr in cached.values():
+                arr.flags.writeable = False
+            object.__setattr__(self, "_tables", cached)  # a cache, not a field
+        return cached
+
 
 @dataclass(frozen=True)
 class EpochDraws:
@@ -175,7 +185,8 @@ def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vd
     fix = np.asarray(fix, dtype=np.intp)
     mi = np.asarray(multipath_index, dtype=np.float64)
     m = fix.shape[0]
-    tab = {k: config.table(k)[fix] for k in _PARAM_KEYS}
+    tables = config.tables()
+    tab = {k: tables[k][fix] for k in _PARAM_KEYS}
     s_h, s_v = tab["sigma_h_m"], tab["sigma_v_m"]
     is_float = fix == RTK_FLOAT
     if is_float.any():

@@ -24,37 +24,64 @@ import numpy as np
 
 from navsense.site import Site
 
-__all__ = ["reflector_index", "multipath_index", "ELEVATION_SCALE_RAD"]
+__all__ = ["reflector_index", "Reflectors", "multipath_index", "ELEVATION_SCALE_RAD"]
 
 ELEVATION_SCALE_RAD = np.radians(30.0)  # the 30 deg of the reflector index (specification)
 _MIN_DISTANCE_M = 1.0  # max(D, 1) (specification)
 
 
+class Reflectors:
+    """The solid obstacles of a site for the reflector index, prepared once.
+
+    ``Reflectors(site, reflector_range_m)``: boxes first, then cylinders, each in site order, with
+    their centres, half widths b_h and tops z_t.
+    """
+
+    def __init__(self, site: Site, reflector_range_m: float) -> None:
+        box_lo = np.asarray(site.box_min_m, dtype=np.float64).reshape(-1, 3)
+        box_hi = np.asarray(site.box_max_m, dtype=np.float64).reshape(-1, 3)
+        center_xy = np.concatenate([0.5 * (box_lo[:, :2] + box_hi[:, :2]),
+                                    np.asarray(site.cyl_xy_m, dtype=np.float64).reshape(-1, 2)])
+        self.center_x, self.center_y = center_xy[:, 0].copy(), center_xy[:, 1].copy()
+        self.half_width = np.concatenate([
+            0.5 * np.hypot(box_hi[:, 0] - box_lo[:, 0], box_hi[:, 1] - box_lo[:, 1]),  # half diagonal
+            np.asarray(site.cyl_radius_m, dtype=np.float64).reshape(-1),
+        ])
+        self.top = np.concatenate([box_hi[:, 2], np.asarray(site.cyl_top_m, dtype=np.float64).reshape(-1)])
+        self.range_m = float(reflector_range_m)
+
+    def index(self, antenna_enu_m) -> np.ndarray:
+        """The reflector index rho (m,) of antenna positions (m, 3) (:func:`reflector_index`)."""
+        a = np.asarray(antenna_enu_m, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != 3:
+            raise ValueError(f"Expected `antenna_enu_m` to have shape (m, 3), got {a.shape}")
+        m, k_count = a.shape[0], self.top.size
+        rho = np.zeros(m)
+        if k_count == 0 or m == 0:
+            return np.clip(rho, 0.0, 1.0)
+        d_r = self.range_m
+        # D of every (epoch, obstacle); the terms only where D < d_r (0 elsewhere)
+        dist = np.hypot(self.center_x - a[:, 0:1], self.center_y - a[:, 1:2])
+        e, k = np.nonzero(dist < d_r)
+        terms = np.zeros((k_count, m))  # obstacle by obstacle
+        if e.size:
+            dk = dist[e, k]
+            dist1 = np.maximum(dk, _MIN_DISTANCE_M)
+            width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
+            height = np.clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
+            terms[k, e] = width * height * (1.0 - dk / d_r)
+        for term in terms:  # summed in obstacle order for every epoch
+            rho += term
+        return np.clip(rho, 0.0, 1.0)
+
+
 def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.ndarray:
     """The reflector index rho (m,) of antenna positions (m, 3) among the site's solid obstacles.
 
-    Boxes first, then cylinders, each in site order, summed in that order for every epoch.
+    Boxes first, then cylinders, each in site order, summed in that order for every epoch
+    (:class:`Reflectors` keeps the site's arrays between calls).
     """
-    a = np.asarray(antenna_enu_m, dtype=np.float64)
-    if a.ndim != 2 or a.shape[1] != 3:
-        raise ValueError(f"Expected `antenna_enu_m` to have shape (m, 3), got {a.shape}")
-    box_lo, box_hi = site.box_min_m, site.box_max_m
-    center_xy = np.concatenate([0.5 * (box_lo[:, :2] + box_hi[:, :2]), site.cyl_xy_m])
-    half_width = np.concatenate([
-        0.5 * np.hypot(box_hi[:, 0] - box_lo[:, 0], box_hi[:, 1] - box_lo[:, 1]),  # half diagonal
-        site.cyl_radius_m,
-    ])
-    top = np.concatenate([box_hi[:, 2], site.cyl_top_m])
-    rho = np.zeros(a.shape[0])
-    d_r = float(reflector_range_m)
-    for k in range(center_xy.shape[0]):  # a few dozen obstacles; vectorised over epochs
-        dist = np.hypot(center_xy[k, 0] - a[:, 0], center_xy[k, 1] - a[:, 1])
-        dist1 = np.maximum(dist, _MIN_DISTANCE_M)
-        width = 2.0 * np.arctan2(half_width[k], dist1) / (2.0 * np.pi)
-        height = np.clip(np.arctan2(top[k] - a[:, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
-        term = width * height * (1.0 - dist / d_r)
-        rho += np.where(dist < d_r, term, 0.0)
-    return np.clip(rho, 0.0, 1.0)
+    return Reflectors(site, reflector_range_m).index(antenna_enu_m)
 
 
 def multipath_index(n_near, n_foliage, n_used, rho) -> np.ndarray:

@@ -84,7 +84,7 @@ import numpy as np
 
 from navsense.clock import Due
 from navsense.errors import ConfigError
-from navsense.output.nmea import gga_sentence, utc_seconds_of_day
+from navsense.output.nmea import gga_sentences, utc_seconds_of_day
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
 from navsense.sensors.gnss import multipath as _mp
@@ -187,6 +187,43 @@ class GnssConfig:
         )
 
 
+def _rounded_columns(specs) -> dict[str, Column]:
+    """Columns of numeric keys: ``specs`` (name, values (m,) or (m, k), decimals, validity or None).
+
+    Each value is np.round(x, decimals) + 0.0 (no negative zero), null where NaN (any NaN
+    element of a vector) or where the validity is False. Keys of the same decimals and shape are
+    rounded as one stacked array (elementwise, the same values), each column a row of it.
+    """
+    groups: dict = {}
+    for name, values, decimals, valid in specs:
+        x = np.asarray(values, dtype=np.float64)
+        groups.setdefault((decimals, x.shape), []).append((name, x, valid))
+    out = {}
+    all_valid: dict = {}  # id(validity) -> every row valid
+    for (decimals, _), members in groups.items():
+        r = np.array([x for _, x, _ in members]).round(decimals)
+        r += 0.0
+        nan = np.isnan(r)
+        if nan.ndim == 3:
+            nan = nan.any(axis=2)
+        any_nan = nan.any(axis=1).tolist() if nan.any() else [False] * len(members)
+        for j, (name, _, valid) in enumerate(members):
+            ok = None
+            if valid is None:
+                if any_nan[j]:
+                    ok = ~nan[j]
+            else:
+                key = id(valid)
+                if key not in all_valid:
+                    all_valid[key] = bool(valid.all())
+                if any_nan[j] or not all_valid[key]:
+                    ok = ~nan[j] & valid
+                    if ok.all():
+                        ok = None
+            out[name] = Column(name, r[j], ok)
+    return out
+
+
 class GnssReceiver:
     """The GNSS receiver (CONTRACTS.md sensor model): ``GnssReceiver(cfg, vehicle, site, georef)``.
 
@@ -214,6 +251,10 @@ class GnssReceiver:
             lat, lon, h = Georeference.acre(start_utc=c.start_utc).site_wgs84_lat_lon_h()
             self._utc0_s = utc_seconds_of_day(c.start_utc)
         self.constellation = Constellation(c.seed, dict(c.constellations), lat, lon, h)
+        # the site's obstacles, prepared once for the sky view and the reflector index
+        self._sky = _sky.SkyView(self.site, c.near_margin_m, c.foliage_block_path_m,
+                                 c.elevation_mask_deg)
+        self._reflectors = _mp.Reflectors(self.site, c.reflector_range_m)
         self._due = Due(c.hz)
         self._rng = Pcg32(c.seed, GNSS_SEQUENCE)
         self._fix_state = FixMachineState.initial(c.fix)
@@ -221,6 +262,7 @@ class GnssReceiver:
         self._z = np.zeros(3)
         self._last_step: int | None = None
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
+        self._empty_columns: list[Column] | None = None  # and its columns
 
     # ------------------------------------------------------------------------------ epochs
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
@@ -250,14 +292,13 @@ class GnssReceiver:
         # Constellation and Sky Obstruction
         los = self.constellation.los_enu(t)
         visible = self.constellation.visible(los, c.elevation_mask_deg)
-        status = _sky.classify(p_a, los, visible, self.site, c.near_margin_m,
-                               c.foliage_block_path_m, c.elevation_mask_deg)
+        status = self._sky.classify(p_a, los, visible)
         counts = _sky.counts(status)
         # Dilution of Precision: used satellites, and all above the mask
-        hdop, vdop, pdop = _dop.dop(los, _sky.used_mask(status))
-        hdop_o, vdop_o, _ = _dop.dop(los, status != _sky.BELOW_MASK)
+        (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(los, _sky.used_mask(status),
+                                                            status != _sky.BELOW_MASK)
         # Multipath Index
-        rho = _mp.reflector_index(p_a, self.site, c.reflector_range_m)
+        rho = self._reflectors.index(p_a)
         mi = _mp.multipath_index(counts["satellites_near_obstruction"], counts["satellites_foliage"],
                                  counts["satellites_used"], rho)
         # Correction Stream
@@ -308,39 +349,66 @@ class GnssReceiver:
         out["geoid_undulation_nad83_m"] = np.asarray(geo["geoid_undulation_m"], dtype=np.float64).reshape(-1)
         # GGA: geoid separation = ellipsoidal height of the output frame - NAVD88 altitude
         sep = out["ellipsoidal_height_m"] - out["altitude_navd88_m"]
-        hdop = np.round(block["hdop"], ROW_DECIMALS["dop"]).tolist()
-        fix = block["fix"].tolist()
-        n_used = block["satellites_used"].tolist()
-        utc = (self._utc0_s + t).tolist()
-        age = block["correction_age_s"].tolist()
-        lat, lon = out["latitude_deg"].tolist(), out["longitude_deg"].tolist()
-        alt, sep_l = out["altitude_navd88_m"].tolist(), sep.tolist()
-        sentences = []
-        for k, q in enumerate(fix):
-            if q == NO_FIX:
-                sentences.append(gga_sentence(utc[k], None, None, q, n_used[k], hdop[k], None, None))
-            else:
-                sentences.append(gga_sentence(utc[k], lat[k], lon[k], q, n_used[k], hdop[k], alt[k],
-                                              sep_l[k], age[k]))
+        fix = block["fix"]
+        no_fix = fix == NO_FIX
+        # the no-fix form; its age and station are empty too
+        age = np.where(no_fix, np.nan, block["correction_age_s"])
+        sentences = gga_sentences(self._utc0_s + t, out["latitude_deg"], out["longitude_deg"], fix,
+                                  block["satellites_used"], np.round(block["hdop"], ROW_DECIMALS["dop"]),
+                                  out["altitude_navd88_m"], sep, age, no_fix=no_fix)
         out["nmea_gga"] = np.array(sentences, dtype=object)
         return out
 
     # ------------------------------------------------------------------------------ outputs
     def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
         """The gnss.jsonl keys as columns (rounded; NaN and no_fix positions null)."""
+        if block is self._empty_block and self._empty_columns is not None:
+            return list(self._empty_columns)  # a step between epochs (streaming)
+        cols = self._columns(block)
+        if block is self._empty_block:
+            self._empty_columns = cols
+            return list(cols)
+        return cols
+
+    def _columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
         d = ROW_DECIMALS
         m = len(block["sample_time_s"])
         fix = block["fix"]
         fix_list = fix.tolist()
         has_fix = fix != NO_FIX
-
-        def num(key_or_values, decimals, valid=None, name=None):
-            x = block[key_or_values] if isinstance(key_or_values, str) else key_or_values
-            r = np.round(np.asarray(x, dtype=np.float64), decimals) + 0.0
-            ok = ~np.isnan(r) if r.ndim == 1 else ~np.isnan(r).any(axis=1)
-            if valid is not None:
-                ok = ok & valid
-            return Column(name or key_or_values, r, None if ok.all() else ok)
+        sigma = block["sigma_enu_m"]
+        var = sigma * sigma
+        cov9 = np.zeros((m, 9))
+        cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
+        # (name, values, decimals, validity) of the numeric keys, in row order
+        specs = [(k, block[k], d["dop"], None)
+                 for k in ("hdop", "vdop", "pdop", "hdop_open_sky", "vdop_open_sky")]
+        specs += [(k, block[k], d["index"], None) for k in ("multipath_index", "reflector_index")]
+        specs += [(k, block[k], d["time_s"], None)
+                  for k in ("correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s")]
+        specs += [
+            ("model.sigma_gm_m", block["sigma_gm_m"], d["sigma_m"], None),
+            ("model.sigma_white_m", block["sigma_white_m"], d["sigma_m"], None),
+            ("model.sigma_mp_m", block["sigma_mp_m"], d["sigma_m"], None),
+            ("model.tau_s", block["tau_s"], d["tau_s"], None),
+            ("model.multipath_tau_s", None, None, None),  # a constant
+            ("model.k_h", block["k_h"], d["ratio"], None),
+            ("model.k_v", block["k_v"], d["ratio"], None),
+            ("model.dt_s", block["dt_s"], d["dt_s"], None),
+            ("position_enu_m", block["position_enu_m"], d["position_m"], has_fix),
+            ("sigma_enu_m", sigma, d["sigma_m"], has_fix),
+            ("covariance_enu_m2", cov9, d["covariance_m2"], has_fix),
+            ("position_std_m", np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"], has_fix),
+        ]
+        geodetic = "latitude_deg" in block
+        if geodetic:
+            ang, hgt = d["angle_deg"], d["height_m"]
+            geo_keys = ("latitude_deg", "longitude_deg", "ellipsoidal_height_m", "altitude_navd88_m",
+                        "geoid_undulation_nad83_m") + _PREFIXED_KEYS
+            specs += [(k, block[k], ang if k.endswith("_deg") else hgt, has_fix) for k in geo_keys]
+        numeric = _rounded_columns([sp for sp in specs if sp[1] is not None])
+        numeric["model.multipath_tau_s"] = Column(
+            "model.multipath_tau_s", round(self.config.multipath_tau_s, d["tau_s"]), constant=True)
 
         cols = [
             Column("fix_type", [FIX_TYPES[q] for q in fix_list]),
@@ -348,38 +416,8 @@ class GnssReceiver:
             Column("solution", [SOLUTION_MODES[q] for q in fix_list]),
         ]
         cols += [Column(k, block[k].astype(np.int64)) for k in COUNT_KEYS]
-        cols += [num(k, d["dop"]) for k in ("hdop", "vdop", "pdop", "hdop_open_sky",
-                                            "vdop_open_sky")]
-        cols += [num("multipath_index", d["index"]), num("reflector_index", d["index"])]
-        cols += [num(k, d["time_s"]) for k in ("correction_age_s", "rtk_lock_age_s",
-                                               "rtk_converge_s", "rtk_time_to_fix_s")]
-        cols += [
-            num(block["sigma_gm_m"], d["sigma_m"], name="model.sigma_gm_m"),
-            num(block["sigma_white_m"], d["sigma_m"], name="model.sigma_white_m"),
-            num(block["sigma_mp_m"], d["sigma_m"], name="model.sigma_mp_m"),
-            num(block["tau_s"], d["tau_s"], name="model.tau_s"),
-            Column("model.multipath_tau_s", round(self.config.multipath_tau_s, d["tau_s"]),
-                   constant=True),
-            num(block["k_h"], d["ratio"], name="model.k_h"),
-            num(block["k_v"], d["ratio"], name="model.k_v"),
-            num(block["dt_s"], d["dt_s"], name="model.dt_s"),
-        ]
-        sigma = block["sigma_enu_m"]
-        var = sigma * sigma
-        cov9 = np.zeros((m, 9))
-        cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
-        cols += [
-            num("position_enu_m", d["position_m"], has_fix),
-            num("sigma_enu_m", d["sigma_m"], has_fix),
-            num(cov9, d["covariance_m2"], has_fix, name="covariance_enu_m2"),
-            num(np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"], has_fix,
-                name="position_std_m"),
-        ]
-        if "latitude_deg" in block:
-            ang, hgt = d["angle_deg"], d["height_m"]
-            geo_keys = ("latitude_deg", "longitude_deg", "ellipsoidal_height_m", "altitude_navd88_m",
-                        "geoid_undulation_nad83_m") + _PREFIXED_KEYS
-            cols += [num(k, ang if k.endswith("_deg") else hgt, has_fix) for k in geo_keys]
+        cols += [numeric[sp[0]] for sp in specs]
+        if geodetic:
             cols.append(Column("nmea_gga", block["nmea_gga"].tolist()))
         return cols
 

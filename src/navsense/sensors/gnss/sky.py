@@ -56,7 +56,7 @@ from navsense.site import Site
 __all__ = [
     "BELOW_MASK", "CLEAR", "NEAR", "FOLIAGE", "BLOCKED", "STATUS_NAMES",
     "antenna_position_enu", "ray_box_hit", "ray_cylinder_hit", "sphere_chord",
-    "keep_obstacles", "classify", "counts", "used_mask",
+    "keep_obstacles", "classify", "SkyView", "counts", "used_mask",
 ]
 
 BELOW_MASK = 0  # not tracked: below the elevation mask, or its system off
@@ -67,7 +67,7 @@ BLOCKED = 4
 STATUS_NAMES = ("below_mask", "clear", "near", "foliage", "blocked")
 
 _BLOCK_EPOCHS = 4096  # at most this many epochs a block
-_BLOCK_TRIPLES = 1 << 20  # at most about this many (epoch, satellite, obstacle) tests a block
+_BLOCK_TRIPLES = 1 << 16  # about this many (epoch, satellite, obstacle) tests a block (cache-sized)
 _INF = np.inf
 
 
@@ -86,14 +86,16 @@ def antenna_position_enu(p_m, q_xyzw, lever_arm_flu_m) -> np.ndarray:
 # The kernels take components (x, y, z as separate broadcastable arrays): classify() gathers
 # them per (epoch, satellite, obstacle) triple; the public functions unpack (..., 3) arrays.
 def _slab(o, d, lo, hi):
-    """The interval of t (t_lo, t_hi) with lo <= o + t d <= hi along one axis."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - o) / d
-        t2 = (hi - o) / d
+    """The interval of t (t_lo, t_hi) with lo <= o + t d <= hi along one axis.
+
+    The kernels divide by zero for rays parallel to an axis: callers hold np.errstate.
+    """
+    t1 = (lo - o) / d
+    t2 = (hi - o) / d
     t_lo = np.minimum(t1, t2)
     t_hi = np.maximum(t1, t2)
     parallel = d == 0.0
-    if np.any(parallel):  # a slab parallel to the ray: all of it or none of it
+    if parallel.any():  # a slab parallel to the ray: all of it or none of it
         inside = (o >= lo) & (o <= hi)
         t_lo = np.where(parallel, np.where(inside, -_INF, _INF), t_lo)
         t_hi = np.where(parallel, np.where(inside, _INF, -_INF), t_hi)
@@ -110,16 +112,15 @@ def _box_hit(ox, oy, oz, dx, dy, dz, lx, ly, lz, hx, hy, hz):
     return (t_near <= t_far) & (t_far >= 0.0)
 
 
-def _cylinder_hit(wx, wy, h2, wh, oz, dz, base_z, top_z, radius):
-    """RayCylinder on components: w = origin - axis (horizontal), h2 = |l_xy|^2, wh = w . l_xy."""
-    cc = wx * wx + wy * wy - radius * radius
+def _cylinder_hit(cc, h2, wh, oz, dz, base_z, top_z):
+    """RayCylinder on components: w = origin - axis (horizontal), cc = |w|^2 - r^2,
+    h2 = |l_xy|^2, wh = w . l_xy."""
     disc = wh * wh - h2 * cc  # |w + t l_xy|^2 = r^2 has real roots
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sq = np.sqrt(np.maximum(disc, 0.0))
-        t_r0 = (-wh - sq) / h2
-        t_r1 = (-wh + sq) / h2
+    sq = np.sqrt(np.maximum(disc, 0.0))
+    t_r0 = (-wh - sq) / h2
+    t_r1 = (-wh + sq) / h2
     vertical = h2 == 0.0
-    if np.any(vertical):  # a vertical ray: inside the circle everywhere, or nowhere
+    if vertical.any():  # a vertical ray: inside the circle everywhere, or nowhere
         inside = cc <= 0.0
         t_r0 = np.where(vertical, np.where(inside, -_INF, _INF), t_r0)
         t_r1 = np.where(vertical, np.where(inside, _INF, -_INF), t_r1)
@@ -129,11 +130,15 @@ def _cylinder_hit(wx, wy, h2, wh, oz, dz, base_z, top_z, radius):
     return (disc >= 0.0) & (t_near <= t_far)
 
 
-def _chord(wx, wy, wz, dx, dy, dz, radius):
-    """SphereChord on components: w = origin - centre, d a unit vector."""
+def _chord_disc(wx, wy, wz, dx, dy, dz, rr):
+    """SphereChord, first part: b = w . d and disc = r^2 - |w - b d|^2 (w = origin - centre)."""
     b = wx * dx + wy * dy + wz * dz
     qx, qy, qz = wx - b * dx, wy - b * dy, wz - b * dz  # centre -> closest point of the line
-    disc = radius * radius - (qx * qx + qy * qy + qz * qz)
+    return b, rr - (qx * qx + qy * qy + qz * qz)
+
+
+def _chord_length(b, disc):
+    """SphereChord, second part: max(0, t2 - max(t1, 0)), t1,2 = -b -+ sqrt(disc); 0 if disc <= 0."""
     half = np.sqrt(np.maximum(disc, 0.0))
     t1, t2 = -b - half, -b + half
     return np.where(disc > 0.0, np.maximum(t2 - np.maximum(t1, 0.0), 0.0), 0.0)
@@ -149,7 +154,8 @@ def ray_box_hit(origin, direction, box_min, box_max) -> np.ndarray:
 
     All arguments broadcast, component axis last (..., 3); returns bool (...).
     """
-    return _box_hit(*_xyz(origin), *_xyz(direction), *_xyz(box_min), *_xyz(box_max))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _box_hit(*_xyz(origin), *_xyz(direction), *_xyz(box_min), *_xyz(box_max))
 
 
 def ray_cylinder_hit(origin, direction, axis_xy, base_z, top_z, radius) -> np.ndarray:
@@ -161,10 +167,12 @@ def ray_cylinder_hit(origin, direction, axis_xy, base_z, top_z, radius) -> np.nd
     ox, oy, oz = _xyz(origin)
     dx, dy, dz = _xyz(direction)
     c = np.asarray(axis_xy, dtype=np.float64)
+    r = np.asarray(radius, dtype=np.float64)
     wx, wy = ox - c[..., 0], oy - c[..., 1]
-    return _cylinder_hit(wx, wy, dx * dx + dy * dy, wx * dx + wy * dy, oz, dz,
-                         np.asarray(base_z, dtype=np.float64), np.asarray(top_z, dtype=np.float64),
-                         np.asarray(radius, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _cylinder_hit(wx * wx + wy * wy - r * r, dx * dx + dy * dy, wx * dx + wy * dy, oz,
+                             dz, np.asarray(base_z, dtype=np.float64),
+                             np.asarray(top_z, dtype=np.float64))
 
 
 def sphere_chord(origin, direction, center, radius) -> np.ndarray:
@@ -175,10 +183,41 @@ def sphere_chord(origin, direction, center, radius) -> np.ndarray:
     """
     ox, oy, oz = _xyz(origin)
     cx, cy, cz = _xyz(center)
-    return _chord(ox - cx, oy - cy, oz - cz, *_xyz(direction), np.asarray(radius, dtype=np.float64))
+    r = np.asarray(radius, dtype=np.float64)
+    return _chord_length(*_chord_disc(ox - cx, oy - cy, oz - cz, *_xyz(direction), r * r))
 
 
 # ------------------------------------------------------------------------------------ culling
+_FAST_CULL_MAX_DEG = 80.0  # masks within +-80 deg may decide the culling angle by rise / D
+_CULL_TAN_MARGIN = 1e-9  # relative margin of that decision (see _keep)
+
+
+def _keep(ax, ay, az, cx, cy, top_dn, mask_deg: float) -> np.ndarray:
+    """The culling: (rise > 0) & (atan2(rise, D) >= mask), rise = (z_t + d_n) - z_a.
+
+    ``ax``, ``ay``, ``az`` (m, 1); ``cx``, ``cy``, ``top_dn`` = z_t + d_n (K,). arctan2 is only
+    evaluated where rise / D lies within a relative 1e-9 of tan(mask): elsewhere the comparison
+    of the ratio decides, and gives the result of the comparison of the angle (for |mask| <= 80
+    deg, 1e-9 of the ratio is more than 1e-11 rad of angle, a thousand times the error of
+    arctan2, tan and the division).
+    """
+    rise = top_dn - az
+    dist = np.hypot(cx - ax, cy - ay)
+    mask_rad = np.radians(mask_deg)
+    keep = rise > 0.0
+    if not abs(mask_deg) <= _FAST_CULL_MAX_DEG:
+        return keep & (np.arctan2(rise, dist) >= mask_rad)
+    tan_mask = float(np.tan(mask_rad))
+    margin = _CULL_TAN_MARGIN * (1.0 + abs(tan_mask))
+    ratio = rise / dist  # +inf straight above the centre (then rise > 0); callers hold errstate
+    above = ratio > tan_mask + margin
+    unsure = keep & ~above & (ratio >= tan_mask - margin)
+    keep &= above | unsure
+    if unsure.any():
+        keep[unsure] = np.arctan2(rise[unsure], dist[unsure]) >= mask_rad
+    return keep
+
+
 def keep_obstacles(antenna_enu_m, center_xy_m, top_z_m, near_margin_m: float,
                    elevation_mask_deg: float) -> np.ndarray:
     """The culling of "Sky Obstruction": (m, K) bool, True where an obstacle is kept.
@@ -189,9 +228,10 @@ def keep_obstacles(antenna_enu_m, center_xy_m, top_z_m, near_margin_m: float,
     """
     a = np.asarray(antenna_enu_m, dtype=np.float64)
     c = np.asarray(center_xy_m, dtype=np.float64)
-    rise = np.asarray(top_z_m, dtype=np.float64) + near_margin_m - a[:, 2:3]
-    dist = np.hypot(c[:, 0] - a[:, 0:1], c[:, 1] - a[:, 1:2])
-    return (rise > 0.0) & (np.arctan2(rise, dist) >= np.radians(elevation_mask_deg))
+    top_dn = np.asarray(top_z_m, dtype=np.float64) + near_margin_m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _keep(a[:, 0:1], a[:, 1:2], a[:, 2:3], c[:, 0], c[:, 1], top_dn,
+                     float(elevation_mask_deg))
 
 
 # --------------------------------------------------------------------------------- classify
@@ -205,8 +245,177 @@ def _check_shapes(antenna, los, visible) -> None:
         raise ValueError(f"Expected `visible` to have shape {los.shape[:2]}, got {visible.shape}")
 
 
-def _any_per_pair(pair: np.ndarray, hit: np.ndarray, n_pairs: int) -> np.ndarray:
-    return np.bincount(pair[hit], minlength=n_pairs) > 0
+def _ragged(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The concatenated ranges first_i .. first_i + count_i - 1 (int64)."""
+    total = int(count.sum())
+    start = np.cumsum(count) - count  # where each range begins in the output
+    return np.arange(total, dtype=np.int64) + np.repeat(first - start, count)
+
+
+def _epoch_blocks(work: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Cut the epochs into consecutive blocks of about ``budget`` units of ``work`` (m,) each."""
+    m = work.size
+    if m <= 1 or int(work.sum()) <= budget and m <= _BLOCK_EPOCHS:
+        return [(0, m)]
+    cum = np.cumsum(work)
+    blocks, b0 = [], 0
+    while b0 < m:
+        base = cum[b0 - 1] if b0 else 0
+        b1 = int(np.searchsorted(cum, base + budget, side="right"))
+        b1 = min(m, max(b1, b0 + 1), b0 + _BLOCK_EPOCHS)
+        blocks.append((b0, b1))
+        b0 = b1
+    return blocks
+
+
+class SkyView:
+    """:func:`classify` prepared for one site and its parameters (the receiver keeps one).
+
+    ``SkyView(site, near_margin_m, foliage_block_path_m, elevation_mask_deg)``; the obstacle
+    arrays derived from the site (enlarged boxes, squared radii, tops plus the margin) are
+    computed once, with the operations :func:`classify` used on them.
+    """
+
+    def __init__(self, site: Site, near_margin_m: float, foliage_block_path_m: float,
+                 elevation_mask_deg: float) -> None:
+        d_n = float(near_margin_m)
+        self.foliage_block_path_m = foliage_block_path_m
+        self.mask_deg = float(elevation_mask_deg)
+        f64 = np.float64
+        box_lo = np.asarray(site.box_min_m, dtype=f64).reshape(-1, 3)
+        box_hi = np.asarray(site.box_max_m, dtype=f64).reshape(-1, 3)
+        near_lo, near_hi = box_lo - d_n, box_hi + d_n  # the box enlarged on every side
+        # per axis k: lo_k and hi_k of the boxes, then of the enlarged boxes (2 nb)
+        self._box_lo = [np.concatenate([box_lo[:, k], near_lo[:, k]]) for k in range(3)]
+        self._box_hi = [np.concatenate([box_hi[:, k], near_hi[:, k]]) for k in range(3)]
+        cyl_xy = np.asarray(site.cyl_xy_m, dtype=f64).reshape(-1, 2)
+        cyl_top = np.asarray(site.cyl_top_m, dtype=f64).reshape(-1)
+        cyl_r = np.asarray(site.cyl_radius_m, dtype=f64).reshape(-1)
+        cyl_near_r = cyl_r + d_n
+        cyl_base = np.asarray(site.cyl_base_m, dtype=f64).reshape(-1)
+        self._cyl_x, self._cyl_y = cyl_xy[:, 0].copy(), cyl_xy[:, 1].copy()
+        # r^2, base and top of the cylinders, then of the ones with radius and top enlarged by
+        # d_n (2 nc)
+        self._cyl_rr = np.concatenate([cyl_r * cyl_r, cyl_near_r * cyl_near_r])
+        self._cyl_base = np.concatenate([cyl_base, cyl_base])
+        self._cyl_top = np.concatenate([cyl_top, cyl_top + d_n])
+        crown_c = np.asarray(site.crown_center_m, dtype=f64).reshape(-1, 3)
+        crown_r = np.asarray(site.crown_radius_m, dtype=f64).reshape(-1)
+        self._crown_c = [crown_c[:, k].copy() for k in range(3)]
+        self._crown_rr = crown_r * crown_r
+        # culling of all obstacles at once: boxes, cylinders, crowns (centres, tops + d_n)
+        centres = np.concatenate([0.5 * (box_lo[:, :2] + box_hi[:, :2]), cyl_xy, crown_c[:, :2]])
+        tops = np.concatenate([box_hi[:, 2], cyl_top, crown_c[:, 2] + crown_r])
+        self._cx, self._cy = centres[:, 0].copy(), centres[:, 1].copy()
+        self._top_dn = tops + d_n
+        nb, nc = len(box_lo), len(cyl_xy)
+        self._slices = (slice(0, nb), slice(nb, nb + nc), slice(nb + nc, len(tops)))
+        # triples per kept obstacle of each kind (two tests for boxes and cylinders)
+        self._weight = np.concatenate([np.full(nb, 2), np.full(nc, 2), np.ones(len(crown_r))]
+                                      ).astype(np.int64)
+
+    def classify(self, antenna_enu_m, los, visible) -> np.ndarray:
+        """:func:`classify` with the prepared site and parameters."""
+        antenna = np.asarray(antenna_enu_m, dtype=np.float64)
+        los = np.asarray(los, dtype=np.float64)
+        visible = np.asarray(visible, dtype=bool)
+        _check_shapes(antenna, los, visible)
+        m, nsat = visible.shape
+        status = np.zeros((m, nsat), dtype=np.int8)
+        n_vis = np.count_nonzero(visible, axis=1)
+        if m == 0 or not n_vis.any():
+            return status
+        with np.errstate(divide="ignore", invalid="ignore"):  # rays parallel to an axis
+            # the culling of every (epoch, obstacle)
+            keep = _keep(antenna[:, 0:1], antenna[:, 1:2], antenna[:, 2:3], self._cx, self._cy,
+                         self._top_dn, self.mask_deg)
+            keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
+            blocks = ([(0, m)] if m == 1 else
+                      _epoch_blocks(n_vis * (1 + keep.astype(np.int64) @ self._weight),
+                                    _BLOCK_TRIPLES))
+            for b0, b1 in blocks:
+                self._classify_block(antenna[b0:b1], los[b0:b1], visible[b0:b1], n_vis[b0:b1],
+                                     [None if k is None else k[b0:b1] for k in keeps],
+                                     status[b0:b1])
+        return status
+
+    def _classify_block(self, ant, lb, vis, count, keeps, status) -> None:
+        """Statuses of a block of epochs (into ``status``), under np.errstate of the caller.
+
+        A box or cylinder is tested twice per triple, as it is and enlarged by the margin: both
+        tests run as one array of 2 T triples (the second half the enlarged shapes), their hits
+        set ``hits[pair]`` (blocked) and ``hits[n_pairs + pair]`` (near).
+        """
+        ep, sat = np.nonzero(vis)  # the pairs, epoch by epoch
+        n_pairs = ep.size
+        if n_pairs == 0:
+            return
+        dx, dy, dz = lb[..., 0][vis], lb[..., 1][vis], lb[..., 2][vis]  # pair directions
+        first = np.cumsum(count) - count  # each epoch's first pair
+        hits = np.zeros(2 * n_pairs, dtype=bool)  # blocked, then near
+        foliage_m = None
+        keep_box, keep_cyl, keep_crown = keeps
+
+        def triples(keep, twice):
+            """The kept (epoch, obstacle) pairs (twice: also as the enlarged obstacles, index
+            + K), the satellite count of each, and the pair of each triple (hits index)."""
+            ke, kk = np.nonzero(keep)
+            if twice:
+                ke = np.concatenate([ke, ke])
+                kk = np.concatenate([kk, kk + keep.shape[1]])
+            cnt = count[ke]
+            pi = _ragged(first[ke], cnt)
+            return ke, kk, cnt, pi
+
+        if keep_box is not None and keep_box.any():
+            ke, kk, cnt, pi = triples(keep_box, True)
+            if pi.size:
+                half = pi.size // 2
+                hit = _box_hit(*(ant[ke, k].repeat(cnt) for k in range(3)),
+                               dx[pi], dy[pi], dz[pi],
+                               *(v[kk].repeat(cnt) for v in self._box_lo),
+                               *(v[kk].repeat(cnt) for v in self._box_hi))
+                pi[half:] += n_pairs
+                hits[pi[hit]] = True
+        if keep_cyl is not None and keep_cyl.any():
+            ke, kk, cnt, pi = triples(keep_cyl, True)
+            if pi.size:
+                half = pi.size // 2
+                nk = ke.size // 2
+                wx_k = ant[ke[:nk], 0] - self._cyl_x[kk[:nk]]
+                wy_k = ant[ke[:nk], 1] - self._cyl_y[kk[:nk]]
+                ww_k = wx_k * wx_k + wy_k * wy_k
+                px, py = dx[pi[:half]], dy[pi[:half]]
+                h2 = px * px + py * py
+                wh = wx_k.repeat(cnt[:nk]) * px + wy_k.repeat(cnt[:nk]) * py
+                h2, wh = np.concatenate([h2, h2]), np.concatenate([wh, wh])
+                cc = (np.concatenate([ww_k, ww_k]) - self._cyl_rr[kk]).repeat(cnt)  # |w|^2 - r^2
+                # a miss unless |w + t l_xy|^2 = r^2 has real roots
+                j = np.flatnonzero(wh * wh - h2 * cc >= 0.0)
+                if j.size:
+                    tk = np.arange(ke.size).repeat(cnt)[j]  # kept pair of each triple
+                    hit = _cylinder_hit(cc[j], h2[j], wh[j], ant[ke[tk], 2], dz[pi[j]],
+                                        self._cyl_base[kk[tk]], self._cyl_top[kk[tk]])
+                    pi[half:] += n_pairs
+                    hits[pi[j[hit]]] = True
+        if keep_crown is not None and keep_crown.any():
+            ke, kk, cnt, pi = triples(keep_crown, False)
+            if pi.size:
+                w = [(ant[ke, k] - c[kk]).repeat(cnt) for k, c in enumerate(self._crown_c)]
+                b, disc = _chord_disc(*w, dx[pi], dy[pi], dz[pi], self._crown_rr[kk].repeat(cnt))
+                j = np.flatnonzero(disc > 0.0)  # elsewhere the chord is 0
+                # summed in obstacle order within each pair (bincount adds in array order)
+                foliage_m = np.bincount(pi[j], weights=_chord_length(b[j], disc[j]),
+                                        minlength=n_pairs)
+
+        st = np.full(n_pairs, CLEAR, dtype=np.int8)
+        st[hits[n_pairs:]] = NEAR
+        blocked = hits[:n_pairs]
+        if foliage_m is None:
+            foliage_m = np.zeros(n_pairs)
+        st[foliage_m > 0.0] = FOLIAGE
+        st[blocked | (foliage_m >= self.foliage_block_path_m)] = BLOCKED
+        status[ep, sat] = st
 
 
 def classify(antenna_enu_m, los, visible, site: Site, near_margin_m: float,
@@ -216,79 +425,20 @@ def classify(antenna_enu_m, los, visible, site: Site, near_margin_m: float,
     ``antenna_enu_m`` (m, 3) antenna positions, ``los`` (m, nsat, 3) unit lines of sight,
     ``visible`` (m, nsat) bool: above the mask and its system enabled (only these are tested).
     Each epoch's result depends on that epoch alone, so any cut of the epochs gives the same
-    statuses. Work is vectorised over the (epoch, satellite, kept obstacle) triples of a block.
+    statuses.
+
+    Work: the culling ("Sky Obstruction") is evaluated for every (epoch, obstacle); the ray
+    tests run vectorised over the (epoch, kept obstacle, tracked satellite) triples of a block
+    of epochs. What depends on the epoch and the obstacle alone (w = antenna - centre,
+    |w|^2 - r^2, ...) is computed once per kept pair and repeated over the satellites; the
+    second half of a test (square roots, the intervals) only runs for the triples whose
+    discriminant lets the ray meet the shape (elsewhere the test is a miss, the chord 0). The
+    floating-point operations of each test are those of the ray functions above, and the crown
+    chords of a satellite are summed in obstacle order, so the statuses do not depend on how
+    the work is arranged. :class:`SkyView` keeps the site's arrays between calls.
     """
-    antenna = np.asarray(antenna_enu_m, dtype=np.float64)
-    los = np.asarray(los, dtype=np.float64)
-    visible = np.asarray(visible, dtype=bool)
-    _check_shapes(antenna, los, visible)
-    m, nsat = visible.shape
-    status = np.zeros((m, nsat), dtype=np.int8)
-    d_n = float(near_margin_m)
-
-    box_lo, box_hi = site.box_min_m, site.box_max_m
-    box_center = 0.5 * (box_lo[:, :2] + box_hi[:, :2])
-    near_lo, near_hi = box_lo - d_n, box_hi + d_n  # the box enlarged on every side
-    blo, bhi, nlo, nhi = box_lo.T, box_hi.T, near_lo.T, near_hi.T
-    cyl_xy, cyl_base, cyl_top, cyl_r = site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m
-    cyl_x, cyl_y = cyl_xy[:, 0], cyl_xy[:, 1]
-    crown_c, crown_r = site.crown_center_m, site.crown_radius_m
-    crown_top = crown_c[:, 2] + crown_r
-    n_obstacles = len(box_lo) + len(cyl_xy) + len(crown_c)
-
-    block = max(1, min(_BLOCK_EPOCHS, _BLOCK_TRIPLES // max(1, nsat * n_obstacles)))
-    for b0 in range(0, m, block):
-        b1 = min(m, b0 + block)
-        ep, sat = np.nonzero(visible[b0:b1])
-        n_pairs = ep.size
-        if n_pairs == 0:
-            continue
-        ant = antenna[b0:b1]
-        ox, oy, oz = ant[ep].T  # pair components (origin, direction)
-        dx, dy, dz = los[b0:b1][ep, sat].T
-        blocked = np.zeros(n_pairs, dtype=bool)
-        near = np.zeros(n_pairs, dtype=bool)
-        foliage_m = np.zeros(n_pairs)
-
-        if len(box_lo):
-            keep = keep_obstacles(ant, box_center, box_hi[:, 2], d_n, elevation_mask_deg)
-            pi, ki = np.nonzero(keep[ep])
-            if pi.size:
-                o = (ox[pi], oy[pi], oz[pi])
-                d = (dx[pi], dy[pi], dz[pi])
-                hit = _box_hit(*o, *d, blo[0][ki], blo[1][ki], blo[2][ki],
-                               bhi[0][ki], bhi[1][ki], bhi[2][ki])
-                blocked |= _any_per_pair(pi, hit, n_pairs)
-                hit = _box_hit(*o, *d, nlo[0][ki], nlo[1][ki], nlo[2][ki],
-                               nhi[0][ki], nhi[1][ki], nhi[2][ki])
-                near |= _any_per_pair(pi, hit, n_pairs)
-        if len(cyl_xy):
-            keep = keep_obstacles(ant, cyl_xy, cyl_top, d_n, elevation_mask_deg)
-            pi, ki = np.nonzero(keep[ep])
-            if pi.size:
-                px, py, oz_t, pz = dx[pi], dy[pi], oz[pi], dz[pi]
-                wx, wy = ox[pi] - cyl_x[ki], oy[pi] - cyl_y[ki]
-                h2, wh = px * px + py * py, wx * px + wy * py  # shared by both tests
-                zb, zt, rr = cyl_base[ki], cyl_top[ki], cyl_r[ki]
-                hit = _cylinder_hit(wx, wy, h2, wh, oz_t, pz, zb, zt, rr)
-                blocked |= _any_per_pair(pi, hit, n_pairs)
-                hit = _cylinder_hit(wx, wy, h2, wh, oz_t, pz, zb, zt + d_n, rr + d_n)
-                near |= _any_per_pair(pi, hit, n_pairs)
-        if len(crown_c):
-            keep = keep_obstacles(ant, crown_c[:, :2], crown_top, d_n, elevation_mask_deg)
-            pi, ki = np.nonzero(keep[ep])
-            if pi.size:
-                chord = _chord(ox[pi] - crown_c[ki, 0], oy[pi] - crown_c[ki, 1],
-                               oz[pi] - crown_c[ki, 2], dx[pi], dy[pi], dz[pi], crown_r[ki])
-                # summed in obstacle order within each pair, whatever the block
-                foliage_m = np.bincount(pi, weights=chord, minlength=n_pairs)
-
-        st = np.full(n_pairs, CLEAR, dtype=np.int8)
-        st[near] = NEAR
-        st[foliage_m > 0.0] = FOLIAGE
-        st[blocked | (foliage_m >= foliage_block_path_m)] = BLOCKED
-        status[b0 + ep, sat] = st
-    return status
+    return SkyView(site, near_margin_m, foliage_block_path_m, elevation_mask_deg).classify(
+        antenna_enu_m, los, visible)
 
 
 def used_mask(status) -> np.ndarray:
