@@ -43,6 +43,10 @@ def _add_simulate(sub) -> None:
                    help="physics steps per processing chunk (output does not depend on it)")
     p.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl",
                    help="rows as JSON Lines (default) or one Parquet file per sensor")
+    p.add_argument("--workers", choices=["processes", "threads"], default="processes",
+                   help="processes (default): the models are split between this process and one "
+                        "forked worker (Linux; threads elsewhere); threads: one process. "
+                        "Output does not depend on it")
     p.add_argument("--mcap", action="store_true",
                    help="also write the ROS 2 bag ros2.mcap (as navsense export mcap RUN_DIR)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -140,7 +144,8 @@ def _run_simulate(args) -> int:
     out = Path(args.out) if args.out else default_run_dir("runs", label)
     summary = simulate(truth, cfg, vehicle, site, out, source=source, agent=args.agent,
                        chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet,
-                       output_format=args.format, save_truth=save_truth)
+                       output_format=args.format, save_truth=save_truth,
+                       workers=args.workers)
     if args.mcap:
         from navsense.output.ros2 import write_mcap
 

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,12 +31,14 @@ from navsense.output.rundir import RunDirectory
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
+from navsense.workers import ForkedWorker, fork_available
 
 __all__ = ["simulate", "RunSummary", "build_models", "TIME_DECIMALS", "DEFAULT_CHUNK_STEPS"]
 
 TIME_DECIMALS = 9  # sample, available and delivery times: nanoseconds
 DEFAULT_CHUNK_STEPS = 12_000  # 100 s of physics at 120 Hz per chunk
 MODEL_THREADS = 2  # models run side by side on this many threads (the machine has 2 cores)
+WORKER_MODES = ("threads", "processes")
 
 
 @dataclass
@@ -226,12 +229,12 @@ class _Schedule:
 
     LAG = 3
 
-    def __init__(self, models, pool, delay_s: float, writers: dict, extra: "_ExtraWriters"):
+    def __init__(self, models, pool, delay_s: float, outputs: "_Outputs"):
         self.models = models
         self.pool = pool
         self.delay_s = delay_s
-        self.writers = writers
-        self.extra = extra
+        self.writers = outputs.writers
+        self.extra = outputs.extra
 
     def run(self, chunks: Iterable[TruthStates]) -> Iterator[TruthStates]:
         """Yield each chunk when it is read; return once every model has written every chunk."""
@@ -244,7 +247,7 @@ class _Schedule:
         source = iter(chunks)
         exhausted = False
         while True:
-            while not exhausted and max(len(q) for q in waiting.values()) < self.LAG:
+            while not exhausted and max((len(q) for q in waiting.values()), default=0) < self.LAG:
                 chunk = next(source, None)
                 if chunk is None:
                     exhausted = True
@@ -260,7 +263,9 @@ class _Schedule:
                     running[future] = model
                     busy.add(id(model))
             if not running:
-                return
+                if exhausted:
+                    return
+                continue  # no model of this process (all run in the worker): read on
             done, _ = wait(list(running), return_when=FIRST_COMPLETED)
             # hand results over in model order (each model's own chunks are already in order)
             for future in sorted(done, key=lambda f: self.models.index(running[f])):
@@ -270,6 +275,69 @@ class _Schedule:
                 self.writers[model.name].submit(payload, m)
                 self.extra.submit(model, extra_payload)
             gc.collect(0)  # what the chunks left in cycles, while the collector is off
+
+
+class _Outputs:
+    """The files of a group of models: their rows, gnss.nmea and ins.frames, on one write queue."""
+
+    def __init__(self, folder: Path, models, fmt: str) -> None:
+        self.queue = _WriteQueue()
+        self.writers = {m.name: _SensorOutput(folder, m.name, fmt, self.queue) for m in models}
+        self.extra = _ExtraWriters(folder, models, self.queue)
+
+    def rows_written(self) -> dict:
+        return {name: w.rows_written for name, w in self.writers.items()}
+
+    def close(self) -> None:
+        """Wait for the queued writes, then close every file (even after a failed write)."""
+        try:
+            self.queue.close()
+        finally:
+            for w in self.writers.values():
+                w.close()
+            self.extra.close()
+
+
+def _run_group(models, folder: Path, fmt: str, delay_s: float, next_chunk) -> tuple[dict, dict]:
+    """A worker process's part of a run: its models over every chunk, in order, and their files.
+
+    Returns the rows written and the episode.json entries of each model.
+    """
+    outputs = _Outputs(folder, models, fmt)
+    gc.disable()
+    try:
+        while (chunk := next_chunk()) is not None:
+            for model in models:
+                payload, m, extra_payload = _run_model(model, chunk, delay_s,
+                                                       outputs.writers[model.name], outputs.extra)
+                outputs.writers[model.name].submit(payload, m)
+                outputs.extra.submit(model, extra_payload)
+            gc.collect(0)
+    finally:
+        outputs.close()
+    return outputs.rows_written(), {m.name: m.episode_info() for m in models}
+
+
+# Relative cost of each model per hour of driving on one core (benchmarks/bench_run.py, Parquet;
+# JSONL adds the encoding), used to split the models between the two processes.
+_COST = {"parquet": {"ins": 0.75, "gnss": 0.7, "imu": 0.25, "mag": 0.3, "baro": 0.1, "odom": 0.1},
+         "jsonl": {"ins": 2.1, "gnss": 0.95, "imu": 0.65, "mag": 0.6, "baro": 0.3, "odom": 0.3}}
+_READER_COST = 0.2  # the parent also reads the truth and feeds the worker
+
+
+def _split_models(models, fmt: str, workers: str) -> tuple[list, list]:
+    """(models of this process, models of the worker process): greedy, heaviest first."""
+    if workers != "processes" or len(models) < 2 or not fork_available():
+        return list(models), []
+    cost = _COST[fmt]
+    local, remote = [], []
+    load = {"local": _READER_COST, "remote": 0.0}
+    for model in sorted(models, key=lambda m: -cost.get(m.name, 0.3)):
+        side = "local" if load["local"] <= load["remote"] else "remote"
+        (local if side == "local" else remote).append(model)
+        load[side] += cost.get(model.name, 0.3)
+    order = {id(m): i for i, m in enumerate(models)}
+    return sorted(local, key=lambda m: order[id(m)]), sorted(remote, key=lambda m: order[id(m)])
 
 
 def simulate(
@@ -286,6 +354,7 @@ def simulate(
     progress: bool = False,
     output_format: str = "jsonl",
     save_truth: bool = False,
+    workers: str = "threads",
 ) -> RunSummary:
     """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
 
@@ -294,9 +363,14 @@ def simulate(
     episode.json (scenario name or file). ``output_format`` is "jsonl" (the specification's rows)
     or "parquet" (one Parquet file per sensor with the same values, flattened column names).
     ``save_truth`` also writes the truth itself as ``truth.parquet`` (the TruthStates contract).
+    ``workers`` "threads" runs the models on threads of this process; "processes" also forks one
+    worker process that runs part of them (:mod:`navsense.workers`; Linux only, elsewhere it is
+    "threads"). The files are the same bytes either way.
     """
     if output_format not in ("jsonl", "parquet"):
         raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
+    if workers not in WORKER_MODES:
+        raise ConfigError(f"--workers {workers!r} is not one of {', '.join(WORKER_MODES)}")
     t_wall = time.perf_counter()
     start_utc = cfg["gnss"]["datum"]["start_utc"]
     georef = site.make_georeference(start_utc, cfg["gnss"]["datum"]) if site is not None else None
@@ -310,24 +384,32 @@ def simulate(
     first_step = None
     last_t = 0.0
     with RunDirectory(out_dir) as run:
-        queue = _WriteQueue()
+        local, remote = _split_models(models, output_format, workers)
+        # fork first: the child keeps only this thread
+        child = (ForkedWorker(partial(_run_group, remote, run.path, output_format, delay_s),
+                              lag=_Schedule.LAG, name="navsense-models")
+                 if remote else None)
+        outputs = _Outputs(run.path, local, output_format)
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(max_workers=MODEL_THREADS, thread_name_prefix="navsense-model")
-        writers = {m.name: _SensorOutput(run.path, m.name, output_format, queue) for m in models}
-        extra = _ExtraWriters(run.path, models, queue)
         truth_writer = None
+        remote_result = None
         if save_truth:
             from navsense.truth.io import TruthWriter
 
             truth_writer = TruthWriter(run.path / "truth.parquet").__enter__()
-        # the rows are millions of short-lived dicts and lists without cycles: the cyclic
-        # collector would scan them again and again; it runs once per chunk instead
+        # the cyclic collector would scan the many short-lived row objects again and again; it
+        # runs once per chunk instead
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            schedule = _Schedule(models, pool, delay_s, writers, extra)
+            schedule = _Schedule(local, pool, delay_s, outputs)
             for chunk in schedule.run(_chunks(truth, chunk_steps)):
+                if child is not None:
+                    if child.failed:
+                        break  # finish() below raises the child's error
+                    child.send(chunk)
                 if first_step is None:
                     first_step = chunk.step0
                 if truth_writer is not None:
@@ -335,19 +417,25 @@ def simulate(
                 steps += len(chunk)
                 last_t = float(chunk.t_s[-1])
                 bar.update(steps)
+            if child is not None:
+                remote_result = child.finish()
         finally:
             if gc_was_enabled:
                 gc.enable()
+            if child is not None and remote_result is None:
+                child.abort()
             pool.shutdown(wait=True)
             try:
-                queue.close()
+                outputs.close()
             finally:
-                for w in writers.values():
-                    w.close()
-                extra.close()
                 bar.close()
                 if truth_writer is not None:
                     truth_writer.__exit__(*sys.exc_info())
+        rows = outputs.rows_written()
+        infos = {m.name: m.episode_info() for m in local}
+        if remote_result is not None:
+            rows.update(remote_result[0])
+            infos.update(remote_result[1])
         episode = {
             "navsense_version": __version__,
             "source": source or {},
@@ -362,11 +450,11 @@ def simulate(
             "output_format": output_format,
             "site": site.to_json() if site is not None else None,
         }
-        for model in models:
-            episode.update(model.episode_info())
+        for model in models:  # in model order, whichever process ran it
+            episode.update(infos[model.name])
         episode["config"] = cfg
         run.write_json("episode.json", episode)
-        summary.rows = {m.name: writers[m.name].rows_written for m in models}
+        summary.rows = {m.name: rows[m.name] for m in models}
     summary.steps = steps
     summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
     summary.wall_s = time.perf_counter() - t_wall

@@ -1,0 +1,101 @@
+"""Models split between this process and a forked worker: same bytes, errors come back, no leftovers."""
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from conftest import circle_truth
+from navsense.cli import main
+from navsense.config import load_config
+from navsense.scenarios import load_scenario
+from navsense.simulate import _split_models, build_models, simulate
+from navsense.truth.io import write_truth
+from navsense.vehicles import vehicle_profile
+from navsense.workers import WorkerError, fork_available
+
+pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
+
+
+@pytest.fixture(scope="module")
+def truth_parquet(tmp_path_factory) -> Path:
+    truth = circle_truth(1800, radius_m=25.0, speed_mps=4.0)
+    truth = type(truth)(truth.step0, truth.p_m + [400.0, 300.0, 0.0], truth.q_xyzw, truth.v_mps,
+                        truth.w_radps, truth.c_m + [400.0, 300.0, 0.0], truth.reset)
+    path = tmp_path_factory.mktemp("truth") / "circle.parquet"
+    write_truth(truth, path)
+    return path
+
+
+def _files(run: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(run.iterdir())}
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_processes_and_threads_write_the_same_bytes(tmp_path, truth_parquet, fmt):
+    runs = {}
+    for workers in ("threads", "processes"):
+        out = tmp_path / workers
+        assert main(["simulate", "--truth", str(truth_parquet), "--out", str(out), "--quiet",
+                     "--format", fmt, "--mag", "--baro", "--odom", "--chunk-steps", "500",
+                     "--workers", workers]) == 0
+        runs[workers] = _files(out)
+    assert set(runs["threads"]) >= {f"{s}.{fmt}" for s in ("gnss", "imu", "ins", "mag", "baro", "odom")}
+    assert runs["threads"] == runs["processes"]
+    assert not multiprocessing.active_children()
+
+
+def _setup():
+    scenario = load_scenario("acre-loop", duration_s=20.0)
+    cfg = load_config(vehicle="polaris")
+    return scenario, cfg
+
+
+def _split_classes(cfg, scenario):
+    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
+    local, remote = _split_models(models, "jsonl", "processes")
+    assert local and remote
+    return type(local[0]), type(remote[0])
+
+
+def _failing(original):
+    def process(self, chunk):
+        if chunk.step0 > 0:
+            raise RuntimeError(f"{self.name} broke at step {chunk.step0}")
+        return original(self, chunk)
+    return process
+
+
+def test_an_error_in_the_worker_comes_back_and_leaves_no_run(tmp_path, monkeypatch):
+    scenario, cfg = _setup()
+    _, remote_cls = _split_classes(cfg, scenario)
+    monkeypatch.setattr(remote_cls, "process", _failing(remote_cls.process))
+    out = tmp_path / "run"
+    with pytest.raises(WorkerError, match="RuntimeError.*broke at step"):
+        simulate(scenario.truth, cfg, scenario.vehicle, scenario.site, out, chunk_steps=600,
+                 workers="processes")
+    assert not out.exists() and not list(tmp_path.iterdir())
+    assert not multiprocessing.active_children()
+
+
+def test_an_error_in_this_process_stops_the_worker(tmp_path, monkeypatch):
+    scenario, cfg = _setup()
+    local_cls, _ = _split_classes(cfg, scenario)
+    monkeypatch.setattr(local_cls, "process", _failing(local_cls.process))
+    out = tmp_path / "run"
+    with pytest.raises(RuntimeError, match="broke at step"):
+        simulate(scenario.truth, cfg, scenario.vehicle, scenario.site, out, chunk_steps=600,
+                 workers="processes")
+    assert not out.exists() and not list(tmp_path.iterdir())
+    assert not multiprocessing.active_children()
+
+
+def test_models_are_split_by_cost_and_one_model_stays_here():
+    scenario, cfg = _setup()
+    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
+    local, remote = _split_models(models, "parquet", "processes")
+    assert {m.name for m in local} == {"gnss"} and {m.name for m in remote} == {"imu", "ins"}
+    assert _split_models(models[:1], "parquet", "processes") == (models[:1], [])
+    assert _split_models(models, "parquet", "threads") == (models, [])
