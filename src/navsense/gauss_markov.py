@@ -6,9 +6,9 @@ a run is cut into chunks.
 Two evaluations, both giving the same bits for a whole log, chunks or single steps:
 
 - :func:`scan`, the recursion as written, one multiply and one add an epoch on Python floats
-  (IEEE binary64 like any compiled loop): the GNSS error model and the configurable IMU;
+  (IEEE binary64 like any compiled loop): the configurable IMU (Basilisk's exact recursion);
 - :class:`AnchoredScan`, the same recursion in anchored segments, vectorised over the epochs of
-  a segment (the INS at 100 Hz: about 13 times faster than the loop over an hour).
+  a segment: the INS and the GNSS error model (about 3 times faster than the loop).
 
 Anchored segments. Epochs are counted from the first one (k = 0, 1, ...). Epoch k is an *anchor*
 when k is a multiple of ``SEGMENT`` (128) or a_k < ``A_MIN`` (0.95; a_k = 0 restarts the state);

@@ -8,7 +8,7 @@ import pytest
 from navsense.config import load_config
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.error_model import (
-    OUTPUTS_PER_EPOCH, ErrorConfig, combine, draw_epochs, error_sigmas, gauss_markov_scan, phi_of,
+    OUTPUTS_PER_EPOCH, ErrorConfig, combine, draw_epochs, error_sigmas, GaussMarkovStates, phi_of,
 )
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
@@ -59,7 +59,7 @@ def scalar_scan(phi, g, x0):
     return np.array(out)
 
 
-def test_scan_equals_the_scalar_recursion_bit_for_bit():
+def test_states_follow_the_scalar_recursion_and_any_cut_gives_the_same_bits():
     rng = np.random.default_rng(11)
     n = 500
     choices = np.exp(-np.array([0.1, 1 / 120, 0.2]) / np.array([[60.0], [30.0], [8.0]])).ravel()
@@ -67,15 +67,12 @@ def test_scan_equals_the_scalar_recursion_bit_for_bit():
     phi[0] = 0.0
     g = rng.normal(size=(phi.size, 3))
     want = scalar_scan(phi, g, np.zeros(3))
-    got = gauss_markov_scan(phi, g, np.zeros(3))
-    np.testing.assert_array_equal(got, want)
-    # resumed from the carried state at any cut
-    x = np.zeros(3)
-    parts = []
-    for a, b in [(0, 1), (1, 7), (7, 250), (250, phi.size)]:
-        parts.append(gauss_markov_scan(phi[a:b], g[a:b], x))
-        x = parts[-1][-1]
-    np.testing.assert_array_equal(np.concatenate(parts), want)
+    got = GaussMarkovStates(3).run(phi, g)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    # resumed from the carried state at any cut: the very same bits
+    states = GaussMarkovStates(3)
+    parts = [states.run(phi[a:b], g[a:b]) for a, b in [(0, 1), (1, 7), (7, 250), (250, phi.size)]]
+    np.testing.assert_array_equal(np.concatenate(parts), got)
 
 
 def test_first_epoch_phi_is_zero():
@@ -88,7 +85,7 @@ def test_scan_is_stationary_with_unit_variance():
     phi = np.full(n, math.exp(-0.1 / 8.0))
     phi[0] = 0.0
     g = Pcg32(5, 1).gaussians(n).reshape(n, 1)
-    x = gauss_markov_scan(phi, g, np.zeros(1))[:, 0]
+    x = GaussMarkovStates(1).run(phi, g)[:, 0]
     # effective sample size n (1 - phi) / (1 + phi) ~ 1250: 5 sigma of the variance estimate
     n_eff = n * (1 - phi[1]) / (1 + phi[1])
     assert abs(x.var() - 1.0) < 5 * math.sqrt(2.0 / n_eff)

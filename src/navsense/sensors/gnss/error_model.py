@@ -35,8 +35,8 @@ Draws (stream Pcg32(seed, 1)): 11 values an epoch, 21 32-bit outputs, in every s
     output  18     1 uniform       (cycle slip)
     outputs 19-20  1 Gaussian g_t  (time to fix)
 
-The Gauss-Markov scans are sequential (navsense.gauss_markov.scan), started from the carried
-state, so they give the same values however the log is cut.
+The Gauss-Markov states run in anchored segments (navsense.gauss_markov.AnchoredScan) from the
+carried state, so they give the same values however the log is cut.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, S
 
 __all__ = [
     "OUTPUTS_PER_EPOCH", "FIRST_EPOCH_DT_S", "DOP_RATIO_MIN", "DOP_RATIO_MAX", "StateParams",
-    "ErrorConfig", "EpochDraws", "draw_epochs", "gauss_markov_scan", "error_sigmas", "phi_of",
+    "ErrorConfig", "EpochDraws", "draw_epochs", "GaussMarkovStates", "error_sigmas", "phi_of",
     "combine",
 ]
 
@@ -164,14 +164,18 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
                       g_t=g_t)
 
 
-def gauss_markov_scan(phi: np.ndarray, g: np.ndarray, x0: np.ndarray) -> np.ndarray:
-    """x_k = phi_k x_{k-1} + sqrt(1 - phi_k^2) g_k for k = 0 .. m-1, from x_{-1} = x0.
+class GaussMarkovStates:
+    """x_k = phi_k x_{k-1} + sqrt(1 - phi_k^2) g_k over n columns, from x_{-1} = 0, the state
+    carried from one block of epochs to the next (:class:`navsense.gauss_markov.AnchoredScan`:
+    phi = 0 on the first epoch restarts it)."""
 
-    ``phi`` (m,), ``g`` (m, n), ``x0`` (n,); returns (m, n) (:func:`navsense.gauss_markov.scan`).
-    """
-    phi = np.asarray(phi, dtype=np.float64)
-    g = np.asarray(g, dtype=np.float64)
-    return gauss_markov.scan(phi, np.sqrt(1.0 - phi * phi)[:, None] * g, x0)
+    def __init__(self, n: int) -> None:
+        self._scan = gauss_markov.AnchoredScan(n)
+
+    def run(self, phi: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """``phi`` (m,), ``g`` (m, n) -> x (m, n)."""
+        phi = np.asarray(phi, dtype=np.float64)
+        return self._scan.run(phi, np.sqrt(1.0 - phi * phi)[:, None] * np.asarray(g, dtype=np.float64))
 
 
 def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vdop_open,

@@ -92,7 +92,7 @@ from navsense.sensors.gnss import sky as _sky
 from navsense.sensors.gnss.constellation import SYSTEMS, Constellation
 from navsense.sensors.gnss.corrections import CorrectionStream
 from navsense.sensors.gnss.error_model import (
-    FIRST_EPOCH_DT_S, ErrorConfig, combine, draw_epochs, error_sigmas, gauss_markov_scan, phi_of,
+    FIRST_EPOCH_DT_S, ErrorConfig, combine, draw_epochs, error_sigmas, GaussMarkovStates, phi_of,
 )
 from navsense.sensors.gnss.fixstate import (
     DGPS, FIX_TYPES, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE, FixConfig, FixMachineState,
@@ -258,8 +258,8 @@ class GnssReceiver:
         self._due = Due(c.hz)
         self._rng = Pcg32(c.seed, GNSS_SEQUENCE)
         self._fix_state = FixMachineState.initial(c.fix)
-        self._u = np.zeros(3)
-        self._z = np.zeros(3)
+        self._u = GaussMarkovStates(3)  # the unit Gauss-Markov error u (east, north, up)
+        self._z = GaussMarkovStates(3)  # the unit multipath error z
         self._last_step: int | None = None
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
         self._empty_columns: list[Column] | None = None  # and its columns
@@ -311,10 +311,8 @@ class GnssReceiver:
         fix = fx["fix"]
         # Error Model
         sig = error_sigmas(c.errors, fix, fx["lock_age_s"], hdop, vdop, hdop_o, vdop_o, mi)
-        u = gauss_markov_scan(phi_of(dt, sig["tau_s"], first), draws.g_u, self._u)
-        z = gauss_markov_scan(phi_of(dt, c.multipath_tau_s, first), draws.g_z, self._z)
-        if m:
-            self._u, self._z = u[-1].copy(), z[-1].copy()
+        u = self._u.run(phi_of(dt, sig["tau_s"], first), draws.g_u)
+        z = self._z.run(phi_of(dt, c.multipath_tau_s, first), draws.g_z)
         e, sigma = combine(sig, u, draws.g_white, z)
         p_out = p_a + e
 
