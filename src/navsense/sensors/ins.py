@@ -101,7 +101,10 @@ from navsense.errors import ConfigError
 from navsense.output.columns import Column, rows_from_columns
 from navsense.output.frames import INS_FIELD_COUNT
 from navsense.rng import Pcg32
-from navsense.rotation import quat_about_x, quat_about_y, quat_about_z, quat_multiply, quat_to_matrix
+from navsense.rotation import (
+    cross, quat_about_x, quat_about_y, quat_about_z, quat_multiply, quat_to_matrix, rotate,
+    rotate_inverse,
+)
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -268,26 +271,8 @@ class _Sigmas:
 
 
 # ------------------------------------------------------------------- elementwise vector algebra
-# Written out component by component so that a value never depends on how many rows share a call.
-def _mat_vec(r: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """R v, rows (m, 3, 3) x (m, 3)."""
-    return np.stack([r[:, i, 0] * v[:, 0] + r[:, i, 1] * v[:, 1] + r[:, i, 2] * v[:, 2]
-                     for i in range(3)], axis=-1)
-
-
-def _mat_t_vec(r: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """R^T v, rows (m, 3, 3) x (m, 3)."""
-    return np.stack([r[:, 0, i] * v[:, 0] + r[:, 1, i] * v[:, 1] + r[:, 2, i] * v[:, 2]
-                     for i in range(3)], axis=-1)
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a x b, rows (m, 3)."""
-    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
-                     a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=-1)
-
-
+# navsense.rotation's helpers are written term by term, so a value never depends on how many rows
+# share a call: R v = rotate, R^T v = rotate_inverse, a x b = cross.
 def _norm(v: np.ndarray) -> np.ndarray:
     """|v|, rows (m, 3) -> (m,)."""
     return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
@@ -392,7 +377,7 @@ class _InsCore:
 
         r = quat_to_matrix(q_xyzw)
         # Truth at the INS point: v_n = v + w x (p_n - p_c)
-        v_n = v_mps + _cross(w_radps, p_n - c_m)
+        v_n = v_mps + cross(w_radps, p_n - c_m)
 
         # p_ins = p_n + sigma_p (x1, x2, 1.5 x3) + sigma_pw g_p
         gm_pos = np.stack([x[:, 0], x[:, 1], UP_SIGMA_FACTOR * x[:, 2]], axis=-1)
@@ -405,8 +390,8 @@ class _InsCore:
             quat_about_x(s.attitude_rad * x[:, 4]))
 
         # v_ins = R^T v_n + sigma_v g_v;  w_ins = R^T w + sigma_w g_w
-        vel = _mat_t_vec(r, v_n) + s.velocity_mps * g_v
-        gyro = _mat_t_vec(r, w_radps) + s.gyro_radps * g_w
+        vel = rotate_inverse(r, v_n) + s.velocity_mps * g_v
+        gyro = rotate_inverse(r, w_radps) + s.gyro_radps * g_w
 
         # f_ins = R^T ((v_n,k - v_n,k-1) / dt + (0, 0, g)) + sigma_f g_f; gravity alone on the
         # first epoch and the first epoch after a reset
@@ -418,7 +403,7 @@ class _InsCore:
         acc = (v_n - v_before) / dt[:, None]
         acc[gravity_only] = 0.0
         acc[:, 2] = acc[:, 2] + GRAVITY_MPS2
-        force = _mat_t_vec(r, acc) + s.accel_mps2 * g_f
+        force = rotate_inverse(r, acc) + s.accel_mps2 * g_f
 
         # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n
         # and alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins
@@ -526,7 +511,7 @@ class InsModel:
         q = truth.q_xyzw[idx]
         r = quat_to_matrix(q)
         # p_n = p + R r_n
-        p_n = p + _mat_vec(r, np.broadcast_to(self.lever_arm_m, p.shape))
+        p_n = p + rotate(r, np.broadcast_to(self.lever_arm_m, p.shape))
         return self._core.run(truth.t_s[idx], p_n, q, truth.c_m[idx], truth.v_mps[idx],
                               truth.w_radps[idx], epoch_reset)
 

@@ -1,0 +1,42 @@
+"""Rotation helpers: one row (the streaming step) gives the bits of the same row in a block."""
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from navsense import rotation as rot
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(64, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    return q, rng.normal(size=(64, 4)), rng.normal(size=(64, 3)), rng.normal(size=64) * 4.0
+
+
+def test_matrices_and_products_agree_with_scipy(rows):
+    q, q2, v, _ = rows
+    np.testing.assert_allclose(rot.quat_to_matrix(q), Rotation.from_quat(q).as_matrix(), atol=1e-15)
+    p = q2 / np.linalg.norm(q2, axis=1, keepdims=True)
+    want = (Rotation.from_quat(q) * Rotation.from_quat(p)).as_quat()
+    got = rot.quat_multiply(q, p)
+    np.testing.assert_allclose(np.abs(np.sum(got * want, axis=1)), 1.0, atol=1e-12)
+    np.testing.assert_allclose(rot.rotate(rot.quat_to_matrix(q), v), Rotation.from_quat(q).apply(v),
+                               atol=1e-14)
+    np.testing.assert_allclose(rot.cross(v, q2[:, :3]), np.cross(v, q2[:, :3]), atol=1e-15)
+
+
+def test_one_row_equals_its_row_of_a_block_bit_for_bit(rows):
+    q, q2, v, angle = rows
+    block_r, block_q = rot.quat_to_matrix(q), rot.quat_multiply(q, q2)
+    block_c = rot.cross(v, q2[:, :3])
+    about = {f: f(angle) for f in (rot.quat_about_x, rot.quat_about_y, rot.quat_about_z)}
+    for i in range(len(q)):
+        for sl in (slice(i, i + 1), i):  # shape (1, k) and (k,)
+            assert np.array_equal(rot.quat_to_matrix(q[sl]), block_r[sl])
+            assert np.array_equal(rot.quat_multiply(q[sl], q2[sl]), block_q[sl])
+            assert np.array_equal(rot.cross(v[sl], q2[sl][..., :3]), block_c[sl])
+            for f, block in about.items():
+                assert np.array_equal(f(angle[sl]), block[sl])
+    assert rot.quat_about_z(0.25).shape == (4,) and rot.quat_to_matrix(q[0]).shape == (3, 3)
