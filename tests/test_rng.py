@@ -91,3 +91,30 @@ def test_streams_differ_by_sequence_and_seed():
 def test_negative_count_is_rejected():
     with pytest.raises(ValueError):
         Pcg32(1, 1).u32(-1)
+
+
+def _lcg_outputs(seed: int, seq: int, n: int) -> tuple[list[int], int]:
+    """pcg32_srandom_r + pcg32_random_r written out on Python ints: n outputs and the state after."""
+    mask, mult = (1 << 64) - 1, 6364136223846793005
+    inc = ((seq << 1) | 1) & mask
+    state = (0 * mult + inc) & mask
+    state = ((state + seed) * mult + inc) & mask
+    out = []
+    for _ in range(n):
+        old = state
+        state = (old * mult + inc) & mask
+        x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+        r = old >> 59
+        out.append(((x >> r) | (x << ((-r) & 31))) & 0xFFFFFFFF)
+    return out, state
+
+
+def test_small_draws_read_ahead_without_changing_the_stream_or_its_state():
+    rng = Pcg32(42, 54)
+    sizes = [1, 6, 18, 36, 255, 3, 256, 1, 1500, 7, 1024, 2]
+    drawn = []
+    for n in sizes:
+        drawn += rng.u32(n).tolist()
+        want, state = _lcg_outputs(42, 54, len(drawn))
+        assert drawn == want
+        assert rng.state == state  # the state after the outputs taken, not after the read-ahead

@@ -33,6 +33,7 @@ __all__ = ["Pcg32", "PCG32_MULTIPLIER"]
 PCG32_MULTIPLIER = 6364136223846793005  # O'Neill (2014), pcg32 default multiplier
 _MASK64 = (1 << 64) - 1
 _TABLE_SIZE = 4096  # steps per jump-ahead table; longer blocks are drawn table by table
+READ_AHEAD = 1024  # outputs drawn at once to serve draws of fewer than READ_AHEAD / 4
 _TWO_POW_32 = 4294967296.0
 _INV_TWO_POW_32 = 1.0 / _TWO_POW_32
 _TWO_PI = 2.0 * np.pi
@@ -92,7 +93,7 @@ class Pcg32:
     and ``gaussians(n)`` draw n values of the same stream as numpy arrays (shape (n,)).
     """
 
-    __slots__ = ("_state", "_inc", "_c_table")
+    __slots__ = ("_state", "_inc", "_c_table", "_ahead", "_ahead_pos", "_ahead_start")
 
     def __init__(self, seed: int, seq: int) -> None:
         seed = int(seed) & _MASK64
@@ -102,28 +103,61 @@ class Pcg32:
         self._state = (self._state + seed) & _MASK64
         self._step()
         self._c_table: np.ndarray | None = None
+        # outputs drawn ahead for small draws (the streaming API's one epoch at a time):
+        # _state is the state after them, _ahead_start the state before the first of them
+        self._ahead = np.empty(0, dtype=np.uint32)
+        self._ahead_pos = 0
+        self._ahead_start = self._state
 
     def _step(self) -> None:
         self._state = (self._state * PCG32_MULTIPLIER + self._inc) & _MASK64
 
     @property
     def state(self) -> int:
-        """The 64-bit LCG state (for tests and checkpoints)."""
-        return self._state
+        """The 64-bit LCG state after the outputs drawn so far (for tests and checkpoints)."""
+        if self._ahead_pos == len(self._ahead):
+            return self._state
+        k = self._ahead_pos  # outputs taken from the read-ahead block
+        return (int(_multiplier_table()[k]) * self._ahead_start
+                + int(self._increments()[k])) & _MASK64
+
+    def _increments(self) -> np.ndarray:
+        if self._c_table is None:
+            self._c_table = _increment_table(self._inc)
+        return self._c_table
 
     # ----------------------------------------------------------------------------- block draws
     def u32(self, n: int) -> np.ndarray:
-        """The next n 32-bit outputs, as a uint32 array of shape (n,)."""
+        """The next n 32-bit outputs, as a uint32 array of shape (n,).
+
+        Small draws are served from a block of READ_AHEAD outputs drawn at once (the same
+        outputs, in the same order: only the cost of many small calls changes).
+        """
         n = int(n)
         if n < 0:
             raise ValueError(f"Pcg32.u32: n = {n} must be >= 0")
+        ahead = len(self._ahead) - self._ahead_pos
+        if n <= ahead:
+            self._ahead_pos += n
+            return self._ahead[self._ahead_pos - n:self._ahead_pos].copy()
         out = np.empty(n, dtype=np.uint32)
-        if n == 0:
-            return out
+        out[:ahead] = self._ahead[self._ahead_pos:]
+        self._ahead_pos = len(self._ahead)
+        rest = n - ahead
+        if rest < READ_AHEAD // 4:
+            self._ahead_start = self._state
+            self._ahead = self._draw(READ_AHEAD)
+            self._ahead_pos = rest
+            out[ahead:] = self._ahead[:rest]
+        else:
+            out[ahead:] = self._draw(rest)
+        return out
+
+    def _draw(self, n: int) -> np.ndarray:
+        """n outputs from the LCG state, by jump-ahead tables; the state moves past them."""
+        out = np.empty(n, dtype=np.uint32)
         a_tab = _multiplier_table()
-        if self._c_table is None:
-            self._c_table = _increment_table(self._inc)
-        c_tab = self._c_table
+        c_tab = self._increments()
         done = 0
         with np.errstate(over="ignore"):
             while done < n:
@@ -158,9 +192,7 @@ class Pcg32:
     # ---------------------------------------------------------------------------- scalar draws
     def next_u32(self) -> int:
         """The next 32-bit output."""
-        old = self._state
-        self._step()
-        return int(_xsh_rr(np.array([old], dtype=np.uint64))[0])
+        return int(self.u32(1)[0])
 
     def uniform(self) -> float:
         """The next uniform in (0, 1)."""
@@ -171,4 +203,4 @@ class Pcg32:
         return float(self.gaussians(1)[0])
 
     def __repr__(self) -> str:
-        return f"Pcg32(state=0x{self._state:016x}, inc=0x{self._inc:016x})"
+        return f"Pcg32(state=0x{self.state:016x}, inc=0x{self._inc:016x})"
