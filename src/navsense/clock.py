@@ -53,6 +53,8 @@ class Due:
         n = t_s.size
         if n == 0:
             return np.zeros(0, dtype=np.int64)
+        if n == 1:  # one physics step (streaming): the rule as written
+            return np.zeros(1 if self(float(t_s[0])) else 0, dtype=np.int64)
         if self.t_due is None:
             self.t_due = float(t_s[0])
         # at most one sample per step, so n + 1 due times cover the run
