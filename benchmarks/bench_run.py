@@ -7,8 +7,9 @@ Runs up to one hour are repeated (--repeat, default 3) and the fastest of each c
 too: the shared machine's background load only ever adds time.
 
 Each configuration runs as its own process (`python -m navsense simulate --truth LOG ...`) and
-is measured from outside: wall time, CPU time (user + system) and peak resident memory of the child
-(os.wait4). The floor (`../shared/bench/floor_numpy.py DURATION OUT`) runs the same way in the same
+is measured from outside: wall time, CPU time (user + system, its worker process's included, by
+os.wait4) and peak memory (the larger of its own peak RSS and the sampled sum of the RSS of the
+process and its forked worker). The floor (`../shared/bench/floor_numpy.py DURATION OUT`) runs the same way in the same
 benchmark run, and every figure is also given as a ratio to it: absolute times on shared machines
 drift from run to run, ratios much less.
 
