@@ -33,6 +33,13 @@ def circle_truth(n: int, radius_m: float = 25.0, speed_mps: float = 5.0, rate_hz
                        reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
 
 
+def open_sky_circle(n: int, radius_m: float = 30.0, speed_mps: float = 4.0) -> TruthStates:
+    """:func:`circle_truth` moved 400 m east and 300 m north of the farmstead: open sky."""
+    t = circle_truth(n, radius_m=radius_m, speed_mps=speed_mps)
+    shift = np.array([400.0, 300.0, 0.0])
+    return TruthStates(t.step0, t.p_m + shift, t.q_xyzw, t.v_mps, t.w_radps, t.c_m + shift, t.reset)
+
+
 def make_site(boxes=(), cylinders=(), crowns=()):
     """A Site from plain tuples: boxes (min, max); cylinders (x, y, base, top, r); crowns (x, y, z, r)."""
     from navsense.site import Site

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import circle_truth
+from conftest import open_sky_circle
 from navsense.cli import main
 from navsense.truth.io import write_truth
 
@@ -16,11 +16,8 @@ OUTPUTS = ("gnss.jsonl", "gnss.nmea", "imu.jsonl", "ins.jsonl", "ins.frames", "e
 @pytest.fixture(scope="module")
 def truth_csv(tmp_path_factory) -> Path:
     """A 20 s drive on a circle in open sky east of the farmstead, as a CSV truth log."""
-    truth = circle_truth(2400, radius_m=30.0, speed_mps=4.0)
-    truth = type(truth)(truth.step0, truth.p_m + [400.0, 300.0, 0.0], truth.q_xyzw, truth.v_mps,
-                        truth.w_radps, truth.c_m + [400.0, 300.0, 0.0], truth.reset)
     path = tmp_path_factory.mktemp("truth") / "circle.csv"
-    write_truth(truth, path)
+    write_truth(open_sky_circle(2400), path)
     return path
 
 

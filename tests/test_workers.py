@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import circle_truth
+from conftest import open_sky_circle
 from navsense.cli import main
 from navsense.config import load_config
 from navsense.scenarios import load_scenario
@@ -19,11 +19,8 @@ pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers nee
 
 @pytest.fixture(scope="module")
 def truth_parquet(tmp_path_factory) -> Path:
-    truth = circle_truth(1800, radius_m=25.0, speed_mps=4.0)
-    truth = type(truth)(truth.step0, truth.p_m + [400.0, 300.0, 0.0], truth.q_xyzw, truth.v_mps,
-                        truth.w_radps, truth.c_m + [400.0, 300.0, 0.0], truth.reset)
     path = tmp_path_factory.mktemp("truth") / "circle.parquet"
-    write_truth(truth, path)
+    write_truth(open_sky_circle(1800, radius_m=25.0), path)
     return path
 
 
@@ -67,24 +64,18 @@ def _failing(original):
     return process
 
 
-def test_an_error_in_the_worker_comes_back_and_leaves_no_run(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where, error, message", [
+    ("worker", WorkerError, "RuntimeError.*broke at step"),  # raised there, reported here
+    ("here", RuntimeError, "broke at step"),  # raised here: the worker is stopped
+])
+def test_an_error_in_either_process_ends_the_run_and_leaves_nothing(tmp_path, monkeypatch, where,
+                                                                     error, message):
     scenario, cfg = _setup()
-    _, remote_cls = _split_classes(cfg, scenario)
-    monkeypatch.setattr(remote_cls, "process", _failing(remote_cls.process))
+    local_cls, remote_cls = _split_classes(cfg, scenario)
+    cls = remote_cls if where == "worker" else local_cls
+    monkeypatch.setattr(cls, "process", _failing(cls.process))
     out = tmp_path / "run"
-    with pytest.raises(WorkerError, match="RuntimeError.*broke at step"):
-        simulate(scenario.truth, cfg, scenario.vehicle, scenario.site, out, chunk_steps=600,
-                 workers="processes")
-    assert not out.exists() and not list(tmp_path.iterdir())
-    assert not multiprocessing.active_children()
-
-
-def test_an_error_in_this_process_stops_the_worker(tmp_path, monkeypatch):
-    scenario, cfg = _setup()
-    local_cls, _ = _split_classes(cfg, scenario)
-    monkeypatch.setattr(local_cls, "process", _failing(local_cls.process))
-    out = tmp_path / "run"
-    with pytest.raises(RuntimeError, match="broke at step"):
+    with pytest.raises(error, match=message):
         simulate(scenario.truth, cfg, scenario.vehicle, scenario.site, out, chunk_steps=600,
                  workers="processes")
     assert not out.exists() and not list(tmp_path.iterdir())
