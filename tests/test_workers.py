@@ -17,6 +17,15 @@ from navsense.workers import WorkerError, fork_available
 pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
 
 
+@pytest.fixture
+def alone(monkeypatch):
+    """navsense forks only from a process without other threads; earlier tests of this session
+    may leave an idle daemon thread (Dask's offload pool): let the fork happen anyway."""
+    import navsense.simulate
+
+    monkeypatch.setattr(navsense.simulate.threading, "active_count", lambda: 1)
+
+
 @pytest.fixture(scope="module")
 def truth_parquet(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("truth") / "circle.parquet"
@@ -29,7 +38,7 @@ def _files(run: Path) -> dict:
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_processes_and_threads_write_the_same_bytes(tmp_path, truth_parquet, fmt):
+def test_processes_and_threads_write_the_same_bytes(tmp_path, truth_parquet, fmt, alone):
     runs = {}
     for workers in ("threads", "processes"):
         out = tmp_path / workers
@@ -69,7 +78,7 @@ def _failing(original):
     ("here", RuntimeError, "broke at step"),  # raised here: the worker is stopped
 ])
 def test_an_error_in_either_process_ends_the_run_and_leaves_nothing(tmp_path, monkeypatch, where,
-                                                                     error, message):
+                                                                     error, message, alone):
     scenario, cfg = _setup()
     local_cls, remote_cls = _split_classes(cfg, scenario)
     cls = remote_cls if where == "worker" else local_cls
@@ -82,7 +91,7 @@ def test_an_error_in_either_process_ends_the_run_and_leaves_nothing(tmp_path, mo
     assert not multiprocessing.active_children()
 
 
-def test_models_are_split_by_cost_and_one_model_stays_here():
+def test_models_are_split_by_cost_and_one_model_stays_here(alone):
     scenario, cfg = _setup()
     georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
     models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
@@ -90,3 +99,19 @@ def test_models_are_split_by_cost_and_one_model_stays_here():
     assert {m.name for m in local} == {"gnss"} and {m.name for m in remote} == {"imu", "ins"}
     assert _split_models(models[:1], "parquet", "processes") == (models[:1], [])
     assert _split_models(models, "parquet", "threads") == (models, [])
+
+
+def test_a_process_with_other_threads_does_not_fork():
+    import threading
+
+    scenario, cfg = _setup()
+    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert _split_models(models, "parquet", "processes") == (models, [])
+    finally:
+        stop.set()
+        other.join()

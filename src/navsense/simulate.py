@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -326,8 +327,14 @@ _READER_COST = 0.2  # the parent also reads the truth and feeds the worker
 
 
 def _split_models(models, fmt: str, workers: str) -> tuple[list, list]:
-    """(models of this process, models of the worker process): greedy, heaviest first."""
-    if workers != "processes" or len(models) < 2 or not fork_available():
+    """(models of this process, models of the worker process): greedy, heaviest first.
+
+    Everything stays here with "threads", one model, no fork (not Linux), or when this process
+    already runs other threads (a fork copies only the calling thread: a lock another thread
+    holds would stay locked in the worker).
+    """
+    if (workers != "processes" or len(models) < 2 or not fork_available()
+            or threading.active_count() > 1):
         return list(models), []
     cost = _COST[fmt]
     local, remote = [], []
