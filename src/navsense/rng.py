@@ -32,7 +32,7 @@ __all__ = ["Pcg32", "PCG32_MULTIPLIER"]
 
 PCG32_MULTIPLIER = 6364136223846793005  # O'Neill (2014), pcg32 default multiplier
 _MASK64 = (1 << 64) - 1
-_TABLE_SIZE = 4096  # steps per jump-ahead table; longer blocks are drawn table by table
+_TABLE_SIZE = 16384  # steps per jump-ahead table; longer blocks are drawn table by table
 READ_AHEAD = 1024  # outputs drawn at once to serve draws of fewer than READ_AHEAD / 4
 _TWO_POW_32 = 4294967296.0
 _INV_TWO_POW_32 = 1.0 / _TWO_POW_32
