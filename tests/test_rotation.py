@@ -40,3 +40,14 @@ def test_one_row_equals_its_row_of_a_block_bit_for_bit(rows):
             for f, block in about.items():
                 assert np.array_equal(f(angle[sl]), block[sl])
     assert rot.quat_about_z(0.25).shape == (4,) and rot.quat_to_matrix(q[0]).shape == (3, 3)
+
+
+def test_one_matrix_rotates_a_lever_arm_like_a_block(rows):
+    q, _, v, _ = rows
+    r, arm = rot.quat_to_matrix(q), v[0]
+    block, block_t = rot.rotate(r, arm), rot.rotate_inverse(r, arm)
+    for i in range(len(q)):
+        assert np.array_equal(rot.rotate(r[i:i + 1], arm), block[i:i + 1])
+        assert np.array_equal(rot.rotate_inverse(r[i:i + 1], arm), block_t[i:i + 1])
+        assert np.array_equal(rot.rotate(r[i], arm), block[i])
+        assert rot.rotate(r[i], arm[None]).shape == (1, 3)

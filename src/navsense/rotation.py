@@ -32,6 +32,11 @@ def _one_row(*arrays) -> bool:
         a.shape == shape for a in arrays[1:])
 
 
+def _one_shape(r: np.ndarray, v: np.ndarray) -> tuple:
+    """The shape R v has for one matrix and one vector: the larger of (..., 3) of either."""
+    return r.shape[:-1] if r.ndim - 1 >= v.ndim else v.shape
+
+
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """Rotation matrix R (..., 3, 3) of the unit quaternion q (..., 4), x, y, z, w order."""
     q = np.asarray(q, dtype=np.float64)
@@ -68,11 +73,11 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     way whatever the number of rows: batch, chunks and single steps give identical bits.
     """
     v = np.asarray(v, dtype=np.float64)
-    if r.size == 9 and v.size == 3 and r.ndim == v.ndim + 1:
+    if r.size == 9 and v.size == 3:
         (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.reshape(3, 3).tolist()
         v0, v1, v2 = v.reshape(3).tolist()
         return np.array([r00 * v0 + r01 * v1 + r02 * v2, r10 * v0 + r11 * v1 + r12 * v2,
-                         r20 * v0 + r21 * v1 + r22 * v2]).reshape(v.shape)
+                         r20 * v0 + r21 * v1 + r22 * v2]).reshape(_one_shape(r, v))
     return (r[..., :, 0] * v[..., None, 0] + r[..., :, 1] * v[..., None, 1]
             + r[..., :, 2] * v[..., None, 2])
 
@@ -80,11 +85,11 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
 def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     """R^T v for matrices (..., 3, 3) and vectors (..., 3) (term by term, like :func:`rotate`)."""
     v = np.asarray(v, dtype=np.float64)
-    if r.size == 9 and v.size == 3 and r.ndim == v.ndim + 1:
+    if r.size == 9 and v.size == 3:
         (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.reshape(3, 3).tolist()
         v0, v1, v2 = v.reshape(3).tolist()
         return np.array([r00 * v0 + r10 * v1 + r20 * v2, r01 * v0 + r11 * v1 + r21 * v2,
-                         r02 * v0 + r12 * v1 + r22 * v2]).reshape(v.shape)
+                         r02 * v0 + r12 * v1 + r22 * v2]).reshape(_one_shape(r, v))
     return (r[..., 0, :] * v[..., None, 0] + r[..., 1, :] * v[..., None, 1]
             + r[..., 2, :] * v[..., None, 2])
 

@@ -177,7 +177,7 @@ def imu_point_kinematics(truth: TruthStates, lever_arm_m: np.ndarray, age_before
     dt = 1.0 / truth.rate_hz
     r = quat_to_matrix(truth.q_xyzw)
     # IMU section: v_i = v + w x (p + R r_i - p_c)
-    arm = truth.p_m + rotate(r, np.broadcast_to(lever_arm_m, (n, 3))) - truth.c_m
+    arm = truth.p_m + rotate(r, lever_arm_m) - truth.c_m
     v_i = truth.v_mps + cross(truth.w_radps, arm)
     v_prev = np.concatenate([prev_vi[None, :], v_i[:-1]])
     a = (v_i - v_prev) / dt
@@ -188,9 +188,12 @@ def imu_point_kinematics(truth: TruthStates, lever_arm_m: np.ndarray, age_before
     w_b_prev = np.concatenate([prev_wb[None, :], w_b[:-1]])
     # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
     idx = np.arange(n, dtype=np.int64)
-    start = np.where(truth.reset, idx, -1)
-    last_reset = np.maximum.accumulate(start)
-    age = np.where(last_reset >= 0, idx - last_reset, age_before + 1 + idx)
+    if truth.reset.any():
+        start = np.where(truth.reset, idx, -1)
+        last_reset = np.maximum.accumulate(start)
+        age = np.where(last_reset >= 0, idx - last_reset, age_before + 1 + idx)
+    else:
+        age = age_before + 1 + idx
     return ImuKinematics(r, v_i, f_b, w_b, f_b_prev, w_b_prev, age)
 
 

@@ -120,6 +120,7 @@ AGENT_SEED_STRIDE = 7919  # spec "ACRES Core INS": seed + 5045 + 7919 x agent in
 INS_SEQUENCE = 6  # spec "Seeds and Determinism": RngIns sequence 6
 DRAWS_PER_EPOCH = 18  # spec "INS": 18 Gaussian values an epoch
 UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p
+_GM_POSITION_SCALE = np.array([1.0, 1.0, UP_SIGMA_FACTOR])  # (x1, x2, 1.5 x3): 1.0 x is x exactly
 COV_UP_FACTOR = 2.25  # spec "INS": cov = diag(s2, s2, 2.25 s2)
 FIX_STATUS_RTK = 2  # spec "INS": the fix has status 2 (RTK)
 FIX_SERVICE_GPS = 1  # spec "Outputs": service 1 (sensor_msgs/NavSatStatus SERVICE_GPS)
@@ -273,6 +274,13 @@ class _Sigmas:
 # ------------------------------------------------------------------- elementwise vector algebra
 # navsense.rotation's helpers are written term by term, so a value never depends on how many rows
 # share a call: R v = rotate, R^T v = rotate_inverse, a x b = cross.
+def _columns3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """(m, 3) from three (m,) columns."""
+    out = np.empty((a.shape[0], 3))
+    out[:, 0], out[:, 1], out[:, 2] = a, b, c
+    return out
+
+
 def _norm(v: np.ndarray) -> np.ndarray:
     """|v|, rows (m, 3) -> (m,)."""
     return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
@@ -380,7 +388,7 @@ class _InsCore:
         v_n = v_mps + cross(w_radps, p_n - c_m)
 
         # p_ins = p_n + sigma_p (x1, x2, 1.5 x3) + sigma_pw g_p
-        gm_pos = np.stack([x[:, 0], x[:, 1], UP_SIGMA_FACTOR * x[:, 2]], axis=-1)
+        gm_pos = x[:, 0:3] * _GM_POSITION_SCALE
         p_ins = p_n + s.position_m * gm_pos + s.position_white_m * g_p
 
         # q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi)
@@ -416,7 +424,8 @@ class _InsCore:
         q_utm = quat_multiply(q_rot, q_ins)
         q_truth_utm = quat_multiply(q_rot, q_xyzw)
         s2 = s.fix_variance_m2
-        cov = np.broadcast_to(np.array([s2, s2, COV_UP_FACTOR * s2]), (m, 3)).copy()
+        cov = np.empty((m, 3))
+        cov[:] = (s2, s2, COV_UP_FACTOR * s2)
 
         # carry the state to the next block
         self.t_prev = float(t_s[-1])
@@ -434,12 +443,12 @@ class _InsCore:
             "angular_velocity_flu_radps": gyro,
             "specific_force_flu_mps2": force,
             "lat_deg": fix["lat_deg"], "lon_deg": fix["lon_deg"], "height_m": fix["height_m"],
-            "utm_m": np.stack([fix["easting_m"], fix["northing_m"], fix["height_m"]], axis=-1),
+            "utm_m": _columns3(fix["easting_m"], fix["northing_m"], fix["height_m"]),
             "orientation_utm_xyzw": q_utm,
             "grid_rotation_deg": alpha_deg,
             "covariance_enu_m2": cov,
             "truth_position_enu_m": p_n,
-            "truth_utm_m": np.stack([tru["easting_m"], tru["northing_m"], tru["height_m"]], axis=-1),
+            "truth_utm_m": _columns3(tru["easting_m"], tru["northing_m"], tru["height_m"]),
             "truth_orientation_utm_xyzw": q_truth_utm,
             "truth_speed_mps": _norm(v_n),
         }
