@@ -20,7 +20,6 @@ Usage: PYTHONPATH=src python benchmarks/bench_gnss.py [--duration 3600] [--repea
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import orjson
@@ -30,18 +29,9 @@ from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.fixstate import FixMachineState, run_fix_states
 from navsense.sensors.gnss.receiver import GnssReceiver
 
-from floor import floor_seconds
+from floor import best_of, floor_seconds
 
 CHUNK_S = 60.0
-
-
-def best_of(fn, repeat: int):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main() -> int:

@@ -34,8 +34,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from floor import FLOOR  # noqa: E402  (the floor script beside the project)
+
 ROOT = HERE.parent
-FLOOR = ROOT.parent / "shared" / "bench" / "floor_numpy.py"
 RATES_HZ = {"imu": 120.0, "ins": 100.0, "gnss": 10.0}
 
 

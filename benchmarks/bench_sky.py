@@ -17,7 +17,6 @@ Usage: PYTHONPATH=src python benchmarks/bench_sky.py [--epochs 36000] [--repeat 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from navsense.sensors.gnss.multipath import multipath_index, reflector_index
 from navsense.sensors.gnss.sky import classify, counts, used_mask
 from navsense.site import Site, embedded_site, embedded_sites
 
-from floor import floor_seconds
+from floor import best_of, floor_seconds
 
 SITE_LAT_DEG, SITE_LON_DEG, SITE_H_M = 40.4700, -86.9920, 185.0  # a mid-latitude site
 
@@ -68,15 +67,6 @@ def loop_antenna(t_s: np.ndarray, site: Site) -> np.ndarray:
     ang = 2.0 * np.pi * t_s / 300.0
     return np.column_stack([mid[0] + half[0] * np.sin(ang), mid[1] + half[1] * np.sin(2.0 * ang),
                             np.full(t_s.size, 2.15)])
-
-
-def best_of(fn, repeat: int):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main() -> int:

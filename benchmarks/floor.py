@@ -1,4 +1,5 @@
-"""The bare-numpy floor of ../shared/bench/floor_numpy.py, timed as a whole process."""
+"""What the benchmarks share: the bare-numpy floor of ../shared/bench/floor_numpy.py, timed as a
+whole process, and the best-of-n timer."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 FLOOR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "floor_numpy.py"
 
@@ -20,3 +23,13 @@ def floor_seconds(duration_s: float = 3600.0) -> float | None:
         subprocess.run([sys.executable, str(FLOOR), str(duration_s), tmp], check=True,
                        capture_output=True)
         return time.perf_counter() - t0
+
+
+def best_of(fn, repeat: int):
+    """(fastest wall time of ``repeat`` calls of ``fn``, the last call's result)."""
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out

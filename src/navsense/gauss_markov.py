@@ -8,7 +8,8 @@ Two evaluations, both giving the same bits for a whole log, chunks or single ste
 - :func:`scan`, the recursion as written, one multiply and one add an epoch on Python floats
   (IEEE binary64 like any compiled loop): the configurable IMU (Basilisk's exact recursion);
 - :class:`AnchoredScan`, the same recursion in anchored segments, vectorised over the epochs of
-  a segment: the INS and the GNSS error model (about 3 times faster than the loop).
+  a segment (about 3 times faster than the loop), and :class:`GaussMarkovStates` on it, the unit
+  process x_k = a_k x_(k-1) + sqrt(1 - a_k^2) g_k of the INS and the GNSS error model.
 
 Anchored segments. Epochs are counted from the first one (k = 0, 1, ...). Epoch k is an *anchor*
 when k is a multiple of ``SEGMENT`` (128) or a_k < ``A_MIN`` (0.95; a_k = 0 restarts the state);
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["scan", "AnchoredScan", "SEGMENT", "A_MIN"]
+__all__ = ["scan", "AnchoredScan", "GaussMarkovStates", "SEGMENT", "A_MIN"]
 
 SEGMENT = 128  # epochs from one periodic anchor to the next
 A_MIN = 0.95  # an a_k below this makes epoch k an anchor
@@ -156,3 +157,16 @@ class AnchoredScan:
         self.epochs += 1
         self.last = np.array(x)
         return self.last.copy()
+
+
+class GaussMarkovStates:
+    """x_k = a_k x_(k-1) + sqrt(1 - a_k^2) g_k over n columns, from x_(-1) = 0, the state carried
+    from one block of epochs to the next (:class:`AnchoredScan`; a = 0 restarts it: x = g)."""
+
+    def __init__(self, n: int) -> None:
+        self._scan = AnchoredScan(n)
+
+    def run(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """``a`` (m,), ``g`` (m, n) -> x (m, n)."""
+        a = np.asarray(a, dtype=np.float64)
+        return self._scan.run(a, np.sqrt(1.0 - a * a)[:, None] * np.asarray(g, dtype=np.float64))

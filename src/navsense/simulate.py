@@ -176,13 +176,13 @@ class _SensorOutput:
         self.writer.close()
 
 
-def _run_model(model, chunk: TruthStates, delay_s: float, output: "_SensorOutput",
-               extra: "_ExtraWriters"):
+def _run_model(model, chunk: TruthStates, delay_s: float, outputs: "_Outputs"):
     """One model over one chunk: its encoded rows, their count and its extra payload."""
     block = model.process(chunk)
     m = len(block["sample_time_s"])
-    payload = output.encode(timed_columns(model, block, delay_s, chunk.rate_hz), m)
-    return payload, m, extra.payload(model, block)
+    payload = outputs.writers[model.name].encode(
+        timed_columns(model, block, delay_s, chunk.rate_hz), m)
+    return payload, m, outputs.extra.payload(model, block)
 
 
 class _Progress:
@@ -234,8 +234,7 @@ class _Schedule:
         self.models = models
         self.pool = pool
         self.delay_s = delay_s
-        self.writers = outputs.writers
-        self.extra = outputs.extra
+        self.outputs = outputs
 
     def run(self, chunks: Iterable[TruthStates]) -> Iterator[TruthStates]:
         """Yield each chunk when it is read; return once every model has written every chunk."""
@@ -260,7 +259,7 @@ class _Schedule:
                 if id(model) not in busy and waiting[id(model)]:
                     chunk = waiting[id(model)].popleft()
                     future = self.pool.submit(_run_model, model, chunk, self.delay_s,
-                                              self.writers[model.name], self.extra)
+                                              self.outputs)
                     running[future] = model
                     busy.add(id(model))
             if not running:
@@ -272,9 +271,7 @@ class _Schedule:
             for future in sorted(done, key=lambda f: self.models.index(running[f])):
                 model = running.pop(future)
                 busy.discard(id(model))
-                payload, m, extra_payload = future.result()
-                self.writers[model.name].submit(payload, m)
-                self.extra.submit(model, extra_payload)
+                self.outputs.submit(model, future.result())
             gc.collect(0)  # what the chunks left in cycles, while the collector is off
 
 
@@ -285,6 +282,12 @@ class _Outputs:
         self.queue = _WriteQueue()
         self.writers = {m.name: _SensorOutput(folder, m.name, fmt, self.queue) for m in models}
         self.extra = _ExtraWriters(folder, models, self.queue)
+
+    def submit(self, model, result: tuple) -> None:
+        """Queue the writes of one model's chunk, ``result`` from :func:`_run_model`."""
+        payload, m, extra_payload = result
+        self.writers[model.name].submit(payload, m)
+        self.extra.submit(model, extra_payload)
 
     def rows_written(self) -> dict:
         return {name: w.rows_written for name, w in self.writers.items()}
@@ -309,10 +312,7 @@ def _run_group(models, folder: Path, fmt: str, delay_s: float, next_chunk) -> tu
     try:
         while (chunk := next_chunk()) is not None:
             for model in models:
-                payload, m, extra_payload = _run_model(model, chunk, delay_s,
-                                                       outputs.writers[model.name], outputs.extra)
-                outputs.writers[model.name].submit(payload, m)
-                outputs.extra.submit(model, extra_payload)
+                outputs.submit(model, _run_model(model, chunk, delay_s, outputs))
             gc.collect(0)
     finally:
         outputs.close()

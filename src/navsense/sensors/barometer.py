@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navsense import gauss_markov
 from navsense.clock import Due
 from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
@@ -154,7 +155,7 @@ class BarometerModel:
         if self._t_prev is None:
             a[0] = 0.0
         drive = self._sigma_b * np.sqrt(1.0 - a * a) * g[:, 0]
-        bias = _gauss_markov(self._bias_pa, a, drive)
+        bias = gauss_markov.scan(a, drive[:, None], [self._bias_pa])[:, 0]
         self._bias_pa = float(bias[-1])
         self._t_prev = float(t[-1])
 
@@ -178,16 +179,6 @@ class BarometerModel:
 
     def episode_info(self) -> dict:
         return {}
-
-
-def _gauss_markov(x_prev: float, a: np.ndarray, drive: np.ndarray) -> np.ndarray:
-    """x_k = a_k x_k-1 + drive_k, the literal recursion in float64 (one multiply, one add)."""
-    out = [0.0] * len(drive)
-    x = float(x_prev)
-    for k, (ak, uk) in enumerate(zip(a.tolist(), drive.tolist(), strict=True)):
-        x = ak * x + uk
-        out[k] = x
-    return np.array(out, dtype=np.float64)
 
 
 def _empty_block() -> dict:

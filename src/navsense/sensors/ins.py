@@ -95,9 +95,9 @@ from typing import Mapping
 
 import numpy as np
 
-from navsense import gauss_markov
 from navsense.clock import Due
 from navsense.errors import ConfigError
+from navsense.gauss_markov import GaussMarkovStates
 from navsense.output.columns import Column, rows_from_columns
 from navsense.output.frames import INS_FIELD_COUNT
 from navsense.rng import Pcg32
@@ -286,16 +286,6 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
 
 
-def _gauss_markov(states: gauss_markov.AnchoredScan, a: np.ndarray, b: np.ndarray,
-                  g: np.ndarray) -> np.ndarray:
-    """x_k = a_k x_k-1 + b_k g_k for each of the columns of g (spec "INS", "Errors").
-
-    a and b (m,), g (m, s) -> (m, s), the states carried in ``states``
-    (:class:`navsense.gauss_markov.AnchoredScan`: 100 Hz epochs, vectorised).
-    """
-    return states.run(a, b[:, None] * g)
-
-
 @contextlib.contextmanager
 def _gc_paused():
     """Pause the cyclic garbage collector while building many acyclic row dicts.
@@ -351,7 +341,7 @@ class _InsCore:
         self.geo_frame = INS_FRAMES[config.frame][0]
         # a site south of the equator uses the southern UTM (false northing 10 000 km)
         self._south = bool(georef is not None and georef.site_wgs84_lat_lon_h()[0] < 0.0)
-        self.states = gauss_markov.AnchoredScan(6)  # the Gauss-Markov states x_1..x_6
+        self.states = GaussMarkovStates(6)  # the Gauss-Markov states x_1..x_6
         self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
         self.v_prev = np.zeros(3)  # INS-point velocity of the previous epoch, world m/s
         self.reset_pending = False  # a reset since the previous epoch
@@ -380,8 +370,7 @@ class _InsCore:
         a = np.exp(-dt / self.config.position_tau_s)
         if first:
             a[0] = 0.0
-        b = np.sqrt(1.0 - a * a)
-        x = _gauss_markov(self.states, a, b, g_x)
+        x = self.states.run(a, g_x)
 
         r = quat_to_matrix(q_xyzw)
         # Truth at the INS point: v_n = v + w x (p_n - p_c)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from navsense.config import load_config
+from navsense.gauss_markov import GaussMarkovStates
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.error_model import (
-    OUTPUTS_PER_EPOCH, ErrorConfig, combine, draw_epochs, error_sigmas, GaussMarkovStates, phi_of,
+    OUTPUTS_PER_EPOCH, ErrorConfig, combine, draw_epochs, error_sigmas, phi_of,
 )
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 

@@ -35,8 +35,8 @@ Draws (stream Pcg32(seed, 1)): 11 values an epoch, 21 32-bit outputs, in every s
     output  18     1 uniform       (cycle slip)
     outputs 19-20  1 Gaussian g_t  (time to fix)
 
-The Gauss-Markov states run in anchored segments (navsense.gauss_markov.AnchoredScan) from the
-carried state, so they give the same values however the log is cut.
+The Gauss-Markov states (navsense.gauss_markov.GaussMarkovStates, anchored segments) carry their
+state from block to block, so they give the same values however the log is cut.
 """
 
 from __future__ import annotations
@@ -45,14 +45,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navsense import gauss_markov
 from navsense.errors import ConfigError
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
 __all__ = [
     "OUTPUTS_PER_EPOCH", "FIRST_EPOCH_DT_S", "DOP_RATIO_MIN", "DOP_RATIO_MAX", "StateParams",
-    "ErrorConfig", "EpochDraws", "draw_epochs", "GaussMarkovStates", "error_sigmas", "phi_of",
+    "ErrorConfig", "EpochDraws", "draw_epochs", "error_sigmas", "phi_of",
     "combine",
 ]
 
@@ -162,20 +161,6 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     g_t = np.sqrt(-2.0 * np.log(u[:, 19])) * np.cos(_TWO_PI * u[:, 20])
     return EpochDraws(g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(),
                       g_t=g_t)
-
-
-class GaussMarkovStates:
-    """x_k = phi_k x_{k-1} + sqrt(1 - phi_k^2) g_k over n columns, from x_{-1} = 0, the state
-    carried from one block of epochs to the next (:class:`navsense.gauss_markov.AnchoredScan`:
-    phi = 0 on the first epoch restarts it)."""
-
-    def __init__(self, n: int) -> None:
-        self._scan = gauss_markov.AnchoredScan(n)
-
-    def run(self, phi: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """``phi`` (m,), ``g`` (m, n) -> x (m, n)."""
-        phi = np.asarray(phi, dtype=np.float64)
-        return self._scan.run(phi, np.sqrt(1.0 - phi * phi)[:, None] * np.asarray(g, dtype=np.float64))
 
 
 def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vdop_open,

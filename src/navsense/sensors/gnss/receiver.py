@@ -84,6 +84,7 @@ import numpy as np
 
 from navsense.clock import Due
 from navsense.errors import ConfigError
+from navsense.gauss_markov import GaussMarkovStates
 from navsense.output.nmea import gga_sentences, utc_seconds_of_day
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
@@ -92,7 +93,7 @@ from navsense.sensors.gnss import sky as _sky
 from navsense.sensors.gnss.constellation import SYSTEMS, Constellation
 from navsense.sensors.gnss.corrections import CorrectionStream
 from navsense.sensors.gnss.error_model import (
-    FIRST_EPOCH_DT_S, ErrorConfig, combine, draw_epochs, error_sigmas, GaussMarkovStates, phi_of,
+    FIRST_EPOCH_DT_S, ErrorConfig, combine, draw_epochs, error_sigmas, phi_of,
 )
 from navsense.sensors.gnss.fixstate import (
     DGPS, FIX_TYPES, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE, FixConfig, FixMachineState,
