@@ -6,7 +6,8 @@ a run is cut into chunks.
 Two evaluations, both giving the same bits for a whole log, chunks or single steps:
 
 - :func:`scan`, the recursion as written, one multiply and one add an epoch on Python floats
-  (IEEE binary64 like any compiled loop): the configurable IMU (Basilisk's exact recursion);
+  (IEEE binary64 like any compiled loop): the configurable IMU (Basilisk's exact recursion) and
+  the barometer's bias (25 Hz by default);
 - :class:`AnchoredScan`, the same recursion in anchored segments, vectorised over the epochs of
   a segment (about 3 times faster than the loop), and :class:`GaussMarkovStates` on it, the unit
   process x_k = a_k x_(k-1) + sqrt(1 - a_k^2) g_k of the INS and the GNSS error model.
