@@ -30,6 +30,8 @@ A compiled filter (scipy.signal.lfilter) would need a constant a and a third of 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["scan", "AnchoredScan", "GaussMarkovStates", "SEGMENT", "A_MIN"]
@@ -72,10 +74,11 @@ class AnchoredScan:
         self.n = int(n)
         self.epochs = 0  # epochs run so far (the index of the next epoch)
         self.offset = 0  # epochs of the current segment after its anchor
-        self.anchor = np.zeros(self.n)  # x at the current segment's anchor
+        # (Python floats: one epoch at a time, the streaming API's case, needs no numpy call)
+        self.anchor = [0.0] * self.n  # x at the current segment's anchor
         self.product = 1.0  # P of the last epoch
-        self.sum = np.zeros(self.n)  # S of the last epoch
-        self.last = np.zeros(self.n)  # x of the last epoch
+        self.sum = [0.0] * self.n  # S of the last epoch
+        self.last = [0.0] * self.n  # x of the last epoch
 
     def run(self, a: np.ndarray, drive: np.ndarray) -> np.ndarray:
         """The next m epochs: ``a`` (m,), ``drive`` (m, n) -> x (m, n)."""
@@ -86,7 +89,7 @@ class AnchoredScan:
         if m == 0:
             return np.empty((0, n))
         if m == 1:
-            return self._step(float(a[0]), drive[0].tolist())[None, :]
+            return np.array([self.step(float(a[0]), drive[0].tolist())])
         k = self.epochs + np.arange(m)
         is_anchor = (k % SEGMENT == 0) | ~(a >= A_MIN)
         seg = np.cumsum(is_anchor)  # 0: the segment carried in from the previous run
@@ -118,13 +121,13 @@ class AnchoredScan:
         # the anchors, segment after segment (the one sequential part: m / SEGMENT steps):
         # x at the end of segment s - 1 = P (anchor + S), then anchor_s = a x + d
         ends = starts - 1  # the epoch before each anchor
-        anchor = self.anchor.tolist()
+        anchor = self.anchor
         anchor_rows = [anchor]
         for s, (a_s, d_s, p, s_sum) in enumerate(zip(a[starts].tolist(), drive[starts].tolist(),
                                                      p_k[ends].tolist(), s_k[ends].tolist()),
                                                  start=1):
             if ends[s - 1] < 0:  # the run starts with an anchor: x of the previous run
-                last = self.last.tolist()
+                last = self.last
             else:
                 last = [p * (x + y) for x, y in zip(anchor, s_sum)]
             anchor = [a_s * x + d for x, d in zip(last, d_s)]
@@ -137,27 +140,28 @@ class AnchoredScan:
         # carry the state to the next run
         self.epochs += m
         self.offset = int(col[-1])
-        self.anchor = anchors[-1].copy()
+        self.anchor = anchors[-1].tolist()
         self.product = float(p_k[-1])
-        self.sum = s_k[-1].copy()
-        self.last = x[-1].copy()
+        self.sum = s_k[-1].tolist()
+        self.last = x[-1].tolist()
         return x
 
-    def _step(self, a: float, d: list) -> np.ndarray:
-        """One epoch on Python floats: the very operations of :meth:`run` for that epoch."""
+    def step(self, a: float, d: list) -> list:
+        """One epoch on Python floats (``d`` n floats -> x, n floats): the very operations of
+        :meth:`run` for that epoch."""
         if self.epochs % SEGMENT == 0 or not a >= A_MIN:
-            x = [a * x_prev + d_j for x_prev, d_j in zip(self.last.tolist(), d)]
+            x = [a * x_prev + d_j for x_prev, d_j in zip(self.last, d)]
             self.offset, self.product = 0, 1.0
-            self.anchor, self.sum = np.array(x), np.zeros(self.n)
+            self.anchor, self.sum = x, [0.0] * self.n
         else:
             p = self.product * a
-            sums = [s_j + d_j / p for s_j, d_j in zip(self.sum.tolist(), d)]
-            x = [p * (x0 + s_j) for x0, s_j in zip(self.anchor.tolist(), sums)]
+            sums = [s_j + d_j / p for s_j, d_j in zip(self.sum, d)]
+            x = [p * (x0 + s_j) for x0, s_j in zip(self.anchor, sums)]
             self.offset, self.product = self.offset + 1, p
-            self.sum = np.array(sums)
+            self.sum = sums
         self.epochs += 1
-        self.last = np.array(x)
-        return self.last.copy()
+        self.last = x
+        return x
 
 
 class GaussMarkovStates:
@@ -171,3 +175,9 @@ class GaussMarkovStates:
         """``a`` (m,), ``g`` (m, n) -> x (m, n)."""
         a = np.asarray(a, dtype=np.float64)
         return self._scan.run(a, np.sqrt(1.0 - a * a)[:, None] * np.asarray(g, dtype=np.float64))
+
+    def step(self, a: float, g: list) -> list:
+        """One epoch on Python floats: ``a``, ``g`` (n floats) -> x (n floats), the bits of
+        :meth:`run` (sqrt is correctly rounded in numpy and math alike)."""
+        w = math.sqrt(1.0 - a * a)
+        return self._scan.step(a, [w * g_j for g_j in g])

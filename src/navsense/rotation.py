@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "cross",
+    "cross", "matrix_floats", "multiply_floats", "about_axis_floats",
     "quat_to_matrix", "quat_multiply", "quat_conjugate", "rotate", "rotate_inverse",
     "quat_about_z", "quat_about_y", "quat_about_x", "quat_from_euler_zyx", "quat_normalize",
 ]
@@ -37,18 +37,39 @@ def _one_shape(r: np.ndarray, v: np.ndarray) -> tuple:
     return r.shape[:-1] if r.ndim - 1 >= v.ndim else v.shape
 
 
+def matrix_floats(x: float, y: float, z: float, w: float) -> tuple:
+    """R of one unit quaternion on Python floats: (r00, r01, r02, r10, ..., r22), row by row."""
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    return (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+            2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+            2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
+
+
+def multiply_floats(a, b) -> tuple:
+    """a (x) b of two quaternions given as 4 Python floats each (x, y, z, w)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def about_axis_floats(angle_rad: float, axis: int) -> tuple:
+    """q about axis 0 (x), 1 (y) or 2 (z) by a Python float angle, as 4 floats."""
+    half = 0.5 * angle_rad
+    q = [0.0, 0.0, 0.0, float(np.cos(half))]  # numpy's cos and sin: the bits of the array code
+    q[axis] = float(np.sin(half))
+    return tuple(q)
+
+
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """Rotation matrix R (..., 3, 3) of the unit quaternion q (..., 4), x, y, z, w order."""
     q = np.asarray(q, dtype=np.float64)
     if _one_row(q):
-        x, y, z, w = q.reshape(4).tolist()
-        xx, yy, zz = x * x, y * y, z * z
-        xy, xz, yz = x * y, x * z, y * z
-        wx, wy, wz = w * x, w * y, w * z
-        return np.array([[1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)],
-                         [2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)],
-                         [2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)]]
-                        ).reshape(q.shape[:-1] + (3, 3))
+        return np.array(matrix_floats(*q.reshape(4).tolist())).reshape(q.shape[:-1] + (3, 3))
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
@@ -99,12 +120,7 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if _one_row(a, b):
-        ax, ay, az, aw = a.reshape(4).tolist()
-        bx, by, bz, bw = b.reshape(4).tolist()
-        return np.array([aw * bx + ax * bw + ay * bz - az * by,
-                         aw * by - ax * bz + ay * bw + az * bx,
-                         aw * bz + ax * by - ay * bx + az * bw,
-                         aw * bw - ax * bx - ay * by - az * bz]).reshape(a.shape)
+        return np.array(multiply_floats(a.reshape(4).tolist(), b.reshape(4).tolist())).reshape(a.shape)
     ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
     return np.stack([
@@ -124,10 +140,7 @@ def quat_conjugate(q: np.ndarray) -> np.ndarray:
 def _about_axis(angle_rad: np.ndarray, axis: int) -> np.ndarray:
     angle_rad = np.asarray(angle_rad, dtype=np.float64)
     if angle_rad.size == 1 and angle_rad.ndim <= 1:
-        half = 0.5 * float(angle_rad.reshape(()))
-        q = [0.0, 0.0, 0.0, float(np.cos(half))]  # numpy's cos and sin: the bits of the array code
-        q[axis] = float(np.sin(half))
-        return np.array(q).reshape(angle_rad.shape + (4,))
+        return np.array(about_axis_floats(float(angle_rad.reshape(())), axis)).reshape(angle_rad.shape + (4,))
     q = np.zeros(angle_rad.shape + (4,))
     q[..., axis] = np.sin(0.5 * angle_rad)
     q[..., 3] = np.cos(0.5 * angle_rad)

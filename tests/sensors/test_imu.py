@@ -91,17 +91,23 @@ def test_reset_restarts_the_differences():
 
 
 def _bytes(model, chunks):
-    out = b""
+    """The rows as JSONL, then the unrounded values' bytes (the one-step path is bit for bit)."""
+    out, raw = b"", {}
     for c in chunks:
-        out += b"".join(orjson.dumps(r) + b"\n" for r in model.rows(model.process(c)))
-    return out
+        block = model.process(c)
+        out += b"".join(orjson.dumps(r) + b"\n" for r in model.rows(block))
+        for k in block:
+            raw[k] = raw.get(k, b"") + block[k].tobytes()
+    return out + b"".join(raw[k] for k in sorted(raw))
 
 
 @pytest.mark.parametrize("hz", [120.0, 100.0, 33.0])
 def test_batch_equals_chunks_equals_steps(hz):
     truth = circle_truth(1500)
+    reset = truth.reset.copy()
+    reset[[96, 97, 700, 1499]] = True  # at a chunk's end, twice in a row, alone, the last step
     truth = TruthStates(0, truth.p_m, truth.q_xyzw, truth.v_mps + 0.01 * np.sin(np.arange(1500))[:, None],
-                        truth.w_radps, truth.c_m + [0.1, 0.0, 0.05], truth.reset)
+                        truth.w_radps, truth.c_m + [0.1, 0.0, 0.05], reset)
     cfg = _cfg(hz=hz, position=(0.95, -0.45, 0.7), mount="base_footprint")
     whole = _bytes(ImuModel(cfg, POLARIS), [truth])
     chunked = _bytes(ImuModel(cfg, POLARIS), list(truth.chunks(97)))

@@ -16,7 +16,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from navsense.config import load_config
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, DatumError
 from navsense.geo import Georeference, utm
 from navsense.output.frames import INS_FIELD_INDEX as F
 from navsense.output.frames import INS_FIELDS, InsFrameWriter, read_ins_frames
@@ -379,6 +379,12 @@ def test_stream_starts_at_first_call_and_teleport(georef):
     f2 = ins.epoch(5.02, [9.0, 2.0, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     np.testing.assert_allclose(f2[F["InsAccelX"]:F["InsAccelZ"] + 1], gravity, atol=1e-12)
     assert f2.shape == (40,)
+    with pytest.raises(ValueError, match="t_s = 5.02 is not after the previous epoch at 5.02 s"):
+        ins.epoch(5.02, [9.0, 2.0, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="expected 4 values"):
+        ins.epoch(5.03, [9.0, 2.0, 0.0], q[:3], [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    with pytest.raises(DatumError, match="enu"):
+        ins.epoch(5.03, [9.0, np.nan, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
 
 
 def test_empty_chunk_keeps_shapes(georef):

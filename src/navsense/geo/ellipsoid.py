@@ -16,12 +16,17 @@ import numpy as np
 
 from navsense.geo._arrays import (
     as_float,
+    on_floats,
     require_finite,
     require_range,
     shaped,
     single,
     wrap,
 )
+
+# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
+_sin, _cos, _sqrt, _arctan2 = (
+    on_floats(np.sin), on_floats(np.cos), on_floats(np.sqrt), on_floats(np.arctan2))
 
 __all__ = [
     "ECEF_ITERATIONS",
@@ -120,12 +125,12 @@ def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):
 def _geodetic_to_ecef(phi, lam, h, ell: Ellipsoid):
     """geodetic_to_ecef on radians without checks, on floats or arrays (the chain's hot path)."""
     e2 = ell.e2
-    sphi = np.sin(phi)
-    cphi = np.cos(phi)
-    ne = ell.a_m / np.sqrt(1.0 - e2 * sphi * sphi)  # ECEF: N_e
+    sphi = _sin(phi)
+    cphi = _cos(phi)
+    ne = ell.a_m / _sqrt(1.0 - e2 * sphi * sphi)  # ECEF: N_e
     r = (ne + h) * cphi
-    x = r * np.cos(lam)  # ECEF: X
-    y = r * np.sin(lam)  # ECEF: Y
+    x = r * _cos(lam)  # ECEF: X
+    y = r * _sin(lam)  # ECEF: Y
     z = (ne * (1.0 - e2) + h) * sphi  # ECEF: Z
     return x, y, z
 
@@ -176,10 +181,10 @@ def _ecef_update(p, z, zz, w, a, e2):
     Floats or arrays. Only correctly rounded operations (+ - * / sqrt), so w' == w means an
     exact fixed point: later iterations would return the same bits.
     """
-    r = np.sqrt(zz + w * w)
+    r = _sqrt(zz + w * w)
     s = z / r  # sin phi of the current iterate
     c = w / r  # cos phi of the current iterate
-    root = np.sqrt(1.0 - e2 * s * s)
+    root = _sqrt(1.0 - e2 * s * s)
     ne = a / root  # ECEF: N_e
     h = p * c + z * s - a * root  # ECEF: h (= p / cos phi - N_e at the solution)
     return p * (1.0 - e2 * ne / (ne + h))  # ECEF: phi <- atan2(Z, p (1 - e^2 N_e / (N_e + h)))
@@ -187,18 +192,18 @@ def _ecef_update(p, z, zz, w, a, e2):
 
 def _ecef_final(x, y, z, p, zz, w, a, e2):
     """Latitude, longitude (rad) and height of the final iterate w (floats or arrays)."""
-    r = np.sqrt(zz + w * w)
+    r = _sqrt(zz + w * w)
     s = z / r
     c = w / r
-    h = p * c + z * s - a * np.sqrt(1.0 - e2 * s * s)  # height at the final latitude
-    return np.arctan2(z, w), np.arctan2(y, x), h
+    h = p * c + z * s - a * _sqrt(1.0 - e2 * s * s)  # height at the final latitude
+    return _arctan2(z, w), _arctan2(y, x), h
 
 
 def _ecef_to_geodetic_scalar(x: float, y: float, z: float, ell: Ellipsoid):
     """_ecef_to_geodetic for one point (floats): the same operations, the same bits."""
     a = ell.a_m
     e2 = ell.e2
-    p = np.sqrt(x * x + y * y)  # ECEF: p
+    p = _sqrt(x * x + y * y)  # ECEF: p
     w = p * (1.0 - e2)  # ECEF: first value, phi = atan2(Z, p (1 - e^2))
     zz = z * z
     for _ in range(ECEF_ITERATIONS):
@@ -215,7 +220,7 @@ def _ecef_to_geodetic(x, y, z, ell: Ellipsoid):
     e2 = ell.e2
     if not (x.shape == y.shape == z.shape):
         x, y, z = np.broadcast_arrays(x, y, z)
-    p = np.sqrt(x * x + y * y)  # ECEF: p
+    p = _sqrt(x * x + y * y)  # ECEF: p
     w = p * (1.0 - e2)  # ECEF: first value, phi = atan2(Z, p (1 - e^2))
     zz = z * z
     # An element with w' == w is at an exact fixed point (see _ecef_update): it leaves the

@@ -59,6 +59,7 @@ from navsense.geo import utm as _utm
 from navsense.geo._arrays import (
     SMALL_N,
     as_float,
+    on_floats,
     require_finite,
     require_range,
     shaped,
@@ -67,6 +68,9 @@ from navsense.geo._arrays import (
     zone_int,
 )
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
+
+# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
+_arctan2 = on_floats(np.arctan2)
 
 __all__ = [
     "ACRE_ORIGIN_FT",
@@ -650,7 +654,7 @@ class Georeference:
         lat2, lon2, _ = self._frame_llh(e, n + GRID_ROTATION_STEP_M, u, t, frame)  # P2, 10 m grid-north
         e1, n1 = self._utm_en(lat1, lon1, zone)
         e2, n2 = self._utm_en(lat2, lon2, zone)
-        alpha = np.arctan2(e2 - e1, n2 - n1) * _R2D  # INS: alpha = atan2(E2 - E1, N2 - N1)
+        alpha = _arctan2(e2 - e1, n2 - n1) * _R2D  # INS: alpha = atan2(E2 - E1, N2 - N1)
         return alpha, lat1, lon1, h1, e1, n1
 
     @staticmethod
@@ -694,6 +698,20 @@ class Georeference:
             z = np.broadcast_to(z, shape)
         return dict(zip(keys, (np.asarray(v, dtype=np.float64).reshape(shape)
                                for v in self._fix(e, n, u, t, z, frame, south, grid_rotation))))
+
+    def fix_utm_of_point(self, e: float, n: float, u: float, t_s: float, zone: int,
+                         frame: str = "nad83_2011", south: bool = False,
+                         grid_rotation: bool = False) -> tuple:
+        """:meth:`enu_to_fix_utm` of one point on Python floats (the streaming INS's call).
+
+        Returns the floats (lat_deg, lon_deg, height_m, easting_m, northing_m[,
+        grid_rotation_deg]), the bits of enu_to_fix_utm, without building arrays. Raises
+        DatumError as it does: a non-finite value, a point outside the site's domain.
+        """
+        _check_frame(frame)
+        if not (math.isfinite(e) and math.isfinite(n) and math.isfinite(u) and math.isfinite(t_s)):
+            _points(np.array([e, n, u]), t_s)  # names the bad value
+        return self._fix(e, n, u, t_s, zone_int(zone), frame, south, grid_rotation)
 
     def _fix(self, e, n, u, t, zone, frame, south, grid_rotation):
         """enu_to_fix_utm values on floats or arrays: lat, lon, h, E, N[, alpha]."""

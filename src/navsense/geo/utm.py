@@ -26,6 +26,7 @@ from navsense.errors import DatumError
 from navsense.geo._arrays import (
     SMALL_N,
     as_float,
+    on_floats,
     require_finite,
     require_range,
     shaped,
@@ -35,6 +36,12 @@ from navsense.geo._arrays import (
     zone_int,
 )
 from navsense.geo.ellipsoid import WGS84
+
+# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
+_sin, _cos, _tan, _sqrt, _arctan2, _arctan, _arcsinh, _sinh, _cosh, _arctanh = (
+    on_floats(np.sin), on_floats(np.cos), on_floats(np.tan), on_floats(np.sqrt),
+    on_floats(np.arctan2), on_floats(np.arctan), on_floats(np.arcsinh), on_floats(np.sinh),
+    on_floats(np.cosh), on_floats(np.arctanh))
 
 __all__ = [
     "FALSE_EASTING_M",
@@ -154,20 +161,20 @@ def _forward_rad(phi, lam, factors: bool = True):
     and k uses sqrt(1 - e^2 sin^2 phi) sqrt(1 + tau^2) = sqrt(1 + (1 - e^2) tau^2).
     """
     # (``del``: dead temporaries of a batch are freed at once: a small heap, no page faults)
-    tau = np.tan(phi)  # spec: tau = tan phi
-    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
-    sig = np.sinh(_E * np.arctanh(_E * tau / sec))  # spec: sigma
-    taup = tau * np.sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
+    tau = _tan(phi)  # spec: tau = tan phi
+    sec = _sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
+    sig = _sinh(_E * _arctanh(_E * tau / sec))  # spec: sigma
+    taup = tau * _sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
     del sig, sec
-    cl = np.cos(lam)
-    sl = np.sin(lam)
-    xip = np.arctan2(taup, cl)  # spec: xi'
+    cl = _cos(lam)
+    sl = _sin(lam)
+    xip = _arctan2(taup, cl)  # spec: xi'
     taup2 = taup * taup
     cl2 = cl * cl
-    den = np.sqrt(taup2 + cl2)
-    etap = np.arcsinh(sl / den)  # spec: eta'
+    den = _sqrt(taup2 + cl2)
+    etap = _arcsinh(sl / den)  # spec: eta'
     inv = 1.0 / (taup2 + cl2)
-    secp = np.sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
+    secp = _sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
     s2 = 2.0 * taup * cl * inv  # sin 2xi'
     c2 = (cl2 - taup2) * inv  # cos 2xi'
     del taup2, cl2
@@ -175,8 +182,8 @@ def _forward_rad(phi, lam, factors: bool = True):
     ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
     del inv
     if factors:  # the parts of gamma and k that need tau, tau', lambda (then freed)
-        gam1 = np.arctan2(taup * sl, secp * cl)  # spec: gamma, first term
-        kk = np.sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
+        gam1 = _arctan2(taup * sl, secp * cl)  # spec: gamma, first term
+        kk = _sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
     del tau, taup, cl, sl, secp, den
     # sin(2 zeta) = s2 ch2 + i c2 sh2, cos(2 zeta) = c2 ch2 - i s2 sh2 (zeta = xi' + i eta')
     sin2r = s2 * ch2
@@ -202,8 +209,8 @@ def _forward_rad(phi, lam, factors: bool = True):
     p = 1.0 + (z1r * cos2r - z1i * cos2i - z2r)  # spec: p
     q = -(z1r * cos2i + z1i * cos2r - z2i)  # spec: q
     del z1r, z1i, z2r, z2i, cos2r, cos2i
-    gam = gam1 + np.arctan2(q, p)  # spec: gamma
-    k = _K0A_A * np.sqrt(p * p + q * q) * kk  # spec: k
+    gam = gam1 + _arctan2(q, p)  # spec: gamma
+    k = _K0A_A * _sqrt(p * p + q * q) * kk  # spec: k
     return easting, northing, gam, k
 
 
@@ -297,17 +304,17 @@ def forward(lat_deg, lon_deg, zone, south: bool = False):
 
 def _taupf(tau):
     """tau' of tau (spec forward: sigma and tau'); floats or arrays."""
-    sec = np.sqrt(1.0 + tau * tau)
-    sig = np.sinh(_E * np.arctanh(_E * tau / sec))
-    return tau * np.sqrt(1.0 + sig * sig) - sig * sec
+    sec = _sqrt(1.0 + tau * tau)
+    sig = _sinh(_E * _arctanh(_E * tau / sec))
+    return tau * _sqrt(1.0 + sig * sig) - sig * sec
 
 
 def _tau_step(tau, taup):
     """One Newton step for tau (spec "UTM Projection", Inverse); floats or arrays."""
     taupi = _taupf(tau)  # spec: tau'_i
     return (
-        (taup - taupi) / np.sqrt(1.0 + taupi * taupi)
-        * (1.0 + _E2M * tau * tau) / (_E2M * np.sqrt(1.0 + tau * tau))
+        (taup - taupi) / _sqrt(1.0 + taupi * taupi)
+        * (1.0 + _E2M * tau * tau) / (_E2M * _sqrt(1.0 + tau * tau))
     )  # spec: Newton step for tau
 
 
@@ -394,13 +401,13 @@ def _inverse_rad(easting, northing, tauf):
     """
     xi = northing / _K0A  # spec: xi = N / (k0 A)
     eta = (easting - FALSE_EASTING_M) / _K0A  # spec: eta = (E - E0) / (k0 A)
-    t = np.tan(xi)
+    t = _tan(xi)
     t2 = t * t
     inv = 1.0 / (1.0 + t2)
     s2 = 2.0 * t * inv  # sin 2xi
     c2 = (1.0 - t2) * inv  # cos 2xi
-    sh1 = np.sinh(eta)
-    ch1 = np.cosh(eta)
+    sh1 = _sinh(eta)
+    ch1 = _cosh(eta)
     sh2 = 2.0 * sh1 * ch1  # sinh 2eta
     ch2 = 1.0 + 2.0 * sh1 * sh1  # cosh 2eta
     sin2r = s2 * ch2
@@ -410,13 +417,13 @@ def _inverse_rad(easting, northing, tauf):
     y1r, y1i, _, _ = _clenshaw(ar, ai, _BETA)
     xip = xi - (y1r * sin2r - y1i * sin2i)  # spec: xi'
     etap = eta - (y1r * sin2i + y1i * sin2r)  # spec: eta'
-    she = np.sinh(etap)
-    tp = np.tan(xip)
-    cxi = 1.0 / np.sqrt(1.0 + tp * tp)  # cos xi'
-    taup = tp * cxi / np.sqrt(she * she + cxi * cxi)  # spec: tau' = sin xi' / sqrt(sinh^2 eta' + cos^2 xi')
-    lam = np.arctan2(she, cxi)  # spec: lambda
+    she = _sinh(etap)
+    tp = _tan(xip)
+    cxi = 1.0 / _sqrt(1.0 + tp * tp)  # cos xi'
+    taup = tp * cxi / _sqrt(she * she + cxi * cxi)  # spec: tau' = sin xi' / sqrt(sinh^2 eta' + cos^2 xi')
+    lam = _arctan2(she, cxi)  # spec: lambda
     tau = tauf(taup)
-    phi = np.arctan(tau)  # spec: phi = arctan tau
+    phi = _arctan(tau)  # spec: phi = arctan tau
     return phi, lam
 
 
