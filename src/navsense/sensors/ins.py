@@ -451,7 +451,7 @@ class _InsCore:
         numpy calls on one-row arrays. Transcendental functions are numpy's ufuncs.
         """
         s = self.sigmas
-        g = self.rng.gaussians(DRAWS_PER_EPOCH).tolist()  # 6 states, 3 position, 3 velocity, 3 force, 3 rate
+        g = self.rng.gaussian_list(DRAWS_PER_EPOCH)  # 6 states, 3 position, 3 velocity, 3 force, 3 rate
         first = self.t_prev is None
         if first:
             dt, a = self.period_s, 0.0  # dt = 1/f; x = g on the first epoch
@@ -643,6 +643,8 @@ class InsModel:
 # ------------------------------------------------------------------------- the streaming API
 def _floats(values, n: int) -> list:
     """n values (a sequence or an array of n numbers) as Python floats, or ValueError."""
+    if type(values) is list and len(values) == n:
+        return [float(x) for x in values]
     v = np.asarray(values, dtype=np.float64).ravel()
     if v.size != n:
         raise ValueError(f"expected {n} values, got shape {np.shape(values)}")

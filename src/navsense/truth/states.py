@@ -52,6 +52,8 @@ class TruthStates:
     @property
     def t_s(self) -> np.ndarray:
         """Episode time of each step, k / rate_hz, shape (n,)."""
+        if self.p_m.shape[0] == 1:  # one step (streaming): the same division on a Python int
+            return np.array([self.step0 / self.rate_hz])
         return self.steps / self.rate_hz
 
     def slice(self, start: int, stop: int) -> "TruthStates":

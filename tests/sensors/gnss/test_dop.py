@@ -132,6 +132,14 @@ def test_several_sets_at_once_equal_one_set_at_a_time():
         for g, w in zip(got, want):
             assert g.tobytes() == w.tobytes()
     assert dops(los) == []
+    # one epoch at a time (the streaming receiver's path), few satellites and flat skies included
+    used[::7] &= np.cumsum(used[::7], axis=1) <= 3
+    los[::11, :, 2] = 0.3
+    whole = dops(los, used, tracked)
+    for k in range(0, 600, 3):
+        one = dops(los[k:k + 1], used[k:k + 1], tracked[k:k + 1])
+        for got, want in zip(one, whole):
+            assert all(g.tobytes() == w[k:k + 1].tobytes() for g, w in zip(got, want)), k
 
 
 def test_empty_and_shape_errors():

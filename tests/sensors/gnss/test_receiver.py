@@ -238,7 +238,8 @@ def test_batch_chunks_and_steps_give_identical_rows():
             "gnss.corrections.rtk_max_age_s": 2.0, "gnss.corrections.dgps_max_age_s": 4.0}
     truth = drive_east(20.0)
     whole = receiver(garage_site(), **over)
-    want = orjson.dumps(whole.rows(whole.process(truth)))
+    whole_block = whole.process(truth)
+    want = orjson.dumps(whole.rows(whole_block))
     rng = np.random.default_rng(1)
     cuts = np.unique(np.concatenate([[0, len(truth)], rng.integers(0, len(truth), 40)]))
     chunked = receiver(garage_site(), **over)
@@ -247,10 +248,16 @@ def test_batch_chunks_and_steps_give_identical_rows():
         rows += chunked.rows(chunked.process(truth.slice(int(a), int(b))))
     assert orjson.dumps(rows) == want
     stepped = receiver(garage_site(), **over)
-    rows = []
+    rows, blocks = [], []
     for k in range(len(truth)):
-        rows += stepped.rows(stepped.process(truth.slice(k, k + 1)))
+        blocks.append(stepped.process(truth.slice(k, k + 1)))
+        rows += stepped.rows(blocks[-1])
     assert orjson.dumps(rows) == want
+    # the unrounded values too, bit for bit (the one-epoch paths of sky, DOP, GGA ...)
+    for key, value in whole_block.items():
+        steps = np.concatenate([b[key] for b in blocks])
+        assert steps.tolist() == value.tolist() if value.dtype == object else (
+            steps.dtype == value.dtype and steps.tobytes() == value.tobytes()), key
     fixes = {r["fix_type"] for r in orjson.loads(want)}
     assert fixes == {"no_fix", "single", "dgps", "rtk_float", "rtk_fixed"}
 

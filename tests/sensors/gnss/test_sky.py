@@ -407,6 +407,12 @@ def test_classify_is_the_same_however_the_epochs_are_cut(monkeypatch):
     np.testing.assert_array_equal(whole, parts)
     monkeypatch.setattr(sky, "_BLOCK_TRIPLES", 500)  # many small internal blocks
     np.testing.assert_array_equal(classify(ant, los, vis, site, 1.5, 8.0, 10.0), whole)
+    # one epoch a call (the streaming path), with a foliage threshold that some sums straddle
+    view = SkyView(site, 1.5, 3.0, 10.0)
+    whole = view.classify(ant, los, vis)
+    ones = np.concatenate([view.classify(ant[i:i + 1], los[i:i + 1], vis[i:i + 1]) for i in range(400)])
+    np.testing.assert_array_equal(ones, whole)
+    assert set(np.unique(whole)) == {BELOW_MASK, CLEAR, NEAR, FOLIAGE, BLOCKED}
 
 
 # ------------------------------------------------------------------------------ counts, antenna
@@ -418,6 +424,14 @@ def test_counts():
         "satellites_foliage": [1, 0], "satellites_blocked": [2, 0], "satellites_above_mask": [6, 0]}
     np.testing.assert_array_equal(used_mask(st)[0], [False, True, True, True, True, False, False])
     assert counts(np.zeros((0, 5), np.int8))["satellites_used"].shape == (0,)
+    # many epochs at once: each row counted on its own
+    many = np.random.default_rng(5).integers(0, 5, (300, 41)).astype(np.int8)
+    c = counts(many)
+    for code, key in ((1, "satellites_clear"), (2, "satellites_near_obstruction"),
+                      (3, "satellites_foliage"), (4, "satellites_blocked")):
+        np.testing.assert_array_equal(c[key], (many == code).sum(axis=1))
+    with pytest.raises(ValueError, match="status codes must be 0 .. 4"):
+        counts(np.array([[1, 5]], dtype=np.int8))
 
 
 def test_antenna_position_from_lever_arm():
@@ -458,3 +472,6 @@ def test_classify_with_some_kinds_of_obstacles_missing(n_box, n_cyl, n_crown):
     ref = np.array([[ref_classify(ant[i], los[i, k], site, 1.5, 8.0, 10.0) if vis[i, k] else BELOW_MASK
                      for k in range(los.shape[1])] for i in range(len(ant))], dtype=np.int8)
     np.testing.assert_array_equal(st, ref)
+    view = SkyView(site, 1.5, 8.0, 10.0)
+    np.testing.assert_array_equal(
+        np.concatenate([view.classify(ant[i:i + 1], los[i:i + 1], vis[i:i + 1]) for i in range(60)]), ref)

@@ -108,6 +108,7 @@ __all__ = ["GnssReceiver", "GnssConfig", "ROW_DECIMALS", "OUTPUT_FRAMES", "GNSS_
            "SOLUTION_MODES"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
+LOS_AHEAD = 64  # epochs whose satellites are computed at once on one-step calls
 
 # NMEA 0183 v4.1 position mode indicator of each fix state (navsense's "solution" key)
 SOLUTION_MODES = {NO_FIX: "N", SINGLE: "A", DGPS: "D", RTK_FLOAT: "F", RTK_FIXED: "R"}
@@ -262,6 +263,7 @@ class GnssReceiver:
         self._u = GaussMarkovStates(3)  # the unit Gauss-Markov error u (east, north, up)
         self._z = GaussMarkovStates(3)  # the unit multipath error z
         self._last_step: int | None = None
+        self._sky_ahead: dict = {}  # time -> (los, visible) of foreseen epochs (one-step calls)
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
         self._empty_columns: list[Column] | None = None  # and its columns
 
@@ -291,8 +293,11 @@ class GnssReceiver:
         # Antenna Position
         p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
         # Constellation and Sky Obstruction
-        los = self.constellation.los_enu(t)
-        visible = self.constellation.visible(los, c.elevation_mask_deg)
+        if m == 1:
+            los, visible = self._sky_of_one(int(steps[0]), truth.rate_hz)
+        else:
+            los = self.constellation.los_enu(t)
+            visible = self.constellation.visible(los, c.elevation_mask_deg)
         status = self._sky.classify(p_a, los, visible)
         counts = _sky.counts(status)
         # Dilution of Precision: used satellites, and all above the mask
@@ -334,6 +339,30 @@ class GnssReceiver:
         if m == 0:
             self._empty_block = block
         return block
+
+    def _sky_of_one(self, step: int, rate_hz: float) -> tuple[np.ndarray, np.ndarray]:
+        """Lines of sight (1, nsat, 3) and tracked satellites (1, nsat) of the epoch at ``step``.
+
+        The satellites depend on the time alone, so on one-step calls (the streaming API) they
+        are computed for LOS_AHEAD epochs at once: this one and the next ones the sampler will
+        take if the physics steps keep coming one after the other (a copy of the Due schedule
+        run over them). Each epoch's values are those of a call for it alone (los_enu and
+        visible are elementwise in the time); a time not foreseen is computed when it comes.
+        """
+        t = step / rate_hz
+        hit = self._sky_ahead.get(t)
+        if hit is None:
+            schedule = Due(self.config.hz)
+            schedule.t_due = self._due.t_due  # the due time after this epoch
+            later = step + 1 + np.arange(int(LOS_AHEAD * rate_hz / self.config.hz) + 1)
+            steps = np.concatenate([[step], later[schedule.sample_indices(later / rate_hz)]])
+            times = steps / rate_hz
+            los = self.constellation.los_enu(times)
+            visible = self.constellation.visible(los, self.config.elevation_mask_deg)
+            self._sky_ahead = {tt: (los[i:i + 1], visible[i:i + 1])
+                               for i, tt in enumerate(times.tolist())}
+            hit = self._sky_ahead[t]
+        return hit
 
     def _geodetic(self, block: dict) -> dict:
         """Datum chain of p_out and the GGA sentences (specification, "Datum Chain", "Output Row")."""

@@ -330,14 +330,73 @@ class SkyView:
             keep = _keep(antenna[:, 0:1], antenna[:, 1:2], antenna[:, 2:3], self._cx, self._cy,
                          self._top_dn, self.mask_deg)
             keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
-            blocks = ([(0, m)] if m == 1 else
-                      _epoch_blocks(n_vis * (1 + keep.astype(np.int64) @ self._weight),
-                                    _BLOCK_TRIPLES))
+            if m == 1:  # one epoch (the streaming receiver)
+                self._classify_one(antenna[0], los[0], visible[0],
+                                   [None if k is None else k[0] for k in keeps], status[0])
+                return status
+            blocks = _epoch_blocks(n_vis * (1 + keep.astype(np.int64) @ self._weight),
+                                   _BLOCK_TRIPLES)
             for b0, b1 in blocks:
                 self._classify_block(antenna[b0:b1], los[b0:b1], visible[b0:b1], n_vis[b0:b1],
                                      [None if k is None else k[b0:b1] for k in keeps],
                                      status[b0:b1])
         return status
+
+    def _classify_one(self, ant, los, vis, keeps, status) -> None:
+        """Statuses of one epoch (into ``status`` (nsat,)), under np.errstate of the caller.
+
+        The tests of :meth:`_classify_block` on the (kept obstacle, tracked satellite) grid by
+        broadcasting (obstacles down, satellites across) instead of gathered triples: every
+        element is computed with the same operations on the same values, and a satellite's crown
+        chords are added in obstacle order (np.add.accumulate down the obstacles), so the
+        statuses are those of the block path.
+        """
+        sat = np.flatnonzero(vis)
+        n_sat = sat.size
+        if n_sat == 0:
+            return
+        d = los[sat]
+        dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
+        ax, ay, az = ant.tolist()
+        blocked = np.zeros(n_sat, dtype=bool)
+        near = np.zeros(n_sat, dtype=bool)
+        foliage_m = None
+        keep_box, keep_cyl, keep_crown = keeps
+        if keep_box is not None and keep_box.any():
+            kk = np.flatnonzero(keep_box)
+            nk = kk.size
+            kk = np.concatenate([kk, kk + keep_box.size])  # as they are, then enlarged
+            hit = _box_hit(ax, ay, az, dx, dy, dz, *(v[kk, None] for v in self._box_lo),
+                           *(v[kk, None] for v in self._box_hi))
+            blocked |= hit[:nk].any(axis=0)
+            near |= hit[nk:].any(axis=0)
+        if keep_cyl is not None and keep_cyl.any():
+            kk = np.flatnonzero(keep_cyl)
+            nk = kk.size
+            wx = ax - self._cyl_x[kk]
+            wy = ay - self._cyl_y[kk]
+            ww = wx * wx + wy * wy
+            h2 = dx * dx + dy * dy
+            wh = wx[:, None] * dx + wy[:, None] * dy
+            kk = np.concatenate([kk, kk + keep_cyl.size])
+            cc = (np.concatenate([ww, ww]) - self._cyl_rr[kk])[:, None]  # |w|^2 - r^2
+            hit = _cylinder_hit(cc, h2, np.concatenate([wh, wh]), az, dz,
+                                self._cyl_base[kk, None], self._cyl_top[kk, None])
+            blocked |= hit[:nk].any(axis=0)
+            near |= hit[nk:].any(axis=0)
+        if keep_crown is not None and keep_crown.any():
+            kk = np.flatnonzero(keep_crown)
+            w = [(a - c[kk])[:, None] for a, c in zip((ax, ay, az), self._crown_c)]
+            b, disc = _chord_disc(*w, dx, dy, dz, self._crown_rr[kk, None])
+            foliage_m = np.add.accumulate(_chord_length(b, disc), axis=0)[-1]
+
+        st = np.full(n_sat, CLEAR, dtype=np.int8)
+        st[near] = NEAR
+        if foliage_m is None:
+            foliage_m = np.zeros(n_sat)
+        st[foliage_m > 0.0] = FOLIAGE
+        st[blocked | (foliage_m >= self.foliage_block_path_m)] = BLOCKED
+        status[sat] = st
 
     def _classify_block(self, ant, lb, vis, count, keeps, status) -> None:
         """Statuses of a block of epochs (into ``status``), under np.errstate of the caller.
@@ -457,8 +516,14 @@ def counts(status) -> dict[str, np.ndarray]:
     status = np.asarray(status)
     if status.ndim != 2:
         raise ValueError(f"Expected `status` to have shape (m, nsat), got {status.shape}")
-    n = {code: np.count_nonzero(status == code, axis=1).astype(np.int64)
-         for code in (CLEAR, NEAR, FOLIAGE, BLOCKED)}
+    m = status.shape[0]
+    if status.size and not (0 <= status.min() and status.max() <= BLOCKED):
+        raise ValueError(f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
+                         f"{status.min()} .. {status.max()}")
+    # one histogram of (epoch, status code) over all satellites
+    cells = np.add(status, np.arange(0, 5 * m, 5, dtype=np.int64)[:, None], dtype=np.int64)
+    hist = np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5)
+    n = {code: hist[:, code] for code in (CLEAR, NEAR, FOLIAGE, BLOCKED)}
     used = n[CLEAR] + n[NEAR] + n[FOLIAGE]
     return {
         "satellites_used": used,
