@@ -15,7 +15,7 @@ import pytest
 
 from navsense.errors import DatumError
 from navsense.geo import Georeference, ellipsoid, epoch, helmert, utm
-from navsense.geo._arrays import SMALL_N
+from navsense.geo._arrays import SMALL_N, on_floats
 from navsense.geo.georef import FRAMES, OUTPUT_KEYS
 
 N = 10_000
@@ -67,6 +67,24 @@ def test_numpy_binary_ufuncs_give_a_float_the_bits_of_an_array_element():
     for f in (np.arctan2, np.remainder):
         ref = f(x, y)
         assert all(f(float(a), float(b)) == r for a, b, r in zip(x, y, ref, strict=True))
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan", "sqrt", "arctan2", "arcsinh", "arctanh"])
+def test_on_floats_gives_python_floats_with_the_ufuncs_bits(name):
+    f = getattr(np, name)
+    wrapped = on_floats(f)
+    x, y = np.random.default_rng(3).uniform(-0.9, 0.9, (2, 2000))
+    # (not x[::-1]: numpy's arctan2 runs libm's atan2 on a negative stride, its own SIMD
+    # code on contiguous and positively strided arrays and on scalars; their bits differ)
+    args = (x, y) if name == "arctan2" else (np.abs(x) if name == "sqrt" else x,)
+    ref = f(*args)
+    out = wrapped(*args)  # arrays pass through
+    assert type(out) is np.ndarray and out.tobytes() == ref.tobytes()
+    for i in range(0, 2000, 13):
+        v = wrapped(*(float(a[i]) for a in args))
+        assert type(v) is float and v == ref[i] and np.signbit(v) == np.signbit(ref[i])
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(on_floats(np.sqrt)(-1.0))  # numpy's answer, not math's ValueError
 
 
 # --------------------------------------------------------------------------- Georeference
