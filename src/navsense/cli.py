@@ -84,9 +84,12 @@ def _resolve_site(spec: str | None):
 
 def _run_simulate(args) -> int:
     from navsense.config import load_config
+    from navsense.heap import keep_freed_memory
     from navsense.output.rundir import default_run_dir
     from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
     from navsense.vehicles import vehicle_profile
+
+    keep_freed_memory()  # half the page faults of a long run (navsense.heap)
 
     chunk_steps = DEFAULT_CHUNK_STEPS if args.chunk_steps is None else args.chunk_steps
     if chunk_steps < 1:
