@@ -111,7 +111,8 @@ class ImuModel:
         n = len(truth)
         if n == 0:
             return _empty_block()
-        if n == 1 and truth.p_m.dtype == np.float64:
+        if n == 1 and all(a.dtype == np.float64 for a in (truth.p_m, truth.q_xyzw, truth.v_mps,
+                                                          truth.w_radps, truth.c_m)):
             return self._process_step(truth)
         kin = imu_point_kinematics(truth, self.lever_arm_m, self._age, np.array(self._prev_vi),
                                    np.array(self._prev_fb), np.array(self._prev_wb))
