@@ -3,9 +3,9 @@
 The models of a run are independent (DESIGN.md: each owns its state), so a run can split them
 between the main process and one forked child: each process computes and writes its own models'
 files, and neither waits for the other's interpreter lock. On a 2-core machine this takes the
-one-hour Parquet run from about 2.1 s (threads) to about 1.75 s: on threads the models take half
-as long again as alone, waiting for the lock (numpy releases it per operation, the models' Python
-code holds it).
+one-hour Parquet run from about 2.1 s (threads) to about 1.65 s (2026-11-29): on threads the
+models take half as long again as alone, waiting for the lock (numpy releases it per operation,
+the models' Python code holds it).
 
 Protocol: the parent sends each chunk (pickled, about 2 MB for 12 000 steps) from a feeder thread
 through a bounded queue, so a slow child holds the parent back (memory stays bounded) without
