@@ -70,9 +70,9 @@ class Reflectors:
             width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
             height = np.clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
             terms[k, e] = width * height * (1.0 - dk / d_r)
-        for term in terms:  # summed in obstacle order for every epoch
-            rho += term
-        return np.clip(rho, 0.0, 1.0)
+        # summed in obstacle order for every epoch (accumulate adds row after row; the terms are
+        # >= 0, so starting from the first term is starting from 0)
+        return np.clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)
 
 
 def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.ndarray:
