@@ -345,9 +345,9 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
     return pf
 
 
-def _parquet_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
+def _parquet_blocks(path: Path, validator: _Validator, batch_rows: int) -> Iterator[TruthStates]:
     pf = _parquet_file(path)
-    for batch in pf.iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=list(TRUTH_COLUMNS)):
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=list(TRUTH_COLUMNS)):
         if batch.num_rows == 0:
             continue
         for name in TRUTH_COLUMNS:
@@ -360,13 +360,15 @@ def _parquet_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
 
 # --------------------------------------------------------------------------------- public
 
-def _blocks(path: Path, rate_hz: float) -> Iterator[TruthStates]:
-    """Validated blocks of the reader (any sizes), then the minimum-length check."""
+def _blocks(path: Path, rate_hz: float, batch_rows: int = _PARQUET_BATCH_ROWS) -> Iterator[TruthStates]:
+    """Validated blocks of the reader (any sizes; ``batch_rows`` rows for Parquet), then the
+    minimum-length check."""
     kind = _format_of(path)
     validator = _Validator(path, rate_hz, kind)
     if not path.is_file():
         raise TruthError(f"{path}: no such truth log")
-    blocks = _csv_blocks(path, validator) if kind == "csv" else _parquet_blocks(path, validator)
+    blocks = (_csv_blocks(path, validator) if kind == "csv"
+              else _parquet_blocks(path, validator, batch_rows))
     yield from blocks
     validator.finish()
 
@@ -376,8 +378,8 @@ def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
     """Stream a truth log as consecutive :class:`TruthStates` of ``chunk_steps`` rows (the last
     may be shorter), validated as :func:`read_truth` does, across chunk boundaries.
 
-    Memory holds the reader's read-ahead (~35 blocks of 256 KiB of CSV; 8 192 Parquet rows) and
-    one chunk, whatever the file's length. The chunks are identical to slices of
+    Memory holds the reader's read-ahead (~35 blocks of 256 KiB of CSV; one chunk of Parquet
+    rows) and one chunk, whatever the file's length. The chunks are identical to slices of
     ``read_truth(path)``. A file with fewer than 3 rows raises before the first chunk is
     yielded; any other error is raised when the iteration reaches the offending row.
     """
@@ -388,7 +390,8 @@ def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
     pending: list[TruthStates] = []
     held = 0
     started = False
-    for block in _blocks(path, rate_hz):
+    # Parquet batches of one chunk each: a chunk is then its block (no joining, no copy)
+    for block in _blocks(path, rate_hz, batch_rows=chunk_steps):
         pending.append(block)
         held += len(block)
         if not started and held < MIN_TRUTH_ROWS:
@@ -396,6 +399,10 @@ def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
         started = True
         while held >= chunk_steps:
             joined = pending[0] if len(pending) == 1 else TruthStates.concatenate(pending)
+            if len(joined) == chunk_steps:  # its arrays hold this chunk alone
+                pending, held = [], 0
+                yield joined
+                continue
             yield _own(joined.slice(0, chunk_steps))
             rest = joined.slice(chunk_steps, len(joined))
             pending, held = ([rest], len(rest)) if len(rest) else ([], 0)
