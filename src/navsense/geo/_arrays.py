@@ -57,6 +57,12 @@ def on_floats(ufunc):
     return call
 
 
+# numpy's ufuncs as the kernels call them (on_floats), once for every geo module
+sin, cos, tan, sqrt, arctan, arctan2, sinh, cosh, arcsinh, arctanh = (
+    on_floats(f) for f in (np.sin, np.cos, np.tan, np.sqrt, np.arctan, np.arctan2, np.sinh, np.cosh,
+                           np.arcsinh, np.arctanh))
+
+
 def as_float(name: str, value) -> np.ndarray:
     """Return ``value`` as a float64 array, or raise DatumError naming ``name``."""
     try:

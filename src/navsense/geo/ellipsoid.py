@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.geo import _arrays
 from navsense.geo._arrays import (
     as_float,
-    on_floats,
     require_finite,
     require_range,
     shaped,
@@ -24,9 +24,8 @@ from navsense.geo._arrays import (
     wrap,
 )
 
-# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
-_sin, _cos, _sqrt, _arctan2 = (
-    on_floats(np.sin), on_floats(np.cos), on_floats(np.sqrt), on_floats(np.arctan2))
+# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
+_sin, _cos, _sqrt, _arctan2 = _arrays.sin, _arrays.cos, _arrays.sqrt, _arrays.arctan2
 
 __all__ = [
     "ECEF_ITERATIONS",

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError, DatumError
+from navsense.geo import _arrays
 from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
@@ -59,7 +60,6 @@ from navsense.geo import utm as _utm
 from navsense.geo._arrays import (
     SMALL_N,
     as_float,
-    on_floats,
     require_finite,
     require_range,
     shaped,
@@ -69,8 +69,8 @@ from navsense.geo._arrays import (
 )
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
 
-# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
-_arctan2 = on_floats(np.arctan2)
+# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
+_arctan2 = _arrays.arctan2
 
 __all__ = [
     "ACRE_ORIGIN_FT",

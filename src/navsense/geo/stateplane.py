@@ -35,18 +35,17 @@ import math
 import numpy as np
 
 from navsense.errors import DatumError
+from navsense.geo import _arrays
 from navsense.geo._arrays import (
     as_float,
-    on_floats,
     require_finite,
     require_range,
     shaped,
 )
 from navsense.geo.ellipsoid import GRS80
 
-# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
-_sin, _cos, _tan, _sqrt = (
-    on_floats(np.sin), on_floats(np.cos), on_floats(np.tan), on_floats(np.sqrt))
+# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
+_sin, _cos, _tan, _sqrt = _arrays.sin, _arrays.cos, _arrays.tan, _arrays.sqrt
 
 __all__ = [
     "EPSG_FALSE_NORTHING_FT",

@@ -23,10 +23,10 @@ import math
 import numpy as np
 
 from navsense.errors import DatumError
+from navsense.geo import _arrays
 from navsense.geo._arrays import (
     SMALL_N,
     as_float,
-    on_floats,
     require_finite,
     require_range,
     shaped,
@@ -37,11 +37,10 @@ from navsense.geo._arrays import (
 )
 from navsense.geo.ellipsoid import WGS84
 
-# the transcendental functions of the kernels (a Python float for one point: _arrays.on_floats)
+# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
 _sin, _cos, _tan, _sqrt, _arctan2, _arctan, _arcsinh, _sinh, _cosh, _arctanh = (
-    on_floats(np.sin), on_floats(np.cos), on_floats(np.tan), on_floats(np.sqrt),
-    on_floats(np.arctan2), on_floats(np.arctan), on_floats(np.arcsinh), on_floats(np.sinh),
-    on_floats(np.cosh), on_floats(np.arctanh))
+    _arrays.sin, _arrays.cos, _arrays.tan, _arrays.sqrt, _arrays.arctan2, _arrays.arctan,
+    _arrays.arcsinh, _arrays.sinh, _arrays.cosh, _arrays.arctanh)
 
 __all__ = [
     "FALSE_EASTING_M",
