@@ -92,13 +92,27 @@ def _centiseconds_of_day(seconds_of_day: np.ndarray) -> np.ndarray:
     return np.floor(s * 100.0 + 0.5).astype(np.int64) % _DAY_CS
 
 
+def _time_fields(centiseconds):
+    """hhmmss as one integer hh * 10000 + mm * 100 + ss, and the hundredths, of hundredths of a
+    second of the day (an int or an int64 array)."""
+    sec, hund = divmod(centiseconds, 100)
+    hh, sec = divmod(sec, 3600)
+    mi, sec = divmod(sec, 60)
+    return hh * 10000 + mi * 100 + sec, hund
+
+
+def _angle_fields(units):
+    """Degrees and whole minutes as one integer d * 100 + min, and the minutes' 7 decimals, of
+    whole 1e-7 minutes (an int or an int64 array)."""
+    deg, rem = divmod(units, 60 * _MINUTE_UNITS)
+    minutes, frac = divmod(rem, _MINUTE_UNITS)
+    return deg * 100 + minutes, frac
+
+
 def utc_hhmmss(seconds_of_day: float) -> str:
     """hhmmss.ss of a time of day in seconds (rounded to 0.01 s, wrapped at midnight)."""
-    cs = int(_centiseconds_of_day(np.array([float(seconds_of_day)]))[0])
-    s, cs = divmod(cs, 100)
-    h, s = divmod(s, 3600)
-    mi, s = divmod(s, 60)
-    return f"{h:02d}{mi:02d}{s:02d}.{cs:02d}"
+    hhmmss, hund = _time_fields(int(_centiseconds_of_day(np.array([float(seconds_of_day)]))[0]))
+    return f"{hhmmss:06d}.{hund:02d}"
 
 
 def _minute_units(value_deg: np.ndarray) -> np.ndarray:
@@ -163,10 +177,7 @@ def gga_sentences(utc_s, lat_deg, lon_deg, quality, satellites, hdop, altitude_m
     utc = _as_rows(utc, m, np.float64)
     no_fix = np.zeros(m, dtype=bool) if no_fix is None else _as_rows(no_fix, m, bool)
     # time: hundredths of a second of the day -> hhmmss and the hundredths
-    sec, hund = np.divmod(_centiseconds_of_day(utc), 100)
-    hh, sec = np.divmod(sec, 3600)
-    mi, sec = np.divmod(sec, 60)
-    cols = [(hh * 10000 + mi * 100 + sec).tolist(), hund.tolist()]
+    cols = [c.tolist() for c in _time_fields(_centiseconds_of_day(utc))]
     lat = _as_rows(lat_deg, m, np.float64)
     lon = _as_rows(lon_deg, m, np.float64)
     fix_rows = ~no_fix
@@ -177,10 +188,8 @@ def gga_sentences(utc_s, lat_deg, lon_deg, quality, satellites, hdop, altitude_m
         else:  # the no-fix rows print nothing: 0 in their place
             units = np.zeros(m, dtype=np.int64)
             units[fix_rows] = _minute_units(value[fix_rows])
-        deg, rem = np.divmod(units, 60 * _MINUTE_UNITS)
-        minutes, frac = np.divmod(rem, _MINUTE_UNITS)
-        cols += [(deg * 100 + minutes).tolist(), frac.tolist(),
-                 np.where(value >= 0.0, hemi[0], hemi[1]).tolist()]
+        cols += [c.tolist() for c in _angle_fields(units)]
+        cols.append(np.where(value >= 0.0, hemi[0], hemi[1]).tolist())
     cols += [_as_rows(quality, m, np.float64).astype(np.int64).tolist(),
              _as_rows(satellites, m, np.float64).astype(np.int64).tolist(),
              _as_rows(hdop, m, np.float64).tolist()]
@@ -229,19 +238,15 @@ def _one_row(utc, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid
     if not math.isfinite(utc):
         raise ValueError("GGA: the UTC time of day must be finite")
     no_fix = False if no_fix is None else bool(_one(no_fix))
-    sec, hund = divmod(math.floor(utc * 100.0 + 0.5) % _DAY_CS, 100)
-    hh, sec = divmod(sec, 3600)
-    mi, sec = divmod(sec, 60)
-    cols = [[hh * 10000 + mi * 100 + sec], [hund]]
+    cols = [[c] for c in _time_fields(math.floor(utc * 100.0 + 0.5) % _DAY_CS)]
     for value, hemi in ((_one(lat_deg), "NS"), (_one(lon_deg), "EW")):
         units = 0
         if not no_fix:
             if not math.isfinite(value):
                 raise ValueError("GGA: latitude and longitude must be finite")
             units = round(abs(value) * 60.0 * _MINUTE_UNITS)
-        deg, rem = divmod(units, 60 * _MINUTE_UNITS)
-        minutes, frac = divmod(rem, _MINUTE_UNITS)
-        cols += [[deg * 100 + minutes], [frac], [hemi[0] if value >= 0.0 else hemi[1]]]
+        cols += [[c] for c in _angle_fields(units)]
+        cols.append([hemi[0] if value >= 0.0 else hemi[1]])
     cols += [[int(_one(quality))], [int(_one(satellites))], [_one(hdop)]]
     code = 4 * no_fix
     if altitude_m is None:
