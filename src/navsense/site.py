@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from navsense.errors import ConfigError
+from navsense.jsonfile import read_json
 
 __all__ = ["Site", "load_site", "embedded_sites", "embedded_site"]
 
@@ -148,16 +149,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
 
 def load_site(path: str | Path) -> Site:
     """Read a site JSON file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the site file ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return site_from_json(data, source=str(path))
+    return site_from_json(read_json(path, "site file", ConfigError), source=str(Path(path)))
 
 
 def embedded_sites() -> list[str]:

@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 from navsense.errors import ConfigError
+from navsense.jsonfile import parse_json
 from navsense.site import Site, embedded_site, load_site
 from navsense.truth.states import TruthStates
 from navsense.truth.waypoints import Trajectory, WaypointRoute, route_from_json
@@ -76,10 +77,7 @@ def scenario_names() -> list[str]:
 
 
 def _read_json(text: str, source: str) -> dict:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{source}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    data = parse_json(text, source, ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a scenario must be a JSON object")
     return data
@@ -109,11 +107,7 @@ def _scenario_from(data: dict, source: str, base, embedded: bool,
     except (OSError, FileNotFoundError) as exc:
         raise ConfigError(f"{source}: waypoints = {data['waypoints']!r} cannot be read "
                           f"({getattr(exc, 'strerror', None) or exc})") from None
-    try:
-        route_data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{wp_source}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    route = route_from_json(route_data, source=wp_source)
+    route = route_from_json(parse_json(text, wp_source, ConfigError), source=wp_source)
     if duration_s is not None and (isinstance(duration_s, bool) or not isinstance(duration_s, (int, float))
                                    or not duration_s > 0):
         raise ConfigError(f"duration_s = {duration_s!r} must be a positive number of seconds")

@@ -77,6 +77,7 @@ from typing import Mapping, NamedTuple, Sequence
 import numpy as np
 
 from navsense.errors import TruthError
+from navsense.jsonfile import read_json
 from navsense.rotation import quat_about_x, quat_multiply
 from navsense.truth.states import PHYSICS_HZ, TruthStates
 from navsense.vehicles import VEHICLES, VehicleProfile, vehicle_profile
@@ -306,16 +307,7 @@ def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute
 
 def load_waypoints(path: str | Path) -> WaypointRoute:
     """Read a waypoint JSON file (format in the module docstring)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TruthError(f"{path}: cannot read the waypoint file ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TruthError(f"{path}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return route_from_json(data, source=str(path))
+    return route_from_json(read_json(path, "waypoint file", TruthError), source=str(Path(path)))
 
 
 # ----------------------------------------------------------------------------- geometry
