@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from navsense.gauss_markov import A_MIN, SEGMENT, AnchoredScan, scan
+from navsense.gauss_markov import A_MIN, SEGMENT, AnchoredScan, GaussMarkovStates, scan
 
 
 def _inputs(seed: int, m: int, tau_s: float, zeros: int = 0):
@@ -58,3 +58,14 @@ def test_whole_chunks_and_single_epochs_give_the_same_bits(seed, m, cuts, tau_s,
     stepped = AnchoredScan(6)
     steps = [stepped.run(a[i:i + 1], d[i:i + 1]) for i in range(m)]
     assert np.array_equal(np.concatenate(steps), whole)
+
+
+@pytest.mark.parametrize("tau_s", [30.0, 0.05])
+def test_unit_states_run_one_epoch_at_a_time_gives_the_bits_of_a_block(tau_s):
+    """GaussMarkovStates.run of one epoch (the streaming receiver's call) = the block, bit for bit."""
+    a, g = _inputs(11, 2 * SEGMENT + 7, tau_s, 2)
+    whole = GaussMarkovStates(6).run(a, g)
+    stepped = GaussMarkovStates(6)
+    steps = [stepped.run(a[i:i + 1], g[i:i + 1]) for i in range(a.size)]
+    assert all(s.shape == (1, 6) and s.dtype == np.float64 for s in steps)
+    assert np.concatenate(steps).tobytes() == whole.tobytes()

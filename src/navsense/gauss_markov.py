@@ -174,6 +174,8 @@ class GaussMarkovStates:
     def run(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         """``a`` (m,), ``g`` (m, n) -> x (m, n)."""
         a = np.asarray(a, dtype=np.float64)
+        if a.shape == (1,):  # one epoch (the streaming receiver): :meth:`step`, the same bits
+            return np.array([self.step(a.item(), np.asarray(g, dtype=np.float64)[0].tolist())])
         return self._scan.run(a, np.sqrt(1.0 - a * a)[:, None] * np.asarray(g, dtype=np.float64))
 
     def step(self, a: float, g: list) -> list:

@@ -187,6 +187,35 @@ def test_enu_to_fix_utm_shapes_and_errors():
 
 @pytest.mark.parametrize("site", SITES)
 @pytest.mark.parametrize("frame", FRAMES)
+def test_the_one_point_float_calls_give_the_bits_of_the_batch(site, frame):
+    """geodetic_of_point (the streaming receiver) and fix_utm_of_point (the streaming INS)."""
+    geo, zone = SITES[site]
+    enu, t = _enu()
+    g = geo.enu_to_geodetic(enu, t)
+    fix = geo.enu_to_fix_utm(enu, t, zone, frame=frame, grid_rotation=True)
+    keys = ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m", "grid_rotation_deg")
+    for i in PICK:
+        e, n, u = enu[i].tolist()
+        one = geo.geodetic_of_point(e, n, u, float(t[i]))
+        assert all(type(v) is float for v in one)
+        _same(np.array(one), np.array([g[k][i] for k in OUTPUT_KEYS]))
+        got = geo.fix_utm_of_point(e, n, u, float(t[i]), zone, frame, grid_rotation=True)
+        _same(np.array(got), np.array([fix[k][i] for k in keys]))
+        _same(np.array(geo.fix_utm_of_point(e, n, u, float(t[i]), zone, frame)), np.array(got[:5]))
+
+
+def test_the_one_point_float_calls_name_a_bad_point():
+    geo, _ = SITES["acre"]
+    with pytest.raises(DatumError, match="enu must be finite"):
+        geo.geodetic_of_point(float("nan"), 0.0, 0.0, 0.0)
+    with pytest.raises(DatumError, match="t_s must be finite"):
+        geo.fix_utm_of_point(0.0, 0.0, 0.0, float("inf"), 16)
+    with pytest.raises(DatumError, match="enu north = 5000000.0 m is outside"):
+        geo.geodetic_of_point(0.0, 5e6, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("site", SITES)
+@pytest.mark.parametrize("frame", FRAMES)
 def test_geodetic_to_enu_alone_and_in_a_batch(site, frame):
     geo, _ = SITES[site]
     enu, t = _enu()

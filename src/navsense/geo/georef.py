@@ -457,6 +457,16 @@ class Georeference:
             return _assemble([self._geodetic(e, n, u, t) for e, n, u, t in cols], shape, OUTPUT_KEYS)
         return dict(zip(OUTPUT_KEYS, self._geodetic(*cols)))
 
+    def geodetic_of_point(self, e: float, n: float, u: float, t_s: float) -> tuple:
+        """:meth:`enu_to_geodetic` of one point on Python floats (the streaming receiver's call).
+
+        Returns the OUTPUT_KEYS values in that order as Python floats, the bits of
+        enu_to_geodetic, without building arrays. Raises DatumError as it does.
+        """
+        if not (math.isfinite(e) and math.isfinite(n) and math.isfinite(u) and math.isfinite(t_s)):
+            _points(np.array([e, n, u]), t_s)  # names the bad value
+        return self._geodetic(e, n, u, t_s)
+
     def _geodetic(self, e, n, u, t) -> tuple:
         """All OUTPUT_KEYS values (in that order) of points given as floats or arrays."""
         if self._kind == "local":

@@ -131,3 +131,17 @@ def test_from_config_and_errors():
         CorrectionStream(0.0, 0.3)
     with pytest.raises(ConfigError, match="outages_s"):
         CorrectionStream(1.0, 0.3, outages_s=((5.0, 5.0),))
+
+
+@pytest.mark.parametrize("cold", [False, True])
+def test_one_epoch_equals_the_batch_bit_for_bit(cold):
+    # outages on and off the generation times, nested and overlapping; cold: NaN before the
+    # first message and when stepping back goes below 0
+    s = CorrectionStream(0.2, 0.05, outages_s=((0.0, 0.9), (3.0, 7.4), (5.0, 6.0), (9.1, 9.9)), cold=cold)
+    t = np.arange(0, 120 * 12) / 120.0
+    for method in (s.age_s, s.message_index):
+        whole = method(t)
+        steps = [method(t[k:k + 1]) for k in range(t.size)]
+        assert all(x.shape == (1,) and x.dtype == whole.dtype for x in steps)
+        assert np.concatenate(steps).tobytes() == whole.tobytes()
+        assert cold == bool(np.isnan(whole).any())

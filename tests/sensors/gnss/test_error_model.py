@@ -149,3 +149,66 @@ def test_combine(errcfg):
     np.testing.assert_array_equal(e, want)
     np.testing.assert_allclose(sigma**2, s["sigma_gm_m"]**2 + s["sigma_white_m"]**2 + s["sigma_mp_m"]**2,
                                rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- one epoch = batch
+def same_bytes(one, whole):
+    """Per-epoch results (each of leading length 1) concatenated equal ``whole`` in raw bytes."""
+    assert all(x.shape[0] == 1 and x.shape[1:] == whole.shape[1:] and x.dtype == whole.dtype for x in one)
+    return np.concatenate(one).tobytes() == whole.tobytes()
+
+
+def test_one_epoch_draws_equal_the_block_bit_for_bit():
+    n = 700  # 14 700 outputs: many read-ahead blocks of the stream (1024 outputs) and their seams
+    a, b = Pcg32(23, 1), Pcg32(23, 1)
+    whole = draw_epochs(a, n)
+    steps = [draw_epochs(b, 1) for _ in range(n)]
+    assert a.state == b.state
+    for key in ("g_u", "g_white", "g_z", "slip_uniform", "g_t"):
+        assert same_bytes([getattr(d, key) for d in steps], getattr(whole, key)), key
+    # one epoch after blocks of other sizes (the stream at any position)
+    c = Pcg32(23, 1)
+    parts = [draw_epochs(c, k) for k in (3, 1, 1, 50, 1, 2, 1)]
+    got = np.concatenate([p.g_t for p in parts])
+    assert got.tobytes() == whole.g_t[:59].tobytes()
+
+
+def epoch_inputs(n, seed):
+    """Inputs of error_sigmas over n epochs: every fix state, float locks young and old, DOP ratios
+    inside and outside the clamp (and H_o = 0, NaN DOP), multipath 0 .. 1."""
+    rng = np.random.default_rng(seed)
+    fix = rng.choice(np.array([NO_FIX, SINGLE, DGPS, RTK_FIXED, RTK_FLOAT], dtype=np.int8), n)
+    lock_age = np.where(np.isin(fix, (RTK_FIXED, RTK_FLOAT)), rng.uniform(0.0, 200.0, n), np.nan)
+    lock_age[:2] = 0.0
+    dops = [rng.choice([0.2, 0.7, 1.3, 3.1, 99.99], n) for _ in range(2)]
+    dops_open = [rng.choice([0.0, 0.6, 1.1, 2.0], n) for _ in range(2)]
+    dops[0][5] = np.nan
+    dops_open[1][6] = np.nan
+    mi = rng.choice([0.0, 0.25, 0.61, 1.0], n)
+    return fix, lock_age, dops[0], dops[1], dops_open[0], dops_open[1], mi
+
+
+@pytest.mark.parametrize("noise", [True, False])
+def test_one_epoch_sigmas_equal_the_array_path(noise):
+    cfg = ErrorConfig.from_config(load_config(vehicle="maxxum", overrides={"noise": noise}))
+    inputs = epoch_inputs(2000, 5)
+    whole = error_sigmas(cfg, *inputs)
+    steps = [error_sigmas(cfg, *(x[k:k + 1] for x in inputs)) for k in range(2000)]
+    assert set(steps[0]) == set(whole)
+    for key, value in whole.items():
+        assert same_bytes([s[key] for s in steps], value), key
+    assert set(inputs[0].tolist()) == {NO_FIX, SINGLE, DGPS, RTK_FIXED, RTK_FLOAT}
+
+
+def test_one_epoch_phi_equals_the_array_path(errcfg):
+    rng = np.random.default_rng(9)
+    n = 300
+    dt = rng.choice([0.1, 1 / 120, 17 / 120, 2.5], n)
+    tau = rng.choice([60.0, 120.0, 300.0, 8.0], n)
+    first = np.zeros(n, dtype=bool)
+    first[0] = True  # phi = 0 on the first epoch of the log
+    for t in (tau, errcfg.multipath_tau_s):  # per epoch, and one float for all
+        whole = phi_of(dt, t, first)
+        steps = [phi_of(dt[k:k + 1], t if isinstance(t, float) else t[k:k + 1], first[k:k + 1])
+                 for k in range(n)]
+        assert same_bytes(steps, whole) and steps[0][0] == 0.0

@@ -227,3 +227,50 @@ def test_empty_chunk():
     state = FixMachineState.initial(cfg)
     out = run_fix_states(cfg, state, **epochs(0))
     assert out["fix"].shape == (0,) and state == FixMachineState.initial(cfg)
+
+
+# --------------------------------------------------------------------------- one epoch = batch
+def eventful_epochs(n, seed):
+    """Conditions in runs of 3 s, so that the machine meets every state, float convergence, cycle
+    slips, fixed -> float, losses, reacquires within and after the window and correction outages
+    (NaN ages); N_u and N_c integer arrays, as the receiver gives them."""
+    rng = np.random.default_rng(seed)
+    runs = n // 30 + 1
+
+    def piecewise(values):
+        return np.repeat(values, 30)[:n]
+
+    draw = rng.uniform(size=runs)
+    age = np.where(draw < 0.15, np.nan, np.where(draw < 0.35, rng.uniform(0.0, 70.0, runs), 1.0))
+    ep = epochs(n, age_s=piecewise(age), pdop=piecewise(rng.choice([1.2, 2.5, 5.0, 6.0, math.nan], runs)),
+                multipath_index=piecewise(rng.uniform(0.0, 0.8, runs)),
+                slip_uniform=rng.uniform(0.0, 0.2, n), g_t=rng.normal(size=n))
+    ep["n_used"] = piecewise(rng.choice([3, 4, 5, 8, 12], runs, p=[0.05, 0.05, 0.1, 0.3, 0.5]))
+    ep["n_clear"] = piecewise(rng.choice([4, 6, 9, 12], runs, p=[0.1, 0.2, 0.3, 0.4]))
+    return ep
+
+
+@pytest.mark.parametrize("cold", [False, True])
+def test_one_epoch_steps_equal_the_whole_run_bit_for_bit(cold):
+    cfg = config(cold=cold, cold_ttff_s=4.0, ttf_median_s=2.0, reacquire_window_s=3.0)
+    n = 6000
+    ep = eventful_epochs(n, 17 + cold)
+    whole, final = run(cfg, ep)
+    state = FixMachineState.initial(cfg)  # carried from epoch to epoch, as the receiver does
+    steps = [run_fix_states(cfg, state, **{k: v[i:i + 1] for k, v in ep.items()}) for i in range(n)]
+    assert state == final
+    for key, value in whole.items():
+        assert all(s[key].shape == (1,) and s[key].dtype == value.dtype for s in steps), key
+        assert np.concatenate([s[key] for s in steps]).tobytes() == value.tobytes(), key
+    # the branches met: every state, float convergence, cycle slips, T_fix with and without r_q
+    fix = whole["fix"]
+    assert set(fix.tolist()) == {NO_FIX, SINGLE, DGPS, RTK_FLOAT, RTK_FIXED}
+    held = (fix[1:] >= RTK_FIXED) & (fix[:-1] >= RTK_FIXED)
+    slips = ep["slip_uniform"][1:] < 0.3 * ep["multipath_index"][1:] * ep["dt_s"][1:]
+    assert (held & slips).sum() > 10
+    assert ((fix[1:] == RTK_FIXED) & (fix[:-1] == RTK_FLOAT)).sum() > 10  # converged in float
+    starts = np.flatnonzero(whole["lock_age_s"] == 0.0)
+    raw = time_to_fix_s(cfg, ep["g_t"][starts], ep["multipath_index"][starts], math.inf)
+    ratio = whole["time_to_fix_s"][starts] / raw
+    assert np.isclose(ratio, 0.3).sum() > 3 and np.isclose(ratio, 1.0).sum() > 3  # reacquire or not
+    assert cold == np.isnan(whole["lock_age_s"][0])

@@ -106,3 +106,39 @@ def test_multipath_index():
                         np.array([10, 10, 0, 10, 0]), np.array([0.0, 0.1, 0.4, 0.5, 0.0]))
     # (2 + 1) / 10 + 0.05 = 0.35; no used satellites: max(N_u, 1) = 1; clamped at 1
     np.testing.assert_allclose(m, [0.0, 0.35, 0.2, 1.0, 0.0], rtol=1e-15)
+
+
+# --------------------------------------------------------------------------- one epoch = batch
+@pytest.mark.parametrize("site_kind", ["mixed", "ring", "empty", "one_tall"])
+def test_one_epoch_reflector_index_equals_the_batch_bit_for_bit(site_kind):
+    rng = np.random.default_rng(4)
+    sites = {
+        "mixed": make_site([BOX, ([-40.0, 20.0, 0.0], [-25.0, 35.0, 6.0])],
+                           [CYL, (50.0, -10.0, 0.0, 9.0, 3.0)], crowns=[(3.0, 0.0, 5.0, 3.0)]),
+        "ring": make_site(cylinders=[(10 * math.cos(a), 10 * math.sin(a), 0.0, 50.0, 4.0)  # rho clamped
+                                     for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)]),
+        "empty": make_site(),
+        "one_tall": make_site(cylinders=[(0.0, 10.0, 0.0, 100.0, 2.0)]),  # height factor clamped at 1
+    }
+    site = sites[site_kind]
+    ant = np.column_stack([rng.uniform(-120, 120, (600, 2)), rng.uniform(0.5, 12.0, 600)])
+    ant[:3] = [[0.0, 10.0, 2.0], [15.0, 0.0, 9.0], [500.0, 500.0, 2.0]]  # on an axis, above a top, far
+    prepared = Reflectors(site, 60.0)
+    whole = prepared.index(ant)
+    steps = [prepared.index(ant[i:i + 1]) for i in range(len(ant))]
+    assert all(s.shape == (1,) and s.dtype == whole.dtype for s in steps)
+    assert np.concatenate(steps).tobytes() == whole.tobytes()
+    if site_kind == "mixed":  # with and without reflectors in range
+        assert 0 < np.count_nonzero(whole) < len(whole)
+
+
+def test_one_epoch_multipath_index_equals_the_batch_bit_for_bit():
+    rng = np.random.default_rng(8)
+    n = 500
+    counts = [rng.integers(0, 13, n) for _ in range(3)]  # integer counts; N_u = 0 uses max(N_u, 1)
+    rho = rng.choice([0.0, 0.013, 0.4, 1.0], n)
+    whole = multipath_index(*counts, rho)
+    steps = [multipath_index(*(c[k:k + 1] for c in counts), rho[k:k + 1]) for k in range(n)]
+    assert all(s.shape == (1,) and s.dtype == whole.dtype for s in steps)
+    assert np.concatenate(steps).tobytes() == whole.tobytes()
+    assert (whole == 1.0).any() and (counts[2] == 0).any()  # the clamp and max(N_u, 1) met

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
+from navsense.geo._arrays import on_floats
 
 __all__ = [
     "NO_FIX", "SINGLE", "DGPS", "RTK_FIXED", "RTK_FLOAT", "FIX_TYPES", "FIX_CODES",
@@ -68,6 +69,7 @@ FIX_CODES = {name: code for code, name in FIX_TYPES.items()}
 
 MIN_SATELLITES = 4  # specification, "Fix State Machine", condition 1: N_u < 4 -> no_fix
 CONVERGED_LOCK_AGE_S = 600.0  # specification, "Fix State Machine": the lock is 600 s old at t = 0
+_exp = on_floats(np.exp)  # numpy's exp, a Python float for a scalar (CONTRACTS.md "One step")
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,13 @@ def time_to_fix_s(config: FixConfig, g_t, multipath_index, since_loss_s):
             * (1.0 + config.ttf_multipath_gain * np.asarray(multipath_index)) * r)
 
 
+def _time_to_fix_one(config: FixConfig, g_t: float, multipath_index: float, since_loss_s: float) -> float:
+    """:func:`time_to_fix_s` of one epoch on Python floats: the array path's operations in order."""
+    r = config.reacquire_factor if since_loss_s <= config.reacquire_window_s else 1.0
+    return (config.ttf_median_s * _exp(config.ttf_log_sigma * g_t)
+            * (1.0 + config.ttf_multipath_gain * multipath_index) * r)
+
+
 def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used, n_clear, pdop,
                    multipath_index, age_s, slip_uniform, g_t) -> dict[str, np.ndarray]:
     """Run the machine over m epochs; ``state`` is updated in place.
@@ -154,13 +163,20 @@ def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used,
     ``converge_s`` (c) and ``time_to_fix_s`` (T_fix), NaN for the last three without a lock.
     """
     m = len(t_s)
-    fix = np.empty(m, dtype=np.int8)
-    lock_age = np.empty(m)
-    conv = np.empty(m)
-    ttf = np.empty(m)
     if m == 0:
-        return {"fix": fix, "lock_age_s": lock_age, "converge_s": conv, "time_to_fix_s": ttf}
+        return {"fix": np.empty(0, dtype=np.int8), "lock_age_s": np.empty(0), "converge_s": np.empty(0),
+                "time_to_fix_s": np.empty(0)}
+    inputs = (t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t)
+    for x in inputs:
+        if type(x) is not np.ndarray or x.shape != (1,):
+            return _run(config, state, *_conditions(config, *inputs))
+    return _run(config, state, *_conditions_one(config, *[x.item() for x in inputs]))
 
+
+def _conditions(config: FixConfig, t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s,
+                slip_uniform, g_t) -> tuple[list, ...]:
+    """The vectorised parts of the machine over m epochs, as lists for the loop of :func:`_run`:
+    base state (-1: RTK), capable, cycle slip, t, dt and T_fix with r = 1."""
     t_s = np.asarray(t_s, dtype=np.float64)
     dt_s = np.asarray(dt_s, dtype=np.float64)
     multipath_index = np.asarray(multipath_index, dtype=np.float64)
@@ -178,9 +194,31 @@ def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used,
     # the cycle slip test U < rate m dt, and T_fix without the reacquire factor (r = 1)
     slip = np.asarray(slip_uniform) < config.cycle_slip_rate_per_s * multipath_index * dt_s
     ttf_raw = time_to_fix_s(config, np.asarray(g_t, dtype=np.float64), multipath_index, math.inf)
+    return (base.tolist(), capable.tolist(), slip.tolist(), t_s.tolist(), dt_s.tolist(),
+            ttf_raw.tolist())
 
-    base_l, cap_l, slip_l = base.tolist(), capable.tolist(), slip.tolist()
-    t_l, dt_l, ttf_l = t_s.tolist(), dt_s.tolist(), ttf_raw.tolist()
+
+def _conditions_one(config: FixConfig, t, dt, n_used, n_clear, pdop, mi, age, slip_uniform,
+                    g_t) -> tuple[list, ...]:
+    """:func:`_conditions` of one epoch on Python numbers: the array path's operations in order."""
+    t, dt, mi, age = float(t), float(dt), float(mi), float(age)
+    no_fix = n_used < MIN_SATELLITES or (config.cold and t < config.cold_ttff_s)
+    have_age = not math.isnan(age)
+    if no_fix:
+        base = NO_FIX
+    elif not have_age or age > config.rtk_max_age_s or n_used < config.float_min_satellites:
+        base = DGPS if have_age and age <= config.dgps_max_age_s else SINGLE
+    else:
+        base = -1
+    capable = n_clear >= config.min_clear_satellites and pdop <= config.max_pdop
+    slip = slip_uniform < config.cycle_slip_rate_per_s * mi * dt
+    return ([base], [capable], [slip], [t], [dt], [_time_to_fix_one(config, float(g_t), mi, math.inf)])
+
+
+def _run(config: FixConfig, state: FixMachineState, base_l, cap_l, slip_l, t_l, dt_l,
+         ttf_l) -> dict[str, np.ndarray]:
+    """The loop of :func:`run_fix_states` over the epochs' conditions; ``state`` updated in place."""
+    m = len(t_l)
     rq, tq = config.reacquire_factor, config.reacquire_window_s
     r_now = rq if tq >= 0.0 else 1.0  # r for a loss at this very epoch (t - t_loss = 0)
     nan = math.nan
@@ -226,8 +264,6 @@ def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used,
 
     state.lock, state.t_lock_s, state.t_loss_s = lock, t_lock, t_loss
     state.converge_s, state.time_to_fix_s, state.previous = c, t_fix, prev
-    fix[:] = fix_l
-    lock_age[:] = age_l
-    conv[:] = conv_l
-    ttf[:] = ttf_out
-    return {"fix": fix, "lock_age_s": lock_age, "converge_s": conv, "time_to_fix_s": ttf}
+    return {"fix": np.array(fix_l, dtype=np.int8), "lock_age_s": np.array(age_l, dtype=np.float64),
+            "converge_s": np.array(conv_l, dtype=np.float64),
+            "time_to_fix_s": np.array(ttf_out, dtype=np.float64)}

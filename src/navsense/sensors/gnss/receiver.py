@@ -85,6 +85,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
+from navsense.geo.georef import OUTPUT_KEYS
 from navsense.output.nmea import gga_sentences, utc_seconds_of_day
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
@@ -109,6 +110,10 @@ __all__ = ["GnssReceiver", "GnssConfig", "ROW_DECIMALS", "OUTPUT_FRAMES", "GNSS_
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
 LOS_AHEAD = 64  # epochs whose satellites are computed at once on one-step calls
+_ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled steps of a one-step call (read only)
+_NO_STEP = np.zeros(0, dtype=np.int64)
+_ONE_STEP.flags.writeable = False
+_NO_STEP.flags.writeable = False
 
 # NMEA 0183 v4.1 position mode indicator of each fix state (navsense's "solution" key)
 SOLUTION_MODES = {NO_FIX: "N", SINGLE: "A", DGPS: "D", RTK_FLOAT: "F", RTK_FIXED: "R"}
@@ -271,10 +276,18 @@ class GnssReceiver:
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
         """The GNSS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
         c = self.config
-        idx = self._due.sample_indices(truth.t_s)
+        if truth.p_m.shape[0] == 1:  # one physics step (streaming): the Due rule on its time
+            if self._due(truth.step0 / truth.rate_hz):
+                idx = _ONE_STEP
+            elif self._empty_block is not None:
+                return self._empty_block  # a step between epochs: nothing to compute
+            else:
+                idx = _NO_STEP
+        else:
+            idx = self._due.sample_indices(truth.t_s)
         m = int(idx.size)
         if m == 0 and self._empty_block is not None:
-            return self._empty_block  # a step between epochs (streaming): nothing to compute
+            return self._empty_block
         steps = truth.steps[idx]
         t = truth.t_s[idx]
         # dt: physics steps since the previous epoch / rate; 0.1 s on the first epoch
@@ -367,7 +380,12 @@ class GnssReceiver:
     def _geodetic(self, block: dict) -> dict:
         """Datum chain of p_out and the GGA sentences (specification, "Datum Chain", "Output Row")."""
         t = block["sample_time_s"]
-        geo = self.georef.enu_to_geodetic(block["position_enu_m"].reshape(-1, 3), t)
+        p = block["position_enu_m"]
+        if t.shape[0] == 1:  # one epoch (streaming): the chain on Python floats, the same bits
+            geo = dict(zip(OUTPUT_KEYS, (np.array([v]) for v in
+                                         self.georef.geodetic_of_point(*p[0].tolist(), t.item()))))
+        else:
+            geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
         lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
         out = {k: np.asarray(geo[k], dtype=np.float64).reshape(-1) for k in _PREFIXED_KEYS}
         out["latitude_deg"] = out[lat_key]

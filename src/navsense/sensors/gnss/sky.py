@@ -322,9 +322,13 @@ class SkyView:
         _check_shapes(antenna, los, visible)
         m, nsat = visible.shape
         status = np.zeros((m, nsat), dtype=np.int8)
-        n_vis = np.count_nonzero(visible, axis=1)
-        if m == 0 or not n_vis.any():
-            return status
+        if m == 1:  # one epoch (the streaming receiver): no per-epoch counts
+            if not visible.any():
+                return status
+        else:
+            n_vis = np.count_nonzero(visible, axis=1)
+            if m == 0 or not n_vis.any():
+                return status
         with np.errstate(divide="ignore", invalid="ignore"):  # rays parallel to an axis
             # the culling of every (epoch, obstacle)
             keep = _keep(antenna[:, 0:1], antenna[:, 1:2], antenna[:, 2:3], self._cx, self._cy,
