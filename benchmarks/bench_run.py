@@ -21,6 +21,9 @@ sky view over the embedded site's obstacles.
 The streaming figure is in-process: one physics step per call of the IMU, the INS (ACRES Core
 streaming API) and the GNSS receiver, averaged over the steps; the step's TruthStates is cut
 inside the timed loop, the INS point (which a simulator has at hand) is prepared before it.
+The SensorStream figure is a live simulator's view of navsense.stream.SensorStream with its
+worker process: steps paced every PACE_S (a simulator 8 times faster than real time at 120 Hz),
+the time spent in step() per step, and the worker's CPU time per step.
 """
 
 from __future__ import annotations
@@ -203,6 +206,38 @@ def streaming_us_per_step(steps: int = 12_000) -> float:
     return (time.perf_counter() - t0) / steps * 1e6
 
 
+PACE_S = 0.001  # the simulator's step period in the SensorStream figure
+
+
+def sensor_stream_us_per_step(steps: int = 6000) -> tuple[float, float]:
+    """SensorStream with a worker, steps every PACE_S: (us in step() per step, worker CPU us per step)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from navsense.config import load_config
+    from navsense.scenarios import load_scenario
+    from navsense.stream import SensorStream
+
+    scenario = load_scenario("acre-loop")
+    cfg = load_config(vehicle="polaris")
+    truth = scenario.truth.slice(0, steps)
+    stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=True)
+    children = os.times()
+    spent = 0.0
+    clock = time.perf_counter
+    t_next = clock()
+    for k in range(steps):
+        while clock() < t_next:  # the simulator's own work
+            pass
+        t_next += PACE_S
+        t0 = clock()
+        stream.step(truth.slice(k, k + 1))
+        spent += clock() - t0
+    stream.close()  # joins the worker: its CPU time is then counted in os.times()
+    after = os.times()
+    worker_s = (after.children_user + after.children_system) - (children.children_user
+                                                                + children.children_system)
+    return spent / steps * 1e6, worker_s / steps * 1e6
+
+
 def _label(duration_s: float) -> str:
     return f"{duration_s / 60:g} min" if duration_s < 3600.0 else f"{duration_s / 3600:g} h"
 
@@ -250,6 +285,9 @@ def main(argv=None) -> int:
     code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
             "print(bench_run.streaming_us_per_step())")
     stream_us = float(run_process([sys.executable, "-c", code])["stdout"].strip())
+    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
+            "print(*bench_run.sensor_stream_us_per_step())")
+    caller_us, worker_us = map(float, run_process([sys.executable, "-c", code])["stdout"].split())
 
     print(f"\nnavsense benchmark, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
           f"({Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip() if Path('/proc/cpuinfo').exists() else 'unknown CPU'})")
@@ -273,6 +311,8 @@ def main(argv=None) -> int:
                           "ratio_to_floor_per_hour": ratio, "us_per_sample": us,
                           "net_us_per_sample": net})
     print(f"\nstreaming API (IMU + INS + GNSS, one physics step per call): {stream_us:.1f} us per step")
+    print(f"SensorStream with its worker, a step every {PACE_S * 1e3:g} ms: {caller_us:.1f} us per step "
+          f"in step(), {worker_us:.0f} us of worker CPU per step")
     print(f"start-up (a {startup_s:g} s log, Parquet): {startup['wall_s']:.2f} s wall, "
           f"{startup['peak_mib']:.0f} MiB")
     print("x floor: wall time per hour of driving / the floor's wall time for 1 h, same run.")
@@ -294,6 +334,8 @@ def main(argv=None) -> int:
         print(f"24 h run in chunks: its first hour equals the 1 h run, every sensor: {identical}")
     if args.json:
         Path(args.json).write_text(json.dumps({"results": rows_json, "streaming_us_per_step": stream_us,
+                                               "sensor_stream_caller_us_per_step": caller_us,
+                                               "sensor_stream_worker_cpu_us_per_step": worker_us,
                                                "startup_wall_s": startup["wall_s"],
                                                "first_hour_identical": identical}, indent=2))
     return 0

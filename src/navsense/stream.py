@@ -1,0 +1,281 @@
+"""SensorStream: a vehicle's sensors fed by a live simulator, rows delivered with their latency.
+
+A simulator calls :meth:`SensorStream.step` once per physics step (or per chunk of consecutive
+steps) with the truth of those steps, and gets the sensor rows *delivered* by the last of them:
+the rows of ``navsense simulate``'s JSONL files, each handed over at its ``delivery_time_s``
+(specification, "Frames and Sample Times": ``t_available = t_sample + delay_s``; a row is
+delivered at the first physics step with ``t >= t_available``). The rows are the same as a run's
+files over the same truth, in the same order (tests/test_stream.py).
+
+``worker=True`` runs the models in a worker process. The modelled latency leaves the worker
+``L = ceil(delay_s * rate_hz)`` physics steps to compute a row before it is due (6 steps at the
+default 0.05 s and 120 Hz), so the simulator's thread only sends the step and picks up finished
+rows: it waits for the worker only when the worker is more than L steps behind. The work moves to
+another core; the rows and their delivery steps stay the same. With ``delay_s`` = 0 every row is
+due at the step it is sampled, and the stream runs the models in the calling process. The
+worker is forked where Linux allows it, else spawned (the models are built in the worker from
+the configuration either way).
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from collections.abc import Mapping
+
+import numpy as np
+
+from navsense.clock import delivery_times
+from navsense.output.columns import rows_from_columns
+from navsense.site import Site
+from navsense.truth.states import TruthStates
+from navsense.vehicles import VehicleProfile
+
+__all__ = ["SensorStream"]
+
+_LATENCY_SLACK = 1e-6  # of a step: delivery - sample >= delay_s * rate_hz up to rounding
+
+
+class _Sensors:
+    """The models of a stream and the rows they have sampled but not yet delivered."""
+
+    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, agent: int) -> None:
+        from navsense.simulate import build_models
+
+        georef = (site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+                  if site is not None else None)
+        self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
+        self.delay_s = float(cfg["delay_s"])
+        self.next_step: int | None = None
+
+    def run(self, truth: TruthStates) -> list[tuple[int, str, dict]]:
+        """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order."""
+        from navsense.simulate import timed_columns
+
+        if self.next_step is not None and truth.step0 != self.next_step:
+            raise ValueError(f"SensorStream.step: physics step {truth.step0} given, expected "
+                             f"{self.next_step} (steps must follow each other)")
+        self.next_step = truth.step0 + len(truth)
+        out = []
+        for model in self.models:
+            block = model.process(truth)
+            m = len(block["sample_time_s"])
+            if m == 0:
+                continue
+            delivery = delivery_times(np.asarray(block["sample_time_s"]) + self.delay_s, truth.rate_hz)
+            steps = np.rint(delivery * truth.rate_hz).astype(np.int64).tolist()
+            rows = rows_from_columns(timed_columns(model, block, self.delay_s, truth.rate_hz), m)
+            out += [(k, model.name, row) for k, row in zip(steps, rows)]
+        return out
+
+
+def _worker_main(cfg, vehicle, site, agent, steps, replies) -> None:
+    """The worker: build the models, then answer each chunk of truth with its rows."""
+    try:
+        sensors = _Sensors(cfg, vehicle, site, agent)
+        replies.send_bytes(pickle.dumps(("ready", None, None)))
+        while True:
+            messages = pickle.loads(steps.recv_bytes())
+            if messages is None:
+                replies.send_bytes(pickle.dumps(("end", None, None)))
+                break
+            truth = _truth_of(messages)
+            replies.send_bytes(pickle.dumps(("rows", truth.step0 + len(truth) - 1, sensors.run(truth)),
+                                            protocol=pickle.HIGHEST_PROTOCOL))
+    except BaseException as exc:  # noqa: BLE001 - everything goes back to the caller
+        try:
+            replies.send_bytes(pickle.dumps(("error", None, exc)))
+        except Exception:  # an exception that does not pickle: its type and message
+            replies.send_bytes(pickle.dumps(("error", None, RuntimeError(f"{type(exc).__name__}: {exc}"))))
+    finally:
+        replies.close()
+
+
+def _message_of(truth: TruthStates) -> tuple:
+    """The steps as nested lists (they pickle 20 times faster than small arrays); the floats
+    keep their bits."""
+    return (truth.step0, truth.rate_hz, truth.p_m.tolist(), truth.q_xyzw.tolist(),
+            truth.v_mps.tolist(), truth.w_radps.tolist(), truth.c_m.tolist(), truth.reset.tolist())
+
+
+def _truth_of(messages: list[tuple]) -> TruthStates:
+    """The consecutive steps of one or more messages as one TruthStates."""
+    step0, rate = messages[0][:2]
+    f64 = np.float64
+    p, q, v, w, c, reset = ([row for msg in messages for row in msg[i]] for i in range(2, 8))
+    return TruthStates(step0=step0, p_m=np.array(p, f64), q_xyzw=np.array(q, f64),
+                       v_mps=np.array(v, f64), w_radps=np.array(w, f64), c_m=np.array(c, f64),
+                       reset=np.array(reset, dtype=bool), rate_hz=rate)
+
+
+class SensorStream:
+    """The enabled sensors of a configuration, one physics step (or chunk) at a time.
+
+    ``SensorStream(cfg, vehicle, site, agent=0, worker=None)``: ``cfg`` the effective
+    configuration (:func:`navsense.config.load_config`), ``vehicle`` a VehicleProfile, ``site``
+    a Site (None: open sky, no datum chain), ``agent`` the INS agent index. ``worker``: True runs
+    the models in a worker process, False in this one, None (default) a worker when the latency
+    gives it time (``delay_s`` of at least one physics step).
+
+    :meth:`step` takes the TruthStates of the next consecutive physics steps and returns the rows
+    delivered by the last of them, ``{sensor name: [row, ...]}`` (only sensors with rows), in
+    sample order. :meth:`close` ends the stream and returns the rows not yet delivered. Also a
+    context manager. An error in the models (e.g. DatumError: the vehicle left the site's
+    domain) ends the stream; with a worker it is raised by the next :meth:`step` that hears of
+    it (at the latest the one that needs the rows of the failed step) or by :meth:`close`.
+    """
+
+    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None = None, *,
+                 agent: int = 0, worker: bool | None = None, rate_hz: float | None = None) -> None:
+        from navsense.truth.states import PHYSICS_HZ
+
+        self.rate_hz = float(rate_hz or PHYSICS_HZ)
+        delay_s = float(cfg["delay_s"])
+        # a row sampled at step j is delivered at step j + latency or later
+        self.latency_steps = max(0, math.ceil(delay_s * self.rate_hz - _LATENCY_SLACK))
+        if worker is None:
+            worker = self.latency_steps >= 1
+        self._pending: list[tuple[int, str, dict]] = []  # sampled, not yet delivered
+        self._done_step = -1  # the last step whose rows have come back from the models
+        self._closed = False
+        self._sensors: _Sensors | None = None
+        self._process = None
+        self._ended = False
+        self._next_step: int | None = None
+        self._batch: list[tuple] = []  # steps not yet sent to the worker
+        self._batch_steps = 0
+        self._batch_size = max(1, self.latency_steps // 2)
+        if worker:
+            self._start_worker(cfg, vehicle, site, agent)
+        else:
+            self._sensors = _Sensors(cfg, vehicle, site, agent)
+
+    @property
+    def in_worker(self) -> bool:
+        """True when the models run in a worker process."""
+        return self._process is not None
+
+    def _start_worker(self, cfg, vehicle, site, agent) -> None:
+        import multiprocessing
+        import threading
+
+        from navsense.workers import fork_available
+
+        # fork copies only the calling thread: with other threads running (a lock they hold
+        # would stay locked in the child) a fresh interpreter is started instead
+        method = "fork" if fork_available() and threading.active_count() == 1 else "spawn"
+        ctx = multiprocessing.get_context(method)
+        worker_steps, self._steps = ctx.Pipe(duplex=False)
+        self._replies, worker_replies = ctx.Pipe(duplex=False)
+        self._process = ctx.Process(target=_worker_main, name="navsense-stream", daemon=True,
+                                    args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies))
+        self._process.start()
+        worker_steps.close()
+        worker_replies.close()
+        self._receive()  # "ready", or the error of building the models
+
+    def _receive(self) -> None:
+        """Take one reply of the worker (blocking)."""
+        try:
+            kind, done, payload = pickle.loads(self._replies.recv_bytes())
+        except EOFError:
+            code = self._process.exitcode
+            self._shut()
+            raise RuntimeError(f"the navsense-stream worker process ended (exit code {code})") from None
+        if kind == "error":
+            self._shut()
+            raise payload
+        if kind == "rows":
+            self._done_step = done
+            self._pending += payload
+        self._ended = kind == "end"
+
+    def step(self, truth: TruthStates) -> dict[str, list[dict]]:
+        """Feed the next consecutive physics step(s); return the rows delivered by the last one."""
+        if self._closed:
+            raise ValueError("SensorStream.step: the stream is closed")
+        if not isinstance(truth, TruthStates):
+            raise TypeError(f"SensorStream.step takes a TruthStates, got {type(truth).__name__}")
+        if truth.rate_hz != self.rate_hz:
+            raise ValueError(f"SensorStream.step: truth at {truth.rate_hz} Hz, the stream runs at "
+                             f"{self.rate_hz} Hz")
+        if self._next_step is not None and truth.step0 != self._next_step:
+            raise ValueError(f"SensorStream.step: physics step {truth.step0} given, expected "
+                             f"{self._next_step} (steps must follow each other)")
+        last = truth.step0 + len(truth) - 1
+        self._next_step = last + 1
+        if self._process is None:
+            try:
+                self._pending += self._sensors.run(truth)
+            except BaseException:
+                self._closed = True
+                raise
+            self._done_step = last
+        else:
+            # the steps go in batches of about half the latency (each write wakes the worker,
+            # a costly switch); the replies are read in order when the rows due now need them,
+            # so at most latency_steps replies wait in the pipe and no poll is needed
+            self._batch.append(_message_of(truth))
+            self._batch_steps += len(truth)
+            need = last - self.latency_steps
+            if self._batch_steps >= self._batch_size or self._done_step < need:
+                self._send_batch()
+            while self._done_step < need:
+                self._receive()
+        return self._deliver(last)
+
+    def _send_batch(self) -> None:
+        if self._batch:
+            self._steps.send_bytes(pickle.dumps(self._batch, protocol=pickle.HIGHEST_PROTOCOL))
+            self._batch = []
+            self._batch_steps = 0
+
+    def _deliver(self, last: int | None) -> dict[str, list[dict]]:
+        """Take the pending rows delivered by step ``last`` (None: all), by sensor."""
+        pending = self._pending
+        if last is None:
+            due, self._pending = pending, []
+        else:
+            due = [p for p in pending if p[0] <= last]
+            self._pending = [p for p in pending if p[0] > last]
+        out: dict[str, list[dict]] = {}
+        for _, name, row in due:
+            out.setdefault(name, []).append(row)
+        return out
+
+    def close(self) -> dict[str, list[dict]]:
+        """End the stream: the rows sampled but not yet delivered, by sensor (their delivery
+        times are after the last step)."""
+        if self._closed:
+            return {}
+        self._closed = True
+        if self._process is not None:
+            try:
+                self._send_batch()
+                self._steps.send_bytes(pickle.dumps(None))
+                while not self._ended:
+                    self._receive()
+            finally:
+                self._shut()
+        return self._deliver(None)
+
+    def _shut(self) -> None:
+        """Stop the worker process and close the pipes."""
+        self._closed = True
+        if self._process is None:
+            return
+        for conn in (self._steps, self._replies):
+            conn.close()
+        self._process.join(timeout=5.0)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+
+    def __enter__(self) -> "SensorStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if exc[0] is not None and self._process is not None:
+            self._shut()
+        else:
+            self.close()
