@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import math
 import pickle
+import time
 from collections.abc import Mapping
 
 import numpy as np
 
-from navsense.clock import delivery_times
 from navsense.output.columns import rows_from_columns
 from navsense.site import Site
 from navsense.truth.states import TruthStates
@@ -37,7 +37,7 @@ _LATENCY_SLACK = 1e-6  # of a step: delivery - sample >= delay_s * rate_hz up to
 
 
 class _Sensors:
-    """The models of a stream and the rows they have sampled but not yet delivered."""
+    """The models of a stream, and the rows of each chunk with their delivery steps."""
 
     def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, agent: int) -> None:
         from navsense.simulate import build_models
@@ -46,26 +46,22 @@ class _Sensors:
                   if site is not None else None)
         self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
         self.delay_s = float(cfg["delay_s"])
-        self.next_step: int | None = None
 
     def run(self, truth: TruthStates) -> list[tuple[int, str, dict]]:
         """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order."""
         from navsense.simulate import timed_columns
 
-        if self.next_step is not None and truth.step0 != self.next_step:
-            raise ValueError(f"SensorStream.step: physics step {truth.step0} given, expected "
-                             f"{self.next_step} (steps must follow each other)")
-        self.next_step = truth.step0 + len(truth)
         out = []
+        rate = truth.rate_hz
         for model in self.models:
+            name = model.name
             block = model.process(truth)
             m = len(block["sample_time_s"])
             if m == 0:
                 continue
-            delivery = delivery_times(np.asarray(block["sample_time_s"]) + self.delay_s, truth.rate_hz)
-            steps = np.rint(delivery * truth.rate_hz).astype(np.int64).tolist()
             rows = rows_from_columns(timed_columns(model, block, self.delay_s, truth.rate_hz), m)
-            out += [(k, model.name, row) for k, row in zip(steps, rows)]
+            # the delivery step k of each row: its delivery_time_s is k / rate_hz to 1e-9 s
+            out += [(round(row["delivery_time_s"] * rate), name, row) for row in rows]
         return out
 
 
@@ -74,10 +70,11 @@ def _worker_main(cfg, vehicle, site, agent, steps, replies) -> None:
     try:
         sensors = _Sensors(cfg, vehicle, site, agent)
         replies.send_bytes(pickle.dumps(("ready", None, None)))
+        cpu0 = time.process_time()
         while True:
             messages = pickle.loads(steps.recv_bytes())
             if messages is None:
-                replies.send_bytes(pickle.dumps(("end", None, None)))
+                replies.send_bytes(pickle.dumps(("end", None, time.process_time() - cpu0)))
                 break
             truth = _truth_of(messages)
             replies.send_bytes(pickle.dumps(("rows", truth.step0 + len(truth) - 1, sensors.run(truth)),
@@ -141,6 +138,7 @@ class SensorStream:
         self._sensors: _Sensors | None = None
         self._process = None
         self._ended = False
+        self.worker_cpu_s: float | None = None  # the worker's CPU time for the steps, at close()
         self._next_step: int | None = None
         self._batch: list[tuple] = []  # steps not yet sent to the worker
         self._batch_steps = 0
@@ -188,7 +186,9 @@ class SensorStream:
         if kind == "rows":
             self._done_step = done
             self._pending += payload
-        self._ended = kind == "end"
+        if kind == "end":
+            self._ended = True
+            self.worker_cpu_s = payload
 
     def step(self, truth: TruthStates) -> dict[str, list[dict]]:
         """Feed the next consecutive physics step(s); return the rows delivered by the last one."""

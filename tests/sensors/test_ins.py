@@ -362,6 +362,21 @@ def test_batch_chunks_steps_and_stream_are_bit_identical(georef, tmp_path):
     assert back.tobytes() == ref_frames.tobytes() and len(INS_FIELDS) == back.shape[1] == 40
 
 
+def test_one_step_blocks_are_the_whole_logs_bit_for_bit(georef):
+    """InsModel.process of one physics step (Python floats) = the whole log, every key's bytes,
+    resets included (on steps without an epoch, 37 and 259, and on epochs twice in a row)."""
+    truth = moving_truth(n=300, resets=(37, 200, 201, 259))
+    cfg = polaris_cfg()
+    whole = InsModel(cfg, POLARIS, georef).process(truth)
+    model = InsModel(cfg, POLARIS, georef)
+    blocks = [model.process(truth.slice(k, k + 1)) for k in range(len(truth))]
+    assert np.flatnonzero(whole["gravity_only"]).tolist() == [0, 31, 166, 167, 216]  # steps 0, 38, 200, 201, 260
+    for key, value in whole.items():
+        steps = np.concatenate([b[key] for b in blocks])
+        assert steps.dtype == value.dtype and steps.shape == value.shape, key
+        assert steps.tobytes() == value.tobytes(), key
+
+
 def test_stream_starts_at_first_call_and_teleport(georef):
     cfg = polaris_cfg()
     cfg["noise"] = False

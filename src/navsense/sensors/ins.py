@@ -445,10 +445,26 @@ class _InsCore:
     def frame_of_epoch(self, t: float, p_n: list, q: list, c: list, v: list, w: list) -> list:
         """One epoch on Python floats -> its 40 frame values (EInsField order), the streaming call.
 
-        The operations of :meth:`run` for one epoch without a reset in its step (the pending
-        flag of :class:`Ins.teleported` still counts), in the same order: IEEE binary64 gives
-        the bits of ``frames(run(...))[0]`` (tests/test_ins.py) at a tenth of the cost of
-        numpy calls on one-row arrays. Transcendental functions are numpy's ufuncs.
+        :meth:`epoch_values` of an epoch without a reset in its step (the pending flag of
+        :class:`Ins.teleported` still counts), laid out as ``frames(run(...))[0]``.
+        """
+        b = self.epoch_values(t, p_n, q, c, v, w)
+        east, north, h = b["utm_m"]
+        return [east, north, h, *b["orientation_utm_xyzw"], *b["velocity_flu_mps"],
+                *b["angular_velocity_flu_radps"], *b["specific_force_flu_mps2"], b["lat_deg"],
+                b["lon_deg"], h, *b["covariance_enu_m2"], *b["orientation_enu_xyzw"],
+                *b["position_enu_m"], float(FIX_STATUS_RTK), b["grid_rotation_deg"],
+                float(self.config.utm_zone), *b["truth_utm_m"], *b["truth_orientation_utm_xyzw"],
+                b["truth_speed_mps"]]
+
+    def epoch_values(self, t: float, p_n: list, q: list, c: list, v: list, w: list,
+                     reset: bool = False) -> dict:
+        """One epoch on Python floats -> the values of its block row (the keys of :meth:`run`).
+
+        The operations of :meth:`run` for one epoch (``reset``: a reset in its step), in the same
+        order: IEEE binary64 gives the bits of ``run(...)`` (tests/sensors/test_ins.py) at a
+        tenth of the cost of numpy calls on one-row arrays. Transcendental functions are numpy's
+        ufuncs. Values are floats, vectors lists of floats (gravity_only a bool).
         """
         s = self.sigmas
         g = self.rng.gaussian_list(DRAWS_PER_EPOCH)  # 6 states, 3 position, 3 velocity, 3 force, 3 rate
@@ -491,7 +507,8 @@ class _InsCore:
         gyro = (r00 * w0 + r10 * w1 + r20 * w2 + sw * g[15],
                 r01 * w0 + r11 * w1 + r21 * w2 + sw * g[16],
                 r02 * w0 + r12 * w1 + r22 * w2 + sw * g[17])
-        if first or self.reset_pending:
+        gravity_only = reset or first or self.reset_pending
+        if gravity_only:
             a0 = a1 = a2 = 0.0  # gravity alone
         else:
             vp0, vp1, vp2 = self.v_prev
@@ -513,10 +530,17 @@ class _InsCore:
         self.t_prev = t
         self.v_prev = [vn0, vn1, vn2]
         self.reset_pending = False
-        return [east, north, h, *_qmul(q_rot, q_ins), *vel, *gyro, *force, lat, lon, h,
-                s2, s2, COV_UP_FACTOR * s2, *q_ins, e_ins, n_ins, u_ins, float(FIX_STATUS_RTK),
-                alpha_deg, float(zone), east_t, north_t, h_t, *_qmul(q_rot, q),
-                math.sqrt(vn0 * vn0 + vn1 * vn1 + vn2 * vn2)]
+        return {
+            "sample_time_s": t, "dt_s": dt, "gravity_only": bool(gravity_only), "error_states": x,
+            "position_enu_m": [e_ins, n_ins, u_ins], "orientation_enu_xyzw": list(q_ins),
+            "velocity_flu_mps": list(vel), "angular_velocity_flu_radps": list(gyro),
+            "specific_force_flu_mps2": list(force), "lat_deg": lat, "lon_deg": lon, "height_m": h,
+            "utm_m": [east, north, h], "orientation_utm_xyzw": list(_qmul(q_rot, q_ins)),
+            "grid_rotation_deg": alpha_deg, "covariance_enu_m2": [s2, s2, COV_UP_FACTOR * s2],
+            "truth_position_enu_m": list(p_n), "truth_utm_m": [east_t, north_t, h_t],
+            "truth_orientation_utm_xyzw": list(_qmul(q_rot, q)),
+            "truth_speed_mps": math.sqrt(vn0 * vn0 + vn1 * vn1 + vn2 * vn2),
+        }
 
     def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
         """The (m, 40) frames of a block, EInsField order (navsense.output.frames.INS_FIELDS)."""
@@ -562,6 +586,7 @@ class InsModel:
         # spec "Truth at the INS Point": r_n, body FLU from the chassis origin (ruling "Mounts")
         self.lever_arm_m = lever_arm_from_chassis(self.config.position_flu_m,
                                                   self.config.mount_frame, vehicle)
+        self._arm = np.asarray(self.lever_arm_m, dtype=np.float64).tolist()
         self._core = _InsCore(self.config, georef, agent)
         self._due = Due(self.config.hz)  # first epoch at t = 0
         self._reset_pending = False
@@ -571,6 +596,8 @@ class InsModel:
         n = len(truth)
         idx = self._due.sample_indices(truth.t_s)
         reset = np.asarray(truth.reset, dtype=bool)
+        if n == 1 and idx.size == 1:  # one physics step, an epoch (streaming): on Python floats
+            return self._one_epoch(truth, bool(reset[0]))
         if idx.size == 0:
             self._reset_pending = self._reset_pending or bool(reset.any())
             return _empty_block()
@@ -588,6 +615,21 @@ class InsModel:
         p_n = p + rotate(r, np.broadcast_to(self.lever_arm_m, p.shape))
         return self._core.run(truth.t_s[idx], p_n, q, truth.c_m[idx], truth.v_mps[idx],
                               truth.w_radps[idx], epoch_reset)
+
+    def _one_epoch(self, truth: TruthStates, reset: bool) -> dict[str, np.ndarray]:
+        """:meth:`process` of one step that samples: p_n = p + R r_n and the core's
+        :meth:`_InsCore.epoch_values` on Python floats (the same bits), as a one-row block."""
+        epoch_reset = reset or self._reset_pending
+        self._reset_pending = False
+        p, q = truth.p_m[0].tolist(), truth.q_xyzw[0].tolist()
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = _matrix_of(*q)
+        a0, a1, a2 = self._arm
+        p_n = [p[0] + (r00 * a0 + r01 * a1 + r02 * a2), p[1] + (r10 * a0 + r11 * a1 + r12 * a2),
+               p[2] + (r20 * a0 + r21 * a1 + r22 * a2)]
+        values = self._core.epoch_values(truth.step0 / truth.rate_hz, p_n, q, truth.c_m[0].tolist(),
+                                         truth.v_mps[0].tolist(), truth.w_radps[0].tolist(),
+                                         epoch_reset)
+        return {k: np.array([v]) for k, v in values.items()}
 
     def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
         """The block's epochs as (m, 40) float64 frames in EInsField order."""
