@@ -1,6 +1,7 @@
 """SensorStream: the rows of a run's files, each delivered at its delivery step, in this process
 or in a worker process."""
 
+import gc
 import threading
 
 import numpy as np
@@ -134,6 +135,26 @@ def test_a_models_error_is_raised_and_ends_the_stream(scenario, cfg, worker):
         stream.step(truth.slice(0, 1))
     if worker:
         assert not stream._process.is_alive()
+
+
+def test_the_workers_error_comes_back_after_the_worker_has_gone(scenario, cfg):
+    stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=True)
+    truth = _far_truth(9)
+    assert stream.step(truth.slice(0, 3)) == {}  # sent; its rows are not due yet
+    stream._process.join(10.0)  # the worker failed on them and ended
+    assert not stream._process.is_alive()
+    with pytest.raises(DatumError, match="outside"):
+        stream.step(truth.slice(3, 6))  # the pipe is closed: the worker's last reply is read
+
+
+def test_a_dropped_stream_ends_its_worker(scenario, cfg):
+    stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=True)
+    stream.step(scenario.truth.slice(0, 10))
+    process = stream._process
+    del stream
+    gc.collect()
+    process.join(10.0)
+    assert process.exitcode == 0
 
 
 def test_bad_calls_are_named(scenario, cfg):

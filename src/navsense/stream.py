@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import pickle
 import time
+import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -65,14 +66,22 @@ class _Sensors:
         return out
 
 
-def _worker_main(cfg, vehicle, site, agent, steps, replies) -> None:
-    """The worker: build the models, then answer each chunk of truth with its rows."""
+def _worker_main(cfg, vehicle, site, agent, steps, replies, callers_ends=()) -> None:
+    """The worker: build the models, then answer each chunk of truth with its rows.
+
+    ``callers_ends``: the caller's ends of the pipes, which a forked worker holds too; closed
+    here, so that the caller closing its end reaches the worker as the end of the pipe."""
+    for conn in callers_ends:
+        conn.close()
     try:
         sensors = _Sensors(cfg, vehicle, site, agent)
         replies.send_bytes(pickle.dumps(("ready", None, None)))
         cpu0 = time.process_time()
         while True:
-            messages = pickle.loads(steps.recv_bytes())
+            try:
+                messages = pickle.loads(steps.recv_bytes())
+            except EOFError:  # the stream was dropped without close()
+                return
             if messages is None:
                 replies.send_bytes(pickle.dumps(("end", None, time.process_time() - cpu0)))
                 break
@@ -86,6 +95,11 @@ def _worker_main(cfg, vehicle, site, agent, steps, replies) -> None:
             replies.send_bytes(pickle.dumps(("error", None, RuntimeError(f"{type(exc).__name__}: {exc}"))))
     finally:
         replies.close()
+
+
+def _close_pipes(*connections) -> None:
+    for conn in connections:
+        conn.close()
 
 
 def _message_of(truth: TruthStates) -> tuple:
@@ -165,21 +179,25 @@ class SensorStream:
         ctx = multiprocessing.get_context(method)
         worker_steps, self._steps = ctx.Pipe(duplex=False)
         self._replies, worker_replies = ctx.Pipe(duplex=False)
+        callers_ends = (self._steps, self._replies) if method == "fork" else ()
         self._process = ctx.Process(target=_worker_main, name="navsense-stream", daemon=True,
-                                    args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies))
+                                    args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies,
+                                          callers_ends))
         self._process.start()
         worker_steps.close()
         worker_replies.close()
+        # a stream dropped without close(): its pipes close, and the worker ends on its own
+        weakref.finalize(self, _close_pipes, self._steps, self._replies)
         self._receive()  # "ready", or the error of building the models
 
     def _receive(self) -> None:
         """Take one reply of the worker (blocking)."""
         try:
             kind, done, payload = pickle.loads(self._replies.recv_bytes())
-        except EOFError:
-            code = self._process.exitcode
+        except (EOFError, OSError):
             self._shut()
-            raise RuntimeError(f"the navsense-stream worker process ended (exit code {code})") from None
+            raise RuntimeError(f"the navsense-stream worker process ended "
+                               f"(exit code {self._process.exitcode})") from None
         if kind == "error":
             self._shut()
             raise payload
@@ -226,9 +244,17 @@ class SensorStream:
 
     def _send_batch(self) -> None:
         if self._batch:
-            self._steps.send_bytes(pickle.dumps(self._batch, protocol=pickle.HIGHEST_PROTOCOL))
+            self._send(self._batch)
             self._batch = []
             self._batch_steps = 0
+
+    def _send(self, message) -> None:
+        """Send to the worker; a worker that has gone (after an error) is heard out instead."""
+        try:
+            self._steps.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            while True:  # its last replies: rows, then the error (raised), or the end of the pipe
+                self._receive()
 
     def _deliver(self, last: int | None) -> dict[str, list[dict]]:
         """Take the pending rows delivered by step ``last`` (None: all), by sensor."""
@@ -252,7 +278,7 @@ class SensorStream:
         if self._process is not None:
             try:
                 self._send_batch()
-                self._steps.send_bytes(pickle.dumps(None))
+                self._send(None)
                 while not self._ended:
                     self._receive()
             finally:
