@@ -9,12 +9,13 @@ files over the same truth, in the same order (tests/test_stream.py).
 
 ``worker=True`` runs the models in a worker process. The modelled latency leaves the worker
 ``L = ceil(delay_s * rate_hz)`` physics steps to compute a row before it is due (6 steps at the
-default 0.05 s and 120 Hz), so the simulator's thread only sends the step and picks up finished
-rows: it waits for the worker only when the worker is more than L steps behind. The work moves to
-another core; the rows and their delivery steps stay the same. With ``delay_s`` = 0 every row is
-due at the step it is sampled, and the stream runs the models in the calling process. The
-worker is forked where Linux allows it, else spawned (the models are built in the worker from
-the configuration either way).
+default 0.05 s and 120 Hz), so the simulator's thread only sends the steps (in batches of L/2,
+as each write wakes the worker) and picks up finished rows; it waits only when rows due now are
+not back yet, i.e. when the worker has fallen behind. The work moves to another core; the rows
+and their delivery steps stay the same. With ``delay_s`` = 0 every row is due at the step it is
+sampled, and the stream runs the models in the calling process. The worker is forked where
+Linux allows it, else spawned (the models are built in the worker from the configuration
+either way).
 """
 
 from __future__ import annotations
@@ -124,9 +125,10 @@ class SensorStream:
 
     ``SensorStream(cfg, vehicle, site, agent=0, worker=None)``: ``cfg`` the effective
     configuration (:func:`navsense.config.load_config`), ``vehicle`` a VehicleProfile, ``site``
-    a Site (None: open sky, no datum chain), ``agent`` the INS agent index. ``worker``: True runs
-    the models in a worker process, False in this one, None (default) a worker when the latency
-    gives it time (``delay_s`` of at least one physics step).
+    a Site (None: open sky, no datum chain), ``agent`` the INS agent index, ``rate_hz`` the
+    physics rate (default 120 Hz). ``worker``: True runs the models in a worker process, False in
+    this one, None (default) a worker when the latency gives it time (``delay_s`` of at least
+    one physics step). ``worker_cpu_s``: the worker's CPU time, known after :meth:`close`.
 
     :meth:`step` takes the TruthStates of the next consecutive physics steps and returns the rows
     delivered by the last of them, ``{sensor name: [row, ...]}`` (only sensors with rows), in
