@@ -144,7 +144,7 @@ def test_the_workers_error_comes_back_after_the_worker_has_gone(scenario, cfg):
     stream._process.join(10.0)  # the worker failed on them and ended
     assert not stream._process.is_alive()
     with pytest.raises(DatumError, match="outside"):
-        stream.step(truth.slice(3, 6))  # the pipe is closed: the worker's last reply is read
+        stream.step(truth.slice(3, 9))  # rows of step 2 due: sent to a closed pipe, the last reply read
 
 
 def test_a_dropped_stream_ends_its_worker(scenario, cfg):

@@ -36,6 +36,7 @@ from navsense.vehicles import VehicleProfile
 __all__ = ["SensorStream"]
 
 _LATENCY_SLACK = 1e-6  # of a step: delivery - sample >= delay_s * rate_hz up to rounding
+_WORKER_STEP_S = 1e-3  # the worker's time per physics step, generously (measured 0.4-0.7 ms)
 
 
 class _Sensors:
@@ -148,7 +149,8 @@ class SensorStream:
         self.latency_steps = max(0, math.ceil(delay_s * self.rate_hz - _LATENCY_SLACK))
         if worker is None:
             worker = self.latency_steps >= 1
-        self._pending: list[tuple[int, str, dict]] = []  # sampled, not yet delivered
+        self._pending: dict[int, list[tuple[str, dict]]] = {}  # delivery step -> (sensor, row)
+        self._delivered = -1  # the last step whose rows have been handed over
         self._done_step = -1  # the last step whose rows have come back from the models
         self._closed = False
         self._sensors: _Sensors | None = None
@@ -158,7 +160,9 @@ class SensorStream:
         self._next_step: int | None = None
         self._batch: list[tuple] = []  # steps not yet sent to the worker
         self._batch_steps = 0
-        self._batch_size = max(1, self.latency_steps // 2)
+        self._pace_s: float | None = None  # the caller's seconds per physics step (running mean)
+        self._last_call: float | None = None
+        self._sent_step = -1  # the last step sent to the worker
         if worker:
             self._start_worker(cfg, vehicle, site, agent)
         else:
@@ -205,7 +209,7 @@ class SensorStream:
             raise payload
         if kind == "rows":
             self._done_step = done
-            self._pending += payload
+            self._hold(payload)
         if kind == "end":
             self._ended = True
             self.worker_cpu_s = payload
@@ -226,27 +230,42 @@ class SensorStream:
         self._next_step = last + 1
         if self._process is None:
             try:
-                self._pending += self._sensors.run(truth)
+                self._hold(self._sensors.run(truth))
             except BaseException:
                 self._closed = True
                 raise
             self._done_step = last
         else:
-            # the steps go in batches of about half the latency (each write wakes the worker,
-            # a costly switch); the replies are read in order when the rows due now need them,
-            # so at most latency_steps replies wait in the pipe and no poll is needed
+            # the steps go in batches (each write wakes the worker, a costly switch); the
+            # replies are read in order when the rows due now need them, so at most
+            # latency_steps replies wait in the pipe and no poll is needed
+            now = time.perf_counter()
+            if self._last_call is not None:
+                pace = (now - self._last_call) / len(truth)
+                self._pace_s = pace if self._pace_s is None else self._pace_s + 0.1 * (pace - self._pace_s)
+            self._last_call = now
             self._batch.append(_message_of(truth))
             self._batch_steps += len(truth)
             need = last - self.latency_steps
-            if self._batch_steps >= self._batch_size or self._done_step < need:
+            if self._batch_steps >= self._batch_size() or self._sent_step < need:
                 self._send_batch()
             while self._done_step < need:
                 self._receive()
         return self._deliver(last)
 
+    def _batch_size(self) -> int:
+        """Steps a batch: the first step of a batch of B is due L - B + 1 steps after it is sent,
+        time for the worker to compute the B steps: B <= (L + 1) pace / (pace + w), w a generous
+        bound of the worker's time per step (half the latency before the pace is known)."""
+        lat = self.latency_steps
+        if self._pace_s is None:
+            return max(1, lat // 2)
+        return max(1, min(lat, int((lat + 1) * self._pace_s / (self._pace_s + _WORKER_STEP_S))))
+
     def _send_batch(self) -> None:
         if self._batch:
             self._send(self._batch)
+            self._sent_step = self._next_step - 1
             self._batch = []
             self._batch_steps = 0
 
@@ -258,17 +277,34 @@ class SensorStream:
             while True:  # its last replies: rows, then the error (raised), or the end of the pipe
                 self._receive()
 
+    def _hold(self, rows: list[tuple[int, str, dict]]) -> None:
+        """Keep sampled rows until their delivery step."""
+        pending = self._pending
+        for k, name, row in rows:
+            if k in pending:
+                pending[k].append((name, row))
+            else:
+                pending[k] = [(name, row)]
+
     def _deliver(self, last: int | None) -> dict[str, list[dict]]:
-        """Take the pending rows delivered by step ``last`` (None: all), by sensor."""
+        """Take the pending rows delivered by step ``last`` (None: all), by sensor, in sample
+        order (a sensor's delivery steps grow with its sample times)."""
         pending = self._pending
         if last is None:
-            due, self._pending = pending, []
+            steps = sorted(pending)
+        elif last - self._delivered <= len(pending):
+            steps = [k for k in range(self._delivered + 1, last + 1) if k in pending]
         else:
-            due = [p for p in pending if p[0] <= last]
-            self._pending = [p for p in pending if p[0] > last]
+            steps = sorted(k for k in pending if k <= last)
+        if last is not None:
+            self._delivered = last
         out: dict[str, list[dict]] = {}
-        for _, name, row in due:
-            out.setdefault(name, []).append(row)
+        for k in steps:
+            for name, row in pending.pop(k):
+                if name in out:
+                    out[name].append(row)
+                else:
+                    out[name] = [row]
         return out
 
     def close(self) -> dict[str, list[dict]]:

@@ -58,9 +58,12 @@ class TruthStates:
 
     def slice(self, start: int, stop: int) -> "TruthStates":
         """Rows start .. stop - 1 as a new TruthStates (views, no copy)."""
-        n = len(self)
+        n = self.p_m.shape[0]
         start, stop = max(0, start), min(n, stop)
-        return TruthStates(
+        # the fields set directly: the frozen dataclass's __init__ (one object.__setattr__ a
+        # field) would double the cost of a streaming step's slice
+        part = object.__new__(TruthStates)
+        part.__dict__.update(
             step0=self.step0 + start,
             p_m=self.p_m[start:stop],
             q_xyzw=self.q_xyzw[start:stop],
@@ -70,6 +73,7 @@ class TruthStates:
             reset=self.reset[start:stop],
             rate_hz=self.rate_hz,
         )
+        return part
 
     def chunks(self, size: int):
         """Iterate over consecutive slices of at most ``size`` steps."""
