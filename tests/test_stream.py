@@ -157,6 +157,21 @@ def test_a_dropped_stream_ends_its_worker(scenario, cfg):
     assert process.exitcode == 0
 
 
+def test_a_stream_may_start_at_any_step_and_take_empty_chunks(scenario, cfg):
+    truth = scenario.truth.slice(0, 400)
+    late = TruthStates(step0=1000, p_m=truth.p_m, q_xyzw=truth.q_xyzw, v_mps=truth.v_mps,
+                       w_radps=truth.w_radps, c_m=truth.c_m, reset=truth.reset)
+    got = {}
+    for worker in (False, True):
+        stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=worker)
+        assert stream.step(late.slice(0, 0)) == {}
+        delivered, rest = _stream_steps(stream, late, sizes=(1, 0, 5))
+        got[worker] = _lines(delivered, rest)
+        first_imu = orjson.loads(got[worker]["imu"][0])
+        assert first_imu["sample_time_s"] == round(1002 / 120.0, 9)  # the first sample at step 2
+    assert got[False] == got[True]
+
+
 def test_bad_calls_are_named(scenario, cfg):
     with SensorStream(cfg, scenario.vehicle, scenario.site, worker=False) as stream:
         truth = scenario.truth.slice(0, 10)

@@ -226,6 +226,8 @@ class SensorStream:
         if self._next_step is not None and truth.step0 != self._next_step:
             raise ValueError(f"SensorStream.step: physics step {truth.step0} given, expected "
                              f"{self._next_step} (steps must follow each other)")
+        if len(truth) == 0:
+            return {}
         last = truth.step0 + len(truth) - 1
         self._next_step = last + 1
         if self._process is None:
