@@ -246,9 +246,9 @@ def sensor_stream_us_per_step(steps: int = 1200, pace_s: float = REAL_TIME_S) ->
 
 def _in_child(call: str) -> list[float]:
     """bench_run.<call> in a fresh interpreter (this process stays small): its printed numbers."""
-    code = f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; print(bench_run.{call})"
-    out = run_process([sys.executable, "-c", code])["stdout"].replace("(", " ").replace(")", " ")
-    return [float(x) for x in out.replace(",", " ").split()]
+    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
+            f"r = bench_run.{call}; print(*(r if isinstance(r, tuple) else (r,)))")
+    return [float(x) for x in run_process([sys.executable, "-c", code])["stdout"].split()]
 
 
 def _label(duration_s: float) -> str:

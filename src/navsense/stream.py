@@ -29,6 +29,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from navsense.output.columns import rows_from_columns
+from navsense.simulate import build_models, timed_columns
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
@@ -43,8 +44,6 @@ class _Sensors:
     """The models of a stream, and the rows of each chunk with their delivery steps."""
 
     def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, agent: int) -> None:
-        from navsense.simulate import build_models
-
         georef = (site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
                   if site is not None else None)
         self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
@@ -52,8 +51,6 @@ class _Sensors:
 
     def run(self, truth: TruthStates) -> list[tuple[int, str, dict]]:
         """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order."""
-        from navsense.simulate import timed_columns
-
         out = []
         rate = truth.rate_hz
         for model in self.models:

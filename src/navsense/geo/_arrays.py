@@ -57,10 +57,20 @@ def on_floats(ufunc):
     return call
 
 
-# numpy's ufuncs as the kernels call them (on_floats), once for every geo module
-sin, cos, tan, sqrt, arctan, arctan2, sinh, cosh, arcsinh, arctanh = (
+# numpy's ufuncs as the kernels call them (on_floats), once for every geo module and the
+# sensor models' one-step paths
+sin, cos, tan, sqrt, arctan, arctan2, sinh, cosh, arcsinh, arctanh, exp = (
     on_floats(f) for f in (np.sin, np.cos, np.tan, np.sqrt, np.arctan, np.arctan2, np.sinh, np.cosh,
-                           np.arcsinh, np.arctanh))
+                           np.arcsinh, np.arctanh, np.exp))
+
+
+def one_epoch_values(values) -> list | None:
+    """The values of one-epoch arrays (each of shape (1,)) as Python numbers, else None: the
+    test and the unpacking of the models' one-step paths (CONTRACTS.md "One step")."""
+    for v in values:
+        if type(v) is not np.ndarray or v.shape != (1,):
+            return None
+    return [v.item() for v in values]
 
 
 def as_float(name: str, value) -> np.ndarray:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
+from navsense.geo._arrays import one_epoch_values
 
 __all__ = ["CorrectionStream", "J_SLACK"]
 
@@ -73,7 +74,7 @@ class CorrectionStream:
 
     def message_index(self, t_s: np.ndarray) -> np.ndarray:
         """Index j of the newest received message at each time, float64 (NaN: none), shape (m,)."""
-        t = _one_time(t_s)
+        t = _one_finite_time(t_s)
         if t is not None:
             return np.array([self._message_index_one(t)])
         t_s = np.asarray(t_s, dtype=np.float64)
@@ -91,7 +92,7 @@ class CorrectionStream:
 
     def age_s(self, t_s: np.ndarray) -> np.ndarray:
         """Correction age a_c = t - j T_c at each time, s (NaN when no message has arrived)."""
-        t = _one_time(t_s)
+        t = _one_finite_time(t_s)
         if t is not None:
             return np.array([t - self._message_index_one(t) * self.interval_s])
         t_s = np.asarray(t_s, dtype=np.float64)
@@ -109,10 +110,9 @@ class CorrectionStream:
         return j
 
 
-def _one_time(t_s) -> float | None:
-    """The time of a one-epoch array (shape (1,), finite) as a Python float, else None."""
-    if type(t_s) is np.ndarray and t_s.shape == (1,):
-        t = float(t_s[0])
-        if math.isfinite(t):
-            return t
+def _one_finite_time(t_s) -> float | None:
+    """The time of a one-epoch array as a Python float when it is finite, else None."""
+    one = one_epoch_values((t_s,))
+    if one is not None and math.isfinite(one[0]):
+        return float(one[0])
     return None

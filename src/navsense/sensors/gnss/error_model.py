@@ -46,7 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.geo._arrays import on_floats
+from navsense.geo._arrays import exp as _exp
+from navsense.geo._arrays import one_epoch_values
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
@@ -66,7 +67,6 @@ _TWO_POW_32 = 4294967296.0
 _TWO_PI = 2.0 * np.pi
 # one epoch (m = 1): the outputs of its ten Gaussians (U1 row, U2 row), in the order g, g'', g', g_t
 _PAIRS_ONE = np.array([[0, 2, 4, 6, 8, 10, 12, 14, 16, 19], [1, 3, 5, 7, 9, 11, 13, 15, 17, 20]])
-_exp = on_floats(np.exp)  # numpy's exp, a Python float for a scalar (CONTRACTS.md "One step")
 _STATE_KEYS = ("rtk_fixed", "rtk_float", "dgps", "single")
 _PARAM_KEYS = ("sigma_h_m", "sigma_v_m", "initial_sigma_h_m", "initial_sigma_v_m",
                "convergence_tau_s", "white_h_m", "white_v_m", "tau_s", "multipath_h_m")
@@ -186,7 +186,7 @@ def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vd
     (m,). ``lock_age_s`` is t - t_lock (only read in rtk_float). With noise off the sigmas are
     zero (k_h, k_v and tau_s are reported all the same).
     """
-    one = _one_epoch((fix, lock_age_s, hdop, vdop, hdop_open, vdop_open, multipath_index))
+    one = one_epoch_values((fix, lock_age_s, hdop, vdop, hdop_open, vdop_open, multipath_index))
     if one is not None and one[0] in config.states:
         return _sigmas_one(config, *one)
     fix = np.asarray(fix, dtype=np.intp)
@@ -222,14 +222,6 @@ def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vd
             "k_h": k_h, "k_v": k_v, "tau_s": tab["tau_s"]}
 
 
-def _one_epoch(values) -> list | None:
-    """``values`` as Python numbers when each is an array of one epoch (shape (1,)), else None."""
-    for v in values:
-        if type(v) is not np.ndarray or v.shape != (1,):
-            return None
-    return [v.item() for v in values]
-
-
 def _dop_ratio(dop: float, dop_open: float) -> float:
     """clip(dop / maximum(dop_open, 1e-3), 0.5, 20) on floats, NaN kept as numpy keeps it."""
     k = dop / (DOP_FLOOR if dop_open < DOP_FLOOR else dop_open)
@@ -262,10 +254,11 @@ def _sigmas_one(config: ErrorConfig, fix: int, lock_age_s: float, hdop: float, v
 
 def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
     """phi = exp(-dt / tau), 0 on the first epoch of the log (specification, "Error Model")."""
-    one = _one_epoch((dt_s, np.array([tau_s]) if type(tau_s) is float else tau_s, first))
-    if one is not None:  # one epoch: the same operations on Python floats
-        dt, tau, is_first = one
-        return np.array([0.0 if is_first else _exp(-float(dt) / tau)])
+    one = one_epoch_values((dt_s, first))
+    if one is not None and (type(tau_s) is float or one_epoch_values((tau_s,))):
+        dt, is_first = one  # one epoch: the same operations on Python floats
+        tau = tau_s if type(tau_s) is float else tau_s.item()
+        return np.array([0.0 if is_first else _exp(-dt / tau)])
     phi = np.exp(-np.asarray(dt_s, dtype=np.float64) / tau_s)
     return np.where(first, 0.0, phi)
 

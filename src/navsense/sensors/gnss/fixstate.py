@@ -49,7 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.geo._arrays import on_floats
+from navsense.geo._arrays import exp as _exp
+from navsense.geo._arrays import one_epoch_values
 
 __all__ = [
     "NO_FIX", "SINGLE", "DGPS", "RTK_FIXED", "RTK_FLOAT", "FIX_TYPES", "FIX_CODES",
@@ -69,7 +70,6 @@ FIX_CODES = {name: code for code, name in FIX_TYPES.items()}
 
 MIN_SATELLITES = 4  # specification, "Fix State Machine", condition 1: N_u < 4 -> no_fix
 CONVERGED_LOCK_AGE_S = 600.0  # specification, "Fix State Machine": the lock is 600 s old at t = 0
-_exp = on_floats(np.exp)  # numpy's exp, a Python float for a scalar (CONTRACTS.md "One step")
 
 
 @dataclass(frozen=True)
@@ -167,10 +167,10 @@ def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used,
         return {"fix": np.empty(0, dtype=np.int8), "lock_age_s": np.empty(0), "converge_s": np.empty(0),
                 "time_to_fix_s": np.empty(0)}
     inputs = (t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t)
-    for x in inputs:
-        if type(x) is not np.ndarray or x.shape != (1,):
-            return _run(config, state, *_conditions(config, *inputs))
-    return _run(config, state, *_conditions_one(config, *[x.item() for x in inputs]))
+    one = one_epoch_values(inputs)
+    if one is None:
+        return _run(config, state, *_conditions(config, *inputs))
+    return _run(config, state, *_conditions_one(config, *one))
 
 
 def _conditions(config: FixConfig, t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navsense.geo._arrays import one_epoch_values
 from navsense.site import Site
 
 __all__ = ["reflector_index", "Reflectors", "multipath_index", "ELEVATION_SCALE_RAD"]
@@ -108,9 +109,9 @@ def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.n
 
 def multipath_index(n_near, n_foliage, n_used, rho) -> np.ndarray:
     """The multipath index m = clamp((N_n + 0.5 N_f) / max(N_u, 1) + 0.5 rho, 0, 1), (m,)."""
-    if all(type(v) is np.ndarray and v.shape == (1,) for v in (n_near, n_foliage, n_used, rho)):
-        return np.array([_multipath_index_one(float(n_near[0]), float(n_foliage[0]), float(n_used[0]),
-                                              float(rho[0]))])
+    one = one_epoch_values((n_near, n_foliage, n_used, rho))
+    if one is not None:
+        return np.array([_multipath_index_one(*(float(v) for v in one))])
     n_near = np.asarray(n_near, dtype=np.float64)
     n_foliage = np.asarray(n_foliage, dtype=np.float64)
     n_used = np.asarray(n_used, dtype=np.float64)

@@ -277,17 +277,12 @@ class GnssReceiver:
         """The GNSS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
         c = self.config
         if truth.p_m.shape[0] == 1:  # one physics step (streaming): the Due rule on its time
-            if self._due(truth.step0 / truth.rate_hz):
-                idx = _ONE_STEP
-            elif self._empty_block is not None:
-                return self._empty_block  # a step between epochs: nothing to compute
-            else:
-                idx = _NO_STEP
+            idx = _ONE_STEP if self._due(truth.step0 / truth.rate_hz) else _NO_STEP
         else:
             idx = self._due.sample_indices(truth.t_s)
         m = int(idx.size)
         if m == 0 and self._empty_block is not None:
-            return self._empty_block
+            return self._empty_block  # a step between epochs (streaming): nothing to compute
         steps = truth.steps[idx]
         t = truth.t_s[idx]
         # dt: physics steps since the previous epoch / rate; 0.1 s on the first epoch
