@@ -21,9 +21,9 @@ pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers nee
 def alone(monkeypatch):
     """navsense forks only from a process without other threads; earlier tests of this session
     may leave an idle daemon thread (Dask's offload pool): let the fork happen anyway."""
-    import navsense.simulate
+    import navsense.workers
 
-    monkeypatch.setattr(navsense.simulate.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(navsense.workers.threading, "active_count", lambda: 1)
 
 
 @pytest.fixture(scope="module")

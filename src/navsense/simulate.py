@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from navsense.output.rundir import RunDirectory
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
-from navsense.workers import ForkedWorker, fork_available
+from navsense.workers import ForkedWorker, fork_safe
 
 __all__ = ["simulate", "RunSummary", "build_models", "TIME_DECIMALS", "DEFAULT_CHUNK_STEPS"]
 
@@ -331,12 +330,10 @@ _READER_COST = 0.2  # the parent also reads the truth and feeds the worker
 def _split_models(models, fmt: str, workers: str) -> tuple[list, list]:
     """(models of this process, models of the worker process): greedy, heaviest first.
 
-    Everything stays here with "threads", one model, no fork (not Linux), or when this process
-    already runs other threads (a fork copies only the calling thread: a lock another thread
-    holds would stay locked in the worker).
+    Everything stays here with "threads", one model, or when this process may not fork
+    (:func:`navsense.workers.fork_safe`: not Linux, or other threads running).
     """
-    if (workers != "processes" or len(models) < 2 or not fork_available()
-            or threading.active_count() > 1):
+    if workers != "processes" or len(models) < 2 or not fork_safe():
         return list(models), []
     cost = _COST[fmt]
     local, remote = [], []

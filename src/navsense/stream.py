@@ -172,13 +172,10 @@ class SensorStream:
 
     def _start_worker(self, cfg, vehicle, site, agent) -> None:
         import multiprocessing
-        import threading
 
-        from navsense.workers import fork_available
+        from navsense.workers import fork_safe
 
-        # fork copies only the calling thread: with other threads running (a lock they hold
-        # would stay locked in the child) a fresh interpreter is started instead
-        method = "fork" if fork_available() and threading.active_count() == 1 else "spawn"
+        method = "fork" if fork_safe() else "spawn"  # else a fresh interpreter
         ctx = multiprocessing.get_context(method)
         worker_steps, self._steps = ctx.Pipe(duplex=False)
         self._replies, worker_replies = ctx.Pipe(duplex=False)

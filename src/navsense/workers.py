@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from navsense.errors import NavsenseError
 
-__all__ = ["ForkedWorker", "WorkerError", "fork_available"]
+__all__ = ["ForkedWorker", "WorkerError", "fork_available", "fork_safe"]
 
 
 def fork_available() -> bool:
@@ -35,6 +35,13 @@ def fork_available() -> bool:
     import multiprocessing
 
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def fork_safe() -> bool:
+    """True when this process may fork a worker now: :func:`fork_available` and no thread but
+    this one (a fork copies only the calling thread: a lock another thread holds would stay
+    locked in the child)."""
+    return fork_available() and threading.active_count() == 1
 
 
 class WorkerError(NavsenseError):
