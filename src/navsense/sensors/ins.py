@@ -315,6 +315,27 @@ _BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
 }
 
 
+# the 40 fields of a frame (EInsField order, navsense.output.frames.INS_FIELDS): block keys, a
+# vector giving its elements, and the constants "fix_status" and "utm_zone"
+_FRAME_LAYOUT = (
+    "utm_m",                        # InsUtmE, InsUtmN, InsUtmH
+    "orientation_utm_xyzw",         # InsUtmQx..Qw
+    "velocity_flu_mps",             # InsVelX..Z
+    "angular_velocity_flu_radps",   # InsGyroX..Z
+    "specific_force_flu_mps2",      # InsAccelX..Z
+    "lat_deg", "lon_deg", "height_m",
+    "covariance_enu_m2",            # InsCovE, N, U
+    "orientation_enu_xyzw",         # InsEnuQx..Qw
+    "position_enu_m",               # InsEnuX..Z
+    "fix_status",                   # InsFixStatus
+    "grid_rotation_deg",            # InsGridRotationDeg
+    "utm_zone",                     # InsUtmZone
+    "truth_utm_m",                  # InsTruthX..Z
+    "truth_orientation_utm_xyzw",   # InsTruthQx..Qw
+    "truth_speed_mps",              # InsTruthSpeed
+)
+
+
 def _empty_block() -> dict[str, np.ndarray]:
     block = {k: np.zeros((0,) + s) for k, s in _BLOCK_SHAPES.items()}
     block["gravity_only"] = np.zeros(0, dtype=bool)
@@ -345,6 +366,8 @@ class _InsCore:
         self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
         self.v_prev = [0.0, 0.0, 0.0]  # INS-point velocity of the previous epoch, world m/s
         self.reset_pending = False  # a reset since the previous epoch
+        # the frame's constant fields (_FRAME_LAYOUT)
+        self.frame_constants = {"fix_status": float(FIX_STATUS_RTK), "utm_zone": float(config.utm_zone)}
 
     def run(self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset) -> dict[str, np.ndarray]:
         """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
@@ -448,14 +471,16 @@ class _InsCore:
         :meth:`epoch_values` of an epoch without a reset in its step (the pending flag of
         :class:`Ins.teleported` still counts), laid out as ``frames(run(...))[0]``.
         """
-        b = self.epoch_values(t, p_n, q, c, v, w)
-        east, north, h = b["utm_m"]
-        return [east, north, h, *b["orientation_utm_xyzw"], *b["velocity_flu_mps"],
-                *b["angular_velocity_flu_radps"], *b["specific_force_flu_mps2"], b["lat_deg"],
-                b["lon_deg"], h, *b["covariance_enu_m2"], *b["orientation_enu_xyzw"],
-                *b["position_enu_m"], float(FIX_STATUS_RTK), b["grid_rotation_deg"],
-                float(self.config.utm_zone), *b["truth_utm_m"], *b["truth_orientation_utm_xyzw"],
-                b["truth_speed_mps"]]
+        values = self.epoch_values(t, p_n, q, c, v, w)
+        values.update(self.frame_constants)
+        frame = []
+        for key in _FRAME_LAYOUT:
+            value = values[key]
+            if type(value) is list:
+                frame += value
+            else:
+                frame.append(value)
+        return frame
 
     def epoch_values(self, t: float, p_n: list, q: list, c: list, v: list, w: list,
                      reset: bool = False) -> dict:
@@ -545,28 +570,18 @@ class _InsCore:
     def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
         """The (m, 40) frames of a block, EInsField order (navsense.output.frames.INS_FIELDS)."""
         m = block["sample_time_s"].shape[0]
-        col = lambda v: np.full((m, 1), float(v))  # noqa: E731
-        out = np.concatenate([
-            block["utm_m"],                                   # InsUtmE, InsUtmN, InsUtmH
-            block["orientation_utm_xyzw"],                    # InsUtmQx..Qw
-            block["velocity_flu_mps"],                        # InsVelX..Z
-            block["angular_velocity_flu_radps"],              # InsGyroX..Z
-            block["specific_force_flu_mps2"],                 # InsAccelX..Z
-            block["lat_deg"][:, None], block["lon_deg"][:, None], block["height_m"][:, None],
-            block["covariance_enu_m2"],                       # InsCovE, N, U
-            block["orientation_enu_xyzw"],                    # InsEnuQx..Qw
-            block["position_enu_m"],                          # InsEnuX..Z
-            col(FIX_STATUS_RTK),                              # InsFixStatus
-            block["grid_rotation_deg"][:, None],              # InsGridRotationDeg
-            col(self.config.utm_zone),                        # InsUtmZone
-            block["truth_utm_m"],                             # InsTruthX..Z
-            block["truth_orientation_utm_xyzw"],              # InsTruthQx..Qw
-            block["truth_speed_mps"][:, None],                # InsTruthSpeed
-        ], axis=1)
+        constants = self.frame_constants
+        parts = []
+        for key in _FRAME_LAYOUT:
+            if key in constants:
+                parts.append(np.full((m, 1), constants[key]))
+            else:
+                v = block[key]
+                parts.append(v if v.ndim == 2 else v[:, None])
+        out = np.concatenate(parts, axis=1)
         if out.shape[1] != INS_FIELD_COUNT:  # pragma: no cover - layout guard
             raise RuntimeError(f"INS frame has {out.shape[1]} fields, expected {INS_FIELD_COUNT}")
         return out
-
 
 # ------------------------------------------------------------------------------ the batch model
 class InsModel:
