@@ -9,8 +9,9 @@ files over the same truth, in the same order (tests/test_stream.py).
 
 ``worker=True`` runs the models in a worker process. The modelled latency leaves the worker
 ``L = ceil(delay_s * rate_hz)`` physics steps to compute a row before it is due (6 steps at the
-default 0.05 s and 120 Hz), so the simulator's thread only sends the steps (in batches of L/2,
-as each write wakes the worker) and picks up finished rows; it waits only when rows due now are
+default 0.05 s and 120 Hz), so the simulator's thread only sends the steps (in batches as long as
+its pace leaves the worker time for, since each write wakes the worker) and picks up finished
+rows; it waits only when rows due now are
 not back yet, i.e. when the worker has fallen behind. The work moves to another core; the rows
 and their delivery steps stay the same. With ``delay_s`` = 0 every row is due at the step it is
 sampled, and the stream runs the models in the calling process. The worker is forked where
