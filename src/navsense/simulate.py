@@ -393,7 +393,7 @@ def simulate(
         local, remote = _split_models(models, output_format, workers)
         # fork first: the child keeps only this thread
         child = (ForkedWorker(partial(_run_group, remote, run.path, output_format, delay_s),
-                              lag=_Schedule.LAG, name="navsense-models")
+                              lag=_Schedule.LAG, name="navsense-models", slot_steps=chunk_steps)
                  if remote else None)
         outputs = _Outputs(run.path, local, output_format)
         from concurrent.futures import ThreadPoolExecutor

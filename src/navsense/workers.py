@@ -7,9 +7,11 @@ one-hour Parquet run from about 2.1 s (threads) to about 1.65 s (2026-11-29): on
 models take half as long again as alone, waiting for the lock (numpy releases it per operation,
 the models' Python code holds it).
 
-Protocol: the parent sends each chunk (pickled, about 2 MB for 12 000 steps) from a feeder thread
-through a bounded queue, so a slow child holds the parent back (memory stays bounded) without
-blocking the parent's own models; ``None`` ends the stream. The child runs ``target(next_chunk)``
+Protocol: the parent sends each chunk from a feeder thread through a bounded queue, so a slow
+child holds the parent back (memory stays bounded) without blocking the parent's own models;
+``None`` ends the stream. A truth chunk of at most ``slot_steps`` steps goes through shared memory
+(:class:`navsense.truth.slots.TruthSlots`: the pipe carries only its slot), anything else pickled
+through the pipe. The child runs ``target(next_chunk)``
 and sends back its return value, or the exception it raised (its class name, message and
 traceback); multiprocessing then ends it with ``os._exit``, so none of the parent's cleanup (the
 run directory's rename, buffered files) runs twice.
@@ -48,9 +50,15 @@ class WorkerError(NavsenseError):
     """An exception raised in the worker process (its type, message and traceback)."""
 
 
-def _child(target, chunks, results) -> None:
+_SLOT = "navsense-truth-slot"  # tags a pipe message that names a shared-memory slot
+
+
+def _child(target, chunks, results, slots) -> None:
     def next_chunk():
-        return chunks.recv()
+        message = chunks.recv()
+        if type(message) is tuple and message and message[0] == _SLOT:
+            return slots.take(message[1:])
+        return message
 
     try:
         outcome = ("done", target(next_chunk))
@@ -66,16 +74,24 @@ class ForkedWorker:
     """Run ``target(next_chunk)`` in a forked child; :meth:`send` chunks, :meth:`finish` the result.
 
     Fork before the parent starts threads of its own: the child keeps only the forking thread.
+    ``slot_steps``: TruthStates chunks of up to this many steps go through ``lag`` shared-memory
+    slots (None: every chunk pickled through the pipe).
     """
 
-    def __init__(self, target: Callable, lag: int = 3, name: str = "navsense-worker") -> None:
+    def __init__(self, target: Callable, lag: int = 3, name: str = "navsense-worker",
+                 slot_steps: int | None = None) -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
+        self._slots = None
+        if slot_steps:
+            from navsense.truth.slots import TruthSlots
+
+            self._slots = TruthSlots(ctx, n_slots=lag, capacity=slot_steps)
         child_chunks, self._chunks = ctx.Pipe(duplex=False)
         self._results, child_results = ctx.Pipe(duplex=False)
-        self.process = ctx.Process(target=_child, args=(target, child_chunks, child_results),
-                                   name=name, daemon=True)
+        self.process = ctx.Process(target=_child, name=name, daemon=True,
+                                   args=(target, child_chunks, child_results, self._slots))
         self.process.start()
         child_chunks.close()
         child_results.close()
@@ -89,12 +105,27 @@ class ForkedWorker:
             chunk = self._queue.get()
             if self._broken is None:
                 try:
-                    self._chunks.send(chunk)
+                    self._chunks.send(self._message_of(chunk))
                 except OSError as exc:  # the child is gone: keep draining so send() never blocks
                     self._broken = exc
             if chunk is None:
                 self._chunks.close()
                 return
+
+    def _message_of(self, chunk):
+        """What goes through the pipe: a shared-memory slot's name, or the chunk itself."""
+        from navsense.truth.states import TruthStates
+
+        slots = self._slots
+        if slots is not None and isinstance(chunk, TruthStates) and slots.fits(chunk):
+            return (_SLOT, *slots.put(chunk, alive=self._child_alive))
+        return chunk
+
+    def _child_alive(self) -> bool:
+        """True while the child runs (its sentinel not ready; unlike is_alive(), no wait())."""
+        from multiprocessing.connection import wait
+
+        return not wait([self.process.sentinel], timeout=0)
 
     @property
     def failed(self) -> bool:

@@ -1,0 +1,72 @@
+"""Truth chunks through shared-memory slots: the same bits as the chunk, slots freed in order."""
+
+import multiprocessing
+import time
+
+import numpy as np
+import pytest
+
+from navsense.truth.slots import TruthSlots
+from navsense.truth.states import TruthStates
+from navsense.workers import ForkedWorker, fork_available
+
+
+def _chunk(step0: int, n: int, seed: int = 0) -> TruthStates:
+    rng = np.random.default_rng(seed)
+    p = rng.normal(size=(n, 3)) * 1e5
+    if n:
+        p[0, 0] = -0.0  # signs of zero and subnormals keep their bits
+        p[-1, 2] = 5e-324
+    return TruthStates(step0=step0, p_m=p, q_xyzw=rng.normal(size=(n, 4)),
+                       v_mps=rng.normal(size=(n, 3)), w_radps=rng.normal(size=(n, 3)),
+                       c_m=rng.normal(size=(n, 3)), reset=rng.random(n) < 0.3, rate_hz=120.0)
+
+
+def _same(a: TruthStates, b: TruthStates) -> bool:
+    fields = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m", "reset")
+    return (a.step0 == b.step0 and a.rate_hz == b.rate_hz
+            and all(getattr(a, f).tobytes() == getattr(b, f).tobytes() for f in fields))
+
+
+def test_a_chunk_comes_out_of_its_slot_bit_for_bit_in_its_own_arrays():
+    slots = TruthSlots(multiprocessing.get_context(), n_slots=2, capacity=50)
+    chunks = [_chunk(0, 50, 1), _chunk(50, 7, 2), _chunk(57, 1, 3)]
+    for chunk in chunks:
+        out = slots.take(slots.put(chunk))
+        assert _same(out, chunk)
+        assert not np.shares_memory(out.p_m, slots._map)  # a copy: the slot is reused next
+    assert slots.fits(chunks[0]) and not slots.fits(_chunk(0, 51)) and not slots.fits(_chunk(0, 0))
+
+
+def test_put_waits_for_a_free_slot_and_a_dead_reader_ends_the_wait():
+    slots = TruthSlots(multiprocessing.get_context(), n_slots=2, capacity=10)
+    first, second = slots.put(_chunk(0, 10)), slots.put(_chunk(10, 10))
+    assert (first[0], second[0]) == (0, 1)
+    t0 = time.perf_counter()
+    with pytest.raises(BrokenPipeError):
+        slots.put(_chunk(20, 10), alive=lambda: False)  # every slot taken, nobody frees one
+    assert time.perf_counter() - t0 < 1.0
+    slots.take(first)
+    assert slots.put(_chunk(20, 10))[0] == 0  # the ring goes round
+
+
+def _echo(next_chunk):
+    out = []
+    while (chunk := next_chunk()) is not None:
+        out.append(chunk)
+    return out
+
+
+@pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
+def test_the_worker_gets_every_chunk_whichever_way_it_travels():
+    """Chunks that fit go through the slots, longer ones and other objects through the pipe; the
+    worker sees them all, in order, with the same bits."""
+    sent = [_chunk(0, 40, 1), _chunk(40, 100, 2), "not truth", _chunk(140, 1, 3)]
+    sent += [_chunk(141 + 40 * k, 40, 10 + k) for k in range(8)]  # more chunks than slots
+    worker = ForkedWorker(_echo, lag=3, slot_steps=40)
+    for item in sent:
+        worker.send(item)
+    got = worker.finish()
+    assert len(got) == len(sent) and got[2] == "not truth"
+    assert all(_same(g, s) for g, s in zip(got, sent) if isinstance(s, TruthStates))
+    assert not multiprocessing.active_children()
