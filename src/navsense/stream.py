@@ -22,6 +22,7 @@ either way).
 from __future__ import annotations
 
 import math
+import os
 import pickle
 import time
 import weakref
@@ -159,8 +160,10 @@ class SensorStream:
         self._batch: list[tuple] = []  # steps not yet sent to the worker
         self._batch_steps = 0
         self._pace_s: float | None = None  # the caller's seconds per physics step (running mean)
+        self._batch_limit = self._batch_size()
         self._last_call: float | None = None
         self._sent_step = -1  # the last step sent to the worker
+        self._reply_buffer = bytearray()  # bytes read from the worker, not yet a whole message
         if worker:
             self._start_worker(cfg, vehicle, site, agent)
         else:
@@ -194,7 +197,7 @@ class SensorStream:
     def _receive(self) -> None:
         """Take one reply of the worker (blocking)."""
         try:
-            kind, done, payload = pickle.loads(self._replies.recv_bytes())
+            kind, done, payload = pickle.loads(self._recv_message())
         except (EOFError, OSError):
             self._shut()
             raise RuntimeError(f"the navsense-stream worker process ended "
@@ -209,6 +212,26 @@ class SensorStream:
             self._ended = True
             self.worker_cpu_s = payload
 
+    def _recv_message(self) -> bytes:
+        """The worker's next message (Connection.send_bytes framing: a 4-byte big-endian size,
+        then the bytes), read with as few reads as the pipe allows: recv_bytes reads the size
+        and the bytes apart, two system calls, each dear on a core that has been idle."""
+        buf = self._reply_buffer
+        while True:
+            if len(buf) >= 4:
+                size = int.from_bytes(buf[:4], "big", signed=True)
+                if size < 0:  # a message over 2 GiB (never rows): leave it to the Connection
+                    raise OSError("SensorStream: unexpected message size from the worker")
+                if len(buf) >= 4 + size:
+                    message = bytes(buf[4:4 + size])
+                    del buf[:4 + size]
+                    return message
+            chunk = os.read(self._replies.fileno(), max(1 << 16, 4 + size - len(buf))
+                            if len(buf) >= 4 else 1 << 16)
+            if not chunk:
+                raise EOFError
+            buf += chunk
+
     def step(self, truth: TruthStates) -> dict[str, list[dict]]:
         """Feed the next consecutive physics step(s); return the rows delivered by the last one."""
         if self._closed:
@@ -218,12 +241,14 @@ class SensorStream:
         if truth.rate_hz != self.rate_hz:
             raise ValueError(f"SensorStream.step: truth at {truth.rate_hz} Hz, the stream runs at "
                              f"{self.rate_hz} Hz")
-        if self._next_step is not None and truth.step0 != self._next_step:
-            raise ValueError(f"SensorStream.step: physics step {truth.step0} given, expected "
+        step0 = truth.step0
+        if step0 != self._next_step and self._next_step is not None:
+            raise ValueError(f"SensorStream.step: physics step {step0} given, expected "
                              f"{self._next_step} (steps must follow each other)")
-        if len(truth) == 0:
+        n = truth.p_m.shape[0]
+        if n == 0:
             return {}
-        last = truth.step0 + len(truth) - 1
+        last = step0 + n - 1
         self._next_step = last + 1
         if self._process is None:
             try:
@@ -238,13 +263,13 @@ class SensorStream:
             # latency_steps replies wait in the pipe and no poll is needed
             now = time.perf_counter()
             if self._last_call is not None:
-                pace = (now - self._last_call) / len(truth)
+                pace = (now - self._last_call) / n
                 self._pace_s = pace if self._pace_s is None else self._pace_s + 0.1 * (pace - self._pace_s)
             self._last_call = now
             self._batch.append(_message_of(truth))
-            self._batch_steps += len(truth)
+            self._batch_steps += n
             need = last - self.latency_steps
-            if self._batch_steps >= self._batch_size() or self._sent_step < need:
+            if self._batch_steps >= self._batch_limit or self._sent_step < need:
                 self._send_batch()
             while self._done_step < need:
                 self._receive()
@@ -265,6 +290,7 @@ class SensorStream:
             self._sent_step = self._next_step - 1
             self._batch = []
             self._batch_steps = 0
+            self._batch_limit = self._batch_size()  # the next batch's, at the pace known now
 
     def _send(self, message) -> None:
         """Send to the worker; a worker that has gone (after an error) is heard out instead."""
@@ -287,6 +313,15 @@ class SensorStream:
         """Take the pending rows delivered by step ``last`` (None: all), by sensor, in sample
         order (a sensor's delivery steps grow with its sample times)."""
         pending = self._pending
+        if last is not None and last == self._delivered + 1:  # one step (the usual call)
+            self._delivered = last
+            out: dict[str, list[dict]] = {}
+            for name, row in pending.pop(last, ()):
+                if name in out:
+                    out[name].append(row)
+                else:
+                    out[name] = [row]
+            return out
         if last is None:
             steps = sorted(pending)
         elif last - self._delivered <= len(pending):
