@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from navsense import __version__
-from navsense.clock import delivery_times
+from navsense.clock import delivery_time, delivery_times
 from navsense.errors import ConfigError
-from navsense.output.columns import Column, arrow_table, jsonl_from_columns
+from navsense.output.columns import Column, arrow_table, jsonl_from_columns, round_float
 from navsense.output.jsonl import JsonlWriter
 from navsense.output.rundir import RunDirectory
 from navsense.site import Site
@@ -95,6 +95,16 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
 def timed_columns(model, block: dict, delay_s: float, rate_hz: float) -> list[Column]:
     """The model's columns after ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
     sample = np.asarray(block["sample_time_s"], dtype=np.float64)
+    if sample.shape == (1,):  # one row (streaming): the same operations on Python floats
+        t = sample.item()
+        available = t + delay_s
+        delivery = delivery_time(available, rate_hz)
+        return [
+            Column("sample_time_s", np.array([round_float(t, TIME_DECIMALS)])),
+            Column("available_time_s", np.array([round_float(available, TIME_DECIMALS)])),
+            Column("delivery_time_s", np.array([round_float(delivery, TIME_DECIMALS)])),
+            *model.columns(block),
+        ]
     available = sample + delay_s
     delivery = delivery_times(available, rate_hz)
     return [
