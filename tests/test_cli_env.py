@@ -24,3 +24,23 @@ def test_numpy_is_not_imported_before_the_setting():
     probe = "import sys, navsense; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_console_script_prints_writes_and_exits_like_main(tmp_path):
+    """``python -m navsense simulate`` ends without the interpreter's teardown: its summary is
+    still printed, its files complete, its exit code main's; a failing command exits as usual."""
+    import json
+
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "navsense", "simulate", "--scenario", "acre-loop",
+                           "--out", str(out), "--no-gnss", "--no-imu"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "navsense: run directory" in done.stdout
+    assert json.loads((out / "episode.json").read_text())["steps"] > 0
+    lines = (out / "ins.jsonl").read_bytes().splitlines()
+    assert lines and all(json.loads(line) for line in lines[-3:])
+    failed = subprocess.run([sys.executable, "-m", "navsense", "simulate", "--truth",
+                             str(tmp_path / "missing.csv"), "--out", str(tmp_path / "no")],
+                            capture_output=True, text=True)
+    assert failed.returncode == 2 and "no such truth log" in failed.stderr

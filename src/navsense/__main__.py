@@ -1,7 +1,5 @@
 """``python -m navsense`` runs the command line."""
 
-import sys
+from navsense.cli import run
 
-from navsense.cli import main
-
-sys.exit(main())
+run()
