@@ -13,7 +13,10 @@ from pathlib import Path
 
 __all__ = ["ParquetWriter", "read_parquet_rows", "ROW_GROUP_ROWS"]
 
-ROW_GROUP_ROWS = 65_536
+# Rows a row group. Small enough that each file's last rows, written when the run ends, take a
+# few milliseconds (an hour's 36 000 GNSS rows went out whole at the end with 65 536: 40 ms
+# more on the run's critical path), large enough that the files are no larger.
+ROW_GROUP_ROWS = 16_384
 
 
 class ParquetWriter:
