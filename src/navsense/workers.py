@@ -50,6 +50,7 @@ class WorkerError(NavsenseError):
     """An exception raised in the worker process (its type, message and traceback)."""
 
 
+MAX_SLOT_STEPS = 100_000  # longer chunks go pickled through the pipe (a slot: 129 bytes a step)
 _SLOT = "navsense-truth-slot"  # tags a pipe message that names a shared-memory slot
 
 
@@ -84,10 +85,13 @@ class ForkedWorker:
 
         ctx = multiprocessing.get_context("fork")
         self._slots = None
-        if slot_steps:
+        if slot_steps and slot_steps <= MAX_SLOT_STEPS:
             from navsense.truth.slots import TruthSlots
 
-            self._slots = TruthSlots(ctx, n_slots=lag, capacity=slot_steps)
+            try:
+                self._slots = TruthSlots(ctx, n_slots=lag, capacity=slot_steps)
+            except OSError:  # no POSIX semaphores here (no /dev/shm): every chunk by the pipe
+                self._slots = None
         child_chunks, self._chunks = ctx.Pipe(duplex=False)
         self._results, child_results = ctx.Pipe(duplex=False)
         self.process = ctx.Process(target=_child, name=name, daemon=True,

@@ -70,3 +70,19 @@ def test_the_worker_gets_every_chunk_whichever_way_it_travels():
     assert len(got) == len(sent) and got[2] == "not truth"
     assert all(_same(g, s) for g, s in zip(got, sent) if isinstance(s, TruthStates))
     assert not multiprocessing.active_children()
+
+
+@pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
+def test_without_semaphores_every_chunk_goes_through_the_pipe(monkeypatch):
+    import navsense.truth.slots
+
+    def no_semaphores(*args, **kwargs):
+        raise OSError("no /dev/shm")
+
+    monkeypatch.setattr(navsense.truth.slots, "TruthSlots", no_semaphores)
+    sent = [_chunk(40 * k, 40, k) for k in range(5)]
+    worker = ForkedWorker(_echo, lag=3, slot_steps=40)
+    assert worker._slots is None
+    for item in sent:
+        worker.send(item)
+    assert all(_same(g, s) for g, s in zip(worker.finish(), sent))
