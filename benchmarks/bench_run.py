@@ -99,10 +99,16 @@ class _TreeMemory:
 def run_process(cmd: list[str]) -> dict:
     """Run ``cmd``; wall, CPU (user + system, the children's included) and peak memory.
 
+    Dirty pages of earlier runs (a JSONL hour writes about 1 GB) are synced to disk first, so
+    that no run pays for the kernel writing out another run's files.
+
     ``peak_mib`` is the larger of the child's own peak RSS (os.wait4) and the peak of the summed
     RSS of the child and the worker process it forks (sampled; an upper bound, since the pages
     the two processes share are counted twice).
     """
+    if hasattr(os, "sync"):
+        # the files of earlier runs go to disk now, not as kernel writeback during this run
+        os.sync()
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     tree = _TreeMemory(proc.pid) if Path("/proc").exists() else None

@@ -143,3 +143,16 @@ def test_small_gaussian_draws_from_the_read_ahead_equal_the_stream():
         assert got.tobytes() == want.tobytes(), (op, k, pos)
     assert rng.state == _lcg_outputs(9, 4, total)[1]
     assert isinstance(Pcg32(1, 1).gaussian_list(3)[0], float)
+
+
+@pytest.mark.parametrize("n", [1023, 1024, 16384, 16385, 40_001])
+def test_long_draws_in_blocks_give_the_bits_of_one_box_muller(n):
+    """gaussians(n) of a long draw (Box-Muller block by block from the outputs) equals the
+    Box-Muller of the draw's uniforms at once, and the stream continues the same."""
+    a, b = Pcg32(11, 3), Pcg32(11, 3)
+    a.gaussians(5)
+    b.gaussians(5)
+    got = a.gaussians(n)
+    expected = Pcg32._box_muller(b.uniforms(2 * n))
+    assert got.tobytes() == expected.tobytes()
+    assert a.gaussians(9).tobytes() == b.gaussians(9).tobytes()

@@ -87,6 +87,36 @@ def _xsh_rr(old: np.ndarray) -> np.ndarray:
     return out
 
 
+_BM_BLOCK = 16384  # pairs a block of a long Box-Muller draw (its temporaries stay in cache)
+_BM_BLOCKS_FROM = 1024  # draws of at least this many Gaussians go block by block
+
+
+def _box_muller_blocks(out32: np.ndarray) -> np.ndarray:
+    """:meth:`Pcg32._box_muller` of the uniforms of ``out32`` (uint32 outputs, pairs in order),
+    block by block: the same elementwise operations on each value, so the same bits, without
+    the whole draw's float64 uniforms and their strided copies."""
+    n = out32.shape[0] // 2
+    pairs = out32.reshape(n, 2)
+    result = np.empty(n)
+    radius, angle = np.empty(_BM_BLOCK), np.empty(_BM_BLOCK)
+    for b0 in range(0, n, _BM_BLOCK):
+        b1 = min(n, b0 + _BM_BLOCK)
+        r, a = radius[:b1 - b0], angle[:b1 - b0]
+        np.copyto(r, pairs[b0:b1, 0], casting="safe")  # U1 = (output + 0.5) / 2^32
+        r += 0.5
+        r *= _INV_TWO_POW_32
+        np.log(r, out=r)
+        r *= -2.0
+        np.sqrt(r, out=r)
+        np.copyto(a, pairs[b0:b1, 1], casting="safe")  # U2
+        a += 0.5
+        a *= _INV_TWO_POW_32
+        a *= _TWO_PI
+        np.cos(a, out=a)
+        np.multiply(r, a, out=result[b0:b1])
+    return result
+
+
 class Pcg32:
     """One PCG32 stream: ``Pcg32(seed, seq)`` seeds as ``pcg32_srandom_r(seed, seq)``.
 
@@ -190,6 +220,8 @@ class Pcg32:
         n = int(n)
         if 0 < 2 * n <= len(self._ahead) - self._ahead_pos:
             return np.array(self._gaussians_ahead(n))
+        if n >= _BM_BLOCKS_FROM:  # 180 000 Gaussians: 8.0 -> 5.6 ms
+            return _box_muller_blocks(self.u32(2 * n))
         return self._box_muller(self.uniforms(2 * n))
 
     def gaussian_list(self, n: int) -> list:
