@@ -25,7 +25,9 @@ It is also measured paced at 120 Hz in real time, the loop spinning between step
 simulator busy with its own physics (caches and the idle core then cost more than back to back).
 The SensorStream figures are a live simulator's view of navsense.stream.SensorStream with its
 worker process, paced at 1 kHz and at 120 Hz in real time: the time spent in step() per step
-and the worker's CPU time per step. Each streaming figure is the fastest of 2 runs.
+and the worker's CPU time per step; and SensorStream without a worker, back to back (the models
+and the building of their rows in the caller's process). Each streaming figure is the fastest
+of 2 runs.
 """
 
 from __future__ import annotations
@@ -251,6 +253,22 @@ def sensor_stream_us_per_step(steps: int = 1200, pace_s: float = REAL_TIME_S) ->
     return spent * 1e6, stream.worker_cpu_s / steps * 1e6
 
 
+def inline_stream_us_per_step(steps: int = 3000) -> float:
+    """SensorStream without a worker (the models and their rows in this process), back to back."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from navsense.config import load_config
+    from navsense.scenarios import load_scenario
+    from navsense.stream import SensorStream
+
+    scenario = load_scenario("acre-loop")
+    cfg = load_config(vehicle="polaris")
+    truth = scenario.truth.slice(0, steps)
+    stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=False)
+    spent = _paced(steps, 0.0, lambda k: stream.step(truth.slice(k, k + 1)))
+    stream.close()
+    return spent * 1e6
+
+
 def _in_child(call: str) -> list[float]:
     """bench_run.<call> in a fresh interpreter (this process stays small): its printed numbers."""
     code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
@@ -308,6 +326,7 @@ def main(argv=None) -> int:
     fast_us, fast_worker_us = min(_in_child(f"sensor_stream_us_per_step(6000, {FAST_S!r})")
                                   for _ in range(2))
     caller_us, worker_us = min(_in_child("sensor_stream_us_per_step()") for _ in range(2))
+    inline_us = min(_in_child("inline_stream_us_per_step()")[0] for _ in range(2))
 
     print(f"\nnavsense benchmark, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
           f"({Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip() if Path('/proc/cpuinfo').exists() else 'unknown CPU'})")
@@ -335,6 +354,8 @@ def main(argv=None) -> int:
     print(f"SensorStream with its worker, us per step in step(): {fast_us:.1f} at 1 kHz, {caller_us:.1f} "
           f"at 120 Hz in real time ({caller_us * 1e-6 / REAL_TIME_S:.2%} of the step); the worker's "
           f"CPU {fast_worker_us:.0f} and {worker_us:.0f} us per step")
+    print(f"SensorStream without a worker (models and rows in this process): {inline_us:.1f} us per "
+          f"step back to back")
     print(f"start-up (a {startup_s:g} s log, Parquet): {startup['wall_s']:.2f} s wall, "
           f"{startup['peak_mib']:.0f} MiB")
     print("x floor: wall time per hour of driving / the floor's wall time for 1 h, same run.")
@@ -360,6 +381,7 @@ def main(argv=None) -> int:
                                                "sensor_stream_1khz_us_per_step": fast_us,
                                                "sensor_stream_real_time_us_per_step": caller_us,
                                                "sensor_stream_worker_cpu_us_per_step": worker_us,
+                                               "sensor_stream_inline_us_per_step": inline_us,
                                                "startup_wall_s": startup["wall_s"],
                                                "first_hour_identical": identical}, indent=2))
     return 0
