@@ -24,7 +24,20 @@ def test_the_simulate_command_sets_them(monkeypatch, tmp_path):
     from navsense.cli import main
 
     calls = []
-    monkeypatch.setattr(heap, "keep_freed_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr(heap, "keep_freed_memory", lambda: calls.append("heap") or True)
+    monkeypatch.setattr(heap, "arrow_on_the_heap", lambda: calls.append("arrow") or True)
     assert main(["simulate", "--scenario", "acre-loop", "--out", str(tmp_path / "run"), "--quiet",
                  "--workers", "threads", "--no-gnss", "--no-ins"]) == 0
-    assert calls == [1]
+    assert calls == ["heap", "arrow"]
+
+
+def test_arrow_goes_to_the_c_heap():
+    import pyarrow as pa
+
+    before = pa.default_memory_pool()
+    try:
+        assert heap.arrow_on_the_heap() is True
+        assert pa.default_memory_pool().backend_name == "system"
+        assert pa.array([1.5, 2.5]).to_pylist() == [1.5, 2.5]
+    finally:
+        pa.set_memory_pool(before)

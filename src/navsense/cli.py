@@ -92,12 +92,13 @@ def _resolve_site(spec: str | None):
 
 def _run_simulate(args) -> int:
     from navsense.config import load_config
-    from navsense.heap import keep_freed_memory
+    from navsense.heap import arrow_on_the_heap, keep_freed_memory
     from navsense.output.rundir import default_run_dir
     from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
     from navsense.vehicles import vehicle_profile
 
-    keep_freed_memory()  # half the page faults of a long run (navsense.heap)
+    if keep_freed_memory():  # half the page faults of a long run (navsense.heap)
+        arrow_on_the_heap()  # and Arrow's buffers reused from it
 
     chunk_steps = DEFAULT_CHUNK_STEPS if args.chunk_steps is None else args.chunk_steps
     if chunk_steps < 1:
