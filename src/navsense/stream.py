@@ -183,6 +183,9 @@ class SensorStream:
         ctx = multiprocessing.get_context(method)
         worker_steps, self._steps = ctx.Pipe(duplex=False)
         self._replies, worker_replies = ctx.Pipe(duplex=False)
+        from multiprocessing.connection import Connection
+
+        self._reply_fd = self._replies.fileno() if type(self._replies) is Connection else None
         callers_ends = (self._steps, self._replies) if method == "fork" else ()
         self._process = ctx.Process(target=_worker_main, name="navsense-stream", daemon=True,
                                     args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies,
@@ -216,6 +219,8 @@ class SensorStream:
         """The worker's next message (Connection.send_bytes framing: a 4-byte big-endian size,
         then the bytes), read with as few reads as the pipe allows: recv_bytes reads the size
         and the bytes apart, two system calls, each dear on a core that has been idle."""
+        if self._reply_fd is None:  # not a file descriptor (Windows' pipe handles)
+            return self._replies.recv_bytes()
         buf = self._reply_buffer
         while True:
             if len(buf) >= 4:
@@ -226,7 +231,7 @@ class SensorStream:
                     message = bytes(buf[4:4 + size])
                     del buf[:4 + size]
                     return message
-            chunk = os.read(self._replies.fileno(), max(1 << 16, 4 + size - len(buf))
+            chunk = os.read(self._reply_fd, max(1 << 16, 4 + size - len(buf))
                             if len(buf) >= 4 else 1 << 16)
             if not chunk:
                 raise EOFError
