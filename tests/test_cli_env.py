@@ -1,4 +1,5 @@
-"""The command line's process settings: one OpenBLAS thread unless the user says otherwise."""
+"""The console script's process settings (navsense.console): one OpenBLAS thread unless the user
+says otherwise, and an exit without teardown."""
 
 import os
 import subprocess
@@ -6,7 +7,7 @@ import sys
 
 import pytest
 
-_PROBE = "import navsense.cli, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
+_PROBE = "import navsense.console, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
 
 
 @pytest.mark.parametrize("given, expected", [(None, "1"), ("3", "3")])
@@ -19,11 +20,17 @@ def test_the_cli_sets_one_blas_thread_before_numpy_and_a_users_value_wins(given,
     assert out.stdout.strip() == expected
 
 
-def test_numpy_is_not_imported_before_the_setting():
-    """The variable is read once, when numpy loads OpenBLAS: nothing before it may import numpy."""
+def test_numpy_is_not_imported_before_the_setting_and_the_library_sets_nothing():
+    """The variable is read once, when numpy loads OpenBLAS: nothing before it may import numpy;
+    importing the library (navsense.cli included) leaves the environment alone."""
     probe = "import sys, navsense; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    probe = "import os, navsense.cli; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "None"
 
 
 def test_the_console_script_prints_writes_and_exits_like_main(tmp_path):

@@ -1,5 +1,5 @@
 """``python -m navsense`` runs the command line."""
 
-from navsense.cli import run
+from navsense.console import run
 
 run()

@@ -6,21 +6,14 @@ ends the command with one line on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
+from pathlib import Path
 
-# The command line's numeric work is elementwise numpy, never a large matrix product: one BLAS
-# thread. OpenBLAS's pool (numpy's and scipy's wheels) otherwise spins for about 0.13 s of CPU
-# after numpy's import, on the cores the models need. Read at numpy's import, so set first; a
-# value the user has set wins.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-import argparse  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from navsense import __version__  # noqa: E402
-from navsense.config.cli_config import add_config_arguments, overrides_from_args  # noqa: E402
-from navsense.errors import ConfigError, NavsenseError  # noqa: E402
+from navsense import __version__
+from navsense.config.cli_config import add_config_arguments, overrides_from_args
+from navsense.errors import ConfigError, NavsenseError
 
 __all__ = ["main", "build_parser"]
 
