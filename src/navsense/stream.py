@@ -225,7 +225,7 @@ class SensorStream:
         while True:
             if len(buf) >= 4:
                 size = int.from_bytes(buf[:4], "big", signed=True)
-                if size < 0:  # a message over 2 GiB (never rows): leave it to the Connection
+                if size < 0:  # the framing of a message over 2 GiB (rows are far smaller)
                     raise OSError("SensorStream: unexpected message size from the worker")
                 if len(buf) >= 4 + size:
                     message = bytes(buf[4:4 + size])

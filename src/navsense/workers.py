@@ -11,10 +11,10 @@ Protocol: the parent sends each chunk from a feeder thread through a bounded que
 child holds the parent back (memory stays bounded) without blocking the parent's own models;
 ``None`` ends the stream. A truth chunk of at most ``slot_steps`` steps goes through shared memory
 (:class:`navsense.truth.slots.TruthSlots`: the pipe carries only its slot), anything else pickled
-through the pipe. The child runs ``target(next_chunk)``
-and sends back its return value, or the exception it raised (its class name, message and
-traceback); multiprocessing then ends it with ``os._exit``, so none of the parent's cleanup (the
-run directory's rename, buffered files) runs twice.
+through the pipe. The child runs ``target(next_chunk)`` and sends back its return value, or the
+exception it raised (its class name, message and traceback); multiprocessing then ends it with
+``os._exit``, so none of the parent's cleanup (the run directory's rename, buffered files) runs
+twice.
 
 Forking needs Linux (``fork`` start method); elsewhere callers run every model in the parent.
 """

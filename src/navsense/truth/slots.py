@@ -33,9 +33,9 @@ _FLOATS_PER_STEP = sum(k for _, k in _FIELDS)
 class TruthSlots:
     """``n_slots`` shared slots of ``capacity`` steps each; make it before the fork.
 
-    Parent: :meth:`put` (blocks while every slot is taken; returns the message to send, or None
-    for a chunk longer than a slot, which goes pickled instead). Worker: :meth:`take` (the chunk
-    of a message, in its own arrays; frees the slot).
+    Parent: :meth:`fits`, then :meth:`put` (blocks while every slot is taken; returns the
+    message to send; a chunk that does not fit goes pickled instead). Worker: :meth:`take` (the
+    chunk of a message, in its own arrays; frees the slot).
     """
 
     def __init__(self, ctx, n_slots: int, capacity: int) -> None:
@@ -60,9 +60,10 @@ class TruthSlots:
         return views
 
     def fits(self, chunk: TruthStates) -> bool:
+        """True when ``chunk`` has 1 to ``capacity`` steps."""
         return 0 < len(chunk) <= self.capacity
 
-    def put(self, chunk: TruthStates, alive=lambda: True) -> tuple | None:
+    def put(self, chunk: TruthStates, alive=lambda: True) -> tuple:
         """Copy ``chunk`` into the next slot once it is free; the message that names it.
 
         ``alive()`` is asked while waiting for a slot: a worker that has died frees none, and
