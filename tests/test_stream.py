@@ -74,14 +74,9 @@ def test_the_rows_are_the_runs_files_each_at_its_delivery_step(scenario, cfg, fi
     assert delivered[5][1] == {} and delivered[6][1].keys() == {"gnss", "ins", "mag", "baro", "odom"}
 
 
-@pytest.mark.parametrize("raw_reads", [True, False])
-def test_chunks_give_the_rows_of_steps_by_the_end_of_each_chunk(scenario, cfg, files, raw_reads):
-    """Replies of any size (300 steps: several pipe reads a message), read from the file
-    descriptor or, where the pipe has none (Windows), by Connection.recv_bytes."""
+def test_chunks_give_the_rows_of_steps_by_the_end_of_each_chunk(scenario, cfg, files):
     truth = scenario.truth.slice(0, STEPS)
     stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=True)
-    if not raw_reads:
-        stream._reply_fd = None
     delivered, rest = _stream_steps(stream, truth, sizes=(1, 7, 2, 40, 3, 300))
     assert _lines(delivered, rest) == files
     for last, rows in delivered:

@@ -22,7 +22,6 @@ either way).
 from __future__ import annotations
 
 import math
-import os
 import pickle
 import time
 import weakref
@@ -163,7 +162,6 @@ class SensorStream:
         self._batch_limit = self._batch_size()
         self._last_call: float | None = None
         self._sent_step = -1  # the last step sent to the worker
-        self._reply_buffer = bytearray()  # bytes read from the worker, not yet a whole message
         if worker:
             self._start_worker(cfg, vehicle, site, agent)
         else:
@@ -183,9 +181,6 @@ class SensorStream:
         ctx = multiprocessing.get_context(method)
         worker_steps, self._steps = ctx.Pipe(duplex=False)
         self._replies, worker_replies = ctx.Pipe(duplex=False)
-        from multiprocessing.connection import Connection
-
-        self._reply_fd = self._replies.fileno() if type(self._replies) is Connection else None
         callers_ends = (self._steps, self._replies) if method == "fork" else ()
         self._process = ctx.Process(target=_worker_main, name="navsense-stream", daemon=True,
                                     args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies,
@@ -200,7 +195,7 @@ class SensorStream:
     def _receive(self) -> None:
         """Take one reply of the worker (blocking)."""
         try:
-            kind, done, payload = pickle.loads(self._recv_message())
+            kind, done, payload = pickle.loads(self._replies.recv_bytes())
         except (EOFError, OSError):
             self._shut()
             raise RuntimeError(f"the navsense-stream worker process ended "
@@ -214,28 +209,6 @@ class SensorStream:
         if kind == "end":
             self._ended = True
             self.worker_cpu_s = payload
-
-    def _recv_message(self) -> bytes:
-        """The worker's next message (Connection.send_bytes framing: a 4-byte big-endian size,
-        then the bytes), read with as few reads as the pipe allows: recv_bytes reads the size
-        and the bytes apart, two system calls, each dear on a core that has been idle."""
-        if self._reply_fd is None:  # not a file descriptor (Windows' pipe handles)
-            return self._replies.recv_bytes()
-        buf = self._reply_buffer
-        while True:
-            if len(buf) >= 4:
-                size = int.from_bytes(buf[:4], "big", signed=True)
-                if size < 0:  # the framing of a message over 2 GiB (rows are far smaller)
-                    raise OSError("SensorStream: unexpected message size from the worker")
-                if len(buf) >= 4 + size:
-                    message = bytes(buf[4:4 + size])
-                    del buf[:4 + size]
-                    return message
-            chunk = os.read(self._reply_fd, max(1 << 16, 4 + size - len(buf))
-                            if len(buf) >= 4 else 1 << 16)
-            if not chunk:
-                raise EOFError
-            buf += chunk
 
     def step(self, truth: TruthStates) -> dict[str, list[dict]]:
         """Feed the next consecutive physics step(s); return the rows delivered by the last one."""
