@@ -115,24 +115,6 @@ def rows_from_columns(columns: list[Column], m: int) -> list[dict]:
     constants = tuple(c.constant for c in columns)
     make = _template(names, constants)
     row = make(tuple(c.values for c in columns if c.constant))
-    if m == 1:  # one row (streaming): each column's only value, without the lists
-        args = []
-        for c in columns:
-            if c.constant:
-                continue
-            values = c.values
-            if isinstance(values, np.ndarray):
-                if values.shape[0] != 1:
-                    raise ValueError(f"column {c.name}: {values.shape[0]} values for 1 row")
-                value = values[0].tolist()
-            else:
-                if len(values) != 1:
-                    raise ValueError(f"column {c.name}: {len(values)} values for 1 row")
-                value = values[0]
-            if c.valid is not None and not c.valid[0]:
-                value = None
-            args.append(value)
-        return [row(*args)]
     lists = [_python_values(c, m) for c in columns if not c.constant]
     return list(map(row, *lists))
 
