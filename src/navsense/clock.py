@@ -73,8 +73,6 @@ class Due:
 def delivery_times(available_s: np.ndarray, rate_hz: float) -> np.ndarray:
     """Time of the first physics step k / rate_hz with k / rate_hz >= available_s."""
     available_s = np.asarray(available_s, dtype=np.float64)
-    if available_s.shape == (1,):  # one row (streaming): the scalar rule, the same value
-        return np.array([delivery_time(available_s.item(), rate_hz)])
     k = np.ceil(available_s * rate_hz)
     t = k / rate_hz
     # correct the rare rounding of the product so the comparison holds exactly as written
