@@ -583,6 +583,7 @@ class _InsCore:
             raise RuntimeError(f"INS frame has {out.shape[1]} fields, expected {INS_FIELD_COUNT}")
         return out
 
+
 # ------------------------------------------------------------------------------ the batch model
 class InsModel:
     """The INS as a sensor model (CONTRACTS.md): consecutive truth chunks -> INS epochs.
