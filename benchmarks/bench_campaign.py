@@ -36,9 +36,16 @@ from navsense.campaign.spec import load_campaign
 
 def _campaign(folder: Path, runs: int, duration_s: float, name: str) -> Path:
     path = folder / f"{name}.json"
-    path.write_text(json.dumps({"name": name, "duration_s": duration_s,
-                                "seeds": {"start": 1000 if name == "warmup" else 1, "count": runs},
-                                "sources": [{"scenario": "acre-loop"}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "name": name,
+                "duration_s": duration_s,
+                "seeds": {"start": 1000 if name == "warmup" else 1, "count": runs},
+                "sources": [{"scenario": "acre-loop"}],
+            }
+        )
+    )
     return path
 
 
@@ -58,24 +65,38 @@ def _cluster(workers: int, warmup, folder: Path):
 
     t0 = time.perf_counter()
     with dask.config.set(LOCAL_WORKER_CONFIG):
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None,
-                               scheduler_kwargs={"dashboard_address": ":0"},
-                               silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+            silence_logs=logging.ERROR,
+        )
     with Client(cluster) as client:
         client.wait_for_workers(workers)
-    run_campaign(warmup, folder / f"warmup-{workers}", scheduler=cluster.scheduler_address,
-                 progress=False)
+    run_campaign(
+        warmup, folder / f"warmup-{workers}", scheduler=cluster.scheduler_address, progress=False
+    )
     return cluster, time.perf_counter() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=16, help="runs in the campaign (default 16)")
-    p.add_argument("--duration", type=float, default=300.0,
-                   help="seconds of acre-loop a run (default 300: ~0.8 s of work a run)")
-    p.add_argument("--repeat", type=int, default=3,
-                   help="repetitions; the best is kept (a shared machine is noisy)")
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=300.0,
+        help="seconds of acre-loop a run (default 300: ~0.8 s of work a run)",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="repetitions; the best is kept (a shared machine is noisy)",
+    )
     args = p.parse_args(argv)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="bench-campaign-") as tmp:
@@ -89,26 +110,40 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for k in range(args.repeat):
                 walls["serial"].append(_timed(campaign, folder / f"serial-{k}", workers=0))
-                walls["one"].append(_timed(campaign, folder / f"one-{k}",
-                                           scheduler=one.scheduler_address))
-                walls["two"].append(_timed(campaign, folder / f"two-{k}",
-                                           scheduler=two.scheduler_address))
+                walls["one"].append(
+                    _timed(campaign, folder / f"one-{k}", scheduler=one.scheduler_address)
+                )
+                walls["two"].append(
+                    _timed(campaign, folder / f"two-{k}", scheduler=two.scheduler_address)
+                )
         finally:
             two.close()  # the reverse order of start: each restores the log level it found
             one.close()
-        tables = {p.read_bytes() for p in folder.glob("*/statistics.parquet")
-                  if not p.parent.name.startswith("warmup")}
+        tables = {
+            p.read_bytes()
+            for p in folder.glob("*/statistics.parquet")
+            if not p.parent.name.startswith("warmup")
+        }
         best = {k: min(v) for k, v in walls.items()}
         n = args.runs
-        print(f"campaign: {n} runs of acre-loop cut to {args.duration:g} s, keep = statistics; "
-              f"best of {args.repeat}")
+        print(
+            f"campaign: {n} runs of acre-loop cut to {args.duration:g} s, keep = statistics; "
+            f"best of {args.repeat}"
+        )
         print(f"{'executor':<26} {'wall s':>8} {'runs/s':>8} {'vs 1 worker':>12}   all walls")
-        for label, key in (("serial (--workers 0)", "serial"), ("LocalCluster, 1 worker", "one"),
-                           ("LocalCluster, 2 workers", "two")):
+        for label, key in (
+            ("serial (--workers 0)", "serial"),
+            ("LocalCluster, 1 worker", "one"),
+            ("LocalCluster, 2 workers", "two"),
+        ):
             wall = best[key]
-            print(f"{label:<26} {wall:8.2f} {n / wall:8.3f} {best['one'] / wall:11.2f}x   "
-                  + " ".join(f"{w:.2f}" for w in walls[key]))
-        print(f"cluster start-up and warm-up: {start1:.1f} s (1 worker), {start2:.1f} s (2 workers)")
+            print(
+                f"{label:<26} {wall:8.2f} {n / wall:8.3f} {best['one'] / wall:11.2f}x   "
+                + " ".join(f"{w:.2f}" for w in walls[key])
+            )
+        print(
+            f"cluster start-up and warm-up: {start1:.1f} s (1 worker), {start2:.1f} s (2 workers)"
+        )
         print(f"tables identical: {len(tables) == 1}")
         ratio = best["one"] / best["two"]
         print(f"goal >= 1.7x: {'met' if ratio >= 1.7 else 'NOT met'} ({ratio:.2f}x)")

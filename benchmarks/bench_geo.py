@@ -44,11 +44,14 @@ def best_of_interleaved(ours, theirs, repeats=15):
 
 
 def main(n: int = 100_000) -> None:
-    from geo.geo_helpers import chain_pipeline
     from pyproj import Transformer
 
+    from geo.geo_helpers import chain_pipeline
+
     rng = np.random.default_rng(0)
-    enu = np.column_stack([rng.uniform(-3000, 3000, n), rng.uniform(-3000, 3000, n), rng.uniform(-30, 60, n)])
+    enu = np.column_stack(
+        [rng.uniform(-3000, 3000, n), rng.uniform(-3000, 3000, n), rng.uniform(-30, 60, n)]
+    )
     t = np.sort(rng.uniform(0.0, 3600.0, n))
     geo = Georeference.acre()
     ep = geo.decimal_year(t)
@@ -61,12 +64,22 @@ def main(n: int = 100_000) -> None:
     x, y, z = (np.ascontiguousarray(enu[:, i]) for i in range(3))
 
     rows = [
-        ("full chain ENU -> all frames", lambda: geo.enu_to_geodetic(enu, t), lambda: chain.transform(x, y, z, ep)),
+        (
+            "full chain ENU -> all frames",
+            lambda: geo.enu_to_geodetic(enu, t),
+            lambda: chain.transform(x, y, z, ep),
+        ),
         ("UTM forward", lambda: utm.forward(lat, lon, 16), lambda: tm.transform(lon, lat)),
-        ("UTM inverse", lambda: utm.inverse(e, nn, 16), lambda: tm.transform(e, nn, direction="INVERSE")),
+        (
+            "UTM inverse",
+            lambda: utm.inverse(e, nn, 16),
+            lambda: tm.transform(e, nn, direction="INVERSE"),
+        ),
     ]
-    print(f"navsense.geo vs pyproj {__import__('pyproj').__version__} "
-          f"(PROJ {__import__('pyproj').proj_version_str}), {n} points, best of 15 interleaved runs")
+    print(
+        f"navsense.geo vs pyproj {__import__('pyproj').__version__} "
+        f"(PROJ {__import__('pyproj').proj_version_str}), {n} points, best of 15 interleaved runs"
+    )
     print(f"{'operation':32s} {'navsense pts/s':>15s} {'pyproj pts/s':>15s} {'ratio':>7s}")
     for name, ours, theirs in rows:
         a, b = best_of_interleaved(ours, theirs)

@@ -24,12 +24,11 @@ import argparse
 import numpy as np
 import orjson
 
+from floor import best_of, floor_seconds
 from navsense.config import load_config
 from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.fixstate import FixMachineState, run_fix_states
 from navsense.sensors.gnss.receiver import GnssReceiver
-
-from floor import best_of, floor_seconds
 
 CHUNK_S = 60.0
 
@@ -64,29 +63,51 @@ def main() -> int:
     rx = make()
     c = rx.config.fix
     rng = np.random.default_rng(0)
-    fix_inputs = dict(t_s=block["sample_time_s"], dt_s=block["dt_s"], n_used=block["satellites_used"],
-                      n_clear=block["satellites_clear"], pdop=block["pdop"],
-                      multipath_index=block["multipath_index"], age_s=block["correction_age_s"],
-                      slip_uniform=rng.uniform(size=m), g_t=rng.normal(size=m))
+    fix_inputs = dict(
+        t_s=block["sample_time_s"],
+        dt_s=block["dt_s"],
+        n_used=block["satellites_used"],
+        n_clear=block["satellites_clear"],
+        pdop=block["pdop"],
+        multipath_index=block["multipath_index"],
+        age_s=block["correction_age_s"],
+        slip_uniform=rng.uniform(size=m),
+        g_t=rng.normal(size=m),
+    )
     times["fix-state loop"], _ = best_of(
-        lambda: run_fix_states(c, FixMachineState.initial(c), **fix_inputs), args.repeat)
+        lambda: run_fix_states(c, FixMachineState.initial(c), **fix_inputs), args.repeat
+    )
     times["rows"], rows = best_of(lambda: rx.rows(block), args.repeat)
     times["orjson"], _ = best_of(lambda: b"\n".join(orjson.dumps(r) for r in rows), args.repeat)
 
-    counts = {name: int(np.count_nonzero(block["fix"] == code))
-              for code, name in ((0, "no_fix"), (1, "single"), (2, "dgps"), (5, "rtk_float"), (4, "rtk_fixed"))}
+    counts = {
+        name: int(np.count_nonzero(block["fix"] == code))
+        for code, name in (
+            (0, "no_fix"),
+            (1, "single"),
+            (2, "dgps"),
+            (5, "rtk_float"),
+            (4, "rtk_fixed"),
+        )
+    }
     n_obst = len(sc.site.box_min_m) + len(sc.site.cyl_xy_m) + len(sc.site.crown_center_m)
-    print(f"acre-loop, {args.duration:.0f} s of truth ({len(truth)} steps), {m} GNSS epochs, "
-          f"{n_obst} obstacles; best of {args.repeat}")
+    print(
+        f"acre-loop, {args.duration:.0f} s of truth ({len(truth)} steps), {m} GNSS epochs, "
+        f"{n_obst} obstacles; best of {args.repeat}"
+    )
     for name, sec in times.items():
         print(f"  {name:24s} {sec * 1e3:9.1f} ms   {m / sec:12,.0f} epochs/s")
     end_to_end = times["process (one call)"] + times["rows"] + times["orjson"]
-    print(f"  {'process + rows + orjson':24s} {end_to_end * 1e3:9.1f} ms   {m / end_to_end:12,.0f} epochs/s")
+    print(
+        f"  {'process + rows + orjson':24s} {end_to_end * 1e3:9.1f} ms   {m / end_to_end:12,.0f} epochs/s"
+    )
     print("  fix states: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     floor = floor_seconds(args.duration)
     if floor is not None:
-        print(f"  baseline floor_numpy.py {args.duration:.0f} s (whole process): {floor:.2f} s; "
-              f"GNSS process + rows + orjson / floor = {end_to_end / floor:.2f}")
+        print(
+            f"  baseline floor_numpy.py {args.duration:.0f} s (whole process): {floor:.2f} s; "
+            f"GNSS process + rows + orjson / floor = {end_to_end / floor:.2f}"
+        )
     return 0
 
 

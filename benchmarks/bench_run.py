@@ -123,8 +123,12 @@ def run_process(cmd: list[str]) -> dict:
     proc.stderr.close()
     if status != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{err.decode()}")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
-            "peak_mib": max(usage.ru_maxrss / 1024.0, tree_mib), "stdout": out.decode()}
+    return {
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_mib": max(usage.ru_maxrss / 1024.0, tree_mib),
+        "stdout": out.decode(),
+    }
 
 
 def truth_log(folder: Path, duration_s: float) -> Path:
@@ -145,8 +149,18 @@ def truth_log(folder: Path, duration_s: float) -> Path:
         total = int(round(duration_s * base.rate_hz)) + 1
         while written < total:
             part = base.slice(0, min(period, total - written))
-            writer.write(TruthStates(written, part.p_m, part.q_xyzw, part.v_mps, part.w_radps,
-                                     part.c_m, part.reset, part.rate_hz))
+            writer.write(
+                TruthStates(
+                    written,
+                    part.p_m,
+                    part.q_xyzw,
+                    part.v_mps,
+                    part.w_radps,
+                    part.c_m,
+                    part.reset,
+                    part.rate_hz,
+                )
+            )
             written += len(part)
     return path
 
@@ -157,8 +171,21 @@ def simulate(folder: Path, log: Path, fmt: str, name: str) -> dict:
         import shutil
 
         shutil.rmtree(out)
-    result = run_process([sys.executable, "-m", "navsense", "simulate", "--truth", str(log),
-                          "--out", str(out), "--quiet", "--format", fmt])
+    result = run_process(
+        [
+            sys.executable,
+            "-m",
+            "navsense",
+            "simulate",
+            "--truth",
+            str(log),
+            "--out",
+            str(out),
+            "--quiet",
+            "--format",
+            fmt,
+        ]
+    )
     result["bytes"] = sum(p.stat().st_size for p in out.iterdir())
     return result
 
@@ -211,7 +238,9 @@ def streaming_us_per_step(steps: int = 12_000, pace_s: float = 0.0) -> float:
 
     scenario = load_scenario("acre-loop")
     cfg = load_config(vehicle="polaris")
-    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    georef = scenario.site.make_georeference(
+        cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
+    )
     truth = scenario.truth.slice(0, steps)
     imu = ImuModel(cfg, scenario.vehicle)
     gnss = GnssReceiver(cfg, scenario.vehicle, scenario.site, georef)
@@ -237,7 +266,9 @@ REAL_TIME_S = 1.0 / 120.0  # a live simulator's step at 120 Hz
 FAST_S = 0.001  # a simulator 8 times faster than real time
 
 
-def sensor_stream_us_per_step(steps: int = 1200, pace_s: float = REAL_TIME_S) -> tuple[float, float]:
+def sensor_stream_us_per_step(
+    steps: int = 1200, pace_s: float = REAL_TIME_S
+) -> tuple[float, float]:
     """SensorStream with a worker, steps pace_s apart: (us in step() per step, worker CPU us per step)."""
     sys.path.insert(0, str(ROOT / "src"))
     from navsense.config import load_config
@@ -271,8 +302,10 @@ def inline_stream_us_per_step(steps: int = 3000) -> float:
 
 def _in_child(call: str) -> list[float]:
     """bench_run.<call> in a fresh interpreter (this process stays small): its printed numbers."""
-    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
-            f"r = bench_run.{call}; print(*(r if isinstance(r, tuple) else (r,)))")
+    code = (
+        f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
+        f"r = bench_run.{call}; print(*(r if isinstance(r, tuple) else (r,)))"
+    )
     return [float(x) for x in run_process([sys.executable, "-c", code])["stdout"].split()]
 
 
@@ -285,8 +318,12 @@ def main(argv=None) -> int:
     parser.add_argument("--long", action="store_true", help="also 4 h and a 24 h log in chunks")
     parser.add_argument("--work", default=None, help="work folder (default: a temporary one)")
     parser.add_argument("--json", default=None, help="write the results as JSON to this file")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="runs of each configuration up to 1 h; the fastest counts (default 3)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each configuration up to 1 h; the fastest counts (default 3)",
+    )
     args = parser.parse_args(argv)
     folder = Path(args.work or tempfile.mkdtemp(prefix="navsense-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -300,20 +337,24 @@ def main(argv=None) -> int:
     # (a child's peak RSS counts the parent's pages it was forked from until it execs)
     logs = {}
     for d in [startup_s, *durations]:
-        code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
-                f"print(bench_run.truth_log(__import__('pathlib').Path({str(folder)!r}), {d}))")
+        code = (
+            f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_run; "
+            f"print(bench_run.truth_log(__import__('pathlib').Path({str(folder)!r}), {d}))"
+        )
         logs[d] = Path(run_process([sys.executable, "-c", code])["stdout"].strip())
     results = []
+
     def best(runs):
         return min(runs, key=lambda r: r["wall_s"])
 
     simulate(folder, logs[startup_s], "parquet", "run-warm-up")  # compiles the bytecode once
     floor_1h = best([floor(folder, 3600.0) for _ in range(args.repeat)])
     results.append(("floor_numpy 1 h", 3600.0, floor_1h))
-    startup = best([simulate(folder, logs[startup_s], "parquet", "run-startup")
-                    for _ in range(args.repeat)])
+    startup = best(
+        [simulate(folder, logs[startup_s], "parquet", "run-startup") for _ in range(args.repeat)]
+    )
     for d in durations:
-        for fmt in (("jsonl", "parquet") if d <= 3600.0 else ("parquet",)):
+        for fmt in ("jsonl", "parquet") if d <= 3600.0 else ("parquet",):
             repeat = args.repeat if d <= 3600.0 else 1
             r = best([simulate(folder, logs[d], fmt, f"run-{int(d)}-{fmt}") for _ in range(repeat)])
             results.append((f"navsense {_label(d)} {fmt}", d, r))
@@ -322,16 +363,23 @@ def main(argv=None) -> int:
         identical = first_hour_identical(folder / "run-3600-parquet", folder / "run-86400-parquet")
     # the streaming figures: each the fastest of 2 runs, in a fresh interpreter
     stream_us = min(_in_child("streaming_us_per_step()")[0] for _ in range(2))
-    stream_live_us = min(_in_child(f"streaming_us_per_step(1200, {REAL_TIME_S!r})")[0] for _ in range(2))
-    fast_us, fast_worker_us = min(_in_child(f"sensor_stream_us_per_step(6000, {FAST_S!r})")
-                                  for _ in range(2))
+    stream_live_us = min(
+        _in_child(f"streaming_us_per_step(1200, {REAL_TIME_S!r})")[0] for _ in range(2)
+    )
+    fast_us, fast_worker_us = min(
+        _in_child(f"sensor_stream_us_per_step(6000, {FAST_S!r})") for _ in range(2)
+    )
     caller_us, worker_us = min(_in_child("sensor_stream_us_per_step()") for _ in range(2))
     inline_us = min(_in_child("inline_stream_us_per_step()")[0] for _ in range(2))
 
-    print(f"\nnavsense benchmark, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
-          f"({Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip() if Path('/proc/cpuinfo').exists() else 'unknown CPU'})")
-    head = (f"{'configuration':<26}{'wall s':>8}{'cpu s':>8}{'peak MiB':>10}{'x floor':>9}"
-            f"{'IMU/s':>11}{'INS/s':>11}{'GNSS/s':>10}{'us/sample':>11}{'net us/s':>10}")
+    print(
+        f"\nnavsense benchmark, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores "
+        f"({Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip() if Path('/proc/cpuinfo').exists() else 'unknown CPU'})"
+    )
+    head = (
+        f"{'configuration':<26}{'wall s':>8}{'cpu s':>8}{'peak MiB':>10}{'x floor':>9}"
+        f"{'IMU/s':>11}{'INS/s':>11}{'GNSS/s':>10}{'us/sample':>11}{'net us/s':>10}"
+    )
     print(head)
     print("-" * len(head))
     rows_json = []
@@ -342,22 +390,38 @@ def main(argv=None) -> int:
         us = r["wall_s"] / samples * 1e6
         net = (r["wall_s"] - startup["wall_s"]) / samples * 1e6
         net_text = f"{net:>10.2f}" if name.startswith("navsense") else f"{'':>10}"
-        print(f"{name:<26}{r['wall_s']:>8.2f}{r['cpu_s']:>8.2f}{r['peak_mib']:>10.0f}"
-              f"{ratio:>9.2f}{per['imu']:>11.0f}{per['ins']:>11.0f}{per['gnss']:>10.0f}{us:>11.2f}"
-              f"{net_text}")
-        rows_json.append({"name": name, "duration_s": d,
-                          **{k: v for k, v in r.items() if k != "stdout"},
-                          "ratio_to_floor_per_hour": ratio, "us_per_sample": us,
-                          "net_us_per_sample": net})
-    print(f"\nstreaming, in this process (IMU + INS + GNSS, one physics step per call): "
-          f"{stream_us:.1f} us per step back to back, {stream_live_us:.1f} us at 120 Hz in real time")
-    print(f"SensorStream with its worker, us per step in step(): {fast_us:.1f} at 1 kHz, {caller_us:.1f} "
-          f"at 120 Hz in real time ({caller_us * 1e-6 / REAL_TIME_S:.2%} of the step); the worker's "
-          f"CPU {fast_worker_us:.0f} and {worker_us:.0f} us per step")
-    print(f"SensorStream without a worker (models and rows in this process): {inline_us:.1f} us per "
-          f"step back to back")
-    print(f"start-up (a {startup_s:g} s log, Parquet): {startup['wall_s']:.2f} s wall, "
-          f"{startup['peak_mib']:.0f} MiB")
+        print(
+            f"{name:<26}{r['wall_s']:>8.2f}{r['cpu_s']:>8.2f}{r['peak_mib']:>10.0f}"
+            f"{ratio:>9.2f}{per['imu']:>11.0f}{per['ins']:>11.0f}{per['gnss']:>10.0f}{us:>11.2f}"
+            f"{net_text}"
+        )
+        rows_json.append(
+            {
+                "name": name,
+                "duration_s": d,
+                **{k: v for k, v in r.items() if k != "stdout"},
+                "ratio_to_floor_per_hour": ratio,
+                "us_per_sample": us,
+                "net_us_per_sample": net,
+            }
+        )
+    print(
+        f"\nstreaming, in this process (IMU + INS + GNSS, one physics step per call): "
+        f"{stream_us:.1f} us per step back to back, {stream_live_us:.1f} us at 120 Hz in real time"
+    )
+    print(
+        f"SensorStream with its worker, us per step in step(): {fast_us:.1f} at 1 kHz, {caller_us:.1f} "
+        f"at 120 Hz in real time ({caller_us * 1e-6 / REAL_TIME_S:.2%} of the step); the worker's "
+        f"CPU {fast_worker_us:.0f} and {worker_us:.0f} us per step"
+    )
+    print(
+        f"SensorStream without a worker (models and rows in this process): {inline_us:.1f} us per "
+        f"step back to back"
+    )
+    print(
+        f"start-up (a {startup_s:g} s log, Parquet): {startup['wall_s']:.2f} s wall, "
+        f"{startup['peak_mib']:.0f} MiB"
+    )
     print("x floor: wall time per hour of driving / the floor's wall time for 1 h, same run.")
     print("net us/s: (wall - start-up wall) per sample, the figure for linear scaling.")
     by_name = {name: r for name, _, r in results}
@@ -369,21 +433,31 @@ def main(argv=None) -> int:
         for name, d, r in results:
             if name.startswith("navsense") and name.endswith(fmt) and r is not ref:
                 whole = (r["wall_s"] / d) / (ref["wall_s"] / 3600.0)
-                net = ((r["wall_s"] - startup["wall_s"]) / d) / ((ref["wall_s"] - startup["wall_s"]) / 3600.0)
+                net = ((r["wall_s"] - startup["wall_s"]) / d) / (
+                    (ref["wall_s"] - startup["wall_s"]) / 3600.0
+                )
                 parts.append(f"{_label(d)} {whole:.2f} (net {net:.2f})")
         if parts:
             print(f"time per sample / 1 h's, {fmt}: " + ", ".join(parts))
     if identical is not None:
         print(f"24 h run in chunks: its first hour equals the 1 h run, every sensor: {identical}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": rows_json, "streaming_us_per_step": stream_us,
-                                               "streaming_real_time_us_per_step": stream_live_us,
-                                               "sensor_stream_1khz_us_per_step": fast_us,
-                                               "sensor_stream_real_time_us_per_step": caller_us,
-                                               "sensor_stream_worker_cpu_us_per_step": worker_us,
-                                               "sensor_stream_inline_us_per_step": inline_us,
-                                               "startup_wall_s": startup["wall_s"],
-                                               "first_hour_identical": identical}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "results": rows_json,
+                    "streaming_us_per_step": stream_us,
+                    "streaming_real_time_us_per_step": stream_live_us,
+                    "sensor_stream_1khz_us_per_step": fast_us,
+                    "sensor_stream_real_time_us_per_step": caller_us,
+                    "sensor_stream_worker_cpu_us_per_step": worker_us,
+                    "sensor_stream_inline_us_per_step": inline_us,
+                    "startup_wall_s": startup["wall_s"],
+                    "first_hour_identical": identical,
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

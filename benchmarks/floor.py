@@ -20,8 +20,9 @@ def floor_seconds(duration_s: float = 3600.0) -> float | None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, str(FLOOR), str(duration_s), tmp], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, str(FLOOR), str(duration_s), tmp], check=True, capture_output=True
+        )
         return time.perf_counter() - t0
 
 

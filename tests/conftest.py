@@ -11,12 +11,20 @@ def stationary_truth(n: int, yaw_rad: float = 0.3, position=(10.0, -5.0, 0.6)) -
     p = np.tile(np.asarray(position, dtype=float), (n, 1))
     q = np.tile([0.0, 0.0, np.sin(yaw_rad / 2), np.cos(yaw_rad / 2)], (n, 1))
     z = np.zeros((n, 3))
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=z.copy(), w_radps=z.copy(), c_m=p.copy(),
-                       reset=np.zeros(n, dtype=bool))
+    return TruthStates(
+        step0=0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=z.copy(),
+        w_radps=z.copy(),
+        c_m=p.copy(),
+        reset=np.zeros(n, dtype=bool),
+    )
 
 
-def circle_truth(n: int, radius_m: float = 25.0, speed_mps: float = 5.0, rate_hz: float = 120.0,
-                 step0: int = 0) -> TruthStates:
+def circle_truth(
+    n: int, radius_m: float = 25.0, speed_mps: float = 5.0, rate_hz: float = 120.0, step0: int = 0
+) -> TruthStates:
     """Counter-clockwise circle about the origin, constant speed, heading along the velocity.
 
     Chassis origin = centre of mass; angular velocity (0, 0, speed / radius).
@@ -29,8 +37,16 @@ def circle_truth(n: int, radius_m: float = 25.0, speed_mps: float = 5.0, rate_hz
     yaw = ang + np.pi / 2
     q = np.column_stack([np.zeros(n), np.zeros(n), np.sin(yaw / 2), np.cos(yaw / 2)])
     omega = np.tile([0.0, 0.0, w], (n, 1))
-    return TruthStates(step0=step0, p_m=p, q_xyzw=q, v_mps=v, w_radps=omega, c_m=p.copy(),
-                       reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
+    return TruthStates(
+        step0=step0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=v,
+        w_radps=omega,
+        c_m=p.copy(),
+        reset=np.zeros(n, dtype=bool),
+        rate_hz=rate_hz,
+    )
 
 
 def open_sky_circle(n: int, radius_m: float = 30.0, speed_mps: float = 4.0) -> TruthStates:
@@ -47,12 +63,16 @@ def make_site(boxes=(), cylinders=(), crowns=()):
     cyl = np.array(cylinders, dtype=float).reshape(-1, 5)
     crn = np.array(crowns, dtype=float).reshape(-1, 4)
     return Site(
-        name="test", georeference=None,
+        name="test",
+        georeference=None,
         box_min_m=np.array([b[0] for b in boxes], dtype=float).reshape(-1, 3),
         box_max_m=np.array([b[1] for b in boxes], dtype=float).reshape(-1, 3),
-        cyl_xy_m=cyl[:, :2].copy(), cyl_base_m=cyl[:, 2].copy(), cyl_top_m=cyl[:, 3].copy(),
+        cyl_xy_m=cyl[:, :2].copy(),
+        cyl_base_m=cyl[:, 2].copy(),
+        cyl_top_m=cyl[:, 3].copy(),
         cyl_radius_m=cyl[:, 4].copy(),
-        crown_center_m=crn[:, :3].copy(), crown_radius_m=crn[:, 3].copy(),
+        crown_center_m=crn[:, :3].copy(),
+        crown_radius_m=crn[:, 3].copy(),
     )
 
 

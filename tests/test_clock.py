@@ -29,7 +29,7 @@ def test_due_in_chunks_equals_one_call(sizes):
     whole = Due(100).sample_indices(T)
     due, got, start = Due(100), [], 0
     for k in sizes:
-        got.extend(start + due.sample_indices(T[start:start + k]))
+        got.extend(start + due.sample_indices(T[start : start + k]))
         start += k
     np.testing.assert_array_equal(got, whole[: len(got)])
 
@@ -61,4 +61,6 @@ def test_delivery_is_the_first_step_at_or_after_available():
         want = steps[np.searchsorted(steps, avail, side="left")]
         np.testing.assert_array_equal(got, want)
         assert all(delivery_time(a, 120.0) == g for a, g in zip(avail, got))
-        assert all(delivery_times(avail[i:i + 1], 120.0).tolist() == [got[i]] for i in range(len(avail)))
+        assert all(
+            delivery_times(avail[i : i + 1], 120.0).tolist() == [got[i]] for i in range(len(avail))
+        )

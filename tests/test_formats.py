@@ -19,8 +19,15 @@ def truth_parquet(tmp_path_factory) -> Path:
     """12 s on a circle north of the grain bins (some sky obstructed), as a Parquet truth log."""
     truth = circle_truth(1440, radius_m=20.0, speed_mps=3.0)
     shift = np.array([60.0, 10.0, 0.0])
-    truth = type(truth)(truth.step0, truth.p_m + shift, truth.q_xyzw, truth.v_mps, truth.w_radps,
-                        truth.c_m + shift, truth.reset)
+    truth = type(truth)(
+        truth.step0,
+        truth.p_m + shift,
+        truth.q_xyzw,
+        truth.v_mps,
+        truth.w_radps,
+        truth.c_m + shift,
+        truth.reset,
+    )
     path = tmp_path_factory.mktemp("truth") / "circle.parquet"
     write_truth(truth, path)
     return path
@@ -28,8 +35,20 @@ def truth_parquet(tmp_path_factory) -> Path:
 
 def _run(folder: Path, truth: Path, name: str, *extra) -> Path:
     out = folder / name
-    args = ["simulate", "--truth", str(truth), "--out", str(out), "--quiet", "--mag", "--baro",
-            "--odom", "--gnss-start", "cold", *extra]
+    args = [
+        "simulate",
+        "--truth",
+        str(truth),
+        "--out",
+        str(out),
+        "--quiet",
+        "--mag",
+        "--baro",
+        "--odom",
+        "--gnss-start",
+        "cold",
+        *extra,
+    ]
     assert main(args) == 0
     return out
 
@@ -51,15 +70,18 @@ def runs(tmp_path_factory, truth_parquet):
     return {
         "jsonl": _run(folder, truth_parquet, "jsonl"),
         "parquet": _run(folder, truth_parquet, "parquet", "--format", "parquet"),
-        "parquet_chunked": _run(folder, truth_parquet, "parquet7", "--format", "parquet",
-                                "--chunk-steps", "7"),
+        "parquet_chunked": _run(
+            folder, truth_parquet, "parquet7", "--format", "parquet", "--chunk-steps", "7"
+        ),
         "jsonl_chunked": _run(folder, truth_parquet, "jsonl13", "--chunk-steps", "13"),
     }
 
 
 @pytest.mark.parametrize("sensor", SENSORS)
 def test_parquet_carries_the_jsonl_values(runs, sensor):
-    rows = [json.loads(line) for line in (runs["jsonl"] / f"{sensor}.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (runs["jsonl"] / f"{sensor}.jsonl").read_text().splitlines()
+    ]
     table = pq.read_table(runs["parquet"] / f"{sensor}.parquet").to_pydict()
     assert rows, sensor
     assert len(next(iter(table.values()))) == len(rows)
@@ -82,11 +104,12 @@ def test_gnss_rows_cover_null_positions(runs):
 
 @pytest.mark.parametrize("sensor", SENSORS)
 def test_chunked_equals_one_shot_in_both_formats(runs, sensor):
-    a = (runs["parquet"] / f"{sensor}.parquet")
-    b = (runs["parquet_chunked"] / f"{sensor}.parquet")
+    a = runs["parquet"] / f"{sensor}.parquet"
+    b = runs["parquet_chunked"] / f"{sensor}.parquet"
     assert a.read_bytes() == b.read_bytes()
-    assert ((runs["jsonl"] / f"{sensor}.jsonl").read_bytes()
-            == (runs["jsonl_chunked"] / f"{sensor}.jsonl").read_bytes())
+    assert (runs["jsonl"] / f"{sensor}.jsonl").read_bytes() == (
+        runs["jsonl_chunked"] / f"{sensor}.jsonl"
+    ).read_bytes()
 
 
 def test_episode_json_is_the_same_but_for_the_format(runs):
@@ -96,8 +119,9 @@ def test_episode_json_is_the_same_but_for_the_format(runs):
     assert a == b
 
 
-def test_parquet_bytes_do_not_depend_on_chunks_across_row_groups(tmp_path, truth_parquet,
-                                                                 monkeypatch):
+def test_parquet_bytes_do_not_depend_on_chunks_across_row_groups(
+    tmp_path, truth_parquet, monkeypatch
+):
     import navsense.output.parquet as parquet
 
     monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 100)  # many row groups, cut across chunks

@@ -45,9 +45,13 @@ def test_small_a_makes_every_epoch_an_anchor_computed_as_written():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 3 * SEGMENT + 5),
-       cuts=st.lists(st.integers(1, 3 * SEGMENT + 4), max_size=8),
-       tau_s=st.sampled_from([30.0, 0.05, 0.2]), zeros=st.integers(0, 3))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 3 * SEGMENT + 5),
+    cuts=st.lists(st.integers(1, 3 * SEGMENT + 4), max_size=8),
+    tau_s=st.sampled_from([30.0, 0.05, 0.2]),
+    zeros=st.integers(0, 3),
+)
 def test_whole_chunks_and_single_epochs_give_the_same_bits(seed, m, cuts, tau_s, zeros):
     a, d = _inputs(seed, m, tau_s, zeros)
     whole = AnchoredScan(6).run(a, d)
@@ -56,7 +60,7 @@ def test_whole_chunks_and_single_epochs_give_the_same_bits(seed, m, cuts, tau_s,
     parts = [chunked.run(a[i:j], d[i:j]) for i, j in zip(bounds[:-1], bounds[1:])]
     assert np.array_equal(np.concatenate(parts), whole)
     stepped = AnchoredScan(6)
-    steps = [stepped.run(a[i:i + 1], d[i:i + 1]) for i in range(m)]
+    steps = [stepped.run(a[i : i + 1], d[i : i + 1]) for i in range(m)]
     assert np.array_equal(np.concatenate(steps), whole)
 
 
@@ -66,6 +70,6 @@ def test_unit_states_run_one_epoch_at_a_time_gives_the_bits_of_a_block(tau_s):
     a, g = _inputs(11, 2 * SEGMENT + 7, tau_s, 2)
     whole = GaussMarkovStates(6).run(a, g)
     stepped = GaussMarkovStates(6)
-    steps = [stepped.run(a[i:i + 1], g[i:i + 1]) for i in range(a.size)]
+    steps = [stepped.run(a[i : i + 1], g[i : i + 1]) for i in range(a.size)]
     assert all(s.shape == (1, 6) and s.dtype == np.float64 for s in steps)
     assert np.concatenate(steps).tobytes() == whole.tobytes()

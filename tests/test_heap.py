@@ -8,8 +8,10 @@ import pytest
 from navsense import heap
 
 
-@pytest.mark.skipif(not (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"),
-                    reason="mallopt is glibc's")
+@pytest.mark.skipif(
+    not (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"),
+    reason="mallopt is glibc's",
+)
 def test_glibc_takes_both_thresholds():
     assert heap.keep_freed_memory() is True
     assert heap.MMAP_THRESHOLD_BYTES == 32 << 20  # glibc's largest mmap threshold on 64 bits
@@ -26,8 +28,23 @@ def test_the_simulate_command_sets_them(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(heap, "keep_freed_memory", lambda: calls.append("heap") or True)
     monkeypatch.setattr(heap, "arrow_on_the_heap", lambda: calls.append("arrow") or True)
-    assert main(["simulate", "--scenario", "acre-loop", "--out", str(tmp_path / "run"), "--quiet",
-                 "--workers", "threads", "--no-gnss", "--no-ins"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--scenario",
+                "acre-loop",
+                "--out",
+                str(tmp_path / "run"),
+                "--quiet",
+                "--workers",
+                "threads",
+                "--no-gnss",
+                "--no-ins",
+            ]
+        )
+        == 0
+    )
     assert calls == ["heap", "arrow"]
 
 

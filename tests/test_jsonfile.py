@@ -10,7 +10,9 @@ from navsense.truth.waypoints import load_waypoints
 
 def test_a_file_that_cannot_be_read(tmp_path):
     missing = tmp_path / "nowhere.json"
-    with pytest.raises(ConfigError, match=r"nowhere\.json: cannot read the site file \(No such file"):
+    with pytest.raises(
+        ConfigError, match=r"nowhere\.json: cannot read the site file \(No such file"
+    ):
         load_site(missing)
     with pytest.raises(TruthError, match=r"nowhere\.json: cannot read the waypoint file \(No such"):
         load_waypoints(missing)
@@ -23,7 +25,9 @@ def test_a_syntax_error_names_line_and_column(tmp_path):
         load_waypoints(bad)
     with pytest.raises(ConfigError, match=r"^inline: line 1 column 1: Expecting value"):
         parse_json("", "inline", ConfigError)
-    assert read_json(_write(tmp_path / "ok.json", '{"k": [1, 2.5]}'), "x", ValueError) == {"k": [1, 2.5]}
+    assert read_json(_write(tmp_path / "ok.json", '{"k": [1, 2.5]}'), "x", ValueError) == {
+        "k": [1, 2.5]
+    }
 
 
 def _write(path, text):

@@ -17,8 +17,11 @@ nm = 1e-9
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**64 - 1), seq=st.integers(0, 2**63 - 1),
-       sizes=st.lists(st.integers(0, 5000), min_size=1, max_size=6))
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    seq=st.integers(0, 2**63 - 1),
+    sizes=st.lists(st.integers(0, 5000), min_size=1, max_size=6),
+)
 def test_pcg32_blocks_of_any_sizes_are_one_stream(seed, seq, sizes):
     whole = Pcg32(seed, seq).u32(sum(sizes))
     rng = Pcg32(seed, seq)
@@ -36,7 +39,7 @@ def test_due_in_any_chunks_equals_the_loop(hz, cuts):
             expected.append(i)
     due, got, start = Due(hz), [], 0
     for k in cuts + [len(t)]:
-        got.extend((start + due.sample_indices(t[start:start + k])).tolist())
+        got.extend((start + due.sample_indices(t[start : start + k])).tolist())
         start += k
         if start >= len(t):
             break
@@ -54,14 +57,28 @@ def test_utm_round_trip_closes(lat, dlon, zone):
 
 
 @settings(max_examples=25, deadline=None)
-@given(cuts=st.lists(st.integers(1, 200), min_size=1, max_size=10), seed=st.integers(0, 1000),
-       hz=st.sampled_from([120.0, 100.0, 50.0, 7.0]))
+@given(
+    cuts=st.lists(st.integers(1, 200), min_size=1, max_size=10),
+    seed=st.integers(0, 1000),
+    hz=st.sampled_from([120.0, 100.0, 50.0, 7.0]),
+)
 def test_imu_rows_do_not_depend_on_the_chunks(cuts, seed, hz):
     truth = circle_truth(600)
-    cfg = {"seed": seed, "noise": True, "mount_frame": "base_footprint", "delay_s": 0.05,
-           "imu": {"enabled": True, "hz": hz, "accel_std_mps2": 0.03, "gyro_std_radps": 0.002,
-                   "accel_bias_mps2": 0.01, "gyro_bias_radps": 0.001,
-                   "position_flu_m": [0.95, -0.45, 0.7]}}
+    cfg = {
+        "seed": seed,
+        "noise": True,
+        "mount_frame": "base_footprint",
+        "delay_s": 0.05,
+        "imu": {
+            "enabled": True,
+            "hz": hz,
+            "accel_std_mps2": 0.03,
+            "gyro_std_radps": 0.002,
+            "accel_bias_mps2": 0.01,
+            "gyro_bias_radps": 0.001,
+            "position_flu_m": [0.95, -0.45, 0.7],
+        },
+    }
 
     def run(pieces):
         model = ImuModel(cfg, VEHICLES["polaris"])
@@ -82,13 +99,21 @@ def test_imu_rows_do_not_depend_on_the_chunks(cuts, seed, hz):
 @given(m=st.integers(1, 30), data=st.data())
 def test_jsonl_rows_and_parquet_columns_carry_the_same_values(m, data):
     values = np.array(data.draw(st.lists(st.floats(-1e6, 1e6), min_size=m, max_size=m)))
-    vec = np.array(data.draw(st.lists(st.lists(st.floats(-1e3, 1e3), min_size=3, max_size=3),
-                                      min_size=m, max_size=m)))
+    vec = np.array(
+        data.draw(
+            st.lists(st.lists(st.floats(-1e3, 1e3), min_size=3, max_size=3), min_size=m, max_size=m)
+        )
+    )
     valid = np.array(data.draw(st.lists(st.booleans(), min_size=m, max_size=m)))
-    names = data.draw(st.lists(st.sampled_from(["rtk_fixed", "single", "no_fix"]),
-                               min_size=m, max_size=m))
-    cols = [Column("a", values), Column("b.c", vec, valid), Column("b.d", "k", constant=True),
-            Column("e", names)]
+    names = data.draw(
+        st.lists(st.sampled_from(["rtk_fixed", "single", "no_fix"]), min_size=m, max_size=m)
+    )
+    cols = [
+        Column("a", values),
+        Column("b.c", vec, valid),
+        Column("b.d", "k", constant=True),
+        Column("e", names),
+    ]
     rows = rows_from_columns(cols, m)
     table = arrow_table(cols, m).to_pydict()
     for i, row in enumerate(rows):
@@ -106,16 +131,25 @@ def test_jsonl_rows_and_parquet_columns_carry_the_same_values(m, data):
 def test_jsonl_from_columns_is_orjson_of_each_row(m, data):
     floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
     values = np.array(data.draw(st.lists(floats, min_size=m, max_size=m)), dtype=np.float64)
-    vec = np.array(data.draw(st.lists(st.lists(floats, min_size=3, max_size=3),
-                                      min_size=m, max_size=m)), dtype=np.float64)
-    ints = np.array(data.draw(st.lists(st.integers(-2**62, 2**62), min_size=m, max_size=m)))
+    vec = np.array(
+        data.draw(st.lists(st.lists(floats, min_size=3, max_size=3), min_size=m, max_size=m)),
+        dtype=np.float64,
+    )
+    ints = np.array(data.draw(st.lists(st.integers(-(2**62), 2**62), min_size=m, max_size=m)))
     valid = np.array(data.draw(st.lists(st.booleans(), min_size=m, max_size=m)))
     all_valid = np.ones(m, dtype=bool)
     names = data.draw(st.lists(st.text(max_size=6), min_size=m, max_size=m))
-    cols = [Column("sample_time_s", values), Column("b.c", vec, valid), Column("b.v", vec),
-            Column("b.w", vec, all_valid), Column("b.d", "100%", constant=True),
-            Column("n", ints, valid), Column("e", names), Column("k", 7, constant=True),
-            Column("flag", valid)]
+    cols = [
+        Column("sample_time_s", values),
+        Column("b.c", vec, valid),
+        Column("b.v", vec),
+        Column("b.w", vec, all_valid),
+        Column("b.d", "100%", constant=True),
+        Column("n", ints, valid),
+        Column("e", names),
+        Column("k", 7, constant=True),
+        Column("flag", valid),
+    ]
     expected = b"".join(orjson.dumps(r) + b"\n" for r in rows_from_columns(cols, m))
     assert jsonl_from_columns(cols, m) == expected
 
@@ -127,11 +161,27 @@ def test_round_float_is_numpys_round_bit_for_bit():
 
     rng = np.random.default_rng(7)
     for decimals in range(0, 13):
-        x = np.concatenate([
-            rng.normal(size=20_000) * 10.0 ** rng.integers(-8, 9, 20_000),
-            (rng.integers(-10 ** 6, 10 ** 6, 5_000) + 0.5) / 10.0 ** decimals,  # halves
-            [0.0, -0.0, -0.4 / 10 ** decimals, -0.5 / 10 ** decimals, 2.0 ** 53, 2.0 ** 60 + 3,
-             1e300, -1e300, 5e-324, -5e-324, np.inf, -np.inf, np.nan]])
+        x = np.concatenate(
+            [
+                rng.normal(size=20_000) * 10.0 ** rng.integers(-8, 9, 20_000),
+                (rng.integers(-(10**6), 10**6, 5_000) + 0.5) / 10.0**decimals,  # halves
+                [
+                    0.0,
+                    -0.0,
+                    -0.4 / 10**decimals,
+                    -0.5 / 10**decimals,
+                    2.0**53,
+                    2.0**60 + 3,
+                    1e300,
+                    -1e300,
+                    5e-324,
+                    -5e-324,
+                    np.inf,
+                    -np.inf,
+                    np.nan,
+                ],
+            ]
+        )
         with np.errstate(over="ignore"):
             expected = np.round(x, decimals)
         got = np.array([round_float(v, decimals) for v in x.tolist()])

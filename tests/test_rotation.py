@@ -22,8 +22,9 @@ def test_matrices_and_products_agree_with_scipy(rows):
     want = (Rotation.from_quat(q) * Rotation.from_quat(p)).as_quat()
     got = rot.quat_multiply(q, p)
     np.testing.assert_allclose(np.abs(np.sum(got * want, axis=1)), 1.0, atol=1e-12)
-    np.testing.assert_allclose(rot.rotate(rot.quat_to_matrix(q), v), Rotation.from_quat(q).apply(v),
-                               atol=1e-14)
+    np.testing.assert_allclose(
+        rot.rotate(rot.quat_to_matrix(q), v), Rotation.from_quat(q).apply(v), atol=1e-14
+    )
     np.testing.assert_allclose(rot.cross(v, q2[:, :3]), np.cross(v, q2[:, :3]), atol=1e-15)
 
 
@@ -47,7 +48,7 @@ def test_one_matrix_rotates_a_lever_arm_like_a_block(rows):
     r, arm = rot.quat_to_matrix(q), v[0]
     block, block_t = rot.rotate(r, arm), rot.rotate_inverse(r, arm)
     for i in range(len(q)):
-        assert np.array_equal(rot.rotate(r[i:i + 1], arm), block[i:i + 1])
-        assert np.array_equal(rot.rotate_inverse(r[i:i + 1], arm), block_t[i:i + 1])
+        assert np.array_equal(rot.rotate(r[i : i + 1], arm), block[i : i + 1])
+        assert np.array_equal(rot.rotate_inverse(r[i : i + 1], arm), block_t[i : i + 1])
         assert np.array_equal(rot.rotate(r[i], arm), block[i])
         assert rot.rotate(r[i], arm[None]).shape == (1, 3)

@@ -88,10 +88,22 @@ def test_malformed_truth_ends_with_one_line_and_no_run_dir(tmp_path, capsys, tru
 def test_out_of_range_key_ends_with_one_line(tmp_path, capsys, truth_csv):
     runs = tmp_path / "runs"
     runs.mkdir()
-    code = main(["simulate", "--truth", str(truth_csv), "--gnss-hz", "240",
-                 "--out", str(runs / "r"), "--quiet"])
+    code = main(
+        [
+            "simulate",
+            "--truth",
+            str(truth_csv),
+            "--gnss-hz",
+            "240",
+            "--out",
+            str(runs / "r"),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and err == ["navsense: error: command line: gnss.hz = 240 is out of range 1..120"]
+    assert code == 2 and err == [
+        "navsense: error: command line: gnss.hz = 240 is out of range 1..120"
+    ]
     assert _no_run_dir_left(runs)
 
 
@@ -116,10 +128,13 @@ def test_simulate_a_gps_track_far_from_the_tile(tmp_path):
 
     gpx_path = Path(__file__).parent / "reference" / "track_paris_loop.gpx"
     out = tmp_path / "paris"
-    assert main(["simulate", "--track", str(gpx_path), "--out", str(out), "--quiet",
-                 "--no-noise"]) == 0
-    points = [p for t in gpxpy.parse(gpx_path.read_text()).tracks for s in t.segments
-              for p in s.points]
+    assert (
+        main(["simulate", "--track", str(gpx_path), "--out", str(out), "--quiet", "--no-noise"])
+        == 0
+    )
+    points = [
+        p for t in gpxpy.parse(gpx_path.read_text()).tracks for s in t.segments for p in s.points
+    ]
     rows = [json.loads(line) for line in (out / "gnss.jsonl").read_text().splitlines()]
     fixes = [r for r in rows if r["latitude_deg"] is not None]
     assert fixes
@@ -133,15 +148,28 @@ def test_simulate_a_gps_track_far_from_the_tile(tmp_path):
     assert start.startswith(points[0].time.strftime("%Y-%m-%dT%H:%M:%S"))  # the recorded UTC
 
 
-@pytest.mark.parametrize("option, value, words", [
-    ("--chunk-steps", "0", "--chunk-steps 0 must be >= 1"),
-    ("--delay", "-1", "delay_s = -1 is out of range 0..10"),
-    ("--gnss-outage", "5-10", "--gnss-outage"),
-    ("--agent", "-1", "--agent -1 must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("--chunk-steps", "0", "--chunk-steps 0 must be >= 1"),
+        ("--delay", "-1", "delay_s = -1 is out of range 0..10"),
+        ("--gnss-outage", "5-10", "--gnss-outage"),
+        ("--agent", "-1", "--agent -1 must be >= 0"),
+    ],
+)
 def test_bad_options_end_with_one_line(tmp_path, capsys, truth_csv, option, value, words):
-    code = main(["simulate", "--truth", str(truth_csv), option, value, "--out", str(tmp_path / "r"),
-                 "--quiet"])
+    code = main(
+        [
+            "simulate",
+            "--truth",
+            str(truth_csv),
+            option,
+            value,
+            "--out",
+            str(tmp_path / "r"),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and words in err[0]
     assert not (tmp_path / "r").exists()

@@ -71,7 +71,13 @@ def test_the_rows_are_the_runs_files_each_at_its_delivery_step(scenario, cfg, fi
     for sensor_rows in rest.values():
         assert all(round(r["delivery_time_s"] * 120.0) > STEPS - 1 for r in sensor_rows)
     # the samples at t = 0 are due at 0.05 s, step 6 (the IMU's first sample is later)
-    assert delivered[5][1] == {} and delivered[6][1].keys() == {"gnss", "ins", "mag", "baro", "odom"}
+    assert delivered[5][1] == {} and delivered[6][1].keys() == {
+        "gnss",
+        "ins",
+        "mag",
+        "baro",
+        "odom",
+    }
 
 
 def test_chunks_give_the_rows_of_steps_by_the_end_of_each_chunk(scenario, cfg, files):
@@ -110,7 +116,7 @@ def test_a_spawned_worker_when_other_threads_run(scenario, cfg, files):
         stop.set()
         other.join()
     lines = _lines(delivered, rest)
-    assert lines == {name: files[name][:len(rows)] for name, rows in lines.items()}
+    assert lines == {name: files[name][: len(rows)] for name, rows in lines.items()}
     assert len(lines["imu"]) == 198 and len(lines["gnss"]) == 17  # 200 steps, all rows
 
 
@@ -119,8 +125,9 @@ def _far_truth(n: int) -> TruthStates:
     p = np.tile([0.0, 5e6, 0.0], (n, 1))
     q = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
     z = np.zeros((n, 3))
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=z, w_radps=z, c_m=p.copy(),
-                       reset=np.zeros(n, dtype=bool))
+    return TruthStates(
+        step0=0, p_m=p, q_xyzw=q, v_mps=z, w_radps=z, c_m=p.copy(), reset=np.zeros(n, dtype=bool)
+    )
 
 
 @pytest.mark.parametrize("worker", [False, True])
@@ -144,7 +151,9 @@ def test_the_workers_error_comes_back_after_the_worker_has_gone(scenario, cfg):
     stream._process.join(10.0)  # the worker failed on them and ended
     assert not stream._process.is_alive()
     with pytest.raises(DatumError, match="outside"):
-        stream.step(truth.slice(3, 9))  # rows of step 2 due: sent to a closed pipe, the last reply read
+        stream.step(
+            truth.slice(3, 9)
+        )  # rows of step 2 due: sent to a closed pipe, the last reply read
 
 
 def test_a_dropped_stream_ends_its_worker(scenario, cfg):
@@ -159,8 +168,15 @@ def test_a_dropped_stream_ends_its_worker(scenario, cfg):
 
 def test_a_stream_may_start_at_any_step_and_take_empty_chunks(scenario, cfg):
     truth = scenario.truth.slice(0, 400)
-    late = TruthStates(step0=1000, p_m=truth.p_m, q_xyzw=truth.q_xyzw, v_mps=truth.v_mps,
-                       w_radps=truth.w_radps, c_m=truth.c_m, reset=truth.reset)
+    late = TruthStates(
+        step0=1000,
+        p_m=truth.p_m,
+        q_xyzw=truth.q_xyzw,
+        v_mps=truth.v_mps,
+        w_radps=truth.w_radps,
+        c_m=truth.c_m,
+        reset=truth.reset,
+    )
     got = {}
     for worker in (False, True):
         stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=worker)

@@ -42,11 +42,32 @@ def test_processes_and_threads_write_the_same_bytes(tmp_path, truth_parquet, fmt
     runs = {}
     for workers in ("threads", "processes"):
         out = tmp_path / workers
-        assert main(["simulate", "--truth", str(truth_parquet), "--out", str(out), "--quiet",
-                     "--format", fmt, "--mag", "--baro", "--odom", "--chunk-steps", "500",
-                     "--workers", workers]) == 0
+        assert (
+            main(
+                [
+                    "simulate",
+                    "--truth",
+                    str(truth_parquet),
+                    "--out",
+                    str(out),
+                    "--quiet",
+                    "--format",
+                    fmt,
+                    "--mag",
+                    "--baro",
+                    "--odom",
+                    "--chunk-steps",
+                    "500",
+                    "--workers",
+                    workers,
+                ]
+            )
+            == 0
+        )
         runs[workers] = _files(out)
-    assert set(runs["threads"]) >= {f"{s}.{fmt}" for s in ("gnss", "imu", "ins", "mag", "baro", "odom")}
+    assert set(runs["threads"]) >= {
+        f"{s}.{fmt}" for s in ("gnss", "imu", "ins", "mag", "baro", "odom")
+    }
     assert runs["threads"] == runs["processes"]
     assert not multiprocessing.active_children()
 
@@ -58,7 +79,9 @@ def _setup():
 
 
 def _split_classes(cfg, scenario):
-    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    georef = scenario.site.make_georeference(
+        cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
+    )
     models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
     local, remote = _split_models(models, "jsonl", "processes")
     assert local and remote
@@ -70,30 +93,44 @@ def _failing(original):
         if chunk.step0 > 0:
             raise RuntimeError(f"{self.name} broke at step {chunk.step0}")
         return original(self, chunk)
+
     return process
 
 
-@pytest.mark.parametrize("where, error, message", [
-    ("worker", WorkerError, "RuntimeError.*broke at step"),  # raised there, reported here
-    ("here", RuntimeError, "broke at step"),  # raised here: the worker is stopped
-])
-def test_an_error_in_either_process_ends_the_run_and_leaves_nothing(tmp_path, monkeypatch, where,
-                                                                     error, message, alone):
+@pytest.mark.parametrize(
+    "where, error, message",
+    [
+        ("worker", WorkerError, "RuntimeError.*broke at step"),  # raised there, reported here
+        ("here", RuntimeError, "broke at step"),  # raised here: the worker is stopped
+    ],
+)
+def test_an_error_in_either_process_ends_the_run_and_leaves_nothing(
+    tmp_path, monkeypatch, where, error, message, alone
+):
     scenario, cfg = _setup()
     local_cls, remote_cls = _split_classes(cfg, scenario)
     cls = remote_cls if where == "worker" else local_cls
     monkeypatch.setattr(cls, "process", _failing(cls.process))
     out = tmp_path / "run"
     with pytest.raises(error, match=message):
-        simulate(scenario.truth, cfg, scenario.vehicle, scenario.site, out, chunk_steps=600,
-                 workers="processes")
+        simulate(
+            scenario.truth,
+            cfg,
+            scenario.vehicle,
+            scenario.site,
+            out,
+            chunk_steps=600,
+            workers="processes",
+        )
     assert not out.exists() and not list(tmp_path.iterdir())
     assert not multiprocessing.active_children()
 
 
 def test_models_are_split_by_cost_and_one_model_stays_here(alone):
     scenario, cfg = _setup()
-    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    georef = scenario.site.make_georeference(
+        cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
+    )
     models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
     local, remote = _split_models(models, "parquet", "processes")
     # heaviest first, the parent starting with the reader's share: GNSS there, INS here, IMU there
@@ -106,7 +143,9 @@ def test_a_process_with_other_threads_does_not_fork():
     import threading
 
     scenario, cfg = _setup()
-    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    georef = scenario.site.make_georeference(
+        cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
+    )
     models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)

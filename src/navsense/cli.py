@@ -20,36 +20,77 @@ __all__ = ["main", "build_parser"]
 
 def _add_simulate(sub) -> None:
     p = sub.add_parser(
-        "simulate", help="run the sensors over a truth log or an embedded scenario",
+        "simulate",
+        help="run the sensors over a truth log or an embedded scenario",
         description="Run the GNSS receiver, IMU and INS over a truth log (--truth) or an embedded "
-                    "scenario (default: acre-loop) and write a run directory.")
+        "scenario (default: acre-loop) and write a run directory.",
+    )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
     src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
-    src.add_argument("--track", metavar="FILE",
-                     help="a route or GPS track (.gpx, .csv, waypoint .json) turned into truth")
-    p.add_argument("--smoothing-m", type=float, default=0.0, metavar="SIGMA",
-                   help="--track: position noise of the recording, m (0: pass through every point)")
-    p.add_argument("--bank", choices=["none", "coordinated"], default="none",
-                   help="--track: roll zero, or the coordinated-turn bank")
-    p.add_argument("--save-truth", action="store_true",
-                   help="also write the truth as truth.parquet in the run directory (on with --track)")
-    p.add_argument("--site", metavar="NAME|FILE",
-                   help="site of a truth log: an embedded site name or a site JSON file (default acre)")
+    src.add_argument(
+        "--track",
+        metavar="FILE",
+        help="a route or GPS track (.gpx, .csv, waypoint .json) turned into truth",
+    )
+    p.add_argument(
+        "--smoothing-m",
+        type=float,
+        default=0.0,
+        metavar="SIGMA",
+        help="--track: position noise of the recording, m (0: pass through every point)",
+    )
+    p.add_argument(
+        "--bank",
+        choices=["none", "coordinated"],
+        default="none",
+        help="--track: roll zero, or the coordinated-turn bank",
+    )
+    p.add_argument(
+        "--save-truth",
+        action="store_true",
+        help="also write the truth as truth.parquet in the run directory (on with --track)",
+    )
+    p.add_argument(
+        "--site",
+        metavar="NAME|FILE",
+        help="site of a truth log: an embedded site name or a site JSON file (default acre)",
+    )
     add_config_arguments(p)
-    p.add_argument("--agent", type=int, default=0, metavar="K",
-                   help="agent index: the INS seed adds 7919 K (ACRES Core)")
+    p.add_argument(
+        "--agent",
+        type=int,
+        default=0,
+        metavar="K",
+        help="agent index: the INS seed adds 7919 K (ACRES Core)",
+    )
     p.add_argument("--out", metavar="DIR", help="run directory (default runs/<name>-<time>)")
-    p.add_argument("--chunk-steps", type=int, default=None, metavar="N",
-                   help="physics steps per processing chunk (output does not depend on it)")
-    p.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl",
-                   help="rows as JSON Lines (default) or one Parquet file per sensor")
-    p.add_argument("--workers", choices=["processes", "threads"], default="processes",
-                   help="processes (default): the models are split between this process and one "
-                        "forked worker (Linux; threads elsewhere); threads: one process. "
-                        "Output does not depend on it")
-    p.add_argument("--mcap", action="store_true",
-                   help="also write the ROS 2 bag ros2.mcap (as navsense export mcap RUN_DIR)")
+    p.add_argument(
+        "--chunk-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="physics steps per processing chunk (output does not depend on it)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["jsonl", "parquet"],
+        default="jsonl",
+        help="rows as JSON Lines (default) or one Parquet file per sensor",
+    )
+    p.add_argument(
+        "--workers",
+        choices=["processes", "threads"],
+        default="processes",
+        help="processes (default): the models are split between this process and one "
+        "forked worker (Linux; threads elsewhere); threads: one process. "
+        "Output does not depend on it",
+    )
+    p.add_argument(
+        "--mcap",
+        action="store_true",
+        help="also write the ROS 2 bag ros2.mcap (as navsense export mcap RUN_DIR)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=_run_simulate)
 
@@ -107,13 +148,20 @@ def _run_simulate(args) -> int:
         vehicle = vehicle_profile(args.vehicle or "polaris")
         cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
         site = _resolve_site(args.site) if args.site else None
-        track = load_track(args.track, site=site, start_utc=cfg["gnss"]["datum"]["start_utc"],
-                           datum=cfg["gnss"]["datum"])
+        track = load_track(
+            args.track,
+            site=site,
+            start_utc=cfg["gnss"]["datum"]["start_utc"],
+            datum=cfg["gnss"]["datum"],
+        )
         if track.start_utc and track.start_utc != cfg["gnss"]["datum"]["start_utc"]:
             overrides = {**overrides, "gnss.datum.start_utc": track.start_utc}
             cfg = apply_overrides(cfg, {"gnss.datum.start_utc": track.start_utc})
-        if track.site.georeference and track.site.georeference.get("kind") == "local" \
-                and "ins.utm_zone" not in _config_keys_set(args):
+        if (
+            track.site.georeference
+            and track.site.georeference.get("kind") == "local"
+            and "ins.utm_zone" not in _config_keys_set(args)
+        ):
             # the INS odometry in the track's own UTM zone (ins.utm_zone defaults to the tile's 16)
             from navsense.geo.utm import zone_of
 
@@ -147,10 +195,21 @@ def _run_simulate(args) -> int:
     if not args.track:
         cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
     out = Path(args.out) if args.out else default_run_dir("runs", label)
-    summary = simulate(truth, cfg, vehicle, site, out, source=source, agent=args.agent,
-                       chunk_steps=chunk_steps, total_steps=total, progress=not args.quiet,
-                       output_format=args.format, save_truth=save_truth,
-                       workers=args.workers)
+    summary = simulate(
+        truth,
+        cfg,
+        vehicle,
+        site,
+        out,
+        source=source,
+        agent=args.agent,
+        chunk_steps=chunk_steps,
+        total_steps=total,
+        progress=not args.quiet,
+        output_format=args.format,
+        save_truth=save_truth,
+        workers=args.workers,
+    )
     if args.mcap:
         from navsense.output.ros2 import write_mcap
 
@@ -173,8 +232,10 @@ def _run_scenarios(args) -> int:
     from navsense.scenarios import list_scenarios
 
     for s in list_scenarios():
-        print(f"{s['name']:<16} {s['duration_s']:7.1f} s  {s['vehicle']:<8} site {s['site']:<8} "
-              f"{s['description']}")
+        print(
+            f"{s['name']:<16} {s['duration_s']:7.1f} s  {s['vehicle']:<8} site {s['site']:<8} "
+            f"{s['description']}"
+        )
     return 0
 
 
@@ -183,6 +244,7 @@ def _add_module_parser(module: str):
         import importlib
 
         importlib.import_module(module).add_parser(sub)
+
     return add
 
 
@@ -204,7 +266,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argparse parser of every sub-command, or of ``command`` only."""
     parser = argparse.ArgumentParser(
         prog="navsense",
-        description="Navigation sensor readings (GNSS receiver, IMU, INS) from truth motion.")
+        description="Navigation sensor readings (GNSS receiver, IMU, INS) from truth motion.",
+    )
     parser.add_argument("--version", action="version", version=f"navsense {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     only = _PARSER_OF.get(command)
@@ -226,9 +289,13 @@ def main(argv: list[str] | None = None) -> int:
         func = getattr(args, "func", None)
         if func is None:
             # sub-commands registered by their own modules expose run(args)
-            module = {"config": "navsense.config.cli_config", "geo": "navsense.geo.cli_geo",
-                      "export": "navsense.cli_export", "report": "navsense.cli_export",
-                      "truth": "navsense.truth.cli_truth"}[args.command]
+            module = {
+                "config": "navsense.config.cli_config",
+                "geo": "navsense.geo.cli_geo",
+                "export": "navsense.cli_export",
+                "report": "navsense.cli_export",
+                "truth": "navsense.truth.cli_truth",
+            }[args.command]
             import importlib
 
             func = importlib.import_module(module).run

@@ -22,33 +22,53 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers) -> None:
     """Register ``export`` (action ``mcap``) and ``report`` on an argparse subparsers object."""
     export = subparsers.add_parser(
-        "export", help="export a run directory to another format (ROS 2 bag in MCAP)",
-        description="Export a run directory to another format.")
+        "export",
+        help="export a run directory to another format (ROS 2 bag in MCAP)",
+        description="Export a run directory to another format.",
+    )
     formats = export.add_subparsers(dest="export_format", metavar="FORMAT", required=True)
     mcap = formats.add_parser(
-        "mcap", help="a ROS 2 bag (MCAP) with the INS topics of the ROS 2 bridge",
+        "mcap",
+        help="a ROS 2 bag (MCAP) with the INS topics of the ROS 2 bridge",
         description="Write the run's INS epochs as the ROS 2 bridge publishes them (odometry, "
-                    "fix, IMU, velocity, ground truth, /tf) to a ROS 2 bag in MCAP that "
-                    "Foxglove and `ros2 bag play` open. Header stamps are start_utc + sample "
-                    "time, log times start_utc + delivery time.")
+        "fix, IMU, velocity, ground truth, /tf) to a ROS 2 bag in MCAP that "
+        "Foxglove and `ros2 bag play` open. Header stamps are start_utc + sample "
+        "time, log times start_utc + delivery time.",
+    )
     mcap.add_argument("run_dir", metavar="RUN_DIR", help="a navsense run directory")
-    mcap.add_argument("--out", metavar="FILE",
-                      help="the bag (default RUN_DIR/ros2.mcap); an existing file is an error")
-    mcap.add_argument("--gnss-fix", action="store_true",
-                      help="add the GNSS receiver's own fix (gnss.jsonl) on /gnss/receiver/fix")
-    mcap.add_argument("--raw-imu", action="store_true",
-                      help="add the IMU (imu.jsonl) as sensor_msgs/Imu on /imu/raw")
+    mcap.add_argument(
+        "--out",
+        metavar="FILE",
+        help="the bag (default RUN_DIR/ros2.mcap); an existing file is an error",
+    )
+    mcap.add_argument(
+        "--gnss-fix",
+        action="store_true",
+        help="add the GNSS receiver's own fix (gnss.jsonl) on /gnss/receiver/fix",
+    )
+    mcap.add_argument(
+        "--raw-imu",
+        action="store_true",
+        help="add the IMU (imu.jsonl) as sensor_msgs/Imu on /imu/raw",
+    )
     mcap.set_defaults(func=run, command_name="export")
 
     report = subparsers.add_parser(
-        "report", help="an HTML report with plots and statistics of a run directory",
+        "report",
+        help="an HTML report with plots and statistics of a run directory",
         description="Write RUN_DIR/report/report.html (self-contained, plots embedded) and the "
-                    "plots as PNG files: track over the obstacles, GNSS errors with the "
-                    "reported sigma bands, fix states, a sky plot, the IMU, and a summary table.")
+        "plots as PNG files: track over the obstacles, GNSS errors with the "
+        "reported sigma bands, fix states, a sky plot, the IMU, and a summary table.",
+    )
     report.add_argument("run_dir", metavar="RUN_DIR", help="a navsense run directory")
-    report.add_argument("--time-s", type=float, default=None, metavar="T",
-                        help="episode time of the sky plot (default: the GNSS epoch with the "
-                             "most obstructed satellites)")
+    report.add_argument(
+        "--time-s",
+        type=float,
+        default=None,
+        metavar="T",
+        help="episode time of the sky plot (default: the GNSS epoch with the "
+        "most obstructed satellites)",
+    )
     report.set_defaults(func=run, command_name="report")
 
 

@@ -11,6 +11,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from navsense.cli import run  # noqa: E402  (after the setting)
+from navsense.cli import run
 
 __all__ = ["run"]

@@ -107,15 +107,17 @@ class AnchoredScan:
         prod = np.ones(n_seg * SEGMENT)
         prod[self.offset] = self.product
         prod[flat[~is_anchor]] = a[~is_anchor]
-        np.multiply.accumulate(prod.reshape(n_seg, SEGMENT), axis=1,
-                               out=prod.reshape(n_seg, SEGMENT))
+        np.multiply.accumulate(
+            prod.reshape(n_seg, SEGMENT), axis=1, out=prod.reshape(n_seg, SEGMENT)
+        )
         p_k = prod[flat]
         terms = np.zeros((n_seg * SEGMENT, n))
         terms[self.offset] = self.sum
         terms[flat] = drive / p_k[:, None]
         terms[flat[starts]] = 0.0  # S = 0 at an anchor
-        np.add.accumulate(terms.reshape(n_seg, SEGMENT, n), axis=1,
-                          out=terms.reshape(n_seg, SEGMENT, n))
+        np.add.accumulate(
+            terms.reshape(n_seg, SEGMENT, n), axis=1, out=terms.reshape(n_seg, SEGMENT, n)
+        )
         s_k = terms[flat]
 
         # the anchors, segment after segment (the one sequential part: m / SEGMENT steps):
@@ -123,9 +125,10 @@ class AnchoredScan:
         ends = starts - 1  # the epoch before each anchor
         anchor = self.anchor
         anchor_rows = [anchor]
-        for s, (a_s, d_s, p, s_sum) in enumerate(zip(a[starts].tolist(), drive[starts].tolist(),
-                                                     p_k[ends].tolist(), s_k[ends].tolist()),
-                                                 start=1):
+        for s, (a_s, d_s, p, s_sum) in enumerate(
+            zip(a[starts].tolist(), drive[starts].tolist(), p_k[ends].tolist(), s_k[ends].tolist()),
+            start=1,
+        ):
             if ends[s - 1] < 0:  # the run starts with an anchor: x of the previous run
                 last = self.last
             else:

@@ -102,7 +102,7 @@ def _box_muller(out32: np.ndarray) -> np.ndarray:
     radius, angle = np.empty(block), np.empty(block)
     for b0 in range(0, n, block or 1):
         b1 = min(n, b0 + block)
-        r, a = radius[:b1 - b0], angle[:b1 - b0]
+        r, a = radius[: b1 - b0], angle[: b1 - b0]
         np.copyto(r, pairs[b0:b1, 0], casting="safe")  # U1
         r += 0.5
         r *= _INV_TWO_POW_32
@@ -126,8 +126,16 @@ class Pcg32:
     ``gaussian_list(n)`` is ``gaussians(n)`` as Python floats.
     """
 
-    __slots__ = ("_state", "_inc", "_c_table", "_ahead", "_ahead_pos", "_ahead_start",
-                 "_gauss", "_gauss_pos")
+    __slots__ = (
+        "_state",
+        "_inc",
+        "_c_table",
+        "_ahead",
+        "_ahead_pos",
+        "_ahead_start",
+        "_gauss",
+        "_gauss_pos",
+    )
 
     def __init__(self, seed: int, seq: int) -> None:
         seed = int(seed) & _MASK64
@@ -156,8 +164,9 @@ class Pcg32:
         if self._ahead_pos == len(self._ahead):
             return self._state
         k = self._ahead_pos  # outputs taken from the read-ahead block
-        return (int(_multiplier_table()[k]) * self._ahead_start
-                + int(self._increments()[k])) & _MASK64
+        return (
+            int(_multiplier_table()[k]) * self._ahead_start + int(self._increments()[k])
+        ) & _MASK64
 
     def _increments(self) -> np.ndarray:
         if self._c_table is None:
@@ -177,9 +186,9 @@ class Pcg32:
         ahead = len(self._ahead) - self._ahead_pos
         if n <= ahead:
             self._ahead_pos += n
-            return self._ahead[self._ahead_pos - n:self._ahead_pos].copy()
+            return self._ahead[self._ahead_pos - n : self._ahead_pos].copy()
         out = np.empty(n, dtype=np.uint32)
-        out[:ahead] = self._ahead[self._ahead_pos:]
+        out[:ahead] = self._ahead[self._ahead_pos :]
         self._ahead_pos = len(self._ahead)
         rest = n - ahead
         if rest < READ_AHEAD // 4:
@@ -240,14 +249,13 @@ class Pcg32:
         pos = self._ahead_pos
         start = self._gauss_pos
         i = (pos - start) // 2
-        if (self._gauss is None or pos < start or (pos - start) % 2
-                or i + n > len(self._gauss)):
+        if self._gauss is None or pos < start or (pos - start) % 2 or i + n > len(self._gauss):
             stop = min(len(self._ahead), pos + max(2 * n, _GAUSS_AHEAD))
-            self._gauss = _box_muller(self._ahead[pos:stop - (stop - pos) % 2]).tolist()
+            self._gauss = _box_muller(self._ahead[pos : stop - (stop - pos) % 2]).tolist()
             self._gauss_pos = pos
             i = 0
         self._ahead_pos = pos + 2 * n
-        return self._gauss[i:i + n]
+        return self._gauss[i : i + n]
 
     # ---------------------------------------------------------------------------- scalar draws
     def next_u32(self) -> int:

@@ -13,9 +13,20 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "cross", "matrix_floats", "multiply_floats", "about_axis_floats",
-    "quat_to_matrix", "quat_multiply", "quat_conjugate", "rotate", "rotate_inverse",
-    "quat_about_z", "quat_about_y", "quat_about_x", "quat_from_euler_zyx", "quat_normalize",
+    "cross",
+    "matrix_floats",
+    "multiply_floats",
+    "about_axis_floats",
+    "quat_to_matrix",
+    "quat_multiply",
+    "quat_conjugate",
+    "rotate",
+    "rotate_inverse",
+    "quat_about_z",
+    "quat_about_y",
+    "quat_about_x",
+    "quat_from_euler_zyx",
+    "quat_normalize",
 ]
 
 
@@ -28,8 +39,11 @@ def quat_normalize(q: np.ndarray) -> np.ndarray:
 def _one_row(*arrays) -> bool:
     """True when every array is one row: shape (k,) or (1, k), the same for all."""
     shape = arrays[0].shape
-    return len(shape) <= 2 and (len(shape) == 1 or shape[0] == 1) and all(
-        a.shape == shape for a in arrays[1:])
+    return (
+        len(shape) <= 2
+        and (len(shape) == 1 or shape[0] == 1)
+        and all(a.shape == shape for a in arrays[1:])
+    )
 
 
 def _one_shape(r: np.ndarray, v: np.ndarray) -> tuple:
@@ -42,19 +56,29 @@ def matrix_floats(x: float, y: float, z: float, w: float) -> tuple:
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
     wx, wy, wz = w * x, w * y, w * z
-    return (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
-            2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
-            2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
+    return (
+        1.0 - 2.0 * (yy + zz),
+        2.0 * (xy - wz),
+        2.0 * (xz + wy),
+        2.0 * (xy + wz),
+        1.0 - 2.0 * (xx + zz),
+        2.0 * (yz - wx),
+        2.0 * (xz - wy),
+        2.0 * (yz + wx),
+        1.0 - 2.0 * (xx + yy),
+    )
 
 
 def multiply_floats(a, b) -> tuple:
     """a (x) b of two quaternions given as 4 Python floats each (x, y, z, w)."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
 
 
 def about_axis_floats(angle_rad: float, axis: int) -> tuple:
@@ -97,10 +121,18 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     if r.size == 9 and v.size == 3:
         (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.reshape(3, 3).tolist()
         v0, v1, v2 = v.reshape(3).tolist()
-        return np.array([r00 * v0 + r01 * v1 + r02 * v2, r10 * v0 + r11 * v1 + r12 * v2,
-                         r20 * v0 + r21 * v1 + r22 * v2]).reshape(_one_shape(r, v))
-    return (r[..., :, 0] * v[..., None, 0] + r[..., :, 1] * v[..., None, 1]
-            + r[..., :, 2] * v[..., None, 2])
+        return np.array(
+            [
+                r00 * v0 + r01 * v1 + r02 * v2,
+                r10 * v0 + r11 * v1 + r12 * v2,
+                r20 * v0 + r21 * v1 + r22 * v2,
+            ]
+        ).reshape(_one_shape(r, v))
+    return (
+        r[..., :, 0] * v[..., None, 0]
+        + r[..., :, 1] * v[..., None, 1]
+        + r[..., :, 2] * v[..., None, 2]
+    )
 
 
 def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -109,10 +141,18 @@ def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     if r.size == 9 and v.size == 3:
         (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.reshape(3, 3).tolist()
         v0, v1, v2 = v.reshape(3).tolist()
-        return np.array([r00 * v0 + r10 * v1 + r20 * v2, r01 * v0 + r11 * v1 + r21 * v2,
-                         r02 * v0 + r12 * v1 + r22 * v2]).reshape(_one_shape(r, v))
-    return (r[..., 0, :] * v[..., None, 0] + r[..., 1, :] * v[..., None, 1]
-            + r[..., 2, :] * v[..., None, 2])
+        return np.array(
+            [
+                r00 * v0 + r10 * v1 + r20 * v2,
+                r01 * v0 + r11 * v1 + r21 * v2,
+                r02 * v0 + r12 * v1 + r22 * v2,
+            ]
+        ).reshape(_one_shape(r, v))
+    return (
+        r[..., 0, :] * v[..., None, 0]
+        + r[..., 1, :] * v[..., None, 1]
+        + r[..., 2, :] * v[..., None, 2]
+    )
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -120,15 +160,20 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if _one_row(a, b):
-        return np.array(multiply_floats(a.reshape(4).tolist(), b.reshape(4).tolist())).reshape(a.shape)
+        return np.array(multiply_floats(a.reshape(4).tolist(), b.reshape(4).tolist())).reshape(
+            a.shape
+        )
     ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack([
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ], axis=-1)
+    return np.stack(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ],
+        axis=-1,
+    )
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -140,7 +185,9 @@ def quat_conjugate(q: np.ndarray) -> np.ndarray:
 def _about_axis(angle_rad: np.ndarray, axis: int) -> np.ndarray:
     angle_rad = np.asarray(angle_rad, dtype=np.float64)
     if angle_rad.size == 1 and angle_rad.ndim <= 1:
-        return np.array(about_axis_floats(float(angle_rad.reshape(())), axis)).reshape(angle_rad.shape + (4,))
+        return np.array(about_axis_floats(float(angle_rad.reshape(())), axis)).reshape(
+            angle_rad.shape + (4,)
+        )
     q = np.zeros(angle_rad.shape + (4,))
     q[..., axis] = np.sin(0.5 * angle_rad)
     q[..., 3] = np.cos(0.5 * angle_rad)
@@ -164,8 +211,9 @@ def quat_about_x(angle_rad) -> np.ndarray:
 
 def quat_from_euler_zyx(yaw_rad, pitch_rad, roll_rad) -> np.ndarray:
     """q = q_z(yaw) (x) q_y(pitch) (x) q_x(roll) (intrinsic z-y'-x'' sequence)."""
-    return quat_multiply(quat_multiply(quat_about_z(yaw_rad), quat_about_y(pitch_rad)),
-                         quat_about_x(roll_rad))
+    return quat_multiply(
+        quat_multiply(quat_about_z(yaw_rad), quat_about_y(pitch_rad)), quat_about_x(roll_rad)
+    )
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -175,8 +223,11 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if _one_row(a, b):
         (a0, a1, a2), (b0, b1, b2) = a.reshape(3).tolist(), b.reshape(3).tolist()
         return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]).reshape(a.shape)
-    return np.stack([
-        a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-        a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-        a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
-    ], axis=-1)
+    return np.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        axis=-1,
+    )

@@ -53,8 +53,10 @@ class RunSummary:
 
     def text(self) -> str:
         parts = ", ".join(f"{k} {v}" for k, v in self.rows.items()) or "no sensor enabled"
-        return (f"navsense: {self.steps} physics steps ({self.duration_s:.1f} s) -> {parts} rows "
-                f"in {self.wall_s:.2f} s\nnavsense: run directory {self.run_dir}")
+        return (
+            f"navsense: {self.steps} physics steps ({self.duration_s:.1f} s) -> {parts} rows "
+            f"in {self.wall_s:.2f} s\nnavsense: run directory {self.run_dir}"
+        )
 
 
 def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, agent: int = 0):
@@ -185,12 +187,13 @@ class _SensorOutput:
         self.writer.close()
 
 
-def _run_model(model, chunk: TruthStates, delay_s: float, outputs: "_Outputs"):
+def _run_model(model, chunk: TruthStates, delay_s: float, outputs: _Outputs):
     """One model over one chunk: its encoded rows, their count and its extra payload."""
     block = model.process(chunk)
     m = len(block["sample_time_s"])
     payload = outputs.writers[model.name].encode(
-        timed_columns(model, block, delay_s, chunk.rate_hz), m)
+        timed_columns(model, block, delay_s, chunk.rate_hz), m
+    )
     return payload, m, outputs.extra.payload(model, block)
 
 
@@ -239,7 +242,7 @@ class _Schedule:
 
     LAG = 3
 
-    def __init__(self, models, pool, delay_s: float, outputs: "_Outputs"):
+    def __init__(self, models, pool, delay_s: float, outputs: _Outputs):
         self.models = models
         self.pool = pool
         self.delay_s = delay_s
@@ -267,8 +270,7 @@ class _Schedule:
             for model in self.models:
                 if id(model) not in busy and waiting[id(model)]:
                     chunk = waiting[id(model)].popleft()
-                    future = self.pool.submit(_run_model, model, chunk, self.delay_s,
-                                              self.outputs)
+                    future = self.pool.submit(_run_model, model, chunk, self.delay_s, self.outputs)
                     running[future] = model
                     busy.add(id(model))
             if not running:
@@ -332,8 +334,10 @@ def _run_group(models, folder: Path, fmt: str, delay_s: float, next_chunk) -> tu
 # JSONL adds the encoding), used to split the models between the two processes. For the Polaris
 # suite in Parquet this gives INS here and GNSS + IMU in the worker: 1.61 s for the hour against
 # 1.76 s with GNSS here and INS + IMU there (medians of 6 runs).
-_COST = {"parquet": {"ins": 0.8, "gnss": 0.9, "imu": 0.27, "mag": 0.3, "baro": 0.1, "odom": 0.1},
-         "jsonl": {"ins": 2.1, "gnss": 0.95, "imu": 0.65, "mag": 0.6, "baro": 0.3, "odom": 0.3}}
+_COST = {
+    "parquet": {"ins": 0.8, "gnss": 0.9, "imu": 0.27, "mag": 0.3, "baro": 0.1, "odom": 0.1},
+    "jsonl": {"ins": 2.1, "gnss": 0.95, "imu": 0.65, "mag": 0.6, "baro": 0.3, "odom": 0.3},
+}
 _READER_COST = 0.2  # the parent also reads the truth and feeds the worker
 
 
@@ -402,9 +406,16 @@ def simulate(
     with RunDirectory(out_dir) as run:
         local, remote = _split_models(models, output_format, workers)
         # fork first: the child keeps only this thread
-        child = (ForkedWorker(partial(_run_group, remote, run.path, output_format, delay_s),
-                              lag=_Schedule.LAG, name="navsense-models", slot_steps=chunk_steps)
-                 if remote else None)
+        child = (
+            ForkedWorker(
+                partial(_run_group, remote, run.path, output_format, delay_s),
+                lag=_Schedule.LAG,
+                name="navsense-models",
+                slot_steps=chunk_steps,
+            )
+            if remote
+            else None
+        )
         outputs = _Outputs(run.path, local, output_format)
         from concurrent.futures import ThreadPoolExecutor
 

@@ -63,8 +63,12 @@ class Site:
         kind = self.georeference.get("kind")
         if kind == "acre":
             return Georeference.acre(start_utc=start_utc, datum=datum)
-        return Georeference.local(self.georeference["lat_deg"], self.georeference["lon_deg"],
-                                  self.georeference.get("height_m", 0.0), start_utc=start_utc)
+        return Georeference.local(
+            self.georeference["lat_deg"],
+            self.georeference["lon_deg"],
+            self.georeference.get("height_m", 0.0),
+            start_utc=start_utc,
+        )
 
     def to_json(self) -> dict:
         """The site as the JSON object it was read from."""
@@ -73,10 +77,15 @@ class Site:
 
 def _vec(obj: dict, key: str, n: int, where: str) -> list:
     value = obj.get(key)
-    if (not isinstance(value, list) or len(value) != n
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-            or not all(np.isfinite(value))):
-        raise ConfigError(f"{where}.{key} = {json.dumps(value)} is not an array of {n} finite numbers")
+    if (
+        not isinstance(value, list)
+        or len(value) != n
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        or not all(np.isfinite(value))
+    ):
+        raise ConfigError(
+            f"{where}.{key} = {json.dumps(value)} is not an array of {n} finite numbers"
+        )
     return [float(v) for v in value]
 
 
@@ -96,11 +105,15 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     known = {"name", "georeference", "buildings", "grain_bins", "tree_crowns", "description"}
     for key in data:
         if key not in known:
-            raise ConfigError(f"{source}: {key} is not a known key; allowed: {', '.join(sorted(known))}")
+            raise ConfigError(
+                f"{source}: {key} is not a known key; allowed: {', '.join(sorted(known))}"
+            )
     geo = data.get("georeference")
     if geo is not None:
         if not isinstance(geo, dict) or geo.get("kind") not in ("acre", "local"):
-            raise ConfigError(f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local")
+            raise ConfigError(
+                f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local"
+            )
         if geo["kind"] == "local":
             lat = _num(geo, "lat_deg", f"{source}: georeference")
             _num(geo, "lon_deg", f"{source}: georeference")
@@ -111,7 +124,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     for i, b in enumerate(data.get("buildings", [])):
         where = f"{source}: buildings[{i}]"
         lo, hi = _vec(b, "min_enu_m", 3, where), _vec(b, "max_enu_m", 3, where)
-        if not all(l < h for l, h in zip(lo, hi)):
+        if not all(a < b for a, b in zip(lo, hi, strict=True)):
             raise ConfigError(f"{where}: min_enu_m {lo} must be below max_enu_m {hi} on every axis")
         bmin.append(lo)
         bmax.append(hi)
@@ -163,5 +176,9 @@ def embedded_site(name: str) -> Site:
     folder = resources.files("navsense.scenarios").joinpath("sites")
     res = folder.joinpath(f"{name}.json")
     if not res.is_file():
-        raise ConfigError(f"site = {name!r} is not an embedded site; known: {', '.join(embedded_sites())}")
-    return site_from_json(json.loads(res.read_text(encoding="utf-8")), source=f"{name}.json (embedded)")
+        raise ConfigError(
+            f"site = {name!r} is not an embedded site; known: {', '.join(embedded_sites())}"
+        )
+    return site_from_json(
+        json.loads(res.read_text(encoding="utf-8")), source=f"{name}.json (embedded)"
+    )

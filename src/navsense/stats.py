@@ -117,22 +117,43 @@ POSITION_GROUPS = ("rtk_fixed", "rtk_float", "dgps", "single", "any_fix")
 #: Fractions inside k sigma of a consistent Gaussian error: 2-D (horizontal, chi-square with
 #: 2 degrees of freedom: 1 - exp(-k^2 / 2)) and 1-D (erf(k / sqrt 2)).
 EXPECTED_GAUSSIAN_FRACTIONS = {
-    "h_in_1sigma": 1.0 - math.exp(-0.5), "h_in_2sigma": 1.0 - math.exp(-2.0),
-    "v_in_1sigma": math.erf(1.0 / math.sqrt(2.0)), "v_in_2sigma": math.erf(2.0 / math.sqrt(2.0)),
+    "h_in_1sigma": 1.0 - math.exp(-0.5),
+    "h_in_2sigma": 1.0 - math.exp(-2.0),
+    "v_in_1sigma": math.erf(1.0 / math.sqrt(2.0)),
+    "v_in_2sigma": math.erf(2.0 / math.sqrt(2.0)),
 }
 
-_POSITION_STATS = ("h_rms_m", "h_p95_m", "v_rms_m", "v_p95_m",
-                   "h_in_1sigma", "h_in_2sigma", "v_in_1sigma", "v_in_2sigma")
+_POSITION_STATS = (
+    "h_rms_m",
+    "h_p95_m",
+    "v_rms_m",
+    "v_p95_m",
+    "h_in_1sigma",
+    "h_in_2sigma",
+    "v_in_1sigma",
+    "v_in_2sigma",
+)
 _INS_KEYS = (
     "ins_epochs",
     *(f"ins_pos_{s}" for s in _POSITION_STATS),
-    "ins_vel_rms_mps", "ins_vel_p95_mps", "ins_vel_in_1sigma", "ins_vel_in_2sigma",
-    "ins_att_rms_deg", "ins_att_p95_deg", "ins_heading_rms_deg", "ins_roll_rms_deg",
-    "ins_pitch_rms_deg", "ins_heading_in_1sigma", "ins_heading_in_2sigma",
-    "ins_tilt_in_1sigma", "ins_tilt_in_2sigma",
+    "ins_vel_rms_mps",
+    "ins_vel_p95_mps",
+    "ins_vel_in_1sigma",
+    "ins_vel_in_2sigma",
+    "ins_att_rms_deg",
+    "ins_att_p95_deg",
+    "ins_heading_rms_deg",
+    "ins_roll_rms_deg",
+    "ins_pitch_rms_deg",
+    "ins_heading_in_1sigma",
+    "ins_heading_in_2sigma",
+    "ins_tilt_in_1sigma",
+    "ins_tilt_in_2sigma",
 )
 _GNSS_KEYS = (
-    "gnss_epochs", "gnss_time_to_first_fix_s", "gnss_time_to_rtk_fixed_s",
+    "gnss_epochs",
+    "gnss_time_to_first_fix_s",
+    "gnss_time_to_rtk_fixed_s",
     *(f"gnss_{state}_{what}" for state in GNSS_STATES for what in ("time_s", "fraction")),
     *(f"gnss_{group}_{s}" for group in POSITION_GROUPS for s in _POSITION_STATS),
 )
@@ -144,14 +165,20 @@ RUN_TRUTH_FILE = "truth.parquet"
 
 _NAN = float("nan")
 _TRUTH_CHUNK_STEPS = 1 << 16  # rows per chunk when a truth log is streamed for its epochs
-_GNSS_SCHEMA = pa.schema([("sample_time_s", pa.float64()), ("fix_type", pa.string()),
-                          ("position_enu_m", pa.list_(pa.float64())),
-                          ("sigma_enu_m", pa.list_(pa.float64()))])
+_GNSS_SCHEMA = pa.schema(
+    [
+        ("sample_time_s", pa.float64()),
+        ("fix_type", pa.string()),
+        ("position_enu_m", pa.list_(pa.float64())),
+        ("sigma_enu_m", pa.list_(pa.float64())),
+    ]
+)
 _TIME_SCHEMA = pa.schema([("sample_time_s", pa.float64())])
 
 
-def run_statistics(run_dir: str | os.PathLike, truth: TruthStates | None = None, *,
-                   search_truth: bool = True) -> dict[str, float]:
+def run_statistics(
+    run_dir: str | os.PathLike, truth: TruthStates | None = None, *, search_truth: bool = True
+) -> dict[str, float]:
     """GNSS and INS error statistics of the run directory ``run_dir`` (module docstring).
 
     ``truth`` is the run's truth if the caller holds it (it must cover the run's physics steps);
@@ -181,8 +208,11 @@ def run_statistics(run_dir: str | os.PathLike, truth: TruthStates | None = None,
     wanted = np.unique(np.concatenate(steps))
     if truth is None and search_truth:
         truth = find_truth(run, episode)
-    rows = (None if truth is None else
-            truth_at_steps(truth, wanted, rate_hz, where=str(run / "episode.json")))
+    rows = (
+        None
+        if truth is None
+        else truth_at_steps(truth, wanted, rate_hz, where=str(run / "episode.json"))
+    )
     if gnss is not None:
         out.update(_gnss_statistics(gnss, episode, cfg, rows, wanted))
     if ins is not None:
@@ -207,9 +237,12 @@ def _read_episode(run: Path) -> dict:
 def _read_jsonl(path: Path, schema: pa.Schema) -> pa.Table:
     try:
         return pajson.read_json(
-            path, read_options=pajson.ReadOptions(use_threads=False, block_size=1 << 22),
-            parse_options=pajson.ParseOptions(explicit_schema=schema,
-                                              unexpected_field_behavior="ignore"))
+            path,
+            read_options=pajson.ReadOptions(use_threads=False, block_size=1 << 22),
+            parse_options=pajson.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="ignore"
+            ),
+        )
     except (pa.ArrowInvalid, OSError) as exc:
         raise FormatError(f"{path}: cannot read the rows ({exc})") from None
 
@@ -247,11 +280,16 @@ def _read_ins(run: Path, rate_hz: float) -> dict:
     from navsense.output.frames import read_ins_frames
 
     frames = read_ins_frames(run / "ins.frames")
-    t = _read_jsonl(run / "ins.jsonl", _TIME_SCHEMA).column("sample_time_s").to_numpy(
-        zero_copy_only=False).astype(np.float64)
+    t = (
+        _read_jsonl(run / "ins.jsonl", _TIME_SCHEMA)
+        .column("sample_time_s")
+        .to_numpy(zero_copy_only=False)
+        .astype(np.float64)
+    )
     if t.shape[0] != frames.shape[0]:
-        raise FormatError(f"{run}: ins.jsonl has {t.shape[0]} rows but ins.frames "
-                          f"{frames.shape[0]} frames")
+        raise FormatError(
+            f"{run}: ins.jsonl has {t.shape[0]} rows but ins.frames {frames.shape[0]} frames"
+        )
     return {"t_s": t, "steps": _steps_of(t, rate_hz), "frames": frames}
 
 
@@ -297,8 +335,10 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
         if not path.is_absolute() and not path.exists():
             path = run / path
         if not path.is_file():
-            raise FormatError(f"{where}: the truth log {source['truth']} of source is not found "
-                              f"(nor relative to the run directory)")
+            raise FormatError(
+                f"{where}: the truth log {source['truth']} of source is not found "
+                f"(nor relative to the run directory)"
+            )
         return TruthSource(f"truth log {source['truth']}", path=path)
     if source.get("scenario"):
         duration_s = source.get("duration_s")
@@ -306,16 +346,26 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
             rate_hz = float(episode.get("physics_hz") or 120.0)
             last = int(episode.get("first_step") or 0) + int(episode.get("steps") or 1) - 1
             duration_s = max(last, 1) / rate_hz
-        return TruthSource(f"scenario {source['scenario']} (rebuilt)",
-                           scenario=str(source["scenario"]), duration_s=float(duration_s))
+        return TruthSource(
+            f"scenario {source['scenario']} (rebuilt)",
+            scenario=str(source["scenario"]),
+            duration_s=float(duration_s),
+        )
     if source.get("track"):
-        raise FormatError(f"{where}: source track {source['track']} but no {RUN_TRUTH_FILE} in "
-                          f"{run} (navsense simulate --track writes it)")
+        raise FormatError(
+            f"{where}: source track {source['track']} but no {RUN_TRUTH_FILE} in "
+            f"{run} (navsense simulate --track writes it)"
+        )
     return None
 
 
-def truth_at_steps(truth: TruthStates | TruthSource, steps: np.ndarray, rate_hz: float, *,
-                   where: str = "episode.json") -> dict:
+def truth_at_steps(
+    truth: TruthStates | TruthSource,
+    steps: np.ndarray,
+    rate_hz: float,
+    *,
+    where: str = "episode.json",
+) -> dict:
     """The truth rows at the sorted, unique physics ``steps``: arrays p_m, q_xyzw, v_mps,
     w_radps, c_m (leading axis len(steps)).
 
@@ -329,11 +379,18 @@ def truth_at_steps(truth: TruthStates | TruthSource, steps: np.ndarray, rate_hz:
         truth = truth.read(rate_hz)
     idx = steps - truth.step0
     if idx.size and (idx[0] < 0 or idx[-1] >= len(truth)):
-        raise FormatError(f"{where}: the run has epochs at physics steps {int(steps[0])}.."
-                          f"{int(steps[-1])}, outside the truth's {truth.step0}.."
-                          f"{truth.step0 + len(truth) - 1}")
-    return {"p_m": truth.p_m[idx], "q_xyzw": truth.q_xyzw[idx], "v_mps": truth.v_mps[idx],
-            "w_radps": truth.w_radps[idx], "c_m": truth.c_m[idx]}
+        raise FormatError(
+            f"{where}: the run has epochs at physics steps {int(steps[0])}.."
+            f"{int(steps[-1])}, outside the truth's {truth.step0}.."
+            f"{truth.step0 + len(truth) - 1}"
+        )
+    return {
+        "p_m": truth.p_m[idx],
+        "q_xyzw": truth.q_xyzw[idx],
+        "v_mps": truth.v_mps[idx],
+        "w_radps": truth.w_radps[idx],
+        "c_m": truth.c_m[idx],
+    }
 
 
 def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> dict:
@@ -354,10 +411,14 @@ def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> d
         if found == steps.size:
             break
     if found != steps.size:
-        raise FormatError(f"{where}: the truth log {path} does not cover the run's physics steps "
-                          f"{int(steps[0])}..{int(steps[-1])}")
+        raise FormatError(
+            f"{where}: the truth log {path} does not cover the run's physics steps "
+            f"{int(steps[0])}..{int(steps[-1])}"
+        )
     width = {"q_xyzw": 4}
-    return {k: (np.concatenate(v) if v else np.zeros((0, width.get(k, 3)))) for k, v in parts.items()}
+    return {
+        k: (np.concatenate(v) if v else np.zeros((0, width.get(k, 3)))) for k, v in parts.items()
+    }
 
 
 def _select(rows: dict, wanted: np.ndarray, steps: np.ndarray) -> dict:
@@ -378,8 +439,9 @@ def _fraction(mask: np.ndarray) -> float:
     return float(np.count_nonzero(mask) / mask.size) if mask.size else _NAN
 
 
-def position_statistics(e: np.ndarray, sigma: np.ndarray,
-                        rounding_m: float = 0.0) -> dict[str, float]:
+def position_statistics(
+    e: np.ndarray, sigma: np.ndarray, rounding_m: float = 0.0
+) -> dict[str, float]:
     """RMS, p95 and sigma fractions of position errors e (m, 3) with one-sigmas (m, 3),
     ENU-like: the keys ``h_rms_m .. v_in_2sigma`` of the module docstring (the horizontal sigma
     test is 2-D, :data:`EXPECTED_GAUSSIAN_FRACTIONS`); nan when m = 0.
@@ -396,15 +458,20 @@ def position_statistics(e: np.ndarray, sigma: np.ndarray,
         nn = np.where(a[:, 1] == 0.0, 0.0, a[:, 1] / sigma[:, 1])
     m2 = ne * ne + nn * nn  # inf when sigma is 0 and the error is not
     return {
-        "h_rms_m": _rms(h), "h_p95_m": _p95(h), "v_rms_m": _rms(v), "v_p95_m": _p95(v),
-        "h_in_1sigma": _fraction(m2 <= 1.0), "h_in_2sigma": _fraction(m2 <= 4.0),
+        "h_rms_m": _rms(h),
+        "h_p95_m": _p95(h),
+        "v_rms_m": _rms(v),
+        "v_p95_m": _p95(v),
+        "h_in_1sigma": _fraction(m2 <= 1.0),
+        "h_in_2sigma": _fraction(m2 <= 4.0),
         "v_in_1sigma": _fraction(a[:, 2] <= sigma[:, 2]),
         "v_in_2sigma": _fraction(a[:, 2] <= 2.0 * sigma[:, 2]),
     }
 
 
-def _gnss_statistics(gnss: dict, episode: dict, cfg: dict, rows: dict | None,
-                     wanted) -> dict[str, float]:
+def _gnss_statistics(
+    gnss: dict, episode: dict, cfg: dict, rows: dict | None, wanted
+) -> dict[str, float]:
     from navsense.sensors.gnss.receiver import ROW_DECIMALS
     from navsense.sensors.gnss.sky import antenna_position_enu
     from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
@@ -431,8 +498,9 @@ def _gnss_statistics(gnss: dict, episode: dict, cfg: dict, rows: dict | None,
         return out
 
     truth = _select(rows, wanted, gnss["steps"])
-    lever = lever_arm_from_chassis(cfg["gnss"]["antenna_flu_m"], cfg["mount_frame"],
-                                   vehicle_profile(episode["vehicle"]))
+    lever = lever_arm_from_chassis(
+        cfg["gnss"]["antenna_flu_m"], cfg["mount_frame"], vehicle_profile(episode["vehicle"])
+    )
     p_a = antenna_position_enu(truth["p_m"], truth["q_xyzw"], lever)
     e = gnss["position_enu_m"] - p_a
     sigma = gnss["sigma_enu_m"]
@@ -457,8 +525,9 @@ def _wrap(a: np.ndarray) -> np.ndarray:
     return (a + np.pi) % (2.0 * np.pi) - np.pi
 
 
-def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: dict | None,
-                    wanted) -> dict[str, float]:
+def _ins_statistics(
+    ins: dict, episode: dict, cfg: dict, rows: dict | None, wanted
+) -> dict[str, float]:
     from navsense.output.frames import INS_FIELD_INDEX as F
     from navsense.rotation import (
         cross,
@@ -493,27 +562,36 @@ def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: dict | None,
     s_psi = noise * float(ins_cfg.get("heading_sigma_deg", _NAN))
     s_theta = noise * float(ins_cfg.get("attitude_sigma_deg", _NAN))
     tilt = np.concatenate([roll, pitch])
-    out.update(ins_att_rms_deg=_rms(angle), ins_att_p95_deg=_p95(angle),
-               ins_heading_rms_deg=_rms(heading), ins_roll_rms_deg=_rms(roll),
-               ins_pitch_rms_deg=_rms(pitch),
-               ins_heading_in_1sigma=_fraction(heading <= s_psi),
-               ins_heading_in_2sigma=_fraction(heading <= 2 * s_psi),
-               ins_tilt_in_1sigma=_fraction(tilt <= s_theta),
-               ins_tilt_in_2sigma=_fraction(tilt <= 2 * s_theta))
+    out.update(
+        ins_att_rms_deg=_rms(angle),
+        ins_att_p95_deg=_p95(angle),
+        ins_heading_rms_deg=_rms(heading),
+        ins_roll_rms_deg=_rms(roll),
+        ins_pitch_rms_deg=_rms(pitch),
+        ins_heading_in_1sigma=_fraction(heading <= s_psi),
+        ins_heading_in_2sigma=_fraction(heading <= 2 * s_psi),
+        ins_tilt_in_1sigma=_fraction(tilt <= s_theta),
+        ins_tilt_in_2sigma=_fraction(tilt <= 2 * s_theta),
+    )
 
     # velocity: body FLU, against R^T v_n at the INS point (needs the truth)
     if rows is None:
         return out
     truth = _select(rows, wanted, ins["steps"])
     r = quat_to_matrix(truth["q_xyzw"])
-    r_n = np.asarray(episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0)),
-                     dtype=np.float64)
+    r_n = np.asarray(
+        episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0)), dtype=np.float64
+    )
     p_n = truth["p_m"] + rotate(r, r_n)
     v_n = truth["v_mps"] + cross(truth["w_radps"], p_n - truth["c_m"])
     e_v = col("InsVelX", "InsVelY", "InsVelZ") - rotate_inverse(r, v_n)
     s_v = noise * float(ins_cfg.get("velocity_white_mps", _NAN))
     norm_v = np.sqrt(np.sum(e_v * e_v, axis=1))
     a_v = np.abs(e_v).ravel()
-    out.update(ins_vel_rms_mps=_rms(norm_v), ins_vel_p95_mps=_p95(norm_v),
-               ins_vel_in_1sigma=_fraction(a_v <= s_v), ins_vel_in_2sigma=_fraction(a_v <= 2 * s_v))
+    out.update(
+        ins_vel_rms_mps=_rms(norm_v),
+        ins_vel_p95_mps=_p95(norm_v),
+        ins_vel_in_1sigma=_fraction(a_v <= s_v),
+        ins_vel_in_2sigma=_fraction(a_v <= 2 * s_v),
+    )
     return out

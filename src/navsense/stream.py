@@ -44,9 +44,14 @@ _WORKER_STEP_S = 1e-3  # the worker's time per physics step, generously (measure
 class _Sensors:
     """The models of a stream, and the rows of each chunk with their delivery steps."""
 
-    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, agent: int) -> None:
-        georef = (site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
-                  if site is not None else None)
+    def __init__(
+        self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, agent: int
+    ) -> None:
+        georef = (
+            site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+            if site is not None
+            else None
+        )
         self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
         self.delay_s = float(cfg["delay_s"])
 
@@ -86,13 +91,19 @@ def _worker_main(cfg, vehicle, site, agent, steps, replies, callers_ends=()) -> 
                 replies.send_bytes(pickle.dumps(("end", None, time.process_time() - cpu0)))
                 break
             truth = _truth_of(messages)
-            replies.send_bytes(pickle.dumps(("rows", truth.step0 + len(truth) - 1, sensors.run(truth)),
-                                            protocol=pickle.HIGHEST_PROTOCOL))
-    except BaseException as exc:  # noqa: BLE001 - everything goes back to the caller
+            replies.send_bytes(
+                pickle.dumps(
+                    ("rows", truth.step0 + len(truth) - 1, sensors.run(truth)),
+                    protocol=pickle.HIGHEST_PROTOCOL,
+                )
+            )
+    except BaseException as exc:
         try:
             replies.send_bytes(pickle.dumps(("error", None, exc)))
         except Exception:  # an exception that does not pickle: its type and message
-            replies.send_bytes(pickle.dumps(("error", None, RuntimeError(f"{type(exc).__name__}: {exc}"))))
+            replies.send_bytes(
+                pickle.dumps(("error", None, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            )
     finally:
         replies.close()
 
@@ -105,8 +116,16 @@ def _close_pipes(*connections) -> None:
 def _message_of(truth: TruthStates) -> tuple:
     """The steps as nested lists (they pickle 20 times faster than small arrays); the floats
     keep their bits."""
-    return (truth.step0, truth.rate_hz, truth.p_m.tolist(), truth.q_xyzw.tolist(),
-            truth.v_mps.tolist(), truth.w_radps.tolist(), truth.c_m.tolist(), truth.reset.tolist())
+    return (
+        truth.step0,
+        truth.rate_hz,
+        truth.p_m.tolist(),
+        truth.q_xyzw.tolist(),
+        truth.v_mps.tolist(),
+        truth.w_radps.tolist(),
+        truth.c_m.tolist(),
+        truth.reset.tolist(),
+    )
 
 
 def _truth_of(messages: list[tuple]) -> TruthStates:
@@ -114,9 +133,16 @@ def _truth_of(messages: list[tuple]) -> TruthStates:
     step0, rate = messages[0][:2]
     f64 = np.float64
     p, q, v, w, c, reset = ([row for msg in messages for row in msg[i]] for i in range(2, 8))
-    return TruthStates(step0=step0, p_m=np.array(p, f64), q_xyzw=np.array(q, f64),
-                       v_mps=np.array(v, f64), w_radps=np.array(w, f64), c_m=np.array(c, f64),
-                       reset=np.array(reset, dtype=bool), rate_hz=rate)
+    return TruthStates(
+        step0=step0,
+        p_m=np.array(p, f64),
+        q_xyzw=np.array(q, f64),
+        v_mps=np.array(v, f64),
+        w_radps=np.array(w, f64),
+        c_m=np.array(c, f64),
+        reset=np.array(reset, dtype=bool),
+        rate_hz=rate,
+    )
 
 
 class SensorStream:
@@ -137,8 +163,16 @@ class SensorStream:
     it (at the latest the one that needs the rows of the failed step) or by :meth:`close`.
     """
 
-    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None = None, *,
-                 agent: int = 0, worker: bool | None = None, rate_hz: float | None = None) -> None:
+    def __init__(
+        self,
+        cfg: Mapping,
+        vehicle: VehicleProfile,
+        site: Site | None = None,
+        *,
+        agent: int = 0,
+        worker: bool | None = None,
+        rate_hz: float | None = None,
+    ) -> None:
         from navsense.truth.states import PHYSICS_HZ
 
         self.rate_hz = float(rate_hz or PHYSICS_HZ)
@@ -182,9 +216,12 @@ class SensorStream:
         worker_steps, self._steps = ctx.Pipe(duplex=False)
         self._replies, worker_replies = ctx.Pipe(duplex=False)
         callers_ends = (self._steps, self._replies) if method == "fork" else ()
-        self._process = ctx.Process(target=_worker_main, name="navsense-stream", daemon=True,
-                                    args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies,
-                                          callers_ends))
+        self._process = ctx.Process(
+            target=_worker_main,
+            name="navsense-stream",
+            daemon=True,
+            args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies, callers_ends),
+        )
         self._process.start()
         worker_steps.close()
         worker_replies.close()
@@ -198,8 +235,9 @@ class SensorStream:
             kind, done, payload = pickle.loads(self._replies.recv_bytes())
         except (EOFError, OSError):
             self._shut()
-            raise RuntimeError(f"the navsense-stream worker process ended "
-                               f"(exit code {self._process.exitcode})") from None
+            raise RuntimeError(
+                f"the navsense-stream worker process ended (exit code {self._process.exitcode})"
+            ) from None
         if kind == "error":
             self._shut()
             raise payload
@@ -217,12 +255,16 @@ class SensorStream:
         if not isinstance(truth, TruthStates):
             raise TypeError(f"SensorStream.step takes a TruthStates, got {type(truth).__name__}")
         if truth.rate_hz != self.rate_hz:
-            raise ValueError(f"SensorStream.step: truth at {truth.rate_hz} Hz, the stream runs at "
-                             f"{self.rate_hz} Hz")
+            raise ValueError(
+                f"SensorStream.step: truth at {truth.rate_hz} Hz, the stream runs at "
+                f"{self.rate_hz} Hz"
+            )
         step0 = truth.step0
         if step0 != self._next_step and self._next_step is not None:
-            raise ValueError(f"SensorStream.step: physics step {step0} given, expected "
-                             f"{self._next_step} (steps must follow each other)")
+            raise ValueError(
+                f"SensorStream.step: physics step {step0} given, expected "
+                f"{self._next_step} (steps must follow each other)"
+            )
         n = truth.p_m.shape[0]
         if n == 0:
             return {}
@@ -242,7 +284,9 @@ class SensorStream:
             now = time.perf_counter()
             if self._last_call is not None:
                 pace = (now - self._last_call) / n
-                self._pace_s = pace if self._pace_s is None else self._pace_s + 0.1 * (pace - self._pace_s)
+                self._pace_s = (
+                    pace if self._pace_s is None else self._pace_s + 0.1 * (pace - self._pace_s)
+                )
             self._last_call = now
             self._batch.append(_message_of(truth))
             self._batch_steps += n
@@ -345,7 +389,7 @@ class SensorStream:
             self._process.kill()
             self._process.join()
 
-    def __enter__(self) -> "SensorStream":
+    def __enter__(self) -> SensorStream:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -17,8 +17,13 @@ import numpy as np
 
 from navsense.errors import ConfigError
 
-__all__ = ["VehicleProfile", "VEHICLES", "vehicle_profile", "lever_arm_from_chassis",
-           "BASE_FOOTPRINT_AHEAD_FRACTION"]
+__all__ = [
+    "VehicleProfile",
+    "VEHICLES",
+    "vehicle_profile",
+    "lever_arm_from_chassis",
+    "BASE_FOOTPRINT_AHEAD_FRACTION",
+]
 
 BASE_FOOTPRINT_AHEAD_FRACTION = 0.4  # chassis origin ahead of the rear axle, fraction of wheelbase
 
@@ -49,7 +54,8 @@ def vehicle_profile(name: str) -> VehicleProfile:
         return VEHICLES[name]
     except KeyError:
         raise ConfigError(
-            f"vehicle = {name!r} is not one of {', '.join(sorted(VEHICLES))}") from None
+            f"vehicle = {name!r} is not one of {', '.join(sorted(VEHICLES))}"
+        ) from None
 
 
 def lever_arm_from_chassis(r_m, mount_frame: str, vehicle: VehicleProfile) -> np.ndarray:

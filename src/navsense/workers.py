@@ -21,6 +21,7 @@ Forking needs Linux (``fork`` start method); elsewhere callers run every model i
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import sys
 import threading
@@ -63,7 +64,7 @@ def _child(target, chunks, results, slots) -> None:
 
     try:
         outcome = ("done", target(next_chunk))
-    except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent
+    except BaseException as exc:
         outcome = ("error", (type(exc).__name__, str(exc), traceback.format_exc()))
     try:
         results.send(outcome)
@@ -79,8 +80,13 @@ class ForkedWorker:
     slots (None: every chunk pickled through the pipe).
     """
 
-    def __init__(self, target: Callable, lag: int = 3, name: str = "navsense-worker",
-                 slot_steps: int | None = None) -> None:
+    def __init__(
+        self,
+        target: Callable,
+        lag: int = 3,
+        name: str = "navsense-worker",
+        slot_steps: int | None = None,
+    ) -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
@@ -94,8 +100,12 @@ class ForkedWorker:
                 self._slots = None
         child_chunks, self._chunks = ctx.Pipe(duplex=False)
         self._results, child_results = ctx.Pipe(duplex=False)
-        self.process = ctx.Process(target=_child, name=name, daemon=True,
-                                   args=(target, child_chunks, child_results, self._slots))
+        self.process = ctx.Process(
+            target=_child,
+            name=name,
+            daemon=True,
+            args=(target, child_chunks, child_results, self._slots),
+        )
         self.process.start()
         child_chunks.close()
         child_results.close()
@@ -148,8 +158,10 @@ class ForkedWorker:
             status, value = self._results.recv()
         except EOFError:
             self.process.join()
-            raise WorkerError(f"the {self.process.name} process ended without a result "
-                              f"(exit code {self.process.exitcode})") from None
+            raise WorkerError(
+                f"the {self.process.name} process ended without a result "
+                f"(exit code {self.process.exitcode})"
+            ) from None
         finally:
             self._results.close()
         self.process.join()
@@ -169,9 +181,7 @@ class ForkedWorker:
                 self._queue.put_nowait(None)
                 break
             except queue.Full:
-                try:
+                with contextlib.suppress(queue.Empty):
                     self._queue.get_nowait()
-                except queue.Empty:
-                    pass
         self._feeder.join(timeout=5.0)
         self._results.close()

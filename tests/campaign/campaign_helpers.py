@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from conftest import circle_truth
-
 from navsense.campaign import cli_campaign
 from navsense.errors import NavsenseError
 from navsense.truth.io import write_truth
@@ -19,8 +18,15 @@ OFFSET_M = (400.0, 300.0, 0.0)  # east of the farmstead: open sky, RTK fixed fro
 def write_open_sky_truth(path: Path, seconds: float = 20.0) -> Path:
     """A drive on a 30 m circle in open sky, ``seconds`` long, as a truth log (CSV or Parquet)."""
     truth = circle_truth(int(seconds * PHYSICS_HZ) + 1, radius_m=30.0, speed_mps=4.0)
-    truth = type(truth)(truth.step0, truth.p_m + OFFSET_M, truth.q_xyzw, truth.v_mps,
-                        truth.w_radps, truth.c_m + OFFSET_M, truth.reset)
+    truth = type(truth)(
+        truth.step0,
+        truth.p_m + OFFSET_M,
+        truth.q_xyzw,
+        truth.v_mps,
+        truth.w_radps,
+        truth.c_m + OFFSET_M,
+        truth.reset,
+    )
     return write_truth(truth, path)
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import orjson
 import pyarrow.parquet as pq
 import pytest
-from campaign.campaign_helpers import campaign_cli, write_campaign, write_open_sky_truth
 
+from campaign.campaign_helpers import campaign_cli, write_campaign, write_open_sky_truth
 from navsense.campaign.runner import (
     RESULTS_DIR,
     execute_run,
@@ -20,8 +20,11 @@ from navsense.campaign.spec import load_campaign
 from navsense.campaign.summary import statistics_table, summary_table, write_summary
 from navsense.cli import main as navsense_main
 
-EIGHT_RUNS = {"seeds": {"start": 40, "count": 4}, "sources": [{"truth": "circle.csv"}],
-              "sweep": {"grid": {"gnss.corrections.baseline_km": [1, 30]}}}
+EIGHT_RUNS = {
+    "seeds": {"start": 40, "count": 4},
+    "sources": [{"truth": "circle.csv"}],
+    "sweep": {"grid": {"gnss.corrections.baseline_km": [1, 30]}},
+}
 
 
 @pytest.fixture(scope="module")
@@ -46,18 +49,24 @@ def _shuffled(seed):
         runs = list(runs)
         random.Random(seed).shuffle(runs)
         return serial_executor(runs, fn)
+
     return execute
 
 
 def test_dask_local_cluster_with_two_workers_gives_the_serial_table(folder, serial):
     pytest.importorskip("distributed")
     out = folder / "dask"
-    assert campaign_cli(["run", str(folder / "eight.json"), "--out", str(out), "--workers", "2",
-                         "--quiet"]) == 0
+    assert (
+        campaign_cli(
+            ["run", str(folder / "eight.json"), "--out", str(out), "--workers", "2", "--quiet"]
+        )
+        == 0
+    )
     assert (out / "statistics.parquet").read_bytes() == (serial / "statistics.parquet").read_bytes()
     table = pq.read_table(out / "statistics.parquet")
     assert table.num_rows == 8 and table.column("run_id").to_pylist() == sorted(
-        table.column("run_id").to_pylist())
+        table.column("run_id").to_pylist()
+    )
     assert set(table.column("status").to_pylist()) == {"ok"}
     workers = {json.loads(p.read_text())["worker"] for p in (out / RESULTS_DIR).glob("*.json")}
     assert len(workers) == 2  # both workers ran runs
@@ -66,16 +75,26 @@ def test_dask_local_cluster_with_two_workers_gives_the_serial_table(folder, seri
 @pytest.mark.parametrize("order", [1, 2])
 def test_any_completion_order_gives_the_same_table(folder, serial, order):
     out = folder / f"order{order}"
-    run_campaign(load_campaign(folder / "eight.json"), out, executor=_shuffled(order),
-                 progress=False)
+    run_campaign(
+        load_campaign(folder / "eight.json"), out, executor=_shuffled(order), progress=False
+    )
     assert (out / "statistics.parquet").read_bytes() == (serial / "statistics.parquet").read_bytes()
 
 
 def test_table_columns(serial):
     table = statistics_table(serial)
-    assert table.column_names[:10] == ["run_id", "status", "error", "source", "vehicle", "agent",
-                                       "seed", "point", "point_label",
-                                       "gnss.corrections.baseline_km"]
+    assert table.column_names[:10] == [
+        "run_id",
+        "status",
+        "error",
+        "source",
+        "vehicle",
+        "agent",
+        "seed",
+        "point",
+        "point_label",
+        "gnss.corrections.baseline_km",
+    ]
     assert sorted(set(table.column("seed").to_pylist())) == [40, 41, 42, 43]
     assert table.column("gnss.corrections.baseline_km").to_pylist().count(30) == 4
     assert table.column("gnss_rtk_fixed_fraction").to_pylist() == [1.0] * 8
@@ -84,7 +103,9 @@ def test_table_columns(serial):
 def test_summary_per_sweep_point(serial, capsys):
     assert campaign_cli(["summary", str(serial)]) == 0
     printed = capsys.readouterr().out
-    assert "p000 gnss.corrections.baseline_km=1 | circle.csv | polaris: 4 runs ok, 0 failed" in printed
+    assert (
+        "p000 gnss.corrections.baseline_km=1 | circle.csv | polaris: 4 runs ok, 0 failed" in printed
+    )
     summary = pq.read_table(serial / "summary.parquet")
     assert summary.equals(summary_table(serial))
     assert (serial / "summary.csv").read_text().startswith('"point","point_label","source"')
@@ -99,9 +120,13 @@ def test_summary_per_sweep_point(serial, capsys):
 @pytest.fixture(scope="module")
 def kept(folder) -> Path:
     """A 4-run campaign with keep = "runs", run serially."""
-    path = write_campaign(folder / "keep.json", keep="runs", seeds=[7, 8],
-                          sources=[{"truth": "circle.csv"}],
-                          sweep={"points": [{"gnss.hz": 5}, {"ins.hz": 50}]})
+    path = write_campaign(
+        folder / "keep.json",
+        keep="runs",
+        seeds=[7, 8],
+        sources=[{"truth": "circle.csv"}],
+        sweep={"points": [{"gnss.hz": 5}, {"ins.hz": 50}]},
+    )
     out = folder / "keep"
     outcome = run_campaign(load_campaign(path), out, workers=0, progress=False)
     assert outcome.ok == 4
@@ -115,19 +140,41 @@ def test_rerun_is_byte_identical_to_the_kept_run(folder, kept, capsys):
     assert campaign_cli(["rerun", str(out), run_id[:12], "--out", str(new)]) == 0
     assert "identical to the campaign's copy" in capsys.readouterr().out
     names = sorted(p.name for p in (out / "runs" / run_id).iterdir())
-    assert names == ["episode.json", "gnss.jsonl", "gnss.nmea", "imu.jsonl", "ins.frames",
-                     "ins.jsonl"]
+    assert names == [
+        "episode.json",
+        "gnss.jsonl",
+        "gnss.nmea",
+        "imu.jsonl",
+        "ins.frames",
+        "ins.jsonl",
+    ]
     for name in names:
         assert (new / name).read_bytes() == (out / "runs" / run_id / name).read_bytes(), name
 
 
 def test_a_campaign_run_equals_navsense_simulate_with_the_same_options(folder, kept):
     out = kept
-    run = next(r for r in load_campaign(folder / "keep.json").runs if r["seed"] == 8
-               and r["point"] == 0)
+    run = next(
+        r for r in load_campaign(folder / "keep.json").runs if r["seed"] == 8 and r["point"] == 0
+    )
     sim = folder / "simulate-copy"
-    assert navsense_main(["simulate", "--truth", str((folder / "circle.csv").resolve()),
-                          "--seed", "8", "--gnss-hz", "5", "--out", str(sim), "--quiet"]) == 0
+    assert (
+        navsense_main(
+            [
+                "simulate",
+                "--truth",
+                str((folder / "circle.csv").resolve()),
+                "--seed",
+                "8",
+                "--gnss-hz",
+                "5",
+                "--out",
+                str(sim),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     for name in ("episode.json", "gnss.jsonl", "ins.frames", "imu.jsonl"):
         assert (sim / name).read_bytes() == (out / "runs" / run["run_id"] / name).read_bytes()
 
@@ -155,8 +202,12 @@ def test_rerun_refuses_a_changed_input(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def bad_campaign(folder) -> Path:
     """A campaign whose sweep point p001 is invalid (gnss.hz = 240)."""
-    return write_campaign(folder / "bad.json", seeds=[1, 2], sources=[{"truth": "circle.csv"}],
-                          sweep={"points": [{}, {"gnss.hz": 240}, {"gnss.hz": 5}]})
+    return write_campaign(
+        folder / "bad.json",
+        seeds=[1, 2],
+        sources=[{"truth": "circle.csv"}],
+        sweep={"points": [{}, {"gnss.hz": 240}, {"gnss.hz": 5}]},
+    )
 
 
 def test_one_invalid_sweep_point_fails_alone_with_a_clear_message(folder, bad_campaign, capsys):
@@ -236,8 +287,12 @@ def test_execute_run_records_an_unexpected_error(folder):
 def test_command_line_errors(folder, serial, capsys):
     assert campaign_cli(["run", str(folder / "none.toml"), "--out", str(folder / "x")]) == 2
     assert "cannot read the campaign file" in capsys.readouterr().err
-    assert campaign_cli(["run", str(folder / "eight.json"), "--out", str(folder / "x"),
-                         "--workers", "-1"]) == 2
+    assert (
+        campaign_cli(
+            ["run", str(folder / "eight.json"), "--out", str(folder / "x"), "--workers", "-1"]
+        )
+        == 2
+    )
     assert campaign_cli(["summary", str(folder / "nothing")]) == 2
     assert "not a campaign directory" in capsys.readouterr().err
     assert campaign_cli(["rerun", str(folder / "serial"), "p999"]) == 2

@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from campaign.campaign_helpers import write_campaign, write_open_sky_truth
 
+from campaign.campaign_helpers import write_campaign, write_open_sky_truth
 from navsense import __version__
 from navsense.campaign.spec import load_campaign
 from navsense.errors import ConfigError
@@ -64,18 +64,26 @@ def test_toml_campaign_resolves_every_run(folder):
     assert len(log["run_source"]["sha256"]) == 64 and log["run_source"]["site"] == "acre"
     run = c.runs[-1]
     assert run["run_id"].startswith("p003-s0007-")
-    assert run["overrides"] == [["overrides", {"gnss.start": "cold"}],
-                                ["sweep point p003", {"gnss.hz": 10,
-                                                      "gnss.corrections.baseline_km": 20}]]
+    assert run["overrides"] == [
+        ["overrides", {"gnss.start": "cold"}],
+        ["sweep point p003", {"gnss.hz": 10, "gnss.corrections.baseline_km": 20}],
+    ]
     assert run["navsense_version"] == __version__
 
 
 def test_json_and_toml_give_the_same_runs_and_ids_are_stable(folder):
     toml = folder / "same.toml"
-    toml.write_text('seeds = [1, 2]\n[[sources]]\ntruth = "logs/circle.csv"\n'
-                    '[sweep.grid]\n"gnss.hz" = [5, 10]\n', encoding="utf-8")
-    js = write_campaign(folder / "same.json", seeds=[1, 2], sources=[{"truth": "logs/circle.csv"}],
-                        sweep={"grid": {"gnss.hz": [5, 10]}})
+    toml.write_text(
+        'seeds = [1, 2]\n[[sources]]\ntruth = "logs/circle.csv"\n'
+        '[sweep.grid]\n"gnss.hz" = [5, 10]\n',
+        encoding="utf-8",
+    )
+    js = write_campaign(
+        folder / "same.json",
+        seeds=[1, 2],
+        sources=[{"truth": "logs/circle.csv"}],
+        sweep={"grid": {"gnss.hz": [5, 10]}},
+    )
     a, b, again = load_campaign(toml), load_campaign(js), load_campaign(toml)
     assert [r["run_id"] for r in a.runs] == [r["run_id"] for r in b.runs]
     assert a.runs == again.runs
@@ -91,51 +99,105 @@ def test_a_changed_truth_log_gives_new_run_ids(tmp_path):
 
 
 def test_points_list_and_default_vehicle_per_source(folder):
-    path = write_campaign(folder / "points.json", seeds=[3], vehicles=["polaris", "maxxum"],
-                          sources=[{"truth": "logs/circle.csv"}],
-                          sweep={"points": [{}, {"gnss": {"hz": 5}},
-                                            {"gnss.corrections.outages_s+": [[2, 4]]}]})
+    path = write_campaign(
+        folder / "points.json",
+        seeds=[3],
+        vehicles=["polaris", "maxxum"],
+        sources=[{"truth": "logs/circle.csv"}],
+        sweep={"points": [{}, {"gnss": {"hz": 5}}, {"gnss.corrections.outages_s+": [[2, 4]]}]},
+    )
     c = load_campaign(path)
-    assert [p["label"] for p in c.points] == ["defaults", "gnss.hz=5",
-                                              "gnss.corrections.outages_s+=[[2,4]]"]
+    assert [p["label"] for p in c.points] == [
+        "defaults",
+        "gnss.hz=5",
+        "gnss.corrections.outages_s+=[[2,4]]",
+    ]
     assert c.sweep_keys == ("gnss.hz", "gnss.corrections.outages_s+")
     assert [r["vehicle"] for r in c.runs] == ["polaris"] * 3 + ["maxxum"] * 3
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "keep": "all"},
-     'c.json: keep = "all" is not one of statistics, runs'),
-    ({"seed": [1], "sources": [{"scenario": "acre-loop"}]},
-     "c.json: seed = [1] is not a known key; did you mean seeds?"),
-    ({"seeds": {"start": 1, "count": 0}, "sources": [{"scenario": "acre-loop"}]},
-     "c.json: seeds.count = 0 is not an integer >= 1"),
-    ({"seeds": [1, -2], "sources": [{"scenario": "acre-loop"}]},
-     "c.json: seeds[1] = -2 is not an integer in 0..4294967295"),
-    ({"seeds": [1, 1], "sources": [{"scenario": "acre-loop"}]},
-     "c.json: seeds = [1, 1] lists the seed 1 twice"),
-    ({"seeds": [1], "sources": []},
-     "c.json: sources = [] is not a non-empty array of sources"),
-    ({"seeds": [1], "sources": [{"scenario": "acre-lop"}]},
-     'c.json: sources[0].scenario = "acre-lop" is not an embedded scenario; known: acre-loop'),
-    ({"seeds": [1], "sources": [{"truth": "missing.csv"}]},
-     'c.json: sources[0].truth = "missing.csv" is not a file'),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop", "duration": 3}]},
-     "c.json: sources[0].duration = 3 is not a known key; did you mean duration_s?"),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "vehicles": ["tractor"]},
-     'c.json: vehicles[0] = "tractor" is not one of polaris, maxxum'),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "agents": [-1]},
-     "c.json: agents[0] = -1 is not an integer >= 0"),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "sweep": {"grid": {"gnss.hzz": [5]}}},
-     "c.json: sweep.grid: gnss.hzz = [5] is not a known key; did you mean gnss.hz?"),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "sweep": {"grid": {"gnss.hz": 5}}},
-     "c.json: sweep.grid.gnss.hz = 5 is not a non-empty array of values to sweep"),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "sweep": {"points": [{"seed": 3}]}},
-     "c.json: sweep.points[0].seed = 3 cannot be set here: the seeds come from seeds"),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "sweep": {"grid": {}, "points": []}},
-     "c.json: sweep = "),
-    ({"seeds": [1], "sources": [{"scenario": "acre-loop"}], "duration_s": 0},
-     "c.json: duration_s = 0 is not a number of seconds > 0"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (
+            {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "keep": "all"},
+            'c.json: keep = "all" is not one of statistics, runs',
+        ),
+        (
+            {"seed": [1], "sources": [{"scenario": "acre-loop"}]},
+            "c.json: seed = [1] is not a known key; did you mean seeds?",
+        ),
+        (
+            {"seeds": {"start": 1, "count": 0}, "sources": [{"scenario": "acre-loop"}]},
+            "c.json: seeds.count = 0 is not an integer >= 1",
+        ),
+        (
+            {"seeds": [1, -2], "sources": [{"scenario": "acre-loop"}]},
+            "c.json: seeds[1] = -2 is not an integer in 0..4294967295",
+        ),
+        (
+            {"seeds": [1, 1], "sources": [{"scenario": "acre-loop"}]},
+            "c.json: seeds = [1, 1] lists the seed 1 twice",
+        ),
+        ({"seeds": [1], "sources": []}, "c.json: sources = [] is not a non-empty array of sources"),
+        (
+            {"seeds": [1], "sources": [{"scenario": "acre-lop"}]},
+            'c.json: sources[0].scenario = "acre-lop" is not an embedded scenario; known: acre-loop',
+        ),
+        (
+            {"seeds": [1], "sources": [{"truth": "missing.csv"}]},
+            'c.json: sources[0].truth = "missing.csv" is not a file',
+        ),
+        (
+            {"seeds": [1], "sources": [{"scenario": "acre-loop", "duration": 3}]},
+            "c.json: sources[0].duration = 3 is not a known key; did you mean duration_s?",
+        ),
+        (
+            {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "vehicles": ["tractor"]},
+            'c.json: vehicles[0] = "tractor" is not one of polaris, maxxum',
+        ),
+        (
+            {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "agents": [-1]},
+            "c.json: agents[0] = -1 is not an integer >= 0",
+        ),
+        (
+            {
+                "seeds": [1],
+                "sources": [{"scenario": "acre-loop"}],
+                "sweep": {"grid": {"gnss.hzz": [5]}},
+            },
+            "c.json: sweep.grid: gnss.hzz = [5] is not a known key; did you mean gnss.hz?",
+        ),
+        (
+            {
+                "seeds": [1],
+                "sources": [{"scenario": "acre-loop"}],
+                "sweep": {"grid": {"gnss.hz": 5}},
+            },
+            "c.json: sweep.grid.gnss.hz = 5 is not a non-empty array of values to sweep",
+        ),
+        (
+            {
+                "seeds": [1],
+                "sources": [{"scenario": "acre-loop"}],
+                "sweep": {"points": [{"seed": 3}]},
+            },
+            "c.json: sweep.points[0].seed = 3 cannot be set here: the seeds come from seeds",
+        ),
+        (
+            {
+                "seeds": [1],
+                "sources": [{"scenario": "acre-loop"}],
+                "sweep": {"grid": {}, "points": []},
+            },
+            "c.json: sweep = ",
+        ),
+        (
+            {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "duration_s": 0},
+            "c.json: duration_s = 0 is not a number of seconds > 0",
+        ),
+    ],
+)
 def test_bad_campaign_files_name_file_key_value_and_what_is_allowed(tmp_path, data, message):
     path = write_campaign(tmp_path / "c.json", **data)
     with pytest.raises(ConfigError) as err:
@@ -161,8 +223,9 @@ def test_unreadable_and_malformed_files(tmp_path):
 
 
 def test_to_json_is_json_ready(folder):
-    path = write_campaign(folder / "j.json", seeds=[1], sources=[{"scenario": "acre-loop",
-                                                                  "duration_s": 5}])
+    path = write_campaign(
+        folder / "j.json", seeds=[1], sources=[{"scenario": "acre-loop", "duration_s": 5}]
+    )
     data = load_campaign(path).to_json()
     assert json.loads(json.dumps(data)) == data
     assert data["runs"][0]["source"] == {"scenario": "acre-loop", "duration_s": 5}

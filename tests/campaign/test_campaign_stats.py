@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from campaign.campaign_helpers import write_open_sky_truth
 
+from campaign.campaign_helpers import write_open_sky_truth
 from navsense.campaign.stats import STATISTICS_KEYS, run_statistics
 from navsense.config import load_config
 from navsense.errors import FormatError
@@ -28,8 +28,14 @@ def truth_log(tmp_path_factory) -> Path:
 def _run(base: Path, truth_log: Path, name: str, **overrides) -> Path:
     cfg = load_config(overrides=overrides)
     out = base / name
-    simulate(read_truth(truth_log), cfg, vehicle_profile("polaris"), embedded_site("acre"), out,
-             source={"truth": str(truth_log)})
+    simulate(
+        read_truth(truth_log),
+        cfg,
+        vehicle_profile("polaris"),
+        embedded_site("acre"),
+        out,
+        source={"truth": str(truth_log)},
+    )
     return out
 
 
@@ -46,7 +52,8 @@ def runs(tmp_path_factory, truth_log):
 
 def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(
-        (math.isnan(a[k]) and math.isnan(b[k])) or a[k] == b[k] for k in a)
+        (math.isnan(a[k]) and math.isnan(b[k])) or a[k] == b[k] for k in a
+    )
 
 
 def test_keys_and_types(runs):
@@ -63,11 +70,22 @@ def test_noise_off_errors_are_only_the_rounding_of_the_rows(runs):
     assert s["gnss_rtk_fixed_h_rms_m"] <= 0.05 * mm * math.sqrt(2)
     assert s["gnss_rtk_fixed_v_rms_m"] <= 0.05 * mm
     assert s["gnss_rtk_fixed_fraction"] == 1.0
-    for key in ("ins_pos_h_rms_m", "ins_pos_v_rms_m", "ins_vel_rms_mps", "ins_att_rms_deg",
-                "ins_heading_rms_deg"):
+    for key in (
+        "ins_pos_h_rms_m",
+        "ins_pos_v_rms_m",
+        "ins_vel_rms_mps",
+        "ins_att_rms_deg",
+        "ins_heading_rms_deg",
+    ):
         assert s[key] <= 1e-9, key
-    for key in ("gnss_rtk_fixed_h_in_1sigma", "gnss_rtk_fixed_v_in_1sigma", "ins_pos_h_in_1sigma",
-                "ins_vel_in_1sigma", "ins_heading_in_1sigma", "ins_tilt_in_1sigma"):
+    for key in (
+        "gnss_rtk_fixed_h_in_1sigma",
+        "gnss_rtk_fixed_v_in_1sigma",
+        "ins_pos_h_in_1sigma",
+        "ins_vel_in_1sigma",
+        "ins_heading_in_1sigma",
+        "ins_tilt_in_1sigma",
+    ):
         assert s[key] == 1.0, key
 
 
@@ -85,8 +103,13 @@ def test_gnss_errors_match_an_independent_computation(runs, truth_log):
             continue
         k = round(row["sample_time_s"] * 120)
         yaw = 2.0 * math.atan2(truth.q_xyzw[k, 2], truth.q_xyzw[k, 3])  # level drive
-        arm = np.array([math.cos(yaw) * lever[0] - math.sin(yaw) * lever[1],
-                        math.sin(yaw) * lever[0] + math.cos(yaw) * lever[1], lever[2]])
+        arm = np.array(
+            [
+                math.cos(yaw) * lever[0] - math.sin(yaw) * lever[1],
+                math.sin(yaw) * lever[0] + math.cos(yaw) * lever[1],
+                lever[2],
+            ]
+        )
         e = np.array(row["position_enu_m"]) - (truth.p_m[k] + arm)
         e_h.append(math.hypot(e[0], e[1]))
         e_v.append(abs(e[2]))
@@ -100,8 +123,10 @@ def test_gnss_errors_match_an_independent_computation(runs, truth_log):
 def test_white_ins_velocity_noise_is_inside_its_sigma_as_often_as_a_gaussian(runs):
     s = run_statistics(runs["noisy"])
     n = 3 * 3001  # components of the velocity errors (white: independent)
-    for key, p in (("ins_vel_in_1sigma", math.erf(1 / math.sqrt(2))),
-                   ("ins_vel_in_2sigma", math.erf(2 / math.sqrt(2)))):
+    for key, p in (
+        ("ins_vel_in_1sigma", math.erf(1 / math.sqrt(2))),
+        ("ins_vel_in_2sigma", math.erf(2 / math.sqrt(2))),
+    ):
         assert abs(s[key] - p) <= 4 * math.sqrt(p * (1 - p) / n), key
     sigma_v = 0.02  # sensors_polaris.json ins.velocity_white_mps
     assert s["ins_vel_rms_mps"] == pytest.approx(math.sqrt(3) * sigma_v, rel=0.05)
@@ -114,8 +139,10 @@ def test_time_to_first_fix_is_the_first_epoch_with_a_fix(runs):
     first = next(r["sample_time_s"] for r in rows if r["fix_type"] != "no_fix")
     assert s["gnss_time_to_first_fix_s"] == pytest.approx(first, abs=1e-9)
     assert s["gnss_time_to_first_fix_s"] >= 8.0  # cold_ttff_s
-    times = sum(s[f"gnss_{state}_time_s"] for state in
-                ("rtk_fixed", "rtk_float", "dgps", "single", "no_fix"))
+    times = sum(
+        s[f"gnss_{state}_time_s"]
+        for state in ("rtk_fixed", "rtk_float", "dgps", "single", "no_fix")
+    )
     assert times == pytest.approx(s["gnss_epochs"] / 10)  # gnss.hz 10
 
 

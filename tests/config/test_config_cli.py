@@ -21,7 +21,7 @@ def _show(capsys, *argv):
     assert args.func is cli_config.run
     assert cli_config.run(args) == 0
     out = capsys.readouterr().out
-    assert out.startswith("{\n  \"seed\": ")                  # indented JSON
+    assert out.startswith('{\n  "seed": ')  # indented JSON
     return json.loads(out)
 
 
@@ -44,15 +44,47 @@ def test_show_with_files(capsys, tmp_path):
 
 
 def test_show_with_every_sensor_option(capsys):
-    shown = _show(capsys, "--seed", "7", "--delay", "0.1", "--gnss-hz", "5", "--imu-hz", "100",
-                  "--no-noise", "--no-gnss", "--no-imu", "--no-ins", "--gnss-start", "cold",
-                  "--gnss-frame", "nad83", "--gnss-baseline-km", "20",
-                  "--gnss-outage", "10:20", "--gnss-outage", "30.5:40")
-    assert shown == load_config(overrides={
-        "seed": 7, "delay_s": 0.1, "gnss.hz": 5, "imu.hz": 100, "noise": False,
-        "gnss.enabled": False, "imu.enabled": False, "ins.enabled": False, "gnss.start": "cold",
-        "gnss.datum.output_frame": "nad83", "gnss.corrections.baseline_km": 20,
-        "gnss.corrections.outages_s+": [[10, 20], [30.5, 40]]})
+    shown = _show(
+        capsys,
+        "--seed",
+        "7",
+        "--delay",
+        "0.1",
+        "--gnss-hz",
+        "5",
+        "--imu-hz",
+        "100",
+        "--no-noise",
+        "--no-gnss",
+        "--no-imu",
+        "--no-ins",
+        "--gnss-start",
+        "cold",
+        "--gnss-frame",
+        "nad83",
+        "--gnss-baseline-km",
+        "20",
+        "--gnss-outage",
+        "10:20",
+        "--gnss-outage",
+        "30.5:40",
+    )
+    assert shown == load_config(
+        overrides={
+            "seed": 7,
+            "delay_s": 0.1,
+            "gnss.hz": 5,
+            "imu.hz": 100,
+            "noise": False,
+            "gnss.enabled": False,
+            "imu.enabled": False,
+            "ins.enabled": False,
+            "gnss.start": "cold",
+            "gnss.datum.output_frame": "nad83",
+            "gnss.corrections.baseline_km": 20,
+            "gnss.corrections.outages_s+": [[10, 20], [30.5, 40]],
+        }
+    )
     assert type(shown["gnss"]["hz"]) is int
 
 
@@ -64,12 +96,19 @@ def test_overrides_from_args_skips_what_was_not_given():
 
 def test_errors_are_config_errors(capsys):
     parser = _parser()
-    with pytest.raises(ConfigError, match=r"^command line: gnss\.hz = 240 is out of range 1\.\.120$"):
+    with pytest.raises(
+        ConfigError, match=r"^command line: gnss\.hz = 240 is out of range 1\.\.120$"
+    ):
         cli_config.run(parser.parse_args(["config", "show", "--gnss-hz", "240"]))
-    with pytest.raises(ConfigError, match=r'^command line: gnss\.start = "hot" is not one of '
-                                          r"converged, cold$"):
+    with pytest.raises(
+        ConfigError,
+        match=r'^command line: gnss\.start = "hot" is not one of '
+        r"converged, cold$",
+    ):
         cli_config.run(parser.parse_args(["config", "show", "--gnss-start", "hot"]))
-    with pytest.raises(ConfigError, match=r'^command line: --gnss-outage = "10" is not <start>:<end>'):
+    with pytest.raises(
+        ConfigError, match=r'^command line: --gnss-outage = "10" is not <start>:<end>'
+    ):
         cli_config.run(parser.parse_args(["config", "show", "--gnss-outage", "10"]))
     with pytest.raises(ConfigError, match=r"nowhere\.json: cannot read the configuration file"):
         cli_config.run(parser.parse_args(["config", "show", "--config", "nowhere.json"]))
@@ -101,4 +140,6 @@ def test_config_requires_an_action():
 def test_overrides_from_args_takes_parsed_outage_pairs():
     args = argparse.Namespace(gnss_outage=[[1.0, 2.0], "3:4"], seed=None, no_noise=True)
     assert cli_config.overrides_from_args(args) == {
-        "noise": False, "gnss.corrections.outages_s+": [[1.0, 2.0], [3, 4]]}
+        "noise": False,
+        "gnss.corrections.outages_s+": [[1.0, 2.0], [3, 4]],
+    }

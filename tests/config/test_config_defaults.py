@@ -8,7 +8,13 @@ import orjson
 import pytest
 
 from navsense.config import (
-    SCHEMA, code_defaults, known_keys, load_config, sensors_defaults, validate, vehicle_overlay,
+    SCHEMA,
+    code_defaults,
+    known_keys,
+    load_config,
+    sensors_defaults,
+    validate,
+    vehicle_overlay,
 )
 
 # Specification "Parameters", GNSS Receiver, table gnss.states (columns rtk_fixed, rtk_float,
@@ -43,13 +49,25 @@ SPEC_SENSORS_JSON = {
         "multipath_vertical_ratio": 1.5,
         "states": {s: {k: col[i] for k, col in STATES_TABLE.items()} for i, s in enumerate(STATES)},
         "rtk": {
-            "ttf_median_s": 10, "ttf_log_sigma": 0.5, "ttf_multipath_gain": 2,
-            "reacquire_factor": 0.3, "reacquire_window_s": 10, "min_clear_satellites": 6,
-            "float_min_satellites": 5, "max_pdop": 5, "cycle_slip_rate_per_s": 0.3,
+            "ttf_median_s": 10,
+            "ttf_log_sigma": 0.5,
+            "ttf_multipath_gain": 2,
+            "reacquire_factor": 0.3,
+            "reacquire_window_s": 10,
+            "min_clear_satellites": 6,
+            "float_min_satellites": 5,
+            "max_pdop": 5,
+            "cycle_slip_rate_per_s": 0.3,
         },
         "corrections": {
-            "interval_s": 1, "latency_s": 0.3, "rtk_max_age_s": 10, "dgps_max_age_s": 60,
-            "baseline_km": 5, "ppm_h": 1, "ppm_v": 1.5, "outages_s": [],
+            "interval_s": 1,
+            "latency_s": 0.3,
+            "rtk_max_age_s": 10,
+            "dgps_max_age_s": 60,
+            "baseline_km": 5,
+            "ppm_h": 1,
+            "ppm_v": 1.5,
+            "outages_s": [],
         },
         "obstruction": {"near_margin_m": 1.5, "foliage_block_path_m": 8, "reflector_range_m": 60},
         "datum": {
@@ -69,19 +87,44 @@ SPEC_SENSORS_JSON = {
         },
     },
     "imu": {
-        "enabled": True, "hz": 120, "accel_std_mps2": 0.03, "gyro_std_radps": 0.002,
-        "accel_bias_mps2": 0.01, "gyro_bias_radps": 0.001, "position_flu_m": [0, 0, 0],
+        "enabled": True,
+        "hz": 120,
+        "accel_std_mps2": 0.03,
+        "gyro_std_radps": 0.002,
+        "accel_bias_mps2": 0.01,
+        "gyro_bias_radps": 0.001,
+        "position_flu_m": [0, 0, 0],
     },
 }
 
 # Specification "Parameters", INS: the "Default" column (sensors_polaris.json) and the "Code" column.
-INS_KEYS = ("enabled", "hz", "position_flu_m", "position_sigma_m", "position_tau_s",
-            "position_white_m", "heading_sigma_deg", "attitude_sigma_deg", "velocity_white_mps",
-            "accel_white_mps2", "gyro_white_radps", "frame", "utm_zone")
-INS_DEFAULT = dict(zip(INS_KEYS, (True, 100, [0, 0, 0], 0.01, 30, 0.003, 0.1, 0.03, 0.02, 0.02,
-                                  0.0005, "nad83", 16)))
-INS_CODE = dict(zip(INS_KEYS, (False, 100, [0, 0, 0], 0.01, 30, 0.003, 0.1, 0.03, 0.01, 0.02,
-                               0.0005, "nad83", 16)))
+INS_KEYS = (
+    "enabled",
+    "hz",
+    "position_flu_m",
+    "position_sigma_m",
+    "position_tau_s",
+    "position_white_m",
+    "heading_sigma_deg",
+    "attitude_sigma_deg",
+    "velocity_white_mps",
+    "accel_white_mps2",
+    "gyro_white_radps",
+    "frame",
+    "utm_zone",
+)
+INS_DEFAULT = dict(
+    zip(
+        INS_KEYS,
+        (True, 100, [0, 0, 0], 0.01, 30, 0.003, 0.1, 0.03, 0.02, 0.02, 0.0005, "nad83", 16),
+    )
+)
+INS_CODE = dict(
+    zip(
+        INS_KEYS,
+        (False, 100, [0, 0, 0], 0.01, 30, 0.003, 0.1, 0.03, 0.01, 0.02, 0.0005, "nad83", 16),
+    )
+)
 
 
 def _get(cfg, dotted):
@@ -92,8 +135,8 @@ def _get(cfg, dotted):
 
 def test_embedded_sensors_json_is_the_specification_table():
     assert sensors_defaults() == SPEC_SENSORS_JSON
-    assert "ins" not in sensors_defaults()      # "The block ins is in sensors_polaris.json only."
-    assert "noise" not in sensors_defaults()    # navsense extension, not in the file
+    assert "ins" not in sensors_defaults()  # "The block ins is in sensors_polaris.json only."
+    assert "noise" not in sensors_defaults()  # navsense extension, not in the file
 
 
 def test_embedded_polaris_overlay():
@@ -109,34 +152,90 @@ def test_embedded_polaris_overlay():
 
 
 # navsense extensions (issue 7), off by default
-MAG_CODE = {"enabled": False, "hz": 50, "noise_std_ut": 0.3, "hard_iron_ut": [0, 0, 0],
-            "soft_iron_matrix": [1, 0, 0, 0, 1, 0, 0, 0, 1]}
-BARO_CODE = {"enabled": False, "hz": 25, "noise_std_pa": 1.0, "bias_sigma_pa": 10.0,
-             "bias_tau_s": 300, "base_altitude_m": 0, "position_flu_m": [0, 0, 0]}
-ODOM_CODE = {"enabled": False, "hz": 50, "noise_std_mps": 0.02, "scale_factor_sigma": 0.01,
-             "encoder_tick_m": 0}
+MAG_CODE = {
+    "enabled": False,
+    "hz": 50,
+    "noise_std_ut": 0.3,
+    "hard_iron_ut": [0, 0, 0],
+    "soft_iron_matrix": [1, 0, 0, 0, 1, 0, 0, 0, 1],
+}
+BARO_CODE = {
+    "enabled": False,
+    "hz": 25,
+    "noise_std_pa": 1.0,
+    "bias_sigma_pa": 10.0,
+    "bias_tau_s": 300,
+    "base_altitude_m": 0,
+    "position_flu_m": [0, 0, 0],
+}
+ODOM_CODE = {
+    "enabled": False,
+    "hz": 50,
+    "noise_std_mps": 0.02,
+    "scale_factor_sigma": 0.01,
+    "encoder_tick_m": 0,
+}
 
 
 # navsense extension (issue 8): the configurable IMU, off by default (model "acres"); every
 # per-sensor key null = "the preset's value, else 0"
-_GYRO_KEYS = ("noise_density_radps_rthz", "bias_instability_radps", "bias_instability_tau_s",
-              "random_walk_radps2_rthz", "random_walk_bound_radps", "bias_radps",
-              "turn_on_bias_sigma_radps", "scale_factor_ppm", "misalignment_rad",
-              "temp_bias_radps_per_k", "temp_scale_ppm_per_k", "lsb_radps", "carry_error",
-              "round_direction", "saturation_radps", "g_sensitivity_radps_per_mps2")
-_ACCEL_KEYS = ("noise_density_mps2_rthz", "bias_instability_mps2", "bias_instability_tau_s",
-               "random_walk_mps3_rthz", "random_walk_bound_mps2", "bias_mps2",
-               "turn_on_bias_sigma_mps2", "scale_factor_ppm", "misalignment_rad",
-               "temp_bias_mps2_per_k", "temp_scale_ppm_per_k", "lsb_mps2", "carry_error",
-               "round_direction", "saturation_mps2")
-IMU_CODE = {"model": "acres", "preset": "none", "configurable": {
-    "platform_ypr_deg": [0, 0, 0], "temperature_c": 25, "reference_temperature_c": 25,
-    "gyro": dict.fromkeys(_GYRO_KEYS), "accel": dict.fromkeys(_ACCEL_KEYS)}}
+_GYRO_KEYS = (
+    "noise_density_radps_rthz",
+    "bias_instability_radps",
+    "bias_instability_tau_s",
+    "random_walk_radps2_rthz",
+    "random_walk_bound_radps",
+    "bias_radps",
+    "turn_on_bias_sigma_radps",
+    "scale_factor_ppm",
+    "misalignment_rad",
+    "temp_bias_radps_per_k",
+    "temp_scale_ppm_per_k",
+    "lsb_radps",
+    "carry_error",
+    "round_direction",
+    "saturation_radps",
+    "g_sensitivity_radps_per_mps2",
+)
+_ACCEL_KEYS = (
+    "noise_density_mps2_rthz",
+    "bias_instability_mps2",
+    "bias_instability_tau_s",
+    "random_walk_mps3_rthz",
+    "random_walk_bound_mps2",
+    "bias_mps2",
+    "turn_on_bias_sigma_mps2",
+    "scale_factor_ppm",
+    "misalignment_rad",
+    "temp_bias_mps2_per_k",
+    "temp_scale_ppm_per_k",
+    "lsb_mps2",
+    "carry_error",
+    "round_direction",
+    "saturation_mps2",
+)
+IMU_CODE = {
+    "model": "acres",
+    "preset": "none",
+    "configurable": {
+        "platform_ypr_deg": [0, 0, 0],
+        "temperature_c": 25,
+        "reference_temperature_c": 25,
+        "gyro": dict.fromkeys(_GYRO_KEYS),
+        "accel": dict.fromkeys(_ACCEL_KEYS),
+    },
+}
 
 
 def test_code_defaults_are_the_code_column_and_noise_on():
-    assert code_defaults() == {"noise": True, "imu": IMU_CODE, "ins": INS_CODE, "mag": MAG_CODE,
-                               "baro": BARO_CODE, "odom": ODOM_CODE}
+    assert code_defaults() == {
+        "noise": True,
+        "imu": IMU_CODE,
+        "ins": INS_CODE,
+        "mag": MAG_CODE,
+        "baro": BARO_CODE,
+        "odom": ODOM_CODE,
+    }
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -146,32 +245,56 @@ def test_fix_state_columns(state):
     assert states[state] == {k: col[i] for k, col in STATES_TABLE.items()}
 
 
-@pytest.mark.parametrize("dotted, expected", [
-    ("seed", 42), ("delay_s", 0.05), ("noise", True),
-    ("gnss.enabled", True), ("gnss.hz", 10), ("gnss.std_m", 0.02), ("gnss.start", "converged"),
-    ("gnss.cold_ttff_s", 20), ("gnss.elevation_mask_deg", 10),
-    ("gnss.constellations", {"gps": True, "galileo": True, "glonass": True}),
-    ("gnss.multipath_tau_s", 8), ("gnss.multipath_vertical_ratio", 1.5),
-    ("gnss.rtk.ttf_median_s", 10), ("gnss.rtk.reacquire_factor", 0.3),
-    ("gnss.rtk.min_clear_satellites", 6), ("gnss.rtk.float_min_satellites", 5),
-    ("gnss.rtk.max_pdop", 5), ("gnss.rtk.cycle_slip_rate_per_s", 0.3),
-    ("gnss.corrections.interval_s", 1), ("gnss.corrections.latency_s", 0.3),
-    ("gnss.corrections.rtk_max_age_s", 10), ("gnss.corrections.dgps_max_age_s", 60),
-    ("gnss.corrections.baseline_km", 5), ("gnss.corrections.ppm_h", 1),
-    ("gnss.corrections.ppm_v", 1.5), ("gnss.corrections.outages_s", []),
-    ("gnss.obstruction.near_margin_m", 1.5), ("gnss.obstruction.foliage_block_path_m", 8),
-    ("gnss.obstruction.reflector_range_m", 60),
-    ("gnss.datum.output_frame", "wgs84_g2139"), ("gnss.datum.start_utc", "2026-09-23T15:00:00Z"),
-    ("gnss.datum.harn_to_nad83_2011_shift_deg", [-7.742258e-09, 2.4261007e-07]),
-    ("gnss.datum.geoid.n0_m", -33.6268735), ("gnss.datum.geoid.dn_de", -1.07779725e-05),
-    ("gnss.datum.geoid.dn_dn", -6.19783884e-06),
-    ("gnss.datum.helmert_itrf2014_to_nad83_2011.t_m", [1.00530, -1.90921, -0.54157]),
-    ("gnss.datum.helmert_itrf2014_to_nad83_2011.s_ppm", 0.00036891),
-    ("gnss.datum.helmert_itrf2014_to_nad83_2011.ds_ppm_per_yr", -0.00007201),
-    ("gnss.datum.helmert_itrf2014_to_nad83_2011.reference_epoch", 2010.0),
-    ("imu.enabled", True), ("imu.hz", 120), ("imu.accel_std_mps2", 0.03),
-    ("imu.gyro_std_radps", 0.002), ("imu.accel_bias_mps2", 0.01), ("imu.gyro_bias_radps", 0.001),
-])
+@pytest.mark.parametrize(
+    "dotted, expected",
+    [
+        ("seed", 42),
+        ("delay_s", 0.05),
+        ("noise", True),
+        ("gnss.enabled", True),
+        ("gnss.hz", 10),
+        ("gnss.std_m", 0.02),
+        ("gnss.start", "converged"),
+        ("gnss.cold_ttff_s", 20),
+        ("gnss.elevation_mask_deg", 10),
+        ("gnss.constellations", {"gps": True, "galileo": True, "glonass": True}),
+        ("gnss.multipath_tau_s", 8),
+        ("gnss.multipath_vertical_ratio", 1.5),
+        ("gnss.rtk.ttf_median_s", 10),
+        ("gnss.rtk.reacquire_factor", 0.3),
+        ("gnss.rtk.min_clear_satellites", 6),
+        ("gnss.rtk.float_min_satellites", 5),
+        ("gnss.rtk.max_pdop", 5),
+        ("gnss.rtk.cycle_slip_rate_per_s", 0.3),
+        ("gnss.corrections.interval_s", 1),
+        ("gnss.corrections.latency_s", 0.3),
+        ("gnss.corrections.rtk_max_age_s", 10),
+        ("gnss.corrections.dgps_max_age_s", 60),
+        ("gnss.corrections.baseline_km", 5),
+        ("gnss.corrections.ppm_h", 1),
+        ("gnss.corrections.ppm_v", 1.5),
+        ("gnss.corrections.outages_s", []),
+        ("gnss.obstruction.near_margin_m", 1.5),
+        ("gnss.obstruction.foliage_block_path_m", 8),
+        ("gnss.obstruction.reflector_range_m", 60),
+        ("gnss.datum.output_frame", "wgs84_g2139"),
+        ("gnss.datum.start_utc", "2026-09-23T15:00:00Z"),
+        ("gnss.datum.harn_to_nad83_2011_shift_deg", [-7.742258e-09, 2.4261007e-07]),
+        ("gnss.datum.geoid.n0_m", -33.6268735),
+        ("gnss.datum.geoid.dn_de", -1.07779725e-05),
+        ("gnss.datum.geoid.dn_dn", -6.19783884e-06),
+        ("gnss.datum.helmert_itrf2014_to_nad83_2011.t_m", [1.00530, -1.90921, -0.54157]),
+        ("gnss.datum.helmert_itrf2014_to_nad83_2011.s_ppm", 0.00036891),
+        ("gnss.datum.helmert_itrf2014_to_nad83_2011.ds_ppm_per_yr", -0.00007201),
+        ("gnss.datum.helmert_itrf2014_to_nad83_2011.reference_epoch", 2010.0),
+        ("imu.enabled", True),
+        ("imu.hz", 120),
+        ("imu.accel_std_mps2", 0.03),
+        ("imu.gyro_std_radps", 0.002),
+        ("imu.accel_bias_mps2", 0.01),
+        ("imu.gyro_bias_radps", 0.001),
+    ],
+)
 @pytest.mark.parametrize("vehicle", ["polaris", "maxxum"])
 def test_vehicle_independent_defaults(vehicle, dotted, expected):
     assert _get(load_config(vehicle=vehicle), dotted) == expected
@@ -192,21 +315,51 @@ def test_maxxum_effective_configuration_uses_the_code_column():
     assert cfg["imu"]["position_flu_m"] == [0, 0, 0]
     assert cfg["ins"] == INS_CODE
     # The two columns differ in exactly these keys.
-    assert {k for k in INS_KEYS if INS_CODE[k] != INS_DEFAULT[k]} == {"enabled", "velocity_white_mps"}
+    assert {k for k in INS_KEYS if INS_CODE[k] != INS_DEFAULT[k]} == {
+        "enabled",
+        "velocity_white_mps",
+    }
     assert cfg["ins"]["enabled"] is False and cfg["ins"]["velocity_white_mps"] == 0.01
 
 
 def test_layout_and_order_of_the_effective_configuration():
     cfg = load_config()
-    assert list(cfg) == ["seed", "delay_s", "mount_frame", "noise", "gnss", "imu", "ins",
-                         "mag", "baro", "odom"]
+    assert list(cfg) == [
+        "seed",
+        "delay_s",
+        "mount_frame",
+        "noise",
+        "gnss",
+        "imu",
+        "ins",
+        "mag",
+        "baro",
+        "odom",
+    ]
     assert list(cfg["gnss"]) == [
-        "enabled", "hz", "antenna_flu_m", "std_m", "start", "cold_ttff_s", "elevation_mask_deg",
-        "constellations", "multipath_tau_s", "multipath_vertical_ratio", "states", "rtk",
-        "corrections", "obstruction", "datum"]
+        "enabled",
+        "hz",
+        "antenna_flu_m",
+        "std_m",
+        "start",
+        "cold_ttff_s",
+        "elevation_mask_deg",
+        "constellations",
+        "multipath_tau_s",
+        "multipath_vertical_ratio",
+        "states",
+        "rtk",
+        "corrections",
+        "obstruction",
+        "datum",
+    ]
     assert list(cfg["gnss"]["datum"]) == [
-        "output_frame", "start_utc", "harn_to_nad83_2011_shift_deg", "geoid",
-        "helmert_itrf2014_to_nad83_2011"]
+        "output_frame",
+        "start_utc",
+        "harn_to_nad83_2011_shift_deg",
+        "geoid",
+        "helmert_itrf2014_to_nad83_2011",
+    ]
 
 
 def _flatten(cfg, path=""):

@@ -18,6 +18,7 @@ def in_tmp(tmp_path, monkeypatch):
         text = content if isinstance(content, str) else json.dumps(content, indent=2)
         (tmp_path / name).write_text(text, encoding="utf-8")
         return name
+
     return write
 
 
@@ -30,30 +31,54 @@ def _error(**kwargs) -> str:
 
 # Unknown keys --------------------------------------------------------------------------------
 
+
 def test_unknown_key_suggests_the_nearest(in_tmp):
     name = in_tmp("my.json", {"gnss": {"elevation_mask": 10}})
     assert _error(config_path=name) == (
-        "my.json: gnss.elevation_mask = 10 is not a known key; did you mean gnss.elevation_mask_deg?")
+        "my.json: gnss.elevation_mask = 10 is not a known key; did you mean gnss.elevation_mask_deg?"
+    )
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"gnss.elevation_mask": 10},
-     "command line: gnss.elevation_mask = 10 is not a known key; did you mean gnss.elevation_mask_deg?"),
-    ({"ins.frames": "nad83"},
-     'command line: ins.frames = "nad83" is not a known key; did you mean ins.frame?'),
-    ({"gnss.states.rtk_fix.tau_s": 5},
-     "command line: gnss.states.rtk_fix.tau_s = 5 is not a known key; did you mean gnss.states.rtk_fixed.tau_s?"),
-    ({"gnss.rtk_fixed.tau_s": 5},
-     "command line: gnss.rtk_fixed.tau_s = 5 is not a known key; did you mean gnss.states.rtk_fixed.tau_s?"),
-    ({"gnss.hz.max": 5}, "command line: gnss.hz.max = 5 is not a known key; did you mean gnss.hz?"),
-    ({"gnss.qqq.www": 5}, "command line: gnss.qqq.www = 5 is not a known key; the keys of gnss are "
-     "enabled, hz, antenna_flu_m, std_m, start, cold_ttff_s, elevation_mask_deg, constellations, "
-     "multipath_tau_s, multipath_vertical_ratio, states, rtk, corrections, obstruction, datum"),
-    # A key in the wrong section: the same name elsewhere.
-    ({"hz": 5}, "command line: hz = 5 is not a known key; did you mean gnss.hz, imu.hz or ins.hz?"),
-    ({"gnss.ttf_median_s": 5},
-     "command line: gnss.ttf_median_s = 5 is not a known key; did you mean gnss.rtk.ttf_median_s?"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (
+            {"gnss.elevation_mask": 10},
+            "command line: gnss.elevation_mask = 10 is not a known key; did you mean gnss.elevation_mask_deg?",
+        ),
+        (
+            {"ins.frames": "nad83"},
+            'command line: ins.frames = "nad83" is not a known key; did you mean ins.frame?',
+        ),
+        (
+            {"gnss.states.rtk_fix.tau_s": 5},
+            "command line: gnss.states.rtk_fix.tau_s = 5 is not a known key; did you mean gnss.states.rtk_fixed.tau_s?",
+        ),
+        (
+            {"gnss.rtk_fixed.tau_s": 5},
+            "command line: gnss.rtk_fixed.tau_s = 5 is not a known key; did you mean gnss.states.rtk_fixed.tau_s?",
+        ),
+        (
+            {"gnss.hz.max": 5},
+            "command line: gnss.hz.max = 5 is not a known key; did you mean gnss.hz?",
+        ),
+        (
+            {"gnss.qqq.www": 5},
+            "command line: gnss.qqq.www = 5 is not a known key; the keys of gnss are "
+            "enabled, hz, antenna_flu_m, std_m, start, cold_ttff_s, elevation_mask_deg, constellations, "
+            "multipath_tau_s, multipath_vertical_ratio, states, rtk, corrections, obstruction, datum",
+        ),
+        # A key in the wrong section: the same name elsewhere.
+        (
+            {"hz": 5},
+            "command line: hz = 5 is not a known key; did you mean gnss.hz, imu.hz or ins.hz?",
+        ),
+        (
+            {"gnss.ttf_median_s": 5},
+            "command line: gnss.ttf_median_s = 5 is not a known key; did you mean gnss.rtk.ttf_median_s?",
+        ),
+    ],
+)
 def test_unknown_override_key(overrides, message):
     assert _error(overrides=overrides) == message
 
@@ -63,58 +88,77 @@ def test_unknown_key_without_a_near_one_lists_the_section(in_tmp):
     assert _error(config_path=name) == (
         "my.json: imu.xyz = 1 is not a known key; the keys of imu are enabled, hz, "
         "accel_std_mps2, gyro_std_radps, accel_bias_mps2, gyro_bias_radps, position_flu_m, model, "
-        "preset, configurable")
+        "preset, configurable"
+    )
 
 
 def test_unknown_key_in_the_overlay(in_tmp):
     name = in_tmp("sensors_polaris.json", {"ins": {"utm": 16}})
     assert _error(overlay_path=name) == (
-        "sensors_polaris.json: ins.utm = 16 is not a known key; did you mean ins.utm_zone?")
+        "sensors_polaris.json: ins.utm = 16 is not a known key; did you mean ins.utm_zone?"
+    )
 
 
 # Wrong types ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key, value, complaint", [
-    ("gnss.hz", "10", "is not a number"),
-    ("gnss.hz", True, "is not a number"),              # bool is an int in Python
-    ("gnss.hz", None, "is not a number"),
-    ("gnss.hz", [10], "is not a number"),
-    ("gnss.hz", math.nan, "is not a finite number"),
-    ("gnss.hz", math.inf, "is not a finite number"),
-    ("seed", 4.5, "is not an integer"),
-    ("seed", 7.0, "is not an integer"),
-    ("seed", True, "is not an integer"),
-    ("seed", "42", "is not an integer"),
-    ("gnss.enabled", 1, "is not a boolean (true or false)"),
-    ("gnss.enabled", "true", "is not a boolean (true or false)"),
-    ("noise", 0, "is not a boolean (true or false)"),
-    ("gnss.antenna_flu_m", [1, 2], "is not an array of 3 numbers"),
-    ("gnss.antenna_flu_m", [1, 2, 3, 4], "is not an array of 3 numbers"),
-    ("gnss.antenna_flu_m", [1, "a", 2], "is not an array of 3 numbers"),
-    ("gnss.antenna_flu_m", [1, True, 2], "is not an array of 3 numbers"),
-    ("gnss.antenna_flu_m", "1,0,2", "is not an array of 3 numbers"),
-    ("gnss.datum.harn_to_nad83_2011_shift_deg", [0, 0, 0], "is not an array of 2 numbers"),
-    ("gnss.start", "hot", "is not one of converged, cold"),
-    ("gnss.start", 1, "is not one of converged, cold"),
-    ("gnss.datum.output_frame", "NAD83", "is not one of wgs84_g2139, nad83"),
-    ("ins.frame", "utm", "is not one of nad83, wgs84_g2139"),
-    ("mount_frame", "base_link", "is not one of chassis, base_footprint"),
-    ("gnss.datum.start_utc", "2026-09-23 15:00:00",
-     "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"),
-    ("gnss.datum.start_utc", "2026-09-23T15:00:00+02:00",
-     "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"),
-    ("gnss.datum.start_utc", "2026-02-30T15:00:00Z",
-     "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"),
-    ("gnss.datum.start_utc", "2026-09-23T15:00:00", 
-     "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"),
-    ("gnss.corrections.outages_s", "10:20", "is not an array of [start, end) pairs"),
-    ("gnss.corrections.outages_s", [10, 20], None),   # reported on its first element
-])
+
+@pytest.mark.parametrize(
+    "key, value, complaint",
+    [
+        ("gnss.hz", "10", "is not a number"),
+        ("gnss.hz", True, "is not a number"),  # bool is an int in Python
+        ("gnss.hz", None, "is not a number"),
+        ("gnss.hz", [10], "is not a number"),
+        ("gnss.hz", math.nan, "is not a finite number"),
+        ("gnss.hz", math.inf, "is not a finite number"),
+        ("seed", 4.5, "is not an integer"),
+        ("seed", 7.0, "is not an integer"),
+        ("seed", True, "is not an integer"),
+        ("seed", "42", "is not an integer"),
+        ("gnss.enabled", 1, "is not a boolean (true or false)"),
+        ("gnss.enabled", "true", "is not a boolean (true or false)"),
+        ("noise", 0, "is not a boolean (true or false)"),
+        ("gnss.antenna_flu_m", [1, 2], "is not an array of 3 numbers"),
+        ("gnss.antenna_flu_m", [1, 2, 3, 4], "is not an array of 3 numbers"),
+        ("gnss.antenna_flu_m", [1, "a", 2], "is not an array of 3 numbers"),
+        ("gnss.antenna_flu_m", [1, True, 2], "is not an array of 3 numbers"),
+        ("gnss.antenna_flu_m", "1,0,2", "is not an array of 3 numbers"),
+        ("gnss.datum.harn_to_nad83_2011_shift_deg", [0, 0, 0], "is not an array of 2 numbers"),
+        ("gnss.start", "hot", "is not one of converged, cold"),
+        ("gnss.start", 1, "is not one of converged, cold"),
+        ("gnss.datum.output_frame", "NAD83", "is not one of wgs84_g2139, nad83"),
+        ("ins.frame", "utm", "is not one of nad83, wgs84_g2139"),
+        ("mount_frame", "base_link", "is not one of chassis, base_footprint"),
+        (
+            "gnss.datum.start_utc",
+            "2026-09-23 15:00:00",
+            "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z",
+        ),
+        (
+            "gnss.datum.start_utc",
+            "2026-09-23T15:00:00+02:00",
+            "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z",
+        ),
+        (
+            "gnss.datum.start_utc",
+            "2026-02-30T15:00:00Z",
+            "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z",
+        ),
+        (
+            "gnss.datum.start_utc",
+            "2026-09-23T15:00:00",
+            "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z",
+        ),
+        ("gnss.corrections.outages_s", "10:20", "is not an array of [start, end) pairs"),
+        ("gnss.corrections.outages_s", [10, 20], None),  # reported on its first element
+    ],
+)
 def test_wrong_type(key, value, complaint):
     message = _error(overrides={key: value})
     if complaint is None:
-        assert message == ("command line: gnss.corrections.outages_s[0] = 10 is not a "
-                           "[start, end) pair of numbers")
+        assert message == (
+            "command line: gnss.corrections.outages_s[0] = 10 is not a [start, end) pair of numbers"
+        )
     else:
         assert message.startswith(f"command line: {key} = ")
         assert message.endswith(f" {complaint}")
@@ -122,18 +166,36 @@ def test_wrong_type(key, value, complaint):
 
 def test_start_utc_accepts_fractions_and_offset_zero():
     for text in ("2026-09-23T15:00:00.250Z", "2026-09-23T15:00:00+00:00", "2024-02-29T00:00:00Z"):
-        assert load_config(overrides={"gnss.datum.start_utc": text})["gnss"]["datum"]["start_utc"] == text
+        assert (
+            load_config(overrides={"gnss.datum.start_utc": text})["gnss"]["datum"]["start_utc"]
+            == text
+        )
 
 
-@pytest.mark.parametrize("outages, message", [
-    ([[20, 10]], "gnss.corrections.outages_s[0] = [20, 10] is not a [start, end) pair: "
-                 "start must be less than end"),
-    ([[0, 5], [10, 10]], "gnss.corrections.outages_s[1] = [10, 10] is not a [start, end) pair: "
-                         "start must be less than end"),
-    ([[10]], "gnss.corrections.outages_s[0] = [10] is not a [start, end) pair of numbers"),
-    ([[10, "20"]], 'gnss.corrections.outages_s[0] = [10, "20"] is not a [start, end) pair of numbers'),
-    ([[10, 20, 30]], "gnss.corrections.outages_s[0] = [10, 20, 30] is not a [start, end) pair of numbers"),
-])
+@pytest.mark.parametrize(
+    "outages, message",
+    [
+        (
+            [[20, 10]],
+            "gnss.corrections.outages_s[0] = [20, 10] is not a [start, end) pair: "
+            "start must be less than end",
+        ),
+        (
+            [[0, 5], [10, 10]],
+            "gnss.corrections.outages_s[1] = [10, 10] is not a [start, end) pair: "
+            "start must be less than end",
+        ),
+        ([[10]], "gnss.corrections.outages_s[0] = [10] is not a [start, end) pair of numbers"),
+        (
+            [[10, "20"]],
+            'gnss.corrections.outages_s[0] = [10, "20"] is not a [start, end) pair of numbers',
+        ),
+        (
+            [[10, 20, 30]],
+            "gnss.corrections.outages_s[0] = [10, 20, 30] is not a [start, end) pair of numbers",
+        ),
+    ],
+)
 def test_outage_pairs(in_tmp, outages, message):
     name = in_tmp("my.json", {"gnss": {"corrections": {"outages_s": outages}}})
     assert _error(config_path=name) == f"my.json: {message}"
@@ -148,23 +210,30 @@ def test_section_that_is_not_an_object(in_tmp):
     name = in_tmp("my.json", {"gnss": {"constellations": True}})
     assert _error(config_path=name) == (
         "my.json: gnss.constellations = true is not an object (a section with the keys "
-        "gps, galileo, glonass)")
+        "gps, galileo, glonass)"
+    )
 
 
 # At least one constellation ------------------------------------------------------------------
 
+
 def test_all_constellations_off_in_a_file(in_tmp):
-    name = in_tmp("my.json", {"gnss": {"constellations": {"gps": False, "galileo": False,
-                                                          "glonass": False}}})
+    name = in_tmp(
+        "my.json", {"gnss": {"constellations": {"gps": False, "galileo": False, "glonass": False}}}
+    )
     assert _error(config_path=name) == (
         'my.json: gnss.constellations = {"gps": false, "galileo": false, "glonass": false} '
-        "has no system on; at least one of gps, galileo, glonass must be true")
+        "has no system on; at least one of gps, galileo, glonass must be true"
+    )
 
 
 def test_the_last_constellation_turned_off_names_its_layer(in_tmp):
     name = in_tmp("my.json", {"gnss": {"constellations": {"gps": False, "galileo": False}}})
     assert load_config(name)["gnss"]["constellations"] == {
-        "gps": False, "galileo": False, "glonass": True}
+        "gps": False,
+        "galileo": False,
+        "glonass": True,
+    }
     message = _error(config_path=name, overrides={"gnss.constellations.glonass": False})
     assert message.startswith("command line: gnss.constellations = ")
     assert message.endswith("has no system on; at least one of gps, galileo, glonass must be true")
@@ -178,10 +247,12 @@ def test_any_single_constellation_is_enough(system):
 
 # Files ---------------------------------------------------------------------------------------
 
+
 def test_invalid_json_names_the_file_line_and_column(in_tmp):
     name = in_tmp("my.json", '{\n  "seed": 7,\n  "delay_s": 0.1\n  "noise": false\n}\n')
     assert _error(config_path=name) == (
-        "my.json: invalid JSON at line 4, column 3: Expecting ',' delimiter")
+        "my.json: invalid JSON at line 4, column 3: Expecting ',' delimiter"
+    )
 
 
 def test_invalid_json_in_the_overlay(in_tmp):
@@ -192,18 +263,22 @@ def test_invalid_json_in_the_overlay(in_tmp):
 def test_empty_file(in_tmp):
     name = in_tmp("my.json", "")
     assert _error(config_path=name) == (
-        "my.json: invalid JSON at line 1, column 1: Expecting value")
+        "my.json: invalid JSON at line 1, column 1: Expecting value"
+    )
 
 
 def test_missing_file_names_the_path(tmp_path):
     path = tmp_path / "nowhere" / "sensors.json"
     assert _error(config_path=path) == (
-        f"{path}: cannot read the configuration file: No such file or directory")
+        f"{path}: cannot read the configuration file: No such file or directory"
+    )
     assert _error(overlay_path=str(path)).startswith(f"{path}: cannot read")
 
 
 def test_a_directory_is_not_a_file(tmp_path):
-    assert _error(config_path=tmp_path).startswith(f"{tmp_path}: cannot read the configuration file")
+    assert _error(config_path=tmp_path).startswith(
+        f"{tmp_path}: cannot read the configuration file"
+    )
 
 
 def test_top_level_must_be_an_object(in_tmp):
@@ -239,6 +314,7 @@ def test_parse_config_text_names_the_source():
 
 # Other ---------------------------------------------------------------------------------------
 
+
 def test_unknown_vehicle():
     assert _error(vehicle="tractor") == 'vehicle = "tractor" is not one of polaris, maxxum'
 
@@ -257,9 +333,13 @@ def test_validate_rejects_a_non_object():
 
 
 def test_long_values_are_shortened_in_messages():
-    message = _error(overrides={"gnss.corrections.outages_s": [[i, i + 0.5] for i in range(100)] + [[2, 1]]})
-    assert message == ("command line: gnss.corrections.outages_s[100] = [2, 1] is not a "
-                       "[start, end) pair: start must be less than end")
+    message = _error(
+        overrides={"gnss.corrections.outages_s": [[i, i + 0.5] for i in range(100)] + [[2, 1]]}
+    )
+    assert message == (
+        "command line: gnss.corrections.outages_s[100] = [2, 1] is not a "
+        "[start, end) pair: start must be less than end"
+    )
     message = _error(overrides={"gnss.xyz": list(range(100))})
     assert "gnss.xyz = [0, 1, 2" in message and "..." in message
     assert len(message.split(" is not a known key")[0]) < 110
@@ -268,4 +348,5 @@ def test_long_values_are_shortened_in_messages():
 def test_bad_enum_in_an_overlay_file(in_tmp):
     name = in_tmp("sensors_polaris.json", {"ins": {"frame": "utm"}})
     assert _error(overlay_path=name) == (
-        'sensors_polaris.json: ins.frame = "utm" is not one of nad83, wgs84_g2139')
+        'sensors_polaris.json: ins.frame = "utm" is not one of nad83, wgs84_g2139'
+    )

@@ -7,8 +7,15 @@ import numpy as np
 import pytest
 
 from navsense.config import (
-    SCHEMA, Field, Section, apply_overrides, canonical, deep_merge, load_config,
-    parse_outage, validate,
+    SCHEMA,
+    Field,
+    Section,
+    apply_overrides,
+    canonical,
+    deep_merge,
+    load_config,
+    parse_outage,
+    validate,
 )
 from navsense.config.schema import BOOLEAN, RATE_HZ, nonnegative
 from navsense.errors import ConfigError
@@ -20,28 +27,42 @@ def write(tmp_path):
         path = tmp_path / name
         path.write_text(json.dumps(content), encoding="utf-8")
         return path
+
     return write
 
 
 def test_merge_order(write):
-    config = write("my.json", {"delay_s": 0.2, "mount_frame": "chassis",
-                               "gnss": {"hz": 5, "corrections": {"outages_s": [[1, 2]]}},
-                               "imu": {"hz": 100}, "ins": {"hz": 50, "enabled": False}})
+    config = write(
+        "my.json",
+        {
+            "delay_s": 0.2,
+            "mount_frame": "chassis",
+            "gnss": {"hz": 5, "corrections": {"outages_s": [[1, 2]]}},
+            "imu": {"hz": 100},
+            "ins": {"hz": 50, "enabled": False},
+        },
+    )
     overlay = write("overlay.json", {"gnss": {"hz": 2}, "ins": {"velocity_white_mps": 0.05}})
     cfg = load_config(config, overlay, overrides={"gnss.hz": 1})
-    assert cfg["gnss"]["hz"] == 1                          # overrides win
-    assert cfg["ins"]["velocity_white_mps"] == 0.05        # overlay over config file
+    assert cfg["gnss"]["hz"] == 1  # overrides win
+    assert cfg["ins"]["velocity_white_mps"] == 0.05  # overlay over config file
     assert cfg["delay_s"] == 0.2 and cfg["imu"]["hz"] == 100 and cfg["ins"]["hz"] == 50
     assert cfg["ins"]["enabled"] is False
-    assert cfg["mount_frame"] == "chassis"                 # the overlay file replaced Polaris's
+    assert cfg["mount_frame"] == "chassis"  # the overlay file replaced Polaris's
     assert cfg["gnss"]["corrections"]["outages_s"] == [[1, 2]]
-    assert cfg["gnss"]["elevation_mask_deg"] == 10         # untouched default
-    assert cfg["gnss"]["corrections"]["ppm_v"] == 1.5      # siblings of merged keys kept
+    assert cfg["gnss"]["elevation_mask_deg"] == 10  # untouched default
+    assert cfg["gnss"]["corrections"]["ppm_v"] == 1.5  # siblings of merged keys kept
 
 
 def test_embedded_overlay_wins_over_the_config_file(write):
-    config = write("my.json", {"mount_frame": "chassis", "gnss": {"antenna_flu_m": [0, 0, 3]},
-                               "ins": {"velocity_white_mps": 0.5}})
+    config = write(
+        "my.json",
+        {
+            "mount_frame": "chassis",
+            "gnss": {"antenna_flu_m": [0, 0, 3]},
+            "ins": {"velocity_white_mps": 0.5},
+        },
+    )
     polaris = load_config(config)
     assert polaris["mount_frame"] == "base_footprint"
     assert polaris["gnss"]["antenna_flu_m"] == [1.1, 0, 2.15]
@@ -68,7 +89,7 @@ def test_overlay_path_applies_to_either_vehicle(write):
     overlay = write("overlay.json", {"ins": {"enabled": True}})
     for vehicle in ("polaris", "maxxum"):
         cfg = load_config(overlay_path=overlay, vehicle=vehicle)
-        assert cfg["mount_frame"] == "chassis"             # the embedded overlay is not applied
+        assert cfg["mount_frame"] == "chassis"  # the embedded overlay is not applied
         assert cfg["ins"]["enabled"] is True
         # A partial ins block: the keys it leaves out have the "Code" values.
         assert cfg["ins"]["velocity_white_mps"] == 0.01
@@ -79,12 +100,22 @@ def test_empty_overlay_gives_the_plain_defaults(write):
 
 
 def test_every_command_line_option_of_the_specification():
-    cfg = load_config(overrides={
-        "seed": 7, "delay_s": 0.1, "gnss.hz": 5, "imu.hz": 100, "noise": False,
-        "gnss.enabled": False, "imu.enabled": False, "ins.enabled": False, "gnss.start": "cold",
-        "gnss.datum.output_frame": "nad83", "gnss.corrections.baseline_km": 20,
-        "gnss.corrections.outages_s+": [[10, 20]],
-    })
+    cfg = load_config(
+        overrides={
+            "seed": 7,
+            "delay_s": 0.1,
+            "gnss.hz": 5,
+            "imu.hz": 100,
+            "noise": False,
+            "gnss.enabled": False,
+            "imu.enabled": False,
+            "ins.enabled": False,
+            "gnss.start": "cold",
+            "gnss.datum.output_frame": "nad83",
+            "gnss.corrections.baseline_km": 20,
+            "gnss.corrections.outages_s+": [[10, 20]],
+        }
+    )
     assert (cfg["seed"], cfg["delay_s"], cfg["gnss"]["hz"], cfg["imu"]["hz"]) == (7, 0.1, 5, 100)
     assert cfg["noise"] is False
     assert not (cfg["gnss"]["enabled"] or cfg["imu"]["enabled"] or cfg["ins"]["enabled"])
@@ -106,11 +137,17 @@ def test_outages_append(write):
 
 
 def test_append_errors():
-    with pytest.raises(ConfigError, match=r"^command line: gnss\.hz\+ = \[1\] appends to a list, "
-                                          r"but gnss\.hz is not a list$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^command line: gnss\.hz\+ = \[1\] appends to a list, "
+        r"but gnss\.hz is not a list$",
+    ):
         load_config(overrides={"gnss.hz+": [1]})
-    with pytest.raises(ConfigError, match=r"^command line: gnss\.corrections\.outages_s\+ = 10 is "
-                                          r"not an array of items to append"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^command line: gnss\.corrections\.outages_s\+ = 10 is "
+        r"not an array of items to append",
+    ):
         load_config(overrides={"gnss.corrections.outages_s+": 10})
 
 
@@ -123,8 +160,15 @@ def test_overrides_apply_in_order_and_sections_merge():
 def test_apply_overrides_returns_a_new_canonical_dict():
     base = load_config()
     before = json.dumps(base)
-    cfg = apply_overrides(base, {"gnss.antenna_flu_m": (1, 2, 3), "seed": np.int64(9),
-                                 "delay_s": np.float64(0.25), "noise": np.bool_(False)})
+    cfg = apply_overrides(
+        base,
+        {
+            "gnss.antenna_flu_m": (1, 2, 3),
+            "seed": np.int64(9),
+            "delay_s": np.float64(0.25),
+            "noise": np.bool_(False),
+        },
+    )
     assert json.dumps(base) == before
     assert cfg["gnss"]["antenna_flu_m"] == [1, 2, 3]
     assert type(cfg["seed"]) is int and type(cfg["delay_s"]) is float
@@ -153,8 +197,10 @@ def test_deep_merge_does_not_change_its_inputs():
     assert base == {"a": {"b": 1, "c": [1]}, "d": 2} and layer == {"a": {"b": 3}, "e": {"f": 4}}
 
 
-@pytest.mark.parametrize("text, pair", [("10:20", [10, 20]), ("1.5:2", [1.5, 2]),
-                                        (" 0 : 3600 ", [0, 3600]), ("-5:1e3", [-5, 1000.0])])
+@pytest.mark.parametrize(
+    "text, pair",
+    [("10:20", [10, 20]), ("1.5:2", [1.5, 2]), (" 0 : 3600 ", [0, 3600]), ("-5:1e3", [-5, 1000.0])],
+)
 def test_parse_outage(text, pair):
     assert parse_outage(text) == pair
 
@@ -163,28 +209,47 @@ def test_parse_outage(text, pair):
 def test_parse_outage_rejects(text):
     with pytest.raises(ConfigError) as err:
         parse_outage(text)
-    assert str(err.value) == (f"command line: --gnss-outage = {json.dumps(text)} is not "
-                              f"<start>:<end> in seconds, such as 10:20")
+    assert str(err.value) == (
+        f"command line: --gnss-outage = {json.dumps(text)} is not "
+        f"<start>:<end> in seconds, such as 10:20"
+    )
 
 
 def test_a_new_section_is_data():
     """A later sensor adds a section to the schema, not code (as mag, baro, odom did)."""
-    schema = Section({**SCHEMA.fields,
-                      "sonar": Section({"enabled": BOOLEAN, "hz": RATE_HZ,
-                                      "noise_nt": nonnegative("a standard deviation"),
-                                      "hard_iron_nt": Field("vector", length=3),
-                                      "model": Field("enum", choices=("wmm", "igrf"))})})
+    schema = Section(
+        {
+            **SCHEMA.fields,
+            "sonar": Section(
+                {
+                    "enabled": BOOLEAN,
+                    "hz": RATE_HZ,
+                    "noise_nt": nonnegative("a standard deviation"),
+                    "hard_iron_nt": Field("vector", length=3),
+                    "model": Field("enum", choices=("wmm", "igrf")),
+                }
+            ),
+        }
+    )
     cfg = load_config()
-    cfg["sonar"] = {"enabled": True, "hz": 50, "noise_nt": 10, "hard_iron_nt": [1, 2, 3],
-                  "model": "wmm"}
+    cfg["sonar"] = {
+        "enabled": True,
+        "hz": 50,
+        "noise_nt": 10,
+        "hard_iron_nt": [1, 2, 3],
+        "model": "wmm",
+    }
     validate(cfg, schema=schema)
-    with pytest.raises(ConfigError, match=r"^sensors\.json: sonar\.hz = 200 is out of range 1\.\.120$"):
+    with pytest.raises(
+        ConfigError, match=r"^sensors\.json: sonar\.hz = 200 is out of range 1\.\.120$"
+    ):
         validate({**cfg, "sonar": {**cfg["sonar"], "hz": 200}}, schema=schema)
     with pytest.raises(ConfigError, match=r"did you mean sonar\.noise_nt\?$"):
         validate({**cfg, "sonar": {**cfg["sonar"], "noise": 1}}, schema=schema)
     with pytest.raises(ConfigError, match=r"^sensors\.json: sonar\.model is missing$"):
-        validate({**cfg, "sonar": {k: v for k, v in cfg["sonar"].items() if k != "model"}},
-                 schema=schema)
+        validate(
+            {**cfg, "sonar": {k: v for k, v in cfg["sonar"].items() if k != "model"}}, schema=schema
+        )
     out = apply_overrides(cfg, {"sonar.hz": 10}, schema=schema)
     assert list(out)[-1] == "sonar" and out["sonar"]["hz"] == 10
     assert list(canonical(cfg, schema)) == list(schema.fields)

@@ -92,8 +92,15 @@ RANGES = {
     "imu.configurable.accel.saturation_mps2": ("number", 0, None, False),
 }
 for _state in ("rtk_fixed", "rtk_float", "dgps", "single"):
-    for _key in ("sigma_h_m", "sigma_v_m", "initial_sigma_h_m", "initial_sigma_v_m",
-                 "white_h_m", "white_v_m", "multipath_h_m"):
+    for _key in (
+        "sigma_h_m",
+        "sigma_v_m",
+        "initial_sigma_h_m",
+        "initial_sigma_v_m",
+        "white_h_m",
+        "white_v_m",
+        "multipath_h_m",
+    ):
         RANGES[f"gnss.states.{_state}.{_key}"] = ("number", 0, INF, False)
     for _key in ("convergence_tau_s", "tau_s"):
         RANGES[f"gnss.states.{_state}.{_key}"] = ("number", 0, INF, True)
@@ -157,8 +164,7 @@ def test_the_table_lists_every_ranged_key_of_the_schema():
     assert ranged == RANGES
 
 
-@pytest.mark.parametrize("key, value, accepted", CASES,
-                         ids=[f"{k}={v!r}" for k, v, _ in CASES])
+@pytest.mark.parametrize("key, value, accepted", CASES, ids=[f"{k}={v!r}" for k, v, _ in CASES])
 def test_range_in_sensors_json(key, value, accepted):
     value = _value(key, value)
     cfg = _with(load_config(), key, value)
@@ -170,8 +176,7 @@ def test_range_in_sensors_json(key, value, accepted):
         assert str(err.value) == _message("sensors.json", key, value)
 
 
-@pytest.mark.parametrize("key, value, accepted", CASES,
-                         ids=[f"{k}={v!r}" for k, v, _ in CASES])
+@pytest.mark.parametrize("key, value, accepted", CASES, ids=[f"{k}={v!r}" for k, v, _ in CASES])
 def test_range_on_the_command_line(key, value, accepted):
     value = _value(key, value)
     if accepted:
@@ -182,8 +187,16 @@ def test_range_on_the_command_line(key, value, accepted):
         assert str(err.value) == _message("command line", key, value)
 
 
-@pytest.mark.parametrize("key", ["seed", "gnss.hz", "ins.utm_zone", "gnss.rtk.min_clear_satellites",
-                                 "gnss.states.single.tau_s"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "seed",
+        "gnss.hz",
+        "ins.utm_zone",
+        "gnss.rtk.min_clear_satellites",
+        "gnss.states.single.tau_s",
+    ],
+)
 def test_range_in_a_user_file(tmp_path, monkeypatch, key):
     kind, lo, hi, open_ = RANGES[key]
     bad = lo if open_ else lo - (1 if kind == "integer" else 0.5)
@@ -205,7 +218,9 @@ def _nested(dotted, value):
 
 
 def test_the_brief_examples():
-    with pytest.raises(ConfigError, match=r"^sensors\.json: gnss\.hz = 240 is out of range 1\.\.120$"):
+    with pytest.raises(
+        ConfigError, match=r"^sensors\.json: gnss\.hz = 240 is out of range 1\.\.120$"
+    ):
         validate(_with(load_config(), "gnss.hz", 240), "sensors.json")
     for ok in (1, 120, 1.0, 120.0, 10.5):
         validate(_with(load_config(), "gnss.hz", ok))

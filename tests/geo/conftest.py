@@ -1,6 +1,7 @@
 """Fixtures of the geo tests (helpers and PROJ truth live in geo_helpers.py)."""
 
 import pytest
+
 from geo.geo_helpers import SHAPES
 
 

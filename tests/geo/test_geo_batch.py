@@ -20,19 +20,28 @@ from navsense.geo.georef import FRAMES, OUTPUT_KEYS
 
 N = 10_000
 # indices checked one by one: both ends (SIMD loop tails) and a spread in between
-PICK = sorted({0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 63, 64, 65, 127, 1000, 4095, 4096, 5001, N - 2, N - 1}
-              | set(range(97, N, 997)))
+PICK = sorted(
+    {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 63, 64, 65, 127, 1000, 4095, 4096, 5001, N - 2, N - 1}
+    | set(range(97, N, 997))
+)
 # sizes of the few-point calls: the scalar kernel (<= SMALL_N) and small array kernels
 FEW = (2, SMALL_N, SMALL_N + 1, 7)
-FRAME_KEYS = {"nad83_2011": ("nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m"),
-              "nad83_harn": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
-              "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m")}
+FRAME_KEYS = {
+    "nad83_2011": ("nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m"),
+    "nad83_harn": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
+    "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
+}
 
 
 def _enu(seed=5, half_m=6000.0):
     rng = np.random.default_rng(seed)
-    enu = np.column_stack([rng.uniform(-half_m, half_m, N), rng.uniform(-half_m, half_m, N),
-                           rng.uniform(-40.0, 300.0, N)])
+    enu = np.column_stack(
+        [
+            rng.uniform(-half_m, half_m, N),
+            rng.uniform(-half_m, half_m, N),
+            rng.uniform(-40.0, 300.0, N),
+        ]
+    )
     t = rng.uniform(-1e6, 400 * 86_400.0, N)  # crosses New Year
     return enu, t
 
@@ -51,14 +60,16 @@ SITES = {
 
 
 # --------------------------------------------------------------------------- the assumption
-@pytest.mark.parametrize("name", ["sin", "cos", "tan", "arctan", "sinh", "cosh", "arcsinh", "arctanh", "sqrt"])
+@pytest.mark.parametrize(
+    "name", ["sin", "cos", "tan", "arctan", "sinh", "cosh", "arcsinh", "arctanh", "sqrt"]
+)
 def test_numpy_ufuncs_give_a_float_the_bits_of_an_array_element(name):
     f = getattr(np, name)
     x = np.random.default_rng(1).uniform(-1.5, 1.5, 3000)
     x = x / 1.6 if name == "arctanh" else (np.abs(x) if name == "sqrt" else x)
     ref = f(x)
     assert all(f(float(v)) == r for v, r in zip(x, ref, strict=True))
-    assert all(f(x[i:i + 1])[0] == ref[i] for i in range(0, 3000, 7))
+    assert all(f(x[i : i + 1])[0] == ref[i] for i in range(0, 3000, 7))
 
 
 def test_numpy_binary_ufuncs_give_a_float_the_bits_of_an_array_element():
@@ -94,16 +105,20 @@ def test_enu_to_geodetic_alone_few_and_in_a_batch(site):
     enu, t = _enu()
     g = geo.enu_to_geodetic(enu, t)
     for i in PICK:
-        for p, tt, idx in ((enu[i], t[i], i), (enu[i], float(t[i]), i), (enu[i:i + 1], t[i:i + 1], slice(i, i + 1)),
-                           (enu[i], np.asarray(t[i]), i)):
+        for p, tt, idx in (
+            (enu[i], t[i], i),
+            (enu[i], float(t[i]), i),
+            (enu[i : i + 1], t[i : i + 1], slice(i, i + 1)),
+            (enu[i], np.asarray(t[i]), i),
+        ):
             gi = geo.enu_to_geodetic(p, tt)
             for k in OUTPUT_KEYS:
                 _same(gi[k], g[k][idx])
     for m in FEW:
         for i in (0, 500, N - m):
-            gi = geo.enu_to_geodetic(enu[i:i + m], t[i:i + m])
+            gi = geo.enu_to_geodetic(enu[i : i + m], t[i : i + m])
             for k in OUTPUT_KEYS:
-                _same(gi[k], g[k][i:i + m])
+                _same(gi[k], g[k][i : i + m])
     # one scalar time for a batch: the bits of the same time given per point
     g0 = geo.enu_to_geodetic(enu, 1234.5)
     gi = geo.enu_to_geodetic(enu[17], 1234.5)
@@ -120,7 +135,9 @@ def test_grid_rotation_alone_few_and_in_a_batch(site, frame):
     assert alpha.shape == (N,)
     for i in PICK[::2]:
         _same(geo.grid_rotation_deg(enu[i], t[i], zone, frame=frame), alpha[i])
-        _same(geo.grid_rotation_deg(enu[i:i + 1], t[i:i + 1], zone, frame=frame), alpha[i:i + 1])
+        _same(
+            geo.grid_rotation_deg(enu[i : i + 1], t[i : i + 1], zone, frame=frame), alpha[i : i + 1]
+        )
     for m in FEW:
         _same(geo.grid_rotation_deg(enu[:m], t[:m], zone, frame=frame), alpha[:m])
         _same(geo.grid_rotation_deg(enu[:m], t[:m], np.full(m, zone), frame=frame), alpha[:m])
@@ -138,9 +155,14 @@ def test_enu_to_fix_utm_is_the_three_public_calls(site, frame, south):
     lat_k, lon_k, h_k = FRAME_KEYS[frame]
     g = geo.enu_to_geodetic(enu, t)
     e, n, _, _ = utm.forward(g[lat_k], g[lon_k], zone, south=south)
-    for key, want in (("lat_deg", g[lat_k]), ("lon_deg", g[lon_k]), ("height_m", g[h_k]),
-                      ("easting_m", e), ("northing_m", n),
-                      ("grid_rotation_deg", geo.grid_rotation_deg(enu, t, zone, frame=frame))):
+    for key, want in (
+        ("lat_deg", g[lat_k]),
+        ("lon_deg", g[lon_k]),
+        ("height_m", g[h_k]),
+        ("easting_m", e),
+        ("northing_m", n),
+        ("grid_rotation_deg", geo.grid_rotation_deg(enu, t, zone, frame=frame)),
+    ):
         _same(fix[key], want)
     plain = geo.enu_to_fix_utm(enu, t, zone, frame=frame, south=south)
     assert tuple(plain) == ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m")
@@ -154,10 +176,12 @@ def test_enu_to_fix_utm_alone_few_and_in_a_batch(frame):
     enu, t = _enu()
     fix = geo.enu_to_fix_utm(enu, t, zone, frame=frame, grid_rotation=True)
     for i in PICK:
-        one = geo.enu_to_fix_utm(enu[i:i + 1], t[i:i + 1], zone, frame=frame, grid_rotation=True)
+        one = geo.enu_to_fix_utm(
+            enu[i : i + 1], t[i : i + 1], zone, frame=frame, grid_rotation=True
+        )
         scalar = geo.enu_to_fix_utm(enu[i], float(t[i]), zone, frame=frame, grid_rotation=True)
         for key in fix:
-            _same(one[key], fix[key][i:i + 1])
+            _same(one[key], fix[key][i : i + 1])
             _same(scalar[key], fix[key][i])
     for m in FEW:
         few = geo.enu_to_fix_utm(enu[-m:], t[-m:], zone, frame=frame, grid_rotation=True)
@@ -225,8 +249,12 @@ def test_geodetic_to_enu_alone_and_in_a_batch(site, frame):
     assert back.shape == (N, 3)
     for i in PICK[::3]:
         _same(geo.geodetic_to_enu(g[lat_k][i], g[lon_k][i], g[h_k][i], t[i], frame), back[i])
-        _same(geo.geodetic_to_enu(g[lat_k][i:i + 1], g[lon_k][i:i + 1], g[h_k][i:i + 1], t[i:i + 1], frame),
-              back[i:i + 1])
+        _same(
+            geo.geodetic_to_enu(
+                g[lat_k][i : i + 1], g[lon_k][i : i + 1], g[h_k][i : i + 1], t[i : i + 1], frame
+            ),
+            back[i : i + 1],
+        )
 
 
 def test_decimal_year_alone_and_in_a_batch():
@@ -238,7 +266,7 @@ def test_decimal_year_alone_and_in_a_batch():
     for i in PICK:
         _same(geo.decimal_year(t[i]), y[i])
         _same(geo.decimal_year(float(t[i])), y[i])
-        _same(epoch.decimal_year(geo.start_utc, t[i:i + 1]), y[i:i + 1])
+        _same(epoch.decimal_year(geo.start_utc, t[i : i + 1]), y[i : i + 1])
 
 
 def test_empty_inputs_keep_their_shapes():
@@ -246,10 +274,14 @@ def test_empty_inputs_keep_their_shapes():
         g = geo.enu_to_geodetic(np.zeros((0, 3)), np.zeros(0))
         assert tuple(g) == OUTPUT_KEYS and all(v.shape == (0,) for v in g.values())
         assert geo.grid_rotation_deg(np.zeros((0, 3)), np.zeros(0), zone).shape == (0,)
-        assert geo.geodetic_to_enu(np.zeros(0), np.zeros(0), np.zeros(0), 0.0, "wgs84_g2139").shape == (0, 3)
+        assert geo.geodetic_to_enu(
+            np.zeros(0), np.zeros(0), np.zeros(0), 0.0, "wgs84_g2139"
+        ).shape == (0, 3)
     assert all(v.shape == (0,) for v in utm.forward(np.zeros(0), np.zeros(0), 16))
     assert all(v.shape == (0,) for v in utm.inverse(np.zeros(0), np.zeros(0), 16))
-    assert all(v.shape == (0,) for v in ellipsoid.ecef_to_geodetic(np.zeros(0), np.zeros(0), np.zeros(0)))
+    assert all(
+        v.shape == (0,) for v in ellipsoid.ecef_to_geodetic(np.zeros(0), np.zeros(0), np.zeros(0))
+    )
 
 
 # --------------------------------------------------------------------------- utm, ellipsoid, helmert
@@ -261,15 +293,23 @@ def test_utm_alone_few_and_in_a_batch(south):
     fwd = utm.forward(lat, lon, 16, south=south)
     inv = utm.inverse(fwd[0], fwd[1], 16, south=south)
     for i in PICK:
-        for a, b in ((lat[i], lon[i]), (float(lat[i]), float(lon[i])), (np.asarray(lat[i]), lon[i])):
+        for a, b in (
+            (lat[i], lon[i]),
+            (float(lat[i]), float(lon[i])),
+            (np.asarray(lat[i]), lon[i]),
+        ):
             for v, r in zip(utm.forward(a, b, 16, south=south), fwd, strict=True):
                 _same(v, r[i])
-        for v, r in zip(utm.forward(lat[i:i + 1], lon[i:i + 1], np.int64(16), south=south), fwd, strict=True):
-            _same(v, r[i:i + 1])
+        for v, r in zip(
+            utm.forward(lat[i : i + 1], lon[i : i + 1], np.int64(16), south=south), fwd, strict=True
+        ):
+            _same(v, r[i : i + 1])
         for v, r in zip(utm.inverse(fwd[0][i], fwd[1][i], 16, south=south), inv, strict=True):
             _same(v, r[i])
     for m in FEW:
-        for v, r in zip(utm.forward(lat[:m], lon[:m], np.full(m, 16), south=south), fwd, strict=True):
+        for v, r in zip(
+            utm.forward(lat[:m], lon[:m], np.full(m, 16), south=south), fwd, strict=True
+        ):
             _same(v, r[:m])
         for v, r in zip(utm.inverse(fwd[0][:m], fwd[1][:m], 16, south=south), inv, strict=True):
             _same(v, r[:m])
@@ -277,7 +317,11 @@ def test_utm_alone_few_and_in_a_batch(south):
 
 def test_ellipsoid_and_helmert_alone_and_in_a_batch():
     rng = np.random.default_rng(4)
-    lat, lon, h = rng.uniform(-90.0, 90.0, N), rng.uniform(-180.0, 180.0, N), rng.uniform(-1e3, 1e5, N)
+    lat, lon, h = (
+        rng.uniform(-90.0, 90.0, N),
+        rng.uniform(-180.0, 180.0, N),
+        rng.uniform(-1e3, 1e5, N),
+    )
     lat[:2] = (90.0, -90.0)
     xyz = ellipsoid.geodetic_to_ecef(lat, lon, h, ellipsoid.GRS80)
     llh = ellipsoid.ecef_to_geodetic(*xyz, ellipsoid.GRS80)
@@ -285,12 +329,20 @@ def test_ellipsoid_and_helmert_alone_and_in_a_batch():
     fw = helmert.forward(*xyz, ep)
     iv = helmert.inverse(*xyz, ep)
     for i in PICK:
-        for v, r in zip(ellipsoid.geodetic_to_ecef(lat[i], lon[i], h[i], ellipsoid.GRS80), xyz, strict=True):
+        for v, r in zip(
+            ellipsoid.geodetic_to_ecef(lat[i], lon[i], h[i], ellipsoid.GRS80), xyz, strict=True
+        ):
             _same(v, r[i])
-        for v, r in zip(ellipsoid.ecef_to_geodetic(*(c[i] for c in xyz), ellipsoid.GRS80), llh, strict=True):
+        for v, r in zip(
+            ellipsoid.ecef_to_geodetic(*(c[i] for c in xyz), ellipsoid.GRS80), llh, strict=True
+        ):
             _same(v, r[i])
-        for v, r in zip(ellipsoid.ecef_to_geodetic(*(c[i:i + 1] for c in xyz), ellipsoid.GRS80), llh, strict=True):
-            _same(v, r[i:i + 1])
+        for v, r in zip(
+            ellipsoid.ecef_to_geodetic(*(c[i : i + 1] for c in xyz), ellipsoid.GRS80),
+            llh,
+            strict=True,
+        ):
+            _same(v, r[i : i + 1])
         for v, r in zip(helmert.forward(*(c[i] for c in xyz), ep[i]), fw, strict=True):
             _same(v, r[i])
         for v, r in zip(helmert.inverse(*(c[i] for c in xyz), ep[i]), iv, strict=True):

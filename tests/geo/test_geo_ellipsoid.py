@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from geo.geo_helpers import as_kind, expected_shape, lat_err_m, lon_err_m, nm, proj
 
+from geo.geo_helpers import as_kind, expected_shape, lat_err_m, lon_err_m, nm, proj
 from navsense.errors import DatumError
 from navsense.geo import ellipsoid as el
 
@@ -106,7 +106,9 @@ def test_round_trip_and_poles():
 
 def test_shapes(shape_kind):
     lat, lon, h = _geodetic_points(3)
-    out = el.geodetic_to_ecef(as_kind(lat, shape_kind), as_kind(lon, shape_kind), as_kind(h, shape_kind))
+    out = el.geodetic_to_ecef(
+        as_kind(lat, shape_kind), as_kind(lon, shape_kind), as_kind(h, shape_kind)
+    )
     want = expected_shape(shape_kind, 3)
     assert all(np.shape(v) == want for v in out)
     back = el.ecef_to_geodetic(*out)
@@ -115,7 +117,9 @@ def test_shapes(shape_kind):
 
 
 def test_domain_errors():
-    with pytest.raises(DatumError, match=r"latitude_deg = 91.0 deg is outside the allowed domain \[-90.0, 90.0\]"):
+    with pytest.raises(
+        DatumError, match=r"latitude_deg = 91.0 deg is outside the allowed domain \[-90.0, 90.0\]"
+    ):
         el.geodetic_to_ecef(91.0, 0.0, 0.0)
     with pytest.raises(DatumError, match=r"height_m must be finite, got inf \(element 1\)"):
         el.geodetic_to_ecef([1.0, 2.0], 0.0, [0.0, np.inf])

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from geo.geo_helpers import as_kind, expected_shape
 
+from geo.geo_helpers import as_kind, expected_shape
 from navsense.errors import ConfigError, DatumError
 from navsense.geo import epoch
 

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 import pytest
+
 from geo.geo_helpers import (
     as_kind,
     chain_pipeline,
@@ -37,7 +38,6 @@ from geo.geo_helpers import (
     proj,
     um,
 )
-
 from navsense.errors import ConfigError, DatumError
 from navsense.geo import Georeference, utm
 from navsense.geo.ellipsoid import GRS80, WGS84
@@ -68,7 +68,9 @@ def _ground_en(lat1, lon1, lat2, lon2, ell=GRS80):
 
 def _tile_points(n=400, seed=7, half_m=3000.0):
     rng = np.random.default_rng(seed)
-    enu = np.column_stack([rng.uniform(-half_m, half_m, n), rng.uniform(-half_m, half_m, n), rng.uniform(-30, 60, n)])
+    enu = np.column_stack(
+        [rng.uniform(-half_m, half_m, n), rng.uniform(-half_m, half_m, n), rng.uniform(-30, 60, n)]
+    )
     t = rng.uniform(0.0, 400 * 86_400.0, n)  # times across more than a year (crosses New Year)
     return enu, t
 
@@ -91,7 +93,7 @@ def test_origin_table(acre):
 
 
 def test_origin_table_utm_agrees_with_pyproj(acre):
-    """"An independent implementation and pyproj give the same easting and northing to less
+    """ "An independent implementation and pyproj give the same easting and northing to less
     than 0.001 mm" - here to a few nanometres."""
     g = acre.enu_to_geodetic(ORIGIN, 0.0)
     lat, lon = float(g["nad83_2011_lat_deg"]), float(g["nad83_2011_lon_deg"])
@@ -104,7 +106,9 @@ def test_caveat_nad83_2011_vs_wgs84(acre):
     """1.30 m on the tile at epoch 2026.73: 0.97 m west, 0.87 m north, WGS84 height 1.13 m lower."""
     assert round(float(acre.decimal_year(0.0)), 2) == 2026.73
     g = acre.enu_to_geodetic(ORIGIN, 0.0)
-    east, north = _ground_en(g["nad83_2011_lat_deg"], g["nad83_2011_lon_deg"], g["wgs84_lat_deg"], g["wgs84_lon_deg"])
+    east, north = _ground_en(
+        g["nad83_2011_lat_deg"], g["nad83_2011_lon_deg"], g["wgs84_lat_deg"], g["wgs84_lon_deg"]
+    )
     assert round(-east, 2) == 0.97  # west
     assert round(north, 2) == 0.87
     assert round(math.hypot(east, north), 2) == 1.30
@@ -117,9 +121,14 @@ def test_caveat_nad83_2011_vs_wgs84(acre):
 
 
 def test_caveat_harn_vs_2011(acre):
-    """"The difference is 2.1 cm": computed 2.06 cm (2.06 cm east, -0.09 cm north)."""
+    """ "The difference is 2.1 cm": computed 2.06 cm (2.06 cm east, -0.09 cm north)."""
     g = acre.enu_to_geodetic(ORIGIN, 0.0)
-    east, north = _ground_en(g["nad83_harn_lat_deg"], g["nad83_harn_lon_deg"], g["nad83_2011_lat_deg"], g["nad83_2011_lon_deg"])
+    east, north = _ground_en(
+        g["nad83_harn_lat_deg"],
+        g["nad83_harn_lon_deg"],
+        g["nad83_2011_lat_deg"],
+        g["nad83_2011_lon_deg"],
+    )
     assert round(math.hypot(east, north) * 100.0, 1) == 2.1
     assert abs(math.hypot(east, north) - 0.0206) < 0.0001
 
@@ -127,8 +136,12 @@ def test_caveat_harn_vs_2011(acre):
 def test_grid_north_vs_true_north(acre):
     """Limitations: "The grid north differs from the true north by 0.058 deg at the origin"."""
     g = acre.enu_to_geodetic(np.array([[0.0, 0.0, 0.0], [0.0, 10.0, 0.0]]), 0.0)
-    east, north = _ground_en(g["nad83_harn_lat_deg"][0], g["nad83_harn_lon_deg"][0],
-                             g["nad83_harn_lat_deg"][1], g["nad83_harn_lon_deg"][1])
+    east, north = _ground_en(
+        g["nad83_harn_lat_deg"][0],
+        g["nad83_harn_lon_deg"][0],
+        g["nad83_harn_lat_deg"][1],
+        g["nad83_harn_lon_deg"][1],
+    )
     azimuth = math.degrees(math.atan2(east, north))
     assert round(azimuth, 3) == 0.058
 
@@ -146,12 +159,15 @@ def test_full_chain_matches_proj_pipeline_to_20_um(acre):
     enu, t = _tile_points()
     g = acre.enu_to_geodetic(enu, t)
     lon_p, lat_p, h_p, _ = proj(chain_pipeline("wgs84")).transform(
-        enu[:, 0], enu[:, 1], enu[:, 2], acre.decimal_year(t))
+        enu[:, 0], enu[:, 1], enu[:, 2], acre.decimal_year(t)
+    )
     assert np.max(lat_err_m(g["wgs84_lat_deg"] - lat_p)) < 20 * um
     assert np.max(lon_err_m(g["wgs84_lon_deg"] - lon_p, lat_p)) < 20 * um
     assert np.max(np.abs(g["wgs84_height_m"] - h_p)) < 20 * um
     # NAD83(2011) and HARN stages of the same pipeline
-    lon_p, lat_p, h_p = proj(chain_pipeline("nad83_2011")).transform(enu[:, 0], enu[:, 1], enu[:, 2])
+    lon_p, lat_p, h_p = proj(chain_pipeline("nad83_2011")).transform(
+        enu[:, 0], enu[:, 1], enu[:, 2]
+    )
     assert np.max(lat_err_m(g["nad83_2011_lat_deg"] - lat_p)) < 20 * um
     assert np.max(lon_err_m(g["nad83_2011_lon_deg"] - lon_p, lat_p)) < 20 * um
     assert np.max(np.abs(g["nad83_2011_height_m"] - h_p)) < 1 * nm
@@ -177,7 +193,8 @@ def test_grid_rotation_matches_proj_to_5e_8_deg(acre, frame, stage):
 
 # --------------------------------------------------------------------------- round trips
 @pytest.mark.parametrize(
-    "frame, prefix", [("wgs84_g2139", "wgs84"), ("nad83_2011", "nad83_2011"), ("nad83_harn", "nad83_harn")]
+    "frame, prefix",
+    [("wgs84_g2139", "wgs84"), ("nad83_2011", "nad83_2011"), ("nad83_harn", "nad83_harn")],
 )
 def test_round_trip_enu_geodetic_enu_1_um(acre, frame, prefix):
     enu, t = _tile_points()
@@ -242,24 +259,36 @@ def test_batch_equals_chunks_equals_single_calls(acre):
     """
     enu, t = _tile_points(60)
     g = acre.enu_to_geodetic(enu, t)
-    chunks = [acre.enu_to_geodetic(enu[i:i + 7], t[i:i + 7]) for i in range(0, 60, 7)]
+    chunks = [acre.enu_to_geodetic(enu[i : i + 7], t[i : i + 7]) for i in range(0, 60, 7)]
     for k in OUTPUT_KEYS:
         np.testing.assert_array_equal(np.concatenate([c[k] for c in chunks]), g[k])
     alpha = acre.grid_rotation_deg(enu, t, 16)
-    back = acre.geodetic_to_enu(g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"], t, "wgs84_g2139")
+    back = acre.geodetic_to_enu(
+        g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"], t, "wgs84_g2139"
+    )
     for i in range(0, 60, 6):
         gi = acre.enu_to_geodetic(enu[i], t[i])
         for k in OUTPUT_KEYS:
             assert float(gi[k]) == float(g[k][i])
         assert float(acre.grid_rotation_deg(enu[i], t[i], 16)) == float(alpha[i])
-        bi = acre.geodetic_to_enu(g["wgs84_lat_deg"][i], g["wgs84_lon_deg"][i], g["wgs84_height_m"][i], t[i], "wgs84_g2139")
+        bi = acre.geodetic_to_enu(
+            g["wgs84_lat_deg"][i],
+            g["wgs84_lon_deg"][i],
+            g["wgs84_height_m"][i],
+            t[i],
+            "wgs84_g2139",
+        )
         np.testing.assert_array_equal(bi, back[i])
 
 
 def test_site_position_for_the_constellation(acre):
     lat, lon, h = acre.site_wgs84_lat_lon_h()
     g = acre.enu_to_geodetic(ORIGIN, 0.0)
-    assert (lat, lon, h) == (float(g["wgs84_lat_deg"]), float(g["wgs84_lon_deg"]), float(g["wgs84_height_m"]))
+    assert (lat, lon, h) == (
+        float(g["wgs84_lat_deg"]),
+        float(g["wgs84_lon_deg"]),
+        float(g["wgs84_height_m"]),
+    )
     assert all(isinstance(v, float) for v in (lat, lon, h))
     assert abs(lat - 40.4715844) < 1e-7 and abs(lon - -86.9943852) < 1e-7 and abs(h - 180.13) < 0.01
 
@@ -272,7 +301,9 @@ def test_time_dependence_is_the_helmert_rate(acre):
     """
     g0 = acre.enu_to_geodetic(ORIGIN, 0.0)
     g1 = acre.enu_to_geodetic(ORIGIN, 365.0 * 86_400.0)
-    east, north = _ground_en(g0["wgs84_lat_deg"], g0["wgs84_lon_deg"], g1["wgs84_lat_deg"], g1["wgs84_lon_deg"])
+    east, north = _ground_en(
+        g0["wgs84_lat_deg"], g0["wgs84_lon_deg"], g1["wgs84_lat_deg"], g1["wgs84_lon_deg"]
+    )
     assert abs(math.hypot(east, north) - 0.0172) < 0.5 * mm
     assert g0["nad83_2011_lat_deg"] == g1["nad83_2011_lat_deg"]
 
@@ -282,7 +313,12 @@ def test_affine_grid_utm_map(acre):
     aff = acre.affine_grid_utm(16)
     assert aff.rotation_deg == acre.grid_rotation_deg(ORIGIN, 0.0, 16)
     assert abs((1.0 - aff.scale) * 1000.0 - 0.367) < 0.001  # 0.37 m per km without the scale
-    for half, limit in ((1000.0, 0.2 * mm), (2000.0, 0.75 * mm), (3000.0, 1.7 * mm), (5000.0, 4.5 * mm)):
+    for half, limit in (
+        (1000.0, 0.2 * mm),
+        (2000.0, 0.75 * mm),
+        (3000.0, 1.7 * mm),
+        (5000.0, 4.5 * mm),
+    ):
         q = np.linspace(-half, half, 21)
         e, n = (a.ravel() for a in np.meshgrid(q, q))
         enu = np.column_stack([e, n, np.zeros_like(e)])
@@ -299,9 +335,14 @@ def test_datum_dict_defaults_overrides_and_errors():
     g = Georeference.acre(datum={"geoid": {"n0_m": -30.0}})
     assert g.datum["geoid"] == {"n0_m": -30.0, "dn_de": -1.07779725e-05, "dn_dn": -6.19783884e-06}
     assert float(g.enu_to_geodetic(ORIGIN)["geoid_undulation_m"]) == -30.0
-    assert Georeference.acre(datum={"start_utc": "2027-01-01T00:00:00Z"}).start_utc == "2027-01-01T00:00:00Z"
+    assert (
+        Georeference.acre(datum={"start_utc": "2027-01-01T00:00:00Z"}).start_utc
+        == "2027-01-01T00:00:00Z"
+    )
     # the explicit argument wins over the dict
-    g = Georeference.acre(start_utc="2028-01-01T00:00:00Z", datum={"start_utc": "2027-01-01T00:00:00Z"})
+    g = Georeference.acre(
+        start_utc="2028-01-01T00:00:00Z", datum={"start_utc": "2027-01-01T00:00:00Z"}
+    )
     assert g.start_utc == "2028-01-01T00:00:00Z" and g.decimal_year(0.0) == 2028.0
     assert Georeference.acre().start_utc == "2026-09-23T15:00:00Z"
     with pytest.raises(ConfigError, match="unknown key"):
@@ -319,8 +360,10 @@ def test_datum_dict_defaults_overrides_and_errors():
 
 
 def test_helmert_parameters_flow_into_the_chain():
-    zero = {k: ([0.0, 0.0, 0.0] if isinstance(v, list) else (2010.0 if k == "reference_epoch" else 0.0))
-            for k, v in DEFAULT_DATUM["helmert_itrf2014_to_nad83_2011"].items()}
+    zero = {
+        k: ([0.0, 0.0, 0.0] if isinstance(v, list) else (2010.0 if k == "reference_epoch" else 0.0))
+        for k, v in DEFAULT_DATUM["helmert_itrf2014_to_nad83_2011"].items()
+    }
     g = Georeference.acre(datum={"helmert_itrf2014_to_nad83_2011": zero}).enu_to_geodetic(ORIGIN)
     # identity Helmert: WGS84 differs from NAD83(2011) by the ellipsoids only (0.1 mm in height)
     assert abs(g["wgs84_lat_deg"] - g["nad83_2011_lat_deg"]) < 1e-9
@@ -332,16 +375,34 @@ def test_helmert_parameters_flow_into_the_chain():
     "call, match",
     [
         (lambda g: g.enu_to_geodetic([np.nan, 0.0, 0.0]), "enu must be finite, got nan"),
-        (lambda g: g.enu_to_geodetic([0.0, 0.0]), r"Expected enu to have shape \(..., 3\), got \(2,\)"),
+        (
+            lambda g: g.enu_to_geodetic([0.0, 0.0]),
+            r"Expected enu to have shape \(..., 3\), got \(2,\)",
+        ),
         (lambda g: g.enu_to_geodetic(ORIGIN, np.inf), "t_s must be finite"),
-        (lambda g: g.enu_to_geodetic([1e7, 0.0, 0.0]), r"enu east = 10000000.0 m is outside the ACRE site's domain"),
+        (
+            lambda g: g.enu_to_geodetic([1e7, 0.0, 0.0]),
+            r"enu east = 10000000.0 m is outside the ACRE site's domain",
+        ),
         (lambda g: g.enu_to_geodetic([0.0, -5e6, 0.0]), r"enu north = -5000000.0 m is outside"),
-        (lambda g: g.geodetic_to_enu(95.0, -87.0, 0.0, 0.0, "wgs84_g2139"), r"latitude_deg = 95.0 deg is outside"),
-        (lambda g: g.geodetic_to_enu(40.0, 20.0, 0.0, 0.0, "wgs84_g2139"), r"longitude_deg = 20.0 is outside"),
-        (lambda g: g.geodetic_to_enu(10.0, -87.0, 0.0, 0.0, "wgs84_g2139"), r"latitude_deg, longitude_deg = 10.0, -87.0"),
+        (
+            lambda g: g.geodetic_to_enu(95.0, -87.0, 0.0, 0.0, "wgs84_g2139"),
+            r"latitude_deg = 95.0 deg is outside",
+        ),
+        (
+            lambda g: g.geodetic_to_enu(40.0, 20.0, 0.0, 0.0, "wgs84_g2139"),
+            r"longitude_deg = 20.0 is outside",
+        ),
+        (
+            lambda g: g.geodetic_to_enu(10.0, -87.0, 0.0, 0.0, "wgs84_g2139"),
+            r"latitude_deg, longitude_deg = 10.0, -87.0",
+        ),
         (lambda g: g.geodetic_to_enu(40.0, -87.0, 0.0, 0.0, "nad83"), "'nad83' is ambiguous"),
         (lambda g: g.grid_rotation_deg(ORIGIN, 0.0, 0), "zone must be an integer 1..60, got 0"),
-        (lambda g: g.grid_rotation_deg(ORIGIN, 0.0, 16, frame="itrf"), "frame = 'itrf' is not one of"),
+        (
+            lambda g: g.grid_rotation_deg(ORIGIN, 0.0, 16, frame="itrf"),
+            "frame = 'itrf' is not one of",
+        ),
     ],
 )
 def test_out_of_domain_raises_datum_error(acre, call, match):
@@ -350,7 +411,12 @@ def test_out_of_domain_raises_datum_error(acre, call, match):
 
 
 # --------------------------------------------------------------------------- local sites
-LOCAL_SITES = [(48.1, 11.6, 520.0), (-33.9, 151.2, 40.0), (0.0, 179.999, 0.0), (89.9, -45.0, 2800.0)]
+LOCAL_SITES = [
+    (48.1, 11.6, 520.0),
+    (-33.9, 151.2, 40.0),
+    (0.0, 179.999, 0.0),
+    (89.9, -45.0, 2800.0),
+]
 
 
 @pytest.mark.parametrize("lat0, lon0, h0", LOCAL_SITES)
@@ -364,11 +430,15 @@ def test_local_site_matches_proj_topocentric(lat0, lon0, h0):
     rng = np.random.default_rng(11)
     enu = rng.uniform(-5000.0, 5000.0, (300, 3))
     g = site.enu_to_geodetic(enu, 0.0)
-    x, y, z = proj("+proj=cart +ellps=WGS84").transform(g["wgs84_lon_deg"], g["wgs84_lat_deg"], g["wgs84_height_m"])
+    x, y, z = proj("+proj=cart +ellps=WGS84").transform(
+        g["wgs84_lon_deg"], g["wgs84_lat_deg"], g["wgs84_height_m"]
+    )
     topo = proj(f"+proj=topocentric +ellps=WGS84 +lat_0={lat0!r} +lon_0={lon0!r} +h_0={h0!r}")
     xp, yp, zp = topo.transform(enu[:, 0], enu[:, 1], enu[:, 2], direction="INVERSE")
     assert np.max(np.sqrt((x - xp) ** 2 + (y - yp) ** 2 + (z - zp) ** 2)) < 20 * nm
-    back = site.geodetic_to_enu(g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"], 0.0, "wgs84_g2139")
+    back = site.geodetic_to_enu(
+        g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"], 0.0, "wgs84_g2139"
+    )
     assert np.max(np.abs(back - enu)) < 20 * nm
 
 
@@ -382,7 +452,9 @@ def test_local_site_frames_and_methods():
     np.testing.assert_array_equal(g["nad83_2011_height_m"], g["wgs84_height_m"])
     np.testing.assert_array_equal(g["geoid_undulation_m"], [47.0, 47.0])
     np.testing.assert_allclose(g["navd88_height_m"], g["wgs84_height_m"] - 47.0, rtol=0, atol=1e-12)
-    assert abs(g["wgs84_lat_deg"][0] - 48.1) < 1e-13 and abs(g["wgs84_height_m"][0] - 520.0) < 1 * nm
+    assert (
+        abs(g["wgs84_lat_deg"][0] - 48.1) < 1e-13 and abs(g["wgs84_height_m"][0] - 520.0) < 1 * nm
+    )
     assert site.site_wgs84_lat_lon_h() == pytest.approx((48.1, 11.6, 520.0), abs=1e-9)
     # a tangent frame's north is true north: the grid rotation is minus the UTM convergence
     # (to the change of the convergence along the 10 m chord, 1.4e-6 deg here)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from geo.geo_helpers import as_kind, expected_shape, helmert_proj_string, proj, um
 
+from geo.geo_helpers import as_kind, expected_shape, helmert_proj_string, proj, um
 from navsense.errors import ConfigError, DatumError
 from navsense.geo import helmert
 
@@ -35,7 +35,9 @@ def test_forward_matches_proj(epoch):
 def test_inverse_matches_proj(epoch):
     x, y, z = _points()
     ours = helmert.inverse(x, y, z, epoch)
-    theirs = proj(helmert_proj_string()).transform(x, y, z, np.full(x.shape, epoch), direction="INVERSE")
+    theirs = proj(helmert_proj_string()).transform(
+        x, y, z, np.full(x.shape, epoch), direction="INVERSE"
+    )
     for a, b in zip(ours, theirs[:3]):
         assert np.max(np.abs(a - b)) < 1e-6  # m
 
@@ -72,7 +74,9 @@ def test_parameter_values_and_rates_at_epoch():
 
 def test_shapes(shape_kind):
     x, y, z = _points(3)[:, :3]
-    out = helmert.forward(as_kind(x, shape_kind), as_kind(y, shape_kind), as_kind(z, shape_kind), 2026.73)
+    out = helmert.forward(
+        as_kind(x, shape_kind), as_kind(y, shape_kind), as_kind(z, shape_kind), 2026.73
+    )
     want = expected_shape(shape_kind, 3)
     for v in out:
         assert np.shape(v) == want
@@ -84,7 +88,11 @@ def test_shapes(shape_kind):
 def test_from_dict_defaults_and_errors():
     assert helmert.HelmertParameters.from_dict({}) == helmert.ITRF2014_TO_NAD83_2011
     p = helmert.HelmertParameters.from_dict({"s_ppm": 0.0, "reference_epoch": 2011})
-    assert p.s_ppm == 0.0 and p.reference_epoch == 2011.0 and p.t_m == helmert.ITRF2014_TO_NAD83_2011.t_m
+    assert (
+        p.s_ppm == 0.0
+        and p.reference_epoch == 2011.0
+        and p.t_m == helmert.ITRF2014_TO_NAD83_2011.t_m
+    )
     with pytest.raises(ConfigError, match="unknown key"):
         helmert.HelmertParameters.from_dict({"t": [0, 0, 0]})
     with pytest.raises(ConfigError, match=r"t_m must be an array of 3 finite numbers"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from geo.geo_helpers import (
     LON0_EXACT,
     as_kind,
@@ -22,7 +23,6 @@ from geo.geo_helpers import (
     tmerc_2968,
     um,
 )
-
 from navsense.errors import DatumError
 from navsense.geo import stateplane as sp
 from navsense.geo.georef import ACRE_ORIGIN_FT
@@ -33,7 +33,9 @@ Y0 = CF * ACRE_ORIGIN_FT[1]
 
 
 def _inverse_proj(x, y, **kw):
-    t = proj(f"+proj=pipeline +step +inv {tmerc_2968(**kw)} +step +proj=unitconvert +xy_in=rad +xy_out=deg")
+    t = proj(
+        f"+proj=pipeline +step +inv {tmerc_2968(**kw)} +step +proj=unitconvert +xy_in=rad +xy_out=deg"
+    )
     lon, lat = t.transform(x, y)
     return lat, lon
 
@@ -47,7 +49,12 @@ def _tile_grid(half_m=30_000.0, n=61):
 def test_constants():
     assert sp.US_SURVEY_FOOT_M == 1200.0 / 3937.0
     assert sp.LON0_DEG == -(87.0 + 5.0 / 60.0)
-    assert (sp.K0, sp.FALSE_EASTING_M, sp.FALSE_NORTHING_M, sp.LAT0_DEG) == (0.999966667, 900_000.0, 250_000.0, 37.5)
+    assert (sp.K0, sp.FALSE_EASTING_M, sp.FALSE_NORTHING_M, sp.LAT0_DEG) == (
+        0.999966667,
+        900_000.0,
+        250_000.0,
+        37.5,
+    )
     # EPSG's false northing, 820 208.333 ftUS, is 0.1016 mm short of 250 000 m (spec caveat)
     assert abs((sp.FALSE_NORTHING_M - sp.EPSG_FALSE_NORTHING_M) - 0.1016 * mm) < 0.0001 * mm
 
@@ -149,7 +156,10 @@ def test_shapes(shape_kind):
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: sp.grid_m_to_geodetic(900_000.0 + 300_000.0, 250_000.0), "state-plane easting = 1200000.0 m"),
+        (
+            lambda: sp.grid_m_to_geodetic(900_000.0 + 300_000.0, 250_000.0),
+            "state-plane easting = 1200000.0 m",
+        ),
         (lambda: sp.grid_m_to_geodetic(900_000.0, 250_000.0 - 2e6), "state-plane northing"),
         (lambda: sp.grid_m_to_geodetic(np.nan, 250_000.0), "must be finite, got nan"),
         (lambda: sp.inverse(np.inf, 0.0), "easting_ft must be finite"),

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from geo.geo_helpers import as_kind, deg, expected_shape, lat_err_m, lon_err_m, nm, proj, um
 
+from geo.geo_helpers import as_kind, deg, expected_shape, lat_err_m, lon_err_m, nm, proj, um
 from navsense.errors import DatumError
 from navsense.geo import utm
 
@@ -96,7 +96,9 @@ def test_round_trip_closes_to_1e_8_m():
     e2, n2, _, _ = utm.forward(la, lo, 16)
     assert np.max(np.hypot(e2 - e, n2 - n)) < 1e-8
     # over the tile, UTM -> geodetic -> UTM
-    E, N = np.meshgrid(500_476.935 + np.linspace(-5e3, 5e3, 21), 4_480_099.755 + np.linspace(-5e3, 5e3, 21))
+    E, N = np.meshgrid(
+        500_476.935 + np.linspace(-5e3, 5e3, 21), 4_480_099.755 + np.linspace(-5e3, 5e3, 21)
+    )
     la, lo = utm.inverse(E, N, 16)
     e2, n2, _, _ = utm.forward(la, lo, 16)
     assert np.max(np.hypot(e2 - E, n2 - N)) < 1e-8
@@ -106,7 +108,9 @@ def test_southern_hemisphere_matches_proj():
     lat = np.linspace(-80.0, 0.0, 41)
     lon = np.linspace(141.0, 155.0, 41)  # zone 56, central meridian 153
     e, n, _, _ = utm.forward(lat, lon, 56, south=True)
-    ep, np_ = proj("+proj=utm +zone=56 +south +ellps=WGS84 +algo=poder_engsager").transform(lon, lat)
+    ep, np_ = proj("+proj=utm +zone=56 +south +ellps=WGS84 +algo=poder_engsager").transform(
+        lon, lat
+    )
     assert np.max(np.hypot(e - ep, n - np_)) < 0.1 * um
     la, lo = utm.inverse(e, n, 56, south=True)
     assert np.max(lat_err_m(la - lat)) < 0.1 * um
@@ -168,7 +172,10 @@ def test_batch_equals_single_calls():
         (lambda: utm.forward(40.0, -87.0, 61), "got 61"),
         (lambda: utm.forward(40.0, -87.0, 16.5), "got 16.5"),
         (lambda: utm.forward(40.0, -87.0, True), "zone"),
-        (lambda: utm.forward(90.5, -87.0, 16), r"latitude_deg = 90.5 deg is outside .*\[-90.0, 90.0\]"),
+        (
+            lambda: utm.forward(90.5, -87.0, 16),
+            r"latitude_deg = 90.5 deg is outside .*\[-90.0, 90.0\]",
+        ),
         (lambda: utm.forward(np.nan, -87.0, 16), "latitude_deg must be finite, got nan"),
         (lambda: utm.forward(40.0, np.inf, 16), "longitude_deg must be finite"),
         (lambda: utm.forward(40.0, 10.0, 16), "from the central meridian of UTM zone 16"),

@@ -9,20 +9,63 @@ import pytest
 
 from navsense.errors import FormatError
 from navsense.output.frames import (
-    INS_FIELD_COUNT, INS_FIELD_INDEX, INS_FIELDS, INS_FRAME_BYTES, InsFrameWriter, pack_ins_frame,
-    read_ins_frames, unpack_ins_frame,
+    INS_FIELD_COUNT,
+    INS_FIELD_INDEX,
+    INS_FIELDS,
+    INS_FRAME_BYTES,
+    InsFrameWriter,
+    pack_ins_frame,
+    read_ins_frames,
+    unpack_ins_frame,
 )
 
 # CoreSimIns.h, EInsField, in order (copied from the specification, not from the module)
-EINS_FIELD = """InsUtmE InsUtmN InsUtmH InsUtmQx InsUtmQy InsUtmQz InsUtmQw InsVelX InsVelY InsVelZ
-InsGyroX InsGyroY InsGyroZ InsAccelX InsAccelY InsAccelZ InsLat InsLon InsHeight InsCovE InsCovN
-InsCovU InsEnuQx InsEnuQy InsEnuQz InsEnuQw InsEnuX InsEnuY InsEnuZ InsFixStatus
-InsGridRotationDeg InsUtmZone InsTruthX InsTruthY InsTruthZ InsTruthQx InsTruthQy InsTruthQz
-InsTruthQw InsTruthSpeed""".split()
+EINS_FIELD = [
+    "InsUtmE",
+    "InsUtmN",
+    "InsUtmH",
+    "InsUtmQx",
+    "InsUtmQy",
+    "InsUtmQz",
+    "InsUtmQw",
+    "InsVelX",
+    "InsVelY",
+    "InsVelZ",
+    "InsGyroX",
+    "InsGyroY",
+    "InsGyroZ",
+    "InsAccelX",
+    "InsAccelY",
+    "InsAccelZ",
+    "InsLat",
+    "InsLon",
+    "InsHeight",
+    "InsCovE",
+    "InsCovN",
+    "InsCovU",
+    "InsEnuQx",
+    "InsEnuQy",
+    "InsEnuQz",
+    "InsEnuQw",
+    "InsEnuX",
+    "InsEnuY",
+    "InsEnuZ",
+    "InsFixStatus",
+    "InsGridRotationDeg",
+    "InsUtmZone",
+    "InsTruthX",
+    "InsTruthY",
+    "InsTruthZ",
+    "InsTruthQx",
+    "InsTruthQy",
+    "InsTruthQz",
+    "InsTruthQw",
+    "InsTruthSpeed",
+]
 
 
 def test_layout_is_einsfield():
-    assert INS_FIELDS == tuple(EINS_FIELD)
+    assert tuple(EINS_FIELD) == INS_FIELDS
     assert INS_FIELD_COUNT == 40 and INS_FRAME_BYTES == 320
     assert INS_FIELD_INDEX["InsFixStatus"] == 29 and INS_FIELD_INDEX["InsTruthSpeed"] == 39
 

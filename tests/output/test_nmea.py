@@ -9,7 +9,13 @@ from pynmeagps import NMEAReader
 from pynmeagps.exceptions import NMEAParseError
 
 from navsense.output.nmea import (
-    NmeaWriter, gga_sentence, gga_sentences, nmea_checksum, nmea_checksums, read_nmea, utc_hhmmss,
+    NmeaWriter,
+    gga_sentence,
+    gga_sentences,
+    nmea_checksum,
+    nmea_checksums,
+    read_nmea,
+    utc_hhmmss,
     utc_seconds_of_day,
 )
 
@@ -21,14 +27,17 @@ def fields(sentence):
     return body.split(","), cs
 
 
-@pytest.mark.parametrize("sentence", [
-    # the GGA example of the NMEA 0183 literature (gpsd's "NMEA Revealed", Wikipedia)
-    "$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47",
-    # NovAtel OEM7 commands and logs reference manual, log GPGGA, example
-    "$GPGGA,134658.00,5106.9792,N,11402.3003,W,2,09,1.0,1048.47,M,-16.27,M,08,AAAA*60",
-    # Trimble receiver help, NMEA-0183 message GGA, example (a checksum with a letter)
-    "$GPGGA,172814.0,3723.46587704,N,12202.26957864,W,2,6,1.2,18.893,M,-25.669,M,2.0,0031*4F",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # the GGA example of the NMEA 0183 literature (gpsd's "NMEA Revealed", Wikipedia)
+        "$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47",
+        # NovAtel OEM7 commands and logs reference manual, log GPGGA, example
+        "$GPGGA,134658.00,5106.9792,N,11402.3003,W,2,09,1.0,1048.47,M,-16.27,M,08,AAAA*60",
+        # Trimble receiver help, NMEA-0183 message GGA, example (a checksum with a letter)
+        "$GPGGA,172814.0,3723.46587704,N,12202.26957864,W,2,6,1.2,18.893,M,-25.669,M,2.0,0031*4F",
+    ],
+)
 def test_checksum_of_published_sentences(sentence):
     body, cs = sentence[1:].split("*")
     assert nmea_checksum(body) == cs
@@ -37,12 +46,29 @@ def test_checksum_of_published_sentences(sentence):
 def test_layout_and_parse():
     s = gga_sentence(15 * 3600 + 0.1, 40.4715765, -86.9943737, 4, 23, 0.58, 217.0228, -33.627, 0.43)
     f, cs = fields(s)
-    assert f == ["GNGGA", "150000.10", "4028.2945900", "N", "08659.6624220", "W", "4", "23", "0.58",
-                 "217.023", "M", "-33.627", "M", "0.4", "0001"]
-    assert cs == nmea_checksum(s[1:s.index("*")]) and len(cs) == 2 and cs == cs.upper()
+    assert f == [
+        "GNGGA",
+        "150000.10",
+        "4028.2945900",
+        "N",
+        "08659.6624220",
+        "W",
+        "4",
+        "23",
+        "0.58",
+        "217.023",
+        "M",
+        "-33.627",
+        "M",
+        "0.4",
+        "0001",
+    ]
+    assert cs == nmea_checksum(s[1 : s.index("*")]) and len(cs) == 2 and cs == cs.upper()
     msg = NMEAReader.parse(s)  # validates the checksum
     assert msg.msgID == "GGA" and msg.quality == 4 and msg.numSV == 23
-    assert msg.lat == pytest.approx(40.4715765, abs=1e-9) and msg.lon == pytest.approx(-86.9943737, abs=1e-9)
+    assert msg.lat == pytest.approx(40.4715765, abs=1e-9) and msg.lon == pytest.approx(
+        -86.9943737, abs=1e-9
+    )
     assert msg.time == datetime.time(15, 0, 0, 100000)
     assert msg.HDOP == 0.58 and msg.alt == 217.023 and msg.sep == -33.627
     assert msg.diffAge == 0.4 and int(msg.diffStation) == 1
@@ -60,12 +86,15 @@ def test_hemispheres_and_degree_digits():
     assert f[2:6] == ["0530.0000000", "S", "00715.0000000", "E"]
 
 
-@pytest.mark.parametrize("lat,text", [
-    (40.999999999999, "4100.0000000"),  # 59.99999999994' rounds up: carry into the degrees
-    (40.9999999983, "4059.9999999"),
-    (0.0, "0000.0000000"),
-    (89.99999999999, "9000.0000000"),
-])
+@pytest.mark.parametrize(
+    "lat,text",
+    [
+        (40.999999999999, "4100.0000000"),  # 59.99999999994' rounds up: carry into the degrees
+        (40.9999999983, "4059.9999999"),
+        (0.0, "0000.0000000"),
+        (89.99999999999, "9000.0000000"),
+    ],
+)
 def test_minute_rounding_carries(lat, text):
     f, _ = fields(gga_sentence(0.0, lat, 179.999999999999, 1, 5, 1.0, 0.0, 0.0))
     assert f[2] == text
@@ -98,8 +127,10 @@ def test_no_fix_form():
 
 
 def test_writer_round_trip(tmp_path):
-    sentences = [gga_sentence(54000.0 + k / 10, 40.0 + k * 1e-6, -87.0, 4, 20, 0.6, 200.0, -34.0, 0.3)
-                 for k in range(5)]
+    sentences = [
+        gga_sentence(54000.0 + k / 10, 40.0 + k * 1e-6, -87.0, 4, 20, 0.6, 200.0, -34.0, 0.3)
+        for k in range(5)
+    ]
     path = tmp_path / "gnss.nmea"
     with NmeaWriter(path) as w:
         w.write_sentences(sentences[:2])
@@ -119,26 +150,41 @@ def test_writer_round_trip(tmp_path):
 NAN = float("nan")
 
 
-@pytest.mark.parametrize("args, sentence", [
-    # written by the scalar implementation before gga_sentences (byte for byte the same since):
-    # midnight wrap and a minute carry in both coordinates
-    ((86399.995, 40.99999999999, -86.99999999999, 4, 7, 0.58, 217.0228, -33.627, 0.43),
-     "$GNGGA,000000.00,4100.0000000,N,08700.0000000,W,4,07,0.58,217.023,M,-33.627,M,0.4,0001*55"),
-    # a hair south and east of 0/0; three-digit satellites; negative zero altitude; age 0.05
-    ((86399.994999, -0.00000000083, 0.00000000084, 5, 123, 99.99, -0.0004, 0.0005, 0.05),
-     "$GNGGA,235959.99,0000.0000000,S,00000.0000001,E,5,123,99.99,-0.000,M,0.001,M,0.1,0001*69"),
-    # a negative time of day; the pole and the antimeridian; no correction (NaN)
-    ((-0.004, 89.999999999999, -179.9999999999999, 1, 0, 1.005, 9000.0, -100.0, NAN),
-     "$GNGGA,000000.00,9000.0000000,N,18000.0000000,W,1,00,1.00,9000.000,M,-100.000,M,,*74"),
-    # halves of the last digit (binary values decide, as Python's formatting does)
-    ((54000.125, 40.4715765, -86.9943737, 2, 9, 2.675, 1.0005, -0.0015, 0.25),
-     "$GNGGA,150000.13,4028.2945900,N,08659.6624220,W,2,09,2.67,1.000,M,-0.002,M,0.2,0001*65"),
-    # the no-fix form with a correction age; a position without altitude
-    ((54001.0, None, None, 0, 3, 99.99, None, None, 1.25),
-     "$GNGGA,150001.00,,,,,0,03,99.99,,,,,1.2,0001*52"),
-    ((54001.0, 12.5, 100.0, 4, 12, 0.7, None, None, 0.15),
-     "$GNGGA,150001.00,1230.0000000,N,10000.0000000,E,4,12,0.70,,,,,0.1,0001*59"),
-])
+@pytest.mark.parametrize(
+    "args, sentence",
+    [
+        # written by the scalar implementation before gga_sentences (byte for byte the same since):
+        # midnight wrap and a minute carry in both coordinates
+        (
+            (86399.995, 40.99999999999, -86.99999999999, 4, 7, 0.58, 217.0228, -33.627, 0.43),
+            "$GNGGA,000000.00,4100.0000000,N,08700.0000000,W,4,07,0.58,217.023,M,-33.627,M,0.4,0001*55",
+        ),
+        # a hair south and east of 0/0; three-digit satellites; negative zero altitude; age 0.05
+        (
+            (86399.994999, -0.00000000083, 0.00000000084, 5, 123, 99.99, -0.0004, 0.0005, 0.05),
+            "$GNGGA,235959.99,0000.0000000,S,00000.0000001,E,5,123,99.99,-0.000,M,0.001,M,0.1,0001*69",
+        ),
+        # a negative time of day; the pole and the antimeridian; no correction (NaN)
+        (
+            (-0.004, 89.999999999999, -179.9999999999999, 1, 0, 1.005, 9000.0, -100.0, NAN),
+            "$GNGGA,000000.00,9000.0000000,N,18000.0000000,W,1,00,1.00,9000.000,M,-100.000,M,,*74",
+        ),
+        # halves of the last digit (binary values decide, as Python's formatting does)
+        (
+            (54000.125, 40.4715765, -86.9943737, 2, 9, 2.675, 1.0005, -0.0015, 0.25),
+            "$GNGGA,150000.13,4028.2945900,N,08659.6624220,W,2,09,2.67,1.000,M,-0.002,M,0.2,0001*65",
+        ),
+        # the no-fix form with a correction age; a position without altitude
+        (
+            (54001.0, None, None, 0, 3, 99.99, None, None, 1.25),
+            "$GNGGA,150001.00,,,,,0,03,99.99,,,,,1.2,0001*52",
+        ),
+        (
+            (54001.0, 12.5, 100.0, 4, 12, 0.7, None, None, 0.15),
+            "$GNGGA,150001.00,1230.0000000,N,10000.0000000,E,4,12,0.70,,,,,0.1,0001*59",
+        ),
+    ],
+)
 def test_sentences_written_before_vectorisation(args, sentence):
     assert gga_sentence(*args) == sentence
 
@@ -151,7 +197,9 @@ def random_epochs(rng, m):
     lon = rng.uniform(-180.0, 180.0, m)
     whole = rng.integers(-89 * 60, 89 * 60, m) / 60.0  # whole minutes, +- a few 1e-10 deg
     near = rng.random(m) < 0.4
-    lat[near] = whole[near] + rng.choice([0.0, 8.3e-10, -8.3e-10, 8.4e-10, -8.4e-10, 1e-12], near.sum())
+    lat[near] = whole[near] + rng.choice(
+        [0.0, 8.3e-10, -8.3e-10, 8.4e-10, -8.4e-10, 1e-12], near.sum()
+    )
     lon[::5] = -lat[::5]
     fix = rng.choice([0, 1, 2, 4, 5], m)
     sats = rng.integers(0, 40, m)
@@ -167,31 +215,67 @@ def test_vectorised_equals_the_scalar_form_row_by_row():
     utc, lat, lon, fix, sats, hdop, alt, sep, age = random_epochs(rng, 3000)
     no_fix = fix == 0
     got = gga_sentences(utc, lat, lon, fix, sats, hdop, alt, sep, age, no_fix=no_fix)
-    want = [gga_sentence(utc[k], None, None, fix[k], sats[k], hdop[k], None, None, age[k])
-            if no_fix[k] else
-            gga_sentence(utc[k], lat[k], lon[k], fix[k], sats[k], hdop[k], alt[k], sep[k], age[k])
-            for k in range(len(utc))]
+    want = [
+        gga_sentence(utc[k], None, None, fix[k], sats[k], hdop[k], None, None, age[k])
+        if no_fix[k]
+        else gga_sentence(utc[k], lat[k], lon[k], fix[k], sats[k], hdop[k], alt[k], sep[k], age[k])
+        for k in range(len(utc))
+    ]
     assert got == want
     # any cut of the epochs gives the same sentences; no rows, no sentences
     parts = []
     for a in range(0, 3000, 701):
         sl = slice(a, a + 701)
-        parts += gga_sentences(utc[sl], lat[sl], lon[sl], fix[sl], sats[sl], hdop[sl], alt[sl],
-                               sep[sl], age[sl], no_fix=no_fix[sl])
+        parts += gga_sentences(
+            utc[sl],
+            lat[sl],
+            lon[sl],
+            fix[sl],
+            sats[sl],
+            hdop[sl],
+            alt[sl],
+            sep[sl],
+            age[sl],
+            no_fix=no_fix[sl],
+        )
     assert parts == got
-    assert gga_sentences(utc[:0], lat[:0], lon[:0], fix[:0], sats[:0], hdop[:0], alt[:0], sep[:0],
-                         age[:0], no_fix=no_fix[:0]) == []
+    assert (
+        gga_sentences(
+            utc[:0],
+            lat[:0],
+            lon[:0],
+            fix[:0],
+            sats[:0],
+            hdop[:0],
+            alt[:0],
+            sep[:0],
+            age[:0],
+            no_fix=no_fix[:0],
+        )
+        == []
+    )
     # every sentence parses, with its checksum
     for sentence in got[:200]:
         assert NMEAReader.parse(sentence).msgID == "GGA"
 
 
 def test_no_fix_rows_ignore_their_position_values():
-    s = gga_sentences([54001.0, 54001.1], [np.nan, 40.0], [np.inf, -87.0], [0, 4], [3, 20],
-                      [99.99, 0.6], [np.nan, 200.0], [np.nan, -34.0], [np.nan, 0.3],
-                      no_fix=[True, False])
-    assert s == [gga_sentence(54001.0, None, None, 0, 3, 99.99, None, None),
-                 gga_sentence(54001.1, 40.0, -87.0, 4, 20, 0.6, 200.0, -34.0, 0.3)]
+    s = gga_sentences(
+        [54001.0, 54001.1],
+        [np.nan, 40.0],
+        [np.inf, -87.0],
+        [0, 4],
+        [3, 20],
+        [99.99, 0.6],
+        [np.nan, 200.0],
+        [np.nan, -34.0],
+        [np.nan, 0.3],
+        no_fix=[True, False],
+    )
+    assert s == [
+        gga_sentence(54001.0, None, None, 0, 3, 99.99, None, None),
+        gga_sentence(54001.1, 40.0, -87.0, 4, 20, 0.6, 200.0, -34.0, 0.3),
+    ]
     with pytest.raises(ValueError, match="finite"):
         gga_sentences([0.0], [np.nan], [0.0], [1], [5], [1.0], [0.0], [0.0])
 

@@ -34,8 +34,14 @@ GAUSS_2D = (1 - math.exp(-1 / 2), 1 - math.exp(-4 / 2))  # chi-square, 2 dof: 0.
 
 def _simulate(out: Path, duration_s: float | None) -> Path:
     scenario = load_scenario("acre-loop", duration_s=duration_s)
-    simulate(scenario.truth, load_config(vehicle="polaris"), vehicle_profile("polaris"),
-             scenario.site, out, source={"scenario": "acre-loop"})
+    simulate(
+        scenario.truth,
+        load_config(vehicle="polaris"),
+        vehicle_profile("polaris"),
+        scenario.site,
+        out,
+        source={"scenario": "acre-loop"},
+    )
     return out
 
 
@@ -70,9 +76,18 @@ def test_report_statistics_are_the_shared_implementation():
 
     assert run_statistics is navsense.stats.run_statistics
     assert navsense.campaign.stats.run_statistics is navsense.stats.run_statistics
-    assert EXPECTED_GAUSSIAN_FRACTIONS == pytest.approx({
-        "h_in_1sigma": GAUSS_2D[0], "h_in_2sigma": GAUSS_2D[1],
-        "v_in_1sigma": GAUSS_1D[0], "v_in_2sigma": GAUSS_1D[1]}, abs=1e-15)
+    assert (
+        pytest.approx(
+            {
+                "h_in_1sigma": GAUSS_2D[0],
+                "h_in_2sigma": GAUSS_2D[1],
+                "v_in_1sigma": GAUSS_1D[0],
+                "v_in_2sigma": GAUSS_1D[1],
+            },
+            abs=1e-15,
+        )
+        == EXPECTED_GAUSSIAN_FRACTIONS
+    )
 
 
 def test_statistics_is_a_flat_dict_of_floats_with_every_documented_key(full_stats):
@@ -127,12 +142,14 @@ def test_gnss_errors_are_the_receiver_models_errors(short_run):
     assert data.truth_source == "scenario acre-loop (rebuilt)"
     block = data.receiver().process(data.truth)
     np.testing.assert_array_equal(block["sample_time_s"], data.gnss_t_s)
-    np.testing.assert_allclose(block["antenna_enu_m"], data.gnss_truth_antenna_enu_m, rtol=0,
-                               atol=1e-9 * mm)
+    np.testing.assert_allclose(
+        block["antenna_enu_m"], data.gnss_truth_antenna_enu_m, rtol=0, atol=1e-9 * mm
+    )
     ok = np.isfinite(data.gnss_error_enu_m[:, 0])
     assert ok.sum() > 100
-    np.testing.assert_allclose(data.gnss_error_enu_m[ok], block["error_enu_m"][ok], rtol=0,
-                               atol=0.05 * mm)
+    np.testing.assert_allclose(
+        data.gnss_error_enu_m[ok], block["error_enu_m"][ok], rtol=0, atol=0.05 * mm
+    )
 
 
 def test_ins_errors_are_the_frame_errors_in_grid_axes(short_run):
@@ -170,8 +187,9 @@ def test_within_sigma_fractions_of_iid_gaussian_errors():
     s = position_statistics(rng.standard_normal((n, 3)) * sigma, sigma)
     assert abs(s["h_in_1sigma"] - GAUSS_2D[0]) < 4 * math.sqrt(GAUSS_2D[0] * (1 - GAUSS_2D[0]) / n)
     # no epochs: every statistic NaN
-    assert all(math.isnan(v) for v in position_statistics(np.zeros((0, 3)),
-                                                          np.zeros((0, 3))).values())
+    assert all(
+        math.isnan(v) for v in position_statistics(np.zeros((0, 3)), np.zeros((0, 3))).values()
+    )
 
 
 # ----------------------------------------------------------------------------------- files
@@ -220,25 +238,40 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed "
-                    "(Debian package chromium; .ci/run installs it)")
+@pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="/usr/bin/chromium is not installed (Debian package chromium; .ci/run installs it)",
+)
 def test_report_renders_in_headless_chromium(full_run, tmp_path):
     """Chromium loads the page with no console message and every image decoded (a probe
     script, added to a copy of the page, reports naturalWidth > 0 for each image)."""
     page = (full_run / "report" / "report.html").read_text(encoding="utf-8")
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("</body>", _PROBE + "</body>"), encoding="utf-8")
-    cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr",
-           "--v=0", "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()]
+    cmd = [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+        probe.as_uri(),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     found = re.search(r'<div id="navsense-probe">images=(\d+) broken=(\d+)</div>', done.stdout)
     assert found, done.stdout[-2000:]
     assert (int(found.group(1)), int(found.group(2))) == (len(PNGS), 0)
-    console = [line for line in done.stderr.splitlines()
-               if ":CONSOLE" in line or "Uncaught" in line]
+    console = [
+        line for line in done.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line
+    ]
     assert console == []
 
 
@@ -261,7 +294,8 @@ def test_sky_plot_at_a_chosen_time_matches_the_row(short_run):
     # a second report replaces the first whole
     write_report(short_run)
     assert sorted(p.name for p in (short_run / "report").iterdir()) == sorted(
-        PNGS + ("report.html", "statistics.json"))
+        PNGS + ("report.html", "statistics.json")
+    )
     assert not list(short_run.glob(".report*"))
 
 
@@ -286,7 +320,8 @@ def _copy_run(short_run: Path, run: Path, source: dict) -> Path:
 
 def _same(a: dict, b: dict) -> bool:
     return list(a) == list(b) and all(
-        (math.isnan(a[k]) and math.isnan(b[k])) or a[k] == b[k] for k in a)
+        (math.isnan(a[k]) and math.isnan(b[k])) or a[k] == b[k] for k in a
+    )
 
 
 def test_report_without_truth_source_keeps_the_ins_and_says_why(short_run, tmp_path):
@@ -297,8 +332,10 @@ def test_report_without_truth_source_keeps_the_ins_and_says_why(short_run, tmp_p
     assert not math.isnan(stats["ins_pos_h_rms_m"]) and not math.isnan(stats["ins_att_rms_deg"])
     assert stats["gnss_time_to_first_fix_s"] > 0  # from the rows alone
     page = write_report(run).read_text(encoding="utf-8")
-    assert ("No truth for the GNSS errors: the run directory has no truth.parquet and "
-            "episode.json names no truth.") in page
+    assert (
+        "No truth for the GNSS errors: the run directory has no truth.parquet and "
+        "episode.json names no truth."
+    ) in page
     assert "gnss_error.png" not in page and "sky.png" in page  # sky from the INS pose
 
 

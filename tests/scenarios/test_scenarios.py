@@ -13,7 +13,7 @@ from navsense.scenarios import Scenario, list_scenarios, load_scenario
 from navsense.site import embedded_site
 from navsense.vehicles import lever_arm_from_chassis
 
-POLARIS_ANTENNA_FOOTPRINT_M = [1.1, 0.0, 2.15]   # the Polaris GNSS antenna, base_footprint mount
+POLARIS_ANTENNA_FOOTPRINT_M = [1.1, 0.0, 2.15]  # the Polaris GNSS antenna, base_footprint mount
 RATE_HZ = 120.0
 
 
@@ -35,9 +35,12 @@ def horizontal_clearance_m(xy: np.ndarray, site) -> np.ndarray:
     lo, hi = site.box_min_m[None, :, :2], site.box_max_m[None, :, :2]
     out = np.maximum(np.maximum(lo - xy[:, None], 0.0), np.maximum(xy[:, None] - hi, 0.0))
     boxes = np.linalg.norm(out, axis=2).min(axis=1)
-    bins = (np.linalg.norm(xy[:, None] - site.cyl_xy_m[None], axis=2) - site.cyl_radius_m).min(axis=1)
-    crowns = (np.linalg.norm(xy[:, None] - site.crown_center_m[None, :, :2], axis=2)
-              - site.crown_radius_m).min(axis=1)
+    bins = (np.linalg.norm(xy[:, None] - site.cyl_xy_m[None], axis=2) - site.cyl_radius_m).min(
+        axis=1
+    )
+    crowns = (
+        np.linalg.norm(xy[:, None] - site.crown_center_m[None, :, :2], axis=2) - site.crown_radius_m
+    ).min(axis=1)
     return np.minimum(np.minimum(boxes, bins), crowns)
 
 
@@ -48,7 +51,7 @@ def test_acre_site_layout():
     size = site.box_max_m[garage] - site.box_min_m[garage]
     assert 10 <= size[0] <= 14 and 16 <= size[1] <= 20 and 5 <= size[2] <= 7
     assert np.all(site.box_min_m[garage, :2] < 0) and np.all(site.box_max_m[garage, :2] > 0)
-    assert len(site.box_min_m) >= 2                                    # + shed / house
+    assert len(site.box_min_m) >= 2  # + shed / house
     assert 3 <= len(site.cyl_radius_m) <= 4
     assert np.all((site.cyl_radius_m >= 5) & (site.cyl_radius_m <= 9))
     heights = site.cyl_top_m - site.cyl_base_m
@@ -59,8 +62,11 @@ def test_acre_site_layout():
     assert np.all((site.crown_radius_m >= 4) & (site.crown_radius_m <= 6))
     assert np.all((site.crown_center_m[:, 2] >= 8) & (site.crown_center_m[:, 2] <= 12))
     # obstacles do not overlap each other (bins pairwise)
-    gaps = (np.linalg.norm(site.cyl_xy_m[:, None] - site.cyl_xy_m[None], axis=2)
-            - site.cyl_radius_m[:, None] - site.cyl_radius_m[None])
+    gaps = (
+        np.linalg.norm(site.cyl_xy_m[:, None] - site.cyl_xy_m[None], axis=2)
+        - site.cyl_radius_m[:, None]
+        - site.cyl_radius_m[None]
+    )
     assert gaps[~np.eye(len(gaps), dtype=bool)].min() > 0
 
 
@@ -82,12 +88,14 @@ def test_loop_is_ten_minutes_at_120_hz(loop):
 def test_starts_parked_in_the_garage_with_the_antenna_inside(loop, antenna):
     site, truth = loop.site, loop.truth
     garage = site.names["buildings"].index("ICSC garage")
-    inside = np.all((antenna >= site.box_min_m[garage]) & (antenna <= site.box_max_m[garage]), axis=1)
+    inside = np.all(
+        (antenna >= site.box_min_m[garage]) & (antenna <= site.box_max_m[garage]), axis=1
+    )
     parked = np.all(truth.v_mps == 0.0, axis=1)
     first_20_s = slice(0, int(20 * RATE_HZ) + 1)
     assert inside[first_20_s].all() and parked[first_20_s].all()
     assert not parked[int(21 * RATE_HZ)]
-    assert inside[-1] and parked[-1]                               # and back at the end
+    assert inside[-1] and parked[-1]  # and back at the end
     assert np.abs(truth.p_m[-1] - truth.p_m[0]).max() < 1e-9
 
 
@@ -95,17 +103,26 @@ def test_passes_the_grain_bins_and_the_windbreak(loop, antenna):
     site = loop.site
     xy = antenna[:, :2]
     to_bin_axis = np.linalg.norm(xy[:, None] - site.cyl_xy_m[None], axis=2).min(axis=1)
-    to_crown_centre = np.linalg.norm(xy[:, None] - site.crown_center_m[None, :, :2], axis=2).min(axis=1)
+    to_crown_centre = np.linalg.norm(xy[:, None] - site.crown_center_m[None, :, :2], axis=2).min(
+        axis=1
+    )
     assert to_bin_axis.min() <= 20.0
-    assert (to_bin_axis <= 20.0).sum() / RATE_HZ > 30.0            # not just a glance
+    assert (to_bin_axis <= 20.0).sum() / RATE_HZ > 30.0  # not just a glance
     assert to_crown_centre.min() <= 10.0
     assert (to_crown_centre <= 10.0).sum() / RATE_HZ > 60.0
     # never inside an obstacle (the garage excepted: it is driven through its doors)
     clearance = horizontal_clearance_m(xy, site)
     garage = site.names["buildings"].index("ICSC garage")
-    in_garage = np.all((xy >= site.box_min_m[garage, :2]) & (xy <= site.box_max_m[garage, :2]), axis=1)
-    others = type(site)(**{**site.__dict__, "box_min_m": np.delete(site.box_min_m, garage, 0),
-                           "box_max_m": np.delete(site.box_max_m, garage, 0)})
+    in_garage = np.all(
+        (xy >= site.box_min_m[garage, :2]) & (xy <= site.box_max_m[garage, :2]), axis=1
+    )
+    others = type(site)(
+        **{
+            **site.__dict__,
+            "box_min_m": np.delete(site.box_min_m, garage, 0),
+            "box_max_m": np.delete(site.box_max_m, garage, 0),
+        }
+    )
     assert horizontal_clearance_m(xy, others).min() > 1.0
     assert clearance[~in_garage].min() >= 0.0
 
@@ -125,10 +142,10 @@ def test_route_is_drivable(loop):
     assert 2.0 <= ev.speed_mps[ev.speed_mps > 0].max() <= 8.0
     assert np.abs(ev.accel_mps2).max() <= loop.route.accel_mps2 * (1 + 1e-12)
     lateral = np.abs(ev.speed_mps * loop.truth.w_radps[:, 2])
-    assert lateral.max() < 2.0                                      # m/s^2, comfortable
+    assert lateral.max() < 2.0  # m/s^2, comfortable
     moving = ev.speed_mps > 0.5
     radius = ev.speed_mps[moving] / np.maximum(np.abs(loop.truth.w_radps[moving, 2]), 1e-12)
-    assert radius.min() > 6.0                                       # Polaris turning radius
+    assert radius.min() > 6.0  # Polaris turning radius
 
 
 def test_repeat_to_an_hour_is_seamless():
@@ -137,7 +154,7 @@ def test_repeat_to_an_hour_is_seamless():
     assert len(truth) == 3600 * 120 + 1
     one = load_scenario("acre-loop").truth
     period = len(one) - 1
-    assert np.array_equal(truth.p_m[period: 2 * period], one.p_m[:period])
+    assert np.array_equal(truth.p_m[period : 2 * period], one.p_m[:period])
     seam = slice(period - 2, period + 3)
     assert np.all(truth.v_mps[seam] == 0.0)
     assert np.einsum("ij,ij->i", truth.q_xyzw[1:], truth.q_xyzw[:-1]).min() > 0.999
@@ -148,14 +165,19 @@ def test_repeat_to_an_hour_is_seamless():
 
 
 def test_unknown_scenario_lists_the_known_ones():
-    with pytest.raises(ConfigError, match=r"scenario = 'nowhere' is not an embedded scenario .*"
-                                          r"known: .*acre-loop"):
+    with pytest.raises(
+        ConfigError,
+        match=r"scenario = 'nowhere' is not an embedded scenario .*"
+        r"known: .*acre-loop",
+    ):
         load_scenario("nowhere")
 
 
 def test_scenario_file_by_path(tmp_path):
-    route = {"vehicle": "maxxum", "points": [{"enu_m": [0, 0, 0]},
-                                            {"enu_m": [30, 0, 0], "speed_mps": 3}]}
+    route = {
+        "vehicle": "maxxum",
+        "points": [{"enu_m": [0, 0, 0]}, {"enu_m": [30, 0, 0], "speed_mps": 3}],
+    }
     (tmp_path / "r.waypoints.json").write_text(json.dumps(route))
     scen = {"name": "mine", "site": "acre", "vehicle": "maxxum", "waypoints": "r.waypoints.json"}
     (tmp_path / "mine.json").write_text(json.dumps(scen))

@@ -8,7 +8,11 @@ from conftest import circle_truth, stationary_truth
 from navsense.geo import Georeference
 from navsense.rng import Pcg32
 from navsense.sensors.barometer import (
-    BARO_SEED_OFFSET, BARO_SEQUENCE, BarometerModel, pressure_altitude_m, pressure_pa,
+    BARO_SEED_OFFSET,
+    BARO_SEQUENCE,
+    BarometerModel,
+    pressure_altitude_m,
+    pressure_pa,
 )
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VEHICLES
@@ -19,12 +23,31 @@ mm = 1e-3
 m = 1.0
 
 
-def _cfg(noise=True, seed=42, hz=25.0, white=1.0, bias=10.0, tau=300.0, base=0.0,
-         position=(0.0, 0.0, 0.0), mount="chassis"):
+def _cfg(
+    noise=True,
+    seed=42,
+    hz=25.0,
+    white=1.0,
+    bias=10.0,
+    tau=300.0,
+    base=0.0,
+    position=(0.0, 0.0, 0.0),
+    mount="chassis",
+):
     return {
-        "seed": seed, "noise": noise, "mount_frame": mount, "delay_s": 0.05,
-        "baro": {"enabled": True, "hz": hz, "noise_std_pa": white, "bias_sigma_pa": bias,
-                 "bias_tau_s": tau, "base_altitude_m": base, "position_flu_m": list(position)},
+        "seed": seed,
+        "noise": noise,
+        "mount_frame": mount,
+        "delay_s": 0.05,
+        "baro": {
+            "enabled": True,
+            "hz": hz,
+            "noise_std_pa": white,
+            "bias_sigma_pa": bias,
+            "bias_tau_s": tau,
+            "base_altitude_m": base,
+            "position_flu_m": list(position),
+        },
     }
 
 
@@ -33,8 +56,16 @@ def _still(n, rate_hz, height_m=0.0):
     p = np.tile([0.0, 0.0, height_m], (n, 1))
     q = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
     z = np.zeros((n, 3))
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=z, w_radps=z.copy(), c_m=p.copy(),
-                       reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
+    return TruthStates(
+        step0=0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=z,
+        w_radps=z.copy(),
+        c_m=p.copy(),
+        reset=np.zeros(n, dtype=bool),
+        rate_hz=rate_hz,
+    )
 
 
 # ------------------------------------------------------------------ standard atmosphere
@@ -54,8 +85,9 @@ def test_pressure_altitude_is_the_inverse():
 # ---------------------------------------------------------------------- heights and sites
 def test_noise_off_is_the_standard_pressure_at_the_sensor_height_without_a_site():
     truth = _still(30, 120.0, height_m=2.5)
-    block = BarometerModel(_cfg(noise=False, base=100.0, position=(0.0, 0.0, 1.0)), POLARIS,
-                           None).process(truth)
+    block = BarometerModel(
+        _cfg(noise=False, base=100.0, position=(0.0, 0.0, 1.0)), POLARIS, None
+    ).process(truth)
     np.testing.assert_array_equal(block["pressure_pa"], np.full(7, pressure_pa(103.5)))
     np.testing.assert_allclose(block["pressure_altitude_m"], 103.5 * m, rtol=0, atol=1e-6 * mm)
 
@@ -71,8 +103,9 @@ def test_acre_uses_the_navd88_height():
 
 def test_lever_arm_in_base_footprint_moves_the_sensor_down():
     truth = _still(5, 120.0, height_m=0.0)
-    block = BarometerModel(_cfg(noise=False, base=0.0, mount="base_footprint",
-                                position=(0.0, 0.0, 0.3)), POLARIS, None).process(truth)
+    block = BarometerModel(
+        _cfg(noise=False, base=0.0, mount="base_footprint", position=(0.0, 0.0, 0.3)), POLARIS, None
+    ).process(truth)
     # base_footprint z 0.3 m is 0.3 - cg_height (0.60) from the chassis origin
     np.testing.assert_allclose(block["pressure_altitude_m"], -0.3, rtol=0, atol=1e-6 * mm)
 
@@ -81,23 +114,26 @@ def test_lever_arm_in_base_footprint_moves_the_sensor_down():
 def test_stream_order_bias_then_white_and_stationary_start():
     tau, sb, sw = 5.0, 10.0, 1.0
     truth = _still(12, 120.0)
-    block = BarometerModel(_cfg(seed=3, hz=120.0, white=sw, bias=sb, tau=tau, base=0.0), POLARIS,
-                           None).process(truth)
+    block = BarometerModel(
+        _cfg(seed=3, hz=120.0, white=sw, bias=sb, tau=tau, base=0.0), POLARIS, None
+    ).process(truth)
     g = Pcg32(3 + BARO_SEED_OFFSET, BARO_SEQUENCE).gaussians(24).reshape(12, 2)
     a = np.exp(-(1 / 120.0) / tau)
     b = [sb * g[0, 0]]  # the first sample: a draw from the stationary distribution
     for k in range(1, 12):
         b.append(a * b[-1] + sb * np.sqrt(1 - a * a) * g[k, 0])
     np.testing.assert_allclose(block["bias_pa"], b, rtol=0, atol=1e-12 * Pa)
-    np.testing.assert_allclose(block["pressure_pa"], 101325.0 + np.array(b) + sw * g[:, 1],
-                               rtol=0, atol=1e-9 * Pa)
+    np.testing.assert_allclose(
+        block["pressure_pa"], 101325.0 + np.array(b) + sw * g[:, 1], rtol=0, atol=1e-9 * Pa
+    )
 
 
 def test_white_noise_sigma():
     sigma = 1.5
     n = 20000
     block = BarometerModel(_cfg(hz=10.0, white=sigma, bias=0.0), POLARIS, None).process(
-        _still(n, 10.0))
+        _still(n, 10.0)
+    )
     e = block["pressure_pa"] - 101325.0
     assert abs(e.std() - sigma) < 4 * sigma / np.sqrt(2 * n)
     assert abs(e.mean()) < 4 * sigma / np.sqrt(n)
@@ -113,7 +149,8 @@ def test_bias_stationary_sigma_and_lag_tau_autocorrelation():
     tau, sb, hz = 2.0, 10.0, 10.0
     n = 200_000  # 20 000 s = 10 000 tau
     block = BarometerModel(_cfg(hz=hz, white=0.0, bias=sb, tau=tau), POLARIS, None).process(
-        _still(n, hz))
+        _still(n, hz)
+    )
     b = block["bias_pa"]
     T = n / hz
     assert abs(b.var() / sb**2 - 1.0) < 4 * np.sqrt(2 * tau / T)
@@ -126,8 +163,14 @@ def test_bias_stationary_sigma_and_lag_tau_autocorrelation():
 def test_bias_starts_stationary_across_seeds():
     """The first sample's bias over many seeds has sigma_b (started from the stationary law)."""
     sb = 10.0
-    first = np.array([BarometerModel(_cfg(seed=s, white=0.0, bias=sb), POLARIS, None)
-                      .process(_still(1, 120.0))["bias_pa"][0] for s in range(800)])
+    first = np.array(
+        [
+            BarometerModel(_cfg(seed=s, white=0.0, bias=sb), POLARIS, None).process(
+                _still(1, 120.0)
+            )["bias_pa"][0]
+            for s in range(800)
+        ]
+    )
     assert abs(first.std() - sb) < 4 * sb / np.sqrt(2 * first.size)
 
 
@@ -151,11 +194,16 @@ def _run(model, truth, size):
 
 @pytest.mark.parametrize("site", ["acre", "local", "none"])
 def test_batch_chunks_steps_give_identical_rows(site):
-    georef = {"acre": Georeference.acre(), "local": Georeference.local(47.0, 8.0, 500.0),
-              "none": None}[site]
+    georef = {
+        "acre": Georeference.acre(),
+        "local": Georeference.local(47.0, 8.0, 500.0),
+        "none": None,
+    }[site]
     truth = circle_truth(700, radius_m=40.0)
-    outs = [_run(BarometerModel(_cfg(hz=25.0, tau=3.0), POLARIS, georef), truth, size)
-            for size in (len(truth), 61, 1)]
+    outs = [
+        _run(BarometerModel(_cfg(hz=25.0, tau=3.0), POLARIS, georef), truth, size)
+        for size in (len(truth), 61, 1)
+    ]
     assert outs[0] == outs[1] == outs[2]
     assert outs[0].count(b"\n") + 1 == 146  # 25 Hz over 700 / 120 s
 

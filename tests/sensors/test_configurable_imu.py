@@ -14,8 +14,16 @@ import pytest
 from conftest import circle_truth, stationary_truth
 from navsense.rng import Pcg32
 from navsense.sensors.configurable_imu import (
-    BasiliskImu, ConfigurableImuModel, GaussMarkov, Quantizer, ROUND_FROM_ZERO, ROUND_NEAR,
-    ROUND_TO_ZERO, apply_imu_errors, mrp_to_dcm)
+    ROUND_FROM_ZERO,
+    ROUND_NEAR,
+    ROUND_TO_ZERO,
+    BasiliskImu,
+    ConfigurableImuModel,
+    GaussMarkov,
+    Quantizer,
+    apply_imu_errors,
+    mrp_to_dcm,
+)
 from navsense.sensors.imu import GRAVITY_MPS2
 from navsense.sensors.imu_presets import PRESETS
 from navsense.truth.states import TruthStates
@@ -29,10 +37,15 @@ def _spin_state(k, w=0.7, thrust=2.0):
     """Body spinning at w about z (B = C), thrust `thrust` m/s^2 along inertial z."""
     t = 0.1 * k
     theta = w * t
-    return {"sigma_BN": [0.0, 0.0, math.tan(theta / 4.0)], "omega_BN_B": [0.0, 0.0, w],
-            "omegaDot_BN_B": [0.0, 0.0, 0.0], "nonConservativeAccelpntB_B": [0.0, 0.0, thrust],
-            "v_BN_N": [0.0, 0.0, thrust * t], "v_CN_N": [0.0, 0.0, thrust * t],
-            "TotalAccumDV_CN_N": [0.0, 0.0, thrust * t]}
+    return {
+        "sigma_BN": [0.0, 0.0, math.tan(theta / 4.0)],
+        "omega_BN_B": [0.0, 0.0, w],
+        "omegaDot_BN_B": [0.0, 0.0, 0.0],
+        "nonConservativeAccelpntB_B": [0.0, 0.0, thrust],
+        "v_BN_N": [0.0, 0.0, thrust * t],
+        "v_CN_N": [0.0, 0.0, thrust * t],
+        "TotalAccumDV_CN_N": [0.0, 0.0, thrust * t],
+    }
 
 
 # ------------------------------------------------------------------------------ error states
@@ -63,21 +76,22 @@ def test_basilisk_noise_is_p_times_its_stream():
     zg = Pcg32(11 + 7001, 11).gaussians(9).reshape(3, 3)
     for k in range(3):
         np.testing.assert_allclose(out[k]["AngVelPlatform"], [0.01, 0.02, 0.03] * zg[k], atol=1e-15)
-        np.testing.assert_allclose(out[k]["AccelPlatform"], np.asarray(imu.PMatrixAccel) @ za[k],
-                                   atol=1e-15)
+        np.testing.assert_allclose(
+            out[k]["AccelPlatform"], np.asarray(imu.PMatrixAccel) @ za[k], atol=1e-15
+        )
 
 
 def test_a_identity_with_bounds_is_a_walk_that_stays_in_and_reaches_its_bounds():
     gm = GaussMarkov(3)
     gm.A = np.eye(3)
     gm.P = np.diag([0.002, 0.001, 0.004])
-    gm.bounds = np.array([0.01, 0.02, 0.0])   # z unbounded
+    gm.bounds = np.array([0.01, 0.02, 0.0])  # z unbounded
     n = 100_000
     e = gm.propagate(Pcg32(5, 7).gaussians(3 * n).reshape(n, 3))
     assert np.all(np.abs(e[:, 0]) <= 0.01) and np.all(np.abs(e[:, 1]) <= 0.02)
     assert e[:, 0].max() == 0.01 and e[:, 0].min() == -0.01
     assert e[:, 1].max() == 0.02 and e[:, 1].min() == -0.02
-    assert np.abs(e[:, 2]).max() > 0.1          # unbounded walk, ~0.004 sqrt(n) = 1.3
+    assert np.abs(e[:, 2]).max() > 0.1  # unbounded walk, ~0.004 sqrt(n) = 1.3
     # a walk: the increments are the noise wherever no bound is touched
     inner = (np.abs(e[1:, 0]) < 0.01) & (np.abs(e[:-1, 0]) < 0.01)
     z = Pcg32(5, 7).gaussians(3 * n).reshape(n, 3)
@@ -96,35 +110,41 @@ def test_basilisk_walk_bounds_hold_over_calls():
 
 
 def test_chunking_the_recursion_gives_identical_bits():
-    for a, bound in ((np.eye(3) * 0.99, 0.0), (np.eye(3), 0.05),
-                     (np.array([[0.9, 0.05, 0.0], [0.0, 0.8, 0.1], [0.02, 0.0, 0.7]]), 0.03)):
+    for a, bound in (
+        (np.eye(3) * 0.99, 0.0),
+        (np.eye(3), 0.05),
+        (np.array([[0.9, 0.05, 0.0], [0.0, 0.8, 0.1], [0.02, 0.0, 0.7]]), 0.03),
+    ):
         z = Pcg32(9, 1).gaussians(3000).reshape(1000, 3)
         whole, parts = GaussMarkov(3), GaussMarkov(3)
         for g in (whole, parts):
             g.A, g.P, g.bounds = a, np.eye(3) * 0.01, np.full(3, bound)
         w = whole.propagate(z)
-        p = np.vstack([parts.propagate(z[i:i + 37]) for i in range(0, 1000, 37)])
+        p = np.vstack([parts.propagate(z[i : i + 37]) for i in range(0, 1000, 37)])
         assert np.array_equal(w, p)
 
 
 # ----------------------------------------------------------------- quantisation and saturation
-@pytest.mark.parametrize("direction, carry, expected, errors", [
-    # x = 0.625, -0.625, 0.375, -0.8125 with LSB 0.25 (binary-exact: no rounding ambiguity)
-    (ROUND_TO_ZERO, False, [0.5, -0.5, 0.25, -0.75], [0.125, -0.125, 0.125, -0.0625]),
-    (ROUND_FROM_ZERO, False, [0.75, -0.75, 0.5, -1.0], [-0.125, 0.125, -0.125, 0.1875]),
-    (ROUND_NEAR, False, [0.75, -0.75, 0.5, -0.75], [-0.125, 0.125, -0.125, -0.0625]),
-    # with carry: w_k = x_k + err_{k-1}
-    (ROUND_TO_ZERO, True, [0.5, -0.5, 0.25, -0.5], [0.125, 0.0, 0.125, -0.1875]),
-    (ROUND_FROM_ZERO, True, [0.75, -0.75, 0.5, -1.0], [-0.125, 0.0, -0.125, 0.0625]),
-    (ROUND_NEAR, True, [0.75, -0.75, 0.5, -1.0], [-0.125, 0.0, -0.125, 0.0625]),
-])
+@pytest.mark.parametrize(
+    "direction, carry, expected, errors",
+    [
+        # x = 0.625, -0.625, 0.375, -0.8125 with LSB 0.25 (binary-exact: no rounding ambiguity)
+        (ROUND_TO_ZERO, False, [0.5, -0.5, 0.25, -0.75], [0.125, -0.125, 0.125, -0.0625]),
+        (ROUND_FROM_ZERO, False, [0.75, -0.75, 0.5, -1.0], [-0.125, 0.125, -0.125, 0.1875]),
+        (ROUND_NEAR, False, [0.75, -0.75, 0.5, -0.75], [-0.125, 0.125, -0.125, -0.0625]),
+        # with carry: w_k = x_k + err_{k-1}
+        (ROUND_TO_ZERO, True, [0.5, -0.5, 0.25, -0.5], [0.125, 0.0, 0.125, -0.1875]),
+        (ROUND_FROM_ZERO, True, [0.75, -0.75, 0.5, -1.0], [-0.125, 0.0, -0.125, 0.0625]),
+        (ROUND_NEAR, True, [0.75, -0.75, 0.5, -1.0], [-0.125, 0.0, -0.125, 0.0625]),
+    ],
+)
 def test_quantisation_of_a_known_input(direction, carry, expected, errors):
     q = Quantizer()
     q.lsb = np.array([0.25, 0.0, 0.0])
     q.carry, q.direction = carry, direction
     x = np.zeros((4, 3))
     x[:, 0] = [0.625, -0.625, 0.375, -0.8125]
-    x[:, 1] = [0.123, 0.456, -0.789, 1.0]   # LSB 0: passes through
+    x[:, 1] = [0.123, 0.456, -0.789, 1.0]  # LSB 0: passes through
     out, err = q.apply(x)
     np.testing.assert_array_equal(out[:, 0], expected)
     np.testing.assert_array_equal(err[:, 0], errors)
@@ -132,17 +152,33 @@ def test_quantisation_of_a_known_input(direction, carry, expected, errors):
     # the remainder: err = w - out, and the chunked call agrees with the batch call
     q2 = Quantizer()
     q2.lsb, q2.carry, q2.direction = q.lsb, carry, direction
-    parts = np.vstack([q2.apply(x[i:i + 1])[0] for i in range(4)])
+    parts = np.vstack([q2.apply(x[i : i + 1])[0] for i in range(4)])
     assert np.array_equal(parts, out)
 
 
 def test_quantisation_and_saturation_in_delta_outputs():
     qa, qg = Quantizer(), Quantizer()
     qa.lsb = np.full(3, 0.5)
-    true = {"rate": np.array([[0.3, -2.0, 0.75]]), "dr": np.array([[0.03, -0.2, 0.075]]),
-            "accel": np.array([[1.3, -20.0, 4.0]]), "dv": np.array([[0.13, -2.0, 0.4]])}
-    out = apply_imu_errors(true, np.array([0.1]), np.zeros((1, 3)), np.zeros((1, 3)), 0.0, 0.0,
-                           1.0, 1.0, qg, qa, 1.0, 10.0)
+    true = {
+        "rate": np.array([[0.3, -2.0, 0.75]]),
+        "dr": np.array([[0.03, -0.2, 0.075]]),
+        "accel": np.array([[1.3, -20.0, 4.0]]),
+        "dv": np.array([[0.13, -2.0, 0.4]]),
+    }
+    out = apply_imu_errors(
+        true,
+        np.array([0.1]),
+        np.zeros((1, 3)),
+        np.zeros((1, 3)),
+        0.0,
+        0.0,
+        1.0,
+        1.0,
+        qg,
+        qa,
+        1.0,
+        10.0,
+    )
     np.testing.assert_allclose(out["accel"], [[1.0, -10.0, 4.0]], atol=1e-15)
     # x: quantised, DV -= err dt; y: saturated, DV = clipped accel dt; z: exact
     np.testing.assert_allclose(out["dv"], [[0.13 - 0.3 * 0.1, -1.0, 0.4]], atol=1e-15)
@@ -165,15 +201,21 @@ def test_offset_sensor_on_a_spinning_thrusting_body(ypr):
         t1, t2 = 0.1 * (k - 1), 0.1 * k
         th1, th2 = w * t1, w * t2
         # v_S = w x r rotated by theta: (-w r_x sin th, w r_x cos th, 0); thrust along z
-        dv_n = np.array([-w * r[0] * (math.sin(th2) - math.sin(th1)),
-                         w * r[0] * (math.cos(th2) - math.cos(th1)), thrust * 0.1])
+        dv_n = np.array(
+            [
+                -w * r[0] * (math.sin(th2) - math.sin(th1)),
+                w * r[0] * (math.cos(th2) - math.cos(th1)),
+                thrust * 0.1,
+            ]
+        )
         c, s = math.cos(th2), math.sin(th2)
         bn = np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]])
         np.testing.assert_allclose(out["DVFramePlatform"], pb @ bn @ dv_n, rtol=0, atol=1e-12)
         np.testing.assert_allclose(out["DRFramePlatform"], pb @ [0, 0, w * 0.1], rtol=0, atol=1e-12)
         np.testing.assert_allclose(out["AngVelPlatform"], pb @ [0, 0, w], rtol=0, atol=1e-15)
-        np.testing.assert_allclose(out["AccelPlatform"], pb @ [-w * w * r[0], 0, thrust],
-                                   rtol=0, atol=1e-14)
+        np.testing.assert_allclose(
+            out["AccelPlatform"], pb @ [-w * w * r[0], 0, thrust], rtol=0, atol=1e-14
+        )
 
 
 def test_bias_then_scale_order_and_zero_first_call_after_reset():
@@ -185,18 +227,27 @@ def test_bias_then_scale_order_and_zero_first_call_after_reset():
     for reset in (False, True):
         if reset:
             imu.Reset(10 * NS)
-        assert all(np.array_equal(v, np.zeros(3)) for v in imu.UpdateState(10 * NS, _spin_state(0)).values())
+        assert all(
+            np.array_equal(v, np.zeros(3))
+            for v in imu.UpdateState(10 * NS, _spin_state(0)).values()
+        )
         out = imu.UpdateState(11 * NS, _spin_state(1))
         # scale (truth + bias), not scale truth + bias
-        np.testing.assert_allclose(out["AngVelPlatform"], [2.0 * 0.1, 3.0 * 0.2, 4.0 * (0.7 + 0.3)],
-                                   atol=1e-15)
-        np.testing.assert_allclose(out["AccelPlatform"], [0.5 * 1.0, 0.0, 2.0 * (2.0 - 1.0)], atol=1e-15)
-        np.testing.assert_allclose(out["DRFramePlatform"], [0.02, 0.06, 4.0 * (0.07 + 0.03)], atol=1e-15)
+        np.testing.assert_allclose(
+            out["AngVelPlatform"], [2.0 * 0.1, 3.0 * 0.2, 4.0 * (0.7 + 0.3)], atol=1e-15
+        )
+        np.testing.assert_allclose(
+            out["AccelPlatform"], [0.5 * 1.0, 0.0, 2.0 * (2.0 - 1.0)], atol=1e-15
+        )
+        np.testing.assert_allclose(
+            out["DRFramePlatform"], [0.02, 0.06, 4.0 * (0.07 + 0.03)], atol=1e-15
+        )
 
 
 def test_reset_restarts_the_streams():
     def run(imu):
         return [imu.UpdateState(k * NS, _spin_state(k))["AccelPlatform"] for k in range(4)]
+
     imu = BasiliskImu()
     imu.PMatrixAccel = np.eye(3) * 0.1
     imu.setAMatrixAccel(np.eye(3) * 0.5)
@@ -207,24 +258,40 @@ def test_reset_restarts_the_streams():
 
 # --------------------------------------------------------------------- the navsense-level model
 def _cfg(conf=None, preset="none", hz=120.0, seed=3, noise=True, position=(0.5, -0.2, 0.3)):
-    return {"seed": seed, "noise": noise, "mount_frame": "chassis",
-            "imu": {"enabled": True, "hz": hz, "position_flu_m": list(position), "model": "configurable",
-                    "preset": preset, "configurable": conf or {}}}
+    return {
+        "seed": seed,
+        "noise": noise,
+        "mount_frame": "chassis",
+        "imu": {
+            "enabled": True,
+            "hz": hz,
+            "position_flu_m": list(position),
+            "model": "configurable",
+            "preset": preset,
+            "configurable": conf or {},
+        },
+    }
 
 
 def test_noise_free_stationary_and_turning_deltas():
     model = ConfigurableImuModel(_cfg(noise=False), POLARIS)
     b = model.process(stationary_truth(50))
-    assert b["sample_time_s"][0] == 3 / 120.0   # the ACRES first row is the reference
-    np.testing.assert_allclose(b["delta_velocity_flu_mps"], np.tile([0, 0, GRAVITY_MPS2 / 120], (47, 1)),
-                               atol=1e-12)
+    assert b["sample_time_s"][0] == 3 / 120.0  # the ACRES first row is the reference
+    np.testing.assert_allclose(
+        b["delta_velocity_flu_mps"], np.tile([0, 0, GRAVITY_MPS2 / 120], (47, 1)), atol=1e-12
+    )
     np.testing.assert_allclose(b["delta_angle_flu_rad"], 0.0, atol=1e-15)
     truth = circle_truth(300)
     b = ConfigurableImuModel(_cfg(noise=False), POLARIS).process(truth)
-    np.testing.assert_allclose(b["delta_angle_flu_rad"], np.tile([0, 0, 5.0 / 25.0 / 120], (len(b["sample_time_s"]), 1)),
-                               atol=1e-13)
+    np.testing.assert_allclose(
+        b["delta_angle_flu_rad"],
+        np.tile([0, 0, 5.0 / 25.0 / 120], (len(b["sample_time_s"]), 1)),
+        atol=1e-13,
+    )
     # delta-v ~ specific force dt
-    np.testing.assert_allclose(b["delta_velocity_flu_mps"], b["specific_force_flu_mps2"] / 120, atol=2e-5)
+    np.testing.assert_allclose(
+        b["delta_velocity_flu_mps"], b["specific_force_flu_mps2"] / 120, atol=2e-5
+    )
 
 
 def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
@@ -232,16 +299,22 @@ def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
     reset = truth.reset.copy()
     reset[333] = True
     truth = TruthStates(0, truth.p_m, truth.q_xyzw, truth.v_mps, truth.w_radps, truth.c_m, reset)
-    conf = {"platform_ypr_deg": [10, -5, 3], "gyro": {"carry_error": True, "lsb_radps": 1e-4,
-                                                      "random_walk_bound_radps": [1e-4] * 3}}
+    conf = {
+        "platform_ypr_deg": [10, -5, 3],
+        "gyro": {"carry_error": True, "lsb_radps": 1e-4, "random_walk_bound_radps": [1e-4] * 3},
+    }
     cfg = _cfg(conf, preset="bmi088", hz=50.0)
 
     def run(chunks):
         m = ConfigurableImuModel(cfg, POLARIS)
         return b"".join(orjson.dumps(r) + b"\n" for c in chunks for r in m.rows(m.process(c)))
+
     whole = run([truth])
     assert whole == run(list(truth.chunks(41))) == run(list(truth.chunks(1)))
-    on, off = ConfigurableImuModel(cfg, POLARIS), ConfigurableImuModel({**cfg, "noise": False}, POLARIS)
+    on, off = (
+        ConfigurableImuModel(cfg, POLARIS),
+        ConfigurableImuModel({**cfg, "noise": False}, POLARIS),
+    )
     on.process(truth)
     off.process(truth)
     assert on._gyro.rng.state == off._gyro.rng.state and on._accel.rng.state == off._accel.rng.state
@@ -251,7 +324,9 @@ def test_presets_load_and_explicit_keys_win():
     for name in PRESETS:
         model = ConfigurableImuModel(_cfg(preset=name), POLARIS)
         assert model.episode_info()["imu_preset"] == name
-    m = ConfigurableImuModel(_cfg({"gyro": {"noise_density_radps_rthz": 0.5}}, preset="kvh1750"), POLARIS)
+    m = ConfigurableImuModel(
+        _cfg({"gyro": {"noise_density_radps_rthz": 0.5}}, preset="kvh1750"), POLARIS
+    )
     assert np.all(m.config.gyro.noise_density == 0.5)
     assert m.config.accel.noise_density[0] == PRESETS["kvh1750"]["accel"]["noise_density_mps2_rthz"]
 
@@ -269,14 +344,31 @@ def _gm_avar(T, tau):
 
 def allan_fit(hz, n, seed=0):
     """Fit N^2/T + B^2 h_GM(T) + K^2 T/3 to the mean overlapping AVAR of 6 axes."""
-    truth = TruthStates(0, np.zeros((n, 3)), np.tile([0, 0, 0, 1.0], (n, 1)), np.zeros((n, 3)),
-                        np.zeros((n, 3)), np.zeros((n, 3)), np.zeros(n, bool), rate_hz=hz)
-    gyro = {"noise_density_radps_rthz": N_DENSITY, "bias_instability_radps": B_INSTAB,
-            "bias_instability_tau_s": TAU_S, "random_walk_radps2_rthz": K_WALK}
-    accel = {"noise_density_mps2_rthz": N_DENSITY, "bias_instability_mps2": B_INSTAB,
-             "bias_instability_tau_s": TAU_S, "random_walk_mps3_rthz": K_WALK}
-    blk = ConfigurableImuModel(_cfg({"gyro": gyro, "accel": accel}, hz=hz, seed=seed,
-                                    position=(0, 0, 0)), POLARIS).process(truth)
+    truth = TruthStates(
+        0,
+        np.zeros((n, 3)),
+        np.tile([0, 0, 0, 1.0], (n, 1)),
+        np.zeros((n, 3)),
+        np.zeros((n, 3)),
+        np.zeros((n, 3)),
+        np.zeros(n, bool),
+        rate_hz=hz,
+    )
+    gyro = {
+        "noise_density_radps_rthz": N_DENSITY,
+        "bias_instability_radps": B_INSTAB,
+        "bias_instability_tau_s": TAU_S,
+        "random_walk_radps2_rthz": K_WALK,
+    }
+    accel = {
+        "noise_density_mps2_rthz": N_DENSITY,
+        "bias_instability_mps2": B_INSTAB,
+        "bias_instability_tau_s": TAU_S,
+        "random_walk_mps3_rthz": K_WALK,
+    }
+    blk = ConfigurableImuModel(
+        _cfg({"gyro": gyro, "accel": accel}, hz=hz, seed=seed, position=(0, 0, 0)), POLARIS
+    ).process(truth)
     y = np.hstack([blk["angular_velocity_flu_radps"], blk["specific_force_flu_mps2"]])
     taus = np.logspace(np.log10(1 / hz), np.log10(n / hz / 8), 25)
     av = []
@@ -300,11 +392,15 @@ def test_allan_deviation_recovers_the_configured_terms_at_any_rate(hz, n):
 # ------------------------------------------------------------------------ Basilisk 2.12.1
 def _states(k):
     t = 0.1 * k
-    return {"sigma_BN": [0.1 + 0.02 * t, -0.05 + 0.01 * t * t, 0.2 - 0.03 * t],
-            "omega_BN_B": [0.3 + 0.1 * t, -0.2, 0.5 * math.cos(t)],
-            "omegaDot_BN_B": [0.1, 0.0, -0.5 * math.sin(t)],
-            "nonConservativeAccelpntB_B": [1.0 + t, -2.0, 0.5 * t],
-            "v_BN_N": [1.0, 2.0, 3.0], "v_CN_N": [1.0, 2.0, 3.0], "TotalAccumDV_CN_N": [0.1 * t, 0, 0]}
+    return {
+        "sigma_BN": [0.1 + 0.02 * t, -0.05 + 0.01 * t * t, 0.2 - 0.03 * t],
+        "omega_BN_B": [0.3 + 0.1 * t, -0.2, 0.5 * math.cos(t)],
+        "omegaDot_BN_B": [0.1, 0.0, -0.5 * math.sin(t)],
+        "nonConservativeAccelpntB_B": [1.0 + t, -2.0, 0.5 * t],
+        "v_BN_N": [1.0, 2.0, 3.0],
+        "v_CN_N": [1.0, 2.0, 3.0],
+        "TotalAccumDV_CN_N": [0.1 * t, 0, 0],
+    }
 
 
 def _configs():
@@ -328,6 +424,7 @@ def _configs():
         imu.setCarryError(True, True)
         imu.senRotBias, imu.senTransBias = [0.01, 0.02, -0.03], [0.1, -0.2, 0.3]
         imu.gyroScale, imu.accelScale = [1.01, 0.99, 1.02], [1.1, 0.9, 1.0]
+
     return [lever, platform, quantised, saturated, carry_bias_scale]
 
 
@@ -353,12 +450,20 @@ def test_basilisk_2_12_1_agrees_where_the_specification_does(configure):
         mine = ours.UpdateState(k * NS, _states(k))
         # DVFramePlatform: 2.12.1 differences the body-frame accumulated delta-v (the notes)
         for key in ("AccelPlatform", "DRFramePlatform", "AngVelPlatform"):
-            np.testing.assert_allclose(mine[key], np.array(getattr(o, key)), rtol=0, atol=1e-12,
-                                       err_msg=f"{key} at call {k}")
+            np.testing.assert_allclose(
+                mine[key],
+                np.array(getattr(o, key)),
+                rtol=0,
+                atol=1e-12,
+                err_msg=f"{key} at call {k}",
+            )
 
 
 def test_mrp_dcm_is_the_passive_rotation():
     th = 0.8
     c = mrp_to_dcm(np.array([0.0, 0.0, math.tan(th / 4)]))
-    np.testing.assert_allclose(c, [[math.cos(th), math.sin(th), 0], [-math.sin(th), math.cos(th), 0],
-                                   [0, 0, 1]], atol=1e-15)
+    np.testing.assert_allclose(
+        c,
+        [[math.cos(th), math.sin(th), 0], [-math.sin(th), math.cos(th), 0], [0, 0, 1]],
+        atol=1e-15,
+    )

@@ -15,17 +15,28 @@ POLARIS = VEHICLES["polaris"]
 
 def _cfg(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis"):
     return {
-        "seed": seed, "noise": noise, "mount_frame": mount, "delay_s": 0.05,
-        "imu": {"enabled": True, "hz": hz, "accel_std_mps2": 0.03, "gyro_std_radps": 0.002,
-                "accel_bias_mps2": 0.01, "gyro_bias_radps": 0.001, "position_flu_m": list(position)},
+        "seed": seed,
+        "noise": noise,
+        "mount_frame": mount,
+        "delay_s": 0.05,
+        "imu": {
+            "enabled": True,
+            "hz": hz,
+            "accel_std_mps2": 0.03,
+            "gyro_std_radps": 0.002,
+            "accel_bias_mps2": 0.01,
+            "gyro_bias_radps": 0.001,
+            "position_flu_m": list(position),
+        },
     }
 
 
 def test_stationary_imu_reads_gravity_up_and_zero_rate():
     block = ImuModel(_cfg(noise=False), POLARIS).process(stationary_truth(50))
     assert block["sample_time_s"][0] == 2 / 120.0  # first row at the third physics step
-    np.testing.assert_array_equal(block["specific_force_flu_mps2"],
-                                  np.tile([0.0, 0.0, GRAVITY_MPS2], (48, 1)))
+    np.testing.assert_array_equal(
+        block["specific_force_flu_mps2"], np.tile([0.0, 0.0, GRAVITY_MPS2], (48, 1))
+    )
     np.testing.assert_array_equal(block["angular_velocity_flu_radps"], np.zeros((48, 3)))
 
 
@@ -35,8 +46,9 @@ def test_steady_turn_reads_turn_rate_and_centripetal_force_of_the_lever_arm(leve
     truth = circle_truth(600, radius, speed, rate)
     block = ImuModel(_cfg(noise=False, position=lever), POLARIS).process(truth)
     w = speed / radius
-    np.testing.assert_allclose(block["angular_velocity_flu_radps"],
-                               np.tile([0.0, 0.0, w], (598, 1)), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        block["angular_velocity_flu_radps"], np.tile([0.0, 0.0, w], (598, 1)), rtol=0, atol=1e-15
+    )
     # the IMU point circles the centre: specific force -w^2 (R^T p + r_i), horizontal, plus 1 g up
     rows = np.searchsorted(truth.t_s, block["sample_time_s"])
     yaw = w * truth.t_s[rows] + np.pi / 2
@@ -65,8 +77,9 @@ def test_noise_is_the_next_six_gaussians_per_sample():
     bias_a, bias_g = 0.01 * g[0, :3], 0.001 * g[0, 3:]
     expected_f = np.array([0.0, 0.0, GRAVITY_MPS2]) + bias_a + 0.03 * g[1:, :3]
     np.testing.assert_allclose(block["specific_force_flu_mps2"], expected_f, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(block["angular_velocity_flu_radps"], bias_g + 0.002 * g[1:, 3:],
-                               rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        block["angular_velocity_flu_radps"], bias_g + 0.002 * g[1:, 3:], rtol=0, atol=1e-15
+    )
 
 
 def test_noise_off_draws_the_same_values():
@@ -80,9 +93,15 @@ def test_reset_restarts_the_differences():
     truth = circle_truth(40)
     reset = truth.reset.copy()
     reset[20] = True
-    jumped = TruthStates(0, truth.p_m + np.where(np.arange(40)[:, None] >= 20, 100.0, 0.0),
-                         truth.q_xyzw, truth.v_mps, truth.w_radps,
-                         truth.c_m + np.where(np.arange(40)[:, None] >= 20, 100.0, 0.0), reset)
+    jumped = TruthStates(
+        0,
+        truth.p_m + np.where(np.arange(40)[:, None] >= 20, 100.0, 0.0),
+        truth.q_xyzw,
+        truth.v_mps,
+        truth.w_radps,
+        truth.c_m + np.where(np.arange(40)[:, None] >= 20, 100.0, 0.0),
+        reset,
+    )
     block = ImuModel(_cfg(noise=False), POLARIS).process(jumped)
     steps = np.rint(block["sample_time_s"] * 120).astype(int)
     assert 20 not in steps and 21 not in steps and 22 in steps and 19 in steps
@@ -106,8 +125,15 @@ def test_batch_equals_chunks_equals_steps(hz):
     truth = circle_truth(1500)
     reset = truth.reset.copy()
     reset[[96, 97, 700, 1499]] = True  # at a chunk's end, twice in a row, alone, the last step
-    truth = TruthStates(0, truth.p_m, truth.q_xyzw, truth.v_mps + 0.01 * np.sin(np.arange(1500))[:, None],
-                        truth.w_radps, truth.c_m + [0.1, 0.0, 0.05], reset)
+    truth = TruthStates(
+        0,
+        truth.p_m,
+        truth.q_xyzw,
+        truth.v_mps + 0.01 * np.sin(np.arange(1500))[:, None],
+        truth.w_radps,
+        truth.c_m + [0.1, 0.0, 0.05],
+        reset,
+    )
     cfg = _cfg(hz=hz, position=(0.95, -0.45, 0.7), mount="base_footprint")
     whole = _bytes(ImuModel(cfg, POLARIS), [truth])
     chunked = _bytes(ImuModel(cfg, POLARIS), list(truth.chunks(97)))

@@ -51,26 +51,43 @@ def moving_truth(n: int = 360, rate_hz: float = 120.0, resets=(200,), offset=(12
     pitch = 0.05 * np.sin(1.3 * t)
     roll = 0.04 * np.sin(0.9 * t + 0.3)
     q = Rotation.from_euler("ZYX", np.stack([yaw, pitch, roll], axis=1)).as_quat()
-    p = np.stack([4.0 * t + 2.0 * np.sin(0.4 * t), t + 3.0 * np.sin(0.2 * t),
-                  0.3 * np.sin(0.7 * t)], axis=1) + np.asarray(offset)
-    v = np.stack([4.0 + 0.8 * np.cos(0.4 * t) + 0.3 * np.sin(3.0 * t), 1.0 + 0.6 * np.cos(0.2 * t),
-                  0.21 * np.cos(0.7 * t)], axis=1)
-    w = np.stack([0.036 * np.cos(0.9 * t), 0.065 * np.cos(1.3 * t), 0.2 + 0.2 * np.cos(0.5 * t)],
-                 axis=1)
+    p = np.stack(
+        [4.0 * t + 2.0 * np.sin(0.4 * t), t + 3.0 * np.sin(0.2 * t), 0.3 * np.sin(0.7 * t)], axis=1
+    ) + np.asarray(offset)
+    v = np.stack(
+        [
+            4.0 + 0.8 * np.cos(0.4 * t) + 0.3 * np.sin(3.0 * t),
+            1.0 + 0.6 * np.cos(0.2 * t),
+            0.21 * np.cos(0.7 * t),
+        ],
+        axis=1,
+    )
+    w = np.stack(
+        [0.036 * np.cos(0.9 * t), 0.065 * np.cos(1.3 * t), 0.2 + 0.2 * np.cos(0.5 * t)], axis=1
+    )
     reset = np.zeros(n, dtype=bool)
     for k in (k for k in resets if k < n):
         reset[k] = True
         p[k:] += np.array([15.0, -7.0, 0.0])
     c = p + Rotation.from_quat(q).apply([0.3, 0.0, 0.2])
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=v, w_radps=w, c_m=c, reset=reset,
-                       rate_hz=rate_hz)
+    return TruthStates(
+        step0=0, p_m=p, q_xyzw=q, v_mps=v, w_radps=w, c_m=c, reset=reset, rate_hz=rate_hz
+    )
 
 
 def stationary_truth(n: int, rate_hz: float, p=(0.0, 0.0, 0.0)):
     p = np.tile(np.asarray(p, dtype=float), (n, 1))
     q = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=np.zeros((n, 3)), w_radps=np.zeros((n, 3)),
-                       c_m=p.copy(), reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
+    return TruthStates(
+        step0=0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=np.zeros((n, 3)),
+        w_radps=np.zeros((n, 3)),
+        c_m=p.copy(),
+        reset=np.zeros(n, dtype=bool),
+        rate_hz=rate_hz,
+    )
 
 
 def run_chunks(model: InsModel, truth: TruthStates, size: int):
@@ -106,15 +123,29 @@ def quat_close(a, b, tol):
 # ------------------------------------------------------------------------------ configuration
 def test_config_from_effective_dict_and_code_defaults():
     c = InsConfig.from_config(load_config())
-    assert (c.hz, c.velocity_white_mps, c.frame, c.utm_zone, c.seed) == (100.0, 0.02, "nad83", 16, 42)
+    assert (c.hz, c.velocity_white_mps, c.frame, c.utm_zone, c.seed) == (
+        100.0,
+        0.02,
+        "nad83",
+        16,
+        42,
+    )
     assert c.mount_frame == "base_footprint" and c.enabled and c.noise
     code = InsConfig()  # FInsConfig defaults: the "Code" column
     assert (code.enabled, code.velocity_white_mps, code.position_tau_s) == (False, 0.01, 30.0)
 
 
-@pytest.mark.parametrize("key, value", [("hz", 0), ("hz", 121), ("frame", "utm"),
-                                        ("utm_zone", 61), ("position_sigma_m", -1.0),
-                                        ("position_tau_s", 0.0)])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("hz", 0),
+        ("hz", 121),
+        ("frame", "utm"),
+        ("utm_zone", 61),
+        ("position_sigma_m", -1.0),
+        ("position_tau_s", 0.0),
+    ],
+)
 def test_config_rejects_out_of_range(key, value):
     with pytest.raises(ConfigError, match=key):
         InsConfig(**{key: value})
@@ -128,10 +159,16 @@ def test_config_missing_key_names_it():
 
 
 # --------------------------------------------------------------------------- noise off: chain
-@pytest.mark.parametrize("frame, keys", [
-    ("nad83", ("nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m", "nad83_2011")),
-    ("wgs84_g2139", ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m", "wgs84_g2139")),
-])
+@pytest.mark.parametrize(
+    "frame, keys",
+    [
+        (
+            "nad83",
+            ("nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m", "nad83_2011"),
+        ),
+        ("wgs84_g2139", ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m", "wgs84_g2139")),
+    ],
+)
 def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     cfg = polaris_cfg(frame=frame)
     cfg["noise"] = False
@@ -146,13 +183,20 @@ def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     r = rot.as_matrix()
 
     # position (ENU, m), attitude, velocity (m/s), rates (rad/s): 1e-9 in their units
-    np.testing.assert_allclose(fr[:, [F["InsEnuX"], F["InsEnuY"], F["InsEnuZ"]]], p_n, rtol=0, atol=1e-9)
-    ok, worst = quat_close(fr[:, F["InsEnuQx"]:F["InsEnuQw"] + 1], truth.q_xyzw[idx], 1e-9)
+    np.testing.assert_allclose(
+        fr[:, [F["InsEnuX"], F["InsEnuY"], F["InsEnuZ"]]], p_n, rtol=0, atol=1e-9
+    )
+    ok, worst = quat_close(fr[:, F["InsEnuQx"] : F["InsEnuQw"] + 1], truth.q_xyzw[idx], 1e-9)
     assert ok, worst
-    np.testing.assert_allclose(fr[:, F["InsVelX"]:F["InsVelZ"] + 1],
-                               np.einsum("kji,kj->ki", r, v_n), rtol=0, atol=1e-9)
-    np.testing.assert_allclose(fr[:, F["InsGyroX"]:F["InsGyroZ"] + 1],
-                               np.einsum("kji,kj->ki", r, truth.w_radps[idx]), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        fr[:, F["InsVelX"] : F["InsVelZ"] + 1], np.einsum("kji,kj->ki", r, v_n), rtol=0, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        fr[:, F["InsGyroX"] : F["InsGyroZ"] + 1],
+        np.einsum("kji,kj->ki", r, truth.w_radps[idx]),
+        rtol=0,
+        atol=1e-9,
+    )
 
     # specific force: finite difference between INS epochs plus gravity, body axes; gravity
     # alone at the first epoch and at the first epoch after the reset (step 200)
@@ -164,10 +208,18 @@ def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     acc[1:] = (v_n[1:] - v_n[:-1]) / np.diff(t)[:, None]
     acc[gravity_only] = 0.0
     acc[:, 2] += 9.80665
-    np.testing.assert_allclose(fr[:, F["InsAccelX"]:F["InsAccelZ"] + 1],
-                               np.einsum("kji,kj->ki", r, acc), rtol=0, atol=1e-9)
-    np.testing.assert_allclose(fr[0, F["InsAccelX"]:F["InsAccelZ"] + 1],
-                               rot[0].inv().apply([0.0, 0.0, 9.80665]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        fr[:, F["InsAccelX"] : F["InsAccelZ"] + 1],
+        np.einsum("kji,kj->ki", r, acc),
+        rtol=0,
+        atol=1e-9,
+    )
+    np.testing.assert_allclose(
+        fr[0, F["InsAccelX"] : F["InsAccelZ"] + 1],
+        rot[0].inv().apply([0.0, 0.0, 9.80665]),
+        rtol=0,
+        atol=1e-12,
+    )
     np.testing.assert_array_equal(block["gravity_only"], gravity_only)
 
     # fix (deg, m) through the datum chain to ins.frame; UTM of the same point
@@ -187,18 +239,20 @@ def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     alpha = np.arctan2(e2 - e1, n2 - n1)
     np.testing.assert_allclose(fr[:, F["InsGridRotationDeg"]], np.degrees(alpha), rtol=0, atol=1e-9)
     q_utm = (Rotation.from_rotvec(np.outer(-alpha, [0.0, 0.0, 1.0])) * rot).as_quat()
-    ok, worst = quat_close(fr[:, F["InsUtmQx"]:F["InsUtmQw"] + 1], q_utm, 1e-9)
+    ok, worst = quat_close(fr[:, F["InsUtmQx"] : F["InsUtmQw"] + 1], q_utm, 1e-9)
     assert ok, worst
 
     # truth fields: same point and attitude (noise off), |v_n|; constant fields
     np.testing.assert_array_equal(fr[:, F["InsTruthX"]], fr[:, F["InsUtmE"]])
     np.testing.assert_array_equal(fr[:, F["InsTruthY"]], fr[:, F["InsUtmN"]])
     np.testing.assert_array_equal(fr[:, F["InsTruthZ"]], fr[:, F["InsUtmH"]])
-    ok, worst = quat_close(fr[:, F["InsTruthQx"]:F["InsTruthQw"] + 1], q_utm, 1e-9)
+    ok, worst = quat_close(fr[:, F["InsTruthQx"] : F["InsTruthQw"] + 1], q_utm, 1e-9)
     assert ok, worst
-    np.testing.assert_allclose(fr[:, F["InsTruthSpeed"]], np.linalg.norm(v_n, axis=1), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        fr[:, F["InsTruthSpeed"]], np.linalg.norm(v_n, axis=1), rtol=0, atol=1e-9
+    )
     assert np.all(fr[:, F["InsFixStatus"]] == 2) and np.all(fr[:, F["InsUtmZone"]] == 16)
-    assert np.all(fr[:, F["InsCovE"]:F["InsCovU"] + 1] == 0.0)  # noise off zeroes every error
+    assert np.all(fr[:, F["InsCovE"] : F["InsCovU"] + 1] == 0.0)  # noise off zeroes every error
 
     # rows carry the same values at their decimals
     rows = model.rows(block)
@@ -250,25 +304,40 @@ def test_noise_on_errors_match_an_independent_recomputation(georef):
             a = math.exp(-(t[k] - t[k - 1]) / ins["position_tau_s"])
             x = [a * x[j] + math.sqrt(1.0 - a * a) * g[j] for j in range(6)]
         np.testing.assert_allclose(block["error_states"][k], x, rtol=0, atol=1e-12)
-        err = [ins["position_sigma_m"] * x[0] + ins["position_white_m"] * g[6],
-               ins["position_sigma_m"] * x[1] + ins["position_white_m"] * g[7],
-               ins["position_sigma_m"] * 1.5 * x[2] + ins["position_white_m"] * g[8]]
+        err = [
+            ins["position_sigma_m"] * x[0] + ins["position_white_m"] * g[6],
+            ins["position_sigma_m"] * x[1] + ins["position_white_m"] * g[7],
+            ins["position_sigma_m"] * 1.5 * x[2] + ins["position_white_m"] * g[8],
+        ]
         np.testing.assert_allclose(block["position_enu_m"][k] - p_n[k], err, rtol=0, atol=1e-12)
-        q_ins = (Rotation.from_rotvec([0.0, 0.0, ins["heading_sigma_deg"] * deg * x[3]]) * rot[k]
-                 * Rotation.from_rotvec([0.0, ins["attitude_sigma_deg"] * deg * x[5], 0.0])
-                 * Rotation.from_rotvec([ins["attitude_sigma_deg"] * deg * x[4], 0.0, 0.0]))
+        q_ins = (
+            Rotation.from_rotvec([0.0, 0.0, ins["heading_sigma_deg"] * deg * x[3]])
+            * rot[k]
+            * Rotation.from_rotvec([0.0, ins["attitude_sigma_deg"] * deg * x[5], 0.0])
+            * Rotation.from_rotvec([ins["attitude_sigma_deg"] * deg * x[4], 0.0, 0.0])
+        )
         ok, worst = quat_close(block["orientation_enu_xyzw"][k], q_ins.as_quat(), 1e-12)
         assert ok, worst
-        np.testing.assert_allclose(block["velocity_flu_mps"][k],
-                                   rot[k].inv().apply(v_n[k]) + ins["velocity_white_mps"] * np.array(g[9:12]),
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            block["velocity_flu_mps"][k],
+            rot[k].inv().apply(v_n[k]) + ins["velocity_white_mps"] * np.array(g[9:12]),
+            rtol=0,
+            atol=1e-12,
+        )
         acc = [0.0, 0.0, G] if k == 0 else (v_n[k] - v_n[k - 1]) / (t[k] - t[k - 1]) + [0.0, 0.0, G]
-        np.testing.assert_allclose(block["specific_force_flu_mps2"][k],
-                                   rot[k].inv().apply(acc) + ins["accel_white_mps2"] * np.array(g[12:15]),
-                                   rtol=0, atol=1e-12)
-        np.testing.assert_allclose(block["angular_velocity_flu_radps"][k],
-                                   rot[k].inv().apply(truth.w_radps[idx[k]])
-                                   + ins["gyro_white_radps"] * np.array(g[15:18]), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            block["specific_force_flu_mps2"][k],
+            rot[k].inv().apply(acc) + ins["accel_white_mps2"] * np.array(g[12:15]),
+            rtol=0,
+            atol=1e-12,
+        )
+        np.testing.assert_allclose(
+            block["angular_velocity_flu_radps"][k],
+            rot[k].inv().apply(truth.w_radps[idx[k]])
+            + ins["gyro_white_radps"] * np.array(g[15:18]),
+            rtol=0,
+            atol=1e-12,
+        )
     s2 = ins["position_sigma_m"] ** 2 + ins["position_white_m"] ** 2
     np.testing.assert_allclose(block["covariance_enu_m2"][0], [s2, s2, 2.25 * s2], rtol=1e-15)
 
@@ -291,7 +360,10 @@ def test_agents_have_their_own_streams(georef):
     # agent 1 draws the stream seed + 5045 + 7919
     g = Pcg32(cfg["seed"] + 5045 + 7919, 6).gaussians(18)
     np.testing.assert_array_equal(b1["error_states"][0], g[:6])
-    assert InsModel(cfg, POLARIS, georef, agent=1).episode_info()["ins"]["rng_seed"] == 42 + 5045 + 7919
+    assert (
+        InsModel(cfg, POLARIS, georef, agent=1).episode_info()["ins"]["rng_seed"]
+        == 42 + 5045 + 7919
+    )
 
 
 def test_stationary_statistics(georef):
@@ -340,6 +412,7 @@ def test_batch_chunks_steps_and_stream_are_bit_identical(georef, tmp_path):
     ins = Ins(cfg, georef)
     r_n = lever_arm_from_chassis(cfg["ins"]["position_flu_m"], cfg["mount_frame"], POLARIS)
     from navsense.rotation import quat_to_matrix
+
     stream = []
     for k in range(len(truth)):
         t = k / truth.rate_hz
@@ -347,10 +420,14 @@ def test_batch_chunks_steps_and_stream_are_bit_identical(georef, tmp_path):
             ins.teleported()
         if ins.due(t):
             r = quat_to_matrix(truth.q_xyzw[k])
-            footprint = truth.p_m[k] + np.array([r[i, 0] * r_n[0] + r[i, 1] * r_n[1] + r[i, 2] * r_n[2]
-                                                 for i in range(3)])
-            stream.append(ins.epoch(t, footprint, truth.q_xyzw[k], truth.c_m[k], truth.v_mps[k],
-                                    truth.w_radps[k]))
+            footprint = truth.p_m[k] + np.array(
+                [r[i, 0] * r_n[0] + r[i, 1] * r_n[1] + r[i, 2] * r_n[2] for i in range(3)]
+            )
+            stream.append(
+                ins.epoch(
+                    t, footprint, truth.q_xyzw[k], truth.c_m[k], truth.v_mps[k], truth.w_radps[k]
+                )
+            )
     stream = np.array(stream)
     assert stream.tobytes() == ref_frames.tobytes()
 
@@ -370,7 +447,13 @@ def test_one_step_blocks_are_the_whole_logs_bit_for_bit(georef):
     whole = InsModel(cfg, POLARIS, georef).process(truth)
     model = InsModel(cfg, POLARIS, georef)
     blocks = [model.process(truth.slice(k, k + 1)) for k in range(len(truth))]
-    assert np.flatnonzero(whole["gravity_only"]).tolist() == [0, 31, 166, 167, 216]  # steps 0, 38, 200, 201, 260
+    assert np.flatnonzero(whole["gravity_only"]).tolist() == [
+        0,
+        31,
+        166,
+        167,
+        216,
+    ]  # steps 0, 38, 200, 201, 260
     for key, value in whole.items():
         steps = np.concatenate([b[key] for b in blocks])
         assert steps.dtype == value.dtype and steps.shape == value.shape, key
@@ -387,12 +470,15 @@ def test_stream_starts_at_first_call_and_teleport(georef):
     f0 = ins.epoch(5.0, [1.0, 2.0, 0.0], q, [1.0, 2.0, 0.5], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     f1 = ins.epoch(5.01, [1.01, 2.0, 0.0], q, [1.01, 2.0, 0.5], [2.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     gravity = Rotation.from_quat(q).inv().apply([0.0, 0.0, G])
-    np.testing.assert_allclose(f0[F["InsAccelX"]:F["InsAccelZ"] + 1], gravity, atol=1e-12)
-    np.testing.assert_allclose(f1[F["InsAccelX"]:F["InsAccelZ"] + 1],
-                               Rotation.from_quat(q).inv().apply([100.0, 0.0, G]), atol=1e-6)
+    np.testing.assert_allclose(f0[F["InsAccelX"] : F["InsAccelZ"] + 1], gravity, atol=1e-12)
+    np.testing.assert_allclose(
+        f1[F["InsAccelX"] : F["InsAccelZ"] + 1],
+        Rotation.from_quat(q).inv().apply([100.0, 0.0, G]),
+        atol=1e-6,
+    )
     ins.teleported()
     f2 = ins.epoch(5.02, [9.0, 2.0, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
-    np.testing.assert_allclose(f2[F["InsAccelX"]:F["InsAccelZ"] + 1], gravity, atol=1e-12)
+    np.testing.assert_allclose(f2[F["InsAccelX"] : F["InsAccelZ"] + 1], gravity, atol=1e-12)
     assert f2.shape == (40,)
     with pytest.raises(ValueError, match="t_s = 5.02 is not after the previous epoch at 5.02 s"):
         ins.epoch(5.02, [9.0, 2.0, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
@@ -417,5 +503,6 @@ def test_maxxum_ins_reports_base_footprint(georef):
     maxxum = VEHICLES["maxxum"]
     model = InsModel(cfg, maxxum, georef)
     block = model.process(stationary_truth(3, 120.0))
-    np.testing.assert_allclose(block["position_enu_m"][0], maxxum.footprint_in_chassis_m,
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        block["position_enu_m"][0], maxxum.footprint_in_chassis_m, rtol=0, atol=1e-12
+    )

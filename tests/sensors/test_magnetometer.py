@@ -12,8 +12,13 @@ from navsense.geo import Georeference
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.sensors.magnetometer import (
-    MAG_SEED_OFFSET, MAG_SEQUENCE, MagnetometerModel, grid_convergence_deg, grid_enu_to_ned,
-    ned_to_grid_enu, wmm_field_ned_nt,
+    MAG_SEED_OFFSET,
+    MAG_SEQUENCE,
+    MagnetometerModel,
+    grid_convergence_deg,
+    grid_enu_to_ned,
+    ned_to_grid_enu,
+    wmm_field_ned_nt,
 )
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VEHICLES
@@ -31,13 +36,27 @@ arcsec = deg / 3600.0
 START_UTC = "2026-09-23T15:00:00Z"  # the specification's gnss.datum.start_utc
 
 
-def _cfg(noise=True, seed=42, hz=50.0, noise_std_ut=0.3, hard=(0.0, 0.0, 0.0),
-         soft=(1, 0, 0, 0, 1, 0, 0, 0, 1)):
+def _cfg(
+    noise=True,
+    seed=42,
+    hz=50.0,
+    noise_std_ut=0.3,
+    hard=(0.0, 0.0, 0.0),
+    soft=(1, 0, 0, 0, 1, 0, 0, 0, 1),
+):
     return {
-        "seed": seed, "noise": noise, "mount_frame": "chassis", "delay_s": 0.05,
+        "seed": seed,
+        "noise": noise,
+        "mount_frame": "chassis",
+        "delay_s": 0.05,
         "gnss": {"datum": {"start_utc": START_UTC}},
-        "mag": {"enabled": True, "hz": hz, "noise_std_ut": noise_std_ut,
-                "hard_iron_ut": list(hard), "soft_iron_matrix": list(soft)},
+        "mag": {
+            "enabled": True,
+            "hz": hz,
+            "noise_std_ut": noise_std_ut,
+            "hard_iron_ut": list(hard),
+            "soft_iron_matrix": list(soft),
+        },
     }
 
 
@@ -58,8 +77,9 @@ def _reference_rows(section):
 
 
 # ----------------------------------------------------------------- NOAA's published values
-@pytest.mark.parametrize("row", _reference_rows("table6"),
-                         ids=lambda r: f"{r[0]}-{r[1]}km-{r[2]}-{r[3]}")
+@pytest.mark.parametrize(
+    "row", _reference_rows("table6"), ids=lambda r: f"{r[0]}-{r[1]}km-{r[2]}-{r[3]}"
+)
 def test_wrapper_reproduces_the_wmm2025_report_table6(row):
     year, h_km, lat, lon, x, y, z, dec = row
     b = wmm_field_ned_nt(lat, lon, h_km * 1000.0, year)
@@ -68,8 +88,9 @@ def test_wrapper_reproduces_the_wmm2025_report_table6(row):
     assert abs(np.degrees(np.arctan2(b[1], b[0])) - dec) <= 0.0051 * deg
 
 
-@pytest.mark.parametrize("row", _reference_rows("testvalues"),
-                         ids=lambda r: f"{r[0]}-{r[2]}-{r[3]}")
+@pytest.mark.parametrize(
+    "row", _reference_rows("testvalues"), ids=lambda r: f"{r[0]}-{r[2]}-{r[3]}"
+)
 def test_wrapper_reproduces_the_wmm2025_test_values_file(row):
     year, h_km, lat, lon, x, y, z, dec = row
     b = wmm_field_ned_nt(lat, lon, h_km * 1000.0, year)
@@ -101,13 +122,19 @@ def test_field_at_acre_matches_the_wmm_package_to_1_nt(acre):
     g = acre.enu_to_geodetic(np.zeros(3), 0.0)
     year = float(acre.decimal_year(0.0))
     direct = pygeomag.GeoMag(coefficients_file="wmm/WMM_2025.COF").calculate(
-        glat=float(g["wgs84_lat_deg"]), glon=float(g["wgs84_lon_deg"]),
-        alt=float(g["wgs84_height_m"]) / 1000.0, time=year)
+        glat=float(g["wgs84_lat_deg"]),
+        glon=float(g["wgs84_lon_deg"]),
+        alt=float(g["wgs84_height_m"]) / 1000.0,
+        time=year,
+    )
     np.testing.assert_allclose(b_ned, [direct.x, direct.y, direct.z], rtol=0, atol=1 * nT)
     # and at the issue's coordinates of the site (40.4715765 N, 86.9943737 W, NAD83) on 2026-09-23
     issue = pygeomag.GeoMag(coefficients_file="wmm/WMM_2025.COF").calculate(
-        glat=40.4715765, glon=-86.9943737, alt=float(g["wgs84_height_m"]) / 1000.0,
-        time=2026 + 265.625 / 365)
+        glat=40.4715765,
+        glon=-86.9943737,
+        alt=float(g["wgs84_height_m"]) / 1000.0,
+        time=2026 + 265.625 / 365,
+    )
     np.testing.assert_allclose(b_ned, [issue.x, issue.y, issue.z], rtol=0, atol=1 * nT)
     # a field of about 52 uT, dipping 67 deg, declination about 4.5 deg west
     assert 51.5 * uT < np.linalg.norm(b_ned) < 52.5 * uT
@@ -121,12 +148,18 @@ def test_acre_field_agrees_with_noaas_own_python_module(acre):
     year = float(acre.decimal_year(0.0))
     calc = wmm.wmm_calc()
     calc.setup_time(dyear=year)
-    calc.setup_env(float(g["wgs84_lat_deg"]), float(g["wgs84_lon_deg"]),
-                   float(g["wgs84_height_m"]), unit="m", msl=False)
+    calc.setup_env(
+        float(g["wgs84_lat_deg"]),
+        float(g["wgs84_lon_deg"]),
+        float(g["wgs84_height_m"]),
+        unit="m",
+        msl=False,
+    )
     out = calc.get_all()
     ours = wmm_field_ned_nt(g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"], year)
-    np.testing.assert_allclose(ours, [out["x"][0], out["y"][0], out["z"][0]], rtol=0,
-                               atol=0.01 * nT)
+    np.testing.assert_allclose(
+        ours, [out["x"][0], out["y"][0], out["z"][0]], rtol=0, atol=0.01 * nT
+    )
 
 
 def test_grid_convergence_of_the_acre_tile(acre):
@@ -156,8 +189,9 @@ def test_first_order_field_matches_the_wmm_away_from_the_origin_and_later(acre):
     t = 7 * 86400.0
     expanded = model.field.field_enu_nt(p[None, :], np.array([t]))[0]
     g = acre.enu_to_geodetic(p, t)
-    b = wmm_field_ned_nt(g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"],
-                         float(acre.decimal_year(t)))
+    b = wmm_field_ned_nt(
+        g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"], float(acre.decimal_year(t))
+    )
     gamma = float(grid_convergence_deg(acre, p[None, :], t)[0])
     np.testing.assert_allclose(expanded, ned_to_grid_enu(b, gamma), rtol=0, atol=0.05 * nT)
     # the expansion is not a constant: the field moved by nT over those 2 km and a week
@@ -166,8 +200,9 @@ def test_first_order_field_matches_the_wmm_away_from_the_origin_and_later(acre):
 
 def test_ned_grid_rotations_are_inverse():
     b = np.array([[20000.0, -1500.0, 48000.0], [1.0, 2.0, 3.0]])
-    np.testing.assert_allclose(grid_enu_to_ned(ned_to_grid_enu(b, 0.0577), 0.0577), b,
-                               rtol=0, atol=1e-9 * nT)
+    np.testing.assert_allclose(
+        grid_enu_to_ned(ned_to_grid_enu(b, 0.0577), 0.0577), b, rtol=0, atol=1e-9 * nT
+    )
     np.testing.assert_array_equal(ned_to_grid_enu(b, 0.0)[0], [-1500.0, 20000.0, -48000.0])
 
 
@@ -210,8 +245,9 @@ def test_white_noise_sigma(acre):
 
 def test_noise_off_is_truth_and_draws_the_same_values(acre):
     on = MagnetometerModel(_cfg(hard=(5, 5, 5), soft=(2, 0, 0, 0, 2, 0, 0, 0, 2)), POLARIS, acre)
-    off = MagnetometerModel(_cfg(noise=False, hard=(5, 5, 5), soft=(2, 0, 0, 0, 2, 0, 0, 0, 2)),
-                            POLARIS, acre)
+    off = MagnetometerModel(
+        _cfg(noise=False, hard=(5, 5, 5), soft=(2, 0, 0, 0, 2, 0, 0, 0, 2)), POLARIS, acre
+    )
     truth = circle_truth(100)
     block = off.process(truth)
     on.process(truth)
@@ -219,8 +255,9 @@ def test_noise_off_is_truth_and_draws_the_same_values(acre):
     rows = np.searchsorted(truth.t_s, block["sample_time_s"])
     b_enu = off.field.field_enu_nt(truth.p_m[rows], truth.t_s[rows]) / 1000.0
     r = quat_to_matrix(truth.q_xyzw[rows])
-    np.testing.assert_allclose(rotate(r, block["magnetic_field_flu_ut"]), b_enu, rtol=0,
-                               atol=1e-9 * uT)
+    np.testing.assert_allclose(
+        rotate(r, block["magnetic_field_flu_ut"]), b_enu, rtol=0, atol=1e-9 * uT
+    )
 
 
 def test_first_sample_at_t0_and_rate(acre):
@@ -246,8 +283,10 @@ def _run(model, truth, size):
 
 def test_batch_chunks_steps_give_identical_rows(acre):
     truth = circle_truth(700, radius_m=40.0)
-    outs = [_run(MagnetometerModel(_cfg(hz=50), POLARIS, acre), truth, size)
-            for size in (len(truth), 97, 1)]
+    outs = [
+        _run(MagnetometerModel(_cfg(hz=50), POLARIS, acre), truth, size)
+        for size in (len(truth), 97, 1)
+    ]
     assert outs[0] == outs[1] == outs[2]
     assert outs[0].count(b"\n") + 1 == 292  # 50 Hz over 700 / 120 s
 

@@ -17,9 +17,17 @@ mps = 1.0
 
 def _cfg(noise=True, seed=42, hz=50.0, white=0.02, scale=0.01, tick=0.0):
     return {
-        "seed": seed, "noise": noise, "mount_frame": "chassis", "delay_s": 0.05,
-        "odom": {"enabled": True, "hz": hz, "noise_std_mps": white, "scale_factor_sigma": scale,
-                 "encoder_tick_m": tick},
+        "seed": seed,
+        "noise": noise,
+        "mount_frame": "chassis",
+        "delay_s": 0.05,
+        "odom": {
+            "enabled": True,
+            "hz": hz,
+            "noise_std_mps": white,
+            "scale_factor_sigma": scale,
+            "encoder_tick_m": tick,
+        },
     }
 
 
@@ -35,18 +43,29 @@ def car_on_circle(n, rear_radius_m, rear_speed_mps, vehicle=POLARIS, rate_hz=120
     theta = w * t
     yaw = theta + np.pi / 2
     c, s = np.cos(yaw), np.sin(yaw)
-    rear = np.column_stack([rear_radius_m * np.cos(theta), rear_radius_m * np.sin(theta),
-                            np.zeros(n)])
+    rear = np.column_stack(
+        [rear_radius_m * np.cos(theta), rear_radius_m * np.sin(theta), np.zeros(n)]
+    )
     ahead = -vehicle.footprint_in_chassis_m  # chassis origin from the axle, body FLU
+
     def body_to_world(v):
         return np.column_stack([c * v[0] - s * v[1], s * v[0] + c * v[1], np.full(n, v[2])])
+
     p = rear + body_to_world(ahead)
     com = p + body_to_world(np.array([cg_ahead_m, 0.0, 0.0]))
     omega = np.tile([0.0, 0.0, w], (n, 1))
     v = np.cross(omega, com)  # rigid rotation about the origin, the circle's centre
     q = np.column_stack([np.zeros(n), np.zeros(n), np.sin(yaw / 2), np.cos(yaw / 2)])
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=v, w_radps=omega, c_m=com,
-                       reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
+    return TruthStates(
+        step0=0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=v,
+        w_radps=omega,
+        c_m=com,
+        reset=np.zeros(n, dtype=bool),
+        rate_hz=rate_hz,
+    )
 
 
 # ------------------------------------------------------------------------------ kinematics
@@ -88,8 +107,9 @@ def test_scale_factor_drawn_once_and_noise_per_sample():
     g = Pcg32(5 + ODOM_SEED_OFFSET, ODOM_SEQUENCE).gaussians(1 + k)
     eps = 0.02 * g[0]
     assert model.episode_info() == {"odom_scale_factor_error": eps}
-    np.testing.assert_allclose(block["speed_mps"], (1 + eps) * 4.0 + 0.05 * g[1:], rtol=0,
-                               atol=1e-12 * mps)
+    np.testing.assert_allclose(
+        block["speed_mps"], (1 + eps) * 4.0 + 0.05 * g[1:], rtol=0, atol=1e-12 * mps
+    )
 
 
 def test_white_noise_sigma_and_scale_factor_statistics():
@@ -98,8 +118,9 @@ def test_white_noise_sigma_and_scale_factor_statistics():
     block = OdometerModel(_cfg(hz=120.0, white=sigma, scale=0.0), POLARIS).process(truth)
     e = block["speed_mps"] - 4.0
     assert abs(e.std() - sigma) < 4 * sigma / np.sqrt(2 * e.size)
-    eps = np.array([OdometerModel(_cfg(seed=s, scale=0.01), POLARIS).scale_factor_error
-                    for s in range(600)])
+    eps = np.array(
+        [OdometerModel(_cfg(seed=s, scale=0.01), POLARIS).scale_factor_error for s in range(600)]
+    )
     assert abs(eps.std() - 0.01) < 4 * 0.01 / np.sqrt(2 * eps.size)
 
 
@@ -133,9 +154,16 @@ def test_encoder_ticks_quantise_distance_and_speed():
 def test_distance_carries_on_over_a_reset_and_reverses_sign():
     fwd = car_on_circle(240, 10.0, 2.0)
     back = car_on_circle(240, 10.0, -2.0)
-    back = TruthStates(step0=240, p_m=back.p_m, q_xyzw=back.q_xyzw, v_mps=back.v_mps,
-                       w_radps=back.w_radps, c_m=back.c_m,
-                       reset=np.r_[True, np.zeros(239, dtype=bool)], rate_hz=120.0)
+    back = TruthStates(
+        step0=240,
+        p_m=back.p_m,
+        q_xyzw=back.q_xyzw,
+        v_mps=back.v_mps,
+        w_radps=back.w_radps,
+        c_m=back.c_m,
+        reset=np.r_[True, np.zeros(239, dtype=bool)],
+        rate_hz=120.0,
+    )
     model = OdometerModel(_cfg(noise=False, hz=10.0), POLARIS)
     d1 = model.process(fwd)["distance_m"]
     d2 = model.process(back)["distance_m"]
@@ -156,8 +184,10 @@ def _run(model, truth, size):
 @pytest.mark.parametrize("tick", [0.0, 0.02])
 def test_batch_chunks_steps_give_identical_rows(tick):
     truth = car_on_circle(900, 15.0, 4.0)
-    outs = [_run(OdometerModel(_cfg(hz=50.0, tick=tick), POLARIS), truth, size)
-            for size in (len(truth), 53, 1)]
+    outs = [
+        _run(OdometerModel(_cfg(hz=50.0, tick=tick), POLARIS), truth, size)
+        for size in (len(truth), 53, 1)
+    ]
     assert outs[0] == outs[1] == outs[2]
     assert outs[0].count(b"\n") + 1 == 375  # 50 Hz over 900 / 120 s
 
@@ -177,8 +207,9 @@ def test_built_from_the_effective_configuration():
     cfg = load_config(vehicle="maxxum")
     assert cfg["odom"]["enabled"] is False and cfg["odom"]["encoder_tick_m"] == 0
     cfg = apply_overrides(cfg, {"odom.enabled": True})
-    block = OdometerModel(cfg, VEHICLES["maxxum"]).process(car_on_circle(120, 9.0, 2.0,
-                                                                           VEHICLES["maxxum"]))
+    block = OdometerModel(cfg, VEHICLES["maxxum"]).process(
+        car_on_circle(120, 9.0, 2.0, VEHICLES["maxxum"])
+    )
     assert block["sample_time_s"].size == 50
     with pytest.raises(ConfigError, match=r"odom\.hz = 0\.5 is out of range 1\.\.120"):
         apply_overrides(cfg, {"odom.hz": 0.5})

@@ -17,15 +17,25 @@ def _chunk(step0: int, n: int, seed: int = 0) -> TruthStates:
     if n:
         p[0, 0] = -0.0  # signs of zero and subnormals keep their bits
         p[-1, 2] = 5e-324
-    return TruthStates(step0=step0, p_m=p, q_xyzw=rng.normal(size=(n, 4)),
-                       v_mps=rng.normal(size=(n, 3)), w_radps=rng.normal(size=(n, 3)),
-                       c_m=rng.normal(size=(n, 3)), reset=rng.random(n) < 0.3, rate_hz=120.0)
+    return TruthStates(
+        step0=step0,
+        p_m=p,
+        q_xyzw=rng.normal(size=(n, 4)),
+        v_mps=rng.normal(size=(n, 3)),
+        w_radps=rng.normal(size=(n, 3)),
+        c_m=rng.normal(size=(n, 3)),
+        reset=rng.random(n) < 0.3,
+        rate_hz=120.0,
+    )
 
 
 def _same(a: TruthStates, b: TruthStates) -> bool:
     fields = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m", "reset")
-    return (a.step0 == b.step0 and a.rate_hz == b.rate_hz
-            and all(getattr(a, f).tobytes() == getattr(b, f).tobytes() for f in fields))
+    return (
+        a.step0 == b.step0
+        and a.rate_hz == b.rate_hz
+        and all(getattr(a, f).tobytes() == getattr(b, f).tobytes() for f in fields)
+    )
 
 
 def test_a_chunk_comes_out_of_its_slot_bit_for_bit_in_its_own_arrays():

@@ -9,9 +9,16 @@ from navsense.truth.states import TruthStates
 
 def _truth(n: int = 10) -> TruthStates:
     rng = np.random.default_rng(3)
-    return TruthStates(step0=40, p_m=rng.normal(size=(n, 3)), q_xyzw=rng.normal(size=(n, 4)),
-                       v_mps=rng.normal(size=(n, 3)), w_radps=rng.normal(size=(n, 3)),
-                       c_m=rng.normal(size=(n, 3)), reset=rng.random(n) < 0.3, rate_hz=100.0)
+    return TruthStates(
+        step0=40,
+        p_m=rng.normal(size=(n, 3)),
+        q_xyzw=rng.normal(size=(n, 4)),
+        v_mps=rng.normal(size=(n, 3)),
+        w_radps=rng.normal(size=(n, 3)),
+        c_m=rng.normal(size=(n, 3)),
+        reset=rng.random(n) < 0.3,
+        rate_hz=100.0,
+    )
 
 
 def test_a_slice_is_the_truthstates_of_its_rows():
@@ -19,9 +26,16 @@ def test_a_slice_is_the_truthstates_of_its_rows():
     for start, stop in ((3, 4), (0, 10), (-5, 2), (8, 99), (6, 6)):
         part = truth.slice(start, stop)
         lo, hi = max(0, start), min(10, stop)
-        want = TruthStates(step0=40 + lo, p_m=truth.p_m[lo:hi], q_xyzw=truth.q_xyzw[lo:hi],
-                           v_mps=truth.v_mps[lo:hi], w_radps=truth.w_radps[lo:hi],
-                           c_m=truth.c_m[lo:hi], reset=truth.reset[lo:hi], rate_hz=100.0)
+        want = TruthStates(
+            step0=40 + lo,
+            p_m=truth.p_m[lo:hi],
+            q_xyzw=truth.q_xyzw[lo:hi],
+            v_mps=truth.v_mps[lo:hi],
+            w_radps=truth.w_radps[lo:hi],
+            c_m=truth.c_m[lo:hi],
+            reset=truth.reset[lo:hi],
+            rate_hz=100.0,
+        )
         assert type(part) is TruthStates and len(part) == hi - lo
         for field in dataclasses.fields(TruthStates):
             got, expected = getattr(part, field.name), getattr(want, field.name)

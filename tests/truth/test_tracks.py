@@ -33,7 +33,10 @@ from navsense.site import site_from_json
 from navsense.truth import cli_truth
 from navsense.truth.io import read_truth
 from navsense.truth.tracks import (
-    ACRE_TILE_RADIUS_M, build_truth_from_track, load_track, plan_track,
+    ACRE_TILE_RADIUS_M,
+    build_truth_from_track,
+    load_track,
+    plan_track,
 )
 from navsense.truth.waypoints import load_waypoints
 from navsense.vehicles import VEHICLES
@@ -48,14 +51,14 @@ WAYPOINTS = Path(__file__).resolve().parents[2] / "src/navsense/scenarios/acre-l
 R_M, V_MPS = 30.0, 5.0
 W_RADPS = V_MPS / R_M
 GAP_MIN_S, GAP_MAX_S = 0.5, 1.5
-F4 = R_M * W_RADPS ** 4                                  # ||f''''||, m/s^4
-BETA = GAP_MAX_S / GAP_MIN_S                             # mesh ratio bound
-POS_BOUND_M = 5 / 384 * F4 * GAP_MAX_S ** 4              # 1.5 mm
-VEL_BOUND_MPS = 1 / 24 * F4 * GAP_MAX_S ** 3             # 3.3 mm/s
-ACC_BOUND_MPS2 = 3 / 8 * F4 * GAP_MAX_S ** 2             # 19.5 mm/s^2
+F4 = R_M * W_RADPS**4  # ||f''''||, m/s^4
+BETA = GAP_MAX_S / GAP_MIN_S  # mesh ratio bound
+POS_BOUND_M = 5 / 384 * F4 * GAP_MAX_S**4  # 1.5 mm
+VEL_BOUND_MPS = 1 / 24 * F4 * GAP_MAX_S**3  # 3.3 mm/s
+ACC_BOUND_MPS2 = 3 / 8 * F4 * GAP_MAX_S**2  # 19.5 mm/s^2
 JERK_BOUND_MPS3 = 0.5 * (BETA + 1 / BETA) * F4 * GAP_MAX_S  # error of the spline's jerk
 # turn rate psi' = (v x a)_z / |v|^2: its error from those of a and v
-TURN_BOUND_RADPS = ACC_BOUND_MPS2 / V_MPS + (V_MPS ** 2 / R_M) * 2 * VEL_BOUND_MPS / V_MPS ** 2
+TURN_BOUND_RADPS = ACC_BOUND_MPS2 / V_MPS + (V_MPS**2 / R_M) * 2 * VEL_BOUND_MPS / V_MPS**2
 
 
 def circle_times(seed: int = 7, n: int = 60) -> np.ndarray:
@@ -76,16 +79,22 @@ def write_gpx(path: Path, lat, lon, ele, t, start: dt.datetime) -> Path:
     seg = gpxpy.gpx.GPXTrackSegment()
     trk.segments.append(seg)
     for i in range(len(t)):
-        seg.points.append(gpxpy.gpx.GPXTrackPoint(
-            float(lat[i]), float(lon[i]), elevation=float(ele[i]),
-            time=start + dt.timedelta(seconds=float(t[i]))))
+        seg.points.append(
+            gpxpy.gpx.GPXTrackPoint(
+                float(lat[i]),
+                float(lon[i]),
+                elevation=float(ele[i]),
+                time=start + dt.timedelta(seconds=float(t[i])),
+            )
+        )
     path.write_text(gpx.to_xml(), encoding="utf-8")
     return path
 
 
 def write_csv(path: Path, header: str, rows) -> Path:
-    lines = [header] + [",".join(v if isinstance(v, str) else repr(float(v)) for v in row)
-                        for row in rows]
+    lines = [header] + [
+        ",".join(v if isinstance(v, str) else repr(float(v)) for v in row) for row in rows
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -113,12 +122,13 @@ def circle_files(tmp_path_factory):
 
 # ------------------------------------------------------------------ the circle, recovered
 
+
 @pytest.mark.parametrize("kind", ["gpx", "csv"])
 def test_circle_recovers_path_turn_rate_and_centripetal_acceleration(circle_files, kind):
     track = load_track(circle_files[kind])
     t, enu = circle_files["t"], circle_files["enu"]
     np.testing.assert_allclose(track.t_s, t, atol=1e-9)
-    np.testing.assert_allclose(track.enu_m, enu, atol=1 * um)     # local site at the first point
+    np.testing.assert_allclose(track.enu_m, enu, atol=1 * um)  # local site at the first point
     traj = plan_track(track, "polaris")
 
     # through the track points (to rounding)
@@ -138,7 +148,7 @@ def test_circle_recovers_path_turn_rate_and_centripetal_acceleration(circle_file
     acc = ev.footprint_a_mps2
     vel = ev.footprint_v_mps
     centripetal = (vel[:, 0] * acc[:, 1] - vel[:, 1] * acc[:, 0]) / ev.speed_mps
-    assert np.max(np.abs(centripetal - V_MPS ** 2 / R_M)) < ACC_BOUND_MPS2
+    assert np.max(np.abs(centripetal - V_MPS**2 / R_M)) < ACC_BOUND_MPS2
     # heading along the velocity, continuous over 1.7 laps
     assert np.max(np.abs(ev.yaw_rad - (a + np.pi / 2))) < TURN_BOUND_RADPS * GAP_MAX_S
     assert np.all(np.diff(ev.yaw_rad) > 0)
@@ -154,6 +164,7 @@ def test_gpx_and_csv_of_the_same_circle_give_the_same_truth(circle_files):
 
 
 # ------------------------------------------------------------------ no spikes at the points
+
 
 @pytest.mark.parametrize("bank", ["none", "coordinated"])
 def test_no_spikes_in_specific_force_or_angular_velocity_at_the_track_points(circle_files, bank):
@@ -176,11 +187,11 @@ def test_no_spikes_in_specific_force_or_angular_velocity_at_the_track_points(cir
     d2w = np.abs(w[2:] - 2 * w[1:-1] + w[:-2])
     dt_s = 1 / 120
     lever_m = float(np.linalg.norm(VEHICLES["polaris"].footprint_in_chassis_m))
-    step_jump = 2 * JERK_BOUND_MPS3 / V_MPS                       # jump of psi'', rad/s^2
-    jerk = V_MPS ** 3 / R_M ** 2 + JERK_BOUND_MPS3
+    step_jump = 2 * JERK_BOUND_MPS3 / V_MPS  # jump of psi'', rad/s^2
+    jerk = V_MPS**3 / R_M**2 + JERK_BOUND_MPS3
     f_bound = lever_m * step_jump + jerk * dt_s
     w_bound = dt_s * step_jump + 1e-6
-    assert f_bound < 0.05 * V_MPS ** 2 / R_M                       # the bound is no spike
+    assert f_bound < 0.05 * V_MPS**2 / R_M  # the bound is no spike
     assert np.max(d2f) < f_bound, np.max(d2f, axis=0)
     assert np.max(d2w) < w_bound, np.max(d2w, axis=0)
 
@@ -190,21 +201,24 @@ def test_velocity_and_angular_velocity_are_the_derivatives_of_pose(circle_files)
     truth = build_truth_from_track(load_track(circle_files["csv"]), "polaris", bank="coordinated")
     dt_s = 1 / truth.rate_hz
     p = truth.p_m[0] + np.concatenate(
-        [np.zeros((1, 3)), np.cumsum(0.5 * (truth.v_mps[1:] + truth.v_mps[:-1]) * dt_s, axis=0)])
+        [np.zeros((1, 3)), np.cumsum(0.5 * (truth.v_mps[1:] + truth.v_mps[:-1]) * dt_s, axis=0)]
+    )
     assert np.max(np.abs(p - truth.p_m)) < 1 * mm
     q = truth.q_xyzw
-    dq = quat_multiply(q[2:], quat_conjugate(q[:-2]))               # rotation over 2 dt, world
+    dq = quat_multiply(q[2:], quat_conjugate(q[:-2]))  # rotation over 2 dt, world
     rotvec = 2 * dq[:, :3] * np.sign(dq[:, 3:])
     np.testing.assert_allclose(rotvec / (2 * dt_s), truth.w_radps[1:-1], atol=2e-5)
     # the chassis origin is R r_f from base_footprint, R of the (banked) quaternion
     ev = plan_track(load_track(circle_files["csv"]), "polaris", bank="coordinated").evaluate(
-        truth.t_s)
+        truth.t_s
+    )
     r_f = -VEHICLES["polaris"].footprint_in_chassis_m
     lever = np.einsum("nij,j->ni", quat_to_matrix(q), r_f)
     np.testing.assert_allclose(truth.p_m - ev.footprint_m, lever, atol=1e-12)
-    roll = np.arctan2(2 * (q[:, 3] * q[:, 0] + q[:, 1] * q[:, 2]),
-                      1 - 2 * (q[:, 0] ** 2 + q[:, 1] ** 2))
-    assert np.mean(roll) < -0.08                                   # banked into the left turn
+    roll = np.arctan2(
+        2 * (q[:, 3] * q[:, 0] + q[:, 1] * q[:, 2]), 1 - 2 * (q[:, 0] ** 2 + q[:, 1] ** 2)
+    )
+    assert np.mean(roll) < -0.08  # banked into the left turn
 
 
 def test_coordinated_bank_leaves_no_lateral_specific_force_at_the_footprint(circle_files):
@@ -214,15 +228,17 @@ def test_coordinated_bank_leaves_no_lateral_specific_force_at_the_footprint(circ
     ev = traj.evaluate(tt)
     f = rotate_inverse(quat_to_matrix(ev.q_xyzw), ev.footprint_a_mps2 + [0, 0, GRAVITY_MPS2])
     # exactly coordinated at the points; between them the roll spline's O(h^2) error
-    assert np.max(np.abs(f[:, 1])) < 0.02 * V_MPS ** 2 / R_M
+    assert np.max(np.abs(f[:, 1])) < 0.02 * V_MPS**2 / R_M
     on = traj.evaluate(t[3:-3])
     f_on = rotate_inverse(quat_to_matrix(on.q_xyzw), on.footprint_a_mps2 + [0, 0, GRAVITY_MPS2])
     assert np.max(np.abs(f_on[:, 1])) < 1e-9
-    np.testing.assert_allclose(ev.roll_rad, -math.atan(V_MPS ** 2 / R_M / GRAVITY_MPS2),
-                               atol=ACC_BOUND_MPS2 / GRAVITY_MPS2)
+    np.testing.assert_allclose(
+        ev.roll_rad, -math.atan(V_MPS**2 / R_M / GRAVITY_MPS2), atol=ACC_BOUND_MPS2 / GRAVITY_MPS2
+    )
 
 
 # ------------------------------------------------------------------ smoothing
+
 
 def test_smoothing_leaves_the_stated_noise_and_recovers_the_circle(tmp_path):
     """smoothing_m = sigma: the RMS horizontal residual per axis equals sigma, and the path
@@ -230,8 +246,9 @@ def test_smoothing_leaves_the_stated_noise_and_recovers_the_circle(tmp_path):
     sigma = 0.3
     t = circle_times(seed=11, n=120)
     noisy = circle_enu(t) + np.random.default_rng(5).normal(0.0, sigma, (len(t), 3))
-    track = load_track(write_csv(tmp_path / "noisy.csv", "t_s,x_m,y_m,z_m",
-                                 np.column_stack([t, noisy])))
+    track = load_track(
+        write_csv(tmp_path / "noisy.csv", "t_s,x_m,y_m,z_m", np.column_stack([t, noisy]))
+    )
     traj = plan_track(track, "polaris", smoothing_m=sigma)
     assert traj.smoothing_lambda is not None
     assert traj.residual_rms_m == pytest.approx(sigma, rel=1e-3)
@@ -240,13 +257,14 @@ def test_smoothing_leaves_the_stated_noise_and_recovers_the_circle(tmp_path):
     err = ev.footprint_m[:, :2] - circle_enu(tt)[:, :2]
     # Morozov's principle errs towards smoothing (the residual also holds the bias): the circle
     # is pulled in by 0.1 .. 0.2 m here, still well inside the noise
-    assert np.sqrt(np.mean(np.sum(err ** 2, axis=1) / 2)) < 0.75 * sigma
-    raw = plan_track(track, "polaris").evaluate(tt)                  # through the noisy points
-    assert (np.std(ev.w_radps[:, 2] - W_RADPS) < 0.2 * np.std(raw.w_radps[:, 2] - W_RADPS))
+    assert np.sqrt(np.mean(np.sum(err**2, axis=1) / 2)) < 0.75 * sigma
+    raw = plan_track(track, "polaris").evaluate(tt)  # through the noisy points
+    assert np.std(ev.w_radps[:, 2] - W_RADPS) < 0.2 * np.std(raw.w_radps[:, 2] - W_RADPS)
     assert np.max(np.abs(ev.w_radps[:, 2] - W_RADPS)) < 0.05
 
 
 # ------------------------------------------------------------------ stops and reversing
+
 
 def _stop_and_go(tmp_path, turn_deg: float) -> Path:
     """East at 5 m/s, a smooth stop (10..15 s), 5 s at rest, then off at turn_deg from east at
@@ -266,19 +284,22 @@ def _stop_and_go(tmp_path, turn_deg: float) -> Path:
     y = s_out * math.sin(d)
     t = np.concatenate([[0], np.cumsum(np.random.default_rng(3).uniform(0.3, 0.7, 120))])
     t = t[t < 40]
-    return write_csv(tmp_path / f"stop_{turn_deg:g}.csv", "x_m,y_m,t_s",
-                     np.column_stack([np.interp(t, tt, x), np.interp(t, tt, y), t]))
+    return write_csv(
+        tmp_path / f"stop_{turn_deg:g}.csv",
+        "x_m,y_m,t_s",
+        np.column_stack([np.interp(t, tt, x), np.interp(t, tt, y), t]),
+    )
 
 
 def test_a_stop_keeps_the_heading_and_moving_off_backwards_is_reversing(tmp_path):
     traj = plan_track(load_track(_stop_and_go(tmp_path, 180.0)), "polaris")
-    (rest_start, rest_end), = traj.stops
+    ((rest_start, rest_end),) = traj.stops
     assert 12 < rest_start < 15 and 20 < rest_end < 22
     ev = traj.evaluate(np.arange(len(traj.sample(120.0))) / 120.0)
-    np.testing.assert_allclose(ev.yaw_rad, 0.0, atol=1e-9)           # facing east throughout
+    np.testing.assert_allclose(ev.yaw_rad, 0.0, atol=1e-9)  # facing east throughout
     assert np.max(np.abs(ev.w_radps)) < 1e-9
     assert set(ev.gear[ev.t_s < rest_start]) == {1} and set(ev.gear[ev.t_s > rest_end]) == {-1}
-    assert np.all(ev.v_mps[ev.t_s > 25, 0] < -1.9)                   # backing west
+    assert np.all(ev.v_mps[ev.t_s > 25, 0] < -1.9)  # backing west
 
 
 def test_heading_is_continuous_and_the_rate_bounded_through_a_stop_and_turn(tmp_path):
@@ -290,22 +311,26 @@ def test_heading_is_continuous_and_the_rate_bounded_through_a_stop_and_turn(tmp_
     rest = (t > traj.stops[0][0]) & (t < traj.stops[0][1])
     np.testing.assert_allclose(ev.yaw_rad[rest], 0.0, atol=1e-6)
     assert ev.yaw_rad[-1] == pytest.approx(np.pi / 2, abs=1e-3)
-    assert np.max(np.abs(np.diff(ev.yaw_rad))) < 0.1                  # continuous at 120 Hz
+    assert np.max(np.abs(np.diff(ev.yaw_rad))) < 0.1  # continuous at 120 Hz
     acc = np.max(np.linalg.norm(ev.footprint_a_mps2, axis=1))
     bound = acc / 0.2 + 1.875 * acc * (np.pi / 2) / 0.2
     assert np.max(np.abs(ev.w_radps)) < bound
     # the angular velocity is the heading's derivative through the blend (trapezoid integral)
     yaw = ev.yaw_rad[0] + np.concatenate(
-        [[0.0], np.cumsum(0.5 * (ev.w_radps[1:, 2] + ev.w_radps[:-1, 2]) / 120)])
+        [[0.0], np.cumsum(0.5 * (ev.w_radps[1:, 2] + ev.w_radps[:-1, 2]) / 120)]
+    )
     assert np.max(np.abs(yaw - ev.yaw_rad)) < 2e-3
 
 
 # ------------------------------------------------------------------ sites and simulate
 
-@pytest.mark.parametrize("lat0, lon0, h0", [(48.85, 2.35, 35.0), (-33.86, 151.21, 12.0)],
-                         ids=["paris", "sydney"])
+
+@pytest.mark.parametrize(
+    "lat0, lon0, h0", [(48.85, 2.35, 35.0), (-33.86, 151.21, 12.0)], ids=["paris", "sydney"]
+)
 def test_far_from_acre_builds_on_a_local_site_and_gnss_comes_back_on_the_track(
-        tmp_path, lat0, lon0, h0):
+    tmp_path, lat0, lon0, h0
+):
     t = circle_times(seed=13, n=30)
     lat, lon, h = geodetic_circle(lat0, lon0, h0, t)
     track = load_track(write_gpx(tmp_path / "far.gpx", lat, lon, h, t, START))
@@ -315,24 +340,37 @@ def test_far_from_acre_builds_on_a_local_site_and_gnss_comes_back_on_the_track(
     assert track.start_utc == "2024-05-01T10:00:00.300000Z" and track.start_recorded
     truth = build_truth_from_track(track, "polaris")
     site = site_from_json({"name": "local", "georeference": dict(geo)})
-    cfg = load_config(None, None, vehicle="polaris", overrides={
-        "noise": False, "mount_frame": "base_footprint", "gnss.antenna_flu_m": [0, 0, 0],
-        "imu.enabled": False, "ins.enabled": False, "gnss.datum.start_utc": track.start_utc})
+    cfg = load_config(
+        None,
+        None,
+        vehicle="polaris",
+        overrides={
+            "noise": False,
+            "mount_frame": "base_footprint",
+            "gnss.antenna_flu_m": [0, 0, 0],
+            "imu.enabled": False,
+            "ins.enabled": False,
+            "gnss.datum.start_utc": track.start_utc,
+        },
+    )
     run = tmp_path / "run"
     simulate(truth, cfg, VEHICLES["polaris"], site, run)
     rows = [json.loads(line) for line in (run / "gnss.jsonl").read_text().splitlines()]
     by_time = {round(r["sample_time_s"], 6): r for r in rows}
-    got = [by_time[round(float(ti), 6)] for ti in t]                 # epochs on the points
+    got = [by_time[round(float(ti), 6)] for ti in t]  # epochs on the points
     assert all(r["fix_type"] != "no_fix" for r in got)
     m_per_deg = 6_371_000 * math.pi / 180
     dn = (np.array([r["wgs84_lat_deg"] for r in got]) - lat) * m_per_deg
-    de = ((np.array([r["wgs84_lon_deg"] for r in got]) - lon) * m_per_deg
-          * math.cos(math.radians(lat0)))
+    de = (
+        (np.array([r["wgs84_lon_deg"] for r in got]) - lon)
+        * m_per_deg
+        * math.cos(math.radians(lat0))
+    )
     dh = np.array([r["wgs84_height_m"] for r in got]) - h
     assert np.max(np.abs(dn)) < 1 * mm and np.max(np.abs(de)) < 1 * mm
     assert np.max(np.abs(dh)) < 1 * mm
     gga = (run / "gnss.nmea").read_text().splitlines()[0].split(",")
-    assert gga[1] == "100000.30"                                      # the recorded UTC
+    assert gga[1] == "100000.30"  # the recorded UTC
     assert json.loads((run / "episode.json").read_text())["start_utc"] == track.start_utc
 
 
@@ -341,15 +379,19 @@ def test_track_on_the_acre_tile_uses_the_acre_site_and_its_geoid(tmp_path):
     track = load_track(REFERENCE / "track_acre_field.csv")
     assert track.site.name == "acre" and track.kind == "csv"
     assert track.start_utc == "2025-06-12T14:05:00Z"
-    lines = [line for line in (REFERENCE / "track_acre_field.csv").read_text().splitlines()
-             if line and not line.startswith("#")][1:]
+    lines = [
+        line
+        for line in (REFERENCE / "track_acre_field.csv").read_text().splitlines()
+        if line and not line.startswith("#")
+    ][1:]
     ref = np.array([[float(v) for v in line.split(",")[5:8]] for line in lines])
     # lat/lon rounded to 1e-10 deg (0.01 mm), heights to 0.1 mm in the fixture
     np.testing.assert_allclose(track.enu_m, ref, atol=0.2 * mm)
     alt = np.array([float(line.split(",")[3]) for line in lines])
     geo = Georeference.acre(start_utc=track.start_utc)
-    np.testing.assert_allclose(geo.enu_to_geodetic(track.enu_m, track.t_s)["navd88_height_m"],
-                               alt, atol=1 * um)
+    np.testing.assert_allclose(
+        geo.enu_to_geodetic(track.enu_m, track.t_s)["navd88_height_m"], alt, atol=1 * um
+    )
     # WGS84 height = NAVD88 + GEOID12B (-33.6 m) + NAD83(2011) -> WGS84 (-1.1 m here)
     assert np.all((track.height_m - alt > -35.5) & (track.height_m - alt < -34.0))
 
@@ -360,8 +402,12 @@ def test_a_named_site_wins_and_far_points_cannot_go_on_acre(tmp_path):
     path = write_gpx(tmp_path / "paris.gpx", lat, lon, h, t, START)
     with pytest.raises(TruthError, match=r"paris\.gpx: cannot place the track on site 'acre'"):
         load_track(path, site="acre")
-    mine = site_from_json({"name": "mine", "georeference": {
-        "kind": "local", "lat_deg": 48.85, "lon_deg": 2.35, "height_m": 0.0}})
+    mine = site_from_json(
+        {
+            "name": "mine",
+            "georeference": {"kind": "local", "lat_deg": 48.85, "lon_deg": 2.35, "height_m": 0.0},
+        }
+    )
     track = load_track(path, site=mine)
     assert track.site is mine and np.hypot(*track.enu_m[0, :2]) < 100
     assert ACRE_TILE_RADIUS_M == 5000.0
@@ -375,7 +421,7 @@ def test_gpx_reference_fixture_with_namespace_segments_and_extensions():
     w = 2 * np.pi / 30
     t = track.t_s
     expect = np.column_stack([40 * np.sin(w * t), 25 * (1 - np.cos(w * t)), 0.8 * np.sin(w * t)])
-    np.testing.assert_allclose(track.enu_m, expect, atol=1 * mm)     # 1e-9 deg, 1 mm ele
+    np.testing.assert_allclose(track.enu_m, expect, atol=1 * mm)  # 1e-9 deg, 1 mm ele
     truth = build_truth_from_track(track, "maxxum", smoothing_m=0.0)
     assert len(truth) == math.floor(27.2 * 120 + 1e-9) + 1
 
@@ -383,12 +429,15 @@ def test_gpx_reference_fixture_with_namespace_segments_and_extensions():
 def test_relative_times_take_the_given_start_utc(tmp_path):
     t = circle_times(n=8)
     lat, lon, h = geodetic_circle(48.85, 2.35, 35.0, t)
-    path = write_csv(tmp_path / "rel.csv", "lat_deg,lon_deg,height_m,t_s",
-                     np.column_stack([lat, lon, h, t + 100.0]))
+    path = write_csv(
+        tmp_path / "rel.csv",
+        "lat_deg,lon_deg,height_m,t_s",
+        np.column_stack([lat, lon, h, t + 100.0]),
+    )
     track = load_track(path, start_utc="2024-07-01T08:00:00Z")
     assert track.start_utc == "2024-07-01T08:00:00Z" and not track.start_recorded
     assert track.t_s[0] == 0.0 and track.t_s[-1] == pytest.approx(t[-1])
-    assert load_track(path).start_utc is None                        # local site: no epoch needed
+    assert load_track(path).start_utc is None  # local site: no epoch needed
 
 
 def test_waypoint_json_builds_the_planned_route():
@@ -405,8 +454,19 @@ def test_cli_truth_writes_the_log_and_the_local_site(tmp_path, circle_files, cap
     parser = argparse.ArgumentParser(prog="navsense")
     cli_truth.add_parser(parser.add_subparsers(dest="command"))
     out = tmp_path / "truth.parquet"
-    args = parser.parse_args(["truth", "--track", str(circle_files["gpx"]), "--out", str(out),
-                              "--bank", "coordinated", "--vehicle", "maxxum"])
+    args = parser.parse_args(
+        [
+            "truth",
+            "--track",
+            str(circle_files["gpx"]),
+            "--out",
+            str(out),
+            "--bank",
+            "coordinated",
+            "--vehicle",
+            "maxxum",
+        ]
+    )
     assert args.func(args) == 0
     truth = read_truth(out)
     assert len(truth) == math.floor(circle_files["t"][-1] * 120 + 1e-9) + 1
@@ -436,51 +496,101 @@ def _good(i):
 
 
 BAD = {
-    "gpx no time": ("t.gpx", _gpx("\n".join([_good(0), _good(1), _pt(lat="48.86", time=None),
-                                              _good(3)])),
-                    r"t\.gpx: line 6, trkpt\[2\]: no <time>"),
-    "gpx bad time": ("t.gpx", _gpx("\n".join([_good(0), _pt(time="yesterday"), _good(2),
-                                               _good(3)])),
-                     r"t\.gpx: line 5, trkpt\[1\]: <time> 'yesterday' is not an ISO 8601"),
-    "gpx duplicate time": ("t.gpx", _gpx("\n".join([_good(0), _good(1), _pt(lat="48.9", i=1),
-                                                     _good(3)])),
-                           r"t\.gpx: line 6, trkpt\[2\]: time 2024-05-01T10:00:01Z repeats"),
-    "gpx backwards": ("t.gpx", _gpx("\n".join([_good(0), _good(2), _pt(lat="48.9", i=1),
-                                                _good(3)])),
-                      r"t\.gpx: line 6, trkpt\[2\]: time 2024-05-01T10:00:01Z is before"),
-    "gpx three points": ("t.gpx", _gpx("\n".join(_good(i) for i in range(3))),
-                         r"t\.gpx: 3 point\(s\); a track needs at least 4"),
-    "gpx not xml": ("t.gpx", "lat,lon,time\n48.85,2.35,0\n",
-                    r"t\.gpx: not a GPX file: XML error at line 1"),
-    "gpx other xml": ("t.gpx", '<?xml version="1.0"?><kml><Placemark/></kml>',
-                      r"t\.gpx: not a GPX file: the root element is <kml>"),
-    "gpx bad number": ("t.gpx", _gpx("\n".join([_good(0), _good(1), _good(2),
-                                                 _pt(ele="high", i=3)])),
-                       r"t\.gpx: line 7, trkpt\[3\]: <ele> = 'high' is not a number"),
-    "gpx latitude": ("t.gpx", _gpx("\n".join([_good(0), _pt(lat="-91.5", i=1), _good(2),
-                                               _good(3)])),
-                     r"t\.gpx: line 5, trkpt\[1\]: latitude -91.5 deg is out of range"),
-    "gpx mixed ele": ("t.gpx", _gpx("\n".join([_good(0), _pt(ele=None, i=1), _good(2),
-                                                _good(3)])),
-                      r"t\.gpx: line 5, trkpt\[1\]: no <ele> while"),
-    "csv no time column": ("t.csv", "lat_deg,lon_deg\n48.85,2.35\n48.86,2.35\n",
-                           r"t\.csv: line 1: no time column"),
-    "csv empty time": ("t.csv", "lat_deg,lon_deg,time\n48.85,2.35,0\n48.86,2.35,\n",
-                       r"t\.csv: line 3: time is empty"),
-    "csv duplicate time": ("t.csv", "x_m,y_m,t_s\n0,0,0\n1,0,1\n2,0,1\n3,0,2\n",
-                           r"t\.csv: line 4: time 1 s repeats the previous point's \(line 3\)"),
-    "csv backwards": ("t.csv", "x_m,y_m,t_s\n0,0,0\n1,0,2\n2,0,1.5\n3,0,3\n",
-                      r"t\.csv: line 4: time 1.5 s is before the previous point's 2 s"),
-    "csv few points": ("t.csv", "# three\nx_m,y_m,t_s\n0,0,0\n1,0,1\n2,0,2\n",
-                       r"t\.csv: 3 point\(s\); a track needs at least 4"),
-    "csv bad number": ("t.csv", "lat,lon,time\n48.85,2.35,0\n48.8x,2.35,1\n",
-                       r"t\.csv: line 3: lat_deg = '48.8x' is not a number"),
-    "csv latitude": ("t.csv", "lat,lon,time\n48.85,2.35,0\n95,2.35,1\n1,2,2\n1,2,3\n",
-                     r"t\.csv: line 3: latitude 95.0 deg is out of range -90..90"),
-    "csv bad iso": ("t.csv", "x_m,y_m,time\n0,0,2024-05-01T10:00:00Z\n1,0,2024-13-01T10:00Z\n",
-                    r"t\.csv: line 3: time = '2024-13-01T10:00Z' is neither an ISO 8601"),
-    "csv no columns": ("t.csv", "a,b,c\n1,2,3\n",
-                       r"t\.csv: line 1: header 'a,b,c' has no recognised position columns"),
+    "gpx no time": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _good(1), _pt(lat="48.86", time=None), _good(3)])),
+        r"t\.gpx: line 6, trkpt\[2\]: no <time>",
+    ),
+    "gpx bad time": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _pt(time="yesterday"), _good(2), _good(3)])),
+        r"t\.gpx: line 5, trkpt\[1\]: <time> 'yesterday' is not an ISO 8601",
+    ),
+    "gpx duplicate time": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _good(1), _pt(lat="48.9", i=1), _good(3)])),
+        r"t\.gpx: line 6, trkpt\[2\]: time 2024-05-01T10:00:01Z repeats",
+    ),
+    "gpx backwards": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _good(2), _pt(lat="48.9", i=1), _good(3)])),
+        r"t\.gpx: line 6, trkpt\[2\]: time 2024-05-01T10:00:01Z is before",
+    ),
+    "gpx three points": (
+        "t.gpx",
+        _gpx("\n".join(_good(i) for i in range(3))),
+        r"t\.gpx: 3 point\(s\); a track needs at least 4",
+    ),
+    "gpx not xml": (
+        "t.gpx",
+        "lat,lon,time\n48.85,2.35,0\n",
+        r"t\.gpx: not a GPX file: XML error at line 1",
+    ),
+    "gpx other xml": (
+        "t.gpx",
+        '<?xml version="1.0"?><kml><Placemark/></kml>',
+        r"t\.gpx: not a GPX file: the root element is <kml>",
+    ),
+    "gpx bad number": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _good(1), _good(2), _pt(ele="high", i=3)])),
+        r"t\.gpx: line 7, trkpt\[3\]: <ele> = 'high' is not a number",
+    ),
+    "gpx latitude": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _pt(lat="-91.5", i=1), _good(2), _good(3)])),
+        r"t\.gpx: line 5, trkpt\[1\]: latitude -91.5 deg is out of range",
+    ),
+    "gpx mixed ele": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _pt(ele=None, i=1), _good(2), _good(3)])),
+        r"t\.gpx: line 5, trkpt\[1\]: no <ele> while",
+    ),
+    "csv no time column": (
+        "t.csv",
+        "lat_deg,lon_deg\n48.85,2.35\n48.86,2.35\n",
+        r"t\.csv: line 1: no time column",
+    ),
+    "csv empty time": (
+        "t.csv",
+        "lat_deg,lon_deg,time\n48.85,2.35,0\n48.86,2.35,\n",
+        r"t\.csv: line 3: time is empty",
+    ),
+    "csv duplicate time": (
+        "t.csv",
+        "x_m,y_m,t_s\n0,0,0\n1,0,1\n2,0,1\n3,0,2\n",
+        r"t\.csv: line 4: time 1 s repeats the previous point's \(line 3\)",
+    ),
+    "csv backwards": (
+        "t.csv",
+        "x_m,y_m,t_s\n0,0,0\n1,0,2\n2,0,1.5\n3,0,3\n",
+        r"t\.csv: line 4: time 1.5 s is before the previous point's 2 s",
+    ),
+    "csv few points": (
+        "t.csv",
+        "# three\nx_m,y_m,t_s\n0,0,0\n1,0,1\n2,0,2\n",
+        r"t\.csv: 3 point\(s\); a track needs at least 4",
+    ),
+    "csv bad number": (
+        "t.csv",
+        "lat,lon,time\n48.85,2.35,0\n48.8x,2.35,1\n",
+        r"t\.csv: line 3: lat_deg = '48.8x' is not a number",
+    ),
+    "csv latitude": (
+        "t.csv",
+        "lat,lon,time\n48.85,2.35,0\n95,2.35,1\n1,2,2\n1,2,3\n",
+        r"t\.csv: line 3: latitude 95.0 deg is out of range -90..90",
+    ),
+    "csv bad iso": (
+        "t.csv",
+        "x_m,y_m,time\n0,0,2024-05-01T10:00:00Z\n1,0,2024-13-01T10:00Z\n",
+        r"t\.csv: line 3: time = '2024-13-01T10:00Z' is neither an ISO 8601",
+    ),
+    "csv no columns": (
+        "t.csv",
+        "a,b,c\n1,2,3\n",
+        r"t\.csv: line 1: header 'a,b,c' has no recognised position columns",
+    ),
     "unknown suffix": ("t.kml", "<kml/>", r"t\.kml: unknown track format '\.kml'"),
 }
 
@@ -498,9 +608,11 @@ def test_bad_tracks_end_with_one_clear_line(tmp_path, case):
 
 def test_bad_options_are_named(circle_files):
     track = load_track(circle_files["csv"])
-    for kwargs, pattern in (({"bank": "banked"}, "bank = 'banked' is not one of none, coord"),
-                            ({"smoothing_m": -1.0}, "smoothing_m = -1.0 must be"),
-                            ({"rate_hz": 0.0}, "rate_hz = 0.0 must be")):
+    for kwargs, pattern in (
+        ({"bank": "banked"}, "bank = 'banked' is not one of none, coord"),
+        ({"smoothing_m": -1.0}, "smoothing_m = -1.0 must be"),
+        ({"rate_hz": 0.0}, "rate_hz = 0.0 must be"),
+    ):
         with pytest.raises(NavsenseError, match=pattern):
             build_truth_from_track(track, "polaris", **kwargs)
     with pytest.raises(TruthError, match="outside the track"):

@@ -27,9 +27,15 @@ def make_truth(n: int = 50, step0: int = 0, seed: int = 7) -> TruthStates:
     p[1] = [123456789.12345679, 0.1, 2.5e-7]
     reset = np.zeros(n, dtype=bool)
     reset[[min(3, n - 1), n - 1]] = True
-    return TruthStates(step0=step0, p_m=p, q_xyzw=q, v_mps=rng.normal(size=(n, 3)),
-                       w_radps=rng.normal(scale=0.1, size=(n, 3)),
-                       c_m=p + rng.normal(scale=0.01, size=(n, 3)), reset=reset)
+    return TruthStates(
+        step0=step0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=rng.normal(size=(n, 3)),
+        w_radps=rng.normal(scale=0.1, size=(n, 3)),
+        c_m=p + rng.normal(scale=0.01, size=(n, 3)),
+        reset=reset,
+    )
 
 
 def assert_same(a: TruthStates, b: TruthStates) -> None:
@@ -37,15 +43,18 @@ def assert_same(a: TruthStates, b: TruthStates) -> None:
     for name in ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m", "reset"):
         x, y = getattr(a, name), getattr(b, name)
         assert x.shape == y.shape, name
-        assert np.array_equal(x, y), name                            # bit-exact values
+        assert np.array_equal(x, y), name  # bit-exact values
         if x.dtype.kind == "f":
             assert np.array_equal(np.signbit(x), np.signbit(y)), name  # even -0.0
 
 
 def csv_rows(truth: TruthStates) -> list[str]:
-    cols = np.column_stack([truth.t_s, truth.p_m, truth.q_xyzw, truth.v_mps, truth.w_radps,
-                            truth.c_m])
-    return [",".join(repr(float(v)) for v in row) + f",{int(r)}" for row, r in zip(cols, truth.reset)]
+    cols = np.column_stack(
+        [truth.t_s, truth.p_m, truth.q_xyzw, truth.v_mps, truth.w_radps, truth.c_m]
+    )
+    return [
+        ",".join(repr(float(v)) for v in row) + f",{int(r)}" for row, r in zip(cols, truth.reset)
+    ]
 
 
 def write_lines(path, lines: list[str]) -> None:
@@ -57,7 +66,7 @@ def test_round_trip_is_exact(tmp_path, suffix):
     truth = make_truth(60, step0=17)
     path = write_truth(truth, tmp_path / f"truth{suffix}")
     assert_same(read_truth(path), truth)
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no temporary left
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary left
 
 
 def test_csv_floats_are_shortest_round_trip(tmp_path):
@@ -83,7 +92,9 @@ def test_csv_columns_in_any_order(tmp_path):
 def test_csv_reset_true_false_and_empty_lines(tmp_path):
     truth = make_truth(6)
     rows = csv_rows(truth)
-    rows = [r[: r.rfind(",")] + ("," + ("true" if x else "false")) for r, x in zip(rows, truth.reset)]
+    rows = [
+        r[: r.rfind(",")] + ("," + ("true" if x else "false")) for r, x in zip(rows, truth.reset)
+    ]
     path = tmp_path / "tf.csv"
     write_lines(path, [HEADER] + rows[:2] + [""] + rows[2:])
     assert_same(read_truth(path), truth)
@@ -92,7 +103,7 @@ def test_csv_reset_true_false_and_empty_lines(tmp_path):
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 @pytest.mark.parametrize("chunk", [1, 2, 7, 100, 1000, 5000])
 def test_chunks_equal_whole_read(tmp_path, monkeypatch, suffix, chunk):
-    monkeypatch.setattr(tio, "_CSV_BLOCK_BYTES", 4096)      # many reader blocks
+    monkeypatch.setattr(tio, "_CSV_BLOCK_BYTES", 4096)  # many reader blocks
     monkeypatch.setattr(tio, "_PARQUET_BATCH_ROWS", 37)
     truth = make_truth(1234, step0=3)
     path = write_truth(truth, tmp_path / f"t{suffix}")
@@ -117,7 +128,7 @@ def test_streaming_memory_does_not_grow_with_the_file(tmp_path, monkeypatch):
     arrow_peak = 0
     tracemalloc.start()
     try:
-        for chunk in iter_truth_chunks(path, 500):
+        for _chunk in iter_truth_chunks(path, 500):
             arrow_peak = max(arrow_peak, pa.total_allocated_bytes() - base)
         numpy_peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -132,12 +143,14 @@ def test_error_at_a_chunk_boundary_names_the_line(tmp_path, monkeypatch):
     truth = make_truth(400)
     rows = csv_rows(truth)
     fields = rows[250].split(",")
-    fields[0] = repr(251 / 120.0)                  # a skipped step far past the first block
+    fields[0] = repr(251 / 120.0)  # a skipped step far past the first block
     rows[250] = ",".join(fields)
     path = tmp_path / "gap.csv"
     write_lines(path, [HEADER] + rows)
-    pattern = (rf"gap\.csv: line 252: t_s = {re.escape(repr(251 / 120.0))} is not on the 120 Hz "
-               rf"physics clock: expected {re.escape(repr(250 / 120.0))} \(step 250\)")
+    pattern = (
+        rf"gap\.csv: line 252: t_s = {re.escape(repr(251 / 120.0))} is not on the 120 Hz "
+        rf"physics clock: expected {re.escape(repr(250 / 120.0))} \(step 250\)"
+    )
     with pytest.raises(TruthError, match=pattern):
         for _ in iter_truth_chunks(path, 16):
             pass
@@ -161,18 +174,31 @@ def bad_csv(tmp_path, row: int, column: str, text: str, blank_before: bool = Fal
 
 
 @pytest.mark.parametrize("read", [read_truth, lambda p: list(iter_truth_chunks(p, 4))])
-@pytest.mark.parametrize("row, column, text, pattern", [
-    (3, "py_m", "abc", r"line 5: py_m = 'abc' is not a number"),
-    (3, "qw", "", r"line 5: qw = '' is not a number"),
-    (4, "vx_mps", "nan", r"line 6: vx_mps = nan is not a finite number"),
-    (4, "cz_m", "-inf", r"line 6: cz_m = -inf is not a finite number"),
-    (6, "t_s", "0.0501", r"line 8: t_s = 0\.0501 is not on the 120 Hz physics clock: "
-                         r"expected 0\.05 \(step 6\)"),
-    (2, "qx", "0.9", r"line 4: quaternion \(qx, qy, qz, qw\) = \(0\.9, .*\) has norm [0-9.]+; "
-                     r"it must be a unit quaternion"),
-    (5, "reset", "2", r"line 7: reset = '2' must be 0 or 1"),
-    (5, "reset", "yes", r"line 7: reset = 'yes' must be 0 or 1"),
-])
+@pytest.mark.parametrize(
+    "row, column, text, pattern",
+    [
+        (3, "py_m", "abc", r"line 5: py_m = 'abc' is not a number"),
+        (3, "qw", "", r"line 5: qw = '' is not a number"),
+        (4, "vx_mps", "nan", r"line 6: vx_mps = nan is not a finite number"),
+        (4, "cz_m", "-inf", r"line 6: cz_m = -inf is not a finite number"),
+        (
+            6,
+            "t_s",
+            "0.0501",
+            r"line 8: t_s = 0\.0501 is not on the 120 Hz physics clock: "
+            r"expected 0\.05 \(step 6\)",
+        ),
+        (
+            2,
+            "qx",
+            "0.9",
+            r"line 4: quaternion \(qx, qy, qz, qw\) = \(0\.9, .*\) has norm [0-9.]+; "
+            r"it must be a unit quaternion",
+        ),
+        (5, "reset", "2", r"line 7: reset = '2' must be 0 or 1"),
+        (5, "reset", "yes", r"line 7: reset = 'yes' must be 0 or 1"),
+    ],
+)
 def test_csv_errors_name_file_line_and_value(tmp_path, read, row, column, text, pattern):
     path = bad_csv(tmp_path, row, column, text)
     with pytest.raises(TruthError, match=r"bad\.csv: " + pattern) as info:
@@ -192,10 +218,13 @@ def test_time_must_start_on_the_clock_and_be_consecutive(tmp_path):
         read_truth(path)
     truth = make_truth(10)
     rows = csv_rows(truth)
-    rows[5] = rows[4]                                     # a repeated step
+    rows[5] = rows[4]  # a repeated step
     write_lines(tmp_path / "rep.csv", [HEADER] + rows)
-    with pytest.raises(TruthError, match=r"line 7: t_s = 0\.03333333333333333 .* "
-                                         r"expected 0\.041666666666666664 \(step 5\)"):
+    with pytest.raises(
+        TruthError,
+        match=r"line 7: t_s = 0\.03333333333333333 .* "
+        r"expected 0\.041666666666666664 \(step 5\)",
+    ):
         read_truth(tmp_path / "rep.csv")
 
 
@@ -207,12 +236,18 @@ def test_other_rates(tmp_path):
         read_truth(path)
 
 
-@pytest.mark.parametrize("header, pattern", [
-    (HEADER.replace(",qw", ""), r"line 1 \(header\): missing column\(s\) qw"),
-    (HEADER + ",speed", r"line 1 \(header\): unknown column\(s\) 'speed'"),
-    (HEADER.replace("px_m", "px"), r"line 1 \(header\): missing column\(s\) px_m; unknown column\(s\) 'px'"),
-    (HEADER + ",qw", r"line 1 \(header\): repeated column\(s\) qw"),
-])
+@pytest.mark.parametrize(
+    "header, pattern",
+    [
+        (HEADER.replace(",qw", ""), r"line 1 \(header\): missing column\(s\) qw"),
+        (HEADER + ",speed", r"line 1 \(header\): unknown column\(s\) 'speed'"),
+        (
+            HEADER.replace("px_m", "px"),
+            r"line 1 \(header\): missing column\(s\) px_m; unknown column\(s\) 'px'",
+        ),
+        (HEADER + ",qw", r"line 1 \(header\): repeated column\(s\) qw"),
+    ],
+)
 def test_bad_header(tmp_path, header, pattern):
     path = tmp_path / "h.csv"
     write_lines(path, [header, "0"])
@@ -259,13 +294,19 @@ def test_parquet_errors_name_the_row(tmp_path):
     pq.write_table(bad, tmp_path / "q.parquet")
     with pytest.raises(TruthError, match=r"q\.parquet: row 8: quaternion .* has norm 2\.2358"):
         read_truth(tmp_path / "q.parquet")
-    with_null = table.set_column(table.schema.get_field_index("vy_mps"), "vy_mps",
-                                 pa.array([1.0] * 4 + [None] + [1.0] * 7, pa.float64()))
+    with_null = table.set_column(
+        table.schema.get_field_index("vy_mps"),
+        "vy_mps",
+        pa.array([1.0] * 4 + [None] + [1.0] * 7, pa.float64()),
+    )
     pq.write_table(with_null, tmp_path / "n.parquet")
     with pytest.raises(TruthError, match=r"n\.parquet: row 5: vy_mps is null"):
         read_truth(tmp_path / "n.parquet")
-    reset = table.set_column(table.schema.get_field_index("reset"), "reset",
-                             pa.array([0] * 9 + [3] + [0] * 2, pa.int64()))
+    reset = table.set_column(
+        table.schema.get_field_index("reset"),
+        "reset",
+        pa.array([0] * 9 + [3] + [0] * 2, pa.int64()),
+    )
     pq.write_table(reset, tmp_path / "r.parquet")
     with pytest.raises(TruthError, match=r"r\.parquet: row 10: reset = 3"):
         read_truth(tmp_path / "r.parquet")
@@ -325,4 +366,4 @@ def test_boolean_column_read_from_its_bits_at_any_offset():
     array = pa.array(values, type=pa.bool_())
     for start in (0, 3, 8, 13):
         part = array.slice(start, 50)
-        assert _boolean_values(part).tolist() == values[start:start + 50]
+        assert _boolean_values(part).tolist() == values[start : start + 50]

@@ -10,10 +10,20 @@ import numpy as np
 import pytest
 
 from navsense.errors import TruthError
-from navsense.rotation import (quat_conjugate, quat_from_euler_zyx, quat_multiply,
-                               quat_to_matrix, rotate)
-from navsense.truth import (Waypoint, build_from_waypoints, load_waypoints, plan_trajectory,
-                            route_from_json)
+from navsense.rotation import (
+    quat_conjugate,
+    quat_from_euler_zyx,
+    quat_multiply,
+    quat_to_matrix,
+    rotate,
+)
+from navsense.truth import (
+    Waypoint,
+    build_from_waypoints,
+    load_waypoints,
+    plan_trajectory,
+    route_from_json,
+)
 from navsense.vehicles import VEHICLES
 
 mm = 1e-3
@@ -33,8 +43,10 @@ HILLY = [
 def circle(radius_m: float, n: int, speed_mps: float, z_m: float = 0.0) -> list[dict]:
     """Counter-clockwise closed circle about the origin, starting on the +x axis."""
     ang = 2 * np.pi * np.arange(n + 1) / n
-    pts = [{"enu_m": [radius_m * math.cos(a), radius_m * math.sin(a), z_m], "speed_mps": speed_mps}
-           for a in ang]
+    pts = [
+        {"enu_m": [radius_m * math.cos(a), radius_m * math.sin(a), z_m], "speed_mps": speed_mps}
+        for a in ang
+    ]
     del pts[0]["speed_mps"]
     pts[-1]["enu_m"] = pts[0]["enu_m"]
     return pts
@@ -84,7 +96,7 @@ def test_angular_velocity_is_the_derivative_of_the_attitude(hilly):
     w_dot_max = np.abs(np.diff(truth.w_radps, axis=0)).max() * truth.rate_hz
     tolerance = h * w_dot_max + 1e-16 / h * 10
     assert np.abs(w_fd - now.w_radps).max() < tolerance
-    assert np.abs(now.w_radps).max() > 0.1                    # the route does turn and pitch
+    assert np.abs(now.w_radps).max() > 0.1  # the route does turn and pitch
 
 
 def test_heading_and_pitch_follow_the_velocity(hilly):
@@ -97,9 +109,9 @@ def test_heading_and_pitch_follow_the_velocity(hilly):
     moving = speed > 0.05
     along = np.einsum("ij,ij->i", x_body[moving], v_f[moving]) / speed[moving]
     assert np.abs(along - 1.0).max() < 1e-9
-    assert np.abs(y_body[:, 2]).max() < 1e-12                 # roll 0: body y stays horizontal
+    assert np.abs(y_body[:, 2]).max() < 1e-12  # roll 0: body y stays horizontal
     assert np.abs(np.linalg.norm(truth.q_xyzw, axis=1) - 1).max() < 1e-12
-    assert np.abs(x_body[:, 2]).max() > 0.02                  # the hill pitches the vehicle
+    assert np.abs(x_body[:, 2]).max() > 0.02  # the hill pitches the vehicle
     # the same attitude as the rotation module's q_z(yaw) q_y(-pitch) q_x(0)
     ev = traj.evaluate(truth.t_s)
     expected = quat_from_euler_zyx(ev.yaw_rad, -ev.pitch_rad, 0.0)
@@ -142,8 +154,8 @@ def test_speed_ramps_are_bounded_and_smooth(hilly):
     traj, truth = hilly
     ev = traj.evaluate(truth.t_s)
     assert np.abs(ev.accel_mps2).max() <= 1.5 * (1 + 1e-12)
-    assert np.abs(np.diff(ev.speed_mps)).max() <= 1.5 / 120 * (1 + 1e-9)   # no speed jumps
-    assert np.abs(np.diff(ev.accel_mps2)).max() < 1.5 * 5.8 / 120 / 1.0    # |jerk| <= 5.77 a/w
+    assert np.abs(np.diff(ev.speed_mps)).max() <= 1.5 / 120 * (1 + 1e-9)  # no speed jumps
+    assert np.abs(np.diff(ev.accel_mps2)).max() < 1.5 * 5.8 / 120 / 1.0  # |jerk| <= 5.77 a/w
     assert math.isclose(ev.speed_mps.max(), 6.0, rel_tol=1e-12)
     assert ev.speed_mps.min() >= 0.0
     # the distance travelled is the path length
@@ -151,8 +163,12 @@ def test_speed_ramps_are_bounded_and_smooth(hilly):
 
 
 def test_a_point_with_a_time_is_reached_at_that_time():
-    pts = [{"enu_m": [0, 0, 0]}, {"enu_m": [40, 0, 0], "speed_mps": 4.0},
-           {"enu_m": [80, 10, 0], "t_s": 40.0}, {"enu_m": [120, 0, 0], "t_s": 50.0}]
+    pts = [
+        {"enu_m": [0, 0, 0]},
+        {"enu_m": [40, 0, 0], "speed_mps": 4.0},
+        {"enu_m": [80, 10, 0], "t_s": 40.0},
+        {"enu_m": [120, 0, 0], "t_s": 50.0},
+    ]
     traj = plan_trajectory(pts, "polaris")
     times = traj.point_times_s()
     assert times[2] == pytest.approx(40.0, abs=1e-9) and times[3] == pytest.approx(50.0, abs=1e-9)
@@ -160,8 +176,11 @@ def test_a_point_with_a_time_is_reached_at_that_time():
     # the speed changes at points[2] (from 4 m/s to the timed legs' speed): within a ramp's smoothing
     assert np.linalg.norm(ev.footprint_m[0] - [80, 10, 0]) < 1.0
     # a departure from rest given by time: the leg ends exactly on time
-    pts = [{"enu_m": [0, 0, 0]}, {"enu_m": [30, 0, 0], "t_s": 15.0},
-           {"enu_m": [60, 0, 0], "t_s": 25.0}]
+    pts = [
+        {"enu_m": [0, 0, 0]},
+        {"enu_m": [30, 0, 0], "t_s": 15.0},
+        {"enu_m": [60, 0, 0], "t_s": 25.0},
+    ]
     traj = plan_trajectory(pts, "polaris", dwell_s=2.0)
     assert traj.point_times_s()[1] == pytest.approx(15.0, abs=1e-9)
 
@@ -180,9 +199,9 @@ def test_steady_circle_turn_rate_and_centripetal_acceleration():
     curvature_rel = 1.5 * (2 * np.pi / n) ** 2 / 12
     vehicle = VEHICLES["polaris"]
     traj = plan_trajectory(circle(radius, n, speed), vehicle, closed=True)
-    truth = traj.sample(120.0, duration_s=2 * traj.end_s)     # two laps, seamless
+    truth = traj.sample(120.0, duration_s=2 * traj.end_s)  # two laps, seamless
     ev = traj.evaluate(truth.t_s[: len(truth) // 2])
-    steady = (ev.speed_mps == speed)
+    steady = ev.speed_mps == speed
     steady[:240] = False
     assert steady.sum() > 120 * 15
     yaw_rate = truth.w_radps[: len(ev.t_s)][steady, 2]
@@ -196,19 +215,29 @@ def test_steady_circle_turn_rate_and_centripetal_acceleration():
     v_f = footprint_velocity(truth, vehicle)
     acc_f = (v_f[i + 1] - v_f[i - 1]) / (2 * dt)
     to_centre = -ev.footprint_m[i, :2] / radial[1:-1, None]
-    assert np.abs(np.einsum("ij,ij->i", acc_f[:, :2], to_centre) - speed ** 2 / radius).max() \
-        < curvature_rel * speed ** 2 / radius
+    assert (
+        np.abs(np.einsum("ij,ij->i", acc_f[:, :2], to_centre) - speed**2 / radius).max()
+        < curvature_rel * speed**2 / radius
+    )
     a_m = 0.4 * vehicle.wheelbase_m
     acc_c = (truth.v_mps[i + 1] - truth.v_mps[i - 1]) / (2 * dt)
     expected = (speed / radius) ** 2 * math.hypot(radius, a_m)
     # plus the tangential term |dw/dt| a of the lever: the spline's curvature ripples between
     # its knots (relative amplitude curvature_rel, period h / v), so w wobbles slightly
     w_dot = np.abs(np.diff(truth.w_radps[i, 2])).max() * 120
-    assert w_dot < curvature_rel * (speed / radius) * 2 * np.pi * speed / (2 * np.pi * radius / n) * 2
-    assert np.abs(np.linalg.norm(acc_c, axis=1) - expected).max() \
+    assert (
+        w_dot < curvature_rel * (speed / radius) * 2 * np.pi * speed / (2 * np.pi * radius / n) * 2
+    )
+    assert (
+        np.abs(np.linalg.norm(acc_c, axis=1) - expected).max()
         < 2 * curvature_rel * expected + w_dot * a_m
-    assert np.abs(np.linalg.norm(truth.v_mps[i], axis=1)
-                  - speed / radius * math.hypot(radius, a_m)).max() < curvature_rel * speed
+    )
+    assert (
+        np.abs(
+            np.linalg.norm(truth.v_mps[i], axis=1) - speed / radius * math.hypot(radius, a_m)
+        ).max()
+        < curvature_rel * speed
+    )
 
 
 def test_closed_route_repeats_seamlessly():
@@ -224,7 +253,7 @@ def test_closed_route_repeats_seamlessly():
         assert np.array_equal(seg.v_mps, one.v_mps[:n_run])
         assert np.array_equal(np.abs(seg.q_xyzw), np.abs(one.q_xyzw[:n_run]))
     dots = np.einsum("ij,ij->i", three.q_xyzw[1:], three.q_xyzw[:-1])
-    assert dots.min() > 0.999                                  # continuous across the seams
+    assert dots.min() > 0.999  # continuous across the seams
     assert np.abs(one.p_m[-1] - one.p_m[0]).max() < 1e-9 and np.all(one.v_mps[-1] == 0)
     dt = 1.0 / 120
     steps = 0.5 * (three.v_mps[1:] + three.v_mps[:-1]) * dt
@@ -241,8 +270,11 @@ def test_open_route_cannot_repeat():
 
 
 def test_build_from_waypoints_matches_the_plan():
-    wps = [Waypoint((0.0, 0.0, 0.0)), Waypoint((20.0, 0.0, 0.0), speed_mps=3.0),
-           Waypoint((40.0, 15.0, 0.0), speed_mps=3.0)]
+    wps = [
+        Waypoint((0.0, 0.0, 0.0)),
+        Waypoint((20.0, 0.0, 0.0), speed_mps=3.0),
+        Waypoint((40.0, 15.0, 0.0), speed_mps=3.0),
+    ]
     truth = build_from_waypoints(wps, "polaris", 100.0, dwell_s=1.0)
     assert truth.rate_hz == 100.0 and truth.step0 == 0 and not truth.reset.any()
     plan = plan_trajectory(wps, "polaris", dwell_s=1.0).sample(100.0)
@@ -250,22 +282,48 @@ def test_build_from_waypoints_matches_the_plan():
     assert len(truth) == plan_trajectory(wps, "polaris", dwell_s=1.0).steps(100.0) + 1
 
 
-@pytest.mark.parametrize("points, pattern", [
-    ([{"enu_m": [0, 0, 0]}], r"points has 1 waypoint\(s\); at least 2"),
-    ([{"enu_m": [0, 0, 0], "speed_mps": 2}, {"enu_m": [5, 0, 0], "speed_mps": 2}],
-     r"points\[0\]\.speed_mps: the first point is the start"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0]}], r"points\[1\] needs exactly one of speed_mps"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 2, "t_s": 3}],
-     r"points\[1\] needs exactly one"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [0, 0, 0], "speed_mps": 2}], r"points\[1\] repeats points\[0\]"),
-    ([{"enu_m": [0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 2}], r"points\[0\]\.enu_m = \[0, 0\]"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": -2}], r"points\[1\]\.speed_mps = -2"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 2, "hold": 1}], r"'hold' is not a known"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 8}],
-     r"points\[0\]\.\.points\[1\]: 5\.0 m at 8 m/s last .* need .* accel_mps2 = 1"),
-    ([{"enu_m": [0, 0, 0]}, {"enu_m": [50, 0, 0], "t_s": 4}],
-     r"points\[1\]: the leg of 50\.0 m starts from rest and has 4\.00 s; it needs at least"),
-])
+@pytest.mark.parametrize(
+    "points, pattern",
+    [
+        ([{"enu_m": [0, 0, 0]}], r"points has 1 waypoint\(s\); at least 2"),
+        (
+            [{"enu_m": [0, 0, 0], "speed_mps": 2}, {"enu_m": [5, 0, 0], "speed_mps": 2}],
+            r"points\[0\]\.speed_mps: the first point is the start",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0]}],
+            r"points\[1\] needs exactly one of speed_mps",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 2, "t_s": 3}],
+            r"points\[1\] needs exactly one",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [0, 0, 0], "speed_mps": 2}],
+            r"points\[1\] repeats points\[0\]",
+        ),
+        (
+            [{"enu_m": [0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 2}],
+            r"points\[0\]\.enu_m = \[0, 0\]",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": -2}],
+            r"points\[1\]\.speed_mps = -2",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 2, "hold": 1}],
+            r"'hold' is not a known",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [5, 0, 0], "speed_mps": 8}],
+            r"points\[0\]\.\.points\[1\]: 5\.0 m at 8 m/s last .* need .* accel_mps2 = 1",
+        ),
+        (
+            [{"enu_m": [0, 0, 0]}, {"enu_m": [50, 0, 0], "t_s": 4}],
+            r"points\[1\]: the leg of 50\.0 m starts from rest and has 4\.00 s; it needs at least",
+        ),
+    ],
+)
 def test_bad_waypoints(points, pattern):
     with pytest.raises(TruthError, match=pattern):
         build_from_waypoints(points, "polaris")
@@ -280,17 +338,26 @@ def test_waypoint_file(tmp_path):
     truth = route.build()
     assert truth.rate_hz == 100.0
     assert np.array_equal(truth.p_m, build_from_waypoints(HILLY, "maxxum", 100.0, dwell_s=2).p_m)
-    assert not np.array_equal(route.build("polaris").p_m, truth.p_m)   # another vehicle's cg
+    assert not np.array_equal(route.build("polaris").p_m, truth.p_m)  # another vehicle's cg
 
 
-@pytest.mark.parametrize("data, pattern", [
-    ({"points": HILLY, "speed": 3}, r"route\.json: 'speed' is not a known key"),
-    ({"points": HILLY, "vehicle": "tractor"}, r"route\.json: vehicle = \"tractor\" is not one of"),
-    ({"points": HILLY, "dwell_s": -1}, r"route\.json: dwell_s = -1 must be >= 0"),
-    ({"points": HILLY, "closed": "yes"}, r"route\.json: closed = \"yes\" must be true or false"),
-    ({"points": HILLY, "closed": True}, r"closed = true but the last point"),
-    ({"vehicle": "polaris"}, r"route\.json: points is missing"),
-])
+@pytest.mark.parametrize(
+    "data, pattern",
+    [
+        ({"points": HILLY, "speed": 3}, r"route\.json: 'speed' is not a known key"),
+        (
+            {"points": HILLY, "vehicle": "tractor"},
+            r"route\.json: vehicle = \"tractor\" is not one of",
+        ),
+        ({"points": HILLY, "dwell_s": -1}, r"route\.json: dwell_s = -1 must be >= 0"),
+        (
+            {"points": HILLY, "closed": "yes"},
+            r"route\.json: closed = \"yes\" must be true or false",
+        ),
+        ({"points": HILLY, "closed": True}, r"closed = true but the last point"),
+        ({"vehicle": "polaris"}, r"route\.json: points is missing"),
+    ],
+)
 def test_bad_waypoint_files(tmp_path, data, pattern):
     path = tmp_path / "route.json"
     path.write_text(json.dumps(data))

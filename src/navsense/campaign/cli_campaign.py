@@ -30,31 +30,53 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``campaign`` (actions run, summary, rerun) on an argparse ``subparsers`` object."""
     parser = subparsers.add_parser(
-        "campaign", help="Monte Carlo campaigns: seeds x sources x parameter sweeps, on Dask",
+        "campaign",
+        help="Monte Carlo campaigns: seeds x sources x parameter sweeps, on Dask",
         description="Run a campaign file's runs on Dask, summarise their statistics, or "
-                    "reproduce one run.")
+        "reproduce one run.",
+    )
     actions = parser.add_subparsers(dest="campaign_action", metavar="ACTION", required=True)
-    p = actions.add_parser("run", help="run every run of a campaign file not yet done in DIR",
-                           description="Run the campaign FILE (TOML or JSON) into DIR; a DIR that "
-                                       "holds finished runs is resumed.")
+    p = actions.add_parser(
+        "run",
+        help="run every run of a campaign file not yet done in DIR",
+        description="Run the campaign FILE (TOML or JSON) into DIR; a DIR that "
+        "holds finished runs is resumed.",
+    )
     p.add_argument("file", metavar="FILE", help="campaign file (.toml or .json)")
     p.add_argument("--out", metavar="DIR", required=True, help="campaign directory")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes of the local Dask cluster (default: one a core); "
-                        "0 runs serially in this process without Dask")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786, instead of a local "
-                        "cluster (the workers need navsense and the same paths)")
-    p.add_argument("--retry-failed", action="store_true",
-                   help="run again the runs that failed before (default: keep their results)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes of the local Dask cluster (default: one a core); "
+        "0 runs serially in this process without Dask",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786, instead of a local "
+        "cluster (the workers need navsense and the same paths)",
+    )
+    p.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="run again the runs that failed before (default: keep their results)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress and no summary line")
-    s = actions.add_parser("summary", help="distribution of the statistics per sweep point",
-                           description="Rebuild DIR/statistics.parquet, write DIR/summary.parquet "
-                                       "and DIR/summary.csv and print them.")
+    s = actions.add_parser(
+        "summary",
+        help="distribution of the statistics per sweep point",
+        description="Rebuild DIR/statistics.parquet, write DIR/summary.parquet "
+        "and DIR/summary.csv and print them.",
+    )
     s.add_argument("dir", metavar="DIR", help="campaign directory")
-    r = actions.add_parser("rerun", help="reproduce one run's directory",
-                           description="Write the run directory of RUN_ID again and compare it "
-                                       "with the campaign's copy.")
+    r = actions.add_parser(
+        "rerun",
+        help="reproduce one run's directory",
+        description="Write the run directory of RUN_ID again and compare it "
+        "with the campaign's copy.",
+    )
     r.add_argument("dir", metavar="DIR", help="campaign directory")
     r.add_argument("run_id", metavar="RUN_ID", help="run id (or a unique prefix of one)")
     r.add_argument("--out", metavar="RUN_DIR", help="new run directory (default DIR/reruns/RUN_ID)")
@@ -83,10 +105,18 @@ def _run(args) -> int:
     if args.workers is not None and args.workers < 0:
         raise ConfigError(f"--workers {args.workers} must be >= 0")
     if args.scheduler and args.workers is not None:
-        raise ConfigError("--workers and --scheduler exclude each other: the scheduler's workers run")
+        raise ConfigError(
+            "--workers and --scheduler exclude each other: the scheduler's workers run"
+        )
     campaign = load_campaign(args.file)
-    outcome = run_campaign(campaign, args.out, workers=args.workers, scheduler=args.scheduler,
-                           retry_failed=args.retry_failed, progress=not args.quiet)
+    outcome = run_campaign(
+        campaign,
+        args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        retry_failed=args.retry_failed,
+        progress=not args.quiet,
+    )
     if not args.quiet or outcome.failed or outcome.lost:
         print(outcome.text(), file=sys.stderr)
     return 0 if outcome.failed == 0 and outcome.lost == 0 else 1
@@ -101,8 +131,11 @@ def _summary(args) -> int:
 
     table = write_summary(args.dir)
     sys.stdout.write(format_summary(table, statistics_table(args.dir)))
-    print(f"navsense: wrote {Path(args.dir) / 'summary.parquet'} and "
-          f"{Path(args.dir) / 'summary.csv'}", file=sys.stderr)
+    print(
+        f"navsense: wrote {Path(args.dir) / 'summary.parquet'} and "
+        f"{Path(args.dir) / 'summary.csv'}",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -50,9 +50,22 @@ import orjson
 from navsense.errors import ConfigError, NavsenseError
 
 __all__ = [
-    "execute_run", "simulate_run", "prepare_run", "PreparedRun", "run_campaign", "CampaignOutcome",
-    "serial_executor", "dask_executor", "read_results", "write_json_atomic", "rerun", "RerunReport",
-    "CAMPAIGN_JSON", "RESULTS_DIR", "RUNS_DIR", "LOCAL_WORKER_CONFIG",
+    "execute_run",
+    "simulate_run",
+    "prepare_run",
+    "PreparedRun",
+    "run_campaign",
+    "CampaignOutcome",
+    "serial_executor",
+    "dask_executor",
+    "read_results",
+    "write_json_atomic",
+    "rerun",
+    "RerunReport",
+    "CAMPAIGN_JSON",
+    "RESULTS_DIR",
+    "RUNS_DIR",
+    "LOCAL_WORKER_CONFIG",
 ]
 
 CAMPAIGN_JSON = "campaign.json"
@@ -81,7 +94,7 @@ class PreparedRun:
     cfg: dict
     vehicle: object
     site: object
-    truth: object | None          # TruthStates of a scenario; None for a truth log (streamed)
+    truth: object | None  # TruthStates of a scenario; None for a truth log (streamed)
     truth_path: str | None
     episode_source: dict
 
@@ -107,8 +120,11 @@ def prepare_run(run: Mapping, campaign_file: str = "campaign") -> PreparedRun:
     from navsense.vehicles import vehicle_profile
 
     vehicle = vehicle_profile(run["vehicle"])
-    cfg = load_config(config_path=(run["config"] or {}).get("path"),
-                      overlay_path=(run["overlay"] or {}).get("path"), vehicle=vehicle.name)
+    cfg = load_config(
+        config_path=(run["config"] or {}).get("path"),
+        overlay_path=(run["overlay"] or {}).get("path"),
+        vehicle=vehicle.name,
+    )
     for label, layer in run["overrides"]:
         cfg = apply_overrides(cfg, layer, source=f"{campaign_file}: {label}")
     cfg = apply_overrides(cfg, {"seed": run["seed"]}, source=f"{campaign_file}: seeds")
@@ -121,10 +137,22 @@ def prepare_run(run: Mapping, campaign_file: str = "campaign") -> PreparedRun:
         episode_source = {"scenario": source["scenario"]}
         if source.get("duration_s") is not None:
             episode_source["duration_s"] = source["duration_s"]
-        return PreparedRun(cfg=cfg, vehicle=vehicle, site=site if site is not None else scenario.site,
-                           truth=scenario.truth, truth_path=None, episode_source=episode_source)
-    return PreparedRun(cfg=cfg, vehicle=vehicle, site=site, truth=None, truth_path=source["truth"],
-                       episode_source={"truth": source["truth"]})
+        return PreparedRun(
+            cfg=cfg,
+            vehicle=vehicle,
+            site=site if site is not None else scenario.site,
+            truth=scenario.truth,
+            truth_path=None,
+            episode_source=episode_source,
+        )
+    return PreparedRun(
+        cfg=cfg,
+        vehicle=vehicle,
+        site=site,
+        truth=None,
+        truth_path=source["truth"],
+        episode_source={"truth": source["truth"]},
+    )
 
 
 def simulate_run(run: Mapping, out_dir: str | os.PathLike, campaign_file: str = "campaign"):
@@ -141,8 +169,18 @@ def simulate_run(run: Mapping, out_dir: str | os.PathLike, campaign_file: str = 
         from navsense.truth.io import iter_truth_chunks
 
         truth, total = iter_truth_chunks(prep.truth_path, DEFAULT_CHUNK_STEPS), None
-    simulate(truth, prep.cfg, prep.vehicle, prep.site, out_dir, source=prep.episode_source,
-             agent=run["agent"], chunk_steps=DEFAULT_CHUNK_STEPS, total_steps=total, progress=False)
+    simulate(
+        truth,
+        prep.cfg,
+        prep.vehicle,
+        prep.site,
+        out_dir,
+        source=prep.episode_source,
+        agent=run["agent"],
+        chunk_steps=DEFAULT_CHUNK_STEPS,
+        total_steps=total,
+        progress=False,
+    )
     return prep.truth
 
 
@@ -158,8 +196,13 @@ def execute_run(run: Mapping, campaign_file: str = "campaign", keep_dir: str | N
 
     t0 = time.perf_counter()
     run_id = run["run_id"]
-    result: dict = {"run_id": run_id, "status": "ok", "error": None, "statistics": None,
-                    "statistics_version": STATISTICS_VERSION}
+    result: dict = {
+        "run_id": run_id,
+        "status": "ok",
+        "error": None,
+        "statistics": None,
+        "statistics_version": STATISTICS_VERSION,
+    }
     scratch = None
     try:
         if keep_dir is not None:
@@ -173,9 +216,10 @@ def execute_run(run: Mapping, campaign_file: str = "campaign", keep_dir: str | N
         result["statistics"] = run_statistics(out, truth=truth)
     except NavsenseError as exc:
         result.update(status="failed", error=str(exc))
-    except Exception as exc:  # noqa: BLE001  (a run's failure is recorded; the others go on)
-        result.update(status="failed", error=f"{type(exc).__name__}: {exc}",
-                      traceback=traceback.format_exc())
+    except Exception as exc:
+        result.update(
+            status="failed", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()
+        )
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -194,49 +238,63 @@ def serial_executor(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
 def dask_executor(workers: int | None = None, scheduler: str | None = None) -> Executor:
     """An executor on Dask: a new LocalCluster of ``workers`` processes of one thread each, or
     the existing scheduler at ``scheduler`` (``tcp://HOST:PORT``)."""
+
     def execute(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
         try:
             import logging
 
             from dask.distributed import Client, LocalCluster, as_completed
         except ImportError:
-            raise ConfigError("campaign run: Dask is not installed; pip install 'navsense[campaign]' "
-                              "(dask[distributed]), or use --workers 0 to run serially") from None
+            raise ConfigError(
+                "campaign run: Dask is not installed; pip install 'navsense[campaign]' "
+                "(dask[distributed]), or use --workers 0 to run serially"
+            ) from None
         cluster = None
         if scheduler:
             try:
                 client = Client(scheduler, timeout="20s")
             except (OSError, TimeoutError, ValueError) as exc:
-                raise ConfigError(f"--scheduler {scheduler}: cannot connect to the Dask scheduler "
-                                  f"({exc})") from None
+                raise ConfigError(
+                    f"--scheduler {scheduler}: cannot connect to the Dask scheduler ({exc})"
+                ) from None
         else:
             import dask
 
             n = workers or default_workers()
             # no dashboard; the scheduler's small HTTP server on a free loopback port
             with dask.config.set(LOCAL_WORKER_CONFIG):
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None,
-                                       scheduler_kwargs={"dashboard_address": ":0"},
-                                       silence_logs=logging.ERROR)
+                cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    scheduler_kwargs={"dashboard_address": ":0"},
+                    silence_logs=logging.ERROR,
+                )
             client = Client(cluster)
         token = uuid.uuid4().hex[:8]
         try:
-            futures = [client.submit(fn, run, key=f"navsense-run-{run['run_id']}-{token}")
-                       for run in runs]
+            futures = [
+                client.submit(fn, run, key=f"navsense-run-{run['run_id']}-{token}") for run in runs
+            ]
             by_key = {f.key: run for f, run in zip(futures, runs)}
             for future in as_completed(futures):
                 run = by_key[future.key]
                 try:
                     yield future.result()
-                except Exception as exc:  # noqa: BLE001  (a worker died: no result of the run)
-                    yield {"run_id": run["run_id"], "status": "lost",
-                           "error": f"{type(exc).__name__}: {exc}"}
+                except Exception as exc:
+                    yield {
+                        "run_id": run["run_id"],
+                        "status": "lost",
+                        "error": f"{type(exc).__name__}: {exc}",
+                    }
                 future.release()
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
+
     return execute
 
 
@@ -252,7 +310,9 @@ def default_workers() -> int:
 def write_json_atomic(path: Path, data) -> None:
     """Write JSON (indented; nan as null) to a temporary name next to ``path``, then rename."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+    tmp.write_bytes(
+        orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+    )
     os.replace(tmp, path)
 
 
@@ -296,8 +356,10 @@ class _Progress:
         elapsed = now - self.t0
         left = elapsed / self.done * (self.total - self.done)
         frac = self.done / self.total
-        text = (f"campaign: {self.done}/{self.total} runs ({self.failed} failed) "
-                f"{_hms(elapsed)} elapsed, ~{_hms(left)} left")
+        text = (
+            f"campaign: {self.done}/{self.total} runs ({self.failed} failed) "
+            f"{_hms(elapsed)} elapsed, ~{_hms(left)} left"
+        )
         if self.tty:
             bar = "#" * int(30 * frac)
             self.stream.write(f"\r[{bar:<30}] {text}")
@@ -334,8 +396,10 @@ class CampaignOutcome:
     wall_s: float = 0.0
 
     def text(self) -> str:
-        lines = [f"campaign: {self.planned} runs: {self.skipped} done before, {self.ok} ok, "
-                 f"{self.failed} failed, {self.lost} lost in {self.wall_s:.1f} s -> {self.out_dir}"]
+        lines = [
+            f"campaign: {self.planned} runs: {self.skipped} done before, {self.ok} ok, "
+            f"{self.failed} failed, {self.lost} lost in {self.wall_s:.1f} s -> {self.out_dir}"
+        ]
         for run_id, message in sorted(self.errors.items()):
             lines.append(f"campaign: {run_id}: {message}")
         return "\n".join(lines)
@@ -345,13 +409,23 @@ def _campaign_note(old: dict, new: dict, done: int) -> str | None:
     if old == new:
         return None
     kept = len({r["run_id"] for r in old.get("runs", [])} & {r["run_id"] for r in new["runs"]})
-    return (f"campaign: {CAMPAIGN_JSON} held another version of the campaign; {kept} of its runs "
-            f"are still planned ({done} of them finished); the others are left out of the tables")
+    return (
+        f"campaign: {CAMPAIGN_JSON} held another version of the campaign; {kept} of its runs "
+        f"are still planned ({done} of them finished); the others are left out of the tables"
+    )
 
 
-def run_campaign(campaign, out_dir: str | os.PathLike, *, workers: int | None = None,
-                 scheduler: str | None = None, retry_failed: bool = False, progress: bool = True,
-                 executor: Executor | None = None, log=None) -> CampaignOutcome:
+def run_campaign(
+    campaign,
+    out_dir: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+    executor: Executor | None = None,
+    log=None,
+) -> CampaignOutcome:
     """Run every run of ``campaign`` (navsense.campaign.spec.Campaign) not yet finished in
     ``out_dir``, then rebuild ``out_dir/statistics.parquet``.
 
@@ -395,9 +469,14 @@ def run_campaign(campaign, out_dir: str | os.PathLike, *, workers: int | None = 
             continue
         todo.append(run)
     if executor is None:
-        executor = serial_executor if workers == 0 and not scheduler else dask_executor(workers, scheduler)
-    fn = functools.partial(execute_run, campaign_file=campaign.path.name,
-                           keep_dir=None if keep_dir is None else str(keep_dir))
+        executor = (
+            serial_executor if workers == 0 and not scheduler else dask_executor(workers, scheduler)
+        )
+    fn = functools.partial(
+        execute_run,
+        campaign_file=campaign.path.name,
+        keep_dir=None if keep_dir is None else str(keep_dir),
+    )
     bar = _Progress(len(todo), progress)
     try:
         if todo:
@@ -416,7 +495,6 @@ def run_campaign(campaign, out_dir: str | os.PathLike, *, workers: int | None = 
         write_statistics_table(out)
         outcome.wall_s = time.perf_counter() - t0
     return outcome
-
 
 
 # ------------------------------------------------------------------------------- rerun
@@ -440,12 +518,19 @@ class RerunReport:
     def text(self) -> str:
         head = f"campaign: rerun of {self.run_id} -> {self.run_dir}"
         if self.compared is None:
-            return head + "\ncampaign: nothing to compare with (the run has no kept directory and no statistics)"
+            return (
+                head
+                + "\ncampaign: nothing to compare with (the run has no kept directory and no statistics)"
+            )
         what = "every file" if self.compared == "files" else "the statistics"
         if not self.differences:
-            return f"{head}\ncampaign: identical to the campaign's copy ({what} of {self.reference})"
-        return (f"{head}\ncampaign: DIFFERS from the campaign's copy ({self.reference}): "
-                + ", ".join(self.differences))
+            return (
+                f"{head}\ncampaign: identical to the campaign's copy ({what} of {self.reference})"
+            )
+        return (
+            f"{head}\ncampaign: DIFFERS from the campaign's copy ({self.reference}): "
+            + ", ".join(self.differences)
+        )
 
 
 def _find_run(campaign: dict, run_id: str, where: str) -> dict:
@@ -458,10 +543,14 @@ def _find_run(campaign: dict, run_id: str, where: str) -> dict:
         return found[0]
     if found:
         names = ", ".join(r["run_id"] for r in found[:5])
-        raise ConfigError(f"{where}: RUN_ID {run_id!r} matches {len(found)} runs ({names}"
-                          f"{', ...' if len(found) > 5 else ''}); give more of it")
-    raise ConfigError(f"{where}: no run {run_id!r} in the campaign ({len(runs)} runs, "
-                      f"e.g. {runs[0]['run_id'] if runs else 'none'})")
+        raise ConfigError(
+            f"{where}: RUN_ID {run_id!r} matches {len(found)} runs ({names}"
+            f"{', ...' if len(found) > 5 else ''}); give more of it"
+        )
+    raise ConfigError(
+        f"{where}: no run {run_id!r} in the campaign ({len(runs)} runs, "
+        f"e.g. {runs[0]['run_id'] if runs else 'none'})"
+    )
 
 
 def _check_inputs(run: dict) -> None:
@@ -482,12 +571,15 @@ def _check_inputs(run: dict) -> None:
         try:
             now = sha256_of(Path(path))
         except OSError as exc:
-            raise ConfigError(f"{path}: cannot read this input of run {run['run_id']} "
-                              f"({exc.strerror or exc})") from None
+            raise ConfigError(
+                f"{path}: cannot read this input of run {run['run_id']} ({exc.strerror or exc})"
+            ) from None
         if now != digest:
-            raise ConfigError(f"{path}: changed since the campaign ran (SHA-256 {now[:12]}..., "
-                              f"recorded {digest[:12]}...); run {run['run_id']} cannot be "
-                              f"reproduced from it")
+            raise ConfigError(
+                f"{path}: changed since the campaign ran (SHA-256 {now[:12]}..., "
+                f"recorded {digest[:12]}...); run {run['run_id']} cannot be "
+                f"reproduced from it"
+            )
 
 
 def _same_number(a, b) -> bool:
@@ -497,8 +589,9 @@ def _same_number(a, b) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
-def rerun(campaign_dir: str | os.PathLike, run_id: str,
-          out_dir: str | os.PathLike | None = None) -> RerunReport:
+def rerun(
+    campaign_dir: str | os.PathLike, run_id: str, out_dir: str | os.PathLike | None = None
+) -> RerunReport:
     """Write the run directory of ``run_id`` (or a unique prefix) of the campaign in
     ``campaign_dir`` to ``out_dir`` (default ``campaign_dir/reruns/RUN_ID``) and compare it with
     the campaign's copy or recorded statistics."""
@@ -513,8 +606,10 @@ def rerun(campaign_dir: str | os.PathLike, run_id: str,
     _check_inputs(run)
     note = None
     if run.get("navsense_version") != __version__:
-        note = (f"campaign: the campaign ran navsense {run.get('navsense_version')}, this is "
-                f"{__version__}; the rerun may differ")
+        note = (
+            f"campaign: the campaign ran navsense {run.get('navsense_version')}, this is "
+            f"{__version__}; the rerun may differ"
+        )
     if out_dir is None:
         out = base / "reruns" / rid
         k = 2

@@ -66,15 +66,47 @@ from navsense.config.load import parse_config_text
 from navsense.config.schema import SCHEMA, format_value, lookup, unknown_key_error
 from navsense.errors import ConfigError
 
-__all__ = ["Campaign", "load_campaign", "campaign_from_data", "run_hash", "KEEP_CHOICES",
-           "TOP_KEYS", "RUN_KEYS", "SEED_MIN", "SEED_MAX"]
+__all__ = [
+    "Campaign",
+    "load_campaign",
+    "campaign_from_data",
+    "run_hash",
+    "KEEP_CHOICES",
+    "TOP_KEYS",
+    "RUN_KEYS",
+    "SEED_MIN",
+    "SEED_MAX",
+]
 
 KEEP_CHOICES = ("statistics", "runs")
-TOP_KEYS = ("name", "description", "keep", "duration_s", "sources", "seeds", "vehicles", "agents",
-            "config", "overlay", "overrides", "sweep")
+TOP_KEYS = (
+    "name",
+    "description",
+    "keep",
+    "duration_s",
+    "sources",
+    "seeds",
+    "vehicles",
+    "agents",
+    "config",
+    "overlay",
+    "overrides",
+    "sweep",
+)
 SOURCE_KEYS = {"scenario": ("scenario", "duration_s", "site"), "truth": ("truth", "site")}
-RUN_KEYS = ("run_id", "point", "seed", "agent", "vehicle", "source", "source_label", "config",
-            "overlay", "overrides", "navsense_version")
+RUN_KEYS = (
+    "run_id",
+    "point",
+    "seed",
+    "agent",
+    "vehicle",
+    "source",
+    "source_label",
+    "config",
+    "overlay",
+    "overrides",
+    "navsense_version",
+)
 _SEED_FIELD = lookup("seed", SCHEMA)
 SEED_MIN = int(_SEED_FIELD.minimum)
 SEED_MAX = int(_SEED_FIELD.maximum)
@@ -160,7 +192,9 @@ def _read(path: Path) -> dict:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"{source}: cannot read the campaign file ({exc.strerror or exc})") from None
+        raise ConfigError(
+            f"{source}: cannot read the campaign file ({exc.strerror or exc})"
+        ) from None
     suffix = path.suffix.lower()
     if suffix == ".toml":
         try:
@@ -190,7 +224,9 @@ def sha256_of(path: Path) -> str:
 def run_hash(run: Mapping) -> str:
     """The hash part of a run id: SHA-256 of the run's canonical JSON without ``run_id``."""
     body = {k: v for k, v in run.items() if k != "run_id"}
-    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:HASH_HEX_DIGITS]
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[
+        :HASH_HEX_DIGITS
+    ]
 
 
 def load_campaign(path: str | os.PathLike) -> Campaign:
@@ -236,20 +272,34 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
 
     runs = []
     for source in sources:
-        for vehicle in (vehicles or (source["vehicle"],)):
+        for vehicle in vehicles or (source["vehicle"],):
             for agent in agents:
                 for point in points:
                     for seed in seeds:
-                        runs.append(_run(source, vehicle, agent, point, seed, config, overlay,
-                                         overrides))
-    return Campaign(path=path, name=name, description=description, keep=keep,
-                    sources=tuple(sources), seeds=tuple(seeds), vehicles=vehicles,
-                    agents=tuple(agents), config=config, overlay=overlay, overrides=overrides,
-                    sweep_keys=tuple(sweep_keys), points=tuple(points), runs=tuple(runs))
+                        runs.append(
+                            _run(source, vehicle, agent, point, seed, config, overlay, overrides)
+                        )
+    return Campaign(
+        path=path,
+        name=name,
+        description=description,
+        keep=keep,
+        sources=tuple(sources),
+        seeds=tuple(seeds),
+        vehicles=vehicles,
+        agents=tuple(agents),
+        config=config,
+        overlay=overlay,
+        overrides=overrides,
+        sweep_keys=tuple(sweep_keys),
+        points=tuple(points),
+        runs=tuple(runs),
+    )
 
 
-def _run(source: dict, vehicle: str, agent: int, point: dict, seed: int, config, overlay,
-         overrides: dict) -> dict:
+def _run(
+    source: dict, vehicle: str, agent: int, point: dict, seed: int, config, overlay, overrides: dict
+) -> dict:
     layers = []
     if overrides:
         layers.append(["overrides", overrides])
@@ -276,8 +326,12 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
     from navsense.scenarios import load_scenario, scenario_names
 
     if not isinstance(value, list) or not value:
-        raise _err(src, "sources", value, "is not a non-empty array of sources "
-                   "({scenario = NAME} or {truth = FILE})")
+        raise _err(
+            src,
+            "sources",
+            value,
+            "is not a non-empty array of sources ({scenario = NAME} or {truth = FILE})",
+        )
     out = []
     labels: dict[str, int] = {}
     for i, item in enumerate(value):
@@ -302,14 +356,24 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             if ref.endswith(".json"):
                 p = (base / ref).resolve()
                 if not p.is_file():
-                    raise _err(src, f"{where}.scenario", ref, f"is not a scenario file ({p} not found)")
+                    raise _err(
+                        src, f"{where}.scenario", ref, f"is not a scenario file ({p} not found)"
+                    )
                 run_source["scenario"] = str(p)
                 run_source["sha256"] = sha256_of(p)
-                label = p.name[: -len(".scenario.json")] if p.name.endswith(".scenario.json") else p.stem
+                label = (
+                    p.name[: -len(".scenario.json")]
+                    if p.name.endswith(".scenario.json")
+                    else p.stem
+                )
             else:
                 if ref not in scenario_names():
-                    raise _err(src, f"{where}.scenario", ref, "is not an embedded scenario; known: "
-                               + ", ".join(scenario_names()))
+                    raise _err(
+                        src,
+                        f"{where}.scenario",
+                        ref,
+                        "is not an embedded scenario; known: " + ", ".join(scenario_names()),
+                    )
                 run_source["scenario"] = ref
                 label = ref
             try:
@@ -352,8 +416,14 @@ def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
             raise _err(src, where, site, f"is not a site file ({p} not found)")
         return {"path": str(p), "sha256": sha256_of(p)}
     if site not in embedded_sites():
-        raise _err(src, where, site, "is not an embedded site; known: " + ", ".join(embedded_sites())
-                   + " (or give a site JSON file)")
+        raise _err(
+            src,
+            where,
+            site,
+            "is not an embedded site; known: "
+            + ", ".join(embedded_sites())
+            + " (or give a site JSON file)",
+        )
     return site
 
 
@@ -383,7 +453,9 @@ def _seeds(src: str, value) -> list[int]:
             dup = next(v for v in value if value.count(v) > 1)
             raise _err(src, "seeds", value, f"lists the seed {dup} twice")
         return list(value)
-    raise _err(src, "seeds", value, f"is not {{start = N, count = M}} or a non-empty array of {allowed}")
+    raise _err(
+        src, "seeds", value, f"is not {{start = N, count = M}} or a non-empty array of {allowed}"
+    )
 
 
 def _vehicles(src: str, value) -> tuple[str, ...] | None:
@@ -472,8 +544,13 @@ def _sweep(src: str, value) -> tuple[list[str], list[dict]]:
         if key not in ("grid", "points"):
             raise _unknown(src, "sweep", str(key), v, ("grid", "points"))
     if ("grid" in value) == ("points" in value):
-        raise _err(src, "sweep", value, "needs exactly one of grid (key -> list of values) or "
-                   "points (a list of override tables)")
+        raise _err(
+            src,
+            "sweep",
+            value,
+            "needs exactly one of grid (key -> list of values) or "
+            "points (a list of override tables)",
+        )
     if "grid" in value:
         grid = value["grid"]
         if not isinstance(grid, Mapping) or not grid:
@@ -481,7 +558,9 @@ def _sweep(src: str, value) -> tuple[list[str], list[dict]]:
         keys, lists = [], []
         for key, item in _flatten(grid):
             if not isinstance(item, list) or not item:
-                raise _err(src, f"sweep.grid.{key}", item, "is not a non-empty array of values to sweep")
+                raise _err(
+                    src, f"sweep.grid.{key}", item, "is not a non-empty array of values to sweep"
+                )
             _check_key(src, "sweep.grid", key, item)
             keys.append(key)
             lists.append(item)

@@ -5,5 +5,5 @@ One implementation serves the campaigns and ``navsense report``; it lives in
 are the same objects (``navsense.campaign.stats.run_statistics is navsense.stats.run_statistics``).
 """
 
-from navsense.stats import *  # noqa: F401,F403
+from navsense.stats import *  # noqa: F403
 from navsense.stats import __all__  # noqa: F401

@@ -37,9 +37,18 @@ from navsense.campaign.runner import CAMPAIGN_JSON, read_results
 from navsense.campaign.stats import STATISTICS_KEYS
 from navsense.errors import ConfigError
 
-__all__ = ["statistics_table", "write_statistics_table", "summary_table", "write_summary",
-           "format_summary", "read_campaign_json", "STATISTICS_PARQUET", "SUMMARY_PARQUET",
-           "SUMMARY_CSV", "SUMMARY_MEASURES"]
+__all__ = [
+    "statistics_table",
+    "write_statistics_table",
+    "summary_table",
+    "write_summary",
+    "format_summary",
+    "read_campaign_json",
+    "STATISTICS_PARQUET",
+    "SUMMARY_PARQUET",
+    "SUMMARY_CSV",
+    "SUMMARY_MEASURES",
+]
 
 STATISTICS_PARQUET = "statistics.parquet"
 SUMMARY_PARQUET = "summary.parquet"
@@ -53,8 +62,10 @@ def read_campaign_json(out_dir: str | os.PathLike) -> dict:
     try:
         return orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        raise ConfigError(f"{out_dir}: not a campaign directory (no {CAMPAIGN_JSON}); "
-                          f"run navsense campaign run FILE --out {out_dir} first") from None
+        raise ConfigError(
+            f"{out_dir}: not a campaign directory (no {CAMPAIGN_JSON}); "
+            f"run navsense campaign run FILE --out {out_dir} first"
+        ) from None
     except orjson.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON ({exc})") from None
 
@@ -70,7 +81,9 @@ def _sweep_columns(campaign: dict, runs: list[dict]) -> list[tuple[str, pa.Array
             typ = pa.bool_()
         elif present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
             typ = pa.int64()
-        elif present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        elif present and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in present
+        ):
             typ = pa.float64()
             values = [None if v is None else float(v) for v in values]
         elif present and all(isinstance(v, str) for v in present):
@@ -94,8 +107,9 @@ def statistics_table(out_dir: str | os.PathLike) -> pa.Table:
     """The statistics table of the campaign in ``out_dir`` (module docstring), sorted by run_id."""
     campaign = read_campaign_json(out_dir)
     results = read_results(out_dir)
-    runs = sorted((r for r in campaign["runs"] if r["run_id"] in results),
-                  key=lambda r: r["run_id"])
+    runs = sorted(
+        (r for r in campaign["runs"] if r["run_id"] in results), key=lambda r: r["run_id"]
+    )
     labels = {p["point"]: p["label"] for p in campaign.get("points", [])}
     res = [results[r["run_id"]] for r in runs]
     columns: list[tuple[str, pa.Array]] = [
@@ -158,16 +172,30 @@ def summary_table(out_dir: str | os.PathLike) -> pa.Table:
         key = (cols["point"][i], cols["source"][i], cols["vehicle"][i])
         groups.setdefault(key, []).append(i)
     keys = sorted(groups, key=lambda k: (k[0], order.get(k, len(order))))
-    out: dict[str, list] = {c: [] for c in ("point", "point_label", "source", "vehicle", *sweep_keys,
-                                           "statistic", "runs", "failed", "n", *SUMMARY_MEASURES)}
+    out: dict[str, list] = {
+        c: []
+        for c in (
+            "point",
+            "point_label",
+            "source",
+            "vehicle",
+            *sweep_keys,
+            "statistic",
+            "runs",
+            "failed",
+            "n",
+            *SUMMARY_MEASURES,
+        )
+    }
     status = np.array(cols["status"], dtype=object)
     for key in keys:
         rows = np.array(groups[key], dtype=np.int64)
         ok = rows[status[rows] == "ok"]
         first = int(rows[0])
         for stat in STATISTICS_KEYS:
-            x = np.array([np.nan if v is None else v for v in (cols[stat][i] for i in ok)],
-                         dtype=np.float64)
+            x = np.array(
+                [np.nan if v is None else v for v in (cols[stat][i] for i in ok)], dtype=np.float64
+            )
             out["point"].append(key[0])
             out["point_label"].append(cols["point_label"][first])
             out["source"].append(key[1])
@@ -180,9 +208,17 @@ def summary_table(out_dir: str | os.PathLike) -> pa.Table:
             out["n"].append(int(np.count_nonzero(~np.isnan(x))))
             for name, value in zip(SUMMARY_MEASURES, _measures(x)):
                 out[name].append(value)
-    types = {"point": pa.int64(), "point_label": pa.string(), "source": pa.string(),
-             "vehicle": pa.string(), "statistic": pa.string(), "runs": pa.int64(),
-             "failed": pa.int64(), "n": pa.int64(), **{m: pa.float64() for m in SUMMARY_MEASURES}}
+    types = {
+        "point": pa.int64(),
+        "point_label": pa.string(),
+        "source": pa.string(),
+        "vehicle": pa.string(),
+        "statistic": pa.string(),
+        "runs": pa.int64(),
+        "failed": pa.int64(),
+        "n": pa.int64(),
+        **{m: pa.float64() for m in SUMMARY_MEASURES},
+    }
     for k in sweep_keys:
         types[k] = stats.schema.field(k).type
     return pa.table({c: pa.array(v, type=types[c]) for c, v in out.items()})
@@ -214,17 +250,27 @@ def format_summary(table: pa.Table, statistics: pa.Table | None = None) -> str:
         if key != current:
             current = key
             lines.append("")
-            lines.append(f"p{key[0]:03d} {cols['point_label'][i]} | {key[1]} | {key[2]}: "
-                         f"{cols['runs'][i]} runs ok, {cols['failed'][i]} failed")
-            lines.append(f"  {'statistic':<{width}} {'n':>4} " + " ".join(f"{m:>11}" for m in SUMMARY_MEASURES))
+            lines.append(
+                f"p{key[0]:03d} {cols['point_label'][i]} | {key[1]} | {key[2]}: "
+                f"{cols['runs'][i]} runs ok, {cols['failed'][i]} failed"
+            )
+            lines.append(
+                f"  {'statistic':<{width}} {'n':>4} "
+                + " ".join(f"{m:>11}" for m in SUMMARY_MEASURES)
+            )
         if cols["n"][i] == 0:
             continue
-        lines.append(f"  {cols['statistic'][i]:<{width}} {cols['n'][i]:>4} "
-                     + " ".join(_num(cols[m][i]) for m in SUMMARY_MEASURES))
+        lines.append(
+            f"  {cols['statistic'][i]:<{width}} {cols['n'][i]:>4} "
+            + " ".join(_num(cols[m][i]) for m in SUMMARY_MEASURES)
+        )
     if statistics is not None:
         st = statistics.to_pydict()
-        failed = [(st["run_id"][i], st["error"][i]) for i in range(statistics.num_rows)
-                  if st["status"][i] != "ok"]
+        failed = [
+            (st["run_id"][i], st["error"][i])
+            for i in range(statistics.num_rows)
+            if st["status"][i] != "ok"
+        ]
         if failed:
             lines.append("")
             lines.append(f"{len(failed)} failed runs:")

@@ -38,19 +38,54 @@ Vehicles: ``polaris`` applies the embedded ``sensors_polaris.json`` (with its ``
 false). ``overlay_path`` replaces the embedded overlay for either vehicle.
 """
 
-from navsense.config.defaults import VEHICLE_OVERLAYS, code_defaults, sensors_defaults, vehicle_overlay
+from navsense.config.defaults import (
+    VEHICLE_OVERLAYS,
+    code_defaults,
+    sensors_defaults,
+    vehicle_overlay,
+)
 from navsense.config.load import (
-    COMMAND_LINE, apply_overrides, deep_merge, load_config, parse_config_text, parse_number,
-    parse_outage, read_config_file,
+    COMMAND_LINE,
+    apply_overrides,
+    deep_merge,
+    load_config,
+    parse_config_text,
+    parse_number,
+    parse_outage,
+    read_config_file,
 )
 from navsense.config.schema import (
-    SCHEMA, Field, Section, canonical, describe_keys, known_keys, lookup, parse_utc, validate,
+    SCHEMA,
+    Field,
+    Section,
+    canonical,
+    describe_keys,
+    known_keys,
+    lookup,
+    parse_utc,
+    validate,
 )
 
 __all__ = [
-    "load_config", "apply_overrides", "validate",
-    "SCHEMA", "Field", "Section", "canonical", "describe_keys", "known_keys", "lookup", "parse_utc",
-    "VEHICLE_OVERLAYS", "sensors_defaults", "code_defaults", "vehicle_overlay",
-    "read_config_file", "parse_config_text", "deep_merge", "parse_outage", "parse_number",
+    "load_config",
+    "apply_overrides",
+    "validate",
+    "SCHEMA",
+    "Field",
+    "Section",
+    "canonical",
+    "describe_keys",
+    "known_keys",
+    "lookup",
+    "parse_utc",
+    "VEHICLE_OVERLAYS",
+    "sensors_defaults",
+    "code_defaults",
+    "vehicle_overlay",
+    "read_config_file",
+    "parse_config_text",
+    "deep_merge",
+    "parse_outage",
+    "parse_number",
     "COMMAND_LINE",
 ]

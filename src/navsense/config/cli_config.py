@@ -62,10 +62,20 @@ _VALUE_OPTIONS = (
     ("--gnss-hz", number, "HZ", "gnss.hz", "GNSS epoch rate, 1..120 Hz"),
     ("--imu-hz", number, "HZ", "imu.hz", "IMU sample rate, 1..120 Hz"),
     ("--gnss-start", str, "MODE", "gnss.start", "GNSS start mode: converged or cold"),
-    ("--gnss-frame", str, "FRAME", "gnss.datum.output_frame",
-     "GNSS output frame: wgs84_g2139 or nad83"),
-    ("--gnss-baseline-km", number, "KM", "gnss.corrections.baseline_km",
-     "distance to the RTK base station, 0..200 km"),
+    (
+        "--gnss-frame",
+        str,
+        "FRAME",
+        "gnss.datum.output_frame",
+        "GNSS output frame: wgs84_g2139 or nad83",
+    ),
+    (
+        "--gnss-baseline-km",
+        number,
+        "KM",
+        "gnss.corrections.baseline_km",
+        "distance to the RTK base station, 0..200 km",
+    ),
 )
 
 # (option, dotted key, help): flags that set one boolean key to false.
@@ -93,22 +103,39 @@ def _dest(option: str) -> str:
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--config``, ``--overlay``, ``--vehicle`` and the sensor options to ``parser``."""
     group = parser.add_argument_group("sensor configuration")
-    group.add_argument("--config", metavar="FILE",
-                       help="sensor configuration replacing the embedded sensors.json "
-                            "(a partial file keeps the defaults for the keys it leaves out)")
-    group.add_argument("--overlay", metavar="FILE",
-                       help="vehicle overlay replacing the embedded one (sensors_polaris.json)")
-    group.add_argument("--vehicle", choices=tuple(VEHICLE_OVERLAYS),
-                       help="vehicle whose embedded overlay applies (default: polaris)")
+    group.add_argument(
+        "--config",
+        metavar="FILE",
+        help="sensor configuration replacing the embedded sensors.json "
+        "(a partial file keeps the defaults for the keys it leaves out)",
+    )
+    group.add_argument(
+        "--overlay",
+        metavar="FILE",
+        help="vehicle overlay replacing the embedded one (sensors_polaris.json)",
+    )
+    group.add_argument(
+        "--vehicle",
+        choices=tuple(VEHICLE_OVERLAYS),
+        help="vehicle whose embedded overlay applies (default: polaris)",
+    )
     for option, kind, metavar, key, text in _VALUE_OPTIONS:
         group.add_argument(option, type=kind, metavar=metavar, help=f"{text} (sets {key})")
     for option, key, text in _OFF_FLAGS:
         group.add_argument(option, action="store_true", help=f"{text} (sets {key} false)")
     for option, key, text in _ON_OFF_FLAGS:
-        group.add_argument(option, action=argparse.BooleanOptionalAction, default=None,
-                           help=f"turn on (or off) {text} (sets {key})")
-    group.add_argument("--gnss-outage", action="append", metavar="START:END",
-                       help="add one correction outage [START, END) in seconds; repeatable")
+        group.add_argument(
+            option,
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=f"turn on (or off) {text} (sets {key})",
+        )
+    group.add_argument(
+        "--gnss-outage",
+        action="append",
+        metavar="START:END",
+        help="add one correction outage [START, END) in seconds; repeatable",
+    )
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict:
@@ -131,8 +158,9 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
             overrides[key] = bool(value)
     outages = getattr(args, "gnss_outage", None)
     if outages:
-        overrides[_OUTAGE_KEY] = [item if isinstance(item, (list, tuple)) else parse_outage(item)
-                                  for item in outages]
+        overrides[_OUTAGE_KEY] = [
+            item if isinstance(item, (list, tuple)) else parse_outage(item) for item in outages
+        ]
     return overrides
 
 
@@ -149,16 +177,24 @@ def config_from_args(args: argparse.Namespace) -> dict:
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``config`` (actions ``show`` and ``keys``) on an argparse ``subparsers`` object."""
     parser = subparsers.add_parser(
-        "config", help="show the effective sensor configuration",
+        "config",
+        help="show the effective sensor configuration",
         description="The sensor configuration: embedded sensors.json < --config < vehicle "
-                    "overlay < options.")
+        "overlay < options.",
+    )
     actions = parser.add_subparsers(dest="config_action", metavar="ACTION", required=True)
-    show = actions.add_parser("show", help="print the effective configuration as JSON",
-                              description="Print the effective sensor configuration as JSON.")
+    show = actions.add_parser(
+        "show",
+        help="print the effective configuration as JSON",
+        description="Print the effective sensor configuration as JSON.",
+    )
     add_config_arguments(show)
-    actions.add_parser("keys", help="list every key, its type and its allowed values",
-                       description="List every configuration key with its type, allowed values "
-                                   "and where its range comes from.")
+    actions.add_parser(
+        "keys",
+        help="list every key, its type and its allowed values",
+        description="List every configuration key with its type, allowed values "
+        "and where its range comes from.",
+    )
     parser.set_defaults(func=run)
     return parser
 

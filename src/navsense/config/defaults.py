@@ -28,8 +28,13 @@ import functools
 import json
 from importlib import resources
 
-__all__ = ["VEHICLE_OVERLAYS", "sensors_defaults", "code_defaults", "vehicle_overlay",
-           "read_embedded"]
+__all__ = [
+    "VEHICLE_OVERLAYS",
+    "sensors_defaults",
+    "code_defaults",
+    "vehicle_overlay",
+    "read_embedded",
+]
 
 #: vehicle name -> name of its embedded overlay file (None: no overlay).
 VEHICLE_OVERLAYS: dict[str, str | None] = {

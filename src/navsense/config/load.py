@@ -25,23 +25,46 @@ import math
 import os
 from collections.abc import Mapping
 
-from navsense.config.defaults import VEHICLE_OVERLAYS, code_defaults, sensors_defaults, vehicle_overlay
+from navsense.config.defaults import (
+    VEHICLE_OVERLAYS,
+    code_defaults,
+    sensors_defaults,
+    vehicle_overlay,
+)
 from navsense.config.schema import (
-    LIST_KINDS, SCHEMA, Field, Section, canonical, format_value, lookup, unknown_key_error, validate,
+    LIST_KINDS,
+    SCHEMA,
+    Field,
+    Section,
+    canonical,
+    format_value,
+    lookup,
+    unknown_key_error,
+    validate,
 )
 from navsense.errors import ConfigError
 
-__all__ = ["load_config", "apply_overrides", "read_config_file", "parse_config_text",
-           "deep_merge", "parse_outage", "parse_number", "COMMAND_LINE"]
+__all__ = [
+    "load_config",
+    "apply_overrides",
+    "read_config_file",
+    "parse_config_text",
+    "deep_merge",
+    "parse_outage",
+    "parse_number",
+    "COMMAND_LINE",
+]
 
 #: The source named in errors caused by overrides.
 COMMAND_LINE = "command line"
 
 
-def load_config(config_path: str | os.PathLike | None = None,
-                overlay_path: str | os.PathLike | None = None,
-                vehicle: str = "polaris",
-                overrides: Mapping | None = None) -> dict:
+def load_config(
+    config_path: str | os.PathLike | None = None,
+    overlay_path: str | os.PathLike | None = None,
+    vehicle: str = "polaris",
+    overrides: Mapping | None = None,
+) -> dict:
     """The effective sensor configuration: defaults < config file < overlay < overrides.
 
     Returns a new plain nested dict (JSON types only, keys in the schema's order) with every key
@@ -51,7 +74,8 @@ def load_config(config_path: str | os.PathLike | None = None,
     """
     if vehicle not in VEHICLE_OVERLAYS:
         raise ConfigError(
-            f"vehicle = {format_value(vehicle)} is not one of {', '.join(VEHICLE_OVERLAYS)}")
+            f"vehicle = {format_value(vehicle)} is not one of {', '.join(VEHICLE_OVERLAYS)}"
+        )
     cfg = deep_merge(code_defaults(), sensors_defaults())
     validate(cfg, "sensors.json")
     layers: list[tuple[dict, str]] = []
@@ -66,7 +90,8 @@ def load_config(config_path: str | os.PathLike | None = None,
     for layer, source in layers:
         if not isinstance(layer, Mapping):
             raise ConfigError(
-                f"{source}: the configuration is {format_value(layer, 40)}, not a JSON object")
+                f"{source}: the configuration is {format_value(layer, 40)}, not a JSON object"
+            )
         cfg = deep_merge(cfg, layer)
         validate(cfg, source)
     if overrides:
@@ -74,8 +99,9 @@ def load_config(config_path: str | os.PathLike | None = None,
     return canonical(cfg)
 
 
-def apply_overrides(cfg: Mapping, overrides: Mapping, *, source: str = COMMAND_LINE,
-                    schema: Section = SCHEMA) -> dict:
+def apply_overrides(
+    cfg: Mapping, overrides: Mapping, *, source: str = COMMAND_LINE, schema: Section = SCHEMA
+) -> dict:
     """A validated copy of ``cfg`` with ``overrides`` applied (``cfg`` is not changed).
 
     ``overrides`` maps dotted key paths to values, in the order given: ``{"seed": 7,
@@ -102,11 +128,15 @@ def apply_overrides(cfg: Mapping, overrides: Mapping, *, source: str = COMMAND_L
                 raise ConfigError(f"{source}: {path} cannot be set: {name} is not an object")
         if append:
             if not (isinstance(node, Field) and node.kind in LIST_KINDS):
-                raise ConfigError(f"{source}: {key} = {format_value(value)} appends to a list, "
-                                  f"but {path} is not a list")
+                raise ConfigError(
+                    f"{source}: {key} = {format_value(value)} appends to a list, "
+                    f"but {path} is not a list"
+                )
             if not isinstance(value, (list, tuple)):
-                raise ConfigError(f"{source}: {key} = {format_value(value)} is not an array "
-                                  f"of items to append to {path}")
+                raise ConfigError(
+                    f"{source}: {key} = {format_value(value)} is not an array "
+                    f"of items to append to {path}"
+                )
             parent[leaf] = list(parent.get(leaf, [])) + copy.deepcopy(list(value))
         elif isinstance(node, Section) and isinstance(value, Mapping):
             parent[leaf] = deep_merge(parent.get(leaf, {}), value)
@@ -134,8 +164,9 @@ def read_config_file(path: str | os.PathLike) -> dict:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
     except OSError as e:
-        raise ConfigError(f"{source}: cannot read the configuration file: "
-                          f"{e.strerror or e}") from None
+        raise ConfigError(
+            f"{source}: cannot read the configuration file: {e.strerror or e}"
+        ) from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{source}: is not UTF-8 text (byte {e.start})") from None
     return parse_config_text(text, source)
@@ -148,14 +179,17 @@ def parse_config_text(text: str, source: str) -> dict:
     NaN and Infinity are errors. The top level must be an object.
     """
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys(source),
-                           parse_constant=_no_constant(source))
+        value = json.loads(
+            text, object_pairs_hook=_no_duplicate_keys(source), parse_constant=_no_constant(source)
+        )
     except json.JSONDecodeError as e:
-        raise ConfigError(f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: "
-                          f"{e.msg}") from None
+        raise ConfigError(
+            f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from None
     if not isinstance(value, dict):
         raise ConfigError(
-            f"{source}: the configuration is {format_value(value, 40)}, not a JSON object")
+            f"{source}: the configuration is {format_value(value, 40)}, not a JSON object"
+        )
     return value
 
 
@@ -164,16 +198,19 @@ def _no_duplicate_keys(source: str):
         out = {}
         for key, value in pairs:
             if key in out:
-                raise ConfigError(f"{source}: the key {format_value(key)} appears twice "
-                                  f"in one object")
+                raise ConfigError(
+                    f"{source}: the key {format_value(key)} appears twice in one object"
+                )
             out[key] = value
         return out
+
     return hook
 
 
 def _no_constant(source: str):
     def hook(name):
         raise ConfigError(f"{source}: {name} is not valid JSON; numbers must be finite")
+
     return hook
 
 
@@ -189,8 +226,10 @@ def parse_outage(text: str, option: str = "--gnss-outage") -> list[float]:
             raise ValueError
         pair = [parse_number(p) for p in parts]
     except ValueError:
-        raise ConfigError(f"{COMMAND_LINE}: {option} = {format_value(text)} is not "
-                          f"<start>:<end> in seconds, such as 10:20") from None
+        raise ConfigError(
+            f"{COMMAND_LINE}: {option} = {format_value(text)} is not "
+            f"<start>:<end> in seconds, such as 10:20"
+        ) from None
     return pair
 
 

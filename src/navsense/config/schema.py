@@ -36,9 +36,25 @@ import numpy as np
 from navsense.errors import ConfigError
 
 __all__ = [
-    "Field", "Section", "SCHEMA", "validate", "canonical", "lookup", "known_keys",
-    "describe_keys", "unknown_key_error", "format_value", "parse_utc", "KINDS",
-    "BOOLEAN", "RATE_HZ", "VECTOR3_M", "FINITE", "nonnegative", "positive", "enum",
+    "Field",
+    "Section",
+    "SCHEMA",
+    "validate",
+    "canonical",
+    "lookup",
+    "known_keys",
+    "describe_keys",
+    "unknown_key_error",
+    "format_value",
+    "parse_utc",
+    "KINDS",
+    "BOOLEAN",
+    "RATE_HZ",
+    "VECTOR3_M",
+    "FINITE",
+    "nonnegative",
+    "positive",
+    "enum",
 ]
 
 #: A check of a whole section: returns what is wrong ("has no system on; ...") or None.
@@ -110,13 +126,14 @@ class Field:
 class Section:
     """A JSON object of the configuration: its keys in canonical order, and whole-section checks."""
 
-    fields: Mapping[str, "Field | Section"]
+    fields: Mapping[str, Field | Section]
     checks: tuple[SectionCheck, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
 # Field kinds. A checker returns None when the value is allowed, else (path, value, complaint),
 # where path and value may name one element of the value (outages_s[1] = [20, 10]).
+
 
 def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
@@ -163,8 +180,11 @@ def _check_enum(f: Field, value, path: str):
 
 
 def _check_vector(f: Field, value, path: str):
-    if (not isinstance(value, (list, tuple)) or len(value) != f.length
-            or not all(_is_number(x) and math.isfinite(x) for x in value)):
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != f.length
+        or not all(_is_number(x) and math.isfinite(x) for x in value)
+    ):
         return path, value, f"is not an array of {f.length} numbers"
     for i, x in enumerate(value):
         if not _in_range(f, x):
@@ -176,8 +196,11 @@ def _check_intervals(f: Field, value, path: str):
     if not isinstance(value, (list, tuple)):
         return path, value, "is not an array of [start, end) pairs"
     for i, pair in enumerate(value):
-        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
-                or not all(_is_number(x) and math.isfinite(x) for x in pair)):
+        if (
+            not isinstance(pair, (list, tuple))
+            or len(pair) != 2
+            or not all(_is_number(x) and math.isfinite(x) for x in pair)
+        ):
             return f"{path}[{i}]", pair, "is not a [start, end) pair of numbers"
         if not pair[0] < pair[1]:
             return f"{path}[{i}]", pair, "is not a [start, end) pair: start must be less than end"
@@ -240,9 +263,9 @@ def enum(*choices: str) -> Field:
 
 
 BOOLEAN = Field("boolean")
-RATE_HZ = Field("number", minimum=1, maximum=120)          # spec: "Range 1 to 120"
+RATE_HZ = Field("number", minimum=1, maximum=120)  # spec: "Range 1 to 120"
 VECTOR3_M = Field("vector", length=3)
-FINITE = Field("number")                                     # any finite number
+FINITE = Field("number")  # any finite number
 
 
 def _at_least_one_system(section: Mapping) -> str | None:
@@ -253,33 +276,54 @@ def _at_least_one_system(section: Mapping) -> str | None:
     return None
 
 
-_FIX_STATE = Section({
-    "sigma_h_m": nonnegative(_SIGMA),
-    "sigma_v_m": nonnegative(_SIGMA),
-    "initial_sigma_h_m": nonnegative(_SIGMA),
-    "initial_sigma_v_m": nonnegative(_SIGMA),
-    "convergence_tau_s": positive("the float convergence divides by it, exp(-(t - t_lock) / tau_c)"),
-    "white_h_m": nonnegative(_SIGMA),
-    "white_v_m": nonnegative(_SIGMA),
-    "tau_s": positive(_TAU),
-    "multipath_h_m": nonnegative(_SIGMA),
-})
+_FIX_STATE = Section(
+    {
+        "sigma_h_m": nonnegative(_SIGMA),
+        "sigma_v_m": nonnegative(_SIGMA),
+        "initial_sigma_h_m": nonnegative(_SIGMA),
+        "initial_sigma_v_m": nonnegative(_SIGMA),
+        "convergence_tau_s": positive(
+            "the float convergence divides by it, exp(-(t - t_lock) / tau_c)"
+        ),
+        "white_h_m": nonnegative(_SIGMA),
+        "white_v_m": nonnegative(_SIGMA),
+        "tau_s": positive(_TAU),
+        "multipath_h_m": nonnegative(_SIGMA),
+    }
+)
+
 
 def _imu_triad(u: str, rw: str, gyro: bool) -> Section:
     """``imu.configurable.gyro`` / ``.accel``: null takes the preset's value (or 0)."""
+
     def opt(kind="number", length=None, minimum=None, min_open=False, choices=()):
-        return Field(kind, minimum=minimum, min_open=min_open, length=length, choices=choices,
-                     nullable=True, extension=True,
-                     chosen="" if minimum is None else "a density, deviation, time or LSB is not negative")
+        return Field(
+            kind,
+            minimum=minimum,
+            min_open=min_open,
+            length=length,
+            choices=choices,
+            nullable=True,
+            extension=True,
+            chosen="" if minimum is None else "a density, deviation, time or LSB is not negative",
+        )
+
     v3 = opt("vector", 3, 0)
     fields = {
-        f"noise_density_{u}_rthz": v3, f"bias_instability_{u}": v3,
-        "bias_instability_tau_s": opt(minimum=0, min_open=True), f"random_walk_{rw}": v3,
-        f"random_walk_bound_{u}": v3, f"bias_{u}": opt("vector", 3),
-        f"turn_on_bias_sigma_{u}": v3, "scale_factor_ppm": opt("vector", 3),
-        "misalignment_rad": opt("vector", 9), f"temp_bias_{u}_per_k": opt("vector", 3),
-        "temp_scale_ppm_per_k": opt("vector", 3), f"lsb_{u}": opt(minimum=0),
-        "carry_error": opt("boolean"), "round_direction": opt("enum", choices=("to_zero", "from_zero", "near")),
+        f"noise_density_{u}_rthz": v3,
+        f"bias_instability_{u}": v3,
+        "bias_instability_tau_s": opt(minimum=0, min_open=True),
+        f"random_walk_{rw}": v3,
+        f"random_walk_bound_{u}": v3,
+        f"bias_{u}": opt("vector", 3),
+        f"turn_on_bias_sigma_{u}": v3,
+        "scale_factor_ppm": opt("vector", 3),
+        "misalignment_rad": opt("vector", 9),
+        f"temp_bias_{u}_per_k": opt("vector", 3),
+        "temp_scale_ppm_per_k": opt("vector", 3),
+        f"lsb_{u}": opt(minimum=0),
+        "carry_error": opt("boolean"),
+        "round_direction": opt("enum", choices=("to_zero", "from_zero", "near")),
         f"saturation_{u}": opt(minimum=0),
     }
     if gyro:
@@ -287,151 +331,228 @@ def _imu_triad(u: str, rw: str, gyro: bool) -> Section:
     return Section(fields)
 
 
-_CONFIGURABLE_IMU = Section({
-    "platform_ypr_deg": Field("vector", length=3, extension=True),
-    "temperature_c": Field("number", extension=True),
-    "reference_temperature_c": Field("number", extension=True),
-    "gyro": _imu_triad("radps", "radps2_rthz", True),
-    "accel": _imu_triad("mps2", "mps3_rthz", False),
-})
+_CONFIGURABLE_IMU = Section(
+    {
+        "platform_ypr_deg": Field("vector", length=3, extension=True),
+        "temperature_c": Field("number", extension=True),
+        "reference_temperature_c": Field("number", extension=True),
+        "gyro": _imu_triad("radps", "radps2_rthz", True),
+        "accel": _imu_triad("mps2", "mps3_rthz", False),
+    }
+)
 
 #: The sensor configuration (specification "Parameters", plus the navsense extension ``noise``).
 #: The order of the keys is the canonical order of the effective configuration.
-SCHEMA = Section({
-    "seed": Field("integer", minimum=0, maximum=2**32 - 1,
-                  chosen="PCG32 seeds are unsigned; 32 bits keep seed + 5045 + 7919 x agent "
-                         "well inside the 64-bit state"),
-    "delay_s": Field("number", minimum=0, maximum=10),
-    "mount_frame": enum("chassis", "base_footprint"),
-    # navsense extension: false is -SensorNoNoise (every error, bias and noise zero; same draws).
-    "noise": Field("boolean", extension=True),
-    "gnss": Section({
-        "enabled": BOOLEAN,
-        "hz": RATE_HZ,
-        "antenna_flu_m": VECTOR3_M,
-        "std_m": nonnegative(_SIGMA + " (the key is not used)"),
-        "start": enum("converged", "cold"),
-        "cold_ttff_s": nonnegative(_TIME),
-        "elevation_mask_deg": Field("number", minimum=0, maximum=45),
-        "constellations": Section(
-            {"gps": BOOLEAN, "galileo": BOOLEAN, "glonass": BOOLEAN},
-            checks=(_at_least_one_system,),
+SCHEMA = Section(
+    {
+        "seed": Field(
+            "integer",
+            minimum=0,
+            maximum=2**32 - 1,
+            chosen="PCG32 seeds are unsigned; 32 bits keep seed + 5045 + 7919 x agent "
+            "well inside the 64-bit state",
         ),
-        "multipath_tau_s": positive(_TAU),
-        "multipath_vertical_ratio": nonnegative("a ratio of standard deviations is not negative"),
-        "states": Section({
-            "rtk_fixed": _FIX_STATE,
-            "rtk_float": _FIX_STATE,
-            "dgps": _FIX_STATE,
-            "single": _FIX_STATE,
-        }),
-        "rtk": Section({
-            "ttf_median_s": nonnegative(_TIME),
-            "ttf_log_sigma": nonnegative(_SIGMA),
-            "ttf_multipath_gain": nonnegative("a negative gain would let multipath shorten the time to fix"),
-            "reacquire_factor": Field("number", minimum=0, maximum=1),
-            "reacquire_window_s": nonnegative(_TIME),
-            "min_clear_satellites": Field("integer", minimum=4),
-            "float_min_satellites": Field("integer", minimum=4),
-            "max_pdop": positive("a PDOP is positive"),
-            "cycle_slip_rate_per_s": nonnegative("a rate is not negative"),
-        }),
-        "corrections": Section({
-            "interval_s": positive("the correction age divides by it"),
-            "latency_s": nonnegative(_TIME),
-            "rtk_max_age_s": nonnegative(_TIME),
-            "dgps_max_age_s": nonnegative(_TIME),
-            "baseline_km": Field("number", minimum=0, maximum=200),
-            "ppm_h": nonnegative("an error per kilometre is not negative"),
-            "ppm_v": nonnegative("an error per kilometre is not negative"),
-            "outages_s": Field("intervals"),
-        }),
-        "obstruction": Section({
-            "near_margin_m": nonnegative("a margin is not negative"),
-            "foliage_block_path_m": positive("with 0 every line of sight touching a crown is blocked"),
-            "reflector_range_m": positive("the reflector index divides by it, 1 - D / d_r"),
-        }),
-        "datum": Section({
-            "output_frame": enum("wgs84_g2139", "nad83"),
-            "start_utc": Field("utc"),
-            "harn_to_nad83_2011_shift_deg": Field("vector", length=2),
-            "geoid": Section({"n0_m": FINITE, "dn_de": FINITE, "dn_dn": FINITE}),
-            "helmert_itrf2014_to_nad83_2011": Section({
-                "t_m": VECTOR3_M,
-                "r_arcsec": Field("vector", length=3),
-                "s_ppm": FINITE,
-                "dt_m_per_yr": Field("vector", length=3),
-                "dr_arcsec_per_yr": Field("vector", length=3),
-                "ds_ppm_per_yr": FINITE,
-                "reference_epoch": FINITE,
-            }),
-        }),
-    }),
-    "imu": Section({
-        "enabled": BOOLEAN,
-        "hz": RATE_HZ,
-        "accel_std_mps2": nonnegative(_SIGMA),
-        "gyro_std_radps": nonnegative(_SIGMA),
-        "accel_bias_mps2": nonnegative(_SIGMA),
-        "gyro_bias_radps": nonnegative(_SIGMA),
-        "position_flu_m": VECTOR3_M,
-        # navsense extension (issue 8): the configurable IMU, sensors/configurable_imu.py
-        "model": Field("enum", choices=("acres", "configurable"), extension=True),
-        "preset": Field("enum", choices=("none", "bmi088", "adis16465", "kvh1750"), extension=True),
-        "configurable": _CONFIGURABLE_IMU,
-    }),
-    "ins": Section({
-        "enabled": BOOLEAN,
-        "hz": RATE_HZ,
-        "position_flu_m": VECTOR3_M,
-        "position_sigma_m": nonnegative(_SIGMA),
-        "position_tau_s": positive(_TAU),
-        "position_white_m": nonnegative(_SIGMA),
-        "heading_sigma_deg": nonnegative(_SIGMA),
-        "attitude_sigma_deg": nonnegative(_SIGMA),
-        "velocity_white_mps": nonnegative(_SIGMA),
-        "accel_white_mps2": nonnegative(_SIGMA),
-        "gyro_white_radps": nonnegative(_SIGMA),
-        "frame": enum("nad83", "wgs84_g2139"),
-        "utm_zone": Field("integer", minimum=1, maximum=60),
-    }),
-    # navsense extensions (issue 7), off by default: magnetometer, barometer, wheel odometer.
-    "mag": Section({
-        "enabled": Field("boolean", extension=True),
-        "hz": Field("number", minimum=1, maximum=120, extension=True,
-                    chosen="as every sensor: 1..120"),
-        "noise_std_ut": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-        "hard_iron_ut": Field("vector", length=3, extension=True),
-        "soft_iron_matrix": Field("vector", length=9, extension=True,
-                                  chosen="3 x 3 row-major, dimensionless; identity: none"),
-    }),
-    "baro": Section({
-        "enabled": Field("boolean", extension=True),
-        "hz": Field("number", minimum=1, maximum=120, extension=True,
-                    chosen="as every sensor: 1..120"),
-        "noise_std_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-        "bias_sigma_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-        "bias_tau_s": Field("number", minimum=0, min_open=True, extension=True, chosen=_TAU),
-        "base_altitude_m": Field("number", minimum=-1000, maximum=11000, extension=True,
-                                 chosen="the ISA troposphere formula holds below 11 km"),
-        "position_flu_m": Field("vector", length=3, extension=True),
-    }),
-    "odom": Section({
-        "enabled": Field("boolean", extension=True),
-        "hz": Field("number", minimum=1, maximum=120, extension=True,
-                    chosen="as every sensor: 1..120"),
-        "noise_std_mps": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-        "scale_factor_sigma": Field("number", minimum=0, maximum=0.1, extension=True,
-                                    chosen="dimensionless (0.01 = 1 %); <= 0.1 keeps 1 + eps "
-                                           "positive to 10 sigma"),
-        "encoder_tick_m": Field("number", minimum=0, extension=True,
-                                chosen="distance per encoder tick; 0 is no quantisation"),
-    }),
-})
+        "delay_s": Field("number", minimum=0, maximum=10),
+        "mount_frame": enum("chassis", "base_footprint"),
+        # navsense extension: false is -SensorNoNoise (every error, bias and noise zero; same draws).
+        "noise": Field("boolean", extension=True),
+        "gnss": Section(
+            {
+                "enabled": BOOLEAN,
+                "hz": RATE_HZ,
+                "antenna_flu_m": VECTOR3_M,
+                "std_m": nonnegative(_SIGMA + " (the key is not used)"),
+                "start": enum("converged", "cold"),
+                "cold_ttff_s": nonnegative(_TIME),
+                "elevation_mask_deg": Field("number", minimum=0, maximum=45),
+                "constellations": Section(
+                    {"gps": BOOLEAN, "galileo": BOOLEAN, "glonass": BOOLEAN},
+                    checks=(_at_least_one_system,),
+                ),
+                "multipath_tau_s": positive(_TAU),
+                "multipath_vertical_ratio": nonnegative(
+                    "a ratio of standard deviations is not negative"
+                ),
+                "states": Section(
+                    {
+                        "rtk_fixed": _FIX_STATE,
+                        "rtk_float": _FIX_STATE,
+                        "dgps": _FIX_STATE,
+                        "single": _FIX_STATE,
+                    }
+                ),
+                "rtk": Section(
+                    {
+                        "ttf_median_s": nonnegative(_TIME),
+                        "ttf_log_sigma": nonnegative(_SIGMA),
+                        "ttf_multipath_gain": nonnegative(
+                            "a negative gain would let multipath shorten the time to fix"
+                        ),
+                        "reacquire_factor": Field("number", minimum=0, maximum=1),
+                        "reacquire_window_s": nonnegative(_TIME),
+                        "min_clear_satellites": Field("integer", minimum=4),
+                        "float_min_satellites": Field("integer", minimum=4),
+                        "max_pdop": positive("a PDOP is positive"),
+                        "cycle_slip_rate_per_s": nonnegative("a rate is not negative"),
+                    }
+                ),
+                "corrections": Section(
+                    {
+                        "interval_s": positive("the correction age divides by it"),
+                        "latency_s": nonnegative(_TIME),
+                        "rtk_max_age_s": nonnegative(_TIME),
+                        "dgps_max_age_s": nonnegative(_TIME),
+                        "baseline_km": Field("number", minimum=0, maximum=200),
+                        "ppm_h": nonnegative("an error per kilometre is not negative"),
+                        "ppm_v": nonnegative("an error per kilometre is not negative"),
+                        "outages_s": Field("intervals"),
+                    }
+                ),
+                "obstruction": Section(
+                    {
+                        "near_margin_m": nonnegative("a margin is not negative"),
+                        "foliage_block_path_m": positive(
+                            "with 0 every line of sight touching a crown is blocked"
+                        ),
+                        "reflector_range_m": positive(
+                            "the reflector index divides by it, 1 - D / d_r"
+                        ),
+                    }
+                ),
+                "datum": Section(
+                    {
+                        "output_frame": enum("wgs84_g2139", "nad83"),
+                        "start_utc": Field("utc"),
+                        "harn_to_nad83_2011_shift_deg": Field("vector", length=2),
+                        "geoid": Section({"n0_m": FINITE, "dn_de": FINITE, "dn_dn": FINITE}),
+                        "helmert_itrf2014_to_nad83_2011": Section(
+                            {
+                                "t_m": VECTOR3_M,
+                                "r_arcsec": Field("vector", length=3),
+                                "s_ppm": FINITE,
+                                "dt_m_per_yr": Field("vector", length=3),
+                                "dr_arcsec_per_yr": Field("vector", length=3),
+                                "ds_ppm_per_yr": FINITE,
+                                "reference_epoch": FINITE,
+                            }
+                        ),
+                    }
+                ),
+            }
+        ),
+        "imu": Section(
+            {
+                "enabled": BOOLEAN,
+                "hz": RATE_HZ,
+                "accel_std_mps2": nonnegative(_SIGMA),
+                "gyro_std_radps": nonnegative(_SIGMA),
+                "accel_bias_mps2": nonnegative(_SIGMA),
+                "gyro_bias_radps": nonnegative(_SIGMA),
+                "position_flu_m": VECTOR3_M,
+                # navsense extension (issue 8): the configurable IMU, sensors/configurable_imu.py
+                "model": Field("enum", choices=("acres", "configurable"), extension=True),
+                "preset": Field(
+                    "enum", choices=("none", "bmi088", "adis16465", "kvh1750"), extension=True
+                ),
+                "configurable": _CONFIGURABLE_IMU,
+            }
+        ),
+        "ins": Section(
+            {
+                "enabled": BOOLEAN,
+                "hz": RATE_HZ,
+                "position_flu_m": VECTOR3_M,
+                "position_sigma_m": nonnegative(_SIGMA),
+                "position_tau_s": positive(_TAU),
+                "position_white_m": nonnegative(_SIGMA),
+                "heading_sigma_deg": nonnegative(_SIGMA),
+                "attitude_sigma_deg": nonnegative(_SIGMA),
+                "velocity_white_mps": nonnegative(_SIGMA),
+                "accel_white_mps2": nonnegative(_SIGMA),
+                "gyro_white_radps": nonnegative(_SIGMA),
+                "frame": enum("nad83", "wgs84_g2139"),
+                "utm_zone": Field("integer", minimum=1, maximum=60),
+            }
+        ),
+        # navsense extensions (issue 7), off by default: magnetometer, barometer, wheel odometer.
+        "mag": Section(
+            {
+                "enabled": Field("boolean", extension=True),
+                "hz": Field(
+                    "number",
+                    minimum=1,
+                    maximum=120,
+                    extension=True,
+                    chosen="as every sensor: 1..120",
+                ),
+                "noise_std_ut": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+                "hard_iron_ut": Field("vector", length=3, extension=True),
+                "soft_iron_matrix": Field(
+                    "vector",
+                    length=9,
+                    extension=True,
+                    chosen="3 x 3 row-major, dimensionless; identity: none",
+                ),
+            }
+        ),
+        "baro": Section(
+            {
+                "enabled": Field("boolean", extension=True),
+                "hz": Field(
+                    "number",
+                    minimum=1,
+                    maximum=120,
+                    extension=True,
+                    chosen="as every sensor: 1..120",
+                ),
+                "noise_std_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+                "bias_sigma_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+                "bias_tau_s": Field(
+                    "number", minimum=0, min_open=True, extension=True, chosen=_TAU
+                ),
+                "base_altitude_m": Field(
+                    "number",
+                    minimum=-1000,
+                    maximum=11000,
+                    extension=True,
+                    chosen="the ISA troposphere formula holds below 11 km",
+                ),
+                "position_flu_m": Field("vector", length=3, extension=True),
+            }
+        ),
+        "odom": Section(
+            {
+                "enabled": Field("boolean", extension=True),
+                "hz": Field(
+                    "number",
+                    minimum=1,
+                    maximum=120,
+                    extension=True,
+                    chosen="as every sensor: 1..120",
+                ),
+                "noise_std_mps": Field("number", minimum=0, extension=True, chosen=_SIGMA),
+                "scale_factor_sigma": Field(
+                    "number",
+                    minimum=0,
+                    maximum=0.1,
+                    extension=True,
+                    chosen="dimensionless (0.01 = 1 %); <= 0.1 keeps 1 + eps positive to 10 sigma",
+                ),
+                "encoder_tick_m": Field(
+                    "number",
+                    minimum=0,
+                    extension=True,
+                    chosen="distance per encoder tick; 0 is no quantisation",
+                ),
+            }
+        ),
+    }
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Messages.
+
 
 def _number_text(x) -> str:
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
@@ -460,7 +581,7 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _nodes(section: Section, path: str = "") -> Iterator[tuple[str, "Field | Section"]]:
+def _nodes(section: Section, path: str = "") -> Iterator[tuple[str, Field | Section]]:
     for key, node in section.fields.items():
         p = _join(path, key)
         yield p, node
@@ -473,7 +594,7 @@ def known_keys(schema: Section = SCHEMA) -> list[str]:
     return [p for p, node in _nodes(schema) if isinstance(node, Field)]
 
 
-def lookup(path: str, schema: Section = SCHEMA) -> "Field | Section":
+def lookup(path: str, schema: Section = SCHEMA) -> Field | Section:
     """The Field or Section at the dotted ``path``; KeyError if there is none."""
     node: Field | Section = schema
     for key in path.split("."):
@@ -498,9 +619,9 @@ def unknown_key_error(source: str, path: str, value, schema: Section = SCHEMA) -
         node = node.fields[parts[i]]
         i += 1
     parent_path = ".".join(parts[:i])
-    if not isinstance(node, Section):        # a path below a key that holds a value
+    if not isinstance(node, Section):  # a path below a key that holds a value
         return _error(source, path, value, f"is not a known key; did you mean {parent_path}?")
-    key, rest = parts[min(i, len(parts) - 1)], ".".join(parts[i + 1:])
+    key, rest = parts[min(i, len(parts) - 1)], ".".join(parts[i + 1 :])
     paths = [p for p, _ in _nodes(schema)]
     # A sibling with a unit suffix the key left out ("utm" for "utm_zone"); the same name in
     # another section (a key in the wrong place); the closest spelling among the siblings,
@@ -517,9 +638,15 @@ def unknown_key_error(source: str, path: str, value, schema: Section = SCHEMA) -
     if rest:
         suggestions = [_with_rest(s, rest, schema) for s in suggestions]
     if suggestions:
-        hint = "; did you mean " + (
-            suggestions[0] if len(suggestions) == 1
-            else ", ".join(suggestions[:-1]) + " or " + suggestions[-1]) + "?"
+        hint = (
+            "; did you mean "
+            + (
+                suggestions[0]
+                if len(suggestions) == 1
+                else ", ".join(suggestions[:-1]) + " or " + suggestions[-1]
+            )
+            + "?"
+        )
     else:
         hint = f"; the keys of {parent_path or 'the top level'} are {', '.join(node.fields)}"
     return _error(source, path, value, "is not a known key" + hint)
@@ -536,8 +663,10 @@ def _with_rest(prefix: str, rest: str, schema: Section) -> str:
 # --------------------------------------------------------------------------------------------
 # Validation.
 
-def validate(cfg, source: str = "sensors.json", *, partial: bool = False,
-             schema: Section = SCHEMA) -> None:
+
+def validate(
+    cfg, source: str = "sensors.json", *, partial: bool = False, schema: Section = SCHEMA
+) -> None:
     """Check ``cfg`` against ``schema``; raise a ConfigError naming ``source`` at the first problem.
 
     Specification "Parameters": every key's type and range, "One system must be on", and
@@ -549,12 +678,14 @@ def validate(cfg, source: str = "sensors.json", *, partial: bool = False,
     """
     if not isinstance(cfg, Mapping):
         raise ConfigError(
-            f"{source}: the configuration is {format_value(cfg, 40)}, not a JSON object")
+            f"{source}: the configuration is {format_value(cfg, 40)}, not a JSON object"
+        )
     _validate_section(schema, cfg, "", source, partial, schema)
 
 
-def _validate_section(section: Section, value: Mapping, path: str, source: str,
-                      partial: bool, schema: Section) -> None:
+def _validate_section(
+    section: Section, value: Mapping, path: str, source: str, partial: bool, schema: Section
+) -> None:
     for key, item in value.items():
         p = _join(path, str(key))
         node = section.fields.get(key) if isinstance(key, str) else None
@@ -562,8 +693,12 @@ def _validate_section(section: Section, value: Mapping, path: str, source: str,
             raise unknown_key_error(source, p, item, schema)
         if isinstance(node, Section):
             if not isinstance(item, Mapping):
-                raise _error(source, p, item,
-                             f"is not an object (a section with the keys {', '.join(node.fields)})")
+                raise _error(
+                    source,
+                    p,
+                    item,
+                    f"is not an object (a section with the keys {', '.join(node.fields)})",
+                )
             _validate_section(node, item, p, source, partial, schema)
         elif not (item is None and node.nullable):
             problem = KINDS[node.kind](node, item, p)
@@ -593,8 +728,9 @@ def _canonical_section(section: Section, value: Mapping) -> dict:
         if key not in value:
             continue
         item = value[key]
-        out[key] = (_canonical_section(node, item) if isinstance(node, Section)
-                    else _canonical_value(item))
+        out[key] = (
+            _canonical_section(node, item) if isinstance(node, Section) else _canonical_value(item)
+        )
     return out
 
 
@@ -629,10 +765,12 @@ def describe_keys(schema: Section = SCHEMA) -> list[dict]:
     rows = []
     for path, node in _nodes(schema):
         if isinstance(node, Field):
-            rows.append({
-                "key": path,
-                "type": node.type_text(),
-                "allowed": node.allowed_text(),
-                "range_from": _range_from(node),
-            })
+            rows.append(
+                {
+                    "key": path,
+                    "type": node.type_text(),
+                    "allowed": node.allowed_text(),
+                    "range_from": _range_from(node),
+                }
+            )
     return rows

@@ -42,12 +42,14 @@ def on_floats(ufunc):
     float64 = np.float64
 
     if ufunc is np.sqrt:
+
         def call(x):
             if type(x) is float and x >= 0.0:
                 return math.sqrt(x)
             out = ufunc(x)
             return float(out) if type(out) is float64 else out
     else:
+
         def call(*args):
             out = ufunc(*args)
             return float(out) if type(out) is float64 else out
@@ -60,8 +62,21 @@ def on_floats(ufunc):
 # numpy's ufuncs as the kernels call them (on_floats), once for every geo module and the
 # sensor models' one-step paths
 sin, cos, tan, sqrt, arctan, arctan2, sinh, cosh, arcsinh, arctanh, exp = (
-    on_floats(f) for f in (np.sin, np.cos, np.tan, np.sqrt, np.arctan, np.arctan2, np.sinh, np.cosh,
-                           np.arcsinh, np.arctanh, np.exp))
+    on_floats(f)
+    for f in (
+        np.sin,
+        np.cos,
+        np.tan,
+        np.sqrt,
+        np.arctan,
+        np.arctan2,
+        np.sinh,
+        np.cosh,
+        np.arcsinh,
+        np.arctanh,
+        np.exp,
+    )
+)
 
 
 def one_epoch_values(values) -> list | None:
@@ -133,7 +148,9 @@ def utm_zone_array(zone) -> np.ndarray:
         z = np.asarray(zone)
     except Exception as exc:  # pragma: no cover - np.asarray accepts nearly anything
         raise DatumError(f"UTM zone must be an integer 1..60, got {zone!r}") from exc
-    if z.dtype == np.bool_ or not (np.issubdtype(z.dtype, np.integer) or np.issubdtype(z.dtype, np.floating)):
+    if z.dtype == np.bool_ or not (
+        np.issubdtype(z.dtype, np.integer) or np.issubdtype(z.dtype, np.floating)
+    ):
         raise DatumError(f"UTM zone must be an integer 1..60, got {zone!r}")
     zf = z.astype(np.float64)
     bad = ~np.isfinite(zf) | (zf != np.round(zf)) | (zf < 1) | (zf > 60)

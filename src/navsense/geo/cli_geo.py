@@ -101,28 +101,60 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     site = p.add_argument_group("site and time")
-    site.add_argument("--origin", nargs=3, type=float, metavar=("LAT_DEG", "LON_DEG", "H_M"),
-                      help="a local site: tangent ENU frame at this WGS84 origin (default: the ACRE site)")
-    site.add_argument("--start-utc", default=None,
-                      help=f"UTC at episode time 0 (ISO 8601; default {DEFAULT_START_UTC})")
+    site.add_argument(
+        "--origin",
+        nargs=3,
+        type=float,
+        metavar=("LAT_DEG", "LON_DEG", "H_M"),
+        help="a local site: tangent ENU frame at this WGS84 origin (default: the ACRE site)",
+    )
+    site.add_argument(
+        "--start-utc",
+        default=None,
+        help=f"UTC at episode time 0 (ISO 8601; default {DEFAULT_START_UTC})",
+    )
     t = site.add_mutually_exclusive_group()
     t.add_argument("--epoch-s", type=float, default=None, help="episode time t in s (default 0)")
-    t.add_argument("--utc", default=None, help="the UTC time of the point (ISO 8601) instead of --epoch-s")
+    t.add_argument(
+        "--utc", default=None, help="the UTC time of the point (ISO 8601) instead of --epoch-s"
+    )
     src = p.add_argument_group("input")
-    src.add_argument("--from", dest="source", choices=_FROM, required=True, help="frame of the input")
-    src.add_argument("--enu", nargs=3, type=float, metavar=("E_M", "N_M", "U_M"), help="grid ENU, m")
+    src.add_argument(
+        "--from", dest="source", choices=_FROM, required=True, help="frame of the input"
+    )
+    src.add_argument(
+        "--enu", nargs=3, type=float, metavar=("E_M", "N_M", "U_M"), help="grid ENU, m"
+    )
     src.add_argument("--lat", type=float, help="latitude, deg")
     src.add_argument("--lon", type=float, help="longitude, deg")
-    src.add_argument("--h", type=float, help="ellipsoidal height of the --from frame, m "
-                     "(NAD83(2011) height for nad83_harn and utm with --utm-frame nad83_2011)")
-    src.add_argument("--easting", type=float, help="easting: US survey ft (stateplane_ft) or m (utm)")
-    src.add_argument("--northing", type=float, help="northing: US survey ft (stateplane_ft) or m (utm)")
+    src.add_argument(
+        "--h",
+        type=float,
+        help="ellipsoidal height of the --from frame, m "
+        "(NAD83(2011) height for nad83_harn and utm with --utm-frame nad83_2011)",
+    )
+    src.add_argument(
+        "--easting", type=float, help="easting: US survey ft (stateplane_ft) or m (utm)"
+    )
+    src.add_argument(
+        "--northing", type=float, help="northing: US survey ft (stateplane_ft) or m (utm)"
+    )
     src.add_argument("--z-ft", type=float, help="NAVD88 height in US survey ft (stateplane_ft)")
-    src.add_argument("--utm-frame", choices=("nad83_2011", "wgs84_g2139"), default="nad83_2011",
-                     help="datum of UTM input coordinates (default nad83_2011, as the INS)")
+    src.add_argument(
+        "--utm-frame",
+        choices=("nad83_2011", "wgs84_g2139"),
+        default="nad83_2011",
+        help="datum of UTM input coordinates (default nad83_2011, as the INS)",
+    )
     out = p.add_argument_group("UTM output and files")
-    out.add_argument("--zone", type=int, help="UTM zone 1..60 (input: required; output: default from the longitude)")
-    out.add_argument("--south", action="store_true", help="southern-hemisphere UTM (false northing 10 000 km)")
+    out.add_argument(
+        "--zone",
+        type=int,
+        help="UTM zone 1..60 (input: required; output: default from the longitude)",
+    )
+    out.add_argument(
+        "--south", action="store_true", help="southern-hemisphere UTM (false northing 10 000 km)"
+    )
     out.add_argument("--in", dest="infile", metavar="FILE", help="CSV file of points (header row)")
     out.add_argument("--out", dest="outfile", metavar="FILE", help="CSV file to write (with --in)")
     out.add_argument("--force", action="store_true", help="replace an existing --out file")
@@ -141,8 +173,9 @@ def _time_s(args, geo: Georeference) -> float:
     return 0.0 if args.epoch_s is None else args.epoch_s
 
 
-def convert(geo: Georeference, source: str, a, b, c, t_s, *, zone=None, south=False,
-            utm_frame="nad83_2011") -> dict:
+def convert(
+    geo: Georeference, source: str, a, b, c, t_s, *, zone=None, south=False, utm_frame="nad83_2011"
+) -> dict:
     """Every frame of points given in ``source`` coordinates (a, b, c) at episode times t_s.
 
     (a, b, c) are the three input coordinates of ``source`` (see the module docstring's CSV
@@ -196,8 +229,12 @@ def convert(geo: Georeference, source: str, a, b, c, t_s, *, zone=None, south=Fa
     out["utm_nad83_2011_scale"] = k
     out["utm_wgs84_easting_m"] = ew
     out["utm_wgs84_northing_m"] = nw + fn
-    out["grid_rotation_nad83_2011_deg"] = np.asarray(geo.grid_rotation_deg(enu, t, z, frame="nad83_2011"))
-    out["grid_rotation_wgs84_deg"] = np.asarray(geo.grid_rotation_deg(enu, t, z, frame="wgs84_g2139"))
+    out["grid_rotation_nad83_2011_deg"] = np.asarray(
+        geo.grid_rotation_deg(enu, t, z, frame="nad83_2011")
+    )
+    out["grid_rotation_wgs84_deg"] = np.asarray(
+        geo.grid_rotation_deg(enu, t, z, frame="wgs84_g2139")
+    )
     return out
 
 
@@ -215,18 +252,35 @@ def _point_inputs(args):
             raise ConfigError("--from enu needs --enu E_M N_M U_M")
         return tuple(args.enu)
     if s in _FRAME_OF:
-        missing = [o for o, v in (("--lat", args.lat), ("--lon", args.lon), ("--h", args.h)) if v is None]
+        missing = [
+            o for o, v in (("--lat", args.lat), ("--lon", args.lon), ("--h", args.h)) if v is None
+        ]
         if missing:
             raise ConfigError(f"--from {s} needs {' '.join(missing)}")
         return args.lat, args.lon, args.h
     if s == "stateplane_ft":
-        missing = [o for o, v in (("--easting", args.easting), ("--northing", args.northing),
-                                  ("--z-ft", args.z_ft)) if v is None]
+        missing = [
+            o
+            for o, v in (
+                ("--easting", args.easting),
+                ("--northing", args.northing),
+                ("--z-ft", args.z_ft),
+            )
+            if v is None
+        ]
         if missing:
             raise ConfigError(f"--from stateplane_ft needs {' '.join(missing)} (US survey feet)")
         return args.easting, args.northing, args.z_ft
-    missing = [o for o, v in (("--easting", args.easting), ("--northing", args.northing),
-                              ("--h", args.h), ("--zone", args.zone)) if v is None]
+    missing = [
+        o
+        for o, v in (
+            ("--easting", args.easting),
+            ("--northing", args.northing),
+            ("--h", args.h),
+            ("--zone", args.zone),
+        )
+        if v is None
+    ]
     if missing:
         raise ConfigError(f"--from utm needs {' '.join(missing)}")
     return args.easting, args.northing, args.h
@@ -251,7 +305,9 @@ def _read_csv(path: str, source: str):
         header = reader.fieldnames or []
         missing = [c for c in cols if c not in header]
         if missing:
-            raise FormatError(f"{path}: missing column(s) {missing} for --from {source}; header is {header}")
+            raise FormatError(
+                f"{path}: missing column(s) {missing} for --from {source}; header is {header}"
+            )
         has_t = "t_s" in header
         rows = {c: [] for c in (*cols, "t_s")}
         for row in reader:
@@ -261,9 +317,13 @@ def _read_csv(path: str, source: str):
                 try:
                     v = float(text)
                 except (TypeError, ValueError):
-                    raise FormatError(f"{path}, line {line}: column {c} = {text!r} is not a number") from None
+                    raise FormatError(
+                        f"{path}, line {line}: column {c} = {text!r} is not a number"
+                    ) from None
                 if not math.isfinite(v):
-                    raise DatumError(f"{path}, line {line}: column {c} = {text!r} is not a finite number")
+                    raise DatumError(
+                        f"{path}, line {line}: column {c} = {text!r} is not a finite number"
+                    )
                 rows[c].append(v)
     n = len(rows[cols[0]])
     if n == 0:
@@ -311,13 +371,23 @@ def run(args) -> int:
     t0 = _time_s(args, geo)
     if args.infile is not None:
         (a, b, c), t = _read_csv(args.infile, args.source)
-        out = convert(geo, args.source, a, b, c, t0 if t is None else t,
-                      zone=args.zone, south=args.south, utm_frame=args.utm_frame)
+        out = convert(
+            geo,
+            args.source,
+            a,
+            b,
+            c,
+            t0 if t is None else t,
+            zone=args.zone,
+            south=args.south,
+            utm_frame=args.utm_frame,
+        )
         _write_csv(args.outfile, out, args.force)
         return 0
     a, b, c = _point_inputs(args)
-    out = convert(geo, args.source, a, b, c, t0, zone=args.zone, south=args.south,
-                  utm_frame=args.utm_frame)
+    out = convert(
+        geo, args.source, a, b, c, t0, zone=args.zone, south=args.south, utm_frame=args.utm_frame
+    )
     doc = {"site": geo.kind, "start_utc": geo.start_utc}
     doc.update({k: _json_value(out[k]) for k in OUTPUT_COLUMNS})
     sys.stdout.write(json.dumps(doc, indent=2) + "\n")

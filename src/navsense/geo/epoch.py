@@ -25,7 +25,15 @@ import numpy as np
 from navsense.errors import ConfigError
 from navsense.geo._arrays import as_float, require_finite, shaped
 
-__all__ = ["DEFAULT_START_UTC", "YearClock", "decimal_year", "format_utc", "parse_utc", "utc_to_episode_s", "year_clock"]
+__all__ = [
+    "DEFAULT_START_UTC",
+    "YearClock",
+    "decimal_year",
+    "format_utc",
+    "parse_utc",
+    "utc_to_episode_s",
+    "year_clock",
+]
 
 # gnss.datum.start_utc default of the specification ("Parameters", GNSS receiver).
 DEFAULT_START_UTC = "2026-09-23T15:00:00Z"
@@ -40,7 +48,9 @@ def parse_utc(text: str) -> float:
     are kept. Raises ConfigError naming the text when it is not an ISO 8601 time.
     """
     if not isinstance(text, str):
-        raise ConfigError(f"start_utc must be an ISO 8601 string such as {DEFAULT_START_UTC!r}, got {text!r}")
+        raise ConfigError(
+            f"start_utc must be an ISO 8601 string such as {DEFAULT_START_UTC!r}, got {text!r}"
+        )
     s = text.strip()
     try:
         t = _dt.datetime.fromisoformat(s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s)
@@ -114,8 +124,13 @@ class YearClock:
         self._sw = sw
         self._sfrac = start_posix - sw  # seconds after the whole second sw
         year = int(np.datetime64(sw, "s").astype("datetime64[Y]").astype(np.int64)) + 1970
-        t_y, t_y1 = (int(b) for b in (np.array([year, year + 1]) - 1970).astype("datetime64[Y]")
-                     .astype("datetime64[s]").astype(np.int64))
+        t_y, t_y1 = (
+            int(b)
+            for b in (np.array([year, year + 1]) - 1970)
+            .astype("datetime64[Y]")
+            .astype("datetime64[s]")
+            .astype(np.int64)
+        )
         self._year = year  # Y of the start
         self._lo = t_y - sw  # frac of 00:00:00 on 1 January of Y
         self._hi = t_y1 - sw  # frac of 00:00:00 on 1 January of Y + 1

@@ -138,7 +138,10 @@ def _check_frame(frame: str) -> str:
 
 def _check_acre_enu(e, n, x, y) -> None:
     """DatumError naming the ENU value when a point leaves the domain of EPSG:2968."""
-    for name, v, p, c in (("enu east", e, x, _sp.FALSE_EASTING_M), ("enu north", n, y, _sp.FALSE_NORTHING_M)):
+    for name, v, p, c in (
+        ("enu east", e, x, _sp.FALSE_EASTING_M),
+        ("enu north", n, y, _sp.FALSE_NORTHING_M),
+    ):
         half = _sp.MAX_DX_M if name == "enu east" else _sp.MAX_DY_M
         bad = np.abs(p - c) > half
         if np.any(bad):
@@ -153,7 +156,9 @@ def _check_acre_enu(e, n, x, y) -> None:
 
 def _acre_in_domain(x, y) -> bool:
     """True when all grid points (floats or arrays) are inside the domain box of EPSG:2968."""
-    ok = (abs(x - _sp.FALSE_EASTING_M) <= _sp.MAX_DX_M) & (abs(y - _sp.FALSE_NORTHING_M) <= _sp.MAX_DY_M)
+    ok = (abs(x - _sp.FALSE_EASTING_M) <= _sp.MAX_DX_M) & (
+        abs(y - _sp.FALSE_NORTHING_M) <= _sp.MAX_DY_M
+    )
     return bool(ok) if type(ok) is not np.ndarray else bool(ok.all())
 
 
@@ -187,7 +192,10 @@ def _points(enu, t_s):
     shape = pshape if pshape == t.shape or t.ndim == 0 else np.broadcast_shapes(pshape, t.shape)
     size = math.prod(shape)
     if 0 < size <= SMALL_N:
-        cols = [np.broadcast_to(v, shape).ravel().tolist() for v in (arr[..., 0], arr[..., 1], arr[..., 2], t)]
+        cols = [
+            np.broadcast_to(v, shape).ravel().tolist()
+            for v in (arr[..., 0], arr[..., 1], arr[..., 2], t)
+        ]
         return True, list(zip(*cols)), shape
     e, n, u = arr[..., 0], arr[..., 1], arr[..., 2]
     if pshape != shape:
@@ -233,10 +241,14 @@ class _Datum:
         allowed = set(DEFAULT_DATUM)
         unknown = set(d) - allowed
         if unknown:
-            raise ConfigError(f"gnss.datum: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+            raise ConfigError(
+                f"gnss.datum: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}"
+            )
         of = d.get("output_frame", DEFAULT_DATUM["output_frame"])
         if of not in ("wgs84_g2139", "nad83"):
-            raise ConfigError(f"gnss.datum.output_frame must be 'wgs84_g2139' or 'nad83', got {of!r}")
+            raise ConfigError(
+                f"gnss.datum.output_frame must be 'wgs84_g2139' or 'nad83', got {of!r}"
+            )
         su = start_utc if start_utc is not None else d.get("start_utc", DEFAULT_DATUM["start_utc"])
         parse_utc(su)  # ConfigError if malformed
         shift = d.get("harn_to_nad83_2011_shift_deg", DEFAULT_DATUM["harn_to_nad83_2011_shift_deg"])
@@ -254,15 +266,21 @@ class _Datum:
             raise ConfigError(f"gnss.datum.geoid must be an object, got {g_in!r}")
         unknown = set(g_in) - set(geoid)
         if unknown:
-            raise ConfigError(f"gnss.datum.geoid: unknown key(s) {sorted(unknown)}; allowed: {sorted(geoid)}")
+            raise ConfigError(
+                f"gnss.datum.geoid: unknown key(s) {sorted(unknown)}; allowed: {sorted(geoid)}"
+            )
         geoid.update(g_in)
         for k, v in geoid.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ConfigError(f"gnss.datum.geoid.{k} must be a finite number, got {v!r}")
         h_in = d.get("helmert_itrf2014_to_nad83_2011", {})
         if not isinstance(h_in, Mapping):
-            raise ConfigError(f"gnss.datum.helmert_itrf2014_to_nad83_2011 must be an object, got {h_in!r}")
-        helm = _helmert.HelmertParameters.from_dict(h_in, "gnss.datum.helmert_itrf2014_to_nad83_2011")
+            raise ConfigError(
+                f"gnss.datum.helmert_itrf2014_to_nad83_2011 must be an object, got {h_in!r}"
+            )
+        helm = _helmert.HelmertParameters.from_dict(
+            h_in, "gnss.datum.helmert_itrf2014_to_nad83_2011"
+        )
         return cls(
             output_frame=of,
             start_utc=su,
@@ -279,7 +297,11 @@ class _Datum:
             "output_frame": self.output_frame,
             "start_utc": self.start_utc,
             "harn_to_nad83_2011_shift_deg": [self.shift_lat_deg, self.shift_lon_deg],
-            "geoid": {"n0_m": self.geoid_n0_m, "dn_de": self.geoid_dn_de, "dn_dn": self.geoid_dn_dn},
+            "geoid": {
+                "n0_m": self.geoid_n0_m,
+                "dn_de": self.geoid_dn_de,
+                "dn_dn": self.geoid_dn_dn,
+            },
             "helmert_itrf2014_to_nad83_2011": self.helmert.to_dict(),
         }
 
@@ -356,7 +378,11 @@ class Georeference:
         self._clock = year_clock(datum.start_utc)  # DecimalYear of start_utc + t
         self._local = local
         # local frame as Python floats: X0 (3) and the rows east, north, up of R (9)
-        self._local_f = None if local is None else tuple(float(v) for v in np.concatenate([local[4], local[5].ravel()]))
+        self._local_f = (
+            None
+            if local is None
+            else tuple(float(v) for v in np.concatenate([local[4], local[5].ravel()]))
+        )
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -387,15 +413,26 @@ class Georeference:
         the constant ``geoid_undulation_m`` (m, default 0: the NAVD88 key then carries the
         ellipsoidal height).
         """
-        lat, lon, h, gu = (float(as_float(k, v)) for k, v in (
-            ("lat_deg", lat_deg), ("lon_deg", lon_deg), ("height_m", height_m),
-            ("geoid_undulation_m", geoid_undulation_m)))
+        lat, lon, h, gu = (
+            float(as_float(k, v))
+            for k, v in (
+                ("lat_deg", lat_deg),
+                ("lon_deg", lon_deg),
+                ("height_m", height_m),
+                ("geoid_undulation_m", geoid_undulation_m),
+            )
+        )
         require_range("lat_deg", np.asarray(lat), -90.0, 90.0, "deg")
         for k, v in (("lon_deg", lon), ("height_m", h), ("geoid_undulation_m", gu)):
             require_finite(k, np.asarray(v))
         lon = (lon + 180.0) % 360.0 - 180.0
         phi, lam = math.radians(lat), math.radians(lon)
-        x0, y0, z0 = (float(v) for v in _ell._geodetic_to_ecef(np.float64(phi), np.float64(lam), np.float64(h), _ell.WGS84))
+        x0, y0, z0 = (
+            float(v)
+            for v in _ell._geodetic_to_ecef(
+                np.float64(phi), np.float64(lam), np.float64(h), _ell.WGS84
+            )
+        )
         sp, cp, sl, cl = math.sin(phi), math.cos(phi), math.sin(lam), math.cos(lam)
         # Rows: east, north, up unit vectors in ECEF (local tangent frame)
         rot = np.array([[-sl, cl, 0.0], [-sp * cl, -sp * sl, cp], [cp * cl, cp * sl, sp]])
@@ -405,7 +442,7 @@ class Georeference:
     # ----------------------------------------------------------------- properties
     @property
     def kind(self) -> str:
-        """"acre" or "local"."""
+        """ "acre" or "local"."""
         return self._kind
 
     @property
@@ -454,7 +491,9 @@ class Georeference:
         """
         few, cols, shape = _points(enu, t_s)
         if few:
-            return _assemble([self._geodetic(e, n, u, t) for e, n, u, t in cols], shape, OUTPUT_KEYS)
+            return _assemble(
+                [self._geodetic(e, n, u, t) for e, n, u, t in cols], shape, OUTPUT_KEYS
+            )
         return dict(zip(OUTPUT_KEYS, self._geodetic(*cols)))
 
     def geodetic_of_point(self, e: float, n: float, u: float, t_s: float) -> tuple:
@@ -498,12 +537,18 @@ class Georeference:
         lat_11 = lat_h + d.shift_lat_deg  # Datum Chain, step 3: + harn_to_nad83_2011_shift_deg
         lon_11 = lon_h + d.shift_lon_deg
         h_navd = _H0_M + u  # Datum Chain, step 4: H_navd = c_f Z0 + u
-        n_g = d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n  # step 4: N_g = N0^g + a_e e + a_n n
+        n_g = (
+            d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n
+        )  # step 4: N_g = N0^g + a_e e + a_n n
         h_11 = h_navd + n_g  # step 4: h_2011 = H_navd + N_g
         if not wgs84:
             return lat_h, lon_h, lat_11, lon_11, h_11, None, None, None, h_navd, n_g
-        xg, yg, zg = _ell._geodetic_to_ecef(lat_11 * _D2R, lon_11 * _D2R, h_11, _ell.GRS80)  # step 5
-        xw, yw, zw = _helmert._inverse(xg, yg, zg, self._epoch(t), d.helmert)  # step 5: inverse Helmert
+        xg, yg, zg = _ell._geodetic_to_ecef(
+            lat_11 * _D2R, lon_11 * _D2R, h_11, _ell.GRS80
+        )  # step 5
+        xw, yw, zw = _helmert._inverse(
+            xg, yg, zg, self._epoch(t), d.helmert
+        )  # step 5: inverse Helmert
         del xg, yg, zg
         if type(xw) is np.ndarray:  # step 6
             phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)
@@ -573,7 +618,11 @@ class Georeference:
             _sp._check_geodetic(lat, lon)  # DatumError naming the input value
         if lat.size == 1:  # one point: the same kernel on floats
             args = (lat.item(), lon.item(), h.item(), t.item())
-            enu = self._local_enu(*args[:3]) if self._kind == "local" else self._acre_enu(*args, frame)
+            enu = (
+                self._local_enu(*args[:3])
+                if self._kind == "local"
+                else self._acre_enu(*args, frame)
+            )
             if self._kind == "acre":
                 _sp._check_forward_result(lat, lon, np.asarray(enu[3]), np.asarray(enu[4]))
             return np.array(enu[:3], dtype=np.float64).reshape(lat.shape + (3,))
@@ -652,8 +701,12 @@ class Georeference:
         z = zone_int(zone)
         few, cols, shape = _points(enu, t_s)
         if few and type(z) is int:
-            return _assemble([(self._alpha(*c, z, frame)[0],) for c in cols], shape, ("alpha",))["alpha"]
-        e, n, u, t = (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
+            return _assemble([(self._alpha(*c, z, frame)[0],) for c in cols], shape, ("alpha",))[
+                "alpha"
+            ]
+        e, n, u, t = (
+            (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
+        )
         if type(z) is not int:
             z = np.broadcast_to(z, shape)
         return shaped(np.asarray(self._alpha(e, n, u, t, z, frame)[0]))
@@ -661,7 +714,9 @@ class Georeference:
     def _alpha(self, e, n, u, t, zone, frame):
         """Grid rotation (deg) of points (floats or arrays) and P1's lat, lon, h, E, N (north)."""
         lat1, lon1, h1 = self._frame_llh(e, n, u, t, frame)  # P1
-        lat2, lon2, _ = self._frame_llh(e, n + GRID_ROTATION_STEP_M, u, t, frame)  # P2, 10 m grid-north
+        lat2, lon2, _ = self._frame_llh(
+            e, n + GRID_ROTATION_STEP_M, u, t, frame
+        )  # P2, 10 m grid-north
         e1, n1 = self._utm_en(lat1, lon1, zone)
         e2, n2 = self._utm_en(lat2, lon2, zone)
         alpha = _arctan2(e2 - e1, n2 - n1) * _R2D  # INS: alpha = atan2(E2 - E1, N2 - N1)
@@ -677,8 +732,15 @@ class Georeference:
             _utm.forward(lat, lon, zone)
         return r
 
-    def enu_to_fix_utm(self, enu, t_s, zone, frame: str = "nad83_2011", south: bool = False,
-                       grid_rotation: bool = False) -> dict:
+    def enu_to_fix_utm(
+        self,
+        enu,
+        t_s,
+        zone,
+        frame: str = "nad83_2011",
+        south: bool = False,
+        grid_rotation: bool = False,
+    ) -> dict:
         """The INS fix and UTM odometry of ENU points in one pass (spec "INS", "Fix and UTM Odometry").
 
         Returns a dict of arrays of the broadcast shape of enu[..., 0] and t_s:
@@ -702,16 +764,35 @@ class Georeference:
         few, cols, shape = _points(enu, t_s)
         keys = _FIX_KEYS + (("grid_rotation_deg",) if grid_rotation else ())
         if few and type(z) is int:
-            return _assemble([self._fix(*c, z, frame, south, grid_rotation) for c in cols], shape, keys)
-        e, n, u, t = (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
+            return _assemble(
+                [self._fix(*c, z, frame, south, grid_rotation) for c in cols], shape, keys
+            )
+        e, n, u, t = (
+            (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
+        )
         if type(z) is not int:
             z = np.broadcast_to(z, shape)
-        return dict(zip(keys, (np.asarray(v, dtype=np.float64).reshape(shape)
-                               for v in self._fix(e, n, u, t, z, frame, south, grid_rotation))))
+        return dict(
+            zip(
+                keys,
+                (
+                    np.asarray(v, dtype=np.float64).reshape(shape)
+                    for v in self._fix(e, n, u, t, z, frame, south, grid_rotation)
+                ),
+            )
+        )
 
-    def fix_utm_of_point(self, e: float, n: float, u: float, t_s: float, zone: int,
-                         frame: str = "nad83_2011", south: bool = False,
-                         grid_rotation: bool = False) -> tuple:
+    def fix_utm_of_point(
+        self,
+        e: float,
+        n: float,
+        u: float,
+        t_s: float,
+        zone: int,
+        frame: str = "nad83_2011",
+        south: bool = False,
+        grid_rotation: bool = False,
+    ) -> tuple:
         """:meth:`enu_to_fix_utm` of one point on Python floats (the streaming INS's call).
 
         Returns the floats (lat_deg, lon_deg, height_m, easting_m, northing_m[,

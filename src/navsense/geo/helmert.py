@@ -73,14 +73,18 @@ class HelmertParameters:
     )
 
     @classmethod
-    def from_dict(cls, d: Mapping, where: str = "helmert_itrf2014_to_nad83_2011") -> HelmertParameters:
+    def from_dict(
+        cls, d: Mapping, where: str = "helmert_itrf2014_to_nad83_2011"
+    ) -> HelmertParameters:
         """Build from the specification's dict; missing keys take the specification defaults.
 
         Raises ConfigError for an unknown key or a value of the wrong shape, naming the key path.
         """
         unknown = set(d) - set(cls.KEYS)
         if unknown:
-            raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {list(cls.KEYS)}")
+            raise ConfigError(
+                f"{where}: unknown key(s) {sorted(unknown)}; allowed: {list(cls.KEYS)}"
+            )
         base = ITRF2014_TO_NAD83_2011
         vals = {}
         for key in cls.KEYS:
@@ -88,7 +92,9 @@ class HelmertParameters:
             if key in ("t_m", "r_arcsec", "dt_m_per_yr", "dr_arcsec_per_yr"):
                 arr = np.asarray(v, dtype=float) if _is_numeric_seq(v) else None
                 if arr is None or arr.shape != (3,) or not np.all(np.isfinite(arr)):
-                    raise ConfigError(f"{where}.{key} must be an array of 3 finite numbers, got {v!r}")
+                    raise ConfigError(
+                        f"{where}.{key} must be an array of 3 finite numbers, got {v!r}"
+                    )
                 vals[key] = tuple(float(x) for x in arr)
             else:
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -116,7 +122,9 @@ def _at_epoch(p: HelmertParameters, epoch_yr):
     """HelmertParameters.at_epoch on a float or an array (the same expressions, no asarray)."""
     delta = epoch_yr - p.reference_epoch
     t = [p.t_m[i] + p.dt_m_per_yr[i] * delta for i in range(3)]  # Helmert: T
-    r = [-(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)]  # Helmert: r
+    r = [
+        -(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)
+    ]  # Helmert: r
     s = 1.0 + (p.s_ppm + p.ds_ppm_per_yr * delta) * 1e-6  # Helmert: s
     return t, r, s
 
@@ -171,12 +179,16 @@ def inverse(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD
     return tuple(shaped(np.asarray(v)) for v in _inverse(x, y, z, ep, params))
 
 
-def itrf2014_to_nad83_2011(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011):
+def itrf2014_to_nad83_2011(
+    x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011
+):
     """ITRF2014 (= WGS84 G2139) ECEF to NAD83(2011) ECEF: :func:`forward`."""
     return forward(x_m, y_m, z_m, epoch_yr, params)
 
 
-def nad83_2011_to_itrf2014(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011):
+def nad83_2011_to_itrf2014(
+    x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011
+):
     """NAD83(2011) ECEF to ITRF2014 (= WGS84 G2139) ECEF: :func:`inverse`."""
     return inverse(x_m, y_m, z_m, epoch_yr, params)
 
@@ -199,7 +211,9 @@ def _inverse(x, y, z, epoch_yr, params):
     dx = x - (p.t_m[0] + p.dt_m_per_yr[0] * delta)
     dy = y - (p.t_m[1] + p.dt_m_per_yr[1] * delta)
     dz = z - (p.t_m[2] + p.dt_m_per_yr[2] * delta)
-    rx, ry, rz = (-(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3))  # Helmert: r
+    rx, ry, rz = (
+        -(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)
+    )  # Helmert: r
     inv_s = 1.0 / (1.0 + (p.s_ppm + p.ds_ppm_per_yr * delta) * 1e-6)  # 1 / s
     # Helmert: X_ITRF = (1/s) M^T (X_2011 - T), M^T = [[1, rz, -ry], [-rz, 1, rx], [ry, -rx, 1]]
     xo = inv_s * (dx + rz * dy - ry * dz)

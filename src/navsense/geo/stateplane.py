@@ -105,9 +105,7 @@ NEWTON_ITERATIONS = 3  # fixed: each step shrinks the error by ~1e-6, see forwar
 
 def _meridian_m(phi):
     """M(phi), m (spec "Inverse projection"; Snyder eq. 3-21)."""
-    return _A * (
-        _M0 * phi - _M2 * _sin(2.0 * phi) + _M4 * _sin(4.0 * phi) - _M6 * _sin(6.0 * phi)
-    )
+    return _A * (_M0 * phi - _M2 * _sin(2.0 * phi) + _M4 * _sin(4.0 * phi) - _M6 * _sin(6.0 * phi))
 
 
 _MPHI0 = float(_meridian_m(_PHI0))  # M(phi0), m
@@ -152,7 +150,9 @@ def _inverse_rad(x, y):
     # p4 = 5 + 3 T_1 + 10 C_1 - 4 C_1^2 - 9 e'^2 and p6 = 61 + 90 T_1 + 298 C_1 + 45 T_1^2 - 252 e'^2 - 3 C_1^2
     p4 = (5.0 - 9.0 * _EP2) + 3.0 * t1 + cc * (10.0 - 4.0 * cc)
     p6 = (61.0 - 252.0 * _EP2) + t1 * (90.0 + 45.0 * t1) + cc * (298.0 - 3.0 * cc)
-    phi = phi1 - (tan1 * w * _INV_E2M) * (d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0))))
+    phi = phi1 - (tan1 * w * _INV_E2M) * (
+        d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0)))
+    )
     del phi1, tan1, w, p4, p6
     # spec: lambda = lambda0 + [D - q3 D^3/6 + q5 D^5/120] / cos phi_1 with
     # q3 = 1 + 2 T_1 + C_1 and q5 = 5 - 2 C_1 + 28 T_1 - 3 C_1^2 + 8 e'^2 + 24 T_1^2
@@ -203,7 +203,9 @@ def _snyder_forward_m(phi, lam):
     y = FALSE_NORTHING_M + K0 * (
         m
         - _MPHI0
-        + n * (s / c) * (
+        + n
+        * (s / c)
+        * (
             a2 / 2.0
             + (5.0 - t + 9.0 * cc + 4.0 * cc * cc) * a2 * a2 / 24.0
             + (61.0 - 58.0 * t + t * t + 600.0 * cc - 330.0 * _EP2) * a2 * a2 * a2 / 720.0
@@ -283,7 +285,9 @@ def _check_geodetic(lat, lon):
 def _check_forward_result(lat, lon, x, y):
     """DatumError naming the latitude/longitude whose grid point leaves the domain box."""
     slack = 1e-3  # m: a point on the box edge stays inside after a round trip
-    bad = (np.abs(x - FALSE_EASTING_M) > MAX_DX_M + slack) | (np.abs(y - FALSE_NORTHING_M) > MAX_DY_M + slack)
+    bad = (np.abs(x - FALSE_EASTING_M) > MAX_DX_M + slack) | (
+        np.abs(y - FALSE_NORTHING_M) > MAX_DY_M + slack
+    )
     if np.any(bad):
         i = int(np.flatnonzero(bad.ravel())[0])
         raise DatumError(

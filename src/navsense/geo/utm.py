@@ -39,8 +39,17 @@ from navsense.geo.ellipsoid import WGS84
 
 # numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
 _sin, _cos, _tan, _sqrt, _arctan2, _arctan, _arcsinh, _sinh, _cosh, _arctanh = (
-    _arrays.sin, _arrays.cos, _arrays.tan, _arrays.sqrt, _arrays.arctan2, _arrays.arctan,
-    _arrays.arcsinh, _arrays.sinh, _arrays.cosh, _arrays.arctanh)
+    _arrays.sin,
+    _arrays.cos,
+    _arrays.tan,
+    _arrays.sqrt,
+    _arrays.arctan2,
+    _arrays.arctan,
+    _arrays.arcsinh,
+    _arrays.sinh,
+    _arrays.cosh,
+    _arrays.arctanh,
+)
 
 __all__ = [
     "FALSE_EASTING_M",
@@ -76,8 +85,17 @@ _K0A = K0 * _RA
 _n = _N
 # spec: alpha_1 .. alpha_6 (Karney 2011, eq. 35)
 _ALPHA = (
-    _n / 2 - 2 * _n**2 / 3 + 5 * _n**3 / 16 + 41 * _n**4 / 180 - 127 * _n**5 / 288 + 7891 * _n**6 / 37800,
-    13 * _n**2 / 48 - 3 * _n**3 / 5 + 557 * _n**4 / 1440 + 281 * _n**5 / 630 - 1983433 * _n**6 / 1935360,
+    _n / 2
+    - 2 * _n**2 / 3
+    + 5 * _n**3 / 16
+    + 41 * _n**4 / 180
+    - 127 * _n**5 / 288
+    + 7891 * _n**6 / 37800,
+    13 * _n**2 / 48
+    - 3 * _n**3 / 5
+    + 557 * _n**4 / 1440
+    + 281 * _n**5 / 630
+    - 1983433 * _n**6 / 1935360,
     61 * _n**3 / 240 - 103 * _n**4 / 140 + 15061 * _n**5 / 26880 + 167603 * _n**6 / 181440,
     49561 * _n**4 / 161280 - 179 * _n**5 / 168 + 6601661 * _n**6 / 7257600,
     34729 * _n**5 / 80640 - 3418889 * _n**6 / 1995840,
@@ -85,7 +103,12 @@ _ALPHA = (
 )
 # spec: beta_1 .. beta_6 (Karney 2011, eq. 36)
 _BETA = (
-    _n / 2 - 2 * _n**2 / 3 + 37 * _n**3 / 96 - _n**4 / 360 - 81 * _n**5 / 512 + 96199 * _n**6 / 604800,
+    _n / 2
+    - 2 * _n**2 / 3
+    + 37 * _n**3 / 96
+    - _n**4 / 360
+    - 81 * _n**5 / 512
+    + 96199 * _n**6 / 604800,
     _n**2 / 48 + _n**3 / 15 - 437 * _n**4 / 1440 + 46 * _n**5 / 105 - 1118711 * _n**6 / 3870720,
     17 * _n**3 / 480 - 37 * _n**4 / 840 - 209 * _n**5 / 4480 + 5569 * _n**6 / 90720,
     4397 * _n**4 / 161280 - 11 * _n**5 / 504 - 830251 * _n**6 / 7257600,
@@ -195,7 +218,9 @@ def _forward_rad(phi, lam, factors: bool = True):
     y1r, y1i, _, _ = _clenshaw(ar, ai, _ALPHA)
     northing = _K0A * (xip + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
     del xip
-    easting = FALSE_EASTING_M + _K0A * (etap + (y1r * sin2i + y1i * sin2r))  # spec: E = E0 + k0 A eta
+    easting = FALSE_EASTING_M + _K0A * (
+        etap + (y1r * sin2i + y1i * sin2r)
+    )  # spec: E = E0 + k0 A eta
     del etap, y1r, y1i, sin2r, sin2i
     if not factors:
         return easting, northing
@@ -236,7 +261,9 @@ def _forward_one(lat: float, lon: float, zone: int, factors: bool = True):
     return _forward_rad(lat * _D2R, dlon * _D2R, factors)
 
 
-def _forward_arrays(lat: np.ndarray, lon: np.ndarray, zone, factors: bool = True, check_lat: bool = True):
+def _forward_arrays(
+    lat: np.ndarray, lon: np.ndarray, zone, factors: bool = True, check_lat: bool = True
+):
     """forward() of arrays (zone an int or an int64 array): checks, then the scalar kernel per
     point up to SMALL_N points, else the array kernel. ``check_lat=False`` skips the latitude
     check (latitudes from the datum chain)."""
@@ -253,9 +280,14 @@ def _forward_arrays(lat: np.ndarray, lon: np.ndarray, zone, factors: bool = True
         bad = ~(np.abs(dlon) <= MAX_DLON_DEG)
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])
-            _dlon_error(lon.ravel()[i], dlon.ravel()[i], np.broadcast_to(zone, bad.shape).ravel()[i])
+            _dlon_error(
+                lon.ravel()[i], dlon.ravel()[i], np.broadcast_to(zone, bad.shape).ravel()[i]
+            )
     if 0 < lat.size <= SMALL_N:
-        outs = [_forward_rad(a * _D2R, b * _D2R, factors) for a, b in zip(lat.ravel().tolist(), dlon.ravel().tolist())]
+        outs = [
+            _forward_rad(a * _D2R, b * _D2R, factors)
+            for a, b in zip(lat.ravel().tolist(), dlon.ravel().tolist())
+        ]
         return tuple(np.array(col, dtype=np.float64).reshape(lat.shape) for col in zip(*outs))
     return _forward_rad(lat * _D2R, dlon * _D2R, factors)
 
@@ -312,8 +344,10 @@ def _tau_step(tau, taup):
     """One Newton step for tau (spec "UTM Projection", Inverse); floats or arrays."""
     taupi = _taupf(tau)  # spec: tau'_i
     return (
-        (taup - taupi) / _sqrt(1.0 + taupi * taupi)
-        * (1.0 + _E2M * tau * tau) / (_E2M * _sqrt(1.0 + tau * tau))
+        (taup - taupi)
+        / _sqrt(1.0 + taupi * taupi)
+        * (1.0 + _E2M * tau * tau)
+        / (_E2M * _sqrt(1.0 + tau * tau))
     )  # spec: Newton step for tau
 
 
@@ -367,8 +401,10 @@ def inverse(easting_m, northing_m, zone, south: bool = False):
     one = single(easting_m, northing_m)
     if one is not None and (type(zone) is int and 1 <= zone <= 60):
         (e, n), shape = one
-        if (FALSE_EASTING_M - MAX_DE_M <= e <= FALSE_EASTING_M + MAX_DE_M
-                and n0 - half <= n <= n0 + half):
+        if (
+            FALSE_EASTING_M - MAX_DE_M <= e <= FALSE_EASTING_M + MAX_DE_M
+            and n0 - half <= n <= n0 + half
+        ):
             phi, lam = _inverse_rad(e, n - n0, _tauf_scalar)
             lon = lam * _R2D + (-183.0 + 6.0 * zone)
             if lon > 180.0:
@@ -419,7 +455,9 @@ def _inverse_rad(easting, northing, tauf):
     she = _sinh(etap)
     tp = _tan(xip)
     cxi = 1.0 / _sqrt(1.0 + tp * tp)  # cos xi'
-    taup = tp * cxi / _sqrt(she * she + cxi * cxi)  # spec: tau' = sin xi' / sqrt(sinh^2 eta' + cos^2 xi')
+    taup = (
+        tp * cxi / _sqrt(she * she + cxi * cxi)
+    )  # spec: tau' = sin xi' / sqrt(sinh^2 eta' + cos^2 xi')
     lam = _arctan2(she, cxi)  # spec: lambda
     tau = tauf(taup)
     phi = _arctan(tau)  # spec: phi = arctan tau

@@ -26,8 +26,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 
-__all__ = ["Column", "rows_from_columns", "jsonl_from_columns", "arrow_table", "TIME_COLUMNS",
-           "round_float"]
+__all__ = [
+    "Column",
+    "rows_from_columns",
+    "jsonl_from_columns",
+    "arrow_table",
+    "TIME_COLUMNS",
+    "round_float",
+]
 
 TIME_COLUMNS = ("sample_time_s", "available_time_s", "delivery_time_s")
 
@@ -44,7 +50,7 @@ class Column(NamedTuple):
     constant: bool = False
 
 
-_POWERS_OF_TEN = [10.0 ** k for k in range(23)]  # exact doubles, as numpy's power_of_ten
+_POWERS_OF_TEN = [10.0**k for k in range(23)]  # exact doubles, as numpy's power_of_ten
 
 
 def round_float(x: float, decimals: int) -> float:
@@ -99,10 +105,12 @@ def _template(names: tuple[str, ...], constants: tuple[bool, ...]):
         return "{" + ", ".join(items) + "}"
 
     bound = "".join(f"k{i}, " for i, c in enumerate(constants) if c)
-    source = (f"def make(k):\n    ({bound}) = k\n"
-              f"    def row({', '.join(args)}): return {literal(tree)}\n    return row\n")
+    source = (
+        f"def make(k):\n    ({bound}) = k\n"
+        f"    def row({', '.join(args)}): return {literal(tree)}\n    return row\n"
+    )
     namespace: dict = {}
-    exec(compile(source, f"<row template {len(names)} keys>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, f"<row template {len(names)} keys>", "exec"), namespace)
     _TEMPLATES[key] = namespace["make"]
     return namespace["make"]
 
@@ -151,8 +159,12 @@ def _json_tokens(col: Column, m: int, bracketed: bool) -> list[bytes]:
 
 def _json_template(columns: list[Column], bracketed: tuple[bool, ...]) -> bytes:
     """The bytes %-format of one line: constants written in, a %s for each other column."""
-    key = (tuple(c.name for c in columns), tuple(c.constant for c in columns), bracketed,
-           tuple(orjson.dumps(c.values, option=_NUMPY) if c.constant else None for c in columns))
+    key = (
+        tuple(c.name for c in columns),
+        tuple(c.constant for c in columns),
+        bracketed,
+        tuple(orjson.dumps(c.values, option=_NUMPY) if c.constant else None for c in columns),
+    )
     if key in _JSON_TEMPLATES:
         return _JSON_TEMPLATES[key]
     tree: dict = {}
@@ -184,8 +196,10 @@ def jsonl_from_columns(columns: list[Column], m: int) -> bytes:
     if m == 0:
         return b""
     # a vector column without nulls gets its brackets from the template
-    bracketed = tuple(not c.constant and _is_matrix(c.values)
-                      and (c.valid is None or bool(np.all(c.valid))) for c in columns)
+    bracketed = tuple(
+        not c.constant and _is_matrix(c.values) and (c.valid is None or bool(np.all(c.valid)))
+        for c in columns
+    )
     template = _json_template(columns, bracketed)
     tokens = [_json_tokens(c, m, b) for c, b in zip(columns, bracketed) if not c.constant]
     if not tokens:
@@ -193,7 +207,7 @@ def jsonl_from_columns(columns: list[Column], m: int) -> bytes:
     return b"".join(map(template.__mod__, zip(*tokens)))
 
 
-def _validity(valid) -> "object | None":
+def _validity(valid) -> object | None:
     import pyarrow as pa
 
     if valid is None:
@@ -215,8 +229,9 @@ def _numeric_array(values: np.ndarray, valid):
     else:
         raise TypeError(f"column of dtype {values.dtype} is not numeric")
     nulls = 0 if valid is None else int(len(values) - np.count_nonzero(valid))
-    return pa.Array.from_buffers(kind, len(values), [_validity(valid), pa.py_buffer(values)],
-                                 null_count=nulls)
+    return pa.Array.from_buffers(
+        kind, len(values), [_validity(valid), pa.py_buffer(values)], null_count=nulls
+    )
 
 
 def _string_array(values: list, valid):
@@ -234,9 +249,12 @@ def _string_array(values: list, valid):
     else:
         np.cumsum([len(v.encode("utf-8")) for v in values], out=offsets[1:])
     nulls = 0 if valid is None else int(len(values) - np.count_nonzero(valid))
-    return pa.Array.from_buffers(pa.string(), len(values),
-                                 [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(data)],
-                                 null_count=nulls)
+    return pa.Array.from_buffers(
+        pa.string(),
+        len(values),
+        [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(data)],
+        null_count=nulls,
+    )
 
 
 def _constant_string_array(value: str, m: int):
@@ -245,8 +263,9 @@ def _constant_string_array(value: str, m: int):
 
     data = value.encode("utf-8")
     offsets = np.arange(m + 1, dtype=np.int32) * np.int32(len(data))
-    return pa.Array.from_buffers(pa.string(), m, [None, pa.py_buffer(offsets),
-                                                  pa.py_buffer(data * m)], null_count=0)
+    return pa.Array.from_buffers(
+        pa.string(), m, [None, pa.py_buffer(offsets), pa.py_buffer(data * m)], null_count=0
+    )
 
 
 def _arrow_column(values, valid, m: int):
@@ -269,8 +288,11 @@ def arrow_table(columns: list[Column], m: int):
         valid = None if col.valid is None else np.asarray(col.valid, dtype=bool)
         if col.constant:
             value = col.values
-            arrays.append(_constant_string_array(value, m) if isinstance(value, str)
-                          else _arrow_column(np.full(m, value), None, m))
+            arrays.append(
+                _constant_string_array(value, m)
+                if isinstance(value, str)
+                else _arrow_column(np.full(m, value), None, m)
+            )
             names.append(col.name)
             continue
         values = col.values

@@ -71,23 +71,58 @@ import numpy as np
 from navsense.errors import FormatError
 
 __all__ = [
-    "INS_FIELDS", "INS_FIELD_COUNT", "INS_FIELD_INDEX", "INS_FRAME_STRUCT", "INS_FRAME_DTYPE",
-    "INS_FRAME_BYTES", "InsFrameWriter", "read_ins_frames", "pack_ins_frame", "unpack_ins_frame",
+    "INS_FIELDS",
+    "INS_FIELD_COUNT",
+    "INS_FIELD_INDEX",
+    "INS_FRAME_STRUCT",
+    "INS_FRAME_DTYPE",
+    "INS_FRAME_BYTES",
+    "InsFrameWriter",
+    "read_ins_frames",
+    "pack_ins_frame",
+    "unpack_ins_frame",
 ]
 
 INS_FIELDS: tuple[str, ...] = (
-    "InsUtmE", "InsUtmN", "InsUtmH",
-    "InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw",
-    "InsVelX", "InsVelY", "InsVelZ",
-    "InsGyroX", "InsGyroY", "InsGyroZ",
-    "InsAccelX", "InsAccelY", "InsAccelZ",
-    "InsLat", "InsLon", "InsHeight",
-    "InsCovE", "InsCovN", "InsCovU",
-    "InsEnuQx", "InsEnuQy", "InsEnuQz", "InsEnuQw",
-    "InsEnuX", "InsEnuY", "InsEnuZ",
-    "InsFixStatus", "InsGridRotationDeg", "InsUtmZone",
-    "InsTruthX", "InsTruthY", "InsTruthZ",
-    "InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw",
+    "InsUtmE",
+    "InsUtmN",
+    "InsUtmH",
+    "InsUtmQx",
+    "InsUtmQy",
+    "InsUtmQz",
+    "InsUtmQw",
+    "InsVelX",
+    "InsVelY",
+    "InsVelZ",
+    "InsGyroX",
+    "InsGyroY",
+    "InsGyroZ",
+    "InsAccelX",
+    "InsAccelY",
+    "InsAccelZ",
+    "InsLat",
+    "InsLon",
+    "InsHeight",
+    "InsCovE",
+    "InsCovN",
+    "InsCovU",
+    "InsEnuQx",
+    "InsEnuQy",
+    "InsEnuQz",
+    "InsEnuQw",
+    "InsEnuX",
+    "InsEnuY",
+    "InsEnuZ",
+    "InsFixStatus",
+    "InsGridRotationDeg",
+    "InsUtmZone",
+    "InsTruthX",
+    "InsTruthY",
+    "InsTruthZ",
+    "InsTruthQx",
+    "InsTruthQy",
+    "InsTruthQz",
+    "InsTruthQw",
     "InsTruthSpeed",
 )  # CoreSimIns.h EInsField, in order
 INS_FIELD_COUNT = len(INS_FIELDS)  # EInsField::InsFieldCount = 40
@@ -127,7 +162,7 @@ class InsFrameWriter:
         self._file = None
         self.frames_written = 0
 
-    def __enter__(self) -> "InsFrameWriter":
+    def __enter__(self) -> InsFrameWriter:
         if self.path.exists() and not self.overwrite:
             raise FormatError(f"{self.path}: the file exists; not overwriting it")
         self._file = open(self._tmp_path, "wb")
@@ -143,7 +178,8 @@ class InsFrameWriter:
         if frames.ndim != 2 or frames.shape[1] != INS_FIELD_COUNT:
             raise FormatError(
                 f"{self.path}: expected INS frames of shape (..., {INS_FIELD_COUNT}), "
-                f"got {frames.shape}")
+                f"got {frames.shape}"
+            )
         self._file.write(np.ascontiguousarray(frames, dtype=INS_FRAME_DTYPE).tobytes())
         self.frames_written += frames.shape[0]
 
@@ -164,6 +200,8 @@ def read_ins_frames(path) -> np.ndarray:
     data = path.read_bytes()
     if len(data) % INS_FRAME_BYTES:
         raise FormatError(
-            f"{path}: {len(data)} bytes is not a whole number of {INS_FRAME_BYTES}-byte INS frames")
-    return np.frombuffer(data, dtype=INS_FRAME_DTYPE).astype(np.float64).reshape(
-        -1, INS_FIELD_COUNT)
+            f"{path}: {len(data)} bytes is not a whole number of {INS_FRAME_BYTES}-byte INS frames"
+        )
+    return (
+        np.frombuffer(data, dtype=INS_FRAME_DTYPE).astype(np.float64).reshape(-1, INS_FIELD_COUNT)
+    )

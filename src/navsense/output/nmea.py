@@ -28,15 +28,26 @@ receiver's path); :func:`gga_sentence` is its one-row form.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from navsense.output.appendfile import AppendFile
 
-__all__ = ["gga_sentence", "gga_sentences", "nmea_checksum", "nmea_checksums", "utc_hhmmss",
-           "utc_seconds_of_day", "NmeaWriter", "read_nmea", "STATION_ID", "TALKER_GGA", "LINE_END"]
+__all__ = [
+    "gga_sentence",
+    "gga_sentences",
+    "nmea_checksum",
+    "nmea_checksums",
+    "utc_hhmmss",
+    "utc_seconds_of_day",
+    "NmeaWriter",
+    "read_nmea",
+    "STATION_ID",
+    "TALKER_GGA",
+    "LINE_END",
+]
 
 TALKER_GGA = "GNGGA"  # multi-system talker (GPS, Galileo, GLONASS)
 STATION_ID = "0001"  # specification, "Output Row": the station 0001
@@ -79,9 +90,13 @@ def utc_seconds_of_day(start_utc) -> float:
     if isinstance(start_utc, str):
         start_utc = datetime.fromisoformat(start_utc.replace("Z", "+00:00"))
     if start_utc.tzinfo is not None:
-        start_utc = start_utc.astimezone(timezone.utc)
-    return (start_utc.hour * 3600 + start_utc.minute * 60 + start_utc.second
-            + start_utc.microsecond * 1e-6)
+        start_utc = start_utc.astimezone(UTC)
+    return (
+        start_utc.hour * 3600
+        + start_utc.minute * 60
+        + start_utc.second
+        + start_utc.microsecond * 1e-6
+    )
 
 
 def _centiseconds_of_day(seconds_of_day: np.ndarray) -> np.ndarray:
@@ -143,15 +158,30 @@ def _body_formats(station: str) -> list[str]:
     middle = "%d,%02d,%.2f,"
     altitude = ("%.3f,M,%.3f,M,", "%.0s%.0s,,,,")
     age = (f"%.1f,{station}", "%.0s,")
-    return [time + position[p] + middle + altitude[a] + age[c]
-            for p in (0, 1) for a in (0, 1) for c in (0, 1)]
+    return [
+        time + position[p] + middle + altitude[a] + age[c]
+        for p in (0, 1)
+        for a in (0, 1)
+        for c in (0, 1)
+    ]
 
 
 _STATION_FORMATS = {STATION_ID: _body_formats(STATION_ID)}
 
 
-def gga_sentences(utc_s, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid_sep_m,
-                  age_s=None, no_fix=None, station: str = STATION_ID) -> list[str]:
+def gga_sentences(
+    utc_s,
+    lat_deg,
+    lon_deg,
+    quality,
+    satellites,
+    hdop,
+    altitude_m,
+    geoid_sep_m,
+    age_s=None,
+    no_fix=None,
+    station: str = STATION_ID,
+) -> list[str]:
     """The $GNGGA sentences (with their checksums, no line ending) of m epochs at once.
 
     Arrays of shape (m,) (scalars broadcast to the length of ``utc_s``): ``utc_s`` seconds of
@@ -171,8 +201,18 @@ def gga_sentences(utc_s, lat_deg, lon_deg, quality, satellites, hdop, altitude_m
     utc = np.asarray(utc_s, dtype=np.float64)
     m = int(utc.size) if utc.ndim else 1
     if m == 1:  # one epoch (the streaming receiver): the same numbers on Python scalars
-        cols, code = _one_row(utc.item(), lat_deg, lon_deg, quality, satellites, hdop, altitude_m,
-                              geoid_sep_m, age_s, no_fix)
+        cols, code = _one_row(
+            utc.item(),
+            lat_deg,
+            lon_deg,
+            quality,
+            satellites,
+            hdop,
+            altitude_m,
+            geoid_sep_m,
+            age_s,
+            no_fix,
+        )
         return _sentences(cols, code, station)
     utc = _as_rows(utc, m, np.float64)
     no_fix = np.zeros(m, dtype=bool) if no_fix is None else _as_rows(no_fix, m, bool)
@@ -190,17 +230,21 @@ def gga_sentences(utc_s, lat_deg, lon_deg, quality, satellites, hdop, altitude_m
             units[fix_rows] = _minute_units(value[fix_rows])
         cols += [c.tolist() for c in _angle_fields(units)]
         cols.append(np.where(value >= 0.0, hemi[0], hemi[1]).tolist())
-    cols += [_as_rows(quality, m, np.float64).astype(np.int64).tolist(),
-             _as_rows(satellites, m, np.float64).astype(np.int64).tolist(),
-             _as_rows(hdop, m, np.float64).tolist()]
+    cols += [
+        _as_rows(quality, m, np.float64).astype(np.int64).tolist(),
+        _as_rows(satellites, m, np.float64).astype(np.int64).tolist(),
+        _as_rows(hdop, m, np.float64).tolist(),
+    ]
     code = 4 * no_fix.astype(np.int64)
     if altitude_m is None:
         code += 2
         cols += [[0.0] * m, [0.0] * m]
     else:
         code += 2 * no_fix
-        cols += [_as_rows(altitude_m, m, np.float64).tolist(),
-                 _as_rows(geoid_sep_m, m, np.float64).tolist()]
+        cols += [
+            _as_rows(altitude_m, m, np.float64).tolist(),
+            _as_rows(geoid_sep_m, m, np.float64).tolist(),
+        ]
     if age_s is None:
         code += 1
         cols.append([0.0] * m)
@@ -228,8 +272,9 @@ def _one(x) -> float:
     return float(x) if type(x) is float else float(np.asarray(x, dtype=np.float64).reshape(()))
 
 
-def _one_row(utc, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid_sep_m, age_s,
-             no_fix) -> tuple[list, list]:
+def _one_row(
+    utc, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid_sep_m, age_s, no_fix
+) -> tuple[list, list]:
     """The columns and the format code of :func:`gga_sentences` for one row, on Python scalars.
 
     The same numbers as the array path: floor(100 s + 0.5) and round half to even (Python's
@@ -265,8 +310,18 @@ def _one_row(utc, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid
     return cols, [code]
 
 
-def gga_sentence(utc_time, lat_deg, lon_deg, quality: int, satellites: int, hdop: float,
-                 altitude_m, geoid_sep_m, age_s=None, station: str = STATION_ID) -> str:
+def gga_sentence(
+    utc_time,
+    lat_deg,
+    lon_deg,
+    quality: int,
+    satellites: int,
+    hdop: float,
+    altitude_m,
+    geoid_sep_m,
+    age_s=None,
+    station: str = STATION_ID,
+) -> str:
     """One $GNGGA sentence with its checksum (no line ending): :func:`gga_sentences` of one row.
 
     ``utc_time``: seconds of the UTC day (float) or a datetime. ``lat_deg`` None gives the no-fix
@@ -277,9 +332,18 @@ def gga_sentence(utc_time, lat_deg, lon_deg, quality: int, satellites: int, hdop
         utc_time = utc_seconds_of_day(utc_time)
     no_fix = lat_deg is None
     return gga_sentences(
-        float(utc_time), 0.0 if no_fix else lat_deg, 0.0 if no_fix else lon_deg, int(quality),
-        int(satellites), float(hdop), None if no_fix or altitude_m is None else altitude_m,
-        geoid_sep_m, None if age_s is None else float(age_s), no_fix=no_fix, station=station)[0]
+        float(utc_time),
+        0.0 if no_fix else lat_deg,
+        0.0 if no_fix else lon_deg,
+        int(quality),
+        int(satellites),
+        float(hdop),
+        None if no_fix or altitude_m is None else altitude_m,
+        geoid_sep_m,
+        None if age_s is None else float(age_s),
+        no_fix=no_fix,
+        station=station,
+    )[0]
 
 
 class NmeaWriter(AppendFile):

@@ -30,7 +30,7 @@ class ParquetWriter:
         self._pending_rows = 0
         self.rows_written = 0
 
-    def __enter__(self) -> "ParquetWriter":
+    def __enter__(self) -> ParquetWriter:
         if self.path.exists():
             raise FileExistsError(self.path)
         return self
@@ -59,11 +59,18 @@ class ParquetWriter:
         full = (buffered.num_rows // ROW_GROUP_ROWS) * ROW_GROUP_ROWS
         stop = buffered.num_rows if final else full
         if self._writer is None:
-            self._writer = pq.ParquetWriter(self.path, self._schema, compression="snappy",
-                                            use_dictionary=False, write_statistics=False)
+            self._writer = pq.ParquetWriter(
+                self.path,
+                self._schema,
+                compression="snappy",
+                use_dictionary=False,
+                write_statistics=False,
+            )
         for start in range(0, stop, ROW_GROUP_ROWS):
-            self._writer.write_table(buffered.slice(start, min(ROW_GROUP_ROWS, stop - start)),
-                                     row_group_size=ROW_GROUP_ROWS)
+            self._writer.write_table(
+                buffered.slice(start, min(ROW_GROUP_ROWS, stop - start)),
+                row_group_size=ROW_GROUP_ROWS,
+            )
         rest = buffered.slice(stop)
         self._pending = [rest] if rest.num_rows else []
         self._pending_rows = rest.num_rows

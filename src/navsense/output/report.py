@@ -135,8 +135,11 @@ class RunData:
 
         site = self.site()
         start_utc = self.episode.get("start_utc") or self.config["gnss"]["datum"]["start_utc"]
-        georef = (site.make_georeference(start_utc, self.config["gnss"]["datum"])
-                  if site is not None else None)
+        georef = (
+            site.make_georeference(start_utc, self.config["gnss"]["datum"])
+            if site is not None
+            else None
+        )
         return GnssReceiver(self.config, self.vehicle(), site, georef)
 
 
@@ -191,10 +194,17 @@ def read_run(run_dir) -> RunData:
         rows = _rows(path)
         data.gnss_t_s = np.array([r["sample_time_s"] for r in rows], dtype=np.float64)
         data.gnss_fix_type = np.array([r["fix_type"] for r in rows], dtype=object)
-        data.gnss_counts = {k: np.array([r[k] for r in rows], dtype=np.int64)
-                            for k in ("satellites_used", "satellites_clear",
-                                      "satellites_near_obstruction", "satellites_foliage",
-                                      "satellites_blocked", "satellites_above_mask")}
+        data.gnss_counts = {
+            k: np.array([r[k] for r in rows], dtype=np.int64)
+            for k in (
+                "satellites_used",
+                "satellites_clear",
+                "satellites_near_obstruction",
+                "satellites_foliage",
+                "satellites_blocked",
+                "satellites_above_mask",
+            )
+        }
         data.gnss_hdop = np.array([r["hdop"] for r in rows], dtype=np.float64)
         data.gnss_position_enu_m = _nan_rows([r["position_enu_m"] for r in rows], 3)
         data.gnss_sigma_enu_m = _nan_rows([r["sigma_enu_m"] for r in rows], 3)
@@ -203,9 +213,10 @@ def read_run(run_dir) -> RunData:
         frames = read_ins_frames(run_dir / "ins.frames")
         times = row_times(run_dir / "ins.jsonl")
         if len(frames) != len(times):
-            raise FormatError(f"{run_dir}: ins.frames has {len(frames)} epochs but ins.jsonl "
-                              f"{len(times)} rows")
-        col = lambda name: frames[:, INS_FIELD_INDEX[name]]  # noqa: E731
+            raise FormatError(
+                f"{run_dir}: ins.frames has {len(frames)} epochs but ins.jsonl {len(times)} rows"
+            )
+        col = lambda name: frames[:, INS_FIELD_INDEX[name]]
         data.ins_t_s = times[:, 0]
         data.ins_position_enu_m = np.stack([col("InsEnuX"), col("InsEnuY"), col("InsEnuZ")], -1)
         data.ins_q_enu_xyzw = np.stack([col(f"InsEnuQ{c}") for c in "xyzw"], -1)
@@ -213,11 +224,13 @@ def read_run(run_dir) -> RunData:
         de, dn = col("InsUtmE") - col("InsTruthX"), col("InsUtmN") - col("InsTruthY")
         alpha = np.radians(col("InsGridRotationDeg"))
         ca, sa = np.cos(alpha), np.sin(alpha)
-        err = np.stack([ca * de - sa * dn, sa * de + ca * dn, col("InsUtmH") - col("InsTruthZ")],
-                       -1)
+        err = np.stack(
+            [ca * de - sa * dn, sa * de + ca * dn, col("InsUtmH") - col("InsTruthZ")], -1
+        )
         data.ins_error_enu_m = err
-        data.ins_sigma_enu_m = np.sqrt(np.stack([col("InsCovE"), col("InsCovN"), col("InsCovU")],
-                                                -1))
+        data.ins_sigma_enu_m = np.sqrt(
+            np.stack([col("InsCovE"), col("InsCovN"), col("InsCovU")], -1)
+        )
         data.ins_truth_enu_m = data.ins_position_enu_m - err
 
     path = run_dir / "imu.jsonl"
@@ -225,15 +238,18 @@ def read_run(run_dir) -> RunData:
         rows = _rows(path)
         data.imu_t_s = np.array([r["sample_time_s"] for r in rows], dtype=np.float64)
         data.imu_specific_force_flu_mps2 = np.array(
-            [r["specific_force_flu_mps2"] for r in rows], dtype=np.float64).reshape(-1, 3)
+            [r["specific_force_flu_mps2"] for r in rows], dtype=np.float64
+        ).reshape(-1, 3)
         data.imu_angular_velocity_flu_radps = np.array(
-            [r["angular_velocity_flu_radps"] for r in rows], dtype=np.float64).reshape(-1, 3)
+            [r["angular_velocity_flu_radps"] for r in rows], dtype=np.float64
+        ).reshape(-1, 3)
 
     if data.truth is not None:
         epochs = [t for t in (data.gnss_t_s, data.ins_t_s) if t is not None and len(t)]
         if any(_truth_rows(data.truth, t) is None for t in epochs):
-            data.truth_source = (f"{data.truth_source}, which does not cover the run's epochs "
-                                 "(not used)")
+            data.truth_source = (
+                f"{data.truth_source}, which does not cover the run's epochs (not used)"
+            )
             data.truth = None
     if data.truth is not None and data.gnss_t_s is not None and len(data.gnss_t_s):
         from navsense.sensors.gnss.sky import antenna_position_enu
@@ -241,7 +257,8 @@ def read_run(run_dir) -> RunData:
         idx = _truth_rows(data.truth, data.gnss_t_s)
         lever = data.receiver().lever_arm_m
         data.gnss_truth_antenna_enu_m = antenna_position_enu(
-            data.truth.p_m[idx], data.truth.q_xyzw[idx], lever)
+            data.truth.p_m[idx], data.truth.q_xyzw[idx], lever
+        )
         data.gnss_error_enu_m = data.gnss_position_enu_m - data.gnss_truth_antenna_enu_m
     return data
 
@@ -261,36 +278,60 @@ def _fmt(value: float, kind: str) -> str:
 
 def _summary_table(stats: dict) -> str:
     """The table of navsense.stats keys: per fix state, all fixes (any_fix) and the INS."""
-    head = ("<tr><th rowspan=2>solution</th><th rowspan=2>time (s)</th><th rowspan=2>share</th>"
-            "<th colspan=2>horizontal error (m)</th><th colspan=2>vertical error (m)</th>"
-            "<th colspan=2>horizontal inside (2-D)</th><th colspan=2>vertical inside (1-D)</th>"
-            "</tr><tr><th>RMS</th><th>95 %</th><th>RMS</th><th>95 %</th>"
-            "<th>1&sigma;</th><th>2&sigma;</th>"
-            "<th>&plusmn;1&sigma;</th><th>&plusmn;2&sigma;</th></tr>")
+    head = (
+        "<tr><th rowspan=2>solution</th><th rowspan=2>time (s)</th><th rowspan=2>share</th>"
+        "<th colspan=2>horizontal error (m)</th><th colspan=2>vertical error (m)</th>"
+        "<th colspan=2>horizontal inside (2-D)</th><th colspan=2>vertical inside (1-D)</th>"
+        "</tr><tr><th>RMS</th><th>95 %</th><th>RMS</th><th>95 %</th>"
+        "<th>1&sigma;</th><th>2&sigma;</th>"
+        "<th>&plusmn;1&sigma;</th><th>&plusmn;2&sigma;</th></tr>"
+    )
     rows = []
 
     def err_cells(prefix: str) -> str:
-        return "".join(f"<td>{_fmt(stats[prefix + k], u)}</td>" for k, u in (
-            ("h_rms_m", "m"), ("h_p95_m", "m"), ("v_rms_m", "m"), ("v_p95_m", "m"),
-            ("h_in_1sigma", "pct"), ("h_in_2sigma", "pct"),
-            ("v_in_1sigma", "pct"), ("v_in_2sigma", "pct")))
+        return "".join(
+            f"<td>{_fmt(stats[prefix + k], u)}</td>"
+            for k, u in (
+                ("h_rms_m", "m"),
+                ("h_p95_m", "m"),
+                ("v_rms_m", "m"),
+                ("v_p95_m", "m"),
+                ("h_in_1sigma", "pct"),
+                ("h_in_2sigma", "pct"),
+                ("v_in_1sigma", "pct"),
+                ("v_in_2sigma", "pct"),
+            )
+        )
 
     for s in FIX_STATE_ORDER:
-        cells = (f"<td>GNSS {s}</td><td>{_fmt(stats[f'gnss_{s}_time_s'], 's')}</td>"
-                 f"<td>{_fmt(stats[f'gnss_{s}_fraction'], 'pct')}</td>")
-        cells += (err_cells(f"gnss_{s}_") if s != "no_fix"
-                  else "<td colspan=8 style='text-align:center'>no position</td>")
+        cells = (
+            f"<td>GNSS {s}</td><td>{_fmt(stats[f'gnss_{s}_time_s'], 's')}</td>"
+            f"<td>{_fmt(stats[f'gnss_{s}_fraction'], 'pct')}</td>"
+        )
+        cells += (
+            err_cells(f"gnss_{s}_")
+            if s != "no_fix"
+            else "<td colspan=8 style='text-align:center'>no position</td>"
+        )
         rows.append(f"<tr class='state-{s}'>{cells}</tr>")
     gnss_time = sum(stats[f"gnss_{s}_time_s"] for s in FIX_STATE_ORDER[1:])
-    rows.append(f"<tr class='total'><td>GNSS, all fixes</td><td>{_fmt(gnss_time, 's')}</td>"
-                f"<td></td>{err_cells('gnss_any_fix_')}</tr>")
+    rows.append(
+        f"<tr class='total'><td>GNSS, all fixes</td><td>{_fmt(gnss_time, 's')}</td>"
+        f"<td></td>{err_cells('gnss_any_fix_')}</tr>"
+    )
     ins_time = stats["duration_s"] if not math.isnan(stats["ins_epochs"]) else math.nan
-    rows.append(f"<tr class='total'><td>INS</td><td>{_fmt(ins_time, 's')}</td><td></td>"
-                f"{err_cells('ins_pos_')}</tr>")
-    ref = "".join(f"<td>{_fmt(EXPECTED_GAUSSIAN_FRACTIONS[k], 'pct')}</td>" for k in (
-        "h_in_1sigma", "h_in_2sigma", "v_in_1sigma", "v_in_2sigma"))
-    rows.append("<tr class='ref'><td>Gaussian reference</td><td></td><td></td><td colspan=4></td>"
-                f"{ref}</tr>")
+    rows.append(
+        f"<tr class='total'><td>INS</td><td>{_fmt(ins_time, 's')}</td><td></td>"
+        f"{err_cells('ins_pos_')}</tr>"
+    )
+    ref = "".join(
+        f"<td>{_fmt(EXPECTED_GAUSSIAN_FRACTIONS[k], 'pct')}</td>"
+        for k in ("h_in_1sigma", "h_in_2sigma", "v_in_1sigma", "v_in_2sigma")
+    )
+    rows.append(
+        "<tr class='ref'><td>Gaussian reference</td><td></td><td></td><td colspan=4></td>"
+        f"{ref}</tr>"
+    )
     return f"<table class='summary'>{head}{''.join(rows)}</table>"
 
 
@@ -325,9 +366,12 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
     ttff = stats["gnss_time_to_first_fix_s"]
     ttfix = stats["gnss_time_to_rtk_fixed_s"]
     facts = [
-        ("run", data.run_dir.resolve().name), ("source", source_text),
-        ("vehicle", str(ep.get("vehicle", ""))), ("seed", str(ep.get("seed", ""))),
-        ("noise", str(ep.get("noise", ""))), ("start (UTC)", str(ep.get("start_utc", ""))),
+        ("run", data.run_dir.resolve().name),
+        ("source", source_text),
+        ("vehicle", str(ep.get("vehicle", ""))),
+        ("seed", str(ep.get("seed", ""))),
+        ("noise", str(ep.get("noise", ""))),
+        ("start (UTC)", str(ep.get("start_utc", ""))),
         ("duration", f"{stats['duration_s']:.1f} s"),
         ("time to first fix", "never" if math.isnan(ttff) else f"{ttff:.1f} s"),
         ("time to first RTK fixed", "never" if math.isnan(ttfix) else f"{ttfix:.1f} s"),
@@ -340,26 +384,31 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
         f"<title>navsense report: {e(data.run_dir.resolve().name)}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>navsense run report</h1><p>{e(data.run_dir.resolve().name)}</p>",
-        "<dl class='facts'>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts)
+        "<dl class='facts'>"
+        + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts)
         + "</dl>",
     ]
     parts += [f"<p class='note'>{e(n)}</p>" for n in notes]
     parts.append("<h2>Summary</h2>")
     parts.append(_summary_table(stats))
     g = {k: _fmt(v, "pct") for k, v in EXPECTED_GAUSSIAN_FRACTIONS.items()}
-    parts.append("<p>Inside k&sigma;, against the reported one-sigmas of each epoch: "
-                 "horizontal, the share of epochs with (e<sub>E</sub>/&sigma;<sub>E</sub>)&sup2; "
-                 "+ (e<sub>N</sub>/&sigma;<sub>N</sub>)&sup2; &le; k&sup2; (a 2-D test: an honest "
-                 f"Gaussian sigma gives {g['h_in_1sigma']} and {g['h_in_2sigma']}); vertical, "
-                 "the share with |e<sub>U</sub>| &le; k&sigma;<sub>U</sub> (1-D: "
-                 f"{g['v_in_1sigma']} and {g['v_in_2sigma']}). GNSS errors are first shrunk by "
-                 "the 0.05 mm rounding of the rows. Time-correlated errors scatter around those "
-                 "values in a short run.</p>")
+    parts.append(
+        "<p>Inside k&sigma;, against the reported one-sigmas of each epoch: "
+        "horizontal, the share of epochs with (e<sub>E</sub>/&sigma;<sub>E</sub>)&sup2; "
+        "+ (e<sub>N</sub>/&sigma;<sub>N</sub>)&sup2; &le; k&sup2; (a 2-D test: an honest "
+        f"Gaussian sigma gives {g['h_in_1sigma']} and {g['h_in_2sigma']}); vertical, "
+        "the share with |e<sub>U</sub>| &le; k&sigma;<sub>U</sub> (1-D: "
+        f"{g['v_in_1sigma']} and {g['v_in_2sigma']}). GNSS errors are first shrunk by "
+        "the 0.05 mm rounding of the rows. Time-correlated errors scatter around those "
+        "values in a short run.</p>"
+    )
     for fig in figures:
         b64 = base64.b64encode(fig.png).decode("ascii")
-        parts.append(f"<h2>{e(fig.title)}</h2><figure><img src='data:image/png;base64,{b64}' "
-                     f"alt='{e(fig.title)}' width='{fig.width_px}' height='{fig.height_px}'>"
-                     f"<figcaption>{e(fig.caption)} ({e(fig.filename)})</figcaption></figure>")
+        parts.append(
+            f"<h2>{e(fig.title)}</h2><figure><img src='data:image/png;base64,{b64}' "
+            f"alt='{e(fig.title)}' width='{fig.width_px}' height='{fig.height_px}'>"
+            f"<figcaption>{e(fig.caption)} ({e(fig.filename)})</figcaption></figure>"
+        )
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -390,8 +439,12 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
             (tmp / fig.filename).write_bytes(fig.png)
         (tmp / "report.html").write_text(page, encoding="utf-8")
         (tmp / "statistics.json").write_bytes(
-            orjson.dumps({k: (None if math.isnan(v) else v) for k, v in stats.items()},
-                         option=orjson.OPT_INDENT_2) + b"\n")
+            orjson.dumps(
+                {k: (None if math.isnan(v) else v) for k, v in stats.items()},
+                option=orjson.OPT_INDENT_2,
+            )
+            + b"\n"
+        )
         if final.exists():
             old = data.run_dir / f".{REPORT_DIR}.{os.getpid()}.old"
             final.rename(old)

@@ -15,11 +15,21 @@ import numpy as np
 
 __all__ = ["Figure", "all_figures", "FIX_COLORS", "SKY_COLORS", "sky_epoch", "sky_status"]
 
-FIX_COLORS = {"no_fix": "#9e9e9e", "single": "#d62728", "dgps": "#ff7f0e",
-              "rtk_float": "#1f77b4", "rtk_fixed": "#2ca02c"}
+FIX_COLORS = {
+    "no_fix": "#9e9e9e",
+    "single": "#d62728",
+    "dgps": "#ff7f0e",
+    "rtk_float": "#1f77b4",
+    "rtk_fixed": "#2ca02c",
+}
 FIX_ORDER = ("no_fix", "single", "dgps", "rtk_float", "rtk_fixed")
-SKY_COLORS = {"clear": "#2ca02c", "near": "#ff7f0e", "foliage": "#8c6d31", "blocked": "#d62728",
-              "below_mask": "#bdbdbd"}
+SKY_COLORS = {
+    "clear": "#2ca02c",
+    "near": "#ff7f0e",
+    "foliage": "#8c6d31",
+    "blocked": "#d62728",
+    "below_mask": "#bdbdbd",
+}
 _DPI = 100
 
 
@@ -63,25 +73,51 @@ def track_figure(data) -> Figure | None:
     xs, ys = [], []
     if site is not None:
         for lo, hi in zip(site.box_min_m, site.box_max_m):
-            ax.add_patch(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1], facecolor="#cfcfcf",
-                                   edgecolor="#555555", lw=0.8, zorder=1))
+            ax.add_patch(
+                Rectangle(
+                    (lo[0], lo[1]),
+                    hi[0] - lo[0],
+                    hi[1] - lo[1],
+                    facecolor="#cfcfcf",
+                    edgecolor="#555555",
+                    lw=0.8,
+                    zorder=1,
+                )
+            )
             xs += [lo[0], hi[0]]
             ys += [lo[1], hi[1]]
         for (x, y), r in zip(site.cyl_xy_m, site.cyl_radius_m):
-            ax.add_patch(Circle((x, y), r, facecolor="#e0c9a6", edgecolor="#7f5f2f", lw=0.8,
-                                zorder=1))
+            ax.add_patch(
+                Circle((x, y), r, facecolor="#e0c9a6", edgecolor="#7f5f2f", lw=0.8, zorder=1)
+            )
             xs += [x - r, x + r]
             ys += [y - r, y + r]
         for c, r in zip(site.crown_center_m, site.crown_radius_m):
-            ax.add_patch(Circle((c[0], c[1]), r, facecolor="#74c476", edgecolor="#238b45",
-                                alpha=0.45, lw=0.6, zorder=1))
+            ax.add_patch(
+                Circle(
+                    (c[0], c[1]),
+                    r,
+                    facecolor="#74c476",
+                    edgecolor="#238b45",
+                    alpha=0.45,
+                    lw=0.6,
+                    zorder=1,
+                )
+            )
             xs += [c[0] - r, c[0] + r]
             ys += [c[1] - r, c[1] + r]
     if data.ins_truth_enu_m is not None:
         tr = data.ins_truth_enu_m
         ax.plot(tr[:, 0], tr[:, 1], color="black", lw=1.4, label="truth (INS point)", zorder=2)
-        ax.plot(data.ins_position_enu_m[:, 0], data.ins_position_enu_m[:, 1], color="#6a3d9a",
-                lw=0.8, ls="--", label="INS", zorder=3)
+        ax.plot(
+            data.ins_position_enu_m[:, 0],
+            data.ins_position_enu_m[:, 1],
+            color="#6a3d9a",
+            lw=0.8,
+            ls="--",
+            label="INS",
+            zorder=3,
+        )
         xs += [np.nanmin(tr[:, 0]), np.nanmax(tr[:, 0])]
         ys += [np.nanmin(tr[:, 1]), np.nanmax(tr[:, 1])]
     elif data.gnss_truth_antenna_enu_m is not None:
@@ -92,8 +128,15 @@ def track_figure(data) -> Figure | None:
         for s in FIX_ORDER[1:]:
             sel = data.gnss_fix_type == s
             if sel.any():
-                ax.scatter(pos[sel, 0], pos[sel, 1], s=4, color=FIX_COLORS[s], zorder=4,
-                           label=f"GNSS {s} ({np.count_nonzero(sel)})", linewidths=0)
+                ax.scatter(
+                    pos[sel, 0],
+                    pos[sel, 1],
+                    s=4,
+                    color=FIX_COLORS[s],
+                    zorder=4,
+                    label=f"GNSS {s} ({np.count_nonzero(sel)})",
+                    linewidths=0,
+                )
         ok = np.isfinite(pos[:, 0])
         if ok.any():
             # GNSS single fixes can wander metres; keep the view on the site and the track
@@ -109,9 +152,13 @@ def track_figure(data) -> Figure | None:
     ax.grid(True, color="#eeeeee", zorder=0)
     ax.legend(loc="best", fontsize=8, markerscale=3)
     ax.set_title("Track over the site's obstacles")
-    return _png(fig, "Track", "Truth INS point, INS position and GNSS fixes by fix state over the "
-                "buildings (grey), grain bins (tan) and tree crowns (green), grid ENU.",
-                "track.png")
+    return _png(
+        fig,
+        "Track",
+        "Truth INS point, INS position and GNSS fixes by fix state over the "
+        "buildings (grey), grain bins (tan) and tree crowns (green), grid ENU.",
+        "track.png",
+    )
 
 
 # ---------------------------------------------------------------------------------- errors
@@ -145,21 +192,31 @@ def gnss_error_figure(data) -> Figure | None:
     if data.gnss_error_enu_m is None:
         return None
     return _error_figure(
-        data.gnss_t_s, data.gnss_error_enu_m, data.gnss_sigma_enu_m, "GNSS position error",
+        data.gnss_t_s,
+        data.gnss_error_enu_m,
+        data.gnss_sigma_enu_m,
+        "GNSS position error",
         "gnss_error.png",
         "Error of the GNSS position against the truth antenna, east and north (top, band: "
         "σ_E = σ_N) and up (bottom), with the receiver's reported ±1σ and ±2σ; symmetric-log "
-        "scale, linear within ±1 cm. Gaps: no fix.", symlog=0.01)
+        "scale, linear within ±1 cm. Gaps: no fix.",
+        symlog=0.01,
+    )
 
 
 def ins_error_figure(data) -> Figure | None:
     if data.ins_error_enu_m is None:
         return None
     return _error_figure(
-        data.ins_t_s, data.ins_error_enu_m, data.ins_sigma_enu_m, "INS position error",
+        data.ins_t_s,
+        data.ins_error_enu_m,
+        data.ins_sigma_enu_m,
+        "INS position error",
         "ins_error.png",
         "Error of the INS position against the truth INS point (grid axes) with ±1σ and ±2σ of "
-        "the reported covariance (InsCovE/N/U).", symlog=None)
+        "the reported covariance (InsCovE/N/U).",
+        symlog=None,
+    )
 
 
 # ------------------------------------------------------------------------------ fix states
@@ -182,18 +239,27 @@ def fix_state_figure(data) -> Figure | None:
     ax_f, ax_n, ax_d = fig.subplots(3, 1, sharex=True, height_ratios=[1.0, 1.6, 1.0])
     level = {s: i for i, s in enumerate(FIX_ORDER)}
     for a, b, s in _runs(fix):
-        ax_f.broken_barh([(t[a], t[b - 1] - t[a] + period)], (level[s] - 0.4, 0.8),
-                         facecolors=FIX_COLORS[s])
+        ax_f.broken_barh(
+            [(t[a], t[b - 1] - t[a] + period)], (level[s] - 0.4, 0.8), facecolors=FIX_COLORS[s]
+        )
     ax_f.set_yticks(range(len(FIX_ORDER)), FIX_ORDER, fontsize=8)
     ax_f.set_ylim(-0.6, len(FIX_ORDER) - 0.4)
     ax_f.set_title("Fix state, satellites and HDOP")
-    for key, label, color in (("satellites_used", "used", "black"),
-                              ("satellites_clear", "clear", SKY_COLORS["clear"]),
-                              ("satellites_near_obstruction", "near", SKY_COLORS["near"]),
-                              ("satellites_foliage", "foliage", SKY_COLORS["foliage"]),
-                              ("satellites_blocked", "blocked", SKY_COLORS["blocked"])):
-        ax_n.step(t, c[key], where="post", color=color, lw=1.0 if key != "satellites_used" else 1.6,
-                  label=label)
+    for key, label, color in (
+        ("satellites_used", "used", "black"),
+        ("satellites_clear", "clear", SKY_COLORS["clear"]),
+        ("satellites_near_obstruction", "near", SKY_COLORS["near"]),
+        ("satellites_foliage", "foliage", SKY_COLORS["foliage"]),
+        ("satellites_blocked", "blocked", SKY_COLORS["blocked"]),
+    ):
+        ax_n.step(
+            t,
+            c[key],
+            where="post",
+            color=color,
+            lw=1.0 if key != "satellites_used" else 1.6,
+            label=label,
+        )
     ax_n.set_ylabel("satellites")
     ax_n.set_ylim(-0.5, max(4, int(c["satellites_above_mask"].max(initial=0))) * 1.3)
     ax_n.legend(loc="upper right", fontsize=8, ncol=5)
@@ -206,9 +272,14 @@ def fix_state_figure(data) -> Figure | None:
     for ax in (ax_f, ax_n, ax_d):
         ax.set_axisbelow(True)
         ax.grid(True, color="#eeeeee")
-    return _png(fig, "Fix states", "Fix state of each GNSS epoch, the satellites used (clear + "
-                "near + foliage), clear, near an obstruction, through foliage and blocked, and the "
-                "HDOP of the used satellites (empty: no geometry).", "fix_states.png")
+    return _png(
+        fig,
+        "Fix states",
+        "Fix state of each GNSS epoch, the satellites used (clear + "
+        "near + foliage), clear, near an obstruction, through foliage and blocked, and the "
+        "HDOP of the used satellites (empty: no geometry).",
+        "fix_states.png",
+    )
 
 
 # ------------------------------------------------------------------------------------- sky
@@ -221,10 +292,21 @@ def sky_epoch(data, sky_time_s: float | None) -> int | None:
     if sky_time_s is not None:
         return int(np.argmin(np.abs(data.gnss_t_s - float(sky_time_s))))
     c = data.gnss_counts
-    kinds = sum((c[k] > 0).astype(int) for k in ("satellites_clear", "satellites_near_obstruction",
-                                                 "satellites_foliage", "satellites_blocked"))
-    score = (100 * kinds + 2 * c["satellites_foliage"] + c["satellites_near_obstruction"]
-             + c["satellites_blocked"]).astype(float)
+    kinds = sum(
+        (c[k] > 0).astype(int)
+        for k in (
+            "satellites_clear",
+            "satellites_near_obstruction",
+            "satellites_foliage",
+            "satellites_blocked",
+        )
+    )
+    score = (
+        100 * kinds
+        + 2 * c["satellites_foliage"]
+        + c["satellites_near_obstruction"]
+        + c["satellites_blocked"]
+    ).astype(float)
     score[c["satellites_used"] == 0] = -1.0
     return int(np.argmax(score))
 
@@ -254,8 +336,14 @@ def _skyline(antenna, site, foliage_block_path_m: float):
     az = np.radians(np.arange(0, 361, 1.0))
     el = np.radians(np.arange(0.0, 90.01, 0.5))
     ca, sa = np.cos(el)[None, :], np.sin(el)[None, :]
-    d = np.stack([np.sin(az)[:, None] * ca, np.cos(az)[:, None] * ca,
-                  np.broadcast_to(sa, (az.size, el.size))], axis=-1)  # (naz, nel, 3) ENU
+    d = np.stack(
+        [
+            np.sin(az)[:, None] * ca,
+            np.cos(az)[:, None] * ca,
+            np.broadcast_to(sa, (az.size, el.size)),
+        ],
+        axis=-1,
+    )  # (naz, nel, 3) ENU
     blocked = np.zeros(d.shape[:2], dtype=bool)
     for lo, hi in zip(site.box_min_m, site.box_max_m):
         blocked |= sky.ray_box_hit(antenna, d, lo, hi)
@@ -289,8 +377,15 @@ def sky_status(data, k: int, receiver=None):
     los = receiver.constellation.los_enu(np.array([t]))
     visible = receiver.constellation.visible(los, cfg.elevation_mask_deg)
     if antenna is not None:
-        status = sky.classify(antenna[None, :], los, visible, receiver.site, cfg.near_margin_m,
-                              cfg.foliage_block_path_m, cfg.elevation_mask_deg)[0]
+        status = sky.classify(
+            antenna[None, :],
+            los,
+            visible,
+            receiver.site,
+            cfg.near_margin_m,
+            cfg.foliage_block_path_m,
+            cfg.elevation_mask_deg,
+        )[0]
     else:  # no pose: only the elevation mask
         status = np.where(visible[0], sky.CLEAR, sky.BELOW_MASK).astype(np.int8)
     return t, antenna, los, status
@@ -314,18 +409,44 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     ax.set_theta_zero_location("N")
     ax.set_theta_direction(-1)
     if antenna is not None and data.site() is not None:
-        az_deg, top_blocked, top_foliage = _skyline(antenna, receiver.site,
-                                                    cfg.foliage_block_path_m)
+        az_deg, top_blocked, top_foliage = _skyline(
+            antenna, receiver.site, cfg.foliage_block_path_m
+        )
         th = np.radians(az_deg)
-        ax.fill_between(th, 90 - np.nan_to_num(top_foliage, nan=0.0), 90, color="#74c476",
-                        alpha=0.35, lw=0, label="foliage")
-        ax.fill_between(th, 90 - np.nan_to_num(top_blocked, nan=0.0), 90, color="#969696",
-                        alpha=0.5, lw=0, label="obstacles")
+        ax.fill_between(
+            th,
+            90 - np.nan_to_num(top_foliage, nan=0.0),
+            90,
+            color="#74c476",
+            alpha=0.35,
+            lw=0,
+            label="foliage",
+        )
+        ax.fill_between(
+            th,
+            90 - np.nan_to_num(top_blocked, nan=0.0),
+            90,
+            color="#969696",
+            alpha=0.5,
+            lw=0,
+            label="obstacles",
+        )
     mask_r = 90 - cfg.elevation_mask_deg
-    ax.plot(np.linspace(0, 2 * np.pi, 361), np.full(361, mask_r), color="#555555", lw=0.8,
-            ls=":", label=f"mask {cfg.elevation_mask_deg:g}°")
-    names = {sky.CLEAR: "clear", sky.NEAR: "near", sky.FOLIAGE: "foliage", sky.BLOCKED: "blocked",
-             sky.BELOW_MASK: "below_mask"}
+    ax.plot(
+        np.linspace(0, 2 * np.pi, 361),
+        np.full(361, mask_r),
+        color="#555555",
+        lw=0.8,
+        ls=":",
+        label=f"mask {cfg.elevation_mask_deg:g}°",
+    )
+    names = {
+        sky.CLEAR: "clear",
+        sky.NEAR: "near",
+        sky.FOLIAGE: "foliage",
+        sky.BLOCKED: "blocked",
+        sky.BELOW_MASK: "below_mask",
+    }
     up = el > 0
     for code, name in names.items():
         sel = (status == code) & up
@@ -334,30 +455,47 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
         if not sel.any():
             continue
         hollow = code == sky.BELOW_MASK
-        ax.scatter(az[sel], 90 - el[sel], s=70, zorder=5,
-                   facecolors="none" if hollow else SKY_COLORS[name],
-                   edgecolors=SKY_COLORS[name], linewidths=1.2,
-                   label=f"{name.replace('_', ' ')} ({np.count_nonzero(sel)})")
+        ax.scatter(
+            az[sel],
+            90 - el[sel],
+            s=70,
+            zorder=5,
+            facecolors="none" if hollow else SKY_COLORS[name],
+            edgecolors=SKY_COLORS[name],
+            linewidths=1.2,
+            label=f"{name.replace('_', ' ')} ({np.count_nonzero(sel)})",
+        )
         for a, r, lab in zip(az[sel], 90 - el[sel], receiver.constellation.label[sel]):
-            ax.annotate(lab, (a, r), textcoords="offset points", xytext=(5, 4), fontsize=7,
-                        zorder=6)
+            ax.annotate(
+                lab, (a, r), textcoords="offset points", xytext=(5, 4), fontsize=7, zorder=6
+            )
     ax.set_rlim(0, 90)
     ax.set_rticks([0, 30, 60, 90], ["90°", "60°", "30°", "0°"])
     ax.set_rlabel_position(135)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
     row = {key: int(v[k]) for key, v in data.gnss_counts.items()}
-    ax.set_title(f"Sky at t = {t:.1f} s ({data.gnss_fix_type[k]}): {row['satellites_used']} used, "
-                 f"{row['satellites_clear']} clear, {row['satellites_near_obstruction']} near, "
-                 f"{row['satellites_foliage']} foliage, {row['satellites_blocked']} blocked",
-                 fontsize=10)
-    source = ("the truth antenna" if data.gnss_truth_antenna_enu_m is not None
-              else "the antenna placed from the INS pose" if antenna is not None
-              else "no antenna position: the elevation mask only")
-    return _png(fig, "Sky plot",
-                f"Satellites at t = {t:.1f} s seen from {source}: azimuth clockwise from grid "
-                "north, elevation from the rim (0°) to the centre (90°). Markers are the "
-                "receiver model's classification; the shaded skyline (obstacles grey, crowns "
-                "green) is an illustration of the raw shapes.", "sky.png")
+    ax.set_title(
+        f"Sky at t = {t:.1f} s ({data.gnss_fix_type[k]}): {row['satellites_used']} used, "
+        f"{row['satellites_clear']} clear, {row['satellites_near_obstruction']} near, "
+        f"{row['satellites_foliage']} foliage, {row['satellites_blocked']} blocked",
+        fontsize=10,
+    )
+    source = (
+        "the truth antenna"
+        if data.gnss_truth_antenna_enu_m is not None
+        else "the antenna placed from the INS pose"
+        if antenna is not None
+        else "no antenna position: the elevation mask only"
+    )
+    return _png(
+        fig,
+        "Sky plot",
+        f"Satellites at t = {t:.1f} s seen from {source}: azimuth clockwise from grid "
+        "north, elevation from the rim (0°) to the centre (90°). Markers are the "
+        "receiver model's classification; the shaded skyline (obstacles grey, crowns "
+        "green) is an illustration of the raw shapes.",
+        "sky.png",
+    )
 
 
 # ------------------------------------------------------------------------------------- IMU
@@ -382,18 +520,31 @@ def imu_figure(data) -> Figure | None:
         ax.grid(True, color="#eeeeee")
         ax.legend(loc="lower right", fontsize=8, ncol=3)
     ax_h.set_title("IMU (imu.jsonl), body FLU axes")
-    return _png(fig, "IMU", "Specific force (forward and left; up) and angular rate of the IMU "
-                "in body FLU axes, with bias and noise (a stationary level IMU reads +9.81 m/s² "
-                "up).", "imu.png")
+    return _png(
+        fig,
+        "IMU",
+        "Specific force (forward and left; up) and angular rate of the IMU "
+        "in body FLU axes, with bias and noise (a stationary level IMU reads +9.81 m/s² "
+        "up).",
+        "imu.png",
+    )
 
 
 def all_figures(data, *, sky_time_s: float | None = None, notes: list | None = None) -> list:
     """Every figure the run's data allow, in report order."""
-    figs = [track_figure(data), gnss_error_figure(data), ins_error_figure(data),
-            fix_state_figure(data), sky_figure(data, sky_time_s), imu_figure(data)]
+    figs = [
+        track_figure(data),
+        gnss_error_figure(data),
+        ins_error_figure(data),
+        fix_state_figure(data),
+        sky_figure(data, sky_time_s),
+        imu_figure(data),
+    ]
     if notes is not None and sky_time_s is not None and data.gnss_t_s is not None:
         k = sky_epoch(data, sky_time_s)
         if not math.isclose(float(data.gnss_t_s[k]), float(sky_time_s), abs_tol=1e-6):
-            notes.append(f"Sky plot: --time-s {sky_time_s:g} moved to the nearest GNSS epoch, "
-                         f"t = {data.gnss_t_s[k]:.2f} s.")
+            notes.append(
+                f"Sky plot: --time-s {sky_time_s:g} moved to the nearest GNSS epoch, "
+                f"t = {data.gnss_t_s[k]:.2f} s."
+            )
     return [f for f in figs if f is not None]

@@ -99,11 +99,33 @@ from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
 from navsense.rotation import quat_multiply
 
 __all__ = [
-    "write_mcap", "Ros2BagWriter", "CdrLayout", "msgdef", "row_times", "read_episode", "utc_ns",
-    "DEFAULT_BAG_NAME", "POLARIS_TOPICS", "MAXXUM_TOPICS", "GNSS_FIX_TOPIC", "RAW_IMU_TOPIC",
-    "OXTS_MOUNT_XYZW", "NAVSAT_STATUS_OF_FIX", "CDR_LE_HEADER", "TopicSpec", "topics_for",
-    "odometry_layout", "encode_odometry", "navsatfix_layout", "encode_navsatfix", "imu_layout",
-    "encode_imu", "twist_stamped_layout", "encode_twist_stamped", "tf_layout", "encode_tf",
+    "write_mcap",
+    "Ros2BagWriter",
+    "CdrLayout",
+    "msgdef",
+    "row_times",
+    "read_episode",
+    "utc_ns",
+    "DEFAULT_BAG_NAME",
+    "POLARIS_TOPICS",
+    "MAXXUM_TOPICS",
+    "GNSS_FIX_TOPIC",
+    "RAW_IMU_TOPIC",
+    "OXTS_MOUNT_XYZW",
+    "NAVSAT_STATUS_OF_FIX",
+    "CDR_LE_HEADER",
+    "TopicSpec",
+    "topics_for",
+    "odometry_layout",
+    "encode_odometry",
+    "navsatfix_layout",
+    "encode_navsatfix",
+    "imu_layout",
+    "encode_imu",
+    "twist_stamped_layout",
+    "encode_twist_stamped",
+    "tf_layout",
+    "encode_tf",
 ]
 
 DEFAULT_BAG_NAME = "ros2.mcap"  # RUN_DIR/ros2.mcap unless --out says otherwise
@@ -125,34 +147,44 @@ _MSG_BODIES: dict[str, str] = {
     "geometry_msgs/TwistWithCovariance": "geometry_msgs/Twist twist\nfloat64[36] covariance\n",
     "geometry_msgs/TwistStamped": "std_msgs/Header header\ngeometry_msgs/Twist twist\n",
     "geometry_msgs/Transform": "geometry_msgs/Vector3 translation\n"
-                               "geometry_msgs/Quaternion rotation\n",
+    "geometry_msgs/Quaternion rotation\n",
     "geometry_msgs/TransformStamped": "std_msgs/Header header\nstring child_frame_id\n"
-                                      "geometry_msgs/Transform transform\n",
+    "geometry_msgs/Transform transform\n",
     "nav_msgs/Odometry": "std_msgs/Header header\nstring child_frame_id\n"
-                         "geometry_msgs/PoseWithCovariance pose\n"
-                         "geometry_msgs/TwistWithCovariance twist\n",
+    "geometry_msgs/PoseWithCovariance pose\n"
+    "geometry_msgs/TwistWithCovariance twist\n",
     "sensor_msgs/NavSatStatus": "int8 STATUS_NO_FIX=-1\nint8 STATUS_FIX=0\nint8 STATUS_SBAS_FIX=1\n"
-                                "int8 STATUS_GBAS_FIX=2\nuint16 SERVICE_GPS=1\n"
-                                "uint16 SERVICE_GLONASS=2\nuint16 SERVICE_COMPASS=4\n"
-                                "uint16 SERVICE_GALILEO=8\nint8 status\nuint16 service\n",
+    "int8 STATUS_GBAS_FIX=2\nuint16 SERVICE_GPS=1\n"
+    "uint16 SERVICE_GLONASS=2\nuint16 SERVICE_COMPASS=4\n"
+    "uint16 SERVICE_GALILEO=8\nint8 status\nuint16 service\n",
     "sensor_msgs/NavSatFix": "uint8 COVARIANCE_TYPE_UNKNOWN=0\nuint8 COVARIANCE_TYPE_APPROXIMATED=1\n"
-                             "uint8 COVARIANCE_TYPE_DIAGONAL_KNOWN=2\nuint8 COVARIANCE_TYPE_KNOWN=3\n"
-                             "std_msgs/Header header\nsensor_msgs/NavSatStatus status\n"
-                             "float64 latitude\nfloat64 longitude\nfloat64 altitude\n"
-                             "float64[9] position_covariance\nuint8 position_covariance_type\n",
+    "uint8 COVARIANCE_TYPE_DIAGONAL_KNOWN=2\nuint8 COVARIANCE_TYPE_KNOWN=3\n"
+    "std_msgs/Header header\nsensor_msgs/NavSatStatus status\n"
+    "float64 latitude\nfloat64 longitude\nfloat64 altitude\n"
+    "float64[9] position_covariance\nuint8 position_covariance_type\n",
     "sensor_msgs/Imu": "std_msgs/Header header\ngeometry_msgs/Quaternion orientation\n"
-                       "float64[9] orientation_covariance\n"
-                       "geometry_msgs/Vector3 angular_velocity\n"
-                       "float64[9] angular_velocity_covariance\n"
-                       "geometry_msgs/Vector3 linear_acceleration\n"
-                       "float64[9] linear_acceleration_covariance\n",
+    "float64[9] orientation_covariance\n"
+    "geometry_msgs/Vector3 angular_velocity\n"
+    "float64[9] angular_velocity_covariance\n"
+    "geometry_msgs/Vector3 linear_acceleration\n"
+    "float64[9] linear_acceleration_covariance\n",
     "tf2_msgs/TFMessage": "geometry_msgs/TransformStamped[] transforms\n",
 }
 _SEPARATOR = "=" * 80 + "\n"
 _PRIMITIVES = {  # ROS 2 primitive -> little-endian numpy type (CDR alignment = item size)
-    "bool": "u1", "byte": "u1", "char": "u1", "int8": "i1", "uint8": "u1",
-    "int16": "<i2", "uint16": "<u2", "int32": "<i4", "uint32": "<u4",
-    "int64": "<i8", "uint64": "<u8", "float32": "<f4", "float64": "<f8",
+    "bool": "u1",
+    "byte": "u1",
+    "char": "u1",
+    "int8": "i1",
+    "uint8": "u1",
+    "int16": "<i2",
+    "uint16": "<u2",
+    "int32": "<i4",
+    "uint32": "<u4",
+    "int64": "<i8",
+    "uint64": "<u8",
+    "float32": "<f4",
+    "float64": "<f8",
 }
 _FIELD_RE = re.compile(r"^([A-Za-z0-9_/]+)(\[(\d*)\])?\s+([A-Za-z0-9_]+)$")
 CDR_LE_HEADER = b"\x00\x01\x00\x00"  # encapsulation: CDR (XCDR1), little endian, options 0
@@ -162,8 +194,13 @@ STATUS_NO_FIX, STATUS_FIX, STATUS_SBAS_FIX, STATUS_GBAS_FIX = -1, 0, 1, 2
 SERVICE_GPS, SERVICE_GLONASS, SERVICE_GALILEO = 1, 2, 8
 COVARIANCE_TYPE_UNKNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN = 0, 2
 # gnss.jsonl fix_type -> NavSatStatus.status (the receiver's own fix, --gnss-fix)
-NAVSAT_STATUS_OF_FIX = {"no_fix": STATUS_NO_FIX, "single": STATUS_FIX, "dgps": STATUS_SBAS_FIX,
-                        "rtk_float": STATUS_GBAS_FIX, "rtk_fixed": STATUS_GBAS_FIX}
+NAVSAT_STATUS_OF_FIX = {
+    "no_fix": STATUS_NO_FIX,
+    "single": STATUS_FIX,
+    "dgps": STATUS_SBAS_FIX,
+    "rtk_float": STATUS_GBAS_FIX,
+    "rtk_fixed": STATUS_GBAS_FIX,
+}
 INS_FIX_STATUS = STATUS_GBAS_FIX  # spec "Fix and UTM Odometry": status 2 (RTK)
 INS_FIX_SERVICE = SERVICE_GPS  # spec "Outputs": service 1
 
@@ -236,8 +273,12 @@ class CdrLayout:
     payloads (encapsulation header included) back to back, each ``itemsize`` bytes.
     """
 
-    def __init__(self, type_name: str, strings: Mapping[str, str] | None = None,
-                 sequences: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        type_name: str,
+        strings: Mapping[str, str] | None = None,
+        sequences: Mapping[str, int] | None = None,
+    ) -> None:
         self.type_name = _ros2_name(type_name)
         self._strings = dict(strings or {})
         self._sequences = dict(sequences or {})
@@ -252,13 +293,18 @@ class CdrLayout:
         if unused:
             raise FormatError(f"{self.type_name}: no string or sequence field {sorted(unused)}")
         size = len(CDR_LE_HEADER) + self._pos
-        self.dtype = np.dtype({"names": self._names, "formats": self._formats,
-                               "offsets": [len(CDR_LE_HEADER) + o for o in self._offsets],
-                               "itemsize": size})
+        self.dtype = np.dtype(
+            {
+                "names": self._names,
+                "formats": self._formats,
+                "offsets": [len(CDR_LE_HEADER) + o for o in self._offsets],
+                "itemsize": size,
+            }
+        )
         template = bytearray(size)
         template[:4] = CDR_LE_HEADER
         for off, data in self._const:
-            template[4 + off:4 + off + len(data)] = data
+            template[4 + off : 4 + off + len(data)] = data
         self._template = np.frombuffer(bytes(template), dtype=np.uint8)
 
     @property
@@ -331,18 +377,22 @@ def _set_xyzw(rec: np.ndarray, prefix: str, q: np.ndarray) -> None:
 
 def _set_diag(rec: np.ndarray, name: str, index: tuple, diag) -> None:
     view = rec[name]
-    view[:, list(index)] = np.broadcast_to(np.asarray(diag, dtype=np.float64),
-                                           (len(rec), len(index)))
+    view[:, list(index)] = np.broadcast_to(
+        np.asarray(diag, dtype=np.float64), (len(rec), len(index))
+    )
 
 
 # ---------------------------------------------------------------------------- message blocks
 def odometry_layout(frame_id: str, child_frame_id: str) -> CdrLayout:
-    return CdrLayout("nav_msgs/msg/Odometry",
-                     strings={"header.frame_id": frame_id, "child_frame_id": child_frame_id})
+    return CdrLayout(
+        "nav_msgs/msg/Odometry",
+        strings={"header.frame_id": frame_id, "child_frame_id": child_frame_id},
+    )
 
 
-def encode_odometry(layout: CdrLayout, stamp_ns, position, q_xyzw, pose_cov_diag, linear,
-                    angular, twist_cov_diag) -> np.ndarray:
+def encode_odometry(
+    layout: CdrLayout, stamp_ns, position, q_xyzw, pose_cov_diag, linear, angular, twist_cov_diag
+) -> np.ndarray:
     """nav_msgs/Odometry messages: (m,) stamps, (m, 3) position, (m, 4) orientation, (m, 6) or
     (6,) pose covariance diagonal, (m, 3) twist, (m, 6) or (6,) twist covariance diagonal."""
     rec = layout.records(len(stamp_ns))
@@ -360,8 +410,9 @@ def navsatfix_layout(frame_id: str) -> CdrLayout:
     return CdrLayout("sensor_msgs/msg/NavSatFix", strings={"header.frame_id": frame_id})
 
 
-def encode_navsatfix(layout: CdrLayout, stamp_ns, status, service, lat_deg, lon_deg, alt_m,
-                     cov9, cov_type) -> np.ndarray:
+def encode_navsatfix(
+    layout: CdrLayout, stamp_ns, status, service, lat_deg, lon_deg, alt_m, cov9, cov_type
+) -> np.ndarray:
     """sensor_msgs/NavSatFix messages; ``cov9`` (m, 9) row-major ENU m^2."""
     rec = layout.records(len(stamp_ns))
     _set_stamp(rec, "header.stamp.", stamp_ns)
@@ -377,8 +428,9 @@ def imu_layout(frame_id: str) -> CdrLayout:
     return CdrLayout("sensor_msgs/msg/Imu", strings={"header.frame_id": frame_id})
 
 
-def encode_imu(layout: CdrLayout, stamp_ns, q_xyzw, q_cov9, rate, rate_cov9, accel,
-               accel_cov9) -> np.ndarray:
+def encode_imu(
+    layout: CdrLayout, stamp_ns, q_xyzw, q_cov9, rate, rate_cov9, accel, accel_cov9
+) -> np.ndarray:
     """sensor_msgs/Imu messages; covariances (m, 9) or (9,) row-major."""
     rec = layout.records(len(stamp_ns))
     _set_stamp(rec, "header.stamp.", stamp_ns)
@@ -404,9 +456,11 @@ def encode_twist_stamped(layout: CdrLayout, stamp_ns, linear, angular) -> np.nda
 
 
 def tf_layout(parent: str, child: str) -> CdrLayout:
-    return CdrLayout("tf2_msgs/msg/TFMessage", sequences={"transforms": 1},
-                     strings={"transforms.0.header.frame_id": parent,
-                              "transforms.0.child_frame_id": child})
+    return CdrLayout(
+        "tf2_msgs/msg/TFMessage",
+        sequences={"transforms": 1},
+        strings={"transforms.0.header.frame_id": parent, "transforms.0.child_frame_id": child},
+    )
 
 
 def encode_tf(layout: CdrLayout, stamp_ns, translation, rotation) -> np.ndarray:
@@ -439,19 +493,22 @@ class Ros2BagWriter:
         self._sequence: dict[int, int] = {}
         self.messages_written = 0
 
-    def __enter__(self) -> "Ros2BagWriter":
+    def __enter__(self) -> Ros2BagWriter:
         from mcap import __version__ as mcap_version
         from mcap.writer import CompressionType, Writer
 
         if self.path.exists():
-            raise FormatError(f"{self.path}: the bag exists; not overwriting it "
-                              "(remove it or choose another --out)")
+            raise FormatError(
+                f"{self.path}: the bag exists; not overwriting it "
+                "(remove it or choose another --out)"
+            )
         if not self.path.parent.is_dir():
             raise FormatError(f"{self.path}: the folder {self.path.parent} does not exist")
         self._file = open(self._tmp_path, "wb")
         self._writer = Writer(self._file, compression=CompressionType.ZSTD)
-        self._writer.start(profile="ros2", library=f"navsense {__version__}; mcap-python "
-                                                    f"{mcap_version}")
+        self._writer.start(
+            profile="ros2", library=f"navsense {__version__}; mcap-python {mcap_version}"
+        )
         return self
 
     def channel(self, topic: str, msg_type: str) -> int:
@@ -459,19 +516,24 @@ class Ros2BagWriter:
         name = _ros2_name(msg_type)
         if name not in self._schemas:
             self._schemas[name] = self._writer.register_schema(
-                name=name, encoding="ros2msg", data=msgdef(name).encode("utf-8"))
+                name=name, encoding="ros2msg", data=msgdef(name).encode("utf-8")
+            )
         # the MCAP ros2 profile requires offered_qos_profiles; empty: `ros2 bag play` offers
         # its default QoS (reliable, volatile), as for a topic recorded without a publisher
-        cid = self._writer.register_channel(topic=topic, message_encoding="cdr",
-                                            schema_id=self._schemas[name],
-                                            metadata={"offered_qos_profiles": ""})
+        cid = self._writer.register_channel(
+            topic=topic,
+            message_encoding="cdr",
+            schema_id=self._schemas[name],
+            metadata={"offered_qos_profiles": ""},
+        )
         self._sequence[cid] = 0
         return cid
 
     def write(self, channel_id: int, log_ns: int, data: bytes) -> None:
         seq = self._sequence[channel_id]
-        self._writer.add_message(channel_id=channel_id, log_time=log_ns, data=data,
-                                 publish_time=log_ns, sequence=seq)
+        self._writer.add_message(
+            channel_id=channel_id, log_time=log_ns, data=data, publish_time=log_ns, sequence=seq
+        )
         self._sequence[channel_id] = seq + 1
         self.messages_written += 1
 
@@ -489,15 +551,20 @@ class Ros2BagWriter:
         if exc_type is None:
             if self.path.exists():  # appeared while writing: still never overwrite
                 self._tmp_path.unlink(missing_ok=True)
-                raise FormatError(f"{self.path}: the bag appeared while writing; not overwriting it")
+                raise FormatError(
+                    f"{self.path}: the bag appeared while writing; not overwriting it"
+                )
             os.replace(self._tmp_path, self.path)
         else:
             self._tmp_path.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------------------------- run data
-_TIMES_RE = re.compile(rb'^\{"sample_time_s":([^,]+),"available_time_s":([^,]+),'
-                       rb'"delivery_time_s":([^,]+),', re.MULTILINE)
+_TIMES_RE = re.compile(
+    rb'^\{"sample_time_s":([^,]+),"available_time_s":([^,]+),'
+    rb'"delivery_time_s":([^,]+),',
+    re.MULTILINE,
+)
 
 
 def row_times(path) -> np.ndarray:
@@ -511,8 +578,10 @@ def row_times(path) -> np.ndarray:
     found = _TIMES_RE.findall(data)
     n_lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
     if len(found) != n_lines:
-        raise FormatError(f"{path}: {n_lines} rows but {len(found)} start with sample_time_s, "
-                          "available_time_s, delivery_time_s")
+        raise FormatError(
+            f"{path}: {n_lines} rows but {len(found)} start with sample_time_s, "
+            "available_time_s, delivery_time_s"
+        )
     return np.array(found, dtype=np.float64).reshape(-1, 3)
 
 
@@ -594,11 +663,13 @@ def _ins_sigmas(cfg: Mapping, noise: bool) -> dict[str, float]:
     ins = cfg.get("ins", {})
     k = 1.0 if noise else 0.0
     deg = math.pi / 180.0
-    return {"attitude_rad": k * float(ins.get("attitude_sigma_deg", 0.0)) * deg,
-            "heading_rad": k * float(ins.get("heading_sigma_deg", 0.0)) * deg,
-            "velocity_mps": k * float(ins.get("velocity_white_mps", 0.0)),
-            "gyro_radps": k * float(ins.get("gyro_white_radps", 0.0)),
-            "accel_mps2": k * float(ins.get("accel_white_mps2", 0.0))}
+    return {
+        "attitude_rad": k * float(ins.get("attitude_sigma_deg", 0.0)) * deg,
+        "heading_rad": k * float(ins.get("heading_sigma_deg", 0.0)) * deg,
+        "velocity_mps": k * float(ins.get("velocity_white_mps", 0.0)),
+        "gyro_radps": k * float(ins.get("gyro_white_radps", 0.0)),
+        "accel_mps2": k * float(ins.get("accel_white_mps2", 0.0)),
+    }
 
 
 def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
@@ -606,14 +677,15 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     frames = read_ins_frames(frames_path)
     times = row_times(rows_path)
     if len(frames) != len(times):
-        raise FormatError(f"{run_dir}: ins.frames has {len(frames)} epochs but ins.jsonl "
-                          f"{len(times)} rows")
+        raise FormatError(
+            f"{run_dir}: ins.frames has {len(frames)} epochs but ins.jsonl {len(times)} rows"
+        )
     topics = topics_for(str(episode.get("vehicle", "")))
     polaris = topics is POLARIS_TOPICS
     stamp = start_ns + _seconds_to_ns(times[:, 0])
     log = start_ns + _seconds_to_ns(times[:, 2])
-    col = lambda name: frames[:, INS_FIELD_INDEX[name]]  # noqa: E731
-    cols = lambda *names: np.stack([col(n) for n in names], axis=-1)  # noqa: E731
+    col = lambda name: frames[:, INS_FIELD_INDEX[name]]
+    cols = lambda *names: np.stack([col(n) for n in names], axis=-1)
     utm_pos = cols("InsUtmE", "InsUtmN", "InsUtmH")
     q_utm = cols("InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw")
     q_enu = cols("InsEnuQx", "InsEnuQy", "InsEnuQz", "InsEnuQw")
@@ -636,7 +708,7 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     fix_cov9[:, list(_COV3_DIAG)] = cov
     if polaris:  # the OxTS mounting axes: x left, y forward, z down
         imu_q = quat_multiply(q_enu, OXTS_MOUNT_XYZW)
-        swap = lambda v: np.stack([v[:, 1], v[:, 0], -v[:, 2]], axis=-1)  # noqa: E731
+        swap = lambda v: np.stack([v[:, 1], v[:, 0], -v[:, 2]], axis=-1)
         imu_rate, imu_accel = swap(gyro), swap(accel)
     else:
         imu_q, imu_rate, imu_accel = q_enu, gyro, accel
@@ -645,32 +717,94 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     streams = []
     spec = topics["odom"]
     lay_odom = odometry_layout(spec.frame_id, spec.child_frame_id)
-    streams.append(_Stream(spec, log, lambda a, b: encode_odometry(
-        lay_odom, stamp[a:b], utm_pos[a:b], q_utm[a:b], pose_cov[a:b], vel[a:b], gyro[a:b],
-        twist_cov)))
+    streams.append(
+        _Stream(
+            spec,
+            log,
+            lambda a, b: encode_odometry(
+                lay_odom,
+                stamp[a:b],
+                utm_pos[a:b],
+                q_utm[a:b],
+                pose_cov[a:b],
+                vel[a:b],
+                gyro[a:b],
+                twist_cov,
+            ),
+        )
+    )
     spec = topics["fix"]
     lay_fix = navsatfix_layout(spec.frame_id)
-    streams.append(_Stream(spec, log, lambda a, b: encode_navsatfix(
-        lay_fix, stamp[a:b], INS_FIX_STATUS, INS_FIX_SERVICE, lat[a:b], lon[a:b], height[a:b],
-        fix_cov9[a:b], COVARIANCE_TYPE_DIAGONAL_KNOWN)))
+    streams.append(
+        _Stream(
+            spec,
+            log,
+            lambda a, b: encode_navsatfix(
+                lay_fix,
+                stamp[a:b],
+                INS_FIX_STATUS,
+                INS_FIX_SERVICE,
+                lat[a:b],
+                lon[a:b],
+                height[a:b],
+                fix_cov9[a:b],
+                COVARIANCE_TYPE_DIAGONAL_KNOWN,
+            ),
+        )
+    )
     spec = topics["imu"]
     lay_imu = imu_layout(spec.frame_id)
-    streams.append(_Stream(spec, log, lambda a, b: encode_imu(
-        lay_imu, stamp[a:b], imu_q[a:b], q_cov9, imu_rate[a:b], rate_cov9, imu_accel[a:b],
-        accel_cov9)))
+    streams.append(
+        _Stream(
+            spec,
+            log,
+            lambda a, b: encode_imu(
+                lay_imu,
+                stamp[a:b],
+                imu_q[a:b],
+                q_cov9,
+                imu_rate[a:b],
+                rate_cov9,
+                imu_accel[a:b],
+                accel_cov9,
+            ),
+        )
+    )
     if "velocity" in topics:
         spec = topics["velocity"]
         lay_vel = twist_stamped_layout(spec.frame_id)
-        streams.append(_Stream(spec, log, lambda a, b: encode_twist_stamped(
-            lay_vel, stamp[a:b], vel[a:b], gyro[a:b] * _RAD_TO_DEG)))
+        streams.append(
+            _Stream(
+                spec,
+                log,
+                lambda a, b: encode_twist_stamped(
+                    lay_vel, stamp[a:b], vel[a:b], gyro[a:b] * _RAD_TO_DEG
+                ),
+            )
+        )
     spec = topics["truth"]
     lay_truth = odometry_layout(spec.frame_id, spec.child_frame_id)
-    streams.append(_Stream(spec, log, lambda a, b: encode_odometry(
-        lay_truth, stamp[a:b], truth_pos[a:b], truth_q[a:b], 0.0, zeros3[a:b], zeros3[a:b], 0.0)))
+    streams.append(
+        _Stream(
+            spec,
+            log,
+            lambda a, b: encode_odometry(
+                lay_truth,
+                stamp[a:b],
+                truth_pos[a:b],
+                truth_q[a:b],
+                0.0,
+                zeros3[a:b],
+                zeros3[a:b],
+                0.0,
+            ),
+        )
+    )
     spec = topics["tf"]
     lay_tf = tf_layout(spec.frame_id, spec.child_frame_id)
-    streams.append(_Stream(spec, log, lambda a, b: encode_tf(
-        lay_tf, stamp[a:b], utm_pos[a:b], q_utm[a:b])))
+    streams.append(
+        _Stream(spec, log, lambda a, b: encode_tf(lay_tf, stamp[a:b], utm_pos[a:b], q_utm[a:b]))
+    )
     return streams
 
 
@@ -681,35 +815,62 @@ def _gnss_fix_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
     rows = _read_jsonl(path)
     m = len(rows)
     if m and "latitude_deg" not in rows[0]:
-        raise FormatError(f"{path}: the rows have no latitude_deg (a site without a "
-                          "georeference); --gnss-fix needs the geodetic output")
-    times = np.array([[r["sample_time_s"], r["delivery_time_s"]] for r in rows],
-                     dtype=np.float64).reshape(-1, 2)
+        raise FormatError(
+            f"{path}: the rows have no latitude_deg (a site without a "
+            "georeference); --gnss-fix needs the geodetic output"
+        )
+    times = np.array(
+        [[r["sample_time_s"], r["delivery_time_s"]] for r in rows], dtype=np.float64
+    ).reshape(-1, 2)
     try:
         status = np.array([NAVSAT_STATUS_OF_FIX[r["fix_type"]] for r in rows], dtype=np.int8)
     except KeyError as exc:
-        raise FormatError(f"{path}: fix_type {exc.args[0]!r} is not one of "
-                          f"{', '.join(NAVSAT_STATUS_OF_FIX)}") from None
+        raise FormatError(
+            f"{path}: fix_type {exc.args[0]!r} is not one of {', '.join(NAVSAT_STATUS_OF_FIX)}"
+        ) from None
     nan = float("nan")
-    geo = np.array([[nan if r["latitude_deg"] is None else r["latitude_deg"],
-                     nan if r["longitude_deg"] is None else r["longitude_deg"],
-                     nan if r["ellipsoidal_height_m"] is None else r["ellipsoidal_height_m"]]
-                    for r in rows], dtype=np.float64).reshape(-1, 3)
-    cov9 = np.array([r["covariance_enu_m2"] or [0.0] * 9 for r in rows],
-                    dtype=np.float64).reshape(-1, 9)
-    cov_type = np.where(status == STATUS_NO_FIX, COVARIANCE_TYPE_UNKNOWN,
-                        COVARIANCE_TYPE_DIAGONAL_KNOWN).astype(np.uint8)
+    geo = np.array(
+        [
+            [
+                nan if r["latitude_deg"] is None else r["latitude_deg"],
+                nan if r["longitude_deg"] is None else r["longitude_deg"],
+                nan if r["ellipsoidal_height_m"] is None else r["ellipsoidal_height_m"],
+            ]
+            for r in rows
+        ],
+        dtype=np.float64,
+    ).reshape(-1, 3)
+    cov9 = np.array([r["covariance_enu_m2"] or [0.0] * 9 for r in rows], dtype=np.float64).reshape(
+        -1, 9
+    )
+    cov_type = np.where(
+        status == STATUS_NO_FIX, COVARIANCE_TYPE_UNKNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN
+    ).astype(np.uint8)
     systems = episode.get("config", {}).get("gnss", {}).get("constellations", {})
-    service = ((SERVICE_GPS if systems.get("gps", True) else 0)
-               | (SERVICE_GLONASS if systems.get("glonass", False) else 0)
-               | (SERVICE_GALILEO if systems.get("galileo", False) else 0))
+    service = (
+        (SERVICE_GPS if systems.get("gps", True) else 0)
+        | (SERVICE_GLONASS if systems.get("glonass", False) else 0)
+        | (SERVICE_GALILEO if systems.get("galileo", False) else 0)
+    )
     stamp = start_ns + _seconds_to_ns(times[:, 0])
     log = start_ns + _seconds_to_ns(times[:, 1])
     spec = GNSS_FIX_TOPIC
     lay = navsatfix_layout(spec.frame_id)
-    return _Stream(spec, log, lambda a, b: encode_navsatfix(
-        lay, stamp[a:b], status[a:b], service, geo[a:b, 0], geo[a:b, 1], geo[a:b, 2], cov9[a:b],
-        cov_type[a:b]))
+    return _Stream(
+        spec,
+        log,
+        lambda a, b: encode_navsatfix(
+            lay,
+            stamp[a:b],
+            status[a:b],
+            service,
+            geo[a:b, 0],
+            geo[a:b, 1],
+            geo[a:b, 2],
+            cov9[a:b],
+            cov_type[a:b],
+        ),
+    )
 
 
 def _raw_imu_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
@@ -717,11 +878,13 @@ def _raw_imu_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
     if not path.is_file():
         raise FormatError(f"{run_dir}: no imu.jsonl (IMU off); --raw-imu needs it")
     rows = _read_jsonl(path)
-    times = np.array([[r["sample_time_s"], r["delivery_time_s"]] for r in rows],
-                     dtype=np.float64).reshape(-1, 2)
+    times = np.array(
+        [[r["sample_time_s"], r["delivery_time_s"]] for r in rows], dtype=np.float64
+    ).reshape(-1, 2)
     force = np.array([r["specific_force_flu_mps2"] for r in rows], dtype=np.float64).reshape(-1, 3)
-    rate = np.array([r["angular_velocity_flu_radps"] for r in rows],
-                    dtype=np.float64).reshape(-1, 3)
+    rate = np.array([r["angular_velocity_flu_radps"] for r in rows], dtype=np.float64).reshape(
+        -1, 3
+    )
     imu_cfg = episode.get("config", {}).get("imu", {})
     k = 1.0 if episode.get("noise", True) else 0.0
     accel_cov9 = np.diag([(k * float(imu_cfg.get("accel_std_mps2", 0.0))) ** 2] * 3).ravel()
@@ -733,8 +896,13 @@ def _raw_imu_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
     log = start_ns + _seconds_to_ns(times[:, 1])
     spec = RAW_IMU_TOPIC
     lay = imu_layout(spec.frame_id)
-    return _Stream(spec, log, lambda a, b: encode_imu(
-        lay, stamp[a:b], q_none[a:b], q_cov9, rate[a:b], rate_cov9, force[a:b], accel_cov9))
+    return _Stream(
+        spec,
+        log,
+        lambda a, b: encode_imu(
+            lay, stamp[a:b], q_none[a:b], q_cov9, rate[a:b], rate_cov9, force[a:b], accel_cov9
+        ),
+    )
 
 
 _WINDOW_NS = 10_000_000_000  # messages are encoded and merged 10 s of log time at a time
@@ -771,7 +939,7 @@ def _write_streams(bag: Ros2BagWriter, streams: list[_Stream]) -> None:
         order = np.lexsort((row, part, log))
         for t, p, r in zip(log[order].tolist(), part[order].tolist(), row[order].tolist()):
             cid, blob, size = blobs[p]
-            bag.write(cid, t, blob[r * size:(r + 1) * size])
+            bag.write(cid, t, blob[r * size : (r + 1) * size])
 
 
 def write_mcap(run_dir, out_path=None, *, gnss_fix: bool = False, raw_imu: bool = False) -> Path:
@@ -787,8 +955,9 @@ def write_mcap(run_dir, out_path=None, *, gnss_fix: bool = False, raw_imu: bool 
         raise FormatError(f"{run_dir}: not a run directory")
     out = Path(out_path) if out_path is not None else run_dir / DEFAULT_BAG_NAME
     if out.exists():
-        raise FormatError(f"{out}: the bag exists; not overwriting it "
-                          "(remove it or choose another --out)")
+        raise FormatError(
+            f"{out}: the bag exists; not overwriting it (remove it or choose another --out)"
+        )
     episode = read_episode(run_dir)
     start_ns = utc_ns(episode.get("start_utc") or "")
     streams: list[_Stream] = []
@@ -799,18 +968,22 @@ def write_mcap(run_dir, out_path=None, *, gnss_fix: bool = False, raw_imu: bool 
     if raw_imu:
         streams.append(_raw_imu_stream(run_dir, episode, start_ns))
     if not streams:
-        raise FormatError(f"{run_dir}: no ins.frames (INS off) and no optional topic chosen; "
-                          "nothing to export (add --gnss-fix or --raw-imu)")
-    meta = {"navsense": {
-        "navsense_version": str(episode.get("navsense_version", __version__)),
-        "exported_by": f"navsense {__version__}",
-        "vehicle": str(episode.get("vehicle", "")),
-        "start_utc": str(episode.get("start_utc", "")),
-        "seed": str(episode.get("seed", "")),
-        "noise": str(episode.get("noise", "")),
-        "source": json.dumps(episode.get("source", {}), sort_keys=True),
-        "run_dir": run_dir.resolve().name,
-    }}
+        raise FormatError(
+            f"{run_dir}: no ins.frames (INS off) and no optional topic chosen; "
+            "nothing to export (add --gnss-fix or --raw-imu)"
+        )
+    meta = {
+        "navsense": {
+            "navsense_version": str(episode.get("navsense_version", __version__)),
+            "exported_by": f"navsense {__version__}",
+            "vehicle": str(episode.get("vehicle", "")),
+            "start_utc": str(episode.get("start_utc", "")),
+            "seed": str(episode.get("seed", "")),
+            "noise": str(episode.get("noise", "")),
+            "source": json.dumps(episode.get("source", {}), sort_keys=True),
+            "run_dir": run_dir.resolve().name,
+        }
+    }
     with Ros2BagWriter(out, metadata=meta) as bag:
         _write_streams(bag, streams)
     return out

@@ -37,7 +37,7 @@ class RunDirectory:
         self.final = Path(path)
         self.path = self.final.with_name(self.final.name + ".partial")
 
-    def __enter__(self) -> "RunDirectory":
+    def __enter__(self) -> RunDirectory:
         if self.final.exists():
             raise ConfigError(f"--out {self.final}: the directory exists already; choose another")
         if self.path.exists():

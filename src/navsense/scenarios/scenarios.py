@@ -47,7 +47,7 @@ class Scenario:
     site: Site
     vehicle: VehicleProfile
     route: WaypointRoute
-    duration_s: float | None = None   # None: one run of the route
+    duration_s: float | None = None  # None: one run of the route
 
     @cached_property
     def trajectory(self) -> Trajectory:
@@ -83,8 +83,9 @@ def _read_json(text: str, source: str) -> dict:
     return data
 
 
-def _scenario_from(data: dict, source: str, base, embedded: bool,
-                   duration_s: float | None) -> Scenario:
+def _scenario_from(
+    data: dict, source: str, base, embedded: bool, duration_s: float | None
+) -> Scenario:
     for key in data:
         if key not in _KEYS:
             raise ConfigError(f"{source}: {key!r} is not a known key; allowed: {', '.join(_KEYS)}")
@@ -105,15 +106,25 @@ def _scenario_from(data: dict, source: str, base, embedded: bool,
     try:
         text = wp.read_text(encoding="utf-8")
     except (OSError, FileNotFoundError) as exc:
-        raise ConfigError(f"{source}: waypoints = {data['waypoints']!r} cannot be read "
-                          f"({getattr(exc, 'strerror', None) or exc})") from None
+        raise ConfigError(
+            f"{source}: waypoints = {data['waypoints']!r} cannot be read "
+            f"({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     route = route_from_json(parse_json(text, wp_source, ConfigError), source=wp_source)
-    if duration_s is not None and (isinstance(duration_s, bool) or not isinstance(duration_s, (int, float))
-                                   or not duration_s > 0):
+    if duration_s is not None and (
+        isinstance(duration_s, bool)
+        or not isinstance(duration_s, (int, float))
+        or not duration_s > 0
+    ):
         raise ConfigError(f"duration_s = {duration_s!r} must be a positive number of seconds")
-    return Scenario(name=data["name"], description=str(data.get("description", "")), site=site,
-                    vehicle=vehicle, route=route,
-                    duration_s=None if duration_s is None else float(duration_s))
+    return Scenario(
+        name=data["name"],
+        description=str(data.get("description", "")),
+        site=site,
+        vehicle=vehicle,
+        route=route,
+        duration_s=None if duration_s is None else float(duration_s),
+    )
 
 
 def load_scenario(name: str, duration_s: float | None = None) -> Scenario:
@@ -126,14 +137,22 @@ def load_scenario(name: str, duration_s: float | None = None) -> Scenario:
     res = folder.joinpath(f"{name}{_SUFFIX}")
     if res.is_file():
         source = f"{name}{_SUFFIX} (embedded)"
-        return _scenario_from(_read_json(res.read_text(encoding="utf-8"), source), source, folder,
-                              True, duration_s)
+        return _scenario_from(
+            _read_json(res.read_text(encoding="utf-8"), source), source, folder, True, duration_s
+        )
     path = Path(name)
     if name.endswith(".json") and path.is_file():
-        return _scenario_from(_read_json(path.read_text(encoding="utf-8"), str(path)), str(path),
-                              path.parent, False, duration_s)
-    raise ConfigError(f"scenario = {name!r} is not an embedded scenario or a scenario file; "
-                      f"known: {', '.join(scenario_names())}")
+        return _scenario_from(
+            _read_json(path.read_text(encoding="utf-8"), str(path)),
+            str(path),
+            path.parent,
+            False,
+            duration_s,
+        )
+    raise ConfigError(
+        f"scenario = {name!r} is not an embedded scenario or a scenario file; "
+        f"known: {', '.join(scenario_names())}"
+    )
 
 
 def list_scenarios() -> list[dict]:
@@ -141,7 +160,13 @@ def list_scenarios() -> list[dict]:
     out = []
     for name in scenario_names():
         sc = load_scenario(name)
-        out.append({"name": sc.name, "description": sc.description,
-                    "duration_s": sc.truth_duration_s, "vehicle": sc.vehicle.name,
-                    "site": sc.site.name})
+        out.append(
+            {
+                "name": sc.name,
+                "description": sc.description,
+                "duration_s": sc.truth_duration_s,
+                "vehicle": sc.vehicle.name,
+                "site": sc.site.name,
+            }
+        )
     return out

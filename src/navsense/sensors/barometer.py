@@ -48,8 +48,15 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
-    "BaroConfig", "BarometerModel", "pressure_pa", "pressure_altitude_m",
-    "ISA_P0_PA", "ISA_LAPSE_PER_M", "ISA_EXPONENT", "BARO_SEED_OFFSET", "BARO_SEQUENCE",
+    "BaroConfig",
+    "BarometerModel",
+    "pressure_pa",
+    "pressure_altitude_m",
+    "ISA_P0_PA",
+    "ISA_LAPSE_PER_M",
+    "ISA_EXPONENT",
+    "BARO_SEED_OFFSET",
+    "BARO_SEQUENCE",
 ]
 
 ISA_P0_PA = 101_325.0  # ICAO standard atmosphere, sea-level pressure, Pa (ISO 2533)
@@ -90,7 +97,7 @@ class BaroConfig:
     noise: bool
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "BaroConfig":
+    def from_config(cls, cfg: dict) -> BaroConfig:
         b = cfg["baro"]
         return cls(
             enabled=bool(b["enabled"]),
@@ -130,8 +137,9 @@ class BarometerModel:
         """Orthometric height (m) of the sensor points ``p_m`` (m, 3) at ``t_s`` (m,)."""
         if self.georef is None:
             return self.config.base_altitude_m + p_m[:, 2]
-        return np.asarray(self.georef.enu_to_geodetic(p_m, t_s)["navd88_height_m"],
-                          dtype=np.float64).reshape(-1)
+        return np.asarray(
+            self.georef.enu_to_geodetic(p_m, t_s)["navd88_height_m"], dtype=np.float64
+        ).reshape(-1)
 
     def process(self, truth: TruthStates) -> dict:
         """The barometer samples in this chunk of physics steps."""
@@ -169,9 +177,12 @@ class BarometerModel:
 
     def columns(self, block: dict) -> list[Column]:
         """baro.jsonl keys as columns."""
-        return [Column("pressure_pa", np.round(block["pressure_pa"], PRESSURE_DECIMALS)),
-                Column("pressure_altitude_m",
-                       np.round(block["pressure_altitude_m"], ALTITUDE_DECIMALS))]
+        return [
+            Column("pressure_pa", np.round(block["pressure_pa"], PRESSURE_DECIMALS)),
+            Column(
+                "pressure_altitude_m", np.round(block["pressure_altitude_m"], ALTITUDE_DECIMALS)
+            ),
+        ]
 
     def rows(self, block: dict) -> list[dict]:
         """baro.jsonl rows (without the three time keys)."""
@@ -183,6 +194,9 @@ class BarometerModel:
 
 def _empty_block() -> dict:
     z = np.zeros(0)
-    return {"sample_time_s": z, "pressure_pa": z.copy(), "pressure_altitude_m": z.copy(),
-            "bias_pa": z.copy()}
-
+    return {
+        "sample_time_s": z,
+        "pressure_pa": z.copy(),
+        "pressure_altitude_m": z.copy(),
+        "bias_pa": z.copy(),
+    }

@@ -68,41 +68,64 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
-    "ROUND_TO_ZERO", "ROUND_FROM_ZERO", "ROUND_NEAR", "GaussMarkov", "Quantizer",
-    "apply_imu_errors", "platform_dcm", "mrp_to_dcm", "dcm_to_prv", "BasiliskImu",
-    "SensorErrors", "ConfigurableImuConfig", "ConfigurableImuModel",
-    "IMU_STREAM_SEED_OFFSET", "BASILISK_ACCEL_SEQUENCE", "BASILISK_GYRO_SEQUENCE",
-    "CONFIGURABLE_ACCEL_SEQUENCE", "CONFIGURABLE_GYRO_SEQUENCE", "BASILISK_DEFAULT_SEED",
+    "ROUND_TO_ZERO",
+    "ROUND_FROM_ZERO",
+    "ROUND_NEAR",
+    "GaussMarkov",
+    "Quantizer",
+    "apply_imu_errors",
+    "platform_dcm",
+    "mrp_to_dcm",
+    "dcm_to_prv",
+    "BasiliskImu",
+    "SensorErrors",
+    "ConfigurableImuConfig",
+    "ConfigurableImuModel",
+    "IMU_STREAM_SEED_OFFSET",
+    "BASILISK_ACCEL_SEQUENCE",
+    "BASILISK_GYRO_SEQUENCE",
+    "CONFIGURABLE_ACCEL_SEQUENCE",
+    "CONFIGURABLE_GYRO_SEQUENCE",
+    "BASILISK_DEFAULT_SEED",
 ]
 
 # Basilisk's roundDirection_t (discretize.h): TO_ZERO, FROM_ZERO, NEAR
 ROUND_TO_ZERO, ROUND_FROM_ZERO, ROUND_NEAR = 0, 1, 2
-_ROUND_NAMES = {"TO_ZERO": ROUND_TO_ZERO, "FROM_ZERO": ROUND_FROM_ZERO, "NEAR": ROUND_NEAR,
-                "to_zero": ROUND_TO_ZERO, "from_zero": ROUND_FROM_ZERO, "near": ROUND_NEAR}
+_ROUND_NAMES = {
+    "TO_ZERO": ROUND_TO_ZERO,
+    "FROM_ZERO": ROUND_FROM_ZERO,
+    "NEAR": ROUND_NEAR,
+    "to_zero": ROUND_TO_ZERO,
+    "from_zero": ROUND_FROM_ZERO,
+    "near": ROUND_NEAR,
+}
 
 IMU_STREAM_SEED_OFFSET = 7001  # navsense choice: streams Pcg32(seed + 7001, seq)
-BASILISK_ACCEL_SEQUENCE = 10   # BasiliskImu accelerometer stream
-BASILISK_GYRO_SEQUENCE = 11    # BasiliskImu gyro stream
+BASILISK_ACCEL_SEQUENCE = 10  # BasiliskImu accelerometer stream
+BASILISK_GYRO_SEQUENCE = 11  # BasiliskImu gyro stream
 CONFIGURABLE_ACCEL_SEQUENCE = 12
 CONFIGURABLE_GYRO_SEQUENCE = 13
 BASILISK_DEFAULT_SEED = 0x1BADCAD1  # Basilisk SysModel default RNGSeed (464374481)
 BASILISK_DEFAULT_SATURATION = 1.0e6  # imuSensor constructor: senRotMax = senTransMax = 1e6
 
-DELTA_V_DECIMALS = 8   # navsense extension keys, decimals chosen as the rate's
+DELTA_V_DECIMALS = 8  # navsense extension keys, decimals chosen as the rate's
 DELTA_ANGLE_DECIMALS = 10
-FORCE_DECIMALS = 6     # specification, "IMU"
+FORCE_DECIMALS = 6  # specification, "IMU"
 RATE_DECIMALS = 8
 
 
 def _round_code(direction) -> int:
     if isinstance(direction, str):
         if direction not in _ROUND_NAMES:
-            raise ConfigError(f"round direction = {direction!r} is not one of to_zero, from_zero, near")
+            raise ConfigError(
+                f"round direction = {direction!r} is not one of to_zero, from_zero, near"
+            )
         return _ROUND_NAMES[direction]
     code = int(direction)
     if code not in (0, 1, 2):
-        raise ConfigError(f"round direction = {direction!r} is not one of 0 (TO_ZERO), "
-                          "1 (FROM_ZERO), 2 (NEAR)")
+        raise ConfigError(
+            f"round direction = {direction!r} is not one of 0 (TO_ZERO), 1 (FROM_ZERO), 2 (NEAR)"
+        )
     return code
 
 
@@ -118,7 +141,9 @@ def _vec3(value, name: str) -> np.ndarray:
 def _mat(value, name: str, n: int = 3) -> np.ndarray:
     m = np.asarray(value, dtype=np.float64)
     if m.shape != (n, n) or not np.all(np.isfinite(m)):
-        raise ConfigError(f"{name}: expected a {n}x{n} matrix of finite numbers, got shape {m.shape}")
+        raise ConfigError(
+            f"{name}: expected a {n}x{n} matrix of finite numbers, got shape {m.shape}"
+        )
     return m
 
 
@@ -141,7 +166,9 @@ class GaussMarkov:
         self.state = np.zeros(n)
 
     def reset(self, state=None) -> None:
-        self.state = np.zeros(self.n) if state is None else np.asarray(state, dtype=np.float64).copy()
+        self.state = (
+            np.zeros(self.n) if state is None else np.asarray(state, dtype=np.float64).copy()
+        )
 
     def propagate(self, z: np.ndarray) -> np.ndarray:
         n, A, P = self.n, self.A, self.P
@@ -171,7 +198,7 @@ class GaussMarkov:
                 elif a == 0.0:
                     out[:, i] = w[:, i]
                 else:
-                    out[:, i] = gauss_markov.scan(a, w[:, i:i + 1], [e0])[:, 0]
+                    out[:, i] = gauss_markov.scan(a, w[:, i : i + 1], [e0])[:, 0]
         else:
             out[:] = _full_recursion(A, bounds, self.state, w)
         self.state = out[-1].copy()
@@ -268,21 +295,32 @@ class Quantizer:
         return out, errs
 
 
-def apply_imu_errors(true: dict, dt: np.ndarray, e_gyro: np.ndarray, e_accel: np.ndarray,
-                     bias_gyro, bias_accel, scale_gyro, scale_accel, quant_gyro: Quantizer,
-                     quant_accel: Quantizer, rot_max: float, trans_max: float) -> dict:
+def apply_imu_errors(
+    true: dict,
+    dt: np.ndarray,
+    e_gyro: np.ndarray,
+    e_accel: np.ndarray,
+    bias_gyro,
+    bias_accel,
+    scale_gyro,
+    scale_accel,
+    quant_gyro: Quantizer,
+    quant_accel: Quantizer,
+    rot_max: float,
+    trans_max: float,
+) -> dict:
     """The notes' order after the truth values: errors and bias, scale, quantisation, saturation.
 
     ``true`` has ``rate``, ``dr``, ``accel``, ``dv`` of shape (m, 3) (platform axes); dt (m,).
     """
     dt = np.asarray(dt, dtype=np.float64)[:, None]
-    omega_err = e_gyro + bias_gyro          # errors and bias (applySensorErrors)
+    omega_err = e_gyro + bias_gyro  # errors and bias (applySensorErrors)
     accel_err = e_accel + bias_accel
     rate = true["rate"] + omega_err
     dr = true["dr"] + omega_err * dt
     accel = true["accel"] + accel_err
     dv = true["dv"] + accel_err * dt
-    rate = rate * scale_gyro                # scale (scaleTruth)
+    rate = rate * scale_gyro  # scale (scaleTruth)
     dr = dr * scale_gyro
     accel = accel * scale_accel
     dv = dv * scale_accel
@@ -300,6 +338,7 @@ def apply_imu_errors(true: dict, dt: np.ndarray, e_gyro: np.ndarray, e_accel: np
 # ---------------------------------------------------------------------------- rotations (DCMs)
 def platform_dcm(yaw: float, pitch: float, roll: float) -> np.ndarray:
     """[PB] = M1(roll) M2(pitch) M3(yaw) (setBodyToPlatformDCM, 3-2-1 Euler angles, rad)."""
+
     def m1(a):
         c, s = math.cos(a), math.sin(a)
         return np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])
@@ -317,8 +356,11 @@ def platform_dcm(yaw: float, pitch: float, roll: float) -> np.ndarray:
 
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a b for (..., 3, 3) matrices, term by term (no BLAS: same bits whatever the row count)."""
-    return (a[..., :, 0, None] * b[..., None, 0, :] + a[..., :, 1, None] * b[..., None, 1, :]
-            + a[..., :, 2, None] * b[..., None, 2, :])
+    return (
+        a[..., :, 0, None] * b[..., None, 0, :]
+        + a[..., :, 1, None] * b[..., None, 1, :]
+        + a[..., :, 2, None] * b[..., None, 2, :]
+    )
 
 
 def _transpose(a: np.ndarray) -> np.ndarray:
@@ -353,8 +395,15 @@ def dcm_to_prv(c: np.ndarray) -> np.ndarray:
     c10, c11, c12 = c[..., 1, 0], c[..., 1, 1], c[..., 1, 2]
     c20, c21, c22 = c[..., 2, 0], c[..., 2, 1], c[..., 2, 2]
     tr = c00 + c11 + c22
-    b2 = np.stack([(1.0 + tr) / 4.0, (1.0 + 2.0 * c00 - tr) / 4.0,
-                   (1.0 + 2.0 * c11 - tr) / 4.0, (1.0 + 2.0 * c22 - tr) / 4.0], axis=-1)
+    b2 = np.stack(
+        [
+            (1.0 + tr) / 4.0,
+            (1.0 + 2.0 * c00 - tr) / 4.0,
+            (1.0 + 2.0 * c11 - tr) / 4.0,
+            (1.0 + 2.0 * c22 - tr) / 4.0,
+        ],
+        axis=-1,
+    )
     k = np.argmax(b2, axis=-1)
     root = np.sqrt(np.maximum(np.take_along_axis(b2, k[..., None], axis=-1)[..., 0], 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -376,8 +425,15 @@ def dcm_to_prv(c: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------- Basilisk
-_STATE_KEYS = ("sigma_BN", "omega_BN_B", "omegaDot_BN_B", "nonConservativeAccelpntB_B",
-               "v_BN_N", "v_CN_N", "TotalAccumDV_CN_N")
+_STATE_KEYS = (
+    "sigma_BN",
+    "omega_BN_B",
+    "omegaDot_BN_B",
+    "nonConservativeAccelpntB_B",
+    "v_BN_N",
+    "v_CN_N",
+    "TotalAccumDV_CN_N",
+)
 _OUTPUT_KEYS = ("DVFramePlatform", "AccelPlatform", "DRFramePlatform", "AngVelPlatform")
 
 
@@ -394,17 +450,17 @@ class BasiliskImu:
     """
 
     def __init__(self) -> None:
-        self.PMatrixAccel = np.zeros((3, 3))   # [m/s^2] square root of the process-noise covariance
-        self.PMatrixGyro = np.zeros((3, 3))    # [rad/s]
+        self.PMatrixAccel = np.zeros((3, 3))  # [m/s^2] square root of the process-noise covariance
+        self.PMatrixGyro = np.zeros((3, 3))  # [rad/s]
         self._A = {"accel": np.zeros((3, 3)), "gyro": np.zeros((3, 3))}
         self._bounds = {"accel": np.zeros(3), "gyro": np.zeros(3)}
-        self.senRotBias = np.zeros(3)          # [rad/s] platform axes
-        self.senTransBias = np.zeros(3)        # [m/s^2]
+        self.senRotBias = np.zeros(3)  # [rad/s] platform axes
+        self.senTransBias = np.zeros(3)  # [m/s^2]
         self.accelScale = np.ones(3)
         self.gyroScale = np.ones(3)
-        self.senRotMax = BASILISK_DEFAULT_SATURATION   # [rad/s]
+        self.senRotMax = BASILISK_DEFAULT_SATURATION  # [rad/s]
         self.senTransMax = BASILISK_DEFAULT_SATURATION  # [m/s^2]
-        self.sensorPos_B = np.zeros(3)         # [m] from point B
+        self.sensorPos_B = np.zeros(3)  # [m] from point B
         self.dcm_PB = np.eye(3)
         self.RNGSeed = BASILISK_DEFAULT_SEED
         self._qa = Quantizer()
@@ -446,7 +502,9 @@ class BasiliskImu:
     def setErrorBoundsGyro(self, bounds) -> None:
         self._bounds["gyro"] = _vec3(bounds, "errorBoundsGyro")
 
-    setWalkBoundsAccel = setErrorBoundsAccel  # the notes: the error and walk bounds set the same bound
+    setWalkBoundsAccel = (
+        setErrorBoundsAccel  # the notes: the error and walk bounds set the same bound
+    )
     setWalkBoundsGyro = setErrorBoundsGyro
 
     def getErrorBoundsAccel(self) -> np.ndarray:
@@ -484,8 +542,10 @@ class BasiliskImu:
         self._prev_time = int(CurrentSimNanos)
 
     def UpdateState(self, CurrentSimNanos: int, state) -> dict:
-        cur = {k: np.asarray(state.get(k, (0.0, 0.0, 0.0)), dtype=np.float64).reshape(3)
-               for k in _STATE_KEYS}
+        cur = {
+            k: np.asarray(state.get(k, (0.0, 0.0, 0.0)), dtype=np.float64).reshape(3)
+            for k in _STATE_KEYS
+        }
         r_s = _vec3(self.sensorPos_B, "sensorPos_B")
         pb = np.asarray(self.dcm_PB, dtype=np.float64)
         bn2 = mrp_to_dcm(cur["sigma_BN"])
@@ -499,11 +559,15 @@ class BasiliskImu:
             true = {
                 "dr": dcm_to_prv(_matmul(pn2, _transpose(pn1))),
                 "rate": rotate(pb, cur["omega_BN_B"]),
-                "accel": rotate(pb, cur["nonConservativeAccelpntB_B"]
-                                + cross(cur["omegaDot_BN_B"], r_s)
-                                + cross(cur["omega_BN_B"], omega_x_r)),
-                "dv": rotate(pn2, (cur["TotalAccumDV_CN_N"] - prev["dv_cn_n"])
-                             + (v_sc_n - prev["v_sc_n"])),
+                "accel": rotate(
+                    pb,
+                    cur["nonConservativeAccelpntB_B"]
+                    + cross(cur["omegaDot_BN_B"], r_s)
+                    + cross(cur["omega_BN_B"], omega_x_r),
+                ),
+                "dv": rotate(
+                    pn2, (cur["TotalAccumDV_CN_N"] - prev["dv_cn_n"]) + (v_sc_n - prev["v_sc_n"])
+                ),
             }
             self._gm_a.A, self._gm_a.P = self._A["accel"], _mat(self.PMatrixAccel, "PMatrixAccel")
             self._gm_g.A, self._gm_g.P = self._A["gyro"], _mat(self.PMatrixGyro, "PMatrixGyro")
@@ -511,14 +575,31 @@ class BasiliskImu:
             e_a = self._gm_a.propagate(self._rng_a.gaussians(3)[None, :])  # accelerometer first
             e_g = self._gm_g.propagate(self._rng_g.gaussians(3)[None, :])
             out = apply_imu_errors(
-                {k: v[None, :] for k, v in true.items()}, np.array([dt]), e_g, e_a,
-                _vec3(self.senRotBias, "senRotBias"), _vec3(self.senTransBias, "senTransBias"),
-                _vec3(self.gyroScale, "gyroScale"), _vec3(self.accelScale, "accelScale"),
-                self._qg, self._qa, float(self.senRotMax), float(self.senTransMax))
-            self.trueValues = {"DVFramePlatform": true["dv"], "AccelPlatform": true["accel"],
-                               "DRFramePlatform": true["dr"], "AngVelPlatform": true["rate"]}
-            self.sensedValues = {"DVFramePlatform": out["dv"][0], "AccelPlatform": out["accel"][0],
-                                 "DRFramePlatform": out["dr"][0], "AngVelPlatform": out["rate"][0]}
+                {k: v[None, :] for k, v in true.items()},
+                np.array([dt]),
+                e_g,
+                e_a,
+                _vec3(self.senRotBias, "senRotBias"),
+                _vec3(self.senTransBias, "senTransBias"),
+                _vec3(self.gyroScale, "gyroScale"),
+                _vec3(self.accelScale, "accelScale"),
+                self._qg,
+                self._qa,
+                float(self.senRotMax),
+                float(self.senTransMax),
+            )
+            self.trueValues = {
+                "DVFramePlatform": true["dv"],
+                "AccelPlatform": true["accel"],
+                "DRFramePlatform": true["dr"],
+                "AngVelPlatform": true["rate"],
+            }
+            self.sensedValues = {
+                "DVFramePlatform": out["dv"][0],
+                "AccelPlatform": out["accel"][0],
+                "DRFramePlatform": out["dr"][0],
+                "AngVelPlatform": out["rate"][0],
+            }
         else:
             self.trueValues = _zero_output()
             self.sensedValues = _zero_output()
@@ -587,17 +668,19 @@ class SensorErrors:
     lsb: float = 0.0
     carry_error: bool = False
     round_direction: int = ROUND_NEAR
-    saturation: float = 0.0          # 0: none
+    saturation: float = 0.0  # 0: none
     g_sensitivity: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     @classmethod
-    def from_mapping(cls, sensor: str, explicit: dict, preset: dict, where: str) -> "SensorErrors":
+    def from_mapping(cls, sensor: str, explicit: dict, preset: dict, where: str) -> SensorErrors:
         """Explicit keys (not None) win over the preset's; a key in neither takes the default."""
         keys = sensor_keys(sensor)
         known = set(keys.values())
         for k in explicit:
             if k not in known:
-                raise ConfigError(f"{where}.{k} is not a key of {where}; known: {', '.join(sorted(known))}")
+                raise ConfigError(
+                    f"{where}.{k} is not a key of {where}; known: {', '.join(sorted(known))}"
+                )
         kw = {}
         for f, key in keys.items():
             value = explicit.get(key)
@@ -608,9 +691,13 @@ class SensorErrors:
             name = f"{where}.{key}"
             if f in ("bias_instability_tau_s", "lsb", "saturation"):
                 kw[f] = float(value)
-                if not (math.isfinite(kw[f]) and kw[f] >= 0.0) or (f == "bias_instability_tau_s" and kw[f] == 0.0):
-                    raise ConfigError(f"{name} = {value!r} is out of range "
-                                      f"{'> 0' if f == 'bias_instability_tau_s' else '>= 0'}")
+                if not (math.isfinite(kw[f]) and kw[f] >= 0.0) or (
+                    f == "bias_instability_tau_s" and kw[f] == 0.0
+                ):
+                    raise ConfigError(
+                        f"{name} = {value!r} is out of range "
+                        f"{'> 0' if f == 'bias_instability_tau_s' else '>= 0'}"
+                    )
             elif f == "carry_error":
                 kw[f] = bool(value)
             elif f == "round_direction":
@@ -618,8 +705,12 @@ class SensorErrors:
             elif f == "misalignment_rad":
                 m = np.asarray(value, dtype=np.float64).reshape(-1)
                 if m.size != 9 or not np.all(np.isfinite(m)):
-                    raise ConfigError(f"{name} = {value!r} is not 9 numbers (a 3x3 matrix, row-major)")
-                kw[f] = m.reshape(3, 3) * (1.0 - np.eye(3))  # off-diagonal only: the diagonal is the scale factor
+                    raise ConfigError(
+                        f"{name} = {value!r} is not 9 numbers (a 3x3 matrix, row-major)"
+                    )
+                kw[f] = m.reshape(3, 3) * (
+                    1.0 - np.eye(3)
+                )  # off-diagonal only: the diagonal is the scale factor
             else:
                 kw[f] = _vec3(value, name)
         return cls(**kw)
@@ -642,7 +733,7 @@ class ConfigurableImuConfig:
     accel: SensorErrors
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "ConfigurableImuConfig":
+    def from_config(cls, cfg: dict) -> ConfigurableImuConfig:
         from navsense.sensors.imu_presets import PRESETS
 
         imu = cfg["imu"]
@@ -654,8 +745,10 @@ class ConfigurableImuConfig:
         common = {"platform_ypr_deg", "temperature_c", "reference_temperature_c", "gyro", "accel"}
         for k in conf:
             if k not in common:
-                raise ConfigError(f"imu.configurable.{k} is not a key of imu.configurable; "
-                                  f"known: {', '.join(sorted(common))}")
+                raise ConfigError(
+                    f"imu.configurable.{k} is not a key of imu.configurable; "
+                    f"known: {', '.join(sorted(common))}"
+                )
         ypr = conf.get("platform_ypr_deg") or (0.0, 0.0, 0.0)
         return cls(
             hz=float(imu["hz"]),
@@ -664,13 +757,20 @@ class ConfigurableImuConfig:
             seed=int(cfg["seed"]),
             noise=bool(cfg.get("noise", True)),
             preset=name,
-            platform_ypr_deg=tuple(float(x) for x in _vec3(ypr, "imu.configurable.platform_ypr_deg")),
+            platform_ypr_deg=tuple(
+                float(x) for x in _vec3(ypr, "imu.configurable.platform_ypr_deg")
+            ),
             temperature_c=float(_or(conf.get("temperature_c"), 25.0)),
             reference_temperature_c=float(_or(conf.get("reference_temperature_c"), 25.0)),
-            gyro=SensorErrors.from_mapping("gyro", dict(conf.get("gyro") or {}), pre.get("gyro", {}),
-                                           "imu.configurable.gyro"),
-            accel=SensorErrors.from_mapping("accel", dict(conf.get("accel") or {}),
-                                            pre.get("accel", {}), "imu.configurable.accel"),
+            gyro=SensorErrors.from_mapping(
+                "gyro", dict(conf.get("gyro") or {}), pre.get("gyro", {}), "imu.configurable.gyro"
+            ),
+            accel=SensorErrors.from_mapping(
+                "accel",
+                dict(conf.get("accel") or {}),
+                pre.get("accel", {}),
+                "imu.configurable.accel",
+            ),
         )
 
 
@@ -681,20 +781,28 @@ def _or(value, default):
 class _SensorChannel:
     """One triad's error generator: 9 error states (white, bias instability, random walk)."""
 
-    def __init__(self, p: SensorErrors, dt: float, rng: Pcg32, noise: bool, delta_t_k: float) -> None:
+    def __init__(
+        self, p: SensorErrors, dt: float, rng: Pcg32, noise: bool, delta_t_k: float
+    ) -> None:
         self.rng = rng
         start = rng.gaussians(6)  # turn-on bias x, y, z; stationary bias-instability state x, y, z
         on = 1.0 if noise else 0.0
         a = math.exp(-dt / p.bias_instability_tau_s)
         self.gm = GaussMarkov(9)
         self.gm.A = np.diag([0.0] * 3 + [a] * 3 + [1.0] * 3)
-        self.gm.P = on * np.diag(np.concatenate([
-            p.noise_density * math.sqrt(1.0 / dt),            # white: N sqrt(rate)
-            p.bias_instability * math.sqrt(1.0 - a * a),      # Gauss-Markov, stationary sigma B
-            p.random_walk * math.sqrt(dt),                    # random walk: K sqrt(dt)
-        ]))
+        self.gm.P = on * np.diag(
+            np.concatenate(
+                [
+                    p.noise_density * math.sqrt(1.0 / dt),  # white: N sqrt(rate)
+                    p.bias_instability * math.sqrt(1.0 - a * a),  # Gauss-Markov, stationary sigma B
+                    p.random_walk * math.sqrt(dt),  # random walk: K sqrt(dt)
+                ]
+            )
+        )
         self.gm.bounds = np.concatenate([np.zeros(6), p.random_walk_bound])
-        self.gm.reset(np.concatenate([np.zeros(3), on * p.bias_instability * start[3:], np.zeros(3)]))
+        self.gm.reset(
+            np.concatenate([np.zeros(3), on * p.bias_instability * start[3:], np.zeros(3)])
+        )
         self.bias = on * (p.bias + p.turn_on_bias_sigma * start[:3] + p.temp_bias_per_k * delta_t_k)
         self.scale = 1.0 + on * 1e-6 * (p.scale_factor_ppm + p.temp_scale_ppm_per_k * delta_t_k)
         self.misalign = np.eye(3) + on * p.misalignment_rad
@@ -733,8 +841,12 @@ class ConfigurableImuModel:
         dt = 1.0 / c.hz
         dtemp = c.temperature_c - c.reference_temperature_c
         seed = c.seed + IMU_STREAM_SEED_OFFSET
-        self._accel = _SensorChannel(c.accel, dt, Pcg32(seed, CONFIGURABLE_ACCEL_SEQUENCE), c.noise, dtemp)
-        self._gyro = _SensorChannel(c.gyro, dt, Pcg32(seed, CONFIGURABLE_GYRO_SEQUENCE), c.noise, dtemp)
+        self._accel = _SensorChannel(
+            c.accel, dt, Pcg32(seed, CONFIGURABLE_ACCEL_SEQUENCE), c.noise, dtemp
+        )
+        self._gyro = _SensorChannel(
+            c.gyro, dt, Pcg32(seed, CONFIGURABLE_GYRO_SEQUENCE), c.noise, dtemp
+        )
         self._g_sens = c.gyro.g_sensitivity if c.noise else np.zeros(3)
         yaw, pitch, roll = (math.radians(x) for x in c.platform_ypr_deg)
         self.dcm_pb = platform_dcm(yaw, pitch, roll)
@@ -743,8 +855,8 @@ class ConfigurableImuModel:
         self._prev_vi = np.zeros(3)
         self._prev_fb = np.zeros(3)
         self._prev_wb = np.zeros(3)
-        self._have_ref = False          # a previous sample to difference against
-        self._ref_r = np.eye(3)         # its body -> world matrix, IMU-point velocity, time
+        self._have_ref = False  # a previous sample to difference against
+        self._ref_r = np.eye(3)  # its body -> world matrix, IMU-point velocity, time
         self._ref_vi = np.zeros(3)
         self._ref_t = 0.0
 
@@ -752,18 +864,19 @@ class ConfigurableImuModel:
         n = len(truth)
         if n == 0:
             return _empty_block()
-        kin = imu_point_kinematics(truth, self.lever_arm_m, self._age, self._prev_vi,
-                                   self._prev_fb, self._prev_wb)
+        kin = imu_point_kinematics(
+            truth, self.lever_arm_m, self._age, self._prev_vi, self._prev_fb, self._prev_wb
+        )
         due = self._due.sample_indices(truth.t_s)
         rows = due[kin.age[due] >= 2]
         idx = np.arange(n, dtype=np.int64)
         last_reset = np.maximum.accumulate(np.where(truth.reset, idx, -1))
         t = truth.t_s
         prev = np.concatenate([[-1], rows[:-1]])
-        valid = np.where(prev >= 0, last_reset[rows] < prev,
-                         self._have_ref & (last_reset[rows] == -1))
+        valid = np.where(
+            prev >= 0, last_reset[rows] < prev, self._have_ref & (last_reset[rows] == -1)
+        )
         out_rows, ref_rows = rows[valid], prev[valid]
-        m = out_rows.size
         # the references: the carried sample for ref -1, else the chunk's sample
         ref_r = np.where((ref_rows < 0)[:, None, None], self._ref_r, kin.r[np.maximum(ref_rows, 0)])
         ref_vi = np.where((ref_rows < 0)[:, None], self._ref_vi, kin.v_i[np.maximum(ref_rows, 0)])
@@ -773,7 +886,11 @@ class ConfigurableImuModel:
         if rows.size:
             last = rows[-1]
             self._have_ref = bool(last_reset[-1] < last)
-            self._ref_r, self._ref_vi, self._ref_t = kin.r[last].copy(), kin.v_i[last].copy(), float(t[last])
+            self._ref_r, self._ref_vi, self._ref_t = (
+                kin.r[last].copy(),
+                kin.v_i[last].copy(),
+                float(t[last]),
+            )
         elif last_reset[-1] >= 0:
             self._have_ref = False
         self._age = int(min(kin.age[-1], 2))
@@ -788,7 +905,7 @@ class ConfigurableImuModel:
         sa = np.broadcast_to(_matmul(self._accel.misalign, self.dcm_pb), (m, 3, 3))
         dt = t[rows] - ref_t
         r = kin.r[rows]
-        f_b = 0.5 * (kin.f_b[rows] + kin.f_b_prev[rows])    # IMU section: the ACRES average
+        f_b = 0.5 * (kin.f_b[rows] + kin.f_b_prev[rows])  # IMU section: the ACRES average
         w_b = 0.5 * (kin.w_b[rows] + kin.w_b_prev[rows])
         gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
         # specification's delta-v: change of the IMU point's velocity minus gravity's, current axes
@@ -803,13 +920,24 @@ class ConfigurableImuModel:
             "rate": rotate(s, w_b),
             "dr": rotate(self._gyro.misalign[None], dr_p) if m else np.zeros((0, 3)),
         }
-        true["rate"] = true["rate"] + self._g_sens * true["accel"]   # gyro g-sensitivity
+        true["rate"] = true["rate"] + self._g_sens * true["accel"]  # gyro g-sensitivity
         true["dr"] = true["dr"] + self._g_sens * true["dv"]
         e_a = self._accel.errors(m)
         e_g = self._gyro.errors(m)
-        out = apply_imu_errors(true, dt, e_g, e_a, self._gyro.bias, self._accel.bias,
-                               self._gyro.scale, self._accel.scale, self._gyro.quant,
-                               self._accel.quant, self._gyro.saturation, self._accel.saturation)
+        out = apply_imu_errors(
+            true,
+            dt,
+            e_g,
+            e_a,
+            self._gyro.bias,
+            self._accel.bias,
+            self._gyro.scale,
+            self._accel.scale,
+            self._gyro.quant,
+            self._accel.quant,
+            self._gyro.saturation,
+            self._accel.saturation,
+        )
         return {
             "sample_time_s": t[rows],
             "specific_force_flu_mps2": out["accel"],
@@ -821,12 +949,21 @@ class ConfigurableImuModel:
     def columns(self, block: dict) -> list[Column]:
         """imu.jsonl keys as columns: the ACRES keys plus delta-velocity and delta-angle."""
         return [
-            Column("specific_force_flu_mps2",
-                   np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS)),
-            Column("angular_velocity_flu_radps",
-                   np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS)),
-            Column("delta_velocity_flu_mps", np.round(block["delta_velocity_flu_mps"], DELTA_V_DECIMALS)),
-            Column("delta_angle_flu_rad", np.round(block["delta_angle_flu_rad"], DELTA_ANGLE_DECIMALS)),
+            Column(
+                "specific_force_flu_mps2",
+                np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS),
+            ),
+            Column(
+                "angular_velocity_flu_radps",
+                np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS),
+            ),
+            Column(
+                "delta_velocity_flu_mps",
+                np.round(block["delta_velocity_flu_mps"], DELTA_V_DECIMALS),
+            ),
+            Column(
+                "delta_angle_flu_rad", np.round(block["delta_angle_flu_rad"], DELTA_ANGLE_DECIMALS)
+            ),
         ]
 
     def rows(self, block: dict) -> list[dict]:
@@ -836,14 +973,20 @@ class ConfigurableImuModel:
     def episode_info(self) -> dict:
         """``imu_bias_flu`` (constant + turn-on + temperature bias) and the model and preset."""
         return {
-            "imu_bias_flu": {"accel_mps2": self._accel.bias.tolist(),
-                             "gyro_radps": self._gyro.bias.tolist()},
+            "imu_bias_flu": {
+                "accel_mps2": self._accel.bias.tolist(),
+                "gyro_radps": self._gyro.bias.tolist(),
+            },
             "imu_model": "configurable",
             "imu_preset": self.config.preset,
         }
 
 
 def _empty_block() -> dict:
-    return {"sample_time_s": np.zeros(0), "specific_force_flu_mps2": np.zeros((0, 3)),
-            "angular_velocity_flu_radps": np.zeros((0, 3)), "delta_velocity_flu_mps": np.zeros((0, 3)),
-            "delta_angle_flu_rad": np.zeros((0, 3))}
+    return {
+        "sample_time_s": np.zeros(0),
+        "specific_force_flu_mps2": np.zeros((0, 3)),
+        "angular_velocity_flu_radps": np.zeros((0, 3)),
+        "delta_velocity_flu_mps": np.zeros((0, 3)),
+        "delta_angle_flu_rad": np.zeros((0, 3)),
+    }

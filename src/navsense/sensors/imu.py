@@ -37,8 +37,15 @@ from navsense.rotation import cross, matrix_floats, quat_to_matrix, rotate, rota
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["ImuConfig", "ImuModel", "ImuKinematics", "imu_point_kinematics", "GRAVITY_MPS2",
-           "IMU_SEED_OFFSET", "IMU_SEQUENCE"]
+__all__ = [
+    "ImuConfig",
+    "ImuModel",
+    "ImuKinematics",
+    "imu_point_kinematics",
+    "GRAVITY_MPS2",
+    "IMU_SEED_OFFSET",
+    "IMU_SEQUENCE",
+]
 
 GRAVITY_MPS2 = 9.80665  # standard gravity, m/s^2 (specification, "IMU")
 IMU_SEED_OFFSET = 1009  # specification, "Seeds and Determinism": RngImu seed + 1009
@@ -63,7 +70,7 @@ class ImuConfig:
     noise: bool
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "ImuConfig":
+    def from_config(cls, cfg: dict) -> ImuConfig:
         imu = cfg["imu"]
         return cls(
             enabled=bool(imu["enabled"]),
@@ -111,11 +118,19 @@ class ImuModel:
         n = len(truth)
         if n == 0:
             return _empty_block()
-        if n == 1 and all(a.dtype == np.float64 for a in (truth.p_m, truth.q_xyzw, truth.v_mps,
-                                                          truth.w_radps, truth.c_m)):
+        if n == 1 and all(
+            a.dtype == np.float64
+            for a in (truth.p_m, truth.q_xyzw, truth.v_mps, truth.w_radps, truth.c_m)
+        ):
             return self._process_step(truth)
-        kin = imu_point_kinematics(truth, self.lever_arm_m, self._age, np.array(self._prev_vi),
-                                   np.array(self._prev_fb), np.array(self._prev_wb))
+        kin = imu_point_kinematics(
+            truth,
+            self.lever_arm_m,
+            self._age,
+            np.array(self._prev_vi),
+            np.array(self._prev_fb),
+            np.array(self._prev_wb),
+        )
         f_b, w_b, f_b_prev, w_b_prev, age = kin.f_b, kin.w_b, kin.f_b_prev, kin.w_b_prev, kin.age
         due = self._due.sample_indices(truth.t_s)
         rows = due[age[due] >= 2]
@@ -139,11 +154,11 @@ class ImuModel:
         """One physics step (the streaming API) on Python floats: the operations of
         :func:`imu_point_kinematics` and :meth:`process` for that step, in the same order, so
         the same bits (IEEE binary64) at a fraction of the cost of numpy calls on one row."""
-        (px, py, pz), = truth.p_m.tolist()
-        (qx, qy, qz, qw), = truth.q_xyzw.tolist()
-        (v0, v1, v2), = truth.v_mps.tolist()
-        (w0, w1, w2), = truth.w_radps.tolist()
-        (cx, cy, cz), = truth.c_m.tolist()
+        ((px, py, pz),) = truth.p_m.tolist()
+        ((qx, qy, qz, qw),) = truth.q_xyzw.tolist()
+        ((v0, v1, v2),) = truth.v_mps.tolist()
+        ((w0, w1, w2),) = truth.w_radps.tolist()
+        ((cx, cy, cz),) = truth.c_m.tolist()
         r00, r01, r02, r10, r11, r12, r20, r21, r22 = matrix_floats(qx, qy, qz, qw)
         l0, l1, l2 = self._lever_arm
         # v_i = v + w x (p + R r_i - p_c)
@@ -157,10 +172,16 @@ class ImuModel:
         a0 = (vi[0] - p0) / dt - 0.0
         a1 = (vi[1] - p1) / dt - 0.0
         a2 = (vi[2] - p2) / dt - -GRAVITY_MPS2
-        fb = [r00 * a0 + r10 * a1 + r20 * a2, r01 * a0 + r11 * a1 + r21 * a2,
-              r02 * a0 + r12 * a1 + r22 * a2]
-        wb = [r00 * w0 + r10 * w1 + r20 * w2, r01 * w0 + r11 * w1 + r21 * w2,
-              r02 * w0 + r12 * w1 + r22 * w2]
+        fb = [
+            r00 * a0 + r10 * a1 + r20 * a2,
+            r01 * a0 + r11 * a1 + r21 * a2,
+            r02 * a0 + r12 * a1 + r22 * a2,
+        ]
+        wb = [
+            r00 * w0 + r10 * w1 + r20 * w2,
+            r01 * w0 + r11 * w1 + r21 * w2,
+            r02 * w0 + r12 * w1 + r22 * w2,
+        ]
         age = 0 if truth.reset[0] else self._age + 1
         sampled = self._due(truth.step0 / truth.rate_hz) and age >= 2
         if sampled:
@@ -183,10 +204,14 @@ class ImuModel:
     def columns(self, block: dict) -> list[Column]:
         """The imu.jsonl keys as columns, with the specification's decimals."""
         return [
-            Column("specific_force_flu_mps2",
-                   np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS)),
-            Column("angular_velocity_flu_radps",
-                   np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS)),
+            Column(
+                "specific_force_flu_mps2",
+                np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS),
+            ),
+            Column(
+                "angular_velocity_flu_radps",
+                np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS),
+            ),
         ]
 
     def rows(self, block: dict) -> list[dict]:
@@ -207,18 +232,23 @@ class ImuModel:
 class ImuKinematics:
     """Truth kinematics of the IMU point at the physics steps of one chunk (shapes (n, 3), (n,))."""
 
-    r: np.ndarray          # body FLU -> world rotation matrices, (n, 3, 3)
-    v_i: np.ndarray        # IMU-point velocity, world axes, m/s
-    f_b: np.ndarray        # specific force from the finite difference ending at the step, body FLU
-    w_b: np.ndarray        # angular rate, body FLU
-    f_b_prev: np.ndarray   # f_b of the step before (carried over the chunk boundary)
-    w_b_prev: np.ndarray   # w_b of the step before
-    age: np.ndarray        # physics steps since the start or the last reset (int64)
+    r: np.ndarray  # body FLU -> world rotation matrices, (n, 3, 3)
+    v_i: np.ndarray  # IMU-point velocity, world axes, m/s
+    f_b: np.ndarray  # specific force from the finite difference ending at the step, body FLU
+    w_b: np.ndarray  # angular rate, body FLU
+    f_b_prev: np.ndarray  # f_b of the step before (carried over the chunk boundary)
+    w_b_prev: np.ndarray  # w_b of the step before
+    age: np.ndarray  # physics steps since the start or the last reset (int64)
 
 
-def imu_point_kinematics(truth: TruthStates, lever_arm_m: np.ndarray, age_before: int,
-                         prev_vi: np.ndarray, prev_fb: np.ndarray,
-                         prev_wb: np.ndarray) -> ImuKinematics:
+def imu_point_kinematics(
+    truth: TruthStates,
+    lever_arm_m: np.ndarray,
+    age_before: int,
+    prev_vi: np.ndarray,
+    prev_fb: np.ndarray,
+    prev_wb: np.ndarray,
+) -> ImuKinematics:
     """The IMU section's truth terms for one chunk (shared by the ACRES and configurable IMUs).
 
     ``age_before`` is the age of the last step before the chunk (-1: none); ``prev_*`` that step's

@@ -90,8 +90,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Mapping
 
 import numpy as np
 
@@ -102,16 +102,38 @@ from navsense.output.columns import Column, rows_from_columns
 from navsense.output.frames import INS_FIELD_COUNT
 from navsense.rng import Pcg32
 from navsense.rotation import (
-    about_axis_floats as _q_about, cross, matrix_floats as _matrix_of, multiply_floats as _qmul,
-    quat_about_x, quat_about_y, quat_about_z, quat_multiply, quat_to_matrix, rotate, rotate_inverse,
+    about_axis_floats as _q_about,
+)
+from navsense.rotation import (
+    cross,
+    quat_about_x,
+    quat_about_y,
+    quat_about_z,
+    quat_multiply,
+    quat_to_matrix,
+    rotate,
+    rotate_inverse,
+)
+from navsense.rotation import (
+    matrix_floats as _matrix_of,
+)
+from navsense.rotation import (
+    multiply_floats as _qmul,
 )
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
-    "InsConfig", "InsModel", "Ins",
-    "GRAVITY_MPS2", "INS_SEED_OFFSET", "AGENT_SEED_STRIDE", "INS_SEQUENCE", "DRAWS_PER_EPOCH",
-    "INS_FRAMES", "INS_ROW_DECIMALS",
+    "InsConfig",
+    "InsModel",
+    "Ins",
+    "GRAVITY_MPS2",
+    "INS_SEED_OFFSET",
+    "AGENT_SEED_STRIDE",
+    "INS_SEQUENCE",
+    "DRAWS_PER_EPOCH",
+    "INS_FRAMES",
+    "INS_ROW_DECIMALS",
 ]
 
 GRAVITY_MPS2 = 9.80665  # spec "INS", specific force: (0, 0, 9.80665) m/s^2
@@ -136,19 +158,30 @@ INS_FRAMES: dict[str, tuple[str, str, str, str]] = {
 }
 
 INS_ROW_DECIMALS = {  # navsense's choice (the specification gives no INS decimals)
-    "latitude": 9, "longitude": 9,  # 1e-9 deg = 0.1 mm
-    "altitude": 4, "position_enu_m": 4, "position_utm_m": 4,  # 0.1 mm
+    "latitude": 9,
+    "longitude": 9,  # 1e-9 deg = 0.1 mm
+    "altitude": 4,
+    "position_enu_m": 4,
+    "position_utm_m": 4,  # 0.1 mm
     "position_covariance": 10,  # m^2: 1.09e-4 (the default) keeps 6 digits
     "quaternion": 9,  # 1e-9 rad
-    "linear_velocity": 6, "linear_acceleration": 6,  # as imu.jsonl's specific force
+    "linear_velocity": 6,
+    "linear_acceleration": 6,  # as imu.jsonl's specific force
     "angular_velocity": 8,  # as imu.jsonl's angular velocity
     "grid_rotation_deg": 7,
 }
 
 
 # ------------------------------------------------------------------------------ configuration
-_SIGMA_FIELDS = ("position_sigma_m", "position_white_m", "heading_sigma_deg", "attitude_sigma_deg",
-                 "velocity_white_mps", "accel_white_mps2", "gyro_white_radps")
+_SIGMA_FIELDS = (
+    "position_sigma_m",
+    "position_white_m",
+    "heading_sigma_deg",
+    "attitude_sigma_deg",
+    "velocity_white_mps",
+    "accel_white_mps2",
+    "gyro_white_radps",
+)
 _FLOAT_FIELDS = ("hz", "position_tau_s") + _SIGMA_FIELDS
 
 
@@ -189,7 +222,7 @@ class InsConfig:
     mount_frame: str = "base_footprint"
 
     def __post_init__(self) -> None:
-        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        set_ = lambda name, value: object.__setattr__(self, name, value)
         arm = _numbers("ins.position_flu_m", self.position_flu_m)
         if arm.shape != (3,):
             raise ConfigError(f"ins.position_flu_m = {self.position_flu_m!r} is not 3 numbers")
@@ -205,29 +238,38 @@ class InsConfig:
                 raise ConfigError(f"ins.{name} = {getattr(self, name)} must be >= 0")
         if self.frame not in INS_FRAMES:
             raise ConfigError(f"ins.frame = {self.frame!r} is not one of {', '.join(INS_FRAMES)}")
-        for name, key, low, high in (("utm_zone", "ins.utm_zone", 1, 60),
-                                     ("seed", "seed", -(2 ** 63), 2 ** 64 - 1)):
+        for name, key, low, high in (
+            ("utm_zone", "ins.utm_zone", 1, 60),
+            ("seed", "seed", -(2**63), 2**64 - 1),
+        ):
             value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) \
-                    or not low <= value <= high:
+            if (
+                not isinstance(value, (int, np.integer))
+                or isinstance(value, bool)
+                or not low <= value <= high
+            ):
                 raise ConfigError(f"{key} = {value!r} is not an integer in {low}..{high}")
             set_(name, int(value))
         if self.mount_frame not in ("chassis", "base_footprint"):
             raise ConfigError(
-                f"mount_frame = {self.mount_frame!r} is not one of chassis, base_footprint")
+                f"mount_frame = {self.mount_frame!r} is not one of chassis, base_footprint"
+            )
         for name, key in (("enabled", "ins.enabled"), ("noise", "noise")):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ConfigError(f"{key} = {getattr(self, name)!r} is not true or false")
             set_(name, bool(getattr(self, name)))
 
     @classmethod
-    def from_config(cls, cfg: Mapping) -> "InsConfig":
+    def from_config(cls, cfg: Mapping) -> InsConfig:
         """From the effective configuration (navsense.config.load_config): its ``ins`` block,
         ``seed``, ``noise`` and ``mount_frame``."""
         try:
             ins = cfg["ins"]
-            values = {f.name: ins[f.name] for f in fields(cls)
-                      if f.name not in ("seed", "noise", "mount_frame")}
+            values = {
+                f.name: ins[f.name]
+                for f in fields(cls)
+                if f.name not in ("seed", "noise", "mount_frame")
+            }
             # FInsConfig: "reported point in base_footprint FLU, m" whatever the other mounts'
             # frame; so the Maxxum's INS reports base_footprint too ("INS": "The Maxxum gets the
             # same INS at base_footprint ... with the defaults of the code").
@@ -235,7 +277,8 @@ class InsConfig:
         except KeyError as missing:
             raise ConfigError(
                 f"configuration: key {missing.args[0]!r} is missing; InsConfig.from_config takes "
-                "the effective configuration of navsense.config.load_config") from None
+                "the effective configuration of navsense.config.load_config"
+            ) from None
         return cls(**values)
 
     @property
@@ -257,18 +300,22 @@ class _Sigmas:
     gyro_radps: float
 
     @classmethod
-    def of(cls, c: InsConfig) -> "_Sigmas":
+    def of(cls, c: InsConfig) -> _Sigmas:
         k = 1.0 if c.noise else 0.0
-        return cls(position_m=k * c.position_sigma_m, position_white_m=k * c.position_white_m,
-                   heading_rad=k * (c.heading_sigma_deg * _DEG),
-                   attitude_rad=k * (c.attitude_sigma_deg * _DEG),
-                   velocity_mps=k * c.velocity_white_mps, accel_mps2=k * c.accel_white_mps2,
-                   gyro_radps=k * c.gyro_white_radps)
+        return cls(
+            position_m=k * c.position_sigma_m,
+            position_white_m=k * c.position_white_m,
+            heading_rad=k * (c.heading_sigma_deg * _DEG),
+            attitude_rad=k * (c.attitude_sigma_deg * _DEG),
+            velocity_mps=k * c.velocity_white_mps,
+            accel_mps2=k * c.accel_white_mps2,
+            gyro_radps=k * c.gyro_white_radps,
+        )
 
     @property
     def fix_variance_m2(self) -> float:
         """s2 = sigma_p^2 + sigma_pw^2 (spec "Fix and UTM Odometry")."""
-        return self.position_m ** 2 + self.position_white_m ** 2
+        return self.position_m**2 + self.position_white_m**2
 
 
 # ------------------------------------------------------------------- elementwise vector algebra
@@ -305,12 +352,25 @@ def _gc_paused():
 
 # ---------------------------------------------------------------------------------- the kernel
 _BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
-    "sample_time_s": (), "dt_s": (), "gravity_only": (), "error_states": (6,),
-    "position_enu_m": (3,), "orientation_enu_xyzw": (4,), "velocity_flu_mps": (3,),
-    "angular_velocity_flu_radps": (3,), "specific_force_flu_mps2": (3,),
-    "lat_deg": (), "lon_deg": (), "height_m": (), "utm_m": (3,), "orientation_utm_xyzw": (4,),
-    "grid_rotation_deg": (), "covariance_enu_m2": (3,),
-    "truth_position_enu_m": (3,), "truth_utm_m": (3,), "truth_orientation_utm_xyzw": (4,),
+    "sample_time_s": (),
+    "dt_s": (),
+    "gravity_only": (),
+    "error_states": (6,),
+    "position_enu_m": (3,),
+    "orientation_enu_xyzw": (4,),
+    "velocity_flu_mps": (3,),
+    "angular_velocity_flu_radps": (3,),
+    "specific_force_flu_mps2": (3,),
+    "lat_deg": (),
+    "lon_deg": (),
+    "height_m": (),
+    "utm_m": (3,),
+    "orientation_utm_xyzw": (4,),
+    "grid_rotation_deg": (),
+    "covariance_enu_m2": (3,),
+    "truth_position_enu_m": (3,),
+    "truth_utm_m": (3,),
+    "truth_orientation_utm_xyzw": (4,),
     "truth_speed_mps": (),
 }
 
@@ -318,21 +378,23 @@ _BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
 # the 40 fields of a frame (EInsField order, navsense.output.frames.INS_FIELDS): block keys, a
 # vector giving its elements, and the constants "fix_status" and "utm_zone"
 _FRAME_LAYOUT = (
-    "utm_m",                        # InsUtmE, InsUtmN, InsUtmH
-    "orientation_utm_xyzw",         # InsUtmQx..Qw
-    "velocity_flu_mps",             # InsVelX..Z
-    "angular_velocity_flu_radps",   # InsGyroX..Z
-    "specific_force_flu_mps2",      # InsAccelX..Z
-    "lat_deg", "lon_deg", "height_m",
-    "covariance_enu_m2",            # InsCovE, N, U
-    "orientation_enu_xyzw",         # InsEnuQx..Qw
-    "position_enu_m",               # InsEnuX..Z
-    "fix_status",                   # InsFixStatus
-    "grid_rotation_deg",            # InsGridRotationDeg
-    "utm_zone",                     # InsUtmZone
-    "truth_utm_m",                  # InsTruthX..Z
-    "truth_orientation_utm_xyzw",   # InsTruthQx..Qw
-    "truth_speed_mps",              # InsTruthSpeed
+    "utm_m",  # InsUtmE, InsUtmN, InsUtmH
+    "orientation_utm_xyzw",  # InsUtmQx..Qw
+    "velocity_flu_mps",  # InsVelX..Z
+    "angular_velocity_flu_radps",  # InsGyroX..Z
+    "specific_force_flu_mps2",  # InsAccelX..Z
+    "lat_deg",
+    "lon_deg",
+    "height_m",
+    "covariance_enu_m2",  # InsCovE, N, U
+    "orientation_enu_xyzw",  # InsEnuQx..Qw
+    "position_enu_m",  # InsEnuX..Z
+    "fix_status",  # InsFixStatus
+    "grid_rotation_deg",  # InsGridRotationDeg
+    "utm_zone",  # InsUtmZone
+    "truth_utm_m",  # InsTruthX..Z
+    "truth_orientation_utm_xyzw",  # InsTruthQx..Qw
+    "truth_speed_mps",  # InsTruthSpeed
 )
 
 
@@ -367,7 +429,10 @@ class _InsCore:
         self.v_prev = [0.0, 0.0, 0.0]  # INS-point velocity of the previous epoch, world m/s
         self.reset_pending = False  # a reset since the previous epoch
         # the frame's constant fields (_FRAME_LAYOUT)
-        self.frame_constants = {"fix_status": float(FIX_STATUS_RTK), "utm_zone": float(config.utm_zone)}
+        self.frame_constants = {
+            "fix_status": float(FIX_STATUS_RTK),
+            "utm_zone": float(config.utm_zone),
+        }
 
     def run(self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset) -> dict[str, np.ndarray]:
         """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
@@ -405,9 +470,12 @@ class _InsCore:
 
         # q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi)
         q_ins = quat_multiply(
-            quat_multiply(quat_multiply(quat_about_z(s.heading_rad * x[:, 3]), q_xyzw),
-                          quat_about_y(s.attitude_rad * x[:, 5])),
-            quat_about_x(s.attitude_rad * x[:, 4]))
+            quat_multiply(
+                quat_multiply(quat_about_z(s.heading_rad * x[:, 3]), q_xyzw),
+                quat_about_y(s.attitude_rad * x[:, 5]),
+            ),
+            quat_about_x(s.attitude_rad * x[:, 4]),
+        )
 
         # v_ins = R^T v_n + sigma_v g_v;  w_ins = R^T w + sigma_w g_w
         vel = rotate_inverse(r, v_n) + s.velocity_mps * g_v
@@ -427,10 +495,17 @@ class _InsCore:
 
         # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n
         # and alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins
-        fix = self.georef.enu_to_fix_utm(p_ins, t_s, self.config.utm_zone, frame=self.geo_frame,
-                                         south=self._south, grid_rotation=True)
-        tru = self.georef.enu_to_fix_utm(p_n, t_s, self.config.utm_zone, frame=self.geo_frame,
-                                         south=self._south)
+        fix = self.georef.enu_to_fix_utm(
+            p_ins,
+            t_s,
+            self.config.utm_zone,
+            frame=self.geo_frame,
+            south=self._south,
+            grid_rotation=True,
+        )
+        tru = self.georef.enu_to_fix_utm(
+            p_n, t_s, self.config.utm_zone, frame=self.geo_frame, south=self._south
+        )
         alpha_deg = fix["grid_rotation_deg"]
         q_rot = quat_about_z(-(alpha_deg * _DEG))
         q_utm = quat_multiply(q_rot, q_ins)
@@ -454,7 +529,9 @@ class _InsCore:
             "velocity_flu_mps": vel,
             "angular_velocity_flu_radps": gyro,
             "specific_force_flu_mps2": force,
-            "lat_deg": fix["lat_deg"], "lon_deg": fix["lon_deg"], "height_m": fix["height_m"],
+            "lat_deg": fix["lat_deg"],
+            "lon_deg": fix["lon_deg"],
+            "height_m": fix["height_m"],
             "utm_m": _columns3(fix["easting_m"], fix["northing_m"], fix["height_m"]),
             "orientation_utm_xyzw": q_utm,
             "grid_rotation_deg": alpha_deg,
@@ -482,8 +559,9 @@ class _InsCore:
                 frame.append(value)
         return frame
 
-    def epoch_values(self, t: float, p_n: list, q: list, c: list, v: list, w: list,
-                     reset: bool = False) -> dict:
+    def epoch_values(
+        self, t: float, p_n: list, q: list, c: list, v: list, w: list, reset: bool = False
+    ) -> dict:
         """One epoch on Python floats -> the values of its block row (the keys of :meth:`run`).
 
         The operations of :meth:`run` for one epoch (``reset``: a reset in its step), in the same
@@ -492,15 +570,18 @@ class _InsCore:
         ufuncs. Values are floats, vectors lists of floats (gravity_only a bool).
         """
         s = self.sigmas
-        g = self.rng.gaussian_list(DRAWS_PER_EPOCH)  # 6 states, 3 position, 3 velocity, 3 force, 3 rate
+        g = self.rng.gaussian_list(
+            DRAWS_PER_EPOCH
+        )  # 6 states, 3 position, 3 velocity, 3 force, 3 rate
         first = self.t_prev is None
         if first:
             dt, a = self.period_s, 0.0  # dt = 1/f; x = g on the first epoch
         else:
             dt = t - self.t_prev
             if not dt > 0.0:
-                raise ValueError(f"INS epoch at t_s = {t!r} is not after the previous epoch "
-                                 f"at {self.t_prev!r} s")
+                raise ValueError(
+                    f"INS epoch at t_s = {t!r} is not after the previous epoch at {self.t_prev!r} s"
+                )
             a = float(np.exp(-dt / self.config.position_tau_s))
         x = self.states.step(a, g[0:6])
 
@@ -520,18 +601,23 @@ class _InsCore:
         u_ins = p_n[2] + sp * (x[2] * UP_SIGMA_FACTOR) + spw * g[8]
 
         # q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi)
-        q_ins = _qmul(_qmul(_qmul(_q_about(s.heading_rad * x[3], 2), q),
-                            _q_about(s.attitude_rad * x[5], 1)),
-                      _q_about(s.attitude_rad * x[4], 0))
+        q_ins = _qmul(
+            _qmul(_qmul(_q_about(s.heading_rad * x[3], 2), q), _q_about(s.attitude_rad * x[5], 1)),
+            _q_about(s.attitude_rad * x[4], 0),
+        )
 
         # R^T u for the velocity, the rate and the specific force
         sv, sw, sf = s.velocity_mps, s.gyro_radps, s.accel_mps2
-        vel = (r00 * vn0 + r10 * vn1 + r20 * vn2 + sv * g[9],
-               r01 * vn0 + r11 * vn1 + r21 * vn2 + sv * g[10],
-               r02 * vn0 + r12 * vn1 + r22 * vn2 + sv * g[11])
-        gyro = (r00 * w0 + r10 * w1 + r20 * w2 + sw * g[15],
-                r01 * w0 + r11 * w1 + r21 * w2 + sw * g[16],
-                r02 * w0 + r12 * w1 + r22 * w2 + sw * g[17])
+        vel = (
+            r00 * vn0 + r10 * vn1 + r20 * vn2 + sv * g[9],
+            r01 * vn0 + r11 * vn1 + r21 * vn2 + sv * g[10],
+            r02 * vn0 + r12 * vn1 + r22 * vn2 + sv * g[11],
+        )
+        gyro = (
+            r00 * w0 + r10 * w1 + r20 * w2 + sw * g[15],
+            r01 * w0 + r11 * w1 + r21 * w2 + sw * g[16],
+            r02 * w0 + r12 * w1 + r22 * w2 + sw * g[17],
+        )
         gravity_only = reset or first or self.reset_pending
         if gravity_only:
             a0 = a1 = a2 = 0.0  # gravity alone
@@ -539,16 +625,20 @@ class _InsCore:
             vp0, vp1, vp2 = self.v_prev
             a0, a1, a2 = (vn0 - vp0) / dt, (vn1 - vp1) / dt, (vn2 - vp2) / dt
         a2 = a2 + GRAVITY_MPS2
-        force = (r00 * a0 + r10 * a1 + r20 * a2 + sf * g[12],
-                 r01 * a0 + r11 * a1 + r21 * a2 + sf * g[13],
-                 r02 * a0 + r12 * a1 + r22 * a2 + sf * g[14])
+        force = (
+            r00 * a0 + r10 * a1 + r20 * a2 + sf * g[12],
+            r01 * a0 + r11 * a1 + r21 * a2 + sf * g[13],
+            r02 * a0 + r12 * a1 + r22 * a2 + sf * g[14],
+        )
 
         geo = self.georef
         zone = self.config.utm_zone
         lat, lon, h, east, north, alpha_deg = geo.fix_utm_of_point(
-            e_ins, n_ins, u_ins, t, zone, self.geo_frame, self._south, grid_rotation=True)
+            e_ins, n_ins, u_ins, t, zone, self.geo_frame, self._south, grid_rotation=True
+        )
         _, _, h_t, east_t, north_t = geo.fix_utm_of_point(
-            p_n[0], p_n[1], p_n[2], t, zone, self.geo_frame, self._south)
+            p_n[0], p_n[1], p_n[2], t, zone, self.geo_frame, self._south
+        )
         q_rot = _q_about(-(alpha_deg * _DEG), 2)
         s2 = s.fix_variance_m2
 
@@ -556,13 +646,24 @@ class _InsCore:
         self.v_prev = [vn0, vn1, vn2]
         self.reset_pending = False
         return {
-            "sample_time_s": t, "dt_s": dt, "gravity_only": bool(gravity_only), "error_states": x,
-            "position_enu_m": [e_ins, n_ins, u_ins], "orientation_enu_xyzw": list(q_ins),
-            "velocity_flu_mps": list(vel), "angular_velocity_flu_radps": list(gyro),
-            "specific_force_flu_mps2": list(force), "lat_deg": lat, "lon_deg": lon, "height_m": h,
-            "utm_m": [east, north, h], "orientation_utm_xyzw": list(_qmul(q_rot, q_ins)),
-            "grid_rotation_deg": alpha_deg, "covariance_enu_m2": [s2, s2, COV_UP_FACTOR * s2],
-            "truth_position_enu_m": list(p_n), "truth_utm_m": [east_t, north_t, h_t],
+            "sample_time_s": t,
+            "dt_s": dt,
+            "gravity_only": bool(gravity_only),
+            "error_states": x,
+            "position_enu_m": [e_ins, n_ins, u_ins],
+            "orientation_enu_xyzw": list(q_ins),
+            "velocity_flu_mps": list(vel),
+            "angular_velocity_flu_radps": list(gyro),
+            "specific_force_flu_mps2": list(force),
+            "lat_deg": lat,
+            "lon_deg": lon,
+            "height_m": h,
+            "utm_m": [east, north, h],
+            "orientation_utm_xyzw": list(_qmul(q_rot, q_ins)),
+            "grid_rotation_deg": alpha_deg,
+            "covariance_enu_m2": [s2, s2, COV_UP_FACTOR * s2],
+            "truth_position_enu_m": list(p_n),
+            "truth_utm_m": [east_t, north_t, h_t],
             "truth_orientation_utm_xyzw": list(_qmul(q_rot, q)),
             "truth_speed_mps": math.sqrt(vn0 * vn0 + vn1 * vn1 + vn2 * vn2),
         }
@@ -600,8 +701,9 @@ class InsModel:
         self.config = cfg if isinstance(cfg, InsConfig) else InsConfig.from_config(cfg)
         self.vehicle = vehicle
         # spec "Truth at the INS Point": r_n, body FLU from the chassis origin (ruling "Mounts")
-        self.lever_arm_m = lever_arm_from_chassis(self.config.position_flu_m,
-                                                  self.config.mount_frame, vehicle)
+        self.lever_arm_m = lever_arm_from_chassis(
+            self.config.position_flu_m, self.config.mount_frame, vehicle
+        )
         self._arm = np.asarray(self.lever_arm_m, dtype=np.float64).tolist()
         self._core = _InsCore(self.config, georef, agent)
         self._due = Due(self.config.hz)  # first epoch at t = 0
@@ -629,8 +731,15 @@ class InsModel:
         r = quat_to_matrix(q)
         # p_n = p + R r_n
         p_n = p + rotate(r, np.broadcast_to(self.lever_arm_m, p.shape))
-        return self._core.run(truth.t_s[idx], p_n, q, truth.c_m[idx], truth.v_mps[idx],
-                              truth.w_radps[idx], epoch_reset)
+        return self._core.run(
+            truth.t_s[idx],
+            p_n,
+            q,
+            truth.c_m[idx],
+            truth.v_mps[idx],
+            truth.w_radps[idx],
+            epoch_reset,
+        )
 
     def _one_epoch(self, truth: TruthStates, reset: bool) -> dict[str, np.ndarray]:
         """:meth:`process` of one step that samples: p_n = p + R r_n and the core's
@@ -640,11 +749,20 @@ class InsModel:
         p, q = truth.p_m[0].tolist(), truth.q_xyzw[0].tolist()
         r00, r01, r02, r10, r11, r12, r20, r21, r22 = _matrix_of(*q)
         a0, a1, a2 = self._arm
-        p_n = [p[0] + (r00 * a0 + r01 * a1 + r02 * a2), p[1] + (r10 * a0 + r11 * a1 + r12 * a2),
-               p[2] + (r20 * a0 + r21 * a1 + r22 * a2)]
-        values = self._core.epoch_values(truth.step0 / truth.rate_hz, p_n, q, truth.c_m[0].tolist(),
-                                         truth.v_mps[0].tolist(), truth.w_radps[0].tolist(),
-                                         epoch_reset)
+        p_n = [
+            p[0] + (r00 * a0 + r01 * a1 + r02 * a2),
+            p[1] + (r10 * a0 + r11 * a1 + r12 * a2),
+            p[2] + (r20 * a0 + r21 * a1 + r22 * a2),
+        ]
+        values = self._core.epoch_values(
+            truth.step0 / truth.rate_hz,
+            p_n,
+            q,
+            truth.c_m[0].tolist(),
+            truth.v_mps[0].tolist(),
+            truth.w_radps[0].tolist(),
+            epoch_reset,
+        )
         return {k: np.array([v]) for k, v in values.items()}
 
     def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -654,7 +772,7 @@ class InsModel:
     def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
         """The ins.jsonl keys as columns (rounded; layout in the module docstring)."""
         d = INS_ROW_DECIMALS
-        rnd = lambda key, n: np.round(block[key], n)  # noqa: E731
+        rnd = lambda key, n: np.round(block[key], n)
         gyro = rnd("angular_velocity_flu_radps", d["angular_velocity"])
         vel = rnd("velocity_flu_mps", d["linear_velocity"])
         return [
@@ -665,12 +783,13 @@ class InsModel:
             Column("fix.datum", self._core.geo_frame, constant=True),
             Column("fix.status", FIX_STATUS_RTK, constant=True),
             Column("fix.service", FIX_SERVICE_GPS, constant=True),
-            Column("fix.position_covariance",
-                   rnd("covariance_enu_m2", d["position_covariance"])),
+            Column("fix.position_covariance", rnd("covariance_enu_m2", d["position_covariance"])),
             Column("imu.orientation_enu_xyzw", rnd("orientation_enu_xyzw", d["quaternion"])),
             Column("imu.angular_velocity_flu_radps", gyro),
-            Column("imu.linear_acceleration_flu_mps2",
-                   rnd("specific_force_flu_mps2", d["linear_acceleration"])),
+            Column(
+                "imu.linear_acceleration_flu_mps2",
+                rnd("specific_force_flu_mps2", d["linear_acceleration"]),
+            ),
             Column("velocity.linear_flu_mps", vel),
             Column("velocity.angular_flu_radps", gyro),
             Column("position_enu_m", rnd("position_enu_m", d["position_enu_m"])),
@@ -692,10 +811,16 @@ class InsModel:
     def episode_info(self) -> dict:
         """episode.json keys: the INS stream, the agent and the INS point from the chassis."""
         core = self._core
-        return {"ins": {"agent": core.agent, "rng_seed": core.stream_seed,
-                        "rng_sequence": INS_SEQUENCE, "datum": core.geo_frame,
-                        "utm_zone": self.config.utm_zone,
-                        "point_chassis_flu_m": [float(v) for v in self.lever_arm_m]}}
+        return {
+            "ins": {
+                "agent": core.agent,
+                "rng_seed": core.stream_seed,
+                "rng_sequence": INS_SEQUENCE,
+                "datum": core.geo_frame,
+                "utm_zone": self.config.utm_zone,
+                "point_chassis_flu_m": [float(v) for v in self.lever_arm_m],
+            }
+        }
 
 
 # ------------------------------------------------------------------------- the streaming API
@@ -738,8 +863,15 @@ class Ins:
         """The pose jumped: the next epoch reports gravity alone (no finite difference)."""
         self._core.reset_pending = True
 
-    def epoch(self, t_s: float, footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps,
-              angular_velocity_radps) -> np.ndarray:
+    def epoch(
+        self,
+        t_s: float,
+        footprint_enu_m,
+        orientation_xyzw,
+        com_enu_m,
+        velocity_mps,
+        angular_velocity_radps,
+    ) -> np.ndarray:
         """One epoch -> its 40 values (EInsField order).
 
         footprint_enu_m: the reported point (base_footprint), grid ENU m; orientation_xyzw:
@@ -749,13 +881,31 @@ class Ins:
         length; DatumError when the point leaves the site's domain.
         """
         frame = self._core.frame_of_epoch(
-            float(t_s), _floats(footprint_enu_m, 3), _floats(orientation_xyzw, 4),
-            _floats(com_enu_m, 3), _floats(velocity_mps, 3), _floats(angular_velocity_radps, 3))
+            float(t_s),
+            _floats(footprint_enu_m, 3),
+            _floats(orientation_xyzw, 4),
+            _floats(com_enu_m, 3),
+            _floats(velocity_mps, 3),
+            _floats(angular_velocity_radps, 3),
+        )
         return np.array(frame)
 
-    def epoch_block(self, t_s, footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps,
-                    angular_velocity_radps) -> dict[str, np.ndarray]:
+    def epoch_block(
+        self,
+        t_s,
+        footprint_enu_m,
+        orientation_xyzw,
+        com_enu_m,
+        velocity_mps,
+        angular_velocity_radps,
+    ) -> dict[str, np.ndarray]:
         """One epoch as a block of columns (m = 1), for rows and frames."""
-        return self._core.run(np.array([float(t_s)]), footprint_enu_m, orientation_xyzw,
-                              com_enu_m, velocity_mps, angular_velocity_radps,
-                              np.zeros(1, dtype=bool))
+        return self._core.run(
+            np.array([float(t_s)]),
+            footprint_enu_m,
+            orientation_xyzw,
+            com_enu_m,
+            velocity_mps,
+            angular_velocity_radps,
+            np.zeros(1, dtype=bool),
+        )

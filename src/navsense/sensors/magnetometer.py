@@ -78,9 +78,17 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
 __all__ = [
-    "MagConfig", "MagnetometerModel", "SiteField", "site_field", "wmm_field_ned_nt",
-    "grid_convergence_deg", "MAG_SEED_OFFSET", "MAG_SEQUENCE", "FIELD_DECIMALS",
-    "WMM_COEFFICIENTS", "WMM_VALID_YEARS",
+    "MagConfig",
+    "MagnetometerModel",
+    "SiteField",
+    "site_field",
+    "wmm_field_ned_nt",
+    "grid_convergence_deg",
+    "MAG_SEED_OFFSET",
+    "MAG_SEQUENCE",
+    "FIELD_DECIMALS",
+    "WMM_COEFFICIENTS",
+    "WMM_VALID_YEARS",
 ]
 
 MAG_SEED_OFFSET = 6073  # navsense: magnetometer stream seed + 6073 (no specification stream)
@@ -109,12 +117,14 @@ def _geomag():
     except ImportError as exc:  # pragma: no cover - a missing run-time dependency
         raise NavsenseError(
             "the magnetometer needs the World Magnetic Model package pygeomag "
-            "(pip install 'pygeomag>=1.1,<2')") from exc
+            "(pip install 'pygeomag>=1.1,<2')"
+        ) from exc
     return GeoMag(coefficients_file=WMM_COEFFICIENTS)
 
 
-def wmm_field_ned_nt(lat_deg: float, lon_deg: float, height_m: float,
-                     decimal_year: float) -> np.ndarray:
+def wmm_field_ned_nt(
+    lat_deg: float, lon_deg: float, height_m: float, decimal_year: float
+) -> np.ndarray:
     """The WMM2025 main field (X north, Y east, Z down), nT, shape (3,), at one point.
 
     ``lat_deg``, ``lon_deg``: WGS84 geodetic; ``height_m``: above the WGS84 ellipsoid;
@@ -124,10 +134,12 @@ def wmm_field_ned_nt(lat_deg: float, lon_deg: float, height_m: float,
     if not lo <= decimal_year < hi:
         raise ConfigError(
             f"gnss.datum.start_utc: the decimal year {decimal_year:.4f} is outside the World "
-            f"Magnetic Model WMM2025's life span {lo:.1f}..{hi:.1f} (the magnetometer needs it)")
+            f"Magnetic Model WMM2025's life span {lo:.1f}..{hi:.1f} (the magnetometer needs it)"
+        )
     lon = ((float(lon_deg) + 180.0) % 360.0) - 180.0
-    r = _geomag().calculate(glat=float(lat_deg), glon=lon, alt=float(height_m) / 1000.0,
-                            time=float(decimal_year))
+    r = _geomag().calculate(
+        glat=float(lat_deg), glon=lon, alt=float(height_m) / 1000.0, time=float(decimal_year)
+    )
     return np.array([r.x, r.y, r.z], dtype=np.float64)
 
 
@@ -230,32 +242,49 @@ def _pygeomag_version() -> str:
 def site_field(georef) -> SiteField:
     """Evaluate the WMM at the site (seven evaluations) and build the first-order model."""
     d = GRADIENT_STEP_M
-    pts = np.array([
-        [0.0, 0.0, 0.0],
-        [d, 0.0, 0.0], [-d, 0.0, 0.0],
-        [0.0, d, 0.0], [0.0, -d, 0.0],
-        [0.0, 0.0, d], [0.0, 0.0, -d],
-    ])
+    pts = np.array(
+        [
+            [0.0, 0.0, 0.0],
+            [d, 0.0, 0.0],
+            [-d, 0.0, 0.0],
+            [0.0, d, 0.0],
+            [0.0, -d, 0.0],
+            [0.0, 0.0, d],
+            [0.0, 0.0, -d],
+        ]
+    )
     geo = georef.enu_to_geodetic(pts, 0.0)
     gamma = grid_convergence_deg(georef, pts, 0.0)
     year0 = float(georef.decimal_year(0.0))
-    b_ned = np.stack([
-        wmm_field_ned_nt(geo["wgs84_lat_deg"][i], geo["wgs84_lon_deg"][i],
-                         geo["wgs84_height_m"][i], year0) for i in range(len(pts))])
+    b_ned = np.stack(
+        [
+            wmm_field_ned_nt(
+                geo["wgs84_lat_deg"][i], geo["wgs84_lon_deg"][i], geo["wgs84_height_m"][i], year0
+            )
+            for i in range(len(pts))
+        ]
+    )
     b_enu = ned_to_grid_enu(b_ned, gamma)
     grad = np.empty((3, 3))
     for j in range(3):
         grad[:, j] = (b_enu[1 + 2 * j] - b_enu[2 + 2 * j]) / (2.0 * d)
     geo_later = georef.enu_to_geodetic(pts[0], RATE_STEP_S)
     year1 = float(georef.decimal_year(RATE_STEP_S))
-    b_later = wmm_field_ned_nt(geo_later["wgs84_lat_deg"], geo_later["wgs84_lon_deg"],
-                               geo_later["wgs84_height_m"], year1)
+    b_later = wmm_field_ned_nt(
+        geo_later["wgs84_lat_deg"], geo_later["wgs84_lon_deg"], geo_later["wgs84_height_m"], year1
+    )
     rate = (ned_to_grid_enu(b_later, gamma[0]) - b_enu[0]) / RATE_STEP_S
     return SiteField(
-        b0_enu_nt=b_enu[0].copy(), gradient_enu_nt_per_m=grad, rate_enu_nt_per_s=rate,
-        b0_ned_nt=b_ned[0].copy(), lat_deg=float(geo["wgs84_lat_deg"][0]),
-        lon_deg=float(geo["wgs84_lon_deg"][0]), height_m=float(geo["wgs84_height_m"][0]),
-        decimal_year=year0, convergence_deg=float(gamma[0]))
+        b0_enu_nt=b_enu[0].copy(),
+        gradient_enu_nt_per_m=grad,
+        rate_enu_nt_per_s=rate,
+        b0_ned_nt=b_ned[0].copy(),
+        lat_deg=float(geo["wgs84_lat_deg"][0]),
+        lon_deg=float(geo["wgs84_lon_deg"][0]),
+        height_m=float(geo["wgs84_height_m"][0]),
+        decimal_year=year0,
+        convergence_deg=float(gamma[0]),
+    )
 
 
 # ------------------------------------------------------------------------------ the model
@@ -273,14 +302,15 @@ class MagConfig:
     start_utc: str
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "MagConfig":
+    def from_config(cls, cfg: dict) -> MagConfig:
         mag = cfg["mag"]
         soft = tuple(float(x) for x in mag["soft_iron_matrix"])
         hard = tuple(float(x) for x in mag["hard_iron_ut"])
         if len(soft) != 9 or len(hard) != 3:
             raise ConfigError(
                 f"mag.soft_iron_matrix needs 9 numbers (row-major 3 x 3) and mag.hard_iron_ut 3; "
-                f"got {len(soft)} and {len(hard)}")
+                f"got {len(soft)} and {len(hard)}"
+            )
         return cls(
             enabled=bool(mag["enabled"]),
             hz=float(mag["hz"]),
@@ -289,8 +319,7 @@ class MagConfig:
             soft_iron_matrix=soft,
             seed=int(cfg["seed"]),
             noise=bool(cfg.get("noise", True)),
-            start_utc=str(cfg.get("gnss", {}).get("datum", {}).get("start_utc",
-                                                                     DEFAULT_START_UTC)),
+            start_utc=str(cfg.get("gnss", {}).get("datum", {}).get("start_utc", DEFAULT_START_UTC)),
         )
 
 
@@ -335,8 +364,11 @@ class MagnetometerModel:
 
     def columns(self, block: dict) -> list[Column]:
         """mag.jsonl keys as columns: uT, 4 decimals."""
-        return [Column("magnetic_field_flu_ut",
-                       np.round(block["magnetic_field_flu_ut"], FIELD_DECIMALS))]
+        return [
+            Column(
+                "magnetic_field_flu_ut", np.round(block["magnetic_field_flu_ut"], FIELD_DECIMALS)
+            )
+        ]
 
     def rows(self, block: dict) -> list[dict]:
         """mag.jsonl rows (without the three time keys)."""

@@ -71,7 +71,7 @@ class OdomConfig:
     noise: bool
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "OdomConfig":
+    def from_config(cls, cfg: dict) -> OdomConfig:
         o = cfg["odom"]
         return cls(
             enabled=bool(o["enabled"]),
@@ -146,8 +146,10 @@ class OdometerModel:
 
     def columns(self, block: dict) -> list[Column]:
         """odom.jsonl keys as columns."""
-        return [Column("speed_mps", np.round(block["speed_mps"], SPEED_DECIMALS)),
-                Column("distance_m", np.round(block["distance_m"], DISTANCE_DECIMALS))]
+        return [
+            Column("speed_mps", np.round(block["speed_mps"], SPEED_DECIMALS)),
+            Column("distance_m", np.round(block["distance_m"], DISTANCE_DECIMALS)),
+        ]
 
     def rows(self, block: dict) -> list[dict]:
         """odom.jsonl rows (without the three time keys)."""

@@ -32,31 +32,66 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register the ``truth`` subcommand on an argparse subparsers object and return its parser."""
     p = subparsers.add_parser(
-        "truth", help="build the truth log of a GPS track (GPX, CSV) or a waypoint route",
+        "truth",
+        help="build the truth log of a GPS track (GPX, CSV) or a waypoint route",
         description="Resample a recorded track (GPX, CSV) or a waypoint route (JSON) to the "
-                    "physics clock with cubic splines, attitude from the velocity, and write the "
-                    "truth log (.parquet or .csv).")
-    p.add_argument("--track", required=True, metavar="FILE",
-                   help="track: .gpx, .csv (lat_deg, lon_deg [, alt_m | height_m] or x_m, y_m "
-                        "[, z_m], with time or t_s) or a waypoint .json")
+        "physics clock with cubic splines, attitude from the velocity, and write the "
+        "truth log (.parquet or .csv).",
+    )
+    p.add_argument(
+        "--track",
+        required=True,
+        metavar="FILE",
+        help="track: .gpx, .csv (lat_deg, lon_deg [, alt_m | height_m] or x_m, y_m "
+        "[, z_m], with time or t_s) or a waypoint .json",
+    )
     p.add_argument("--out", required=True, metavar="FILE", help="truth log, .parquet or .csv")
-    p.add_argument("--site", metavar="NAME|FILE",
-                   help="site: an embedded name or a site JSON file (default: acre for a track "
-                        "on the ACRE tile, else a local site at the first point)")
-    p.add_argument("--vehicle", choices=sorted(VEHICLES), default=None,
-                   help="vehicle profile (default: the route's, else polaris)")
-    p.add_argument("--smoothing-m", type=float, default=0.0, metavar="S",
-                   help="standard deviation of the recorded horizontal position noise per axis, "
-                        "m: a smoothing spline leaves this RMS residual (default 0: through "
-                        "every point)")
-    p.add_argument("--bank", choices=BANK_MODES, default="none",
-                   help="roll: none (0) or coordinated (coordinated-turn bank)")
-    p.add_argument("--rate-hz", type=float, default=PHYSICS_HZ, metavar="HZ",
-                   help=f"physics rate of the log (default {PHYSICS_HZ:g})")
-    p.add_argument("--stop-speed-mps", type=float, default=STOP_SPEED_MPS, metavar="V",
-                   help=f"below this speed the heading is held (default {STOP_SPEED_MPS:g})")
-    p.add_argument("--start-utc", metavar="UTC",
-                   help="UTC of the first point for a track with relative times (seconds)")
+    p.add_argument(
+        "--site",
+        metavar="NAME|FILE",
+        help="site: an embedded name or a site JSON file (default: acre for a track "
+        "on the ACRE tile, else a local site at the first point)",
+    )
+    p.add_argument(
+        "--vehicle",
+        choices=sorted(VEHICLES),
+        default=None,
+        help="vehicle profile (default: the route's, else polaris)",
+    )
+    p.add_argument(
+        "--smoothing-m",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="standard deviation of the recorded horizontal position noise per axis, "
+        "m: a smoothing spline leaves this RMS residual (default 0: through "
+        "every point)",
+    )
+    p.add_argument(
+        "--bank",
+        choices=BANK_MODES,
+        default="none",
+        help="roll: none (0) or coordinated (coordinated-turn bank)",
+    )
+    p.add_argument(
+        "--rate-hz",
+        type=float,
+        default=PHYSICS_HZ,
+        metavar="HZ",
+        help=f"physics rate of the log (default {PHYSICS_HZ:g})",
+    )
+    p.add_argument(
+        "--stop-speed-mps",
+        type=float,
+        default=STOP_SPEED_MPS,
+        metavar="V",
+        help=f"below this speed the heading is held (default {STOP_SPEED_MPS:g})",
+    )
+    p.add_argument(
+        "--start-utc",
+        metavar="UTC",
+        help="UTC of the first point for a track with relative times (seconds)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -72,8 +107,13 @@ def run(args) -> int:
     if not (np.isfinite(args.rate_hz) and args.rate_hz > 0):
         raise ConfigError(f"--rate-hz {args.rate_hz:g} must be > 0")
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)
-    traj = plan_track(track, args.vehicle, smoothing_m=args.smoothing_m, bank=args.bank,
-                      stop_speed_mps=args.stop_speed_mps)
+    traj = plan_track(
+        track,
+        args.vehicle,
+        smoothing_m=args.smoothing_m,
+        bank=args.bank,
+        stop_speed_mps=args.stop_speed_mps,
+    )
     truth = traj.sample(args.rate_hz)
     site_file = None
     if args.site is None and (track.site.georeference or {}).get("kind") == "local":
@@ -86,15 +126,28 @@ def run(args) -> int:
     ev = traj.evaluate(np.arange(len(truth)) / truth.rate_hz)
     step = np.linalg.norm(np.diff(ev.footprint_m, axis=0), axis=1)
     geo = track.site.georeference or {}
-    where = (f"local site at {geo['lat_deg']:.7f}, {geo['lon_deg']:.7f}, "
-             f"{geo.get('height_m', 0.0):.3f} m" if geo.get("kind") == "local"
-             else f"site {track.site.name}")
-    print(f"navsense: track {track.source}: {len(track)} points, {track.duration_s:.1f} s, "
-          f"{float(np.sum(step)):.1f} m, max speed {float(np.max(ev.speed_mps)):.2f} m/s"
-          + (f", smoothing residual {traj.residual_rms_m:.3f} m RMS"
-             if getattr(traj, "smoothing_lambda", None) is not None else ""))
-    print(f"navsense: {where}" + (f" (written to {site_file})" if site_file else "")
-          + (f"; start_utc {track.start_utc}" if track.start_utc else ""))
-    print(f"navsense: wrote {len(truth)} rows ({(len(truth) - 1) / truth.rate_hz:.2f} s at "
-          f"{truth.rate_hz:g} Hz) to {out}")
+    where = (
+        f"local site at {geo['lat_deg']:.7f}, {geo['lon_deg']:.7f}, "
+        f"{geo.get('height_m', 0.0):.3f} m"
+        if geo.get("kind") == "local"
+        else f"site {track.site.name}"
+    )
+    print(
+        f"navsense: track {track.source}: {len(track)} points, {track.duration_s:.1f} s, "
+        f"{float(np.sum(step)):.1f} m, max speed {float(np.max(ev.speed_mps)):.2f} m/s"
+        + (
+            f", smoothing residual {traj.residual_rms_m:.3f} m RMS"
+            if getattr(traj, "smoothing_lambda", None) is not None
+            else ""
+        )
+    )
+    print(
+        f"navsense: {where}"
+        + (f" (written to {site_file})" if site_file else "")
+        + (f"; start_utc {track.start_utc}" if track.start_utc else "")
+    )
+    print(
+        f"navsense: wrote {len(truth)} rows ({(len(truth) - 1) / truth.rate_hz:.2f} s at "
+        f"{truth.rate_hz:g} Hz) to {out}"
+    )
     return 0

@@ -39,8 +39,8 @@ from __future__ import annotations
 import csv
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -50,16 +50,23 @@ import pyarrow.parquet as pq
 from navsense.errors import TruthError
 from navsense.truth.states import PHYSICS_HZ, TRUTH_COLUMNS, TruthStates
 
-__all__ = ["read_truth", "write_truth", "iter_truth_chunks", "TruthWriter",
-           "TIME_TOLERANCE_S", "QUAT_NORM_TOLERANCE", "MIN_TRUTH_ROWS"]
+__all__ = [
+    "read_truth",
+    "write_truth",
+    "iter_truth_chunks",
+    "TruthWriter",
+    "TIME_TOLERANCE_S",
+    "QUAT_NORM_TOLERANCE",
+    "MIN_TRUTH_ROWS",
+]
 
-TIME_TOLERANCE_S = 1e-6      # t_s of a row vs k / rate_hz, s (issue 2, item 4)
-QUAT_NORM_TOLERANCE = 1e-6   # | |q| - 1 | allowed (issue 2, item 4)
-MIN_TRUTH_ROWS = 3           # the IMU's first row is at the third physics step (spec, "IMU")
+TIME_TOLERANCE_S = 1e-6  # t_s of a row vs k / rate_hz, s (issue 2, item 4)
+QUAT_NORM_TOLERANCE = 1e-6  # | |q| - 1 | allowed (issue 2, item 4)
+MIN_TRUTH_ROWS = 3  # the IMU's first row is at the third physics step (spec, "IMU")
 
 _NUMERIC = TRUTH_COLUMNS[:-1]
-_CSV_BLOCK_BYTES = 1 << 18   # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
-                             # so a stream holds ~10 MB whatever the file's length
+_CSV_BLOCK_BYTES = 1 << 18  # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
+# so a stream holds ~10 MB whatever the file's length
 _PARQUET_BATCH_ROWS = 8192
 _TRUE = ["1", "true", "True", "TRUE", "1.0"]
 _FALSE = ["0", "false", "False", "FALSE", "0.0"]
@@ -91,8 +98,10 @@ def _check_header(path: Path, names: list[str], where: str) -> None:
     if repeated:
         problems.append("repeated column(s) " + ", ".join(repeated))
     if problems:
-        raise TruthError(f"{path}: {where}: {'; '.join(problems)}; the columns must be "
-                         f"{', '.join(TRUTH_COLUMNS)} (any order)")
+        raise TruthError(
+            f"{path}: {where}: {'; '.join(problems)}; the columns must be "
+            f"{', '.join(TRUTH_COLUMNS)} (any order)"
+        )
 
 
 class _Validator:
@@ -104,7 +113,7 @@ class _Validator:
         self.path = path
         self.rate_hz = float(rate_hz)
         self.kind = kind
-        self.rows = 0            # rows checked so far
+        self.rows = 0  # rows checked so far
         self.k0: int | None = None
 
     def where(self, row: int) -> str:
@@ -120,11 +129,14 @@ class _Validator:
         """Validate one block (float64 columns, reset bool/number) and return it as TruthStates."""
         n = len(cols["t_s"])
         row0 = self.rows
-        failures: list[tuple[int, int, str]] = []   # (row in block, rule order, message)
+        failures: list[tuple[int, int, str]] = []  # (row in block, rule order, message)
 
         # finite values
-        bad_rows = [(int(np.argmax(~np.isfinite(cols[c]))), j, c)
-                    for j, c in enumerate(_NUMERIC) if not np.all(np.isfinite(cols[c]))]
+        bad_rows = [
+            (int(np.argmax(~np.isfinite(cols[c]))), j, c)
+            for j, c in enumerate(_NUMERIC)
+            if not np.all(np.isfinite(cols[c]))
+        ]
         if bad_rows:
             i, _, c = min(bad_rows)
             failures.append((i, 0, f"{c} = {float(cols[c][i])!r} is not a finite number"))
@@ -134,7 +146,9 @@ class _Validator:
         if n and self.k0 is None and np.isfinite(t[0]):
             k0 = int(round(float(t[0]) * self.rate_hz))
             if k0 < 0:
-                failures.append((0, 1, f"t_s = {float(t[0])!r} is negative; the physics clock starts at 0"))
+                failures.append(
+                    (0, 1, f"t_s = {float(t[0])!r} is negative; the physics clock starts at 0")
+                )
             else:
                 self.k0 = k0
         if self.k0 is not None:
@@ -143,10 +157,17 @@ class _Validator:
             off = np.abs(t - expected) > TIME_TOLERANCE_S
             if np.any(off):
                 i = int(np.argmax(off))
-                failures.append((i, 1, (
-                    f"t_s = {float(t[i])!r} is not on the {self.rate_hz:g} Hz physics clock: "
-                    f"expected {float(expected[i])!r} (step {int(k[i])}) within "
-                    f"{TIME_TOLERANCE_S:g} s; rows must be consecutive physics steps")))
+                failures.append(
+                    (
+                        i,
+                        1,
+                        (
+                            f"t_s = {float(t[i])!r} is not on the {self.rate_hz:g} Hz physics clock: "
+                            f"expected {float(expected[i])!r} (step {int(k[i])}) within "
+                            f"{TIME_TOLERANCE_S:g} s; rows must be consecutive physics steps"
+                        ),
+                    )
+                )
 
         # unit quaternions
         norm = np.sqrt(cols["qx"] ** 2 + cols["qy"] ** 2 + cols["qz"] ** 2 + cols["qw"] ** 2)
@@ -154,9 +175,16 @@ class _Validator:
         if np.any(off):
             i = int(np.argmax(off))
             q = ", ".join(repr(float(cols[c][i])) for c in ("qx", "qy", "qz", "qw"))
-            failures.append((i, 2, (
-                f"quaternion (qx, qy, qz, qw) = ({q}) has norm {float(norm[i])!r}; "
-                f"it must be a unit quaternion (|norm - 1| <= {QUAT_NORM_TOLERANCE:g})")))
+            failures.append(
+                (
+                    i,
+                    2,
+                    (
+                        f"quaternion (qx, qy, qz, qw) = ({q}) has norm {float(norm[i])!r}; "
+                        f"it must be a unit quaternion (|norm - 1| <= {QUAT_NORM_TOLERANCE:g})"
+                    ),
+                )
+            )
 
         # reset flag
         reset = np.asarray(cols["reset"])
@@ -164,7 +192,9 @@ class _Validator:
             bad = ~((reset == 0) | (reset == 1))
             if np.any(bad):
                 i = int(np.argmax(bad))
-                failures.append((i, 3, f"reset = {reset[i].item()!r} must be 0 or 1 (or true/false)"))
+                failures.append(
+                    (i, 3, f"reset = {reset[i].item()!r} must be 0 or 1 (or true/false)")
+                )
             reset = reset == 1
 
         if failures:
@@ -185,26 +215,35 @@ class _Validator:
 
     def finish(self) -> None:
         if self.rows == 0:
-            raise TruthError(f"{self.path}: the truth log has no data rows; "
-                             f"at least {MIN_TRUTH_ROWS} physics steps are required")
+            raise TruthError(
+                f"{self.path}: the truth log has no data rows; "
+                f"at least {MIN_TRUTH_ROWS} physics steps are required"
+            )
         if self.rows < MIN_TRUTH_ROWS:
-            raise TruthError(f"{self.path}: the truth log has {self.rows} row(s); "
-                             f"at least {MIN_TRUTH_ROWS} physics steps are required")
+            raise TruthError(
+                f"{self.path}: the truth log has {self.rows} row(s); "
+                f"at least {MIN_TRUTH_ROWS} physics steps are required"
+            )
 
 
 # ----------------------------------------------------------------------------------- CSV
 
+
 def _csv_header(path: Path) -> list[str]:
     try:
-        with open(path, "r", encoding="utf-8-sig", newline="") as f:   # a BOM is skipped
+        with open(path, encoding="utf-8-sig", newline="") as f:  # a BOM is skipped
             first = f.readline()
     except OSError as exc:
         raise TruthError(f"{path}: cannot read the truth log ({exc.strerror})") from None
     except UnicodeDecodeError:
-        raise TruthError(f"{path}: line 1: not a UTF-8 text file (a CSV truth log was expected)") from None
+        raise TruthError(
+            f"{path}: line 1: not a UTF-8 text file (a CSV truth log was expected)"
+        ) from None
     if not first.strip():
-        raise TruthError(f"{path}: the file is empty; a truth log needs the header "
-                         f"{','.join(TRUTH_COLUMNS)} and at least {MIN_TRUTH_ROWS} rows")
+        raise TruthError(
+            f"{path}: the file is empty; a truth log needs the header "
+            f"{','.join(TRUTH_COLUMNS)} and at least {MIN_TRUTH_ROWS} rows"
+        )
     names = next(csv.reader([first]))
     names = [n.strip() for n in names]
     _check_header(path, names, "line 1 (header)")
@@ -213,7 +252,7 @@ def _csv_header(path: Path) -> list[str]:
 
 def _csv_line_of_row(path: Path, row: int) -> int:
     """The 1-based line of data row ``row`` (0-based; empty lines are skipped like the reader)."""
-    with open(path, "r", encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8", newline="") as f:
         f.readline()
         line, seen = 1, -1
         for text in f:
@@ -229,19 +268,22 @@ def _csv_syntax_error(path: Path, names: list[str], arrow_message: str) -> Truth
     """Find the first line pyarrow could not parse or convert (error path only; streams the file)."""
     reset_col = names.index("reset")
     allowed = set(_TRUE) | set(_FALSE)
-    with open(path, "r", encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8", newline="") as f:
         f.readline()
         for line, fields in enumerate(csv.reader(f), start=2):
             if not fields:
                 continue
             if len(fields) != len(names):
-                return TruthError(f"{path}: line {line}: {len(fields)} values, expected "
-                                  f"{len(names)} (one per header column)")
+                return TruthError(
+                    f"{path}: line {line}: {len(fields)} values, expected "
+                    f"{len(names)} (one per header column)"
+                )
             for j, (name, text) in enumerate(zip(names, fields)):
                 if j == reset_col:
                     if text.strip() not in allowed:
-                        return TruthError(f"{path}: line {line}: reset = {text!r} must be 0 or 1 "
-                                          f"(or true/false)")
+                        return TruthError(
+                            f"{path}: line {line}: reset = {text!r} must be 0 or 1 (or true/false)"
+                        )
                     continue
                 try:
                     if "_" in text:
@@ -255,8 +297,13 @@ def _csv_syntax_error(path: Path, names: list[str], arrow_message: str) -> Truth
 def _csv_options(names: list[str]):
     types = {c: pa.float64() for c in _NUMERIC}
     types["reset"] = pa.bool_()
-    convert = pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
-                                   true_values=_TRUE, false_values=_FALSE)
+    convert = pacsv.ConvertOptions(
+        column_types=types,
+        null_values=[],
+        strings_can_be_null=False,
+        true_values=_TRUE,
+        false_values=_FALSE,
+    )
     read = pacsv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=False)
     return read, pacsv.ParseOptions(), convert
 
@@ -268,14 +315,17 @@ def _buffer_values(col, dtype) -> np.ndarray:
     ``to_numpy`` goes through pyarrow's pandas layer, which costs 0.2 s to load.
     """
     dtype = np.dtype(dtype)
-    return np.frombuffer(col.buffers()[1], dtype=dtype, count=len(col),
-                         offset=dtype.itemsize * col.offset)
+    return np.frombuffer(
+        col.buffers()[1], dtype=dtype, count=len(col), offset=dtype.itemsize * col.offset
+    )
 
 
 def _boolean_values(col) -> np.ndarray:
     """A null-free Arrow boolean array (bit-packed, least significant bit first) as numpy bool."""
     bits = np.frombuffer(col.buffers()[1], dtype=np.uint8)
-    return np.unpackbits(bits, count=col.offset + len(col), bitorder="little")[col.offset:].astype(bool)
+    return np.unpackbits(bits, count=col.offset + len(col), bitorder="little")[col.offset :].astype(
+        bool
+    )
 
 
 def _columns(batch) -> dict[str, np.ndarray]:
@@ -306,7 +356,9 @@ def _csv_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
     names = _csv_header(path)
     read, parse, convert = _csv_options(names)
     try:
-        reader = pacsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+        reader = pacsv.open_csv(
+            path, read_options=read, parse_options=parse, convert_options=convert
+        )
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             return
@@ -326,6 +378,7 @@ def _csv_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
 
 # ------------------------------------------------------------------------------- Parquet
 
+
 def _parquet_file(path: Path) -> pq.ParquetFile:
     try:
         pf = pq.ParquetFile(path)
@@ -341,8 +394,10 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
         if name == "reset":
             ok = ok or pa.types.is_boolean(typ)
         if not ok:
-            raise TruthError(f"{path}: schema: column {name} has type {typ}; a number is required"
-                             + (" (or a boolean)" if name == "reset" else ""))
+            raise TruthError(
+                f"{path}: schema: column {name} has type {typ}; a number is required"
+                + (" (or a boolean)" if name == "reset" else "")
+            )
     return pf
 
 
@@ -355,27 +410,36 @@ def _parquet_blocks(path: Path, validator: _Validator, batch_rows: int) -> Itera
             col = batch.column(name)
             if col.null_count:
                 i = int(np.argmax(~col.is_valid().to_numpy(zero_copy_only=False)))
-                raise validator.fail(validator.rows + i, f"{name} is null; a finite number is required")
+                raise validator.fail(
+                    validator.rows + i, f"{name} is null; a finite number is required"
+                )
         yield validator.check(_columns(batch))
 
 
 # --------------------------------------------------------------------------------- public
 
-def _blocks(path: Path, rate_hz: float, batch_rows: int = _PARQUET_BATCH_ROWS) -> Iterator[TruthStates]:
+
+def _blocks(
+    path: Path, rate_hz: float, batch_rows: int = _PARQUET_BATCH_ROWS
+) -> Iterator[TruthStates]:
     """Validated blocks of the reader (any sizes; ``batch_rows`` rows for Parquet), then the
     minimum-length check."""
     kind = _format_of(path)
     validator = _Validator(path, rate_hz, kind)
     if not path.is_file():
         raise TruthError(f"{path}: no such truth log")
-    blocks = (_csv_blocks(path, validator) if kind == "csv"
-              else _parquet_blocks(path, validator, batch_rows))
+    blocks = (
+        _csv_blocks(path, validator)
+        if kind == "csv"
+        else _parquet_blocks(path, validator, batch_rows)
+    )
     yield from blocks
     validator.finish()
 
 
-def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
-                      rate_hz: float = PHYSICS_HZ) -> Iterator[TruthStates]:
+def iter_truth_chunks(
+    path: str | os.PathLike, chunk_steps: int, rate_hz: float = PHYSICS_HZ
+) -> Iterator[TruthStates]:
     """Stream a truth log as consecutive :class:`TruthStates` of ``chunk_steps`` rows (the last
     may be shorter), validated as :func:`read_truth` does, across chunk boundaries.
 
@@ -385,7 +449,11 @@ def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
     yielded; any other error is raised when the iteration reaches the offending row.
     """
     path = Path(path)
-    if isinstance(chunk_steps, bool) or not isinstance(chunk_steps, (int, np.integer)) or chunk_steps < 1:
+    if (
+        isinstance(chunk_steps, bool)
+        or not isinstance(chunk_steps, (int, np.integer))
+        or chunk_steps < 1
+    ):
         raise TruthError(f"chunk_steps = {chunk_steps!r} must be a positive integer")
     chunk_steps = int(chunk_steps)
     pending: list[TruthStates] = []
@@ -413,9 +481,16 @@ def iter_truth_chunks(path: str | os.PathLike, chunk_steps: int,
 
 def _own(chunk: TruthStates) -> TruthStates:
     """A chunk with its own contiguous arrays (not views that pin a larger block)."""
-    return TruthStates(step0=chunk.step0, p_m=chunk.p_m.copy(), q_xyzw=chunk.q_xyzw.copy(),
-                       v_mps=chunk.v_mps.copy(), w_radps=chunk.w_radps.copy(),
-                       c_m=chunk.c_m.copy(), reset=chunk.reset.copy(), rate_hz=chunk.rate_hz)
+    return TruthStates(
+        step0=chunk.step0,
+        p_m=chunk.p_m.copy(),
+        q_xyzw=chunk.q_xyzw.copy(),
+        v_mps=chunk.v_mps.copy(),
+        w_radps=chunk.w_radps.copy(),
+        c_m=chunk.c_m.copy(),
+        reset=chunk.reset.copy(),
+        rate_hz=chunk.rate_hz,
+    )
 
 
 def read_truth(path: str | os.PathLike, rate_hz: float = PHYSICS_HZ) -> TruthStates:
@@ -447,7 +522,7 @@ class TruthWriter:
         self._next_step: int | None = None
         self.rows = 0
 
-    def __enter__(self) -> "TruthWriter":
+    def __enter__(self) -> TruthWriter:
         try:
             self._file = open(self._tmp, "wb")
         except OSError as exc:
@@ -455,8 +530,14 @@ class TruthWriter:
         return self
 
     def _table(self, truth: TruthStates) -> pa.Table:
-        cols = [truth.t_s, *truth.p_m.T, *truth.q_xyzw.T, *truth.v_mps.T, *truth.w_radps.T,
-                *truth.c_m.T]
+        cols = [
+            truth.t_s,
+            *truth.p_m.T,
+            *truth.q_xyzw.T,
+            *truth.v_mps.T,
+            *truth.w_radps.T,
+            *truth.c_m.T,
+        ]
         arrays = [pa.array(np.ascontiguousarray(c, dtype=np.float64)) for c in cols]
         if self.kind == "csv":
             arrays.append(pa.array(np.asarray(truth.reset, dtype=np.int8)))
@@ -469,8 +550,10 @@ class TruthWriter:
         if self._file is None:
             raise TruthError(f"{self.path}: TruthWriter.write outside its with-block")
         if self._next_step is not None and truth.step0 != self._next_step:
-            raise TruthError(f"{self.path}: chunk starts at step {truth.step0}, expected "
-                             f"{self._next_step} (chunks must be consecutive)")
+            raise TruthError(
+                f"{self.path}: chunk starts at step {truth.step0}, expected "
+                f"{self._next_step} (chunks must be consecutive)"
+            )
         if len(truth) == 0:
             return
         table = self._table(truth)
@@ -478,8 +561,10 @@ class TruthWriter:
             if self.kind == "csv":
                 self._file.write((",".join(TRUTH_COLUMNS) + "\n").encode())
                 self._writer = pacsv.CSVWriter(
-                    self._file, table.schema,
-                    write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"))
+                    self._file,
+                    table.schema,
+                    write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"),
+                )
             else:
                 self._writer = pq.ParquetWriter(self._file, table.schema)
         self._writer.write_table(table)
@@ -499,8 +584,10 @@ class TruthWriter:
             return
         if self.rows == 0:
             self._tmp.unlink(missing_ok=True)
-            raise TruthError(f"{self.path}: no rows to write; a truth log needs at least "
-                             f"{MIN_TRUTH_ROWS} physics steps")
+            raise TruthError(
+                f"{self.path}: no rows to write; a truth log needs at least "
+                f"{MIN_TRUTH_ROWS} physics steps"
+            )
         os.replace(self._tmp, self.path)
 
 

@@ -52,11 +52,13 @@ class TruthSlots:
         base = k * self.slot_bytes
         views, offset = {}, base
         for name, cols in _FIELDS:
-            views[name] = np.frombuffer(self._map, dtype=np.float64, count=self.capacity * cols,
-                                        offset=offset).reshape(self.capacity, cols)
+            views[name] = np.frombuffer(
+                self._map, dtype=np.float64, count=self.capacity * cols, offset=offset
+            ).reshape(self.capacity, cols)
             offset += self.capacity * cols * 8
-        views["reset"] = np.frombuffer(self._map, dtype=np.bool_, count=self.capacity,
-                                       offset=offset)
+        views["reset"] = np.frombuffer(
+            self._map, dtype=np.bool_, count=self.capacity, offset=offset
+        )
         return views
 
     def fits(self, chunk: TruthStates) -> bool:

@@ -23,8 +23,24 @@ __all__ = ["TruthStates", "PHYSICS_HZ", "TRUTH_COLUMNS"]
 PHYSICS_HZ = 120.0  # specification, "Symbols": episode time is physics steps / 120
 
 TRUTH_COLUMNS = (
-    "t_s", "px_m", "py_m", "pz_m", "qx", "qy", "qz", "qw", "vx_mps", "vy_mps", "vz_mps",
-    "wx_radps", "wy_radps", "wz_radps", "cx_m", "cy_m", "cz_m", "reset",
+    "t_s",
+    "px_m",
+    "py_m",
+    "pz_m",
+    "qx",
+    "qy",
+    "qz",
+    "qw",
+    "vx_mps",
+    "vy_mps",
+    "vz_mps",
+    "wx_radps",
+    "wy_radps",
+    "wz_radps",
+    "cx_m",
+    "cy_m",
+    "cz_m",
+    "reset",
 )
 
 
@@ -56,7 +72,7 @@ class TruthStates:
             return np.array([self.step0 / self.rate_hz])
         return self.steps / self.rate_hz
 
-    def slice(self, start: int, stop: int) -> "TruthStates":
+    def slice(self, start: int, stop: int) -> TruthStates:
         """Rows start .. stop - 1 as a new TruthStates (views, no copy)."""
         n = self.p_m.shape[0]
         start, stop = max(0, start), min(n, stop)
@@ -82,7 +98,7 @@ class TruthStates:
             yield self.slice(start, start + size)
 
     @staticmethod
-    def concatenate(parts: "list[TruthStates]") -> "TruthStates":
+    def concatenate(parts: list[TruthStates]) -> TruthStates:
         """Join consecutive chunks back into one TruthStates."""
         first = parts[0]
         return TruthStates(

@@ -128,33 +128,49 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from xml.parsers import expat
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from scipy.interpolate import PPoly
 
 from navsense.errors import NavsenseError, TruthError
 from navsense.site import Site, embedded_site, load_site, site_from_json
 from navsense.truth.states import PHYSICS_HZ, TruthStates
 from navsense.truth.waypoints import (
-    WaypointRoute, attitude_from_angles, chassis_from_footprint, load_waypoints,
+    WaypointRoute,
+    attitude_from_angles,
+    chassis_from_footprint,
+    load_waypoints,
 )
 from navsense.vehicles import VehicleProfile, vehicle_profile
 
-__all__ = ["Track", "TrackSample", "TrackTrajectory", "load_track", "plan_track",
-           "build_truth_from_track", "ACRE_TILE_RADIUS_M", "STOP_SPEED_MPS", "BANK_MODES",
-           "MIN_TRACK_POINTS", "CSV_COLUMNS"]
+__all__ = [
+    "Track",
+    "TrackSample",
+    "TrackTrajectory",
+    "load_track",
+    "plan_track",
+    "build_truth_from_track",
+    "ACRE_TILE_RADIUS_M",
+    "STOP_SPEED_MPS",
+    "BANK_MODES",
+    "MIN_TRACK_POINTS",
+    "CSV_COLUMNS",
+]
 
 ACRE_TILE_RADIUS_M = 5_000.0  # a geodetic track within this of the ACRE origin uses the ACRE
-                              # site (the affine grid<->UTM map is good to 4 mm there, geo.georef)
-STOP_SPEED_MPS = 0.2          # v_lo: below it the heading is held; fully free above 2 v_lo
-GRAVITY_MPS2 = 9.80665        # standard gravity (the IMU's, specification "IMU"), coordinated bank
-MIN_TRACK_POINTS = 4          # a not-a-knot cubic spline needs 4 points
-MIN_SMOOTHING_POINTS = 5      # scipy make_smoothing_spline needs 5
+# site (the affine grid<->UTM map is good to 4 mm there, geo.georef)
+STOP_SPEED_MPS = 0.2  # v_lo: below it the heading is held; fully free above 2 v_lo
+GRAVITY_MPS2 = 9.80665  # standard gravity (the IMU's, specification "IMU"), coordinated bank
+MIN_TRACK_POINTS = 4  # a not-a-knot cubic spline needs 4 points
+MIN_SMOOTHING_POINTS = 5  # scipy make_smoothing_spline needs 5
 BANK_MODES = ("none", "coordinated")
-HEADING_NODE_STEP_S = 0.05    # spacing of the heading-unwrap reference nodes (heading rates up to
-                              # pi / 0.05 s = 63 rad/s are unwrapped correctly)
-_MERGE_S = 1e-9               # speed-threshold crossings closer than this are one event
+HEADING_NODE_STEP_S = 0.05  # spacing of the heading-unwrap reference nodes (heading rates up to
+# pi / 0.05 s = 63 rad/s are unwrapped correctly)
+_MERGE_S = 1e-9  # speed-threshold crossings closer than this are one event
 _REST, _BLEND, _FAST = 0, 1, 2
 
 # canonical CSV column -> accepted header names (lower case)
@@ -174,6 +190,7 @@ _GPX_KINDS = ("trkpt", "rtept", "wpt")
 
 # ----------------------------------------------------------------------------------- Track
 
+
 @dataclass(frozen=True)
 class Track:
     """A loaded track: points of base_footprint in ``site``'s ENU frame and their times.
@@ -186,12 +203,12 @@ class Track:
     """
 
     source: str
-    kind: str                              # "gpx" | "csv" | "waypoints"
+    kind: str  # "gpx" | "csv" | "waypoints"
     t_s: np.ndarray
     enu_m: np.ndarray
     site: Site
     start_utc: str | None
-    start_recorded: bool = False           # start_utc is the recorded UTC of the first point
+    start_recorded: bool = False  # start_utc is the recorded UTC of the first point
     lat_deg: np.ndarray | None = None
     lon_deg: np.ndarray | None = None
     height_m: np.ndarray | None = None
@@ -215,11 +232,11 @@ class _Raw:
     kind: str
     labels: list[str]
     geodetic: bool
-    a: np.ndarray                          # latitude (deg) or x (m)
-    b: np.ndarray                          # longitude (deg) or y (m)
-    c: np.ndarray | None                   # alt_m / height_m / z_m, None when absent
-    c_kind: str | None                     # "alt_m" | "height_m" | "z_m" | None
-    times: list                            # aware UTC datetimes or float seconds
+    a: np.ndarray  # latitude (deg) or x (m)
+    b: np.ndarray  # longitude (deg) or y (m)
+    c: np.ndarray | None  # alt_m / height_m / z_m, None when absent
+    c_kind: str | None  # "alt_m" | "height_m" | "z_m" | None
+    times: list  # aware UTC datetimes or float seconds
     absolute: bool
 
 
@@ -246,19 +263,20 @@ def _as_utc(t: _dt.datetime) -> _dt.datetime:
 def _utc_text(t: _dt.datetime) -> str:
     t = _as_utc(t)
     return t.isoformat(timespec="microseconds" if t.microsecond else "seconds").replace(
-        "+00:00", "Z")
+        "+00:00", "Z"
+    )
 
 
 def _parse_iso(text: str) -> _dt.datetime | None:
     s = text.strip()
     try:
-        return _as_utc(_dt.datetime.fromisoformat(s[:-1] + "+00:00" if s[-1:] in "Zz" and s
-                                                  else s))
+        return _as_utc(_dt.datetime.fromisoformat(s[:-1] + "+00:00" if s[-1:] in "Zz" and s else s))
     except ValueError:
         return None
 
 
 # ------------------------------------------------------------------------------------- GPX
+
 
 class _GpxScan:
     """Line numbers and raw text of every trkpt / rtept / wpt (expat; errors name lines)."""
@@ -278,11 +296,14 @@ class _GpxScan:
         try:
             parser.Parse(data, True)
         except expat.ExpatError as exc:
-            raise TruthError(f"{source}: not a GPX file: XML error at line {exc.lineno} column "
-                             f"{exc.offset + 1} ({expat.ErrorString(exc.code)})") from None
+            raise TruthError(
+                f"{source}: not a GPX file: XML error at line {exc.lineno} column "
+                f"{exc.offset + 1} ({expat.ErrorString(exc.code)})"
+            ) from None
         if self.root != "gpx":
-            raise TruthError(f"{source}: not a GPX file: the root element is "
-                             f"<{self.root}>, not <gpx>")
+            raise TruthError(
+                f"{source}: not a GPX file: the root element is <{self.root}>, not <gpx>"
+            )
 
     def _start(self, name: str, attrs: dict) -> None:
         local = name.rsplit(":", 1)[-1]
@@ -290,12 +311,20 @@ class _GpxScan:
             self.root = local
         self._stack.append(local)
         if self._point is None and local in self.points:
-            self._point = {"line": self._parser.CurrentLineNumber, "lat": attrs.get("lat"),
-                           "lon": attrs.get("lon"), "ele": None, "time": None}
+            self._point = {
+                "line": self._parser.CurrentLineNumber,
+                "lat": attrs.get("lat"),
+                "lon": attrs.get("lon"),
+                "ele": None,
+                "time": None,
+            }
             self.points[local].append(self._point)
             self._depth = len(self._stack)
-        elif self._point is not None and len(self._stack) == self._depth + 1 \
-                and local in ("ele", "time"):
+        elif (
+            self._point is not None
+            and len(self._stack) == self._depth + 1
+            and local in ("ele", "time")
+        ):
             self._child = local
             self._point[local] = ""
 
@@ -322,8 +351,10 @@ def _read_gpx(path: Path) -> _Raw:
     scan = _GpxScan(data, source)
     kind = next((k for k in _GPX_KINDS if scan.points[k]), None)
     if kind is None:
-        raise TruthError(f"{source}: no <trkpt>, <rtept> or <wpt> points; a track needs at least "
-                         f"{MIN_TRACK_POINTS} points with times")
+        raise TruthError(
+            f"{source}: no <trkpt>, <rtept> or <wpt> points; a track needs at least "
+            f"{MIN_TRACK_POINTS} points with times"
+        )
     records = scan.points[kind]
     labels = [f"line {r['line']}, {kind}[{i}]" for i, r in enumerate(records)]
     # check the raw text first: gpxpy names no line, and reads a bad <time> as no time
@@ -337,8 +368,12 @@ def _read_gpx(path: Path) -> _Raw:
         if r["time"] is None or not r["time"].strip():
             raise _fail(source, where, "no <time>; every track point needs a timestamp")
         if _parse_iso(r["time"]) is None:
-            raise _fail(source, where, f"<time> {r['time'].strip()!r} is not an ISO 8601 time "
-                                       f"such as 2024-05-01T10:00:00Z")
+            raise _fail(
+                source,
+                where,
+                f"<time> {r['time'].strip()!r} is not an ISO 8601 time "
+                f"such as 2024-05-01T10:00:00Z",
+            )
     try:
         text = data.decode("utf-8-sig")
         gpx = gpxpy.parse(text)
@@ -352,11 +387,11 @@ def _read_gpx(path: Path) -> _Raw:
         pts = [p for rte in gpx.routes for p in rte.points]
     else:
         pts = list(gpx.waypoints)
-    if len(pts) != len(records):     # cannot happen with gpxpy's reader; keep the labels honest
+    if len(pts) != len(records):  # cannot happen with gpxpy's reader; keep the labels honest
         labels = [f"{kind}[{i}]" for i in range(len(pts))]
         records = [{"time": None}] * len(pts)
     times = []
-    for i, p in enumerate(pts):      # a time gpxpy does not read is read from the text
+    for i, p in enumerate(pts):  # a time gpxpy does not read is read from the text
         t = _as_utc(p.time) if p.time is not None else _parse_iso(records[i]["time"] or "")
         if t is None:
             raise _fail(source, labels[i], "no <time> gpxpy can read")
@@ -365,17 +400,29 @@ def _read_gpx(path: Path) -> _Raw:
     has = [e is not None for e in elev]
     if any(has) and not all(has):
         i = has.index(False) if has[0] else has.index(True)
-        raise _fail(source, labels[i], f"{'no' if has[0] else 'an'} <ele> while "
-                                       f"{labels[0]} has {'one' if has[0] else 'none'}; give "
-                                       f"every point an elevation or none")
-    return _Raw(source=source, kind="gpx", labels=labels, geodetic=True,
-                a=np.array([p.latitude for p in pts], dtype=np.float64),
-                b=np.array([p.longitude for p in pts], dtype=np.float64),
-                c=np.array(elev, dtype=np.float64) if all(has) else None,
-                c_kind="alt_m" if all(has) else None, times=times, absolute=True)
+        raise _fail(
+            source,
+            labels[i],
+            f"{'no' if has[0] else 'an'} <ele> while "
+            f"{labels[0]} has {'one' if has[0] else 'none'}; give "
+            f"every point an elevation or none",
+        )
+    return _Raw(
+        source=source,
+        kind="gpx",
+        labels=labels,
+        geodetic=True,
+        a=np.array([p.latitude for p in pts], dtype=np.float64),
+        b=np.array([p.longitude for p in pts], dtype=np.float64),
+        c=np.array(elev, dtype=np.float64) if all(has) else None,
+        c_kind="alt_m" if all(has) else None,
+        times=times,
+        absolute=True,
+    )
 
 
 # ------------------------------------------------------------------------------------- CSV
+
 
 def _read_csv(path: Path) -> _Raw:
     source = str(path)
@@ -385,11 +432,15 @@ def _read_csv(path: Path) -> _Raw:
         raise TruthError(f"{source}: not a CSV text file (not UTF-8)") from None
     except OSError as exc:
         raise TruthError(f"{source}: cannot read the track ({exc.strerror})") from None
-    kept = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
-            if line.strip() and not line.lstrip().startswith("#")]
+    kept = [
+        (i, line)
+        for i, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     if not kept:
-        raise TruthError(f"{source}: empty; expected a header line and at least "
-                         f"{MIN_TRACK_POINTS} points")
+        raise TruthError(
+            f"{source}: empty; expected a header line and at least {MIN_TRACK_POINTS} points"
+        )
     header_line, header = kept[0]
     delim = "," if "," in header else ";" if ";" in header else "\t" if "\t" in header else ","
     names = [n.strip().lower() for n in next(csv.reader([header], delimiter=delim))]
@@ -398,37 +449,57 @@ def _read_csv(path: Path) -> _Raw:
         for canon, aliases in CSV_COLUMNS.items():
             if name in aliases:
                 if canon in col:
-                    raise TruthError(f"{source}: line {header_line}: columns "
-                                     f"{names[col[canon]]!r} and {name!r} both give {canon}")
+                    raise TruthError(
+                        f"{source}: line {header_line}: columns "
+                        f"{names[col[canon]]!r} and {name!r} both give {canon}"
+                    )
                 col[canon] = j
-    accepted = ("lat_deg, lon_deg [, alt_m | height_m] or x_m, y_m [, z_m], "
-                "with time (ISO 8601 or seconds) or t_s")
+    accepted = (
+        "lat_deg, lon_deg [, alt_m | height_m] or x_m, y_m [, z_m], "
+        "with time (ISO 8601 or seconds) or t_s"
+    )
     geodetic = "lat_deg" in col or "lon_deg" in col
     enu = "x_m" in col or "y_m" in col
     where = f"line {header_line}"
     if geodetic and enu:
         raise _fail(source, where, f"both geodetic and ENU columns; use one set: {accepted}")
     if not geodetic and not enu:
-        raise _fail(source, where, f"header {header.strip()!r} has no recognised position "
-                                   f"columns; accepted: {accepted}")
+        raise _fail(
+            source,
+            where,
+            f"header {header.strip()!r} has no recognised position columns; accepted: {accepted}",
+        )
     need = ("lat_deg", "lon_deg") if geodetic else ("x_m", "y_m")
     for key in need:
         if key not in col:
             raise _fail(source, where, f"no {key} column; accepted: {accepted}")
     if "alt_m" in col and "height_m" in col:
-        raise _fail(source, where, "both alt_m (height above the geoid) and height_m "
-                                   "(ellipsoidal height) columns; give one")
+        raise _fail(
+            source,
+            where,
+            "both alt_m (height above the geoid) and height_m "
+            "(ellipsoidal height) columns; give one",
+        )
     if not geodetic and ("alt_m" in col or "height_m" in col):
-        raise _fail(source, where, "alt_m / height_m belong to lat_deg, lon_deg tracks; an ENU "
-                                   "track gives z_m")
+        raise _fail(
+            source,
+            where,
+            "alt_m / height_m belong to lat_deg, lon_deg tracks; an ENU track gives z_m",
+        )
     if geodetic and "z_m" in col:
-        raise _fail(source, where, "z_m belongs to x_m, y_m tracks; a geodetic track gives "
-                                   "alt_m or height_m")
+        raise _fail(
+            source,
+            where,
+            "z_m belongs to x_m, y_m tracks; a geodetic track gives alt_m or height_m",
+        )
     if "time" in col and "t_s" in col:
         raise _fail(source, where, "both time and t_s columns; give one")
     if "time" not in col and "t_s" not in col:
-        raise _fail(source, where, "no time column (time: ISO 8601 or seconds, or t_s: "
-                                   "seconds); a track needs timestamps")
+        raise _fail(
+            source,
+            where,
+            "no time column (time: ISO 8601 or seconds, or t_s: seconds); a track needs timestamps",
+        )
     c_key = next((k for k in ("alt_m", "height_m", "z_m") if k in col), None)
     t_key = "time" if "time" in col else "t_s"
     labels, a, b, c, times = [], [], [], [], []
@@ -456,32 +527,51 @@ def _read_csv(path: Path) -> _Raw:
         if is_abs:
             value = _parse_iso(cell)
             if value is None:
-                raise _fail(source, where, f"time = {cell!r} is neither an ISO 8601 time "
-                                           f"(2024-05-01T10:00:00Z) nor seconds")
+                raise _fail(
+                    source,
+                    where,
+                    f"time = {cell!r} is neither an ISO 8601 time "
+                    f"(2024-05-01T10:00:00Z) nor seconds",
+                )
         elif not math.isfinite(value):
             raise _fail(source, where, f"{t_key} = {cell!r} is not a finite number")
         if absolute is None:
             absolute = is_abs
         elif absolute != is_abs:
-            raise _fail(source, where, f"time = {cell!r} mixes "
-                                       f"{'seconds' if absolute else 'ISO 8601 times'} with "
-                                       f"{'ISO 8601 times' if absolute else 'seconds'}")
+            raise _fail(
+                source,
+                where,
+                f"time = {cell!r} mixes "
+                f"{'seconds' if absolute else 'ISO 8601 times'} with "
+                f"{'ISO 8601 times' if absolute else 'seconds'}",
+            )
         times.append(value)
         labels.append(where)
-    return _Raw(source=source, kind="csv", labels=labels, geodetic=geodetic,
-                a=np.array(a, dtype=np.float64), b=np.array(b, dtype=np.float64),
-                c=np.array(c, dtype=np.float64) if c_key is not None else None, c_kind=c_key,
-                times=times, absolute=bool(absolute))
+    return _Raw(
+        source=source,
+        kind="csv",
+        labels=labels,
+        geodetic=geodetic,
+        a=np.array(a, dtype=np.float64),
+        b=np.array(b, dtype=np.float64),
+        c=np.array(c, dtype=np.float64) if c_key is not None else None,
+        c_kind=c_key,
+        times=times,
+        absolute=bool(absolute),
+    )
 
 
 # ------------------------------------------------------------------------- checks and sites
+
 
 def _check_times(raw: _Raw) -> tuple[np.ndarray, str | None]:
     """Seconds since the first point, and the recorded UTC of the first point (or None)."""
     n = len(raw.times)
     if n < MIN_TRACK_POINTS:
-        raise TruthError(f"{raw.source}: {n} point(s); a track needs at least "
-                         f"{MIN_TRACK_POINTS} (the cubic spline through them)")
+        raise TruthError(
+            f"{raw.source}: {n} point(s); a track needs at least "
+            f"{MIN_TRACK_POINTS} (the cubic spline through them)"
+        )
     if raw.absolute:
         t0 = raw.times[0]
         one = _dt.timedelta(seconds=1)
@@ -498,11 +588,15 @@ def _check_times(raw: _Raw) -> tuple[np.ndarray, str | None]:
     if bad.size:
         i = int(bad[0]) + 1
         if dt[i - 1] == 0:
-            msg = (f"time {text[i]} repeats the previous point's ({raw.labels[i - 1]}); "
-                   f"times must increase")
+            msg = (
+                f"time {text[i]} repeats the previous point's ({raw.labels[i - 1]}); "
+                f"times must increase"
+            )
         else:
-            msg = (f"time {text[i]} is before the previous point's {text[i - 1]} "
-                   f"({raw.labels[i - 1]}); times must increase")
+            msg = (
+                f"time {text[i]} is before the previous point's {text[i - 1]} "
+                f"({raw.labels[i - 1]}); times must increase"
+            )
         raise _fail(raw.source, raw.labels[i], msg)
     return t, start
 
@@ -512,8 +606,11 @@ def _check_lat_lon(raw: _Raw) -> None:
         bad = np.flatnonzero(np.abs(values) > limit)
         if bad.size:
             i = int(bad[0])
-            raise _fail(raw.source, raw.labels[i],
-                        f"{name} {float(values[i])!r} deg is out of range -{limit:g}..{limit:g}")
+            raise _fail(
+                raw.source,
+                raw.labels[i],
+                f"{name} {float(values[i])!r} deg is out of range -{limit:g}..{limit:g}",
+            )
 
 
 def _resolve_site(site: Site | str | None) -> Site | None:
@@ -544,64 +641,89 @@ def _place(raw: _Raw, site, start_utc: str | None, datum: dict | None) -> Track:
     if start_utc is not None:
         from navsense.geo.epoch import parse_utc
 
-        parse_utc(start_utc)                       # ConfigError naming a malformed time
+        parse_utc(start_utc)  # ConfigError naming a malformed time
     start = recorded if recorded is not None else start_utc
     chosen = _resolve_site(site)
-    common = dict(source=raw.source, kind=raw.kind, t_s=t_s, start_recorded=recorded is not None,
-                  labels=tuple(raw.labels))
+    common = dict(
+        source=raw.source,
+        kind=raw.kind,
+        t_s=t_s,
+        start_recorded=recorded is not None,
+        labels=tuple(raw.labels),
+    )
     if not raw.geodetic:
         z = raw.c if raw.c is not None else np.zeros_like(raw.a)
-        return Track(enu_m=np.column_stack([raw.a, raw.b, z]),
-                     site=chosen if chosen is not None else embedded_site("acre"),
-                     start_utc=start, **common)
+        return Track(
+            enu_m=np.column_stack([raw.a, raw.b, z]),
+            site=chosen if chosen is not None else embedded_site("acre"),
+            start_utc=start,
+            **common,
+        )
     _check_lat_lon(raw)
     lat, lon = raw.a, raw.b
     if chosen is None:
         if _on_acre_tile(lat, lon):
             chosen = embedded_site("acre")
         else:
-            h0 = float(raw.c[0]) if raw.c is not None else 0.0   # geoid = ellipsoid locally
-            chosen = site_from_json({
-                "name": "local",
-                "description": f"local tangent site at the first point of {Path(raw.source).name}",
-                "georeference": {"kind": "local", "lat_deg": float(lat[0]),
-                                 "lon_deg": float(lon[0]), "height_m": h0}},
-                source=f"{raw.source} (local site)")
+            h0 = float(raw.c[0]) if raw.c is not None else 0.0  # geoid = ellipsoid locally
+            chosen = site_from_json(
+                {
+                    "name": "local",
+                    "description": f"local tangent site at the first point of {Path(raw.source).name}",
+                    "georeference": {
+                        "kind": "local",
+                        "lat_deg": float(lat[0]),
+                        "lon_deg": float(lon[0]),
+                        "height_m": h0,
+                    },
+                },
+                source=f"{raw.source} (local site)",
+            )
     if chosen.georeference is None:
-        raise TruthError(f"{raw.source}: site {chosen.name!r} has no georeference; a track in "
-                         f"latitude and longitude needs one (acre, or a local site)")
+        raise TruthError(
+            f"{raw.source}: site {chosen.name!r} has no georeference; a track in "
+            f"latitude and longitude needs one (acre, or a local site)"
+        )
     from navsense.geo.epoch import DEFAULT_START_UTC
 
     if start is None and chosen.georeference.get("kind") == "acre":
-        start = DEFAULT_START_UTC      # the ACRE chain depends on the epoch (Helmert rates)
+        start = DEFAULT_START_UTC  # the ACRE chain depends on the epoch (Helmert rates)
     try:
         geo = chosen.make_georeference(start or DEFAULT_START_UTC, datum)
         frame = "wgs84_g2139"
-        if raw.c is None:                          # no heights: on the site's ground plane
+        if raw.c is None:  # no heights: on the site's ground plane
             h = np.full_like(lat, geo.site_wgs84_lat_lon_h()[2])
             enu = geo.geodetic_to_enu(lat, lon, h, t_s, frame)
             enu[:, 2] = 0.0
             height = np.asarray(geo.enu_to_geodetic(enu, t_s)["wgs84_height_m"])
-        elif raw.c_kind == "height_m":             # ellipsoidal
+        elif raw.c_kind == "height_m":  # ellipsoidal
             height = raw.c
             enu = geo.geodetic_to_enu(lat, lon, height, t_s, frame)
-        else:                                      # above the geoid: solve navd88(enu) = alt
+        else:  # above the geoid: solve navd88(enu) = alt
             enu = geo.geodetic_to_enu(lat, lon, raw.c, t_s, frame)
-            for _ in range(2):                     # linear in u: converged after the first
+            for _ in range(2):  # linear in u: converged after the first
                 g = geo.enu_to_geodetic(enu, t_s)
                 enu[:, 2] += raw.c - np.asarray(g["navd88_height_m"])
                 height = np.asarray(geo.enu_to_geodetic(enu, t_s)["wgs84_height_m"])
                 enu = geo.geodetic_to_enu(lat, lon, height, t_s, frame)
     except NavsenseError as exc:
-        raise TruthError(f"{raw.source}: cannot place the track on site {chosen.name!r}: "
-                         f"{exc}") from None
-    return Track(enu_m=np.ascontiguousarray(enu, dtype=np.float64), site=chosen, start_utc=start,
-                 lat_deg=lat, lon_deg=lon, height_m=np.asarray(height, dtype=np.float64),
-                 **common)
+        raise TruthError(
+            f"{raw.source}: cannot place the track on site {chosen.name!r}: {exc}"
+        ) from None
+    return Track(
+        enu_m=np.ascontiguousarray(enu, dtype=np.float64),
+        site=chosen,
+        start_utc=start,
+        lat_deg=lat,
+        lon_deg=lon,
+        height_m=np.asarray(height, dtype=np.float64),
+        **common,
+    )
 
 
-def load_track(path, *, site: Site | str | None = None, start_utc: str | None = None,
-               datum: dict | None = None) -> Track:
+def load_track(
+    path, *, site: Site | str | None = None, start_utc: str | None = None, datum: dict | None = None
+) -> Track:
     """Read a track (GPX, CSV or waypoint JSON; formats in the module docstring).
 
     ``site``: a :class:`~navsense.site.Site`, an embedded site name or a site JSON file; None
@@ -621,18 +743,26 @@ def load_track(path, *, site: Site | str | None = None, start_utc: str | None = 
         route = load_waypoints(path)
         chosen = _resolve_site(site)
         traj = route.plan(route.vehicle or "polaris")
-        return Track(source=str(path), kind="waypoints", t_s=traj.point_times_s(),
-                     enu_m=np.array([p.enu_m for p in route.points], dtype=np.float64),
-                     site=chosen if chosen is not None else embedded_site("acre"),
-                     start_utc=start_utc,
-                     labels=tuple(f"points[{i}]" for i in range(len(route.points))), route=route)
+        return Track(
+            source=str(path),
+            kind="waypoints",
+            t_s=traj.point_times_s(),
+            enu_m=np.array([p.enu_m for p in route.points], dtype=np.float64),
+            site=chosen if chosen is not None else embedded_site("acre"),
+            start_utc=start_utc,
+            labels=tuple(f"points[{i}]" for i in range(len(route.points))),
+            route=route,
+        )
     else:
-        raise TruthError(f"{path}: unknown track format {path.suffix or '(no suffix)'!r}; "
-                         f"expected .gpx, .csv (.txt, .tsv) or .json (waypoints)")
+        raise TruthError(
+            f"{path}: unknown track format {path.suffix or '(no suffix)'!r}; "
+            f"expected .gpx, .csv (.txt, .tsv) or .json (waypoints)"
+        )
     return _place(raw, site, start_utc, datum)
 
 
 # --------------------------------------------------------------------------------- splines
+
 
 def _bspline_to_ppoly(spl, x: np.ndarray) -> PPoly:
     """The cubic B-spline (vector valued, breakpoints x) in the power basis, exactly."""
@@ -648,8 +778,9 @@ def _residual_rms_m(spline, t: np.ndarray, xyz: np.ndarray) -> float:
     return float(np.sqrt(np.mean(r[:, 0] ** 2 + r[:, 1] ** 2) / 2.0))
 
 
-def _fit(t: np.ndarray, xyz: np.ndarray, smoothing_m: float,
-         source: str) -> tuple[PPoly, float | None, float]:
+def _fit(
+    t: np.ndarray, xyz: np.ndarray, smoothing_m: float, source: str
+) -> tuple[PPoly, float | None, float]:
     """The position spline F(t) (PPoly, 3 columns), lambda (None: interpolating), residual."""
     from scipy.interpolate import CubicSpline, make_smoothing_spline
     from scipy.optimize import brentq
@@ -658,16 +789,15 @@ def _fit(t: np.ndarray, xyz: np.ndarray, smoothing_m: float,
         return CubicSpline(t, xyz, axis=0, bc_type="not-a-knot", extrapolate=False), None, 0.0
     n = len(t)
     if n < MIN_SMOOTHING_POINTS:
-        raise TruthError(f"{source}: {n} points; smoothing needs at least "
-                         f"{MIN_SMOOTHING_POINTS}")
+        raise TruthError(f"{source}: {n} points; smoothing needs at least {MIN_SMOOTHING_POINTS}")
 
     def excess(log_lam: float) -> float:
-        spl = make_smoothing_spline(t, xyz, lam=10.0 ** log_lam)
+        spl = make_smoothing_spline(t, xyz, lam=10.0**log_lam)
         return _residual_rms_m(spl, t, xyz) - smoothing_m
 
     # bracket in log10(lambda), starting at lambda ~ dt^3 (a window of about one interval)
     lo = 3.0 * math.log10(max(float(np.median(np.diff(t))), 1e-6))
-    for _ in range(20):                            # bounded: at most 20 decades each way
+    for _ in range(20):  # bounded: at most 20 decades each way
         if excess(lo) < 0.0:
             break
         lo -= 1.0
@@ -676,11 +806,11 @@ def _fit(t: np.ndarray, xyz: np.ndarray, smoothing_m: float,
         if excess(hi) >= 0.0:
             break
         hi += 1.0
-    if excess(hi) < 0.0:                           # even the smoothest spline fits within sigma
+    if excess(hi) < 0.0:  # even the smoothest spline fits within sigma
         log_lam = hi
     else:
         log_lam = brentq(excess, lo, hi, xtol=1e-4, maxiter=100)
-    lam = 10.0 ** log_lam
+    lam = 10.0**log_lam
     spl = make_smoothing_spline(t, xyz, lam=lam)
     return _bspline_to_ppoly(spl, t), lam, _residual_rms_m(spl, t, xyz)
 
@@ -693,18 +823,18 @@ class TrackSample(NamedTuple):
     """A track trajectory at times t (arrays with leading axis n)."""
 
     t_s: np.ndarray
-    footprint_m: np.ndarray       # base_footprint on the spline, (n, 3)
-    footprint_v_mps: np.ndarray   # its velocity F', (n, 3)
+    footprint_m: np.ndarray  # base_footprint on the spline, (n, 3)
+    footprint_v_mps: np.ndarray  # its velocity F', (n, 3)
     footprint_a_mps2: np.ndarray  # its acceleration F'', (n, 3)
-    p_m: np.ndarray               # chassis origin = centre of mass, (n, 3)
-    v_mps: np.ndarray             # centre-of-mass velocity, world, (n, 3)
-    q_xyzw: np.ndarray            # FLU -> ENU, (n, 4)
-    w_radps: np.ndarray           # angular velocity, world, (n, 3)
-    speed_mps: np.ndarray         # horizontal speed of base_footprint, (n,)
-    yaw_rad: np.ndarray           # continuous (unwrapped), (n,)
-    pitch_rad: np.ndarray         # (n,)
-    roll_rad: np.ndarray          # (n,)
-    gear: np.ndarray              # +1 forward, -1 reversing, int8 (n,)
+    p_m: np.ndarray  # chassis origin = centre of mass, (n, 3)
+    v_mps: np.ndarray  # centre-of-mass velocity, world, (n, 3)
+    q_xyzw: np.ndarray  # FLU -> ENU, (n, 4)
+    w_radps: np.ndarray  # angular velocity, world, (n, 3)
+    speed_mps: np.ndarray  # horizontal speed of base_footprint, (n,)
+    yaw_rad: np.ndarray  # continuous (unwrapped), (n,)
+    pitch_rad: np.ndarray  # (n,)
+    roll_rad: np.ndarray  # (n,)
+    gear: np.ndarray  # +1 forward, -1 reversing, int8 (n,)
 
 
 class TrackTrajectory:
@@ -714,34 +844,43 @@ class TrackTrajectory:
     horizontal residual per axis at the track points (0 without smoothing, sigma with).
     """
 
-    def __init__(self, track: Track, vehicle: VehicleProfile, *, smoothing_m: float = 0.0,
-                 bank: str = "none", stop_speed_mps: float = STOP_SPEED_MPS) -> None:
+    def __init__(
+        self,
+        track: Track,
+        vehicle: VehicleProfile,
+        *,
+        smoothing_m: float = 0.0,
+        bank: str = "none",
+        stop_speed_mps: float = STOP_SPEED_MPS,
+    ) -> None:
         self.track = track
         self.vehicle = vehicle
         self.bank = bank
         self.source = track.source
         self.end_s = track.duration_s
         self.spline, self.smoothing_lambda, self.residual_rms_m = _fit(
-            track.t_s, track.enu_m, smoothing_m, track.source)
-        self._r_f = -vehicle.footprint_in_chassis_m     # chassis origin in base_footprint, FLU
+            track.t_s, track.enu_m, smoothing_m, track.source
+        )
+        self._r_f = -vehicle.footprint_in_chassis_m  # chassis origin in base_footprint, FLU
         self._v_lo = stop_speed_mps
         self._v_hi = 2.0 * stop_speed_mps
         self._build_heading()
         self._roll = None
-        if bank == "coordinated":       # phi at the points (exactly coordinated), C2 spline between
+        if bank == "coordinated":  # phi at the points (exactly coordinated), C2 spline between
             knots = np.asarray(self.spline.x)
             d1, d2 = self.spline(knots, 1), self.spline(knots, 2)
             j = np.clip(np.searchsorted(self._iv_start, knots, side="right") - 1, 0, None)
             g = self._iv_gear[j].astype(np.float64)
             h = np.maximum(np.hypot(d1[:, 0], d1[:, 1]), 1e-9)
-            acc_lat = g * (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / h      # a . y_h
-            acc_long = g * (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / h     # a . x_h
+            acc_lat = g * (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / h  # a . y_h
+            acc_long = g * (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / h  # a . x_h
             pitch = np.arctan2(g * d1[:, 2], h)
             normal = (GRAVITY_MPS2 + d2[:, 2]) * np.cos(pitch) - acc_long * np.sin(pitch)
             from scipy.interpolate import CubicSpline
 
-            self._roll = CubicSpline(knots, -np.arctan2(acc_lat, normal), bc_type="not-a-knot",
-                                     extrapolate=False)
+            self._roll = CubicSpline(
+                knots, -np.arctan2(acc_lat, normal), bc_type="not-a-knot", extrapolate=False
+            )
 
     # -------------------------------------------------------------- stops and heading
     def _crossings(self, speed: float) -> np.ndarray:
@@ -755,22 +894,26 @@ class TrackTrajectory:
         for i in range(k):
             for j in range(k):
                 c2[i + j] += cx[i] * cx[j] + cy[i] * cy[j]
-        roots = PPoly(c2, d1.x, extrapolate=False).solve(speed * speed, discontinuity=False,
-                                                          extrapolate=False)
+        roots = PPoly(c2, d1.x, extrapolate=False).solve(
+            speed * speed, discontinuity=False, extrapolate=False
+        )
         return roots[np.isfinite(roots)]
 
     def _path_angles(self, t, gear) -> tuple[np.ndarray, np.ndarray]:
         """Heading (wrapped) and pitch of the vehicle moving along the spline in ``gear``."""
         d1 = self.spline(np.atleast_1d(np.asarray(t, dtype=np.float64)), 1)
         g = np.asarray(gear, dtype=np.float64)
-        return (np.arctan2(g * d1[:, 1], g * d1[:, 0]),
-                np.arctan2(g * d1[:, 2], np.hypot(d1[:, 0], d1[:, 1])))
+        return (
+            np.arctan2(g * d1[:, 1], g * d1[:, 0]),
+            np.arctan2(g * d1[:, 2], np.hypot(d1[:, 0], d1[:, 1])),
+        )
 
     def _build_heading(self) -> None:
         """Zones (rest, blend, moving) between speed crossings, gears, holds and unwrap nodes."""
         end = self.end_s
-        events = np.unique(np.concatenate([[0.0, end], self._crossings(self._v_lo),
-                                           self._crossings(self._v_hi)]))
+        events = np.unique(
+            np.concatenate([[0.0, end], self._crossings(self._v_lo), self._crossings(self._v_hi)])
+        )
         events = events[(events >= 0.0) & (events <= end)]
         events = events[np.concatenate([[True], np.diff(events) > _MERGE_S])]
         events[-1] = end
@@ -791,27 +934,28 @@ class TrackTrajectory:
         node_t, node_ref = [], []
         gear = 1
         fast = np.flatnonzero(zone == _FAST)
-        if zone[0] != _FAST and fast.size:     # starts at rest: the heading of the first motion
+        if zone[0] != _FAST and fast.size:  # starts at rest: the heading of the first motion
             y0, p0 = self._path_angles(starts[fast[0]], 1)
             hy, hp = float(y0[0]), float(p0[0])
         else:
             hy, hp = 0.0, 0.0
-        prev_end = None                        # unwrapped heading at the end of interval i - 1
+        prev_end = None  # unwrapped heading at the end of interval i - 1
         for i in range(m):
             a, b, z = float(starts[i]), float(ends[i]), zone[i]
             nodes = a + HEADING_NODE_STEP_S * np.arange(
-                max(1, math.ceil((b - a) / HEADING_NODE_STEP_S)))
+                max(1, math.ceil((b - a) / HEADING_NODE_STEP_S))
+            )
             nodes = nodes[nodes < b] if b > a else nodes[:1]
             if nodes.size == 0:
                 nodes = np.array([a])
             entering = i > 0 and zone[i - 1] == _FAST and z != _FAST
-            if entering:                       # a stop begins: hold the heading and pitch here
+            if entering:  # a stop begins: hold the heading and pitch here
                 hy = prev_end
                 hp = float(self._path_angles(a, gear)[1][0])
             if z == _REST:
                 ref = np.full(nodes.size, hy)
                 prev_end = hy
-            elif z == _FAST or entering:       # unwrap forward from the heading at a
+            elif z == _FAST or entering:  # unwrap forward from the heading at a
                 raw = self._path_angles(nodes, gear)[0]
                 anchor = prev_end if prev_end is not None else float(raw[0])
                 ref = np.unwrap(np.concatenate([[anchor], raw[1:]]))
@@ -819,9 +963,9 @@ class TrackTrajectory:
                 prev_end = float(ref[-1] + _wrap(y_b - ref[-1]))
                 if z == _FAST:
                     hy, hp = float(ref[0]), float(self._path_angles(a, gear)[1][0])
-            else:                              # blend after rest (or at the start): anchor at b
+            else:  # blend after rest (or at the start): anchor at b
                 if i > 0 and abs(_wrap(self._path_angles(b, gear)[0][0] - hy)) > 0.5 * np.pi:
-                    gear = -gear               # moving off backwards: reversing
+                    gear = -gear  # moving off backwards: reversing
                 y_b = float(self._path_angles(b, gear)[0][0])
                 anchor = hy + float(_wrap(y_b - hy))
                 raw = self._path_angles(nodes, gear)[0]
@@ -842,8 +986,11 @@ class TrackTrajectory:
     def stops(self) -> list[tuple[float, float]]:
         """(start, end) times of the rests (horizontal speed below stop_speed_mps), s."""
         ends = np.concatenate([self._iv_start[1:], [self.end_s]])
-        return [(float(a), float(b)) for a, b, z in zip(self._iv_start, ends, self._iv_zone)
-                if z == _REST]
+        return [
+            (float(a), float(b))
+            for a, b, z in zip(self._iv_start, ends, self._iv_zone)
+            if z == _REST
+        ]
 
     # -------------------------------------------------------------- evaluation
     def steps(self, rate_hz: float) -> int:
@@ -853,17 +1000,20 @@ class TrackTrajectory:
     def evaluate(self, t_s) -> TrackSample:
         """The trajectory at times ``t_s`` (s, within [0, end_s]; any shape flattened to (n,))."""
         t = np.atleast_1d(np.asarray(t_s, dtype=np.float64)).ravel()
-        if t.size and (np.min(t) < -1e-9 or np.max(t) > self.end_s + 1e-9 or
-                       not np.all(np.isfinite(t))):
-            raise TruthError(f"{self.source}: times {np.min(t):g}..{np.max(t):g} s outside the "
-                             f"track, 0..{self.end_s:g} s")
+        if t.size and (
+            np.min(t) < -1e-9 or np.max(t) > self.end_s + 1e-9 or not np.all(np.isfinite(t))
+        ):
+            raise TruthError(
+                f"{self.source}: times {np.min(t):g}..{np.max(t):g} s outside the "
+                f"track, 0..{self.end_s:g} s"
+            )
         t = np.clip(t, 0.0, self.end_s)
         f = self.spline(t)
         d1, d2 = self.spline(t, 1), self.spline(t, 2)
         x1, y1, z1 = d1[:, 0], d1[:, 1], d1[:, 2]
         x2, y2, z2 = d2[:, 0], d2[:, 1], d2[:, 2]
         h = np.hypot(x1, y1)
-        hs = np.maximum(h, 1e-9)                           # raw terms are multiplied by w = 0
+        hs = np.maximum(h, 1e-9)  # raw terms are multiplied by w = 0
         j = np.clip(np.searchsorted(self._iv_start, t, side="right") - 1, 0, None)
         k = np.clip(np.searchsorted(self._node_t, t, side="right") - 1, 0, None)
         g = self._iv_gear[j].astype(np.float64)
@@ -873,12 +1023,12 @@ class TrackTrajectory:
         x = np.clip((h - self._v_lo) / span, 0.0, 1.0)
         w = x * x * x * (10.0 - x * (15.0 - 6.0 * x))
         dw = 30.0 * x * x * (1.0 - x) ** 2 / span
-        dh = (x1 * x2 + y1 * y2) / hs                      # h'
+        dh = (x1 * x2 + y1 * y2) / hs  # h'
 
         cross = x1 * y2 - y1 * x2
         ref = self._node_ref[k]
-        yaw_path = ref + _wrap(np.arctan2(g * y1, g * x1) - ref)   # unwrapped near the node
-        yaw_rate_path = cross / hs ** 2                    # psi' = (x'y'' - y'x'') / h^2
+        yaw_path = ref + _wrap(np.arctan2(g * y1, g * x1) - ref)  # unwrapped near the node
+        yaw_rate_path = cross / hs**2  # psi' = (x'y'' - y'x'') / h^2
         pitch_path = np.arctan2(g * z1, h)
         pitch_rate_path = g * (z2 * h - z1 * dh) / np.maximum(h * h + z1 * z1, 1e-18)
         hold_y, hold_p = self._iv_hold_yaw[j], self._iv_hold_pitch[j]
@@ -897,59 +1047,101 @@ class TrackTrajectory:
             roll = np.zeros_like(t)
             q, omega = attitude_from_angles(yaw, pitch, yaw_rate, pitch_rate)
             p, v = chassis_from_footprint(f, d1, yaw, pitch, omega, self._r_f)
-        return TrackSample(t_s=t, footprint_m=f, footprint_v_mps=d1, footprint_a_mps2=d2, p_m=p,
-                           v_mps=v, q_xyzw=q, w_radps=omega, speed_mps=h, yaw_rad=yaw,
-                           pitch_rad=pitch, roll_rad=roll, gear=self._iv_gear[j])
+        return TrackSample(
+            t_s=t,
+            footprint_m=f,
+            footprint_v_mps=d1,
+            footprint_a_mps2=d2,
+            p_m=p,
+            v_mps=v,
+            q_xyzw=q,
+            w_radps=omega,
+            speed_mps=h,
+            yaw_rad=yaw,
+            pitch_rad=pitch,
+            roll_rad=roll,
+            gear=self._iv_gear[j],
+        )
 
     def sample(self, rate_hz: float = PHYSICS_HZ) -> TruthStates:
         """The truth log: rows k = 0 .. steps(rate_hz) at t = k / rate_hz, from step 0."""
         n = self.steps(rate_hz) + 1
         ev = self.evaluate(np.arange(n, dtype=np.int64) / rate_hz)
         p = np.ascontiguousarray(ev.p_m)
-        return TruthStates(step0=0, p_m=p, q_xyzw=np.ascontiguousarray(ev.q_xyzw),
-                           v_mps=np.ascontiguousarray(ev.v_mps),
-                           w_radps=np.ascontiguousarray(ev.w_radps), c_m=p.copy(),
-                           reset=np.zeros(n, dtype=np.bool_), rate_hz=float(rate_hz))
+        return TruthStates(
+            step0=0,
+            p_m=p,
+            q_xyzw=np.ascontiguousarray(ev.q_xyzw),
+            v_mps=np.ascontiguousarray(ev.v_mps),
+            w_radps=np.ascontiguousarray(ev.w_radps),
+            c_m=p.copy(),
+            reset=np.zeros(n, dtype=np.bool_),
+            rate_hz=float(rate_hz),
+        )
 
 
 # ----------------------------------------------------------------------------- build
+
 
 def _options(vehicle, rate_hz, smoothing_m, bank, stop_speed_mps, track):
     if vehicle is None:
         vehicle = (track.route.vehicle if track.route is not None else None) or "polaris"
     vehicle = vehicle if isinstance(vehicle, VehicleProfile) else vehicle_profile(vehicle)
-    for name, value, minimum in (("rate_hz", rate_hz, None), ("smoothing_m", smoothing_m, 0.0),
-                                 ("stop_speed_mps", stop_speed_mps, None)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or (value < minimum if minimum is not None
-                                                 else value <= 0):
+    for name, value, minimum in (
+        ("rate_hz", rate_hz, None),
+        ("smoothing_m", smoothing_m, 0.0),
+        ("stop_speed_mps", stop_speed_mps, None),
+    ):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or (value < minimum if minimum is not None else value <= 0)
+        ):
             rule = f">= {minimum:g}" if minimum is not None else "> 0"
             raise TruthError(f"{name} = {value!r} must be a finite number {rule}")
     if bank not in BANK_MODES:
         raise TruthError(f"bank = {bank!r} is not one of {', '.join(BANK_MODES)}")
     if track.route is not None and (smoothing_m != 0.0 or bank != "none"):
-        raise TruthError(f"{track.source}: smoothing_m and bank apply to recorded tracks (GPX, "
-                         f"CSV); a waypoint route is planned, not smoothed or banked")
+        raise TruthError(
+            f"{track.source}: smoothing_m and bank apply to recorded tracks (GPX, "
+            f"CSV); a waypoint route is planned, not smoothed or banked"
+        )
     return vehicle
 
 
-def plan_track(track: Track, vehicle: VehicleProfile | str | None = None, *,
-               smoothing_m: float = 0.0, bank: str = "none",
-               stop_speed_mps: float = STOP_SPEED_MPS):
+def plan_track(
+    track: Track,
+    vehicle: VehicleProfile | str | None = None,
+    *,
+    smoothing_m: float = 0.0,
+    bank: str = "none",
+    stop_speed_mps: float = STOP_SPEED_MPS,
+):
     """The continuous trajectory of ``track``: a :class:`TrackTrajectory`, or for a waypoint
     route its planned :class:`~navsense.truth.waypoints.Trajectory` (both have evaluate, steps,
     end_s). ``vehicle`` None: the route's, else polaris."""
     vehicle = _options(vehicle, PHYSICS_HZ, smoothing_m, bank, stop_speed_mps, track)
     if track.route is not None:
         return track.route.plan(vehicle)
-    return TrackTrajectory(track, vehicle, smoothing_m=float(smoothing_m), bank=bank,
-                           stop_speed_mps=float(stop_speed_mps))
+    return TrackTrajectory(
+        track,
+        vehicle,
+        smoothing_m=float(smoothing_m),
+        bank=bank,
+        stop_speed_mps=float(stop_speed_mps),
+    )
 
 
-def build_truth_from_track(track: Track, vehicle: VehicleProfile | str | None = None,
-                           rate_hz: float = PHYSICS_HZ, *, smoothing_m: float = 0.0,
-                           bank: str = "none",
-                           stop_speed_mps: float = STOP_SPEED_MPS) -> TruthStates:
+def build_truth_from_track(
+    track: Track,
+    vehicle: VehicleProfile | str | None = None,
+    rate_hz: float = PHYSICS_HZ,
+    *,
+    smoothing_m: float = 0.0,
+    bank: str = "none",
+    stop_speed_mps: float = STOP_SPEED_MPS,
+) -> TruthStates:
     """The truth log of ``track`` on the physics clock (step 0 at the first point, t = 0).
 
     ``smoothing_m``: standard deviation of the recorded horizontal position noise per axis, m
@@ -958,6 +1150,7 @@ def build_truth_from_track(track: Track, vehicle: VehicleProfile | str | None = 
     sampled as planned (``route.plan(vehicle).sample(rate_hz)``).
     """
     vehicle = _options(vehicle, rate_hz, smoothing_m, bank, stop_speed_mps, track)
-    traj = plan_track(track, vehicle, smoothing_m=smoothing_m, bank=bank,
-                      stop_speed_mps=stop_speed_mps)
+    traj = plan_track(
+        track, vehicle, smoothing_m=smoothing_m, bank=bank, stop_speed_mps=stop_speed_mps
+    )
     return traj.sample(float(rate_hz))

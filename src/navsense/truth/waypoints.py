@@ -70,9 +70,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -82,15 +83,26 @@ from navsense.rotation import quat_about_x, quat_multiply
 from navsense.truth.states import PHYSICS_HZ, TruthStates
 from navsense.vehicles import VEHICLES, VehicleProfile, vehicle_profile
 
-__all__ = ["Waypoint", "WaypointRoute", "Trajectory", "TrajectorySample", "build_from_waypoints",
-           "plan_trajectory", "load_waypoints", "route_from_json", "attitude_from_angles",
-           "chassis_from_footprint", "DEFAULT_ACCEL_MPS2", "MIN_RAMP_S"]
+__all__ = [
+    "Waypoint",
+    "WaypointRoute",
+    "Trajectory",
+    "TrajectorySample",
+    "build_from_waypoints",
+    "plan_trajectory",
+    "load_waypoints",
+    "route_from_json",
+    "attitude_from_angles",
+    "chassis_from_footprint",
+    "DEFAULT_ACCEL_MPS2",
+    "MIN_RAMP_S",
+]
 
-DEFAULT_ACCEL_MPS2 = 1.0     # peak longitudinal acceleration of a speed ramp, m/s^2 (gentle UTV)
-MIN_RAMP_S = 1.0             # shortest speed ramp, s
-RAMP_PEAK = 1.875            # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
-ARC_TABLE_STEP_M = 2.0       # longest sub-interval of the arc-length table, m (in u, ~ metres)
-CLOSE_TOLERANCE_M = 1e-3     # a closed route's last point must equal its first within this
+DEFAULT_ACCEL_MPS2 = 1.0  # peak longitudinal acceleration of a speed ramp, m/s^2 (gentle UTV)
+MIN_RAMP_S = 1.0  # shortest speed ramp, s
+RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
+ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
+CLOSE_TOLERANCE_M = 1e-3  # a closed route's last point must equal its first within this
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
 
 
@@ -120,16 +132,23 @@ class WaypointRoute:
     def _vehicle(self, vehicle: VehicleProfile | str | None) -> VehicleProfile:
         vehicle = vehicle if vehicle is not None else self.vehicle
         if vehicle is None:
-            raise TruthError(f"{self.source}: no vehicle given (set \"vehicle\" or pass one)")
+            raise TruthError(f'{self.source}: no vehicle given (set "vehicle" or pass one)')
         return vehicle if isinstance(vehicle, VehicleProfile) else vehicle_profile(vehicle)
 
-    def plan(self, vehicle: VehicleProfile | str | None = None) -> "Trajectory":
+    def plan(self, vehicle: VehicleProfile | str | None = None) -> Trajectory:
         """The continuous-time trajectory (the route's own vehicle unless one is given)."""
-        return plan_trajectory(self.points, self._vehicle(vehicle), dwell_s=self.dwell_s,
-                               accel_mps2=self.accel_mps2, closed=self.closed, source=self.source)
+        return plan_trajectory(
+            self.points,
+            self._vehicle(vehicle),
+            dwell_s=self.dwell_s,
+            accel_mps2=self.accel_mps2,
+            closed=self.closed,
+            source=self.source,
+        )
 
-    def build(self, vehicle: VehicleProfile | str | None = None,
-              duration_s: float | None = None) -> TruthStates:
+    def build(
+        self, vehicle: VehicleProfile | str | None = None, duration_s: float | None = None
+    ) -> TruthStates:
         """The truth log at the route's ``rate_hz`` (see :meth:`Trajectory.sample`)."""
         return self.plan(vehicle).sample(self.rate_hz, duration_s=duration_s)
 
@@ -138,25 +157,30 @@ class TrajectorySample(NamedTuple):
     """The trajectory at times t (arrays with leading axis n)."""
 
     t_s: np.ndarray
-    footprint_m: np.ndarray      # base_footprint on the ground path, (n, 3)
+    footprint_m: np.ndarray  # base_footprint on the ground path, (n, 3)
     footprint_v_mps: np.ndarray  # its velocity, (n, 3)
-    p_m: np.ndarray              # chassis origin = centre of mass, (n, 3)
-    v_mps: np.ndarray            # centre-of-mass velocity, world, (n, 3)
-    q_xyzw: np.ndarray           # FLU -> ENU, (n, 4), continuous along the path
-    w_radps: np.ndarray          # angular velocity, world, (n, 3)
-    s_m: np.ndarray              # distance travelled along the ground path, (n,)
-    speed_mps: np.ndarray        # dS/dt, (n,)
-    accel_mps2: np.ndarray       # d2S/dt2 (longitudinal), (n,)
-    yaw_rad: np.ndarray          # unwrapped along the path, (n,)
-    pitch_rad: np.ndarray        # (n,)
+    p_m: np.ndarray  # chassis origin = centre of mass, (n, 3)
+    v_mps: np.ndarray  # centre-of-mass velocity, world, (n, 3)
+    q_xyzw: np.ndarray  # FLU -> ENU, (n, 4), continuous along the path
+    w_radps: np.ndarray  # angular velocity, world, (n, 3)
+    s_m: np.ndarray  # distance travelled along the ground path, (n,)
+    speed_mps: np.ndarray  # dS/dt, (n,)
+    accel_mps2: np.ndarray  # d2S/dt2 (longitudinal), (n,)
+    yaw_rad: np.ndarray  # unwrapped along the path, (n,)
+    pitch_rad: np.ndarray  # (n,)
 
 
 # ------------------------------------------------------------------ attitude (shared)
 
-def attitude_from_angles(yaw_rad: np.ndarray, pitch_rad: np.ndarray, yaw_rate_radps: np.ndarray,
-                         pitch_rate_radps: np.ndarray, roll_rad: np.ndarray | None = None,
-                         roll_rate_radps: np.ndarray | None = None
-                         ) -> tuple[np.ndarray, np.ndarray]:
+
+def attitude_from_angles(
+    yaw_rad: np.ndarray,
+    pitch_rad: np.ndarray,
+    yaw_rate_radps: np.ndarray,
+    pitch_rate_radps: np.ndarray,
+    roll_rad: np.ndarray | None = None,
+    roll_rate_radps: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Quaternion (FLU -> ENU) and world angular velocity of yaw psi, pitch theta, roll phi.
 
     Pitch is nose up positive, roll right side down positive (FLU), shapes (n,)::
@@ -169,8 +193,9 @@ def attitude_from_angles(yaw_rad: np.ndarray, pitch_rad: np.ndarray, yaw_rate_ra
     trajectories, term for term. Used by :class:`Trajectory` and :mod:`navsense.truth.tracks`.
     """
     yaw, pitch = yaw_rad, pitch_rad
-    w = np.column_stack([pitch_rate_radps * np.sin(yaw), -pitch_rate_radps * np.cos(yaw),
-                         yaw_rate_radps])
+    w = np.column_stack(
+        [pitch_rate_radps * np.sin(yaw), -pitch_rate_radps * np.cos(yaw), yaw_rate_radps]
+    )
     # q = q_z(psi) (x) q_y(-theta), expanded: (sin(psi/2) sin(th/2), -cos(psi/2) sin(th/2),
     #                                         sin(psi/2) cos(th/2),  cos(psi/2) cos(th/2))
     sz, cz = np.sin(0.5 * yaw), np.cos(0.5 * yaw)
@@ -184,10 +209,15 @@ def attitude_from_angles(yaw_rad: np.ndarray, pitch_rad: np.ndarray, yaw_rate_ra
     return q, w + roll_rate_radps[:, None] * x_body
 
 
-def chassis_from_footprint(footprint_m: np.ndarray, footprint_v_mps: np.ndarray,
-                           yaw_rad: np.ndarray, pitch_rad: np.ndarray, w_radps: np.ndarray,
-                           r_f: np.ndarray, roll_rad: np.ndarray | None = None
-                           ) -> tuple[np.ndarray, np.ndarray]:
+def chassis_from_footprint(
+    footprint_m: np.ndarray,
+    footprint_v_mps: np.ndarray,
+    yaw_rad: np.ndarray,
+    pitch_rad: np.ndarray,
+    w_radps: np.ndarray,
+    r_f: np.ndarray,
+    roll_rad: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Chassis origin p = F + R r_f and its velocity v = dF/dt + omega x (R r_f).
 
     ``r_f`` is the chassis origin in base_footprint, FLU, (a, 0, h) (DESIGN.md ruling "Mounts"):
@@ -200,20 +230,29 @@ def chassis_from_footprint(footprint_m: np.ndarray, footprint_v_mps: np.ndarray,
     a_m, h_m = r_f[0], r_f[2]
     if roll_rad is None:
         # R r_f with r_f = (a, 0, h): a x_body + h z_body (roll 0)
-        lever = np.column_stack([(a_m * c_th - h_m * s_th) * c_psi,
-                                 (a_m * c_th - h_m * s_th) * s_psi,
-                                 a_m * s_th + h_m * c_th])
+        lever = np.column_stack(
+            [
+                (a_m * c_th - h_m * s_th) * c_psi,
+                (a_m * c_th - h_m * s_th) * s_psi,
+                a_m * s_th + h_m * c_th,
+            ]
+        )
     else:
         c_ph, s_ph = np.cos(roll_rad), np.sin(roll_rad)
-        lever = np.column_stack([a_m * c_th * c_psi + h_m * (s_ph * s_psi - c_ph * s_th * c_psi),
-                                 a_m * c_th * s_psi - h_m * (s_ph * c_psi + c_ph * s_th * s_psi),
-                                 a_m * s_th + h_m * c_ph * c_th])
+        lever = np.column_stack(
+            [
+                a_m * c_th * c_psi + h_m * (s_ph * s_psi - c_ph * s_th * c_psi),
+                a_m * c_th * s_psi - h_m * (s_ph * c_psi + c_ph * s_th * s_psi),
+                a_m * s_th + h_m * c_ph * c_th,
+            ]
+        )
     p = footprint_m + lever
-    v = footprint_v_mps + np.cross(w_radps, lever)                 # d/dt (R r) = w x R r
+    v = footprint_v_mps + np.cross(w_radps, lever)  # d/dt (R r) = w x R r
     return p, v
 
 
 # ------------------------------------------------------------------------------- parsing
+
 
 def _number(value, where: str, *, minimum: float | None = None, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -227,8 +266,12 @@ def _number(value, where: str, *, minimum: float | None = None, positive: bool =
 
 def _waypoint(obj, where: str) -> Waypoint:
     if isinstance(obj, Waypoint):
-        obj = {"enu_m": list(obj.enu_m), "speed_mps": obj.speed_mps, "t_s": obj.t_s,
-               "hold_s": obj.hold_s}
+        obj = {
+            "enu_m": list(obj.enu_m),
+            "speed_mps": obj.speed_mps,
+            "t_s": obj.t_s,
+            "hold_s": obj.hold_s,
+        }
         obj = {k: v for k, v in obj.items() if v is not None}
     if not isinstance(obj, Mapping):
         raise TruthError(f"{where} = {obj!r} is not an object with enu_m")
@@ -237,11 +280,18 @@ def _waypoint(obj, where: str) -> Waypoint:
         if key not in known:
             raise TruthError(f"{where}: {key!r} is not a known key; allowed: {', '.join(known)}")
     enu = obj.get("enu_m")
-    if (not isinstance(enu, (list, tuple)) or len(enu) != 3
-            or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
-                   for v in enu)):
-        raise TruthError(f"{where}.enu_m = {json.dumps(enu, default=str)} is not [x, y, z] "
-                         f"(3 finite numbers, metres)")
+    if (
+        not isinstance(enu, (list, tuple))
+        or len(enu) != 3
+        or any(
+            isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+            for v in enu
+        )
+    ):
+        raise TruthError(
+            f"{where}.enu_m = {json.dumps(enu, default=str)} is not [x, y, z] "
+            f"(3 finite numbers, metres)"
+        )
     speed = obj.get("speed_mps")
     t = obj.get("t_s")
     return Waypoint(
@@ -259,18 +309,26 @@ def _waypoints(points, source: str) -> tuple[Waypoint, ...]:
         raise TruthError(f"{source}: points has {len(points)} waypoint(s); at least 2 are required")
     wps = tuple(_waypoint(p, f"{source}: points[{i}]") for i, p in enumerate(points))
     if wps[0].speed_mps is not None:
-        raise TruthError(f"{source}: points[0].speed_mps: the first point is the start, at rest; "
-                         f"speed_mps belongs to the points that end a leg")
+        raise TruthError(
+            f"{source}: points[0].speed_mps: the first point is the start, at rest; "
+            f"speed_mps belongs to the points that end a leg"
+        )
     if wps[0].t_s not in (None, 0.0):
-        raise TruthError(f"{source}: points[0].t_s = {wps[0].t_s:g} must be 0 (the trajectory "
-                         f"starts at the first point at t = 0; use dwell_s to wait there)")
+        raise TruthError(
+            f"{source}: points[0].t_s = {wps[0].t_s:g} must be 0 (the trajectory "
+            f"starts at the first point at t = 0; use dwell_s to wait there)"
+        )
     for i, wp in enumerate(wps[1:], start=1):
         if (wp.speed_mps is None) == (wp.t_s is None):
-            raise TruthError(f"{source}: points[{i}] needs exactly one of speed_mps (leg speed) "
-                             f"or t_s (time it is reached)")
+            raise TruthError(
+                f"{source}: points[{i}] needs exactly one of speed_mps (leg speed) "
+                f"or t_s (time it is reached)"
+            )
         if math.dist(wp.enu_m, wps[i - 1].enu_m) < 1e-3:
-            raise TruthError(f"{source}: points[{i}] repeats points[{i - 1}] {list(wp.enu_m)}; "
-                             f"use hold_s to stand still")
+            raise TruthError(
+                f"{source}: points[{i}] repeats points[{i - 1}] {list(wp.enu_m)}; "
+                f"use hold_s to stand still"
+            )
     return wps
 
 
@@ -278,15 +336,24 @@ def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute
     """A :class:`WaypointRoute` from a waypoint file's JSON object; errors name file and key."""
     if not isinstance(data, dict):
         raise TruthError(f"{source}: a waypoint file must be a JSON object")
-    known = ("vehicle", "rate_hz", "dwell_s", "accel_mps2", "closed", "points", "description",
-             "name")
+    known = (
+        "vehicle",
+        "rate_hz",
+        "dwell_s",
+        "accel_mps2",
+        "closed",
+        "points",
+        "description",
+        "name",
+    )
     for key in data:
         if key not in known:
             raise TruthError(f"{source}: {key!r} is not a known key; allowed: {', '.join(known)}")
     vehicle = data.get("vehicle")
     if vehicle is not None and vehicle not in VEHICLES:
-        raise TruthError(f"{source}: vehicle = {json.dumps(vehicle)} is not one of "
-                         f"{', '.join(sorted(VEHICLES))}")
+        raise TruthError(
+            f"{source}: vehicle = {json.dumps(vehicle)} is not one of {', '.join(sorted(VEHICLES))}"
+        )
     closed = data.get("closed", False)
     if not isinstance(closed, bool):
         raise TruthError(f"{source}: closed = {json.dumps(closed)} must be true or false")
@@ -297,8 +364,9 @@ def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute
         vehicle=vehicle,
         rate_hz=_number(data.get("rate_hz", PHYSICS_HZ), f"{source}: rate_hz", positive=True),
         dwell_s=_number(data.get("dwell_s", 0.0), f"{source}: dwell_s", minimum=0.0),
-        accel_mps2=_number(data.get("accel_mps2", DEFAULT_ACCEL_MPS2), f"{source}: accel_mps2",
-                           positive=True),
+        accel_mps2=_number(
+            data.get("accel_mps2", DEFAULT_ACCEL_MPS2), f"{source}: accel_mps2", positive=True
+        ),
         closed=closed,
         description=str(data.get("description", "")),
         source=source,
@@ -311,6 +379,7 @@ def load_waypoints(path: str | Path) -> WaypointRoute:
 
 
 # ----------------------------------------------------------------------------- geometry
+
 
 class _Path:
     """The ground path F(u) and its arc-length inverse u(s)."""
@@ -337,9 +406,11 @@ class _Path:
         bad = np.flatnonzero(horiz < 0.05)
         if bad.size:
             leg = int(np.searchsorted(self.u_knots, u[bad[0]], side="right"))
-            raise TruthError(f"{source}: the path between points[{leg - 1}] and points[{leg}] "
-                             f"nearly stops or turns vertical (a cusp of the spline); move or "
-                             f"add points so the route is smooth")
+            raise TruthError(
+                f"{source}: the path between points[{leg - 1}] and points[{leg}] "
+                f"nearly stops or turns vertical (a cusp of the spline); move or "
+                f"add points so the route is smooth"
+            )
         # arc length per sub-interval: 8-point Gauss-Legendre on |F'(u)|
         a, b = u[:-1], u[1:]
         half = 0.5 * (b - a)
@@ -351,13 +422,13 @@ class _Path:
         self.knot_s = s[self.knot_nodes]
 
         # quintic Hermite coefficients of u(s) on each [s_j, s_j+1], local x = (s - s_j)/h
-        du = 1.0 / speed                                   # du/ds
-        ddu = -np.einsum("ij,ij->i", d1, d2) / speed ** 4  # d2u/ds2
+        du = 1.0 / speed  # du/ds
+        ddu = -np.einsum("ij,ij->i", d1, d2) / speed**4  # d2u/ds2
         h = np.diff(s)
-        c0, c1, c2 = u[:-1], h * du[:-1], 0.5 * h ** 2 * ddu[:-1]
+        c0, c1, c2 = u[:-1], h * du[:-1], 0.5 * h**2 * ddu[:-1]
         delta = u[1:] - c0 - c1 - c2
         d_end = h * du[1:] - c1 - 2.0 * c2
-        a_end = h ** 2 * ddu[1:] - 2.0 * c2
+        a_end = h**2 * ddu[1:] - 2.0 * c2
         c3 = 10.0 * delta - 4.0 * d_end + 0.5 * a_end
         c4 = -15.0 * delta + 7.0 * d_end - a_end
         c5 = 6.0 * delta - 3.0 * d_end + 0.5 * a_end
@@ -387,6 +458,7 @@ class _Path:
 
 # ------------------------------------------------------------------------------- timing
 
+
 def _ramp_width(dv_mps: float, accel_mps2: float) -> float:
     return max(MIN_RAMP_S, RAMP_PEAK * abs(dv_mps) / accel_mps2)
 
@@ -404,9 +476,11 @@ def _departure_leg(length_m: float, available_s: float, accel_mps2: float, where
     disc = d * d - 2.0 * RAMP_PEAK * length_m / accel_mps2
     if disc < 0 or d <= 0:
         need = math.sqrt(2.0 * RAMP_PEAK * length_m / accel_mps2)
-        raise TruthError(f"{where}: the leg of {length_m:.1f} m starts from rest and has "
-                         f"{d:.2f} s; it needs at least {need:.2f} s at accel_mps2 = "
-                         f"{accel_mps2:g}")
+        raise TruthError(
+            f"{where}: the leg of {length_m:.1f} m starts from rest and has "
+            f"{d:.2f} s; it needs at least {need:.2f} s at accel_mps2 = "
+            f"{accel_mps2:g}"
+        )
     t_leg = 0.5 * (d + math.sqrt(disc))
     return length_m / t_leg
 
@@ -414,8 +488,14 @@ def _departure_leg(length_m: float, available_s: float, accel_mps2: float, where
 class _Timing:
     """S(t): the smoothed target timeline (breakpoints tau, widths w, speed jumps dv)."""
 
-    def __init__(self, wps: Sequence[Waypoint], knot_s: np.ndarray, dwell_s: float,
-                 accel_mps2: float, source: str) -> None:
+    def __init__(
+        self,
+        wps: Sequence[Waypoint],
+        knot_s: np.ndarray,
+        dwell_s: float,
+        accel_mps2: float,
+        source: str,
+    ) -> None:
         n = len(wps)
         taus, widths, dvs, at_point = [], [], [], []
 
@@ -427,14 +507,14 @@ class _Timing:
             at_point.append(point)
             return w
 
-        rest_until = dwell_s + wps[0].hold_s    # the vehicle stands still until this time
-        v_cur = 0.0                             # target speed of the current leg
-        t_here = 0.0                            # target time at the current point
+        rest_until = dwell_s + wps[0].hold_s  # the vehicle stands still until this time
+        v_cur = 0.0  # target speed of the current leg
+        t_here = 0.0  # target time at the current point
         for i in range(1, n):
             wp = wps[i]
             length = float(knot_s[i] - knot_s[i - 1])
             where = f"{source}: points[{i}]"
-            if v_cur == 0.0:                    # departure from rest
+            if v_cur == 0.0:  # departure from rest
                 if wp.t_s is not None:
                     v = _departure_leg(length, wp.t_s - rest_until, accel_mps2, where)
                 else:
@@ -445,8 +525,10 @@ class _Timing:
             else:
                 if wp.t_s is not None:
                     if wp.t_s <= t_here + 1e-9:
-                        raise TruthError(f"{where}.t_s = {wp.t_s:g} is not after the time the "
-                                         f"previous point is reached ({t_here:.3f} s)")
+                        raise TruthError(
+                            f"{where}.t_s = {wp.t_s:g} is not after the time the "
+                            f"previous point is reached ({t_here:.3f} s)"
+                        )
                     v = length / (wp.t_s - t_here)
                 else:
                     v = wp.speed_mps
@@ -454,11 +536,11 @@ class _Timing:
                     ramp(t_here, v - v_cur, i - 1)
                 t_here = t_here + length / v
             v_cur = v
-            if wp.hold_s > 0 or i == n - 1:     # a stop: rest at this point
+            if wp.hold_s > 0 or i == n - 1:  # a stop: rest at this point
                 w = ramp(t_here, -v_cur, i)
                 v_cur = 0.0
                 rest_until = t_here + 0.5 * w + wp.hold_s
-        self.end_s = rest_until                 # motion ends, final hold included
+        self.end_s = rest_until  # motion ends, final hold included
 
         self.tau = np.array(taus)
         self.width = np.array(widths)
@@ -486,7 +568,8 @@ class _Timing:
                 f"{self.tau[k + 1] - self.tau[k]:.2f} s, but the speed changes at the ends "
                 f"({v_in:g} -> {v_leg:g} -> {v_out:g} m/s) need "
                 f"{0.5 * (self.width[k] + self.width[k + 1]):.2f} s at accel_mps2 = "
-                f"{accel_mps2:g}; lengthen the leg, soften the speed change or raise accel_mps2")
+                f"{accel_mps2:g}; lengthen the leg, soften the speed change or raise accel_mps2"
+            )
 
     def evaluate(self, t_s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """S(t), dS/dt and d2S/dt2."""
@@ -508,8 +591,8 @@ class _Timing:
             dv, w = self.dv[rr], self.width[rr]
             v_before = self.v_after[rr] - dv
             x2 = x * x
-            big_h = x2 * x2 * (2.5 - x * (3.0 - x))          # 5/2 x^4 - 3 x^5 + x^6
-            h = x2 * x * (10.0 - x * (15.0 - 6.0 * x))       # 10 x^3 - 15 x^4 + 6 x^5
+            big_h = x2 * x2 * (2.5 - x * (3.0 - x))  # 5/2 x^4 - 3 x^5 + x^6
+            h = x2 * x * (10.0 - x * (15.0 - 6.0 * x))  # 10 x^3 - 15 x^4 + 6 x^5
             dh = 30.0 * x2 * (1.0 - x) ** 2
             # S = S_T(tau) + V_before (t - tau) + dV w H(x)
             s[active] = self.s_tau[rr] + v_before * (t[active] - self.tau[rr]) + dv * w * big_h
@@ -520,6 +603,7 @@ class _Timing:
 
 # ----------------------------------------------------------------------------- trajectory
 
+
 class Trajectory:
     """A planned waypoint trajectory: continuous in time, sampled at any rate.
 
@@ -527,8 +611,15 @@ class Trajectory:
     to a whole physics step. ``length_m`` is the ground-path length.
     """
 
-    def __init__(self, points: Sequence[Waypoint], vehicle: VehicleProfile, dwell_s: float,
-                 accel_mps2: float, closed: bool, source: str) -> None:
+    def __init__(
+        self,
+        points: Sequence[Waypoint],
+        vehicle: VehicleProfile,
+        dwell_s: float,
+        accel_mps2: float,
+        closed: bool,
+        source: str,
+    ) -> None:
         self.points = tuple(points)
         self.vehicle = vehicle
         self.closed = closed
@@ -536,17 +627,21 @@ class Trajectory:
         xyz = np.array([p.enu_m for p in self.points], dtype=np.float64)
         if closed:
             if len(self.points) < 4:
-                raise TruthError(f"{source}: a closed route needs at least 3 distinct points "
-                                 f"and the closing point")
+                raise TruthError(
+                    f"{source}: a closed route needs at least 3 distinct points "
+                    f"and the closing point"
+                )
             if np.linalg.norm(xyz[-1] - xyz[0]) > CLOSE_TOLERANCE_M:
-                raise TruthError(f"{source}: closed = true but the last point {xyz[-1].tolist()} "
-                                 f"is not the first {xyz[0].tolist()}")
+                raise TruthError(
+                    f"{source}: closed = true but the last point {xyz[-1].tolist()} "
+                    f"is not the first {xyz[0].tolist()}"
+                )
             xyz[-1] = xyz[0]
         self._path = _Path(xyz, closed, source)
         self._timing = _Timing(self.points, self._path.knot_s, dwell_s, accel_mps2, source)
         self.length_m = self._path.length_m
         self.end_s = self._timing.end_s
-        self._r_f = -vehicle.footprint_in_chassis_m     # chassis origin in base_footprint, FLU
+        self._r_f = -vehicle.footprint_in_chassis_m  # chassis origin in base_footprint, FLU
 
     def point_times_s(self) -> np.ndarray:
         """Time at which the target timeline reaches each waypoint, s.
@@ -559,7 +654,9 @@ class Trajectory:
         for i, si in enumerate(s):
             k = int(np.searchsorted(tm.s_tau, si - 1e-9, side="left"))
             k = max(k - 1, 0)
-            t[i] = tm.tau[k] + (si - tm.s_tau[k]) / tm.v_after[k] if tm.v_after[k] > 0 else tm.tau[k]
+            t[i] = (
+                tm.tau[k] + (si - tm.s_tau[k]) / tm.v_after[k] if tm.v_after[k] > 0 else tm.tau[k]
+            )
         return t
 
     def steps(self, rate_hz: float) -> int:
@@ -578,16 +675,27 @@ class Trajectory:
         hxy = np.hypot(d1[:, 0], d1[:, 1])
         yaw = self._path.yaw(d1, node)
         pitch = np.arctan2(d1[:, 2], hxy)
-        dyaw_du = (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / hxy ** 2
+        dyaw_du = (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / hxy**2
         dh_du = (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / hxy
-        dpitch_du = (d2[:, 2] * hxy - d1[:, 2] * dh_du) / (hxy ** 2 + d1[:, 2] ** 2)
+        dpitch_du = (d2[:, 2] * hxy - d1[:, 2] * dh_du) / (hxy**2 + d1[:, 2] ** 2)
         yaw_dot, pitch_dot = dyaw_du * u_dot, dpitch_du * u_dot
         q, w = attitude_from_angles(yaw, pitch, yaw_dot, pitch_dot)
         f_dot = d1 * u_dot[:, None]
         p, v = chassis_from_footprint(f, f_dot, yaw, pitch, w, self._r_f)
-        return TrajectorySample(t_s=t, footprint_m=f, footprint_v_mps=f_dot, p_m=p, v_mps=v,
-                                q_xyzw=q, w_radps=w, s_m=s, speed_mps=s_dot, accel_mps2=s_ddot,
-                                yaw_rad=yaw, pitch_rad=pitch)
+        return TrajectorySample(
+            t_s=t,
+            footprint_m=f,
+            footprint_v_mps=f_dot,
+            p_m=p,
+            v_mps=v,
+            q_xyzw=q,
+            w_radps=w,
+            s_m=s,
+            speed_mps=s_dot,
+            accel_mps2=s_ddot,
+            yaw_rad=yaw,
+            pitch_rad=pitch,
+        )
 
     def sample(self, rate_hz: float = PHYSICS_HZ, duration_s: float | None = None) -> TruthStates:
         """The truth log at ``rate_hz``: rows k = 0 .. n - 1 at t = k / rate_hz.
@@ -605,27 +713,41 @@ class Trajectory:
             duration_s = _number(duration_s, "duration_s", positive=True)
             n_rows = int(round(duration_s * rate_hz)) + 1
         if n_rows > n_run + 1 and not self.closed:
-            raise TruthError(f"{self.source}: duration_s = {duration_s:g} is longer than the route "
-                             f"({n_run / rate_hz:.2f} s) and the route is not closed; only a "
-                             f"closed route (\"closed\": true) can be repeated")
+            raise TruthError(
+                f"{self.source}: duration_s = {duration_s:g} is longer than the route "
+                f"({n_run / rate_hz:.2f} s) and the route is not closed; only a "
+                f'closed route ("closed": true) can be repeated'
+            )
         m = min(n_rows, n_run + 1)
         ev = self.evaluate(np.arange(m, dtype=np.int64) / rate_hz)
         p, v, q, w = ev.p_m, ev.v_mps, ev.q_xyzw, ev.w_radps
-        if n_rows > m:                      # repeat the closed run, period n_run steps
+        if n_rows > m:  # repeat the closed run, period n_run steps
             seam = 1.0 if np.dot(q[n_run], q[0]) >= 0 else -1.0
             k = np.arange(n_rows, dtype=np.int64)
             idx, lap = k % n_run, k // n_run
             p, v, w = p[idx], v[idx], w[idx]
             q = q[idx] * np.where(lap % 2 == 1, seam, 1.0)[:, None]
-        return TruthStates(step0=0, p_m=np.ascontiguousarray(p), q_xyzw=np.ascontiguousarray(q),
-                           v_mps=np.ascontiguousarray(v), w_radps=np.ascontiguousarray(w),
-                           c_m=np.array(p), reset=np.zeros(n_rows, dtype=np.bool_),
-                           rate_hz=rate_hz)
+        return TruthStates(
+            step0=0,
+            p_m=np.ascontiguousarray(p),
+            q_xyzw=np.ascontiguousarray(q),
+            v_mps=np.ascontiguousarray(v),
+            w_radps=np.ascontiguousarray(w),
+            c_m=np.array(p),
+            reset=np.zeros(n_rows, dtype=np.bool_),
+            rate_hz=rate_hz,
+        )
 
 
-def plan_trajectory(waypoints: Sequence[Waypoint | Mapping], vehicle: VehicleProfile | str, *,
-                    dwell_s: float = 0.0, accel_mps2: float = DEFAULT_ACCEL_MPS2,
-                    closed: bool = False, source: str = "waypoints") -> Trajectory:
+def plan_trajectory(
+    waypoints: Sequence[Waypoint | Mapping],
+    vehicle: VehicleProfile | str,
+    *,
+    dwell_s: float = 0.0,
+    accel_mps2: float = DEFAULT_ACCEL_MPS2,
+    closed: bool = False,
+    source: str = "waypoints",
+) -> Trajectory:
     """Plan the continuous trajectory through ``waypoints`` (Waypoint objects or JSON-style dicts)."""
     wps = _waypoints(waypoints, source)
     vehicle = vehicle if isinstance(vehicle, VehicleProfile) else vehicle_profile(vehicle)
@@ -634,10 +756,16 @@ def plan_trajectory(waypoints: Sequence[Waypoint | Mapping], vehicle: VehiclePro
     return Trajectory(wps, vehicle, dwell_s, accel_mps2, bool(closed), source)
 
 
-def build_from_waypoints(waypoints: Sequence[Waypoint | Mapping], vehicle: VehicleProfile | str,
-                         rate_hz: float = PHYSICS_HZ, *, dwell_s: float = 0.0,
-                         accel_mps2: float = DEFAULT_ACCEL_MPS2, closed: bool = False,
-                         duration_s: float | None = None) -> TruthStates:
+def build_from_waypoints(
+    waypoints: Sequence[Waypoint | Mapping],
+    vehicle: VehicleProfile | str,
+    rate_hz: float = PHYSICS_HZ,
+    *,
+    dwell_s: float = 0.0,
+    accel_mps2: float = DEFAULT_ACCEL_MPS2,
+    closed: bool = False,
+    duration_s: float | None = None,
+) -> TruthStates:
     """A truth log through ``waypoints`` at ``rate_hz`` (module docstring for the conventions).
 
     ``waypoints``: :class:`Waypoint` objects or dicts ``{"enu_m": [x, y, z], "speed_mps": ..}``
@@ -645,6 +773,7 @@ def build_from_waypoints(waypoints: Sequence[Waypoint | Mapping], vehicle: Vehic
     ``duration_s`` cuts the run, or repeats a closed route (see :meth:`Trajectory.sample`).
     For a :class:`WaypointRoute` (a loaded file) use ``route.build(vehicle, duration_s)``.
     """
-    traj = plan_trajectory(waypoints, vehicle, dwell_s=dwell_s, accel_mps2=accel_mps2,
-                           closed=closed)
+    traj = plan_trajectory(
+        waypoints, vehicle, dwell_s=dwell_s, accel_mps2=accel_mps2, closed=closed
+    )
     return traj.sample(rate_hz, duration_s=duration_s)

@@ -8,7 +8,13 @@ import pytest
 from navsense.errors import ConfigError
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.constellation import (
-    MU_M3PS2, OMEGA_E_RADPS, ORBITS, SYSTEMS, Constellation, elevation_deg, site_ecef_m,
+    MU_M3PS2,
+    OMEGA_E_RADPS,
+    ORBITS,
+    SYSTEMS,
+    Constellation,
+    elevation_deg,
+    site_ecef_m,
 )
 
 ALL_ON = {"gps": True, "galileo": True, "glonass": True}
@@ -25,8 +31,11 @@ def expected_elements(seed):
     """The elements from scalar draws, one at a time, in the ruling's order."""
     rng = Pcg32(seed + 3027, 4)
     t0 = 86400.0 * rng.uniform()
-    table = {"gps": (6, 5, 26559.7e3, 55.0), "galileo": (3, 8, 29599.8e3, 56.0),
-             "glonass": (3, 8, 25508.0e3, 64.8)}
+    table = {
+        "gps": (6, 5, 26559.7e3, 55.0),
+        "galileo": (3, 8, 29599.8e3, 56.0),
+        "glonass": (3, 8, 25508.0e3, 64.8),
+    }
     sats = []
     for name in ("gps", "galileo", "glonass"):
         n_p, n_s, a, inc = table[name]
@@ -35,16 +44,25 @@ def expected_elements(seed):
         for i in range(n_p):
             for j in range(n_s):
                 u = rng.uniform()
-                sats.append((name, raan0 + 2 * math.pi * i / n_p,
-                             u00 + 2 * math.pi * j / n_s + 2 * math.pi * i / (n_p * n_s) + 0.2 * (u - 0.5),
-                             a, math.radians(inc)))
+                sats.append(
+                    (
+                        name,
+                        raan0 + 2 * math.pi * i / n_p,
+                        u00
+                        + 2 * math.pi * j / n_s
+                        + 2 * math.pi * i / (n_p * n_s)
+                        + 0.2 * (u - 0.5),
+                        a,
+                        math.radians(inc),
+                    )
+                )
     return t0, sats, rng
 
 
 def scalar_los(t0, sat, t, lat_deg, lon_deg, h_m):
     """The specification's equations for one satellite, in plain floats."""
     _, raan, u0, a, inc = sat
-    u = u0 + math.sqrt(3.986004418e14 / a ** 3) * t
+    u = u0 + math.sqrt(3.986004418e14 / a**3) * t
     xi = a * (math.cos(raan) * math.cos(u) - math.sin(raan) * math.sin(u) * math.cos(inc))
     yi = a * (math.sin(raan) * math.cos(u) + math.cos(raan) * math.sin(u) * math.cos(inc))
     zi = a * math.sin(u) * math.sin(inc)
@@ -53,14 +71,23 @@ def scalar_los(t0, sat, t, lat_deg, lon_deg, h_m):
     e2 = f * (2 - f)
     phi, lam = math.radians(lat_deg), math.radians(lon_deg)
     n = 6378137.0 / math.sqrt(1 - e2 * math.sin(phi) ** 2)
-    xs = ((n + h_m) * math.cos(phi) * math.cos(lam), (n + h_m) * math.cos(phi) * math.sin(lam),
-          (n * (1 - e2) + h_m) * math.sin(phi))
+    xs = (
+        (n + h_m) * math.cos(phi) * math.cos(lam),
+        (n + h_m) * math.cos(phi) * math.sin(lam),
+        (n * (1 - e2) + h_m) * math.sin(phi),
+    )
     xe = xi * math.cos(th) + yi * math.sin(th) - xs[0]
     ye = -xi * math.sin(th) + yi * math.cos(th) - xs[1]
     ze = zi - xs[2]
     le = -math.sin(lam) * xe + math.cos(lam) * ye
-    ln = -math.sin(phi) * math.cos(lam) * xe - math.sin(phi) * math.sin(lam) * ye + math.cos(phi) * ze
-    lu = math.cos(phi) * math.cos(lam) * xe + math.cos(phi) * math.sin(lam) * ye + math.sin(phi) * ze
+    ln = (
+        -math.sin(phi) * math.cos(lam) * xe
+        - math.sin(phi) * math.sin(lam) * ye
+        + math.cos(phi) * ze
+    )
+    lu = (
+        math.cos(phi) * math.cos(lam) * xe + math.cos(phi) * math.sin(lam) * ye + math.sin(phi) * ze
+    )
     norm = math.sqrt(le * le + ln * ln + lu * lu)
     return np.array([le, ln, lu]) / norm
 
@@ -80,8 +107,9 @@ def test_line_of_sight_matches_the_equations_written_out(const):
     los = const.los_enu(t)
     for k in (0, 17, 31, 40, 77):
         for m, tm in enumerate(t):
-            np.testing.assert_allclose(los[m, k], scalar_los(t0, sats[k], tm, LAT, LON, H),
-                                       rtol=0, atol=1e-12)
+            np.testing.assert_allclose(
+                los[m, k], scalar_los(t0, sats[k], tm, LAT, LON, H), rtol=0, atol=1e-12
+            )
 
 
 def test_a_system_that_is_off_draws_its_values():
@@ -112,8 +140,12 @@ def test_satellite_counts_and_labels(const):
 def test_orbit_radius_is_preserved(const):
     t = np.linspace(0.0, 86400.0, 97)
     for x in (const.inertial_m(t), const.ecef_m(t)):
-        np.testing.assert_allclose(np.linalg.norm(x, axis=-1), np.broadcast_to(const.radius_m, x.shape[:2]),
-                                   rtol=0, atol=1 * mm)
+        np.testing.assert_allclose(
+            np.linalg.norm(x, axis=-1),
+            np.broadcast_to(const.radius_m, x.shape[:2]),
+            rtol=0,
+            atol=1 * mm,
+        )
 
 
 def test_periods_follow_keplers_law(const):
@@ -123,7 +155,7 @@ def test_periods_follow_keplers_law(const):
     for k in (0, 30, 60):
         x1 = const.inertial_m(np.array([period[k]]))[0, k]
         np.testing.assert_allclose(x1, x0[k], rtol=0, atol=1 * mm)
-    gps_period_s = 2 * np.pi * np.sqrt(26559.7e3 ** 3 / MU_M3PS2)
+    gps_period_s = 2 * np.pi * np.sqrt(26559.7e3**3 / MU_M3PS2)
     assert abs(gps_period_s - 43077.0) < 1.0  # about half a sidereal day
 
 
@@ -151,8 +183,9 @@ def test_site_ecef_against_pyproj():
     pyproj = pytest.importorskip("pyproj")
     tr = pyproj.Transformer.from_crs("EPSG:4979", "EPSG:4978", always_xy=True)
     for lat, lon, h in ((LAT, LON, H), (-33.9, 151.2, 40.0), (89.9, 10.0, 0.0), (0.0, 0.0, -20.0)):
-        np.testing.assert_allclose(site_ecef_m(lat, lon, h), tr.transform(lon, lat, h),
-                                   rtol=0, atol=0.1 * mm)
+        np.testing.assert_allclose(
+            site_ecef_m(lat, lon, h), tr.transform(lon, lat, h), rtol=0, atol=0.1 * mm
+        )
 
 
 def test_elevation_over_a_day_is_sensible(const):
@@ -170,8 +203,9 @@ def test_elevation_over_a_day_is_sensible(const):
     # (2 orbits = 86154 s against 86164 s): same elevation within a degree
     k = np.flatnonzero(const.system == "gps")[0]
     sid = 86164.0905
-    np.testing.assert_allclose(elevation_deg(const.los_enu(np.array([sid]))[0, k]),
-                               el[0, k], atol=1.0)
+    np.testing.assert_allclose(
+        elevation_deg(const.los_enu(np.array([sid]))[0, k]), el[0, k], atol=1.0
+    )
 
 
 def test_satellites_above_ten_degrees_at_a_mid_latitude_site(const):
@@ -233,8 +267,9 @@ def test_lines_of_sight_are_the_earth_fixed_positions_rotated_to_enu(const):
     t = np.concatenate([np.arange(0.0, 700.0, 0.1), [86399.9, 1e6]])
     x = const.ecef_m(t) - const.site_ecef_m
     r = const.ecef_to_enu
-    enu = np.stack([r[k, 0] * x[..., 0] + r[k, 1] * x[..., 1] + r[k, 2] * x[..., 2] for k in range(3)],
-                   axis=-1)
+    enu = np.stack(
+        [r[k, 0] * x[..., 0] + r[k, 1] * x[..., 1] + r[k, 2] * x[..., 2] for k in range(3)], axis=-1
+    )
     want = enu / np.sqrt(enu[..., 0] ** 2 + enu[..., 1] ** 2 + enu[..., 2] ** 2)[..., None]
     assert const.los_enu(t).tobytes() == want.tobytes()
     assert const.los_enu(t[:0]).shape == (0, const.nsat, 3)
@@ -247,8 +282,9 @@ def test_chunks_give_identical_lines_of_sight(const):
     np.testing.assert_array_equal(whole, parts)
 
 
-@pytest.mark.parametrize("enabled", [{"gps": True}, {"gps": True, "galileo": True, "glonass": True,
-                                                      "beidou": True}])
+@pytest.mark.parametrize(
+    "enabled", [{"gps": True}, {"gps": True, "galileo": True, "glonass": True, "beidou": True}]
+)
 def test_enabled_must_name_every_system(enabled):
     with pytest.raises(ConfigError, match="gnss.constellations"):
         Constellation(1, enabled, LAT, LON, H)

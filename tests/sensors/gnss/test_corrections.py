@@ -102,9 +102,12 @@ def test_decimal_interval_boundaries():
 def test_against_enumeration(cold, interval, latency):
     rng = np.random.default_rng(7)
     # outage edges on and off the generation times
-    edges = np.sort(np.concatenate([rng.integers(0, 60, 4) * interval,
-                                    rng.uniform(0.0, 60 * interval, 4)]))
-    outages = tuple((float(edges[k]), float(edges[k + 1])) for k in range(0, 8, 2) if edges[k] < edges[k + 1])
+    edges = np.sort(
+        np.concatenate([rng.integers(0, 60, 4) * interval, rng.uniform(0.0, 60 * interval, 4)])
+    )
+    outages = tuple(
+        (float(edges[k]), float(edges[k + 1])) for k in range(0, 8, 2) if edges[k] < edges[k + 1]
+    )
     s = CorrectionStream(interval, latency, outages_s=outages, cold=cold)
     t = np.arange(0, int(70 * interval * 120)) / 120.0
     got = s.age_s(t)
@@ -118,12 +121,14 @@ def test_any_cut_gives_the_same_ages():
     s = CorrectionStream(1.0, 0.3, outages_s=((12.0, 31.0),), cold=True)
     t = np.arange(0, 120 * 50) / 120.0
     whole = s.age_s(t)
-    parts = np.concatenate([s.age_s(t[a:a + 77]) for a in range(0, t.size, 77)])
+    parts = np.concatenate([s.age_s(t[a : a + 77]) for a in range(0, t.size, 77)])
     np.testing.assert_array_equal(whole, parts)
 
 
 def test_from_config_and_errors():
-    s = CorrectionStream.from_config({"interval_s": 1, "latency_s": 0.3, "outages_s": [[1, 2]]}, "cold")
+    s = CorrectionStream.from_config(
+        {"interval_s": 1, "latency_s": 0.3, "outages_s": [[1, 2]]}, "cold"
+    )
     assert s.cold and s.outages_s == ((1.0, 2.0),)
     with pytest.raises(ConfigError, match="gnss.start"):
         CorrectionStream.from_config({"interval_s": 1, "latency_s": 0.3}, "warm")
@@ -137,11 +142,13 @@ def test_from_config_and_errors():
 def test_one_epoch_equals_the_batch_bit_for_bit(cold):
     # outages on and off the generation times, nested and overlapping; cold: NaN before the
     # first message and when stepping back goes below 0
-    s = CorrectionStream(0.2, 0.05, outages_s=((0.0, 0.9), (3.0, 7.4), (5.0, 6.0), (9.1, 9.9)), cold=cold)
+    s = CorrectionStream(
+        0.2, 0.05, outages_s=((0.0, 0.9), (3.0, 7.4), (5.0, 6.0), (9.1, 9.9)), cold=cold
+    )
     t = np.arange(0, 120 * 12) / 120.0
     for method in (s.age_s, s.message_index):
         whole = method(t)
-        steps = [method(t[k:k + 1]) for k in range(t.size)]
+        steps = [method(t[k : k + 1]) for k in range(t.size)]
         assert all(x.shape == (1,) and x.dtype == whole.dtype for x in steps)
         assert np.concatenate(steps).tobytes() == whole.tobytes()
         assert cold == bool(np.isnan(whole).any())

@@ -36,7 +36,7 @@ def test_dop_against_least_squares_on_random_skies():
         eh, ev, ep = lstsq_dop(los[i], used[i])
         np.testing.assert_allclose([h[i], v[i], p[i]], [eh, ev, ep], rtol=1e-9)
     assert np.all(p >= h) and np.all(p >= v)
-    np.testing.assert_allclose(p ** 2, h ** 2 + v ** 2, rtol=1e-12)
+    np.testing.assert_allclose(p**2, h**2 + v**2, rtol=1e-12)
 
 
 def test_dop_of_a_known_sky():
@@ -69,7 +69,9 @@ def test_singular_geometry():
     # every satellite at the same elevation: the up column is a multiple of the clock column
     az = np.radians(np.arange(0.0, 360.0, 45.0))
     el = np.radians(35.0)
-    los = np.column_stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.full(8, np.sin(el))])
+    los = np.column_stack(
+        [np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.full(8, np.sin(el))]
+    )
     # all in one vertical plane (two azimuths): east is unobservable
     el2 = np.radians(np.array([10.0, 30.0, 60.0, 80.0, 40.0]))
     plane = np.column_stack([np.zeros(5), np.cos(el2) * np.array([1, 1, 1, -1, -1]), np.sin(el2)])
@@ -118,7 +120,9 @@ def test_dop_is_the_same_however_the_epochs_are_cut():
     rng = np.random.default_rng(13)
     los, used = random_skies(rng, 300, 30)
     whole = np.array(dop(los, used))
-    parts = np.concatenate([np.array(dop(los[i:i + 1], used[i:i + 1])) for i in range(300)], axis=1)
+    parts = np.concatenate(
+        [np.array(dop(los[i : i + 1], used[i : i + 1])) for i in range(300)], axis=1
+    )
     np.testing.assert_array_equal(whole, parts)
 
 
@@ -137,9 +141,9 @@ def test_several_sets_at_once_equal_one_set_at_a_time():
     los[::11, :, 2] = 0.3
     whole = dops(los, used, tracked)
     for k in range(0, 600, 3):
-        one = dops(los[k:k + 1], used[k:k + 1], tracked[k:k + 1])
+        one = dops(los[k : k + 1], used[k : k + 1], tracked[k : k + 1])
         for got, want in zip(one, whole):
-            assert all(g.tobytes() == w[k:k + 1].tobytes() for g, w in zip(got, want)), k
+            assert all(g.tobytes() == w[k : k + 1].tobytes() for g, w in zip(got, want)), k
 
 
 def test_empty_and_shape_errors():

@@ -9,7 +9,12 @@ from navsense.config import load_config
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.error_model import (
-    OUTPUTS_PER_EPOCH, ErrorConfig, combine, draw_epochs, error_sigmas, phi_of,
+    OUTPUTS_PER_EPOCH,
+    ErrorConfig,
+    combine,
+    draw_epochs,
+    error_sigmas,
+    phi_of,
 )
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
@@ -95,27 +100,41 @@ def test_scan_is_stationary_with_unit_variance():
 # --------------------------------------------------------------------------- sigmas
 def sigmas(cfg, fix, lock_age=100.0, h=1.0, v=1.5, ho=1.0, vo=1.5, mi=0.2):
     n = len(fix)
-    full = lambda x: np.full(n, float(x))  # noqa: E731
-    return error_sigmas(cfg, np.array(fix), full(lock_age), full(h), full(v), full(ho), full(vo), full(mi))
+    full = lambda x: np.full(n, float(x))
+    return error_sigmas(
+        cfg, np.array(fix), full(lock_age), full(h), full(v), full(ho), full(vo), full(mi)
+    )
 
 
 def test_state_sigmas_with_baseline_and_multipath(errcfg):
     s = sigmas(errcfg, [RTK_FIXED, DGPS, SINGLE, NO_FIX])
     # rtk_fixed: 0.008 + 1e-3 * 1 ppm * 5 km;  up 0.015 + 1e-3 * 1.5 * 5
     np.testing.assert_allclose(s["sigma_gm_m"][0], [0.013, 0.013, 0.0225], rtol=1e-14)
-    np.testing.assert_allclose(s["sigma_gm_m"][1], [0.35, 0.35, 0.7], rtol=1e-14)  # no baseline term
+    np.testing.assert_allclose(
+        s["sigma_gm_m"][1], [0.35, 0.35, 0.7], rtol=1e-14
+    )  # no baseline term
     np.testing.assert_allclose(s["sigma_gm_m"][2], [1.0, 1.0, 2.0], rtol=1e-14)
     np.testing.assert_array_equal(s["sigma_gm_m"][3], s["sigma_gm_m"][2])  # no_fix = single
     np.testing.assert_allclose(s["sigma_white_m"][0], [0.003, 0.003, 0.006], rtol=1e-14)
-    np.testing.assert_allclose(s["sigma_mp_m"][0], [0.2 * 0.015, 0.2 * 0.015, 0.2 * 0.015 * 1.5], rtol=1e-14)
+    np.testing.assert_allclose(
+        s["sigma_mp_m"][0], [0.2 * 0.015, 0.2 * 0.015, 0.2 * 0.015 * 1.5], rtol=1e-14
+    )
     np.testing.assert_allclose(s["sigma_mp_m"][2], [0.3, 0.3, 0.45], rtol=1e-14)
     assert s["tau_s"].tolist() == [60.0, 120.0, 300.0, 300.0]
 
 
 def test_float_converges_from_the_initial_values(errcfg):
     ages = np.array([0.0, 30.0, 1e6])
-    s = error_sigmas(errcfg, np.full(3, RTK_FLOAT), ages, np.ones(3), np.ones(3), np.ones(3),
-                     np.ones(3), np.zeros(3))
+    s = error_sigmas(
+        errcfg,
+        np.full(3, RTK_FLOAT),
+        ages,
+        np.ones(3),
+        np.ones(3),
+        np.ones(3),
+        np.ones(3),
+        np.zeros(3),
+    )
     base_h = 0.1 + (0.4 - 0.1) * np.exp(-ages / 30.0) + 0.005
     base_v = 0.2 + (0.8 - 0.2) * np.exp(-ages / 30.0) + 0.0075
     np.testing.assert_allclose(s["sigma_gm_m"][:, 0], base_h, rtol=1e-14)
@@ -123,9 +142,16 @@ def test_float_converges_from_the_initial_values(errcfg):
 
 
 def test_dop_ratios_are_clamped(errcfg):
-    s = error_sigmas(errcfg, np.full(4, SINGLE), np.zeros(4), np.array([3.0, 99.99, 0.2, 1.0]),
-                     np.array([3.0, 99.99, 0.2, 1.0]), np.array([1.5, 1.0, 1.0, 0.0]),
-                     np.array([1.5, 1.0, 1.0, 0.0]), np.zeros(4))
+    s = error_sigmas(
+        errcfg,
+        np.full(4, SINGLE),
+        np.zeros(4),
+        np.array([3.0, 99.99, 0.2, 1.0]),
+        np.array([3.0, 99.99, 0.2, 1.0]),
+        np.array([1.5, 1.0, 1.0, 0.0]),
+        np.array([1.5, 1.0, 1.0, 0.0]),
+        np.zeros(4),
+    )
     np.testing.assert_allclose(s["k_h"], [2.0, 20.0, 0.5, 20.0])  # 1 / max(0, 1e-3) = 1000 -> 20
     np.testing.assert_allclose(s["sigma_gm_m"][:, 0], [2.0, 20.0, 0.5, 20.0])
     np.testing.assert_allclose(s["sigma_white_m"][:, 2], 0.6 * np.array([2.0, 20.0, 0.5, 20.0]))
@@ -143,18 +169,25 @@ def test_noise_off_zeroes_the_sigmas(errcfg):
 
 def test_combine(errcfg):
     s = sigmas(errcfg, [RTK_FIXED])
-    u, w, z = np.array([[1.0, -2.0, 0.5]]), np.array([[0.3, 0.1, -1.0]]), np.array([[2.0, 0.0, 1.0]])
+    u, w, z = (
+        np.array([[1.0, -2.0, 0.5]]),
+        np.array([[0.3, 0.1, -1.0]]),
+        np.array([[2.0, 0.0, 1.0]]),
+    )
     e, sigma = combine(s, u, w, z)
     want = s["sigma_gm_m"] * u + s["sigma_white_m"] * w + s["sigma_mp_m"] * z
     np.testing.assert_array_equal(e, want)
-    np.testing.assert_allclose(sigma**2, s["sigma_gm_m"]**2 + s["sigma_white_m"]**2 + s["sigma_mp_m"]**2,
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        sigma**2, s["sigma_gm_m"] ** 2 + s["sigma_white_m"] ** 2 + s["sigma_mp_m"] ** 2, rtol=1e-14
+    )
 
 
 # --------------------------------------------------------------------------- one epoch = batch
 def same_bytes(one, whole):
     """Per-epoch results (each of leading length 1) concatenated equal ``whole`` in raw bytes."""
-    assert all(x.shape[0] == 1 and x.shape[1:] == whole.shape[1:] and x.dtype == whole.dtype for x in one)
+    assert all(
+        x.shape[0] == 1 and x.shape[1:] == whole.shape[1:] and x.dtype == whole.dtype for x in one
+    )
     return np.concatenate(one).tobytes() == whole.tobytes()
 
 
@@ -193,7 +226,7 @@ def test_one_epoch_sigmas_equal_the_array_path(noise):
     cfg = ErrorConfig.from_config(load_config(vehicle="maxxum", overrides={"noise": noise}))
     inputs = epoch_inputs(2000, 5)
     whole = error_sigmas(cfg, *inputs)
-    steps = [error_sigmas(cfg, *(x[k:k + 1] for x in inputs)) for k in range(2000)]
+    steps = [error_sigmas(cfg, *(x[k : k + 1] for x in inputs)) for k in range(2000)]
     assert set(steps[0]) == set(whole)
     for key, value in whole.items():
         assert same_bytes([s[key] for s in steps], value), key
@@ -209,6 +242,8 @@ def test_one_epoch_phi_equals_the_array_path(errcfg):
     first[0] = True  # phi = 0 on the first epoch of the log
     for t in (tau, errcfg.multipath_tau_s):  # per epoch, and one float for all
         whole = phi_of(dt, t, first)
-        steps = [phi_of(dt[k:k + 1], t if isinstance(t, float) else t[k:k + 1], first[k:k + 1])
-                 for k in range(n)]
+        steps = [
+            phi_of(dt[k : k + 1], t if isinstance(t, float) else t[k : k + 1], first[k : k + 1])
+            for k in range(n)
+        ]
         assert same_bytes(steps, whole) and steps[0][0] == 0.0

@@ -6,14 +6,32 @@ import numpy as np
 import pytest
 
 from navsense.sensors.gnss.fixstate import (
-    DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE, FixConfig, FixMachineState, run_fix_states,
+    DGPS,
+    NO_FIX,
+    RTK_FIXED,
+    RTK_FLOAT,
+    SINGLE,
+    FixConfig,
+    FixMachineState,
+    run_fix_states,
     time_to_fix_s,
 )
 
-DEFAULTS = dict(cold=False, cold_ttff_s=20.0, rtk_max_age_s=10.0, dgps_max_age_s=60.0,
-                float_min_satellites=5, min_clear_satellites=6, max_pdop=5.0,
-                cycle_slip_rate_per_s=0.3, ttf_median_s=10.0, ttf_log_sigma=0.5,
-                ttf_multipath_gain=2.0, reacquire_factor=0.3, reacquire_window_s=10.0)
+DEFAULTS = dict(
+    cold=False,
+    cold_ttff_s=20.0,
+    rtk_max_age_s=10.0,
+    dgps_max_age_s=60.0,
+    float_min_satellites=5,
+    min_clear_satellites=6,
+    max_pdop=5.0,
+    cycle_slip_rate_per_s=0.3,
+    ttf_median_s=10.0,
+    ttf_log_sigma=0.5,
+    ttf_multipath_gain=2.0,
+    reacquire_factor=0.3,
+    reacquire_window_s=10.0,
+)
 DT = 0.1
 
 
@@ -24,9 +42,17 @@ def config(**kw):
 def epochs(n, t0=0.0, **cols):
     """n epochs of 0.1 s: open sky (12 used, 12 clear, PDOP 1.5, m 0.1), fresh corrections,
     no cycle slip (uniform 0.99), g_t = 0; ``cols`` overrides whole columns."""
-    base = dict(t_s=t0 + DT * np.arange(n), dt_s=np.full(n, DT), n_used=np.full(n, 12),
-                n_clear=np.full(n, 12), pdop=np.full(n, 1.5), multipath_index=np.full(n, 0.1),
-                age_s=np.full(n, 1.0), slip_uniform=np.full(n, 0.99), g_t=np.zeros(n))
+    base = dict(
+        t_s=t0 + DT * np.arange(n),
+        dt_s=np.full(n, DT),
+        n_used=np.full(n, 12),
+        n_clear=np.full(n, 12),
+        pdop=np.full(n, 1.5),
+        multipath_index=np.full(n, 0.1),
+        age_s=np.full(n, 1.0),
+        slip_uniform=np.full(n, 0.99),
+        g_t=np.zeros(n),
+    )
     for k, v in cols.items():
         base[k] = np.asarray(v, dtype=float) if np.ndim(v) else np.full(n, v, dtype=float)
     return base
@@ -44,9 +70,11 @@ def test_time_to_fix_formula():
     g = np.array([-1.0, 0.0, 0.7])
     m = np.array([0.0, 0.5, 1.0])
     since = np.array([100.0, 10.0, 10.0001])
-    want = [10.0 * math.exp(0.5 * -1.0) * 1.0 * 1.0,
-            10.0 * 1.0 * 2.0 * 0.3,  # within the window (t - t_loss <= T_q): r_q
-            10.0 * math.exp(0.35) * 3.0 * 1.0]
+    want = [
+        10.0 * math.exp(0.5 * -1.0) * 1.0 * 1.0,
+        10.0 * 1.0 * 2.0 * 0.3,  # within the window (t - t_loss <= T_q): r_q
+        10.0 * math.exp(0.35) * 3.0 * 1.0,
+    ]
     np.testing.assert_allclose(time_to_fix_s(cfg, g, m, since), want, rtol=1e-15)
 
 
@@ -66,15 +94,18 @@ def test_cold_start_is_no_fix_before_cold_ttff():
 
 
 # --------------------------------------------------------------------------- sequence 2
-@pytest.mark.parametrize("age,n_used,want", [
-    (math.nan, 12, SINGLE),   # no correction
-    (10.0, 12, RTK_FIXED),    # a_c = rtk_max_age_s is still RTK (converged start: T_fix 0)
-    (10.5, 12, DGPS),         # too old for RTK, young enough for DGPS
-    (60.0, 12, DGPS),
-    (60.01, 12, SINGLE),      # too old for DGPS
-    (1.0, 4, DGPS),           # fewer than float_min_satellites
-    (math.nan, 4, SINGLE),
-])
+@pytest.mark.parametrize(
+    "age,n_used,want",
+    [
+        (math.nan, 12, SINGLE),  # no correction
+        (10.0, 12, RTK_FIXED),  # a_c = rtk_max_age_s is still RTK (converged start: T_fix 0)
+        (10.5, 12, DGPS),  # too old for RTK, young enough for DGPS
+        (60.0, 12, DGPS),
+        (60.01, 12, SINGLE),  # too old for DGPS
+        (1.0, 4, DGPS),  # fewer than float_min_satellites
+        (math.nan, 4, SINGLE),
+    ],
+)
 def test_sequence_two(age, n_used, want):
     out, _ = run(config(), epochs(1, age_s=age, n_used=n_used, n_clear=n_used))
     assert out["fix"][0] == want
@@ -111,8 +142,9 @@ def test_lock_start_draws_time_to_fix_from_the_epochs_gaussian():
 
 # --------------------------------------------------------------------------- steps 3, 4
 def test_fixed_once_the_capable_time_reaches_time_to_fix():
-    cfg = config(cold=True, cold_ttff_s=0.0, ttf_log_sigma=0.0, ttf_multipath_gain=0.0,
-                 ttf_median_s=0.95)
+    cfg = config(
+        cold=True, cold_ttff_s=0.0, ttf_log_sigma=0.0, ttf_multipath_gain=0.0, ttf_median_s=0.95
+    )
     n_clear = np.full(40, 12)
     n_clear[3:8] = 5  # five epochs not capable: c does not grow
     out, _ = run(cfg, epochs(40, n_clear=n_clear))
@@ -191,8 +223,9 @@ def test_reacquire_window_is_inclusive():
     cfg = config(reacquire_window_s=0.625)
     age = np.full(20, 1.0)
     age[5:10] = math.nan  # loss at 0.625, lock again at 1.25: t - t_loss = 0.625 <= 0.625
-    out, _ = run(cfg, epochs(20, age_s=age, t0=0.0, dt_s=0.125,
-                             t_s=0.125 * np.arange(20)))  # exact binary times
+    out, _ = run(
+        cfg, epochs(20, age_s=age, t0=0.0, dt_s=0.125, t_s=0.125 * np.arange(20))
+    )  # exact binary times
     assert out["time_to_fix_s"][10] == pytest.approx(10.0 * 1.2 * 0.3)
 
 
@@ -207,10 +240,16 @@ def test_any_cut_gives_the_same_states():
     cfg = config(cold=True, cold_ttff_s=3.0)
     draw = rng.uniform(size=20)
     age = np.where(draw < 0.1, np.nan, np.where(draw < 0.4, rng.uniform(0.0, 70.0, 20), 1.0))
-    ep = epochs(n, n_used=runs(rng.integers(3, 14, 20)), n_clear=runs(rng.integers(5, 14, 20)),
-                pdop=runs(rng.uniform(1.0, 6.0, 20)), multipath_index=runs(rng.uniform(0.0, 0.5, 20)),
-                age_s=runs(age),
-                slip_uniform=rng.uniform(size=n), g_t=rng.normal(size=n))
+    ep = epochs(
+        n,
+        n_used=runs(rng.integers(3, 14, 20)),
+        n_clear=runs(rng.integers(5, 14, 20)),
+        pdop=runs(rng.uniform(1.0, 6.0, 20)),
+        multipath_index=runs(rng.uniform(0.0, 0.5, 20)),
+        age_s=runs(age),
+        slip_uniform=rng.uniform(size=n),
+        g_t=rng.normal(size=n),
+    )
     whole, _ = run(cfg, ep)
     state = FixMachineState.initial(cfg)
     parts = []
@@ -242,9 +281,14 @@ def eventful_epochs(n, seed):
 
     draw = rng.uniform(size=runs)
     age = np.where(draw < 0.15, np.nan, np.where(draw < 0.35, rng.uniform(0.0, 70.0, runs), 1.0))
-    ep = epochs(n, age_s=piecewise(age), pdop=piecewise(rng.choice([1.2, 2.5, 5.0, 6.0, math.nan], runs)),
-                multipath_index=piecewise(rng.uniform(0.0, 0.8, runs)),
-                slip_uniform=rng.uniform(0.0, 0.2, n), g_t=rng.normal(size=n))
+    ep = epochs(
+        n,
+        age_s=piecewise(age),
+        pdop=piecewise(rng.choice([1.2, 2.5, 5.0, 6.0, math.nan], runs)),
+        multipath_index=piecewise(rng.uniform(0.0, 0.8, runs)),
+        slip_uniform=rng.uniform(0.0, 0.2, n),
+        g_t=rng.normal(size=n),
+    )
     ep["n_used"] = piecewise(rng.choice([3, 4, 5, 8, 12], runs, p=[0.05, 0.05, 0.1, 0.3, 0.5]))
     ep["n_clear"] = piecewise(rng.choice([4, 6, 9, 12], runs, p=[0.1, 0.2, 0.3, 0.4]))
     return ep
@@ -257,7 +301,9 @@ def test_one_epoch_steps_equal_the_whole_run_bit_for_bit(cold):
     ep = eventful_epochs(n, 17 + cold)
     whole, final = run(cfg, ep)
     state = FixMachineState.initial(cfg)  # carried from epoch to epoch, as the receiver does
-    steps = [run_fix_states(cfg, state, **{k: v[i:i + 1] for k, v in ep.items()}) for i in range(n)]
+    steps = [
+        run_fix_states(cfg, state, **{k: v[i : i + 1] for k, v in ep.items()}) for i in range(n)
+    ]
     assert state == final
     for key, value in whole.items():
         assert all(s[key].shape == (1,) and s[key].dtype == value.dtype for s in steps), key

@@ -22,18 +22,44 @@ um = 1e-6
 SEED = 42
 
 ROW_KEYS = [
-    "fix_type", "gga_quality", "solution",
-    "satellites_used", "satellites_clear", "satellites_near_obstruction", "satellites_foliage",
-    "satellites_blocked", "satellites_above_mask",
-    "hdop", "vdop", "pdop", "hdop_open_sky", "vdop_open_sky",
-    "multipath_index", "reflector_index",
-    "correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s",
+    "fix_type",
+    "gga_quality",
+    "solution",
+    "satellites_used",
+    "satellites_clear",
+    "satellites_near_obstruction",
+    "satellites_foliage",
+    "satellites_blocked",
+    "satellites_above_mask",
+    "hdop",
+    "vdop",
+    "pdop",
+    "hdop_open_sky",
+    "vdop_open_sky",
+    "multipath_index",
+    "reflector_index",
+    "correction_age_s",
+    "rtk_lock_age_s",
+    "rtk_converge_s",
+    "rtk_time_to_fix_s",
     "model",
-    "position_enu_m", "sigma_enu_m", "covariance_enu_m2", "position_std_m",
-    "latitude_deg", "longitude_deg", "ellipsoidal_height_m", "altitude_navd88_m",
+    "position_enu_m",
+    "sigma_enu_m",
+    "covariance_enu_m2",
+    "position_std_m",
+    "latitude_deg",
+    "longitude_deg",
+    "ellipsoidal_height_m",
+    "altitude_navd88_m",
     "geoid_undulation_nad83_m",
-    "nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_lat_deg", "nad83_2011_lon_deg",
-    "nad83_2011_height_m", "wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m",
+    "nad83_harn_lat_deg",
+    "nad83_harn_lon_deg",
+    "nad83_2011_lat_deg",
+    "nad83_2011_lon_deg",
+    "nad83_2011_height_m",
+    "wgs84_lat_deg",
+    "wgs84_lon_deg",
+    "wgs84_height_m",
     "nmea_gga",
 ]
 GEO_KEYS = ROW_KEYS[25:38]
@@ -50,14 +76,26 @@ def drive_east(duration_s, start_s=2.0, speed_mps=4.0, rate_hz=120.0):
     yaw = 0.05
     q = np.tile([0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)], (n, 1))
     v = np.column_stack([np.where(t >= start_s, speed_mps, 0.0), np.zeros(n), np.zeros(n)])
-    return TruthStates(step0=0, p_m=p, q_xyzw=q, v_mps=v, w_radps=np.zeros((n, 3)), c_m=p.copy(),
-                       reset=np.zeros(n, dtype=bool), rate_hz=rate_hz)
+    return TruthStates(
+        step0=0,
+        p_m=p,
+        q_xyzw=q,
+        v_mps=v,
+        w_radps=np.zeros((n, 3)),
+        c_m=p.copy(),
+        reset=np.zeros(n, dtype=bool),
+        rate_hz=rate_hz,
+    )
 
 
 def garage_site(georeference=True):
     """A closed box around the start (the antenna is inside it), open sky beyond."""
-    return Site(name="garage", georeference={"kind": "acre"} if georeference else None,
-                box_min_m=np.array([[-6.0, -6.0, 0.0]]), box_max_m=np.array([[6.0, 6.0, 5.0]]))
+    return Site(
+        name="garage",
+        georeference={"kind": "acre"} if georeference else None,
+        box_min_m=np.array([[-6.0, -6.0, 0.0]]),
+        box_max_m=np.array([[6.0, 6.0, 5.0]]),
+    )
 
 
 def open_site():
@@ -133,8 +171,16 @@ def test_row_keys_in_the_specification_order(outage_run):
     _, _, rows = outage_run
     for r in rows[::100]:
         assert list(r) == ROW_KEYS
-        assert list(r["model"]) == ["sigma_gm_m", "sigma_white_m", "sigma_mp_m", "tau_s",
-                                    "multipath_tau_s", "k_h", "k_v", "dt_s"]
+        assert list(r["model"]) == [
+            "sigma_gm_m",
+            "sigma_white_m",
+            "sigma_mp_m",
+            "tau_s",
+            "multipath_tau_s",
+            "k_h",
+            "k_v",
+            "dt_s",
+        ]
     fixed = next(r for r in rows if r["fix_type"] == "rtk_fixed")
     assert fixed["gga_quality"] == 4 and fixed["solution"] == "R"
     cov = fixed["covariance_enu_m2"]
@@ -206,10 +252,12 @@ def test_first_epoch_error_recomputed_from_the_stream():
     sigma_mp = m * 0.015 * np.array([1.0, 1.0, 1.5])
     # first epoch: phi = phi_m = 0, so u = g and z = g'
     e = sigma_gm * g[0:3] + sigma_w * g[3:6] + sigma_mp * g[6:9]
-    np.testing.assert_allclose(block["position_enu_m"][0] - block["antenna_enu_m"][0], e,
-                               rtol=0, atol=1e-6 * um)
-    np.testing.assert_allclose(block["sigma_enu_m"][0], np.sqrt(sigma_gm**2 + sigma_w**2 + sigma_mp**2),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        block["position_enu_m"][0] - block["antenna_enu_m"][0], e, rtol=0, atol=1e-6 * um
+    )
+    np.testing.assert_allclose(
+        block["sigma_enu_m"][0], np.sqrt(sigma_gm**2 + sigma_w**2 + sigma_mp**2), rtol=1e-12
+    )
     assert block["dt_s"][0] == 0.1
 
 
@@ -217,8 +265,14 @@ def test_fix_state_and_noise_do_not_move_later_draws():
     truth = drive_east(60.0)
     base = receiver(garage_site())
     quiet = receiver(garage_site(), noise=False)
-    other = receiver(garage_site(), **{"gnss.start": "cold", "gnss.cold_ttff_s": 30.0,
-                                       "gnss.corrections.outages_s": [[5.0, 50.0]]})
+    other = receiver(
+        garage_site(),
+        **{
+            "gnss.start": "cold",
+            "gnss.cold_ttff_s": 30.0,
+            "gnss.corrections.outages_s": [[5.0, 50.0]],
+        },
+    )
     blocks = [rx.process(truth) for rx in (base, quiet, other)]
     assert (blocks[0]["fix"] != blocks[2]["fix"]).any()  # the states differ
     m = blocks[0]["fix"].size
@@ -234,8 +288,13 @@ def test_fix_state_and_noise_do_not_move_later_draws():
 
 # --------------------------------------------------------------------------- batch = chunks = steps
 def test_batch_chunks_and_steps_give_identical_rows():
-    over = {"gnss.start": "cold", "gnss.cold_ttff_s": 3.0, "gnss.corrections.outages_s": [[8.0, 14.0]],
-            "gnss.corrections.rtk_max_age_s": 2.0, "gnss.corrections.dgps_max_age_s": 4.0}
+    over = {
+        "gnss.start": "cold",
+        "gnss.cold_ttff_s": 3.0,
+        "gnss.corrections.outages_s": [[8.0, 14.0]],
+        "gnss.corrections.rtk_max_age_s": 2.0,
+        "gnss.corrections.dgps_max_age_s": 4.0,
+    }
     truth = drive_east(20.0)
     whole = receiver(garage_site(), **over)
     whole_block = whole.process(truth)
@@ -256,8 +315,11 @@ def test_batch_chunks_and_steps_give_identical_rows():
     # the unrounded values too, bit for bit (the one-epoch paths of sky, DOP, GGA ...)
     for key, value in whole_block.items():
         steps = np.concatenate([b[key] for b in blocks])
-        assert steps.tolist() == value.tolist() if value.dtype == object else (
-            steps.dtype == value.dtype and steps.tobytes() == value.tobytes()), key
+        assert (
+            steps.tolist() == value.tolist()
+            if value.dtype == object
+            else (steps.dtype == value.dtype and steps.tobytes() == value.tobytes())
+        ), key
     fixes = {r["fix_type"] for r in orjson.loads(want)}
     assert fixes == {"no_fix", "single", "dgps", "rtk_float", "rtk_fixed"}
 
@@ -283,7 +345,7 @@ def check_sentences(block, rows, start):
         assert msg.time == when.time()  # sample times at 10 Hz are whole hundredths
         assert msg.quality == r["gga_quality"]
         assert msg.numSV == r["satellites_used"]
-        assert msg.HDOP == r["hdop"]
+        assert r["hdop"] == msg.HDOP
         f = body.split(",")
         if r["fix_type"] == "no_fix":
             assert f[2:6] == ["", "", "", ""] and f[9:15] == ["", "", "", "", "", ""]
@@ -292,7 +354,9 @@ def check_sentences(block, rows, start):
         assert msg.lat == pytest.approx(r["latitude_deg"], abs=half_unit + 1e-9)
         assert msg.lon == pytest.approx(r["longitude_deg"], abs=half_unit + 1e-9)
         assert msg.alt == pytest.approx(r["altitude_navd88_m"], abs=0.5 * mm + 0.05 * mm)
-        assert msg.sep == pytest.approx(r["ellipsoidal_height_m"] - r["altitude_navd88_m"], abs=0.6 * mm)
+        assert msg.sep == pytest.approx(
+            r["ellipsoidal_height_m"] - r["altitude_navd88_m"], abs=0.6 * mm
+        )
         assert f[10] == "M" and f[12] == "M"
         if r["correction_age_s"] is not None:  # DESIGN.md "GGA number formats"
             assert msg.diffAge == pytest.approx(r["correction_age_s"], abs=0.05 + 1e-3)
@@ -310,12 +374,17 @@ def test_every_sentence_parses_and_equals_the_row(outage_run):
 
 
 def test_output_frame_nad83():
-    rx = receiver(open_site(), **{"gnss.datum.output_frame": "nad83",
-                                  "gnss.datum.start_utc": "2026-12-31T23:59:59Z"})
+    rx = receiver(
+        open_site(),
+        **{"gnss.datum.output_frame": "nad83", "gnss.datum.start_utc": "2026-12-31T23:59:59Z"},
+    )
     block = rx.process(drive_east(3.0))
     rows = rx.rows(block)
     r = rows[-1]
-    assert r["latitude_deg"] == r["nad83_harn_lat_deg"] and r["longitude_deg"] == r["nad83_harn_lon_deg"]
+    assert (
+        r["latitude_deg"] == r["nad83_harn_lat_deg"]
+        and r["longitude_deg"] == r["nad83_harn_lon_deg"]
+    )
     assert r["ellipsoidal_height_m"] == r["nad83_2011_height_m"]
     # separation of the nad83 frame = the NAD83 geoid undulation
     msg = NMEAReader.parse(r["nmea_gga"])
@@ -324,7 +393,10 @@ def test_output_frame_nad83():
     assert rows[-1]["nmea_gga"].startswith("$GNGGA,000001.90,")  # past midnight
     w = receiver(open_site())
     rw = w.rows(w.process(drive_east(3.0)))[-1]
-    assert rw["latitude_deg"] == rw["wgs84_lat_deg"] and rw["ellipsoidal_height_m"] == rw["wgs84_height_m"]
+    assert (
+        rw["latitude_deg"] == rw["wgs84_lat_deg"]
+        and rw["ellipsoidal_height_m"] == rw["wgs84_height_m"]
+    )
 
 
 def test_episode_info():
@@ -335,7 +407,9 @@ def test_episode_info():
 # --------------------------------------------------------------------------- acre-loop
 def _acre_loop_receiver(scenario, **overrides):
     cfg = load_config(vehicle=scenario.vehicle.name, overrides={"seed": SEED, **overrides})
-    georef = scenario.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    georef = scenario.site.make_georeference(
+        cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
+    )
     return GnssReceiver(cfg, scenario.vehicle, scenario.site, georef)
 
 
@@ -365,15 +439,23 @@ def test_acre_loop_transitions():
     assert (fix[inside] == NO_FIX).all()
     assert all(r["position_enu_m"] is None for r, i in zip(rows, inside) if i)
     # open sky (nothing near, through foliage or blocked): rtk_fixed
-    open_sky = ((b["satellites_near_obstruction"] == 0) & (b["satellites_foliage"] == 0)
-                & (b["satellites_blocked"] == 0) & (b["satellites_used"] >= 10))
+    open_sky = (
+        (b["satellites_near_obstruction"] == 0)
+        & (b["satellites_foliage"] == 0)
+        & (b["satellites_blocked"] == 0)
+        & (b["satellites_used"] >= 10)
+    )
     assert open_sky.sum() > 600
     assert np.mean(fix[open_sky] == RTK_FIXED) > 0.9
     sigma_open = np.median(sigma_h[open_sky & (fix == RTK_FIXED)])
     # along the windbreak and beside the grain bins: the fix is lost or its sigma grows
     windbreak = b["satellites_foliage"] > 0
-    d_bin = np.min(np.hypot(ant[:, None, 0] - site.cyl_xy_m[None, :, 0],
-                            ant[:, None, 1] - site.cyl_xy_m[None, :, 1]), axis=1)
+    d_bin = np.min(
+        np.hypot(
+            ant[:, None, 0] - site.cyl_xy_m[None, :, 0], ant[:, None, 1] - site.cyl_xy_m[None, :, 1]
+        ),
+        axis=1,
+    )
     beside_bins = (d_bin < 30.0) & ~inside
     for where in (windbreak, beside_bins):
         assert where.sum() > 20

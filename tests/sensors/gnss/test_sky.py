@@ -5,13 +5,25 @@ import math
 import numpy as np
 import pytest
 
+from conftest import make_site
 from navsense.rotation import quat_about_z
 from navsense.sensors.gnss import sky
 from navsense.sensors.gnss.sky import (
-    BELOW_MASK, BLOCKED, CLEAR, FOLIAGE, NEAR, SkyView, antenna_position_enu, classify, counts,
-    keep_obstacles, ray_box_hit, ray_cylinder_hit, sphere_chord, used_mask,
+    BELOW_MASK,
+    BLOCKED,
+    CLEAR,
+    FOLIAGE,
+    NEAR,
+    SkyView,
+    antenna_position_enu,
+    classify,
+    counts,
+    keep_obstacles,
+    ray_box_hit,
+    ray_cylinder_hit,
+    sphere_chord,
+    used_mask,
 )
-from conftest import make_site
 
 um = 1e-6
 
@@ -31,23 +43,28 @@ def el_az(elev_deg, az_deg):
 BOX = ([5.0, -1.0, -1.0], [7.0, 1.0, 1.0])
 
 
-@pytest.mark.parametrize("origin, direction, expected", [
-    ([0, 0, 0], [1, 0, 0], True),                 # straight at it
-    ([0, 0, 0], [1, 0.1, 0.05], True),            # oblique hit
-    ([0, 0, 0], [1, 0.5, 0], False),              # passes beside
-    ([0, 0, 0], [-1, 0, 0], False),               # pointing away
-    ([10, 0, 0], [1, 0, 0], False),               # obstacle behind
-    ([0, 1, 0], [1, 0, 0], True),                 # grazing a face (closed box)
-    ([0, 1 + 1e-9, 0], [1, 0, 0], False),         # just outside that face
-    ([0, 3, 0], [1, -1, 0], False),               # diagonal, passes below the box's corner
-    ([6, 0, 0], [0, 0, 1], True),                 # antenna inside, ray up
-    ([6, 0, 0], [-1, 0, 0], True),                # antenna inside, any direction
-    ([6, 0, 1], [0, 0, 1], True),                 # antenna on the roof (closed box)
-    ([6, 0, -5], [0, 0, 1], True),                # roof overhead, vertical ray
-    ([4, 0, -5], [0, 0, 1], False),               # beside it, vertical ray
-])
+@pytest.mark.parametrize(
+    "origin, direction, expected",
+    [
+        ([0, 0, 0], [1, 0, 0], True),  # straight at it
+        ([0, 0, 0], [1, 0.1, 0.05], True),  # oblique hit
+        ([0, 0, 0], [1, 0.5, 0], False),  # passes beside
+        ([0, 0, 0], [-1, 0, 0], False),  # pointing away
+        ([10, 0, 0], [1, 0, 0], False),  # obstacle behind
+        ([0, 1, 0], [1, 0, 0], True),  # grazing a face (closed box)
+        ([0, 1 + 1e-9, 0], [1, 0, 0], False),  # just outside that face
+        ([0, 3, 0], [1, -1, 0], False),  # diagonal, passes below the box's corner
+        ([6, 0, 0], [0, 0, 1], True),  # antenna inside, ray up
+        ([6, 0, 0], [-1, 0, 0], True),  # antenna inside, any direction
+        ([6, 0, 1], [0, 0, 1], True),  # antenna on the roof (closed box)
+        ([6, 0, -5], [0, 0, 1], True),  # roof overhead, vertical ray
+        ([4, 0, -5], [0, 0, 1], False),  # beside it, vertical ray
+    ],
+)
 def test_ray_box_cases(origin, direction, expected):
-    assert bool(ray_box_hit(np.array(origin, float), unit(direction), *map(np.array, BOX))) is expected
+    assert (
+        bool(ray_box_hit(np.array(origin, float), unit(direction), *map(np.array, BOX))) is expected
+    )
 
 
 def test_ray_box_touches_an_edge():
@@ -74,28 +91,33 @@ def test_ray_box_broadcasts():
     hi = lo + 2
     hit = ray_box_hit(o, d, lo, hi)
     assert hit.shape == (4, 2)
-    np.testing.assert_array_equal(hit, [[True, False], [False, True], [False, False], [True, False]])
+    np.testing.assert_array_equal(
+        hit, [[True, False], [False, True], [False, False], [True, False]]
+    )
 
 
 # ------------------------------------------------------------------------------- RayCylinder
 CYL = (np.array([10.0, 0.0]), 0.0, 10.0, 2.0)  # axis, base, top, radius
 
 
-@pytest.mark.parametrize("origin, direction, expected", [
-    ([0, 0, 1], [1, 0, 0], True),                 # side hit, horizontal ray
-    ([0, 0, 1], [1, 0, 0.5], True),               # side hit, rising
-    ([0, 0, 0], [8, 0, 9], True),                 # enters the side, leaves through the top
-    ([0, 0, 0], [8, 0, 10.01], False),            # passes just over the rim
-    ([0, 0, 1], [-1, 0, 0], False),               # pointing away
-    ([20, 0, 1], [1, 0, 0.2], False),             # obstacle behind
-    ([0, 2, 1], [1, 0, 0], True),                 # tangent to the mantle (closed)
-    ([0, 2 + 1e-6, 1], [1, 0, 0], False),         # just beside it
-    ([0, 0, 11], [1, 0, 0], False),               # horizontal ray above the top
-    ([10, 0, 5], [1, 0, 1], True),                # antenna inside
-    ([10, 1, -5], [0, 0, 1], True),               # vertical ray under the bin
-    ([10, 2.5, -5], [0, 0, 1], False),            # vertical ray beside the bin
-    ([10.5, 0, 20], [0.1, 0, -1], True),          # from above: through the top cap
-])
+@pytest.mark.parametrize(
+    "origin, direction, expected",
+    [
+        ([0, 0, 1], [1, 0, 0], True),  # side hit, horizontal ray
+        ([0, 0, 1], [1, 0, 0.5], True),  # side hit, rising
+        ([0, 0, 0], [8, 0, 9], True),  # enters the side, leaves through the top
+        ([0, 0, 0], [8, 0, 10.01], False),  # passes just over the rim
+        ([0, 0, 1], [-1, 0, 0], False),  # pointing away
+        ([20, 0, 1], [1, 0, 0.2], False),  # obstacle behind
+        ([0, 2, 1], [1, 0, 0], True),  # tangent to the mantle (closed)
+        ([0, 2 + 1e-6, 1], [1, 0, 0], False),  # just beside it
+        ([0, 0, 11], [1, 0, 0], False),  # horizontal ray above the top
+        ([10, 0, 5], [1, 0, 1], True),  # antenna inside
+        ([10, 1, -5], [0, 0, 1], True),  # vertical ray under the bin
+        ([10, 2.5, -5], [0, 0, 1], False),  # vertical ray beside the bin
+        ([10.5, 0, 20], [0.1, 0, -1], True),  # from above: through the top cap
+    ],
+)
 def test_ray_cylinder_cases(origin, direction, expected):
     assert bool(ray_cylinder_hit(np.array(origin, float), unit(direction), *CYL)) is expected
 
@@ -133,9 +155,9 @@ def test_chord_off_centre(d):
 def test_chord_misses_tangent_behind_and_inside():
     r = 3.0
     x = np.array([1.0, 0, 0])
-    assert sphere_chord(np.zeros(3), x, np.array([10.0, 3.0, 0]), r) == 0.0    # tangent
-    assert sphere_chord(np.zeros(3), x, np.array([10.0, 3.5, 0]), r) == 0.0    # miss
-    assert sphere_chord(np.zeros(3), x, np.array([-10.0, 0, 0]), r) == 0.0     # behind
+    assert sphere_chord(np.zeros(3), x, np.array([10.0, 3.0, 0]), r) == 0.0  # tangent
+    assert sphere_chord(np.zeros(3), x, np.array([10.0, 3.5, 0]), r) == 0.0  # miss
+    assert sphere_chord(np.zeros(3), x, np.array([-10.0, 0, 0]), r) == 0.0  # behind
     assert sphere_chord(np.zeros(3), x, np.zeros(3), r) == pytest.approx(r, abs=um)  # from centre
     # an antenna inside, 1 m behind the centre: the part ahead is r + 1
     assert sphere_chord(np.zeros(3), x, np.array([1.0, 0, 0]), r) == pytest.approx(r + 1, abs=um)
@@ -162,8 +184,9 @@ def test_culling_by_height_and_angle():
     np.testing.assert_array_equal(keep, [[True], [False], [False]])
     # the limit: atan2(rise, D) = mask exactly at D = rise / tan(mask)
     d_lim = 4.5 / math.tan(math.radians(10.0))
-    keep = keep_obstacles(np.array([[20.0 - d_lim + 1e-6, 0, 2], [20.0 - d_lim - 1e-6, 0, 2]]),
-                          centre, top, 1.5, 10.0)
+    keep = keep_obstacles(
+        np.array([[20.0 - d_lim + 1e-6, 0, 2], [20.0 - d_lim - 1e-6, 0, 2]]), centre, top, 1.5, 10.0
+    )
     np.testing.assert_array_equal(keep[:, 0], [True, False])
     # the margin counts: without it the rise is 3 m, atan2(3, 20) = 8.5 deg: culled
     assert not keep_obstacles(ant[:1], centre, top, 0.0, 10.0)[0, 0]
@@ -186,16 +209,16 @@ def test_culling_is_applied_as_written():
 # ---------------------------------------------------------------------------------- classify
 def test_statuses_on_analytic_rays():
     site = make_site(
-        boxes=[([10.0, -5.0, 0.0], [20.0, 5.0, 8.0])],          # building east
-        cylinders=[(0.0, 15.0, 0.0, 12.0, 3.0)],                # grain bin north
+        boxes=[([10.0, -5.0, 0.0], [20.0, 5.0, 8.0])],  # building east
+        cylinders=[(0.0, 15.0, 0.0, 12.0, 3.0)],  # grain bin north
         crowns=[(-15.0, 0.0, 6.0, 3.0), (-22.0, 0.0, 6.0, 3.0)],  # two crowns west, centres at 6 m
     )
     a = np.array([0.0, 0.0, 2.0])
     rays = {
-        "box": (el_az(20, 90), BLOCKED),      # 2 + 10 tan 20 = 5.6 < 8
+        "box": (el_az(20, 90), BLOCKED),  # 2 + 10 tan 20 = 5.6 < 8
         "box near": (el_az(20, 90 - 28), NEAR),  # passes north of the box within the margin
         "box clear": (el_az(45, 90), CLEAR),  # over the roof by far: 2 + 10 = 12 > 8 + 1.5
-        "bin": (el_az(30, 0), BLOCKED),       # near mantle at 12 m: 2 + 12 tan 30 = 8.9 < 12
+        "bin": (el_az(30, 0), BLOCKED),  # near mantle at 12 m: 2 + 12 tan 30 = 8.9 < 12
         "bin near top": (el_az(math.degrees(math.atan2(12.5 - 2.0, 12.0)), 0), NEAR),
         "south": (el_az(30, 180), CLEAR),
     }
@@ -226,8 +249,7 @@ def test_foliage_sum_over_two_crowns_blocks():
 
 def test_precedence_blocked_foliage_near():
     # a crown in front of a building: the blocked building wins; crown + near: foliage wins
-    site = make_site(boxes=[([20.0, -5.0, 0.0], [30.0, 5.0, 10.0])],
-                     crowns=[(10.0, 0.0, 2.0, 1.0)])
+    site = make_site(boxes=[([20.0, -5.0, 0.0], [30.0, 5.0, 10.0])], crowns=[(10.0, 0.0, 2.0, 1.0)])
     a = np.array([[0.0, 0.0, 2.0]])
     d = np.array([[[1.0, 0.0, 0.0], unit([20.0, 0.0, 9.0])]])  # through crown and wall; over roof
     st = classify(a, d, np.ones((1, 2), bool), site, 1.5, 8.0, 0.0)
@@ -235,8 +257,9 @@ def test_precedence_blocked_foliage_near():
     # second ray: rises to 2 + 9 = 11 m at the wall (roof 10 m, within the margin): near;
     # it passes 4.5 m over the crown centre, so no foliage
     assert st[0, 1] == NEAR
-    site2 = make_site(boxes=[([20.0, -5.0, 0.0], [30.0, 5.0, 10.0])],
-                      crowns=[(10.0, 0.0, 6.5, 1.0)])
+    site2 = make_site(
+        boxes=[([20.0, -5.0, 0.0], [30.0, 5.0, 10.0])], crowns=[(10.0, 0.0, 6.5, 1.0)]
+    )
     st = classify(a, d, np.ones((1, 2), bool), site2, 1.5, 8.0, 0.0)
     assert st[0, 1] == FOLIAGE  # crown at the ray's height there: foliage beats near
 
@@ -258,17 +281,21 @@ def test_no_obstacles_and_no_pairs():
     st = classify(np.zeros((3, 3)), d, vis, site, 1.5, 8.0, 10.0)
     np.testing.assert_array_equal(st, np.where(vis, CLEAR, BELOW_MASK))
     assert st.dtype == np.int8
-    assert classify(np.zeros((0, 3)), np.zeros((0, 4, 3)), np.zeros((0, 4), bool),
-                    site, 1.5, 8.0, 10.0).shape == (0, 4)
+    assert classify(
+        np.zeros((0, 3)), np.zeros((0, 4, 3)), np.zeros((0, 4), bool), site, 1.5, 8.0, 10.0
+    ).shape == (0, 4)
 
 
 def test_shape_errors():
     site = make_site()
     with pytest.raises(ValueError, match=r"`los` to have shape \(2, nsat, 3\)"):
-        classify(np.zeros((2, 3)), np.zeros((3, 4, 3)), np.zeros((3, 4), bool), site, 1.5, 8.0, 10.0)
+        classify(
+            np.zeros((2, 3)), np.zeros((3, 4, 3)), np.zeros((3, 4), bool), site, 1.5, 8.0, 10.0
+        )
     with pytest.raises(ValueError, match="`visible`"):
-        classify(np.zeros((2, 3)), np.zeros((2, 4, 3)), np.zeros((2, 5), bool), site, 1.5, 8.0, 10.0)
-
+        classify(
+            np.zeros((2, 3)), np.zeros((2, 4, 3)), np.zeros((2, 5), bool), site, 1.5, 8.0, 10.0
+        )
 
 
 @pytest.mark.parametrize("mask", [-5.0, 0.0, 10.0, 45.0, 79.0, 80.0, 85.0, 90.0])
@@ -281,8 +308,12 @@ def test_culling_equals_the_angle_comparison_as_written(mask):
     centre = np.column_stack([rng.uniform(1.0, 60.0, 80), np.zeros(80)])
     top = rng.uniform(0.0, 20.0, 80)
     # tops at the mask angle from the antenna at (0, 0, 1), give or take an ulp
-    top[:40] = (1.0 + centre[:40, 0] * math.tan(math.radians(mask)) - 1.5
-                + rng.choice([0.0, 1e-15, -1e-15, 1e-13, -1e-13], 40))
+    top[:40] = (
+        1.0
+        + centre[:40, 0] * math.tan(math.radians(mask))
+        - 1.5
+        + rng.choice([0.0, 1e-15, -1e-15, 1e-13, -1e-13], 40)
+    )
     ant[50:60, :2] = centre[0]  # straight above an obstacle's centre
     rise = top + 1.5 - ant[:, 2:3]
     dist = np.hypot(centre[:, 0] - ant[:, 0:1], centre[:, 1] - ant[:, 1:2])
@@ -298,9 +329,13 @@ def test_sky_view_keeps_the_site_between_calls():
     want = classify(ant, los, vis, site, 1.5, 8.0, 10.0)
     np.testing.assert_array_equal(view.classify(ant, los, vis), want)
     np.testing.assert_array_equal(
-        np.concatenate([view.classify(ant[i:i + 1], los[i:i + 1], vis[i:i + 1]) for i in range(120)]),
-        want)
+        np.concatenate(
+            [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(120)]
+        ),
+        want,
+    )
     np.testing.assert_array_equal(view.classify(ant, los, vis), want)  # nothing carried over
+
 
 # --------------------------------------------- against a plain per-ray reference, random skies
 def ref_box(o, d, lo, hi):
@@ -353,7 +388,9 @@ def ref_classify(a, d, site, dn, fb, mask):
         if kept((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2]):
             blocked |= ref_box(a, d, lo, hi)
             near |= ref_box(a, d, lo - dn, hi + dn)
-    for (cx, cy), zb, zt, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
+    for (cx, cy), zb, zt, r in zip(
+        site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m
+    ):
         if kept(cx, cy, zt):
             blocked |= ref_cyl(a, d, cx, cy, zb, zt, r)
             near |= ref_cyl(a, d, cx, cy, zb, zt + dn, r + dn)
@@ -372,8 +409,12 @@ def random_site(rng, n_box=8, n_cyl=5, n_crown=15):
     for _ in range(n_box):
         lo = np.append(rng.uniform(-60, 50, 2), 0.0)
         boxes.append((lo, lo + [*rng.uniform(4, 30, 2), rng.uniform(3, 12)]))
-    cyl = [(*rng.uniform(-60, 60, 2), 0.0, rng.uniform(6, 20), rng.uniform(2, 6)) for _ in range(n_cyl)]
-    crowns = [(*rng.uniform(-60, 60, 2), rng.uniform(4, 10), rng.uniform(2, 5)) for _ in range(n_crown)]
+    cyl = [
+        (*rng.uniform(-60, 60, 2), 0.0, rng.uniform(6, 20), rng.uniform(2, 6)) for _ in range(n_cyl)
+    ]
+    crowns = [
+        (*rng.uniform(-60, 60, 2), rng.uniform(4, 10), rng.uniform(2, 5)) for _ in range(n_crown)
+    ]
     return make_site(boxes, cyl, crowns)
 
 
@@ -390,8 +431,16 @@ def test_classify_matches_a_per_ray_reference_on_random_skies():
     site = random_site(rng)
     ant, los, vis = random_sky(rng, 150, 30)
     st = classify(ant, los, vis, site, 1.5, 8.0, 10.0)
-    ref = np.array([[ref_classify(ant[i], los[i, k], site, 1.5, 8.0, 10.0) if vis[i, k] else BELOW_MASK
-                     for k in range(los.shape[1])] for i in range(len(ant))], dtype=np.int8)
+    ref = np.array(
+        [
+            [
+                ref_classify(ant[i], los[i, k], site, 1.5, 8.0, 10.0) if vis[i, k] else BELOW_MASK
+                for k in range(los.shape[1])
+            ]
+            for i in range(len(ant))
+        ],
+        dtype=np.int8,
+    )
     np.testing.assert_array_equal(st, ref)
     # every outcome occurs, so the comparison means something
     assert set(np.unique(st)) == {BELOW_MASK, CLEAR, NEAR, FOLIAGE, BLOCKED}
@@ -402,15 +451,21 @@ def test_classify_is_the_same_however_the_epochs_are_cut(monkeypatch):
     site = random_site(rng)
     ant, los, vis = random_sky(rng, 400, 40)
     whole = classify(ant, los, vis, site, 1.5, 8.0, 10.0)
-    parts = np.concatenate([classify(ant[i:i + 37], los[i:i + 37], vis[i:i + 37], site, 1.5, 8.0, 10.0)
-                            for i in range(0, 400, 37)])
+    parts = np.concatenate(
+        [
+            classify(ant[i : i + 37], los[i : i + 37], vis[i : i + 37], site, 1.5, 8.0, 10.0)
+            for i in range(0, 400, 37)
+        ]
+    )
     np.testing.assert_array_equal(whole, parts)
     monkeypatch.setattr(sky, "_BLOCK_TRIPLES", 500)  # many small internal blocks
     np.testing.assert_array_equal(classify(ant, los, vis, site, 1.5, 8.0, 10.0), whole)
     # one epoch a call (the streaming path), with a foliage threshold that some sums straddle
     view = SkyView(site, 1.5, 3.0, 10.0)
     whole = view.classify(ant, los, vis)
-    ones = np.concatenate([view.classify(ant[i:i + 1], los[i:i + 1], vis[i:i + 1]) for i in range(400)])
+    ones = np.concatenate(
+        [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(400)]
+    )
     np.testing.assert_array_equal(ones, whole)
     assert set(np.unique(whole)) == {BELOW_MASK, CLEAR, NEAR, FOLIAGE, BLOCKED}
 
@@ -420,15 +475,24 @@ def test_counts():
     st = np.array([[0, 1, 1, 2, 3, 4, 4], [0, 0, 0, 0, 0, 0, 0]], dtype=np.int8)
     c = counts(st)
     assert {k: v.tolist() for k, v in c.items()} == {
-        "satellites_used": [4, 0], "satellites_clear": [2, 0], "satellites_near_obstruction": [1, 0],
-        "satellites_foliage": [1, 0], "satellites_blocked": [2, 0], "satellites_above_mask": [6, 0]}
+        "satellites_used": [4, 0],
+        "satellites_clear": [2, 0],
+        "satellites_near_obstruction": [1, 0],
+        "satellites_foliage": [1, 0],
+        "satellites_blocked": [2, 0],
+        "satellites_above_mask": [6, 0],
+    }
     np.testing.assert_array_equal(used_mask(st)[0], [False, True, True, True, True, False, False])
     assert counts(np.zeros((0, 5), np.int8))["satellites_used"].shape == (0,)
     # many epochs at once: each row counted on its own
     many = np.random.default_rng(5).integers(0, 5, (300, 41)).astype(np.int8)
     c = counts(many)
-    for code, key in ((1, "satellites_clear"), (2, "satellites_near_obstruction"),
-                      (3, "satellites_foliage"), (4, "satellites_blocked")):
+    for code, key in (
+        (1, "satellites_clear"),
+        (2, "satellites_near_obstruction"),
+        (3, "satellites_foliage"),
+        (4, "satellites_blocked"),
+    ):
         np.testing.assert_array_equal(c[key], (many == code).sum(axis=1))
     with pytest.raises(ValueError, match="status codes must be 0 .. 4"):
         counts(np.array([[1, 5]], dtype=np.int8))
@@ -463,15 +527,29 @@ def test_default_spawn_in_the_acre_garage_sees_no_satellite():
     np.testing.assert_array_equal(c["satellites_clear"], c["satellites_above_mask"])
 
 
-@pytest.mark.parametrize("n_box, n_cyl, n_crown", [(0, 0, 9), (6, 0, 0), (0, 4, 0), (3, 2, 0), (0, 0, 0)])
+@pytest.mark.parametrize(
+    "n_box, n_cyl, n_crown", [(0, 0, 9), (6, 0, 0), (0, 4, 0), (3, 2, 0), (0, 0, 0)]
+)
 def test_classify_with_some_kinds_of_obstacles_missing(n_box, n_cyl, n_crown):
     rng = np.random.default_rng(n_box * 100 + n_cyl * 10 + n_crown)
     site = random_site(rng, n_box, n_cyl, n_crown)
     ant, los, vis = random_sky(rng, 60, 25)
     st = classify(ant, los, vis, site, 1.5, 8.0, 10.0)
-    ref = np.array([[ref_classify(ant[i], los[i, k], site, 1.5, 8.0, 10.0) if vis[i, k] else BELOW_MASK
-                     for k in range(los.shape[1])] for i in range(len(ant))], dtype=np.int8)
+    ref = np.array(
+        [
+            [
+                ref_classify(ant[i], los[i, k], site, 1.5, 8.0, 10.0) if vis[i, k] else BELOW_MASK
+                for k in range(los.shape[1])
+            ]
+            for i in range(len(ant))
+        ],
+        dtype=np.int8,
+    )
     np.testing.assert_array_equal(st, ref)
     view = SkyView(site, 1.5, 8.0, 10.0)
     np.testing.assert_array_equal(
-        np.concatenate([view.classify(ant[i:i + 1], los[i:i + 1], vis[i:i + 1]) for i in range(60)]), ref)
+        np.concatenate(
+            [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(60)]
+        ),
+        ref,
+    )

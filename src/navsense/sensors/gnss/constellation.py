@@ -55,11 +55,21 @@ from navsense.errors import ConfigError
 from navsense.rng import Pcg32
 
 __all__ = [
-    "SYSTEMS", "ORBITS", "Orbit", "Constellation", "elevation_deg",
-    "MU_M3PS2", "OMEGA_E_RADPS", "SEED_OFFSET", "SEQUENCE", "site_ecef_m",
+    "SYSTEMS",
+    "ORBITS",
+    "Orbit",
+    "Constellation",
+    "elevation_deg",
+    "MU_M3PS2",
+    "OMEGA_E_RADPS",
+    "SEED_OFFSET",
+    "SEQUENCE",
+    "site_ecef_m",
 ]
 
-MU_M3PS2 = 3.986004418e14  # m^3/s^2, Earth's gravitational parameter (specification, "Constellation")
+MU_M3PS2 = (
+    3.986004418e14  # m^3/s^2, Earth's gravitational parameter (specification, "Constellation")
+)
 OMEGA_E_RADPS = 7.2921151467e-5  # rad/s, Earth's rotation rate (specification, "Constellation")
 T0_SPAN_S = 86400.0  # s, t0 = 86400 U (specification, "Constellation")
 U0_JITTER_RAD = 0.2  # rad, u0 += 0.2 (U - 0.5) (specification, "Constellation")
@@ -108,22 +118,26 @@ def site_ecef_m(lat_deg: float, lon_deg: float, h_m: float) -> np.ndarray:
     phi, lam = np.radians(lat_deg), np.radians(lon_deg)
     e2 = WGS84_F * (2.0 - WGS84_F)
     n = WGS84_A_M / np.sqrt(1.0 - e2 * np.sin(phi) ** 2)
-    return np.array([
-        (n + h_m) * np.cos(phi) * np.cos(lam),
-        (n + h_m) * np.cos(phi) * np.sin(lam),
-        (n * (1.0 - e2) + h_m) * np.sin(phi),
-    ])
+    return np.array(
+        [
+            (n + h_m) * np.cos(phi) * np.cos(lam),
+            (n + h_m) * np.cos(phi) * np.sin(lam),
+            (n * (1.0 - e2) + h_m) * np.sin(phi),
+        ]
+    )
 
 
 def ecef_to_enu_matrix(lat_deg: float, lon_deg: float) -> np.ndarray:
     """The rotation (3, 3) from ECEF axes to the ENU axes at (lat, lon): rows e, n, u."""
     phi, lam = np.radians(lat_deg), np.radians(lon_deg)
     sp, cp, sl, cl = np.sin(phi), np.cos(phi), np.sin(lam), np.cos(lam)
-    return np.array([
-        [-sl, cl, 0.0],
-        [-sp * cl, -sp * sl, cp],
-        [cp * cl, cp * sl, sp],
-    ])
+    return np.array(
+        [
+            [-sl, cl, 0.0],
+            [-sp * cl, -sp * sl, cp],
+            [cp * cl, cp * sl, sp],
+        ]
+    )
 
 
 def elevation_deg(los: np.ndarray) -> np.ndarray:
@@ -147,15 +161,23 @@ class Constellation:
     Scalars: ``t0_s``, ``site_ecef_m`` (3,), ``ecef_to_enu`` (3, 3).
     """
 
-    def __init__(self, seed: int, enabled: dict[str, bool], site_lat_deg: float,
-                 site_lon_deg: float, site_h_m: float) -> None:
+    def __init__(
+        self,
+        seed: int,
+        enabled: dict[str, bool],
+        site_lat_deg: float,
+        site_lon_deg: float,
+        site_h_m: float,
+    ) -> None:
         unknown = sorted(set(enabled) - set(SYSTEMS))
         missing = [s for s in SYSTEMS if s not in enabled]
         if unknown or missing:
             raise ConfigError(
                 f"gnss.constellations = {dict(enabled)!r}: expected one boolean for each of "
-                f"{', '.join(SYSTEMS)}" + (f"; unknown: {', '.join(unknown)}" if unknown else "")
-                + (f"; missing: {', '.join(missing)}" if missing else ""))
+                f"{', '.join(SYSTEMS)}"
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+            )
         if not -90.0 <= float(site_lat_deg) <= 90.0:
             raise ConfigError(f"site latitude = {site_lat_deg} deg is out of range -90..90")
 
@@ -173,13 +195,20 @@ class Constellation:
             u00 = 2.0 * np.pi * u[k + 1]  # u00 = 2 pi U
             per_sat = u[k + 2 : k + 2 + orb.count].reshape(n_p, n_s)
             k += 2 + orb.count
-            i, j = np.meshgrid(np.arange(n_p, dtype=np.float64), np.arange(n_s, dtype=np.float64),
-                               indexing="ij")  # plane i, satellite j
+            i, j = np.meshgrid(
+                np.arange(n_p, dtype=np.float64), np.arange(n_s, dtype=np.float64), indexing="ij"
+            )  # plane i, satellite j
             # Omega = Omega0 + 2 pi i / n_p
             raan.append((raan0 + 2.0 * np.pi * i / n_p).ravel())
             # u0 = u00 + 2 pi j / n_s + 2 pi i / (n_p n_s) + 0.2 (U - 0.5)
-            u0.append((u00 + 2.0 * np.pi * j / n_s + 2.0 * np.pi * i / (n_p * n_s)
-                       + U0_JITTER_RAD * (per_sat - 0.5)).ravel())
+            u0.append(
+                (
+                    u00
+                    + 2.0 * np.pi * j / n_s
+                    + 2.0 * np.pi * i / (n_p * n_s)
+                    + U0_JITTER_RAD * (per_sat - 0.5)
+                ).ravel()
+            )
             system += [name] * orb.count
             on += [bool(enabled[name])] * orb.count
             prn.append(np.arange(1, orb.count + 1))
@@ -196,7 +225,7 @@ class Constellation:
         self.u0_rad = np.concatenate(u0)
         self.radius_m = np.concatenate(radius)
         self.inclination_rad = np.concatenate(incl)
-        self.mean_motion_radps = np.sqrt(MU_M3PS2 / self.radius_m ** 3)  # n = sqrt(mu / a^3)
+        self.mean_motion_radps = np.sqrt(MU_M3PS2 / self.radius_m**3)  # n = sqrt(mu / a^3)
         self.site_lat_deg = float(site_lat_deg)
         self.site_lon_deg = float(site_lon_deg)
         self.site_h_m = float(site_h_m)
@@ -216,9 +245,11 @@ class Constellation:
         u = self.u0_rad + self.mean_motion_radps * t[:, None]  # u = u0 + n t
         cu, su = np.cos(u), np.sin(u)
         a = self.radius_m
-        return (a * (self._cos_raan * cu - self._sin_raan * su * self._cos_i),
-                a * (self._sin_raan * cu + self._cos_raan * su * self._cos_i),
-                a * (su * self._sin_i))
+        return (
+            a * (self._cos_raan * cu - self._sin_raan * su * self._cos_i),
+            a * (self._sin_raan * cu + self._cos_raan * su * self._cos_i),
+            a * (su * self._sin_i),
+        )
 
     def _ecef(self, t: np.ndarray):
         """Earth-fixed x, y, z, each (m, nsat), m: x_i rotated by theta = omega_E (t + t0)."""

@@ -52,16 +52,21 @@ class CorrectionStream:
         for pair in self.outages_s:
             if len(pair) != 2 or not pair[0] < pair[1]:
                 raise ConfigError(
-                    f"gnss.corrections.outages_s: {list(pair)} is not a pair [start, end) with start < end")
+                    f"gnss.corrections.outages_s: {list(pair)} is not a pair [start, end) with start < end"
+                )
 
     @classmethod
-    def from_config(cls, corrections: dict, start: str) -> "CorrectionStream":
+    def from_config(cls, corrections: dict, start: str) -> CorrectionStream:
         """From the ``gnss.corrections`` block and ``gnss.start`` (``converged`` or ``cold``)."""
         if start not in ("converged", "cold"):
             raise ConfigError(f"gnss.start = {start!r} is not one of converged, cold")
         outages = tuple((float(a), float(b)) for a, b in corrections.get("outages_s", []))
-        return cls(float(corrections["interval_s"]), float(corrections["latency_s"]), outages,
-                   cold=(start == "cold"))
+        return cls(
+            float(corrections["interval_s"]),
+            float(corrections["latency_s"]),
+            outages,
+            cold=(start == "cold"),
+        )
 
     def _last_before(self, t1: float) -> int:
         """The largest j with ``j T_c < t1`` (the generation times compared as computed)."""

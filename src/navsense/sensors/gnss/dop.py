@@ -36,7 +36,9 @@ import numpy as np
 
 __all__ = ["dop", "dops", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
 
-NO_DOP = 99.99  # the value of H, V and P without a solution (specification, "Dilution of Precision")
+NO_DOP = (
+    99.99  # the value of H, V and P without a solution (specification, "Dilution of Precision")
+)
 MIN_SATELLITES = 4  # specification, "Dilution of Precision"
 MAX_CONDITION = 1e12  # 1-norm condition number of M above which G^T G counts as singular
 _BLOCK_EPOCHS = 256  # epochs a block
@@ -64,18 +66,20 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     m, nsat = los.shape[:2]
     n_sets = len(sets)
     if m == 1 and n_sets:  # one epoch (the streaming receiver)
-        return [(np.array([h]), np.array([v]), np.array([p]))
-                for h, v, p in _dop_one(los[0], [used[0] for used in sets])]
+        return [
+            (np.array([h]), np.array([v]), np.array([p]))
+            for h, v, p in _dop_one(los[0], [used[0] for used in sets])
+        ]
     hvp = np.empty((3, n_sets, m))  # H, V, P of each set
     if m and n_sets:
         mb = min(m, _BLOCK_EPOCHS)
         buf = np.empty((5, n_sets, mb, nsat))  # reused by the blocks
         for b0 in range(0, m, mb):  # blocks keep the temporaries in cache
             b1 = min(m, b0 + mb)
-            w = buf[0, :, :b1 - b0]
+            w = buf[0, :, : b1 - b0]
             for k, used in enumerate(sets):
                 np.copyto(w[k], used[b0:b1])  # 1.0 for the used satellites, 0.0 for the others
-            hvp[:, :, b0:b1] = _dop_block(los[b0:b1], buf[:, :, :b1 - b0])
+            hvp[:, :, b0:b1] = _dop_block(los[b0:b1], buf[:, :, : b1 - b0])
     return [(hvp[0, k], hvp[1, k], hvp[2, k]) for k in range(n_sets)]
 
 
@@ -96,10 +100,16 @@ def _dop_block(los: np.ndarray, buf: np.ndarray):
         lk = los[..., k]
         mean = reduce(mul(lk, w, out=tmp), axis=-1) / n1
         mul(np.subtract(lk, mean[..., None], out=d[k]), w, out=d[k])
-    a, b, c = (reduce(mul(d0, d0, out=tmp), axis=-1), reduce(mul(d1, d1, out=tmp), axis=-1),
-               reduce(mul(d2, d2, out=tmp), axis=-1))
-    e_n, e_u, n_u = (reduce(mul(d0, d1, out=tmp), axis=-1), reduce(mul(d0, d2, out=tmp), axis=-1),
-                     reduce(mul(d1, d2, out=tmp), axis=-1))
+    a, b, c = (
+        reduce(mul(d0, d0, out=tmp), axis=-1),
+        reduce(mul(d1, d1, out=tmp), axis=-1),
+        reduce(mul(d2, d2, out=tmp), axis=-1),
+    )
+    e_n, e_u, n_u = (
+        reduce(mul(d0, d1, out=tmp), axis=-1),
+        reduce(mul(d0, d2, out=tmp), axis=-1),
+        reduce(mul(d1, d2, out=tmp), axis=-1),
+    )
     # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]: cofactors (symmetric adjugate)
     c11, c22, c33 = b * c - n_u * n_u, a * c - e_u * e_u, a * b - e_n * e_n
     c12, c13, c23 = e_u * n_u - e_n * c, e_n * n_u - b * e_u, e_n * e_u - a * n_u
@@ -111,13 +121,19 @@ def _dop_block(los: np.ndarray, buf: np.ndarray):
     a11, a22, a33, a12, a13, a23 = ab(c11), ab(c22), ab(c33), ab(c12), ab(c13), ab(c23)
     norm_adj = mx(mx(a11 + a12 + a13, a12 + a22 + a23), a13 + a23 + a33)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ok = ((n >= MIN_SATELLITES) & np.isfinite(det) & (det > 0.0)
-              & (norm_m * norm_adj <= MAX_CONDITION * det))
+        ok = (
+            (n >= MIN_SATELLITES)
+            & np.isfinite(det)
+            & (det > 0.0)
+            & (norm_m * norm_adj <= MAX_CONDITION * det)
+        )
         inv_det = np.where(ok, 1.0 / det, 0.0)
     q11, q22, q33 = c11 * inv_det, c22 * inv_det, c33 * inv_det
-    return (np.where(ok, np.sqrt(np.maximum(q11 + q22, 0.0)), NO_DOP),
-            np.where(ok, np.sqrt(np.maximum(q33, 0.0)), NO_DOP),
-            np.where(ok, np.sqrt(np.maximum(q11 + q22 + q33, 0.0)), NO_DOP))
+    return (
+        np.where(ok, np.sqrt(np.maximum(q11 + q22, 0.0)), NO_DOP),
+        np.where(ok, np.sqrt(np.maximum(q33, 0.0)), NO_DOP),
+        np.where(ok, np.sqrt(np.maximum(q11 + q22 + q33, 0.0)), NO_DOP),
+    )
 
 
 _PAIR_I = [0, 1, 2, 0, 0, 1]  # the products d_i d_j of M's six distinct elements:
@@ -149,12 +165,21 @@ def _dop_one(los: np.ndarray, sets: list) -> list[tuple[float, float, float]]:
         norm_m = max(max(a_a + a_en + a_eu, a_en + a_b + a_nu), a_eu + a_nu + a_c)
         a11, a22, a33, a12, a13, a23 = abs(c11), abs(c22), abs(c33), abs(c12), abs(c13), abs(c23)
         norm_adj = max(max(a11 + a12 + a13, a12 + a22 + a23), a13 + a23 + a33)
-        if not (n_k >= MIN_SATELLITES and math.isfinite(det) and det > 0.0
-                and norm_m * norm_adj <= MAX_CONDITION * det):
+        if not (
+            n_k >= MIN_SATELLITES
+            and math.isfinite(det)
+            and det > 0.0
+            and norm_m * norm_adj <= MAX_CONDITION * det
+        ):
             out.append((NO_DOP, NO_DOP, NO_DOP))
             continue
         inv_det = 1.0 / det
         q11, q22, q33 = c11 * inv_det, c22 * inv_det, c33 * inv_det
-        out.append((math.sqrt(max(q11 + q22, 0.0)), math.sqrt(max(q33, 0.0)),
-                    math.sqrt(max(q11 + q22 + q33, 0.0))))
+        out.append(
+            (
+                math.sqrt(max(q11 + q22, 0.0)),
+                math.sqrt(max(q33, 0.0)),
+                math.sqrt(max(q11 + q22 + q33, 0.0)),
+            )
+        )
     return out

@@ -52,8 +52,16 @@ from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
 __all__ = [
-    "OUTPUTS_PER_EPOCH", "FIRST_EPOCH_DT_S", "DOP_RATIO_MIN", "DOP_RATIO_MAX", "StateParams",
-    "ErrorConfig", "EpochDraws", "draw_epochs", "error_sigmas", "phi_of",
+    "OUTPUTS_PER_EPOCH",
+    "FIRST_EPOCH_DT_S",
+    "DOP_RATIO_MIN",
+    "DOP_RATIO_MAX",
+    "StateParams",
+    "ErrorConfig",
+    "EpochDraws",
+    "draw_epochs",
+    "error_sigmas",
+    "phi_of",
     "combine",
 ]
 
@@ -68,8 +76,17 @@ _TWO_PI = 2.0 * np.pi
 # one epoch (m = 1): the outputs of its ten Gaussians (U1 row, U2 row), in the order g, g'', g', g_t
 _PAIRS_ONE = np.array([[0, 2, 4, 6, 8, 10, 12, 14, 16, 19], [1, 3, 5, 7, 9, 11, 13, 15, 17, 20]])
 _STATE_KEYS = ("rtk_fixed", "rtk_float", "dgps", "single")
-_PARAM_KEYS = ("sigma_h_m", "sigma_v_m", "initial_sigma_h_m", "initial_sigma_v_m",
-               "convergence_tau_s", "white_h_m", "white_v_m", "tau_s", "multipath_h_m")
+_PARAM_KEYS = (
+    "sigma_h_m",
+    "sigma_v_m",
+    "initial_sigma_h_m",
+    "initial_sigma_v_m",
+    "convergence_tau_s",
+    "white_h_m",
+    "white_v_m",
+    "tau_s",
+    "multipath_h_m",
+)
 
 
 @dataclass(frozen=True)
@@ -100,7 +117,7 @@ class ErrorConfig:
     noise: bool
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "ErrorConfig":
+    def from_config(cls, cfg: dict) -> ErrorConfig:
         """From the effective configuration (gnss.states, gnss.multipath_*, gnss.corrections, noise)."""
         gnss = cfg["gnss"]
         by_name = {}
@@ -112,16 +129,26 @@ class ErrorConfig:
             by_name[name] = StateParams(**{k: float(block[k]) for k in _PARAM_KEYS})
             if by_name[name].tau_s <= 0.0 or by_name[name].convergence_tau_s <= 0.0:
                 raise ConfigError(f"gnss.states.{name}: tau_s and convergence_tau_s must be > 0")
-        states = {RTK_FIXED: by_name["rtk_fixed"], RTK_FLOAT: by_name["rtk_float"],
-                  DGPS: by_name["dgps"], SINGLE: by_name["single"], NO_FIX: by_name["single"]}
+        states = {
+            RTK_FIXED: by_name["rtk_fixed"],
+            RTK_FLOAT: by_name["rtk_float"],
+            DGPS: by_name["dgps"],
+            SINGLE: by_name["single"],
+            NO_FIX: by_name["single"],
+        }
         corr = gnss["corrections"]
         tau_m = float(gnss["multipath_tau_s"])
         if tau_m <= 0.0:
             raise ConfigError(f"gnss.multipath_tau_s = {tau_m} must be > 0")
-        return cls(states=states, multipath_tau_s=tau_m,
-                   multipath_vertical_ratio=float(gnss["multipath_vertical_ratio"]),
-                   baseline_km=float(corr["baseline_km"]), ppm_h=float(corr["ppm_h"]),
-                   ppm_v=float(corr["ppm_v"]), noise=bool(cfg.get("noise", True)))
+        return cls(
+            states=states,
+            multipath_tau_s=tau_m,
+            multipath_vertical_ratio=float(gnss["multipath_vertical_ratio"]),
+            baseline_km=float(corr["baseline_km"]),
+            ppm_h=float(corr["ppm_h"]),
+            ppm_v=float(corr["ppm_v"]),
+            noise=bool(cfg.get("noise", True)),
+        )
 
     def table(self, key: str) -> np.ndarray:
         """Parameter ``key`` by fix-state code: an array of 6 (codes 0..5; 3 unused, NaN)."""
@@ -165,8 +192,9 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     # Gaussians at outputs (0, 1), (2, 3), ... (16, 17) and (19, 20): Box-Muller, cosine branch
     g = np.sqrt(-2.0 * np.log(u[:, 0:18:2])) * np.cos(_TWO_PI * u[:, 1:18:2])
     g_t = np.sqrt(-2.0 * np.log(u[:, 19])) * np.cos(_TWO_PI * u[:, 20])
-    return EpochDraws(g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(),
-                      g_t=g_t)
+    return EpochDraws(
+        g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(), g_t=g_t
+    )
 
 
 def _draw_one(rng: Pcg32) -> EpochDraws:
@@ -174,12 +202,14 @@ def _draw_one(rng: Pcg32) -> EpochDraws:
     u = (rng.u32(OUTPUTS_PER_EPOCH) + 0.5) / _TWO_POW_32
     pairs = u[_PAIRS_ONE]
     g = np.sqrt(-2.0 * np.log(pairs[0])) * np.cos(_TWO_PI * pairs[1])
-    return EpochDraws(g_u=g[None, 0:3], g_white=g[None, 3:6], g_z=g[None, 6:9], slip_uniform=u[18:19],
-                      g_t=g[9:])
+    return EpochDraws(
+        g_u=g[None, 0:3], g_white=g[None, 3:6], g_z=g[None, 6:9], slip_uniform=u[18:19], g_t=g[9:]
+    )
 
 
-def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vdop_open,
-                 multipath_index) -> dict[str, np.ndarray]:
+def error_sigmas(
+    config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vdop_open, multipath_index
+) -> dict[str, np.ndarray]:
     """Standard deviations of the three terms per epoch (specification, "Error Model").
 
     Returns ``sigma_gm_m``, ``sigma_white_m``, ``sigma_mp_m`` (m, 3), ``k_h``, ``k_v``, ``tau_s``
@@ -198,8 +228,9 @@ def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vd
     is_float = fix == RTK_FLOAT
     if is_float.any():
         # float convergence from the initial values since the lock started
-        decay = np.exp(-np.asarray(lock_age_s, dtype=np.float64)[is_float]
-                       / tab["convergence_tau_s"][is_float])
+        decay = np.exp(
+            -np.asarray(lock_age_s, dtype=np.float64)[is_float] / tab["convergence_tau_s"][is_float]
+        )
         s_h = s_h.copy()
         s_v = s_v.copy()
         s_h[is_float] += (tab["initial_sigma_h_m"][is_float] - s_h[is_float]) * decay
@@ -208,18 +239,34 @@ def error_sigmas(config: ErrorConfig, fix, lock_age_s, hdop, vdop, hdop_open, vd
     # baseline term of the two RTK states
     s_h = np.where(rtk, s_h + PPM_KM_TO_M * config.ppm_h * config.baseline_km, s_h)
     s_v = np.where(rtk, s_v + PPM_KM_TO_M * config.ppm_v * config.baseline_km, s_v)
-    k_h = np.clip(np.asarray(hdop) / np.maximum(np.asarray(hdop_open), DOP_FLOOR), DOP_RATIO_MIN, DOP_RATIO_MAX)
-    k_v = np.clip(np.asarray(vdop) / np.maximum(np.asarray(vdop_open), DOP_FLOOR), DOP_RATIO_MIN, DOP_RATIO_MAX)
+    k_h = np.clip(
+        np.asarray(hdop) / np.maximum(np.asarray(hdop_open), DOP_FLOOR),
+        DOP_RATIO_MIN,
+        DOP_RATIO_MAX,
+    )
+    k_v = np.clip(
+        np.asarray(vdop) / np.maximum(np.asarray(vdop_open), DOP_FLOOR),
+        DOP_RATIO_MIN,
+        DOP_RATIO_MAX,
+    )
     sigma_gm = np.column_stack([s_h * k_h, s_h * k_h, s_v * k_v])
-    sigma_w = np.column_stack([tab["white_h_m"] * k_h, tab["white_h_m"] * k_h, tab["white_v_m"] * k_v])
+    sigma_w = np.column_stack(
+        [tab["white_h_m"] * k_h, tab["white_h_m"] * k_h, tab["white_v_m"] * k_v]
+    )
     mp_h = mi * tab["multipath_h_m"]
     sigma_mp = np.column_stack([mp_h, mp_h, mp_h * config.multipath_vertical_ratio])
     if not config.noise:
         sigma_gm = np.zeros((m, 3))
         sigma_w = np.zeros((m, 3))
         sigma_mp = np.zeros((m, 3))
-    return {"sigma_gm_m": sigma_gm, "sigma_white_m": sigma_w, "sigma_mp_m": sigma_mp,
-            "k_h": k_h, "k_v": k_v, "tau_s": tab["tau_s"]}
+    return {
+        "sigma_gm_m": sigma_gm,
+        "sigma_white_m": sigma_w,
+        "sigma_mp_m": sigma_mp,
+        "k_h": k_h,
+        "k_v": k_v,
+        "tau_s": tab["tau_s"],
+    }
 
 
 def _dop_ratio(dop: float, dop_open: float) -> float:
@@ -228,8 +275,16 @@ def _dop_ratio(dop: float, dop_open: float) -> float:
     return DOP_RATIO_MIN if k < DOP_RATIO_MIN else (DOP_RATIO_MAX if k > DOP_RATIO_MAX else k)
 
 
-def _sigmas_one(config: ErrorConfig, fix: int, lock_age_s: float, hdop: float, vdop: float,
-                hdop_open: float, vdop_open: float, mi: float) -> dict[str, np.ndarray]:
+def _sigmas_one(
+    config: ErrorConfig,
+    fix: int,
+    lock_age_s: float,
+    hdop: float,
+    vdop: float,
+    hdop_open: float,
+    vdop_open: float,
+    mi: float,
+) -> dict[str, np.ndarray]:
     """:func:`error_sigmas` of one epoch on Python floats: the array path's operations in order."""
     p = config.states[fix]
     s_h, s_v = p.sigma_h_m, p.sigma_v_m
@@ -237,19 +292,27 @@ def _sigmas_one(config: ErrorConfig, fix: int, lock_age_s: float, hdop: float, v
         decay = _exp(-lock_age_s / p.convergence_tau_s)
         s_h += (p.initial_sigma_h_m - s_h) * decay
         s_v += (p.initial_sigma_v_m - s_v) * decay
-    if fix == RTK_FLOAT or fix == RTK_FIXED:
+    if fix in (RTK_FLOAT, RTK_FIXED):
         s_h = s_h + PPM_KM_TO_M * config.ppm_h * config.baseline_km
         s_v = s_v + PPM_KM_TO_M * config.ppm_v * config.baseline_km
     k_h = _dop_ratio(hdop, hdop_open)
     k_v = _dop_ratio(vdop, vdop_open)
     mp_h = mi * p.multipath_h_m
-    sigmas = ([s_h * k_h, s_h * k_h, s_v * k_v], [p.white_h_m * k_h, p.white_h_m * k_h, p.white_v_m * k_v],
-              [mp_h, mp_h, mp_h * config.multipath_vertical_ratio])
+    sigmas = (
+        [s_h * k_h, s_h * k_h, s_v * k_v],
+        [p.white_h_m * k_h, p.white_h_m * k_h, p.white_v_m * k_v],
+        [mp_h, mp_h, mp_h * config.multipath_vertical_ratio],
+    )
     if not config.noise:
         sigmas = ([0.0, 0.0, 0.0],) * 3
-    return {"sigma_gm_m": np.array([sigmas[0]]), "sigma_white_m": np.array([sigmas[1]]),
-            "sigma_mp_m": np.array([sigmas[2]]), "k_h": np.array([k_h]), "k_v": np.array([k_v]),
-            "tau_s": np.array([p.tau_s])}
+    return {
+        "sigma_gm_m": np.array([sigmas[0]]),
+        "sigma_white_m": np.array([sigmas[1]]),
+        "sigma_mp_m": np.array([sigmas[2]]),
+        "k_h": np.array([k_h]),
+        "k_v": np.array([k_v]),
+        "tau_s": np.array([p.tau_s]),
+    }
 
 
 def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
@@ -268,4 +331,3 @@ def combine(sig: dict, u: np.ndarray, g_white: np.ndarray, z: np.ndarray):
     e = sig["sigma_gm_m"] * u + sig["sigma_white_m"] * g_white + sig["sigma_mp_m"] * z
     sigma = np.sqrt(sig["sigma_gm_m"] ** 2 + sig["sigma_white_m"] ** 2 + sig["sigma_mp_m"] ** 2)
     return e, sigma
-

@@ -53,8 +53,18 @@ from navsense.geo._arrays import exp as _exp
 from navsense.geo._arrays import one_epoch_values
 
 __all__ = [
-    "NO_FIX", "SINGLE", "DGPS", "RTK_FIXED", "RTK_FLOAT", "FIX_TYPES", "FIX_CODES",
-    "MIN_SATELLITES", "CONVERGED_LOCK_AGE_S", "FixConfig", "FixMachineState", "time_to_fix_s",
+    "NO_FIX",
+    "SINGLE",
+    "DGPS",
+    "RTK_FIXED",
+    "RTK_FLOAT",
+    "FIX_TYPES",
+    "FIX_CODES",
+    "MIN_SATELLITES",
+    "CONVERGED_LOCK_AGE_S",
+    "FixConfig",
+    "FixMachineState",
+    "time_to_fix_s",
     "run_fix_states",
 ]
 
@@ -64,8 +74,13 @@ SINGLE = 1
 DGPS = 2
 RTK_FIXED = 4
 RTK_FLOAT = 5
-FIX_TYPES = {NO_FIX: "no_fix", SINGLE: "single", DGPS: "dgps", RTK_FIXED: "rtk_fixed",
-             RTK_FLOAT: "rtk_float"}
+FIX_TYPES = {
+    NO_FIX: "no_fix",
+    SINGLE: "single",
+    DGPS: "dgps",
+    RTK_FIXED: "rtk_fixed",
+    RTK_FLOAT: "rtk_float",
+}
 FIX_CODES = {name: code for code, name in FIX_TYPES.items()}
 
 MIN_SATELLITES = 4  # specification, "Fix State Machine", condition 1: N_u < 4 -> no_fix
@@ -91,7 +106,7 @@ class FixConfig:
     reacquire_window_s: float
 
     @classmethod
-    def from_config(cls, gnss: dict) -> "FixConfig":
+    def from_config(cls, gnss: dict) -> FixConfig:
         """From the effective ``gnss`` block."""
         start = gnss["start"]
         if start not in ("converged", "cold"):
@@ -126,13 +141,25 @@ class FixMachineState:
     previous: int  # fix state of the previous epoch, -1 before the first
 
     @classmethod
-    def initial(cls, config: FixConfig) -> "FixMachineState":
+    def initial(cls, config: FixConfig) -> FixMachineState:
         """The state before the first epoch for the start mode of ``config``."""
         if config.cold:
-            return cls(lock=False, t_lock_s=math.nan, t_loss_s=-math.inf, converge_s=math.nan,
-                       time_to_fix_s=math.nan, previous=-1)
-        return cls(lock=True, t_lock_s=-CONVERGED_LOCK_AGE_S, t_loss_s=-math.inf, converge_s=0.0,
-                   time_to_fix_s=0.0, previous=-1)
+            return cls(
+                lock=False,
+                t_lock_s=math.nan,
+                t_loss_s=-math.inf,
+                converge_s=math.nan,
+                time_to_fix_s=math.nan,
+                previous=-1,
+            )
+        return cls(
+            lock=True,
+            t_lock_s=-CONVERGED_LOCK_AGE_S,
+            t_loss_s=-math.inf,
+            converge_s=0.0,
+            time_to_fix_s=0.0,
+            previous=-1,
+        )
 
 
 def time_to_fix_s(config: FixConfig, g_t, multipath_index, since_loss_s):
@@ -141,20 +168,43 @@ def time_to_fix_s(config: FixConfig, g_t, multipath_index, since_loss_s):
     r = reacquire_factor when ``since_loss_s`` = t - t_loss <= reacquire_window_s, else 1.
     Vectorised; the loop of :func:`run_fix_states` multiplies the r = 1 values by r itself.
     """
-    r = np.where(np.asarray(since_loss_s) <= config.reacquire_window_s, config.reacquire_factor, 1.0)
-    return (config.ttf_median_s * np.exp(config.ttf_log_sigma * np.asarray(g_t))
-            * (1.0 + config.ttf_multipath_gain * np.asarray(multipath_index)) * r)
+    r = np.where(
+        np.asarray(since_loss_s) <= config.reacquire_window_s, config.reacquire_factor, 1.0
+    )
+    return (
+        config.ttf_median_s
+        * np.exp(config.ttf_log_sigma * np.asarray(g_t))
+        * (1.0 + config.ttf_multipath_gain * np.asarray(multipath_index))
+        * r
+    )
 
 
-def _time_to_fix_one(config: FixConfig, g_t: float, multipath_index: float, since_loss_s: float) -> float:
+def _time_to_fix_one(
+    config: FixConfig, g_t: float, multipath_index: float, since_loss_s: float
+) -> float:
     """:func:`time_to_fix_s` of one epoch on Python floats: the array path's operations in order."""
     r = config.reacquire_factor if since_loss_s <= config.reacquire_window_s else 1.0
-    return (config.ttf_median_s * _exp(config.ttf_log_sigma * g_t)
-            * (1.0 + config.ttf_multipath_gain * multipath_index) * r)
+    return (
+        config.ttf_median_s
+        * _exp(config.ttf_log_sigma * g_t)
+        * (1.0 + config.ttf_multipath_gain * multipath_index)
+        * r
+    )
 
 
-def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used, n_clear, pdop,
-                   multipath_index, age_s, slip_uniform, g_t) -> dict[str, np.ndarray]:
+def run_fix_states(
+    config: FixConfig,
+    state: FixMachineState,
+    t_s,
+    dt_s,
+    n_used,
+    n_clear,
+    pdop,
+    multipath_index,
+    age_s,
+    slip_uniform,
+    g_t,
+) -> dict[str, np.ndarray]:
     """Run the machine over m epochs; ``state`` is updated in place.
 
     Inputs are arrays of shape (m,): epoch time, dt since the previous epoch, N_u, N_c, PDOP of the
@@ -164,8 +214,12 @@ def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used,
     """
     m = len(t_s)
     if m == 0:
-        return {"fix": np.empty(0, dtype=np.int8), "lock_age_s": np.empty(0), "converge_s": np.empty(0),
-                "time_to_fix_s": np.empty(0)}
+        return {
+            "fix": np.empty(0, dtype=np.int8),
+            "lock_age_s": np.empty(0),
+            "converge_s": np.empty(0),
+            "time_to_fix_s": np.empty(0),
+        }
     inputs = (t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t)
     one = one_epoch_values(inputs)
     if one is None:
@@ -173,8 +227,9 @@ def run_fix_states(config: FixConfig, state: FixMachineState, t_s, dt_s, n_used,
     return _run(config, state, *_conditions_one(config, *one))
 
 
-def _conditions(config: FixConfig, t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s,
-                slip_uniform, g_t) -> tuple[list, ...]:
+def _conditions(
+    config: FixConfig, t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t
+) -> tuple[list, ...]:
     """The vectorised parts of the machine over m epochs, as lists for the loop of :func:`_run`:
     base state (-1: RTK), capable, cycle slip, t, dt and T_fix with r = 1."""
     t_s = np.asarray(t_s, dtype=np.float64)
@@ -190,16 +245,25 @@ def _conditions(config: FixConfig, t_s, dt_s, n_used, n_clear, pdop, multipath_i
     not_rtk = ~have_age | (age > config.rtk_max_age_s) | (n_used < config.float_min_satellites)
     dgps = have_age & (age <= config.dgps_max_age_s)
     base = np.where(no_fix, NO_FIX, np.where(not_rtk, np.where(dgps, DGPS, SINGLE), -1))
-    capable = (np.asarray(n_clear) >= config.min_clear_satellites) & (np.asarray(pdop) <= config.max_pdop)
+    capable = (np.asarray(n_clear) >= config.min_clear_satellites) & (
+        np.asarray(pdop) <= config.max_pdop
+    )
     # the cycle slip test U < rate m dt, and T_fix without the reacquire factor (r = 1)
     slip = np.asarray(slip_uniform) < config.cycle_slip_rate_per_s * multipath_index * dt_s
     ttf_raw = time_to_fix_s(config, np.asarray(g_t, dtype=np.float64), multipath_index, math.inf)
-    return (base.tolist(), capable.tolist(), slip.tolist(), t_s.tolist(), dt_s.tolist(),
-            ttf_raw.tolist())
+    return (
+        base.tolist(),
+        capable.tolist(),
+        slip.tolist(),
+        t_s.tolist(),
+        dt_s.tolist(),
+        ttf_raw.tolist(),
+    )
 
 
-def _conditions_one(config: FixConfig, t, dt, n_used, n_clear, pdop, mi, age, slip_uniform,
-                    g_t) -> tuple[list, ...]:
+def _conditions_one(
+    config: FixConfig, t, dt, n_used, n_clear, pdop, mi, age, slip_uniform, g_t
+) -> tuple[list, ...]:
     """:func:`_conditions` of one epoch on Python numbers: the array path's operations in order."""
     t, dt, mi, age = float(t), float(dt), float(mi), float(age)
     no_fix = n_used < MIN_SATELLITES or (config.cold and t < config.cold_ttff_s)
@@ -212,11 +276,19 @@ def _conditions_one(config: FixConfig, t, dt, n_used, n_clear, pdop, mi, age, sl
         base = -1
     capable = n_clear >= config.min_clear_satellites and pdop <= config.max_pdop
     slip = slip_uniform < config.cycle_slip_rate_per_s * mi * dt
-    return ([base], [capable], [slip], [t], [dt], [_time_to_fix_one(config, float(g_t), mi, math.inf)])
+    return (
+        [base],
+        [capable],
+        [slip],
+        [t],
+        [dt],
+        [_time_to_fix_one(config, float(g_t), mi, math.inf)],
+    )
 
 
-def _run(config: FixConfig, state: FixMachineState, base_l, cap_l, slip_l, t_l, dt_l,
-         ttf_l) -> dict[str, np.ndarray]:
+def _run(
+    config: FixConfig, state: FixMachineState, base_l, cap_l, slip_l, t_l, dt_l, ttf_l
+) -> dict[str, np.ndarray]:
     """The loop of :func:`run_fix_states` over the epochs' conditions; ``state`` updated in place."""
     m = len(t_l)
     rq, tq = config.reacquire_factor, config.reacquire_window_s
@@ -264,6 +336,9 @@ def _run(config: FixConfig, state: FixMachineState, base_l, cap_l, slip_l, t_l, 
 
     state.lock, state.t_lock_s, state.t_loss_s = lock, t_lock, t_loss
     state.converge_s, state.time_to_fix_s, state.previous = c, t_fix, prev
-    return {"fix": np.array(fix_l, dtype=np.int8), "lock_age_s": np.array(age_l, dtype=np.float64),
-            "converge_s": np.array(conv_l, dtype=np.float64),
-            "time_to_fix_s": np.array(ttf_out, dtype=np.float64)}
+    return {
+        "fix": np.array(fix_l, dtype=np.int8),
+        "lock_age_s": np.array(age_l, dtype=np.float64),
+        "converge_s": np.array(conv_l, dtype=np.float64),
+        "time_to_fix_s": np.array(ttf_out, dtype=np.float64),
+    }

@@ -42,14 +42,25 @@ class Reflectors:
     def __init__(self, site: Site, reflector_range_m: float) -> None:
         box_lo = np.asarray(site.box_min_m, dtype=np.float64).reshape(-1, 3)
         box_hi = np.asarray(site.box_max_m, dtype=np.float64).reshape(-1, 3)
-        center_xy = np.concatenate([0.5 * (box_lo[:, :2] + box_hi[:, :2]),
-                                    np.asarray(site.cyl_xy_m, dtype=np.float64).reshape(-1, 2)])
+        center_xy = np.concatenate(
+            [
+                0.5 * (box_lo[:, :2] + box_hi[:, :2]),
+                np.asarray(site.cyl_xy_m, dtype=np.float64).reshape(-1, 2),
+            ]
+        )
         self.center_x, self.center_y = center_xy[:, 0].copy(), center_xy[:, 1].copy()
-        self.half_width = np.concatenate([
-            0.5 * np.hypot(box_hi[:, 0] - box_lo[:, 0], box_hi[:, 1] - box_lo[:, 1]),  # half diagonal
-            np.asarray(site.cyl_radius_m, dtype=np.float64).reshape(-1),
-        ])
-        self.top = np.concatenate([box_hi[:, 2], np.asarray(site.cyl_top_m, dtype=np.float64).reshape(-1)])
+        self.half_width = np.concatenate(
+            [
+                0.5
+                * np.hypot(
+                    box_hi[:, 0] - box_lo[:, 0], box_hi[:, 1] - box_lo[:, 1]
+                ),  # half diagonal
+                np.asarray(site.cyl_radius_m, dtype=np.float64).reshape(-1),
+            ]
+        )
+        self.top = np.concatenate(
+            [box_hi[:, 2], np.asarray(site.cyl_top_m, dtype=np.float64).reshape(-1)]
+        )
         self.range_m = float(reflector_range_m)
 
     def index(self, antenna_enu_m) -> np.ndarray:
@@ -72,7 +83,9 @@ class Reflectors:
             dk = dist[e, k]
             dist1 = np.maximum(dk, _MIN_DISTANCE_M)
             width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
-            height = np.clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
+            height = np.clip(
+                np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0
+            )
             terms[k, e] = width * height * (1.0 - dk / d_r)
         # summed in obstacle order for every epoch (accumulate adds row after row; the terms are
         # >= 0, so starting from the first term is starting from 0)

@@ -77,8 +77,8 @@ ruling "GGA number formats" says, whatever the fix state.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -86,6 +86,7 @@ from navsense.clock import Due
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.geo.georef import OUTPUT_KEYS
+from navsense.output.columns import Column, rows_from_columns
 from navsense.output.nmea import gga_sentences, utc_seconds_of_day
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
@@ -94,19 +95,36 @@ from navsense.sensors.gnss import sky as _sky
 from navsense.sensors.gnss.constellation import SYSTEMS, Constellation
 from navsense.sensors.gnss.corrections import CorrectionStream
 from navsense.sensors.gnss.error_model import (
-    FIRST_EPOCH_DT_S, ErrorConfig, combine, draw_epochs, error_sigmas, phi_of,
+    FIRST_EPOCH_DT_S,
+    ErrorConfig,
+    combine,
+    draw_epochs,
+    error_sigmas,
+    phi_of,
 )
 from navsense.sensors.gnss.fixstate import (
-    DGPS, FIX_TYPES, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE, FixConfig, FixMachineState,
+    DGPS,
+    FIX_TYPES,
+    NO_FIX,
+    RTK_FIXED,
+    RTK_FLOAT,
+    SINGLE,
+    FixConfig,
+    FixMachineState,
     run_fix_states,
 )
-from navsense.output.columns import Column, rows_from_columns
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["GnssReceiver", "GnssConfig", "ROW_DECIMALS", "OUTPUT_FRAMES", "GNSS_SEQUENCE",
-           "SOLUTION_MODES"]
+__all__ = [
+    "GnssReceiver",
+    "GnssConfig",
+    "ROW_DECIMALS",
+    "OUTPUT_FRAMES",
+    "GNSS_SEQUENCE",
+    "SOLUTION_MODES",
+]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
 LOS_AHEAD = 64  # epochs whose satellites are computed at once on one-step calls
@@ -123,11 +141,24 @@ OUTPUT_FRAMES = {
     "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
     "nad83": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
 }
-COUNT_KEYS = ("satellites_used", "satellites_clear", "satellites_near_obstruction",
-              "satellites_foliage", "satellites_blocked", "satellites_above_mask")
-_PREFIXED_KEYS = ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_lat_deg",
-                  "nad83_2011_lon_deg", "nad83_2011_height_m", "wgs84_lat_deg", "wgs84_lon_deg",
-                  "wgs84_height_m")
+COUNT_KEYS = (
+    "satellites_used",
+    "satellites_clear",
+    "satellites_near_obstruction",
+    "satellites_foliage",
+    "satellites_blocked",
+    "satellites_above_mask",
+)
+_PREFIXED_KEYS = (
+    "nad83_harn_lat_deg",
+    "nad83_harn_lon_deg",
+    "nad83_2011_lat_deg",
+    "nad83_2011_lon_deg",
+    "nad83_2011_height_m",
+    "wgs84_lat_deg",
+    "wgs84_lon_deg",
+    "wgs84_height_m",
+)
 
 ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
     "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
@@ -165,31 +196,40 @@ class GnssConfig:
     corrections: CorrectionStream
 
     @classmethod
-    def from_config(cls, cfg: Mapping) -> "GnssConfig":
+    def from_config(cls, cfg: Mapping) -> GnssConfig:
         gnss = cfg["gnss"]
         hz = float(gnss["hz"])
         if not 1.0 <= hz <= 120.0:
             raise ConfigError(f"gnss.hz = {gnss['hz']} is out of range 1..120")
         arm = tuple(float(v) for v in gnss["antenna_flu_m"])
         if len(arm) != 3 or not all(map(math.isfinite, arm)):
-            raise ConfigError(f"gnss.antenna_flu_m = {list(gnss['antenna_flu_m'])} must be 3 finite numbers")
+            raise ConfigError(
+                f"gnss.antenna_flu_m = {list(gnss['antenna_flu_m'])} must be 3 finite numbers"
+            )
         frame = gnss["datum"]["output_frame"]
         if frame not in OUTPUT_FRAMES:
-            raise ConfigError(f"gnss.datum.output_frame = {frame!r} is not one of {', '.join(OUTPUT_FRAMES)}")
+            raise ConfigError(
+                f"gnss.datum.output_frame = {frame!r} is not one of {', '.join(OUTPUT_FRAMES)}"
+            )
         const = gnss["constellations"]
         if not any(bool(const.get(s, False)) for s in SYSTEMS):
             raise ConfigError(f"gnss.constellations = {dict(const)}: one system must be on")
         obs = gnss["obstruction"]
         return cls(
-            hz=hz, antenna_flu_m=arm, mount_frame=str(cfg.get("mount_frame", "chassis")),
-            seed=int(cfg["seed"]), elevation_mask_deg=float(gnss["elevation_mask_deg"]),
+            hz=hz,
+            antenna_flu_m=arm,
+            mount_frame=str(cfg.get("mount_frame", "chassis")),
+            seed=int(cfg["seed"]),
+            elevation_mask_deg=float(gnss["elevation_mask_deg"]),
             constellations=tuple((s, bool(const[s])) for s in SYSTEMS),
             multipath_tau_s=float(gnss["multipath_tau_s"]),
             near_margin_m=float(obs["near_margin_m"]),
             foliage_block_path_m=float(obs["foliage_block_path_m"]),
             reflector_range_m=float(obs["reflector_range_m"]),
-            output_frame=frame, start_utc=str(gnss["datum"]["start_utc"]),
-            fix=FixConfig.from_config(gnss), errors=ErrorConfig.from_config(cfg),
+            output_frame=frame,
+            start_utc=str(gnss["datum"]["start_utc"]),
+            fix=FixConfig.from_config(gnss),
+            errors=ErrorConfig.from_config(cfg),
             corrections=CorrectionStream.from_config(gnss["corrections"], gnss["start"]),
         )
 
@@ -259,8 +299,9 @@ class GnssReceiver:
             self._utc0_s = utc_seconds_of_day(c.start_utc)
         self.constellation = Constellation(c.seed, dict(c.constellations), lat, lon, h)
         # the site's obstacles, prepared once for the sky view and the reflector index
-        self._sky = _sky.SkyView(self.site, c.near_margin_m, c.foliage_block_path_m,
-                                 c.elevation_mask_deg)
+        self._sky = _sky.SkyView(
+            self.site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg
+        )
         self._reflectors = _mp.Reflectors(self.site, c.reflector_range_m)
         self._due = Due(c.hz)
         self._rng = Pcg32(c.seed, GNSS_SEQUENCE)
@@ -309,19 +350,35 @@ class GnssReceiver:
         status = self._sky.classify(p_a, los, visible)
         counts = _sky.counts(status)
         # Dilution of Precision: used satellites, and all above the mask
-        (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(los, _sky.used_mask(status),
-                                                            status != _sky.BELOW_MASK)
+        (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(
+            los, _sky.used_mask(status), status != _sky.BELOW_MASK
+        )
         # Multipath Index
         rho = self._reflectors.index(p_a)
-        mi = _mp.multipath_index(counts["satellites_near_obstruction"], counts["satellites_foliage"],
-                                 counts["satellites_used"], rho)
+        mi = _mp.multipath_index(
+            counts["satellites_near_obstruction"],
+            counts["satellites_foliage"],
+            counts["satellites_used"],
+            rho,
+        )
         # Correction Stream
         age = c.corrections.age_s(t)
         # the epoch's 11 values, in every state
         draws = draw_epochs(self._rng, m)
         # Fix State Machine
-        fx = run_fix_states(c.fix, self._fix_state, t, dt, counts["satellites_used"],
-                            counts["satellites_clear"], pdop, mi, age, draws.slip_uniform, draws.g_t)
+        fx = run_fix_states(
+            c.fix,
+            self._fix_state,
+            t,
+            dt,
+            counts["satellites_used"],
+            counts["satellites_clear"],
+            pdop,
+            mi,
+            age,
+            draws.slip_uniform,
+            draws.g_t,
+        )
         fix = fx["fix"]
         # Error Model
         sig = error_sigmas(c.errors, fix, fx["lock_age_s"], hdop, vdop, hdop_o, vdop_o, mi)
@@ -331,16 +388,33 @@ class GnssReceiver:
         p_out = p_a + e
 
         block = {
-            "sample_time_s": t, "fix": fix, **counts,
-            "hdop": hdop, "vdop": vdop, "pdop": pdop, "hdop_open_sky": hdop_o, "vdop_open_sky": vdop_o,
-            "multipath_index": mi, "reflector_index": rho,
-            "correction_age_s": age, "rtk_lock_age_s": fx["lock_age_s"],
-            "rtk_converge_s": fx["converge_s"], "rtk_time_to_fix_s": fx["time_to_fix_s"],
-            "sigma_gm_m": sig["sigma_gm_m"], "sigma_white_m": sig["sigma_white_m"],
-            "sigma_mp_m": sig["sigma_mp_m"], "tau_s": sig["tau_s"], "k_h": sig["k_h"],
-            "k_v": sig["k_v"], "dt_s": dt,
-            "antenna_enu_m": p_a, "error_enu_m": e, "position_enu_m": p_out, "sigma_enu_m": sigma,
-            "u": u, "z": z,
+            "sample_time_s": t,
+            "fix": fix,
+            **counts,
+            "hdop": hdop,
+            "vdop": vdop,
+            "pdop": pdop,
+            "hdop_open_sky": hdop_o,
+            "vdop_open_sky": vdop_o,
+            "multipath_index": mi,
+            "reflector_index": rho,
+            "correction_age_s": age,
+            "rtk_lock_age_s": fx["lock_age_s"],
+            "rtk_converge_s": fx["converge_s"],
+            "rtk_time_to_fix_s": fx["time_to_fix_s"],
+            "sigma_gm_m": sig["sigma_gm_m"],
+            "sigma_white_m": sig["sigma_white_m"],
+            "sigma_mp_m": sig["sigma_mp_m"],
+            "tau_s": sig["tau_s"],
+            "k_h": sig["k_h"],
+            "k_v": sig["k_v"],
+            "dt_s": dt,
+            "antenna_enu_m": p_a,
+            "error_enu_m": e,
+            "position_enu_m": p_out,
+            "sigma_enu_m": sigma,
+            "u": u,
+            "z": z,
         }
         if self.georef is not None:
             block.update(self._geodetic(block))
@@ -367,8 +441,9 @@ class GnssReceiver:
             times = steps / rate_hz
             los = self.constellation.los_enu(times)
             visible = self.constellation.visible(los, self.config.elevation_mask_deg)
-            self._sky_ahead = {tt: (los[i:i + 1], visible[i:i + 1])
-                               for i, tt in enumerate(times.tolist())}
+            self._sky_ahead = {
+                tt: (los[i : i + 1], visible[i : i + 1]) for i, tt in enumerate(times.tolist())
+            }
             hit = self._sky_ahead[t]
         return hit
 
@@ -377,8 +452,15 @@ class GnssReceiver:
         t = block["sample_time_s"]
         p = block["position_enu_m"]
         if t.shape[0] == 1:  # one epoch (streaming): the chain on Python floats, the same bits
-            geo = dict(zip(OUTPUT_KEYS, (np.array([v]) for v in
-                                         self.georef.geodetic_of_point(*p[0].tolist(), t.item()))))
+            geo = dict(
+                zip(
+                    OUTPUT_KEYS,
+                    (
+                        np.array([v])
+                        for v in self.georef.geodetic_of_point(*p[0].tolist(), t.item())
+                    ),
+                )
+            )
         else:
             geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
         lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
@@ -387,16 +469,27 @@ class GnssReceiver:
         out["longitude_deg"] = out[lon_key]
         out["ellipsoidal_height_m"] = out[h_key]
         out["altitude_navd88_m"] = np.asarray(geo["navd88_height_m"], dtype=np.float64).reshape(-1)
-        out["geoid_undulation_nad83_m"] = np.asarray(geo["geoid_undulation_m"], dtype=np.float64).reshape(-1)
+        out["geoid_undulation_nad83_m"] = np.asarray(
+            geo["geoid_undulation_m"], dtype=np.float64
+        ).reshape(-1)
         # GGA: geoid separation = ellipsoidal height of the output frame - NAVD88 altitude
         sep = out["ellipsoidal_height_m"] - out["altitude_navd88_m"]
         fix = block["fix"]
         no_fix = fix == NO_FIX
         # the no-fix form; its age and station are empty too
         age = np.where(no_fix, np.nan, block["correction_age_s"])
-        sentences = gga_sentences(self._utc0_s + t, out["latitude_deg"], out["longitude_deg"], fix,
-                                  block["satellites_used"], np.round(block["hdop"], ROW_DECIMALS["dop"]),
-                                  out["altitude_navd88_m"], sep, age, no_fix=no_fix)
+        sentences = gga_sentences(
+            self._utc0_s + t,
+            out["latitude_deg"],
+            out["longitude_deg"],
+            fix,
+            block["satellites_used"],
+            np.round(block["hdop"], ROW_DECIMALS["dop"]),
+            out["altitude_navd88_m"],
+            sep,
+            age,
+            no_fix=no_fix,
+        )
         out["nmea_gga"] = np.array(sentences, dtype=object)
         return out
 
@@ -422,11 +515,15 @@ class GnssReceiver:
         cov9 = np.zeros((m, 9))
         cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
         # (name, values, decimals, validity) of the numeric keys, in row order
-        specs = [(k, block[k], d["dop"], None)
-                 for k in ("hdop", "vdop", "pdop", "hdop_open_sky", "vdop_open_sky")]
+        specs = [
+            (k, block[k], d["dop"], None)
+            for k in ("hdop", "vdop", "pdop", "hdop_open_sky", "vdop_open_sky")
+        ]
         specs += [(k, block[k], d["index"], None) for k in ("multipath_index", "reflector_index")]
-        specs += [(k, block[k], d["time_s"], None)
-                  for k in ("correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s")]
+        specs += [
+            (k, block[k], d["time_s"], None)
+            for k in ("correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s")
+        ]
         specs += [
             ("model.sigma_gm_m", block["sigma_gm_m"], d["sigma_m"], None),
             ("model.sigma_white_m", block["sigma_white_m"], d["sigma_m"], None),
@@ -444,12 +541,18 @@ class GnssReceiver:
         geodetic = "latitude_deg" in block
         if geodetic:
             ang, hgt = d["angle_deg"], d["height_m"]
-            geo_keys = ("latitude_deg", "longitude_deg", "ellipsoidal_height_m", "altitude_navd88_m",
-                        "geoid_undulation_nad83_m") + _PREFIXED_KEYS
+            geo_keys = (
+                "latitude_deg",
+                "longitude_deg",
+                "ellipsoidal_height_m",
+                "altitude_navd88_m",
+                "geoid_undulation_nad83_m",
+            ) + _PREFIXED_KEYS
             specs += [(k, block[k], ang if k.endswith("_deg") else hgt, has_fix) for k in geo_keys]
         numeric = _rounded_columns([sp for sp in specs if sp[1] is not None])
         numeric["model.multipath_tau_s"] = Column(
-            "model.multipath_tau_s", round(self.config.multipath_tau_s, d["tau_s"]), constant=True)
+            "model.multipath_tau_s", round(self.config.multipath_tau_s, d["tau_s"]), constant=True
+        )
 
         cols = [
             Column("fix_type", [FIX_TYPES[q] for q in fix_list]),
@@ -475,9 +578,14 @@ class GnssReceiver:
     def episode_info(self) -> dict:
         """The constellation's draws and site, for episode.json."""
         k = self.constellation
-        return {"gnss_constellation": {
-            "t0_s": round(float(k.t0_s), 6),
-            "satellites_enabled": int(np.count_nonzero(k.enabled)),
-            "site_wgs84_lat_lon_h": [round(k.site_lat_deg, 9), round(k.site_lon_deg, 9),
-                                     round(k.site_h_m, 4)],
-        }}
+        return {
+            "gnss_constellation": {
+                "t0_s": round(float(k.t0_s), 6),
+                "satellites_enabled": int(np.count_nonzero(k.enabled)),
+                "site_wgs84_lat_lon_h": [
+                    round(k.site_lat_deg, 9),
+                    round(k.site_lon_deg, 9),
+                    round(k.site_h_m, 4),
+                ],
+            }
+        }

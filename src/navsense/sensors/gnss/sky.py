@@ -54,9 +54,21 @@ from navsense.rotation import quat_to_matrix, rotate
 from navsense.site import Site
 
 __all__ = [
-    "BELOW_MASK", "CLEAR", "NEAR", "FOLIAGE", "BLOCKED", "STATUS_NAMES",
-    "antenna_position_enu", "ray_box_hit", "ray_cylinder_hit", "sphere_chord",
-    "keep_obstacles", "classify", "SkyView", "counts", "used_mask",
+    "BELOW_MASK",
+    "CLEAR",
+    "NEAR",
+    "FOLIAGE",
+    "BLOCKED",
+    "STATUS_NAMES",
+    "antenna_position_enu",
+    "ray_box_hit",
+    "ray_cylinder_hit",
+    "sphere_chord",
+    "keep_obstacles",
+    "classify",
+    "SkyView",
+    "counts",
+    "used_mask",
 ]
 
 BELOW_MASK = 0  # not tracked: below the elevation mask, or its system off
@@ -170,9 +182,15 @@ def ray_cylinder_hit(origin, direction, axis_xy, base_z, top_z, radius) -> np.nd
     r = np.asarray(radius, dtype=np.float64)
     wx, wy = ox - c[..., 0], oy - c[..., 1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _cylinder_hit(wx * wx + wy * wy - r * r, dx * dx + dy * dy, wx * dx + wy * dy, oz,
-                             dz, np.asarray(base_z, dtype=np.float64),
-                             np.asarray(top_z, dtype=np.float64))
+        return _cylinder_hit(
+            wx * wx + wy * wy - r * r,
+            dx * dx + dy * dy,
+            wx * dx + wy * dy,
+            oz,
+            dz,
+            np.asarray(base_z, dtype=np.float64),
+            np.asarray(top_z, dtype=np.float64),
+        )
 
 
 def sphere_chord(origin, direction, center, radius) -> np.ndarray:
@@ -218,8 +236,9 @@ def _keep(ax, ay, az, cx, cy, top_dn, mask_deg: float) -> np.ndarray:
     return keep
 
 
-def keep_obstacles(antenna_enu_m, center_xy_m, top_z_m, near_margin_m: float,
-                   elevation_mask_deg: float) -> np.ndarray:
+def keep_obstacles(
+    antenna_enu_m, center_xy_m, top_z_m, near_margin_m: float, elevation_mask_deg: float
+) -> np.ndarray:
     """The culling of "Sky Obstruction": (m, K) bool, True where an obstacle is kept.
 
     ``antenna_enu_m`` (m, 3); ``center_xy_m`` (K, 2) the obstacles' centres (box centre,
@@ -230,8 +249,9 @@ def keep_obstacles(antenna_enu_m, center_xy_m, top_z_m, near_margin_m: float,
     c = np.asarray(center_xy_m, dtype=np.float64)
     top_dn = np.asarray(top_z_m, dtype=np.float64) + near_margin_m
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _keep(a[:, 0:1], a[:, 1:2], a[:, 2:3], c[:, 0], c[:, 1], top_dn,
-                     float(elevation_mask_deg))
+        return _keep(
+            a[:, 0:1], a[:, 1:2], a[:, 2:3], c[:, 0], c[:, 1], top_dn, float(elevation_mask_deg)
+        )
 
 
 # --------------------------------------------------------------------------------- classify
@@ -276,8 +296,13 @@ class SkyView:
     computed once, with the operations :func:`classify` used on them.
     """
 
-    def __init__(self, site: Site, near_margin_m: float, foliage_block_path_m: float,
-                 elevation_mask_deg: float) -> None:
+    def __init__(
+        self,
+        site: Site,
+        near_margin_m: float,
+        foliage_block_path_m: float,
+        elevation_mask_deg: float,
+    ) -> None:
         d_n = float(near_margin_m)
         self.foliage_block_path_m = foliage_block_path_m
         self.mask_deg = float(elevation_mask_deg)
@@ -311,8 +336,9 @@ class SkyView:
         nb, nc = len(box_lo), len(cyl_xy)
         self._slices = (slice(0, nb), slice(nb, nb + nc), slice(nb + nc, len(tops)))
         # triples per kept obstacle of each kind (two tests for boxes and cylinders)
-        self._weight = np.concatenate([np.full(nb, 2), np.full(nc, 2), np.ones(len(crown_r))]
-                                      ).astype(np.int64)
+        self._weight = np.concatenate(
+            [np.full(nb, 2), np.full(nc, 2), np.ones(len(crown_r))]
+        ).astype(np.int64)
 
     def classify(self, antenna_enu_m, los, visible) -> np.ndarray:
         """:func:`classify` with the prepared site and parameters."""
@@ -331,19 +357,37 @@ class SkyView:
                 return status
         with np.errstate(divide="ignore", invalid="ignore"):  # rays parallel to an axis
             # the culling of every (epoch, obstacle)
-            keep = _keep(antenna[:, 0:1], antenna[:, 1:2], antenna[:, 2:3], self._cx, self._cy,
-                         self._top_dn, self.mask_deg)
+            keep = _keep(
+                antenna[:, 0:1],
+                antenna[:, 1:2],
+                antenna[:, 2:3],
+                self._cx,
+                self._cy,
+                self._top_dn,
+                self.mask_deg,
+            )
             keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
             if m == 1:  # one epoch (the streaming receiver)
-                self._classify_one(antenna[0], los[0], visible[0],
-                                   [None if k is None else k[0] for k in keeps], status[0])
+                self._classify_one(
+                    antenna[0],
+                    los[0],
+                    visible[0],
+                    [None if k is None else k[0] for k in keeps],
+                    status[0],
+                )
                 return status
-            blocks = _epoch_blocks(n_vis * (1 + keep.astype(np.int64) @ self._weight),
-                                   _BLOCK_TRIPLES)
+            blocks = _epoch_blocks(
+                n_vis * (1 + keep.astype(np.int64) @ self._weight), _BLOCK_TRIPLES
+            )
             for b0, b1 in blocks:
-                self._classify_block(antenna[b0:b1], los[b0:b1], visible[b0:b1], n_vis[b0:b1],
-                                     [None if k is None else k[b0:b1] for k in keeps],
-                                     status[b0:b1])
+                self._classify_block(
+                    antenna[b0:b1],
+                    los[b0:b1],
+                    visible[b0:b1],
+                    n_vis[b0:b1],
+                    [None if k is None else k[b0:b1] for k in keeps],
+                    status[b0:b1],
+                )
         return status
 
     def _classify_one(self, ant, los, vis, keeps, status) -> None:
@@ -370,8 +414,16 @@ class SkyView:
             kk = np.flatnonzero(keep_box)
             nk = kk.size
             kk = np.concatenate([kk, kk + keep_box.size])  # as they are, then enlarged
-            hit = _box_hit(ax, ay, az, dx, dy, dz, *(v[kk, None] for v in self._box_lo),
-                           *(v[kk, None] for v in self._box_hi))
+            hit = _box_hit(
+                ax,
+                ay,
+                az,
+                dx,
+                dy,
+                dz,
+                *(v[kk, None] for v in self._box_lo),
+                *(v[kk, None] for v in self._box_hi),
+            )
             blocked |= hit[:nk].any(axis=0)
             near |= hit[nk:].any(axis=0)
         if keep_cyl is not None and keep_cyl.any():
@@ -384,8 +436,15 @@ class SkyView:
             wh = wx[:, None] * dx + wy[:, None] * dy
             kk = np.concatenate([kk, kk + keep_cyl.size])
             cc = (np.concatenate([ww, ww]) - self._cyl_rr[kk])[:, None]  # |w|^2 - r^2
-            hit = _cylinder_hit(cc, h2, np.concatenate([wh, wh]), az, dz,
-                                self._cyl_base[kk, None], self._cyl_top[kk, None])
+            hit = _cylinder_hit(
+                cc,
+                h2,
+                np.concatenate([wh, wh]),
+                az,
+                dz,
+                self._cyl_base[kk, None],
+                self._cyl_top[kk, None],
+            )
             blocked |= hit[:nk].any(axis=0)
             near |= hit[nk:].any(axis=0)
         if keep_crown is not None and keep_crown.any():
@@ -434,10 +493,14 @@ class SkyView:
             ke, kk, cnt, pi = triples(keep_box, True)
             if pi.size:
                 half = pi.size // 2
-                hit = _box_hit(*(ant[ke, k].repeat(cnt) for k in range(3)),
-                               dx[pi], dy[pi], dz[pi],
-                               *(v[kk].repeat(cnt) for v in self._box_lo),
-                               *(v[kk].repeat(cnt) for v in self._box_hi))
+                hit = _box_hit(
+                    *(ant[ke, k].repeat(cnt) for k in range(3)),
+                    dx[pi],
+                    dy[pi],
+                    dz[pi],
+                    *(v[kk].repeat(cnt) for v in self._box_lo),
+                    *(v[kk].repeat(cnt) for v in self._box_hi),
+                )
                 pi[half:] += n_pairs
                 hits[pi[hit]] = True
         if keep_cyl is not None and keep_cyl.any():
@@ -457,8 +520,15 @@ class SkyView:
                 j = np.flatnonzero(wh * wh - h2 * cc >= 0.0)
                 if j.size:
                     tk = np.arange(ke.size).repeat(cnt)[j]  # kept pair of each triple
-                    hit = _cylinder_hit(cc[j], h2[j], wh[j], ant[ke[tk], 2], dz[pi[j]],
-                                        self._cyl_base[kk[tk]], self._cyl_top[kk[tk]])
+                    hit = _cylinder_hit(
+                        cc[j],
+                        h2[j],
+                        wh[j],
+                        ant[ke[tk], 2],
+                        dz[pi[j]],
+                        self._cyl_base[kk[tk]],
+                        self._cyl_top[kk[tk]],
+                    )
                     pi[half:] += n_pairs
                     hits[pi[j[hit]]] = True
         if keep_crown is not None and keep_crown.any():
@@ -468,8 +538,9 @@ class SkyView:
                 b, disc = _chord_disc(*w, dx[pi], dy[pi], dz[pi], self._crown_rr[kk].repeat(cnt))
                 j = np.flatnonzero(disc > 0.0)  # elsewhere the chord is 0
                 # summed in obstacle order within each pair (bincount adds in array order)
-                foliage_m = np.bincount(pi[j], weights=_chord_length(b[j], disc[j]),
-                                        minlength=n_pairs)
+                foliage_m = np.bincount(
+                    pi[j], weights=_chord_length(b[j], disc[j]), minlength=n_pairs
+                )
 
         st = np.full(n_pairs, CLEAR, dtype=np.int8)
         st[hits[n_pairs:]] = NEAR
@@ -481,8 +552,15 @@ class SkyView:
         status[ep, sat] = st
 
 
-def classify(antenna_enu_m, los, visible, site: Site, near_margin_m: float,
-             foliage_block_path_m: float, elevation_mask_deg: float) -> np.ndarray:
+def classify(
+    antenna_enu_m,
+    los,
+    visible,
+    site: Site,
+    near_margin_m: float,
+    foliage_block_path_m: float,
+    elevation_mask_deg: float,
+) -> np.ndarray:
     """Status (m, nsat) int8 of each satellite: BELOW_MASK, CLEAR, NEAR, FOLIAGE or BLOCKED.
 
     ``antenna_enu_m`` (m, 3) antenna positions, ``los`` (m, nsat, 3) unit lines of sight,
@@ -501,7 +579,8 @@ def classify(antenna_enu_m, los, visible, site: Site, near_margin_m: float,
     the work is arranged. :class:`SkyView` keeps the site's arrays between calls.
     """
     return SkyView(site, near_margin_m, foliage_block_path_m, elevation_mask_deg).classify(
-        antenna_enu_m, los, visible)
+        antenna_enu_m, los, visible
+    )
 
 
 def used_mask(status) -> np.ndarray:
@@ -521,9 +600,11 @@ def counts(status) -> dict[str, np.ndarray]:
     if status.ndim != 2:
         raise ValueError(f"Expected `status` to have shape (m, nsat), got {status.shape}")
     m = status.shape[0]
-    if status.size and not (0 <= status.min() and status.max() <= BLOCKED):
-        raise ValueError(f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
-                         f"{status.min()} .. {status.max()}")
+    if status.size and not (status.min() >= 0 and status.max() <= BLOCKED):
+        raise ValueError(
+            f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
+            f"{status.min()} .. {status.max()}"
+        )
     # one histogram of (epoch, status code) over all satellites
     cells = np.add(status, np.arange(0, 5 * m, 5, dtype=np.int64)[:, None], dtype=np.int64)
     hist = np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5)
