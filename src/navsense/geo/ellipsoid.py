@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.constants import GRS80_A_M, GRS80_INV_F, WGS84_A_M, WGS84_INV_F
 from navsense.geo import _arrays
 from navsense.geo._arrays import (
     as_float,
@@ -79,10 +80,10 @@ class Ellipsoid:
 
 # GRS80: a = 6 378 137 m, 1/f = 298.257222101 (spec "Datum Chain", "Inverse projection";
 # Moritz 1980, Geodetic Reference System 1980). Ellipsoid of NAD83(HARN) and NAD83(2011).
-GRS80 = Ellipsoid("GRS80", 6_378_137.0, 298.257222101)
+GRS80 = Ellipsoid("GRS80", GRS80_A_M, GRS80_INV_F)
 # WGS84: a = 6 378 137 m, 1/f = 298.257223563 (spec "Datum Chain", "ECEF"; NGA.STND.0036).
 # Ellipsoid of WGS84 (G2139) and of the UTM projection.
-WGS84 = Ellipsoid("WGS84", 6_378_137.0, 298.257223563)
+WGS84 = Ellipsoid("WGS84", WGS84_A_M, WGS84_INV_F)
 
 # Number of latitude iterations of EcefToGeodetic (spec "Datum Chain", "ECEF": 8 iterations).
 ECEF_ITERATIONS = 8

@@ -59,11 +59,12 @@ import numpy as np
 
 from navsense import gauss_markov
 from navsense.clock import Due
+from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
 from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, rotate, rotate_inverse
-from navsense.sensors.imu import GRAVITY_MPS2, imu_point_kinematics
+from navsense.sensors.imu import imu_point_kinematics
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
+from navsense.constants import GRAVITY_MPS2
 from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, matrix_floats, quat_to_matrix, rotate, rotate_inverse
@@ -42,12 +43,10 @@ __all__ = [
     "ImuModel",
     "ImuKinematics",
     "imu_point_kinematics",
-    "GRAVITY_MPS2",
     "IMU_SEED_OFFSET",
     "IMU_SEQUENCE",
 ]
 
-GRAVITY_MPS2 = 9.80665  # standard gravity, m/s^2 (specification, "IMU")
 IMU_SEED_OFFSET = 1009  # specification, "Seeds and Determinism": RngImu seed + 1009
 IMU_SEQUENCE = 2  # specification, "Seeds and Determinism": RngImu sequence 2
 FORCE_DECIMALS = 6  # specification, "IMU": specific_force_flu_mps2 with 6 decimals

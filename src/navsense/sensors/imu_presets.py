@@ -15,9 +15,11 @@ from __future__ import annotations
 import copy
 import math
 
+from navsense.constants import GRAVITY_MPS2
+
 __all__ = ["PRESETS", "preset"]
 
-_G = 9.80665  # standard gravity, m/s^2
+_G = GRAVITY_MPS2
 _DEG = math.pi / 180.0  # rad per degree
 _DPH = _DEG / 3600.0  # rad/s per deg/h
 _ARW = _DEG / 60.0  # rad/s/sqrt(Hz) per deg/sqrt(h)

@@ -96,6 +96,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from navsense.clock import Due
+from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.output.columns import Column, rows_from_columns
@@ -127,7 +128,6 @@ __all__ = [
     "InsConfig",
     "InsModel",
     "Ins",
-    "GRAVITY_MPS2",
     "INS_SEED_OFFSET",
     "AGENT_SEED_STRIDE",
     "INS_SEQUENCE",
@@ -136,7 +136,6 @@ __all__ = [
     "INS_ROW_DECIMALS",
 ]
 
-GRAVITY_MPS2 = 9.80665  # spec "INS", specific force: (0, 0, 9.80665) m/s^2
 INS_SEED_OFFSET = 5045  # spec "Seeds and Determinism": RngIns seed + 5045 (CoreSimIns.h: 5 x 1009)
 AGENT_SEED_STRIDE = 7919  # spec "ACRES Core INS": seed + 5045 + 7919 x agent index
 INS_SEQUENCE = 6  # spec "Seeds and Determinism": RngIns sequence 6

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
+from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError, NavsenseError
 from navsense.geo.epoch import DEFAULT_START_UTC
 from navsense.output.columns import Column, rows_from_columns
@@ -104,8 +105,8 @@ GRADIENT_STEP_M = 500.0  # half-width of the central differences of the field's 
 RATE_STEP_S = 86_400.0  # the field's rate from the field one day after the start, s
 GRID_NORTH_STEP_M = 10.0  # second point of the grid convergence, 10 m grid north, m
 
-_WGS84_A_M = 6_378_137.0  # WGS84 semi-major axis, m (NGA.STND.0036)
-_WGS84_INV_F = 298.257223563  # WGS84 inverse flattening (NGA.STND.0036)
+_WGS84_A_M = WGS84_A_M
+_WGS84_INV_F = WGS84_INV_F
 _WGS84_E2 = (2.0 - 1.0 / _WGS84_INV_F) / _WGS84_INV_F  # e^2 = f (2 - f)
 
 

@@ -136,6 +136,7 @@ import numpy as np
 if TYPE_CHECKING:
     from scipy.interpolate import PPoly
 
+from navsense.constants import GRAVITY_MPS2
 from navsense.errors import NavsenseError, TruthError
 from navsense.site import Site, embedded_site, load_site, site_from_json
 from navsense.truth.states import PHYSICS_HZ, TruthStates
@@ -164,7 +165,6 @@ __all__ = [
 ACRE_TILE_RADIUS_M = 5_000.0  # a geodetic track within this of the ACRE origin uses the ACRE
 # site (the affine grid<->UTM map is good to 4 mm there, geo.georef)
 STOP_SPEED_MPS = 0.2  # v_lo: below it the heading is held; fully free above 2 v_lo
-GRAVITY_MPS2 = 9.80665  # standard gravity (the IMU's, specification "IMU"), coordinated bank
 MIN_TRACK_POINTS = 4  # a not-a-knot cubic spline needs 4 points
 MIN_SMOOTHING_POINTS = 5  # scipy make_smoothing_spline needs 5
 BANK_MODES = ("none", "coordinated")

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError
 from navsense.rng import Pcg32
 
@@ -79,8 +80,7 @@ _LOS_BLOCK_EPOCHS = 256  # epochs a block in los_enu (keeps the temporaries in c
 _FAST_MASK_MAX_DEG = 89.0  # visible(): masks within +-89 deg compare l_u with sines
 _MASK_MARGIN_DEG = 1e-6  # visible(): the margin of that comparison
 
-WGS84_A_M = 6378137.0  # m, WGS84 semi-major axis (NIMA TR8350.2)
-WGS84_F = 1.0 / 298.257223563  # WGS84 flattening (NIMA TR8350.2)
+WGS84_F = 1.0 / WGS84_INV_F  # WGS84 flattening
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,29 @@
+"""Physical and geodetic constants, each once, with its unit and source.
+
+Every module takes these from here; a model's docstring may repeat a value in its equation, the
+code never does.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GRAVITY_MPS2",
+    "WGS84_A_M",
+    "WGS84_INV_F",
+    "GRS80_A_M",
+    "GRS80_INV_F",
+    "EARTH_ROTATION_RADPS",
+    "DEG",
+]
+
+GRAVITY_MPS2 = 9.80665  # m/s^2, standard gravity (CGPM 1901; specification "IMU" and "INS")
+
+WGS84_A_M = 6_378_137.0  # m, WGS84 semi-major axis (NGA.STND.0036; spec "Datum Chain", "ECEF")
+WGS84_INV_F = 298.257223563  # WGS84 inverse flattening (NGA.STND.0036)
+
+GRS80_A_M = 6_378_137.0  # m, GRS80 semi-major axis (Moritz 1980; NAD83(HARN), NAD83(2011))
+GRS80_INV_F = 298.257222101  # GRS80 inverse flattening (Moritz 1980)
+
+EARTH_ROTATION_RADPS = 7.292115e-5  # rad/s, WGS84 Earth rotation rate (NGA.STND.0036)
+
+DEG = 0.017453292519943295  # rad per degree, pi / 180 rounded to binary64
