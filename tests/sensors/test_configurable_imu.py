@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, stationary_truth
+from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 from navsense.sensors.configurable_imu import (
     ROUND_FROM_ZERO,
@@ -24,7 +25,6 @@ from navsense.sensors.configurable_imu import (
     apply_imu_errors,
     mrp_to_dcm,
 )
-from navsense.sensors.imu import GRAVITY_MPS2
 from navsense.sensors.imu_presets import PRESETS
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VEHICLES

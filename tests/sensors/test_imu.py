@@ -5,8 +5,9 @@ import orjson
 import pytest
 
 from conftest import circle_truth, stationary_truth
+from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
-from navsense.sensors.imu import GRAVITY_MPS2, ImuModel
+from navsense.sensors.imu import ImuModel
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VEHICLES
 

@@ -16,12 +16,13 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from navsense.config import load_config
+from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError, DatumError
 from navsense.geo import Georeference, utm
 from navsense.output.frames import INS_FIELD_INDEX as F
 from navsense.output.frames import INS_FIELDS, InsFrameWriter, read_ins_frames
 from navsense.rng import Pcg32
-from navsense.sensors.ins import GRAVITY_MPS2, Ins, InsConfig, InsModel
+from navsense.sensors.ins import Ins, InsConfig, InsModel
 from navsense.truth import TruthStates
 from navsense.vehicles import VEHICLES, lever_arm_from_chassis
 

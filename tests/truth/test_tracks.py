@@ -24,10 +24,11 @@ import numpy as np
 import pytest
 
 from navsense.config import load_config
+from navsense.constants import GRAVITY_MPS2
 from navsense.errors import NavsenseError, TruthError
 from navsense.geo import Georeference
 from navsense.rotation import quat_conjugate, quat_multiply, quat_to_matrix, rotate_inverse
-from navsense.sensors.imu import GRAVITY_MPS2, imu_point_kinematics
+from navsense.sensors.imu import imu_point_kinematics
 from navsense.simulate import simulate
 from navsense.site import site_from_json
 from navsense.truth import cli_truth
