@@ -27,6 +27,7 @@ from navsense.clock import delivery_time, delivery_times
 from navsense.errors import ConfigError
 from navsense.output.columns import Column, arrow_table, jsonl_from_columns, round_float
 from navsense.output.jsonl import JsonlWriter
+from navsense.output.layouts import Layout, layout_for
 from navsense.output.rundir import RunDirectory
 from navsense.site import Site
 from navsense.truth.states import TruthStates
@@ -94,8 +95,8 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
     return models
 
 
-def timed_columns(model, block: dict, delay_s: float, rate_hz: float) -> list[Column]:
-    """The model's columns after ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
+def timed_columns(layout: Layout, block: dict, delay_s: float, rate_hz: float) -> list[Column]:
+    """The layout's columns of ``block`` after ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
     sample = np.asarray(block["sample_time_s"], dtype=np.float64)
     if sample.shape == (1,):  # one row (streaming): the same operations on Python floats
         t = sample.item()
@@ -105,7 +106,7 @@ def timed_columns(model, block: dict, delay_s: float, rate_hz: float) -> list[Co
             Column("sample_time_s", np.array([round_float(t, TIME_DECIMALS)])),
             Column("available_time_s", np.array([round_float(available, TIME_DECIMALS)])),
             Column("delivery_time_s", np.array([round_float(delivery, TIME_DECIMALS)])),
-            *model.columns(block),
+            *layout.columns(block),
         ]
     available = sample + delay_s
     delivery = delivery_times(available, rate_hz)
@@ -113,7 +114,7 @@ def timed_columns(model, block: dict, delay_s: float, rate_hz: float) -> list[Co
         Column("sample_time_s", np.round(sample, TIME_DECIMALS)),
         Column("available_time_s", np.round(available, TIME_DECIMALS)),
         Column("delivery_time_s", np.round(delivery, TIME_DECIMALS)),
-        *model.columns(block),
+        *layout.columns(block),
     ]
 
 
@@ -191,10 +192,11 @@ def _run_model(model, chunk: TruthStates, delay_s: float, outputs: _Outputs):
     """One model over one chunk: its encoded rows, their count and its extra payload."""
     block = model.process(chunk)
     m = len(block["sample_time_s"])
+    layout = outputs.layouts[model.name]
     payload = outputs.writers[model.name].encode(
-        timed_columns(model, block, delay_s, chunk.rate_hz), m
+        timed_columns(layout, block, delay_s, chunk.rate_hz), m
     )
-    return payload, m, outputs.extra.payload(model, block)
+    return payload, m, outputs.extra.payload(model.name, layout, block)
 
 
 class _Progress:
@@ -292,6 +294,7 @@ class _Outputs:
     def __init__(self, folder: Path, models, fmt: str) -> None:
         self.queue = _WriteQueue()
         self.writers = {m.name: _SensorOutput(folder, m.name, fmt, self.queue) for m in models}
+        self.layouts = {m.name: layout_for(m) for m in models}
         self.extra = _ExtraWriters(folder, models, self.queue)
 
     def submit(self, model, result: tuple) -> None:
@@ -505,12 +508,12 @@ class _ExtraWriters:
 
             self._frames = InsFrameWriter(folder / "ins.frames").__enter__()
 
-    def payload(self, model, block: dict):
-        """What the model adds beside its rows: GGA sentences or INS frames (None: nothing)."""
-        if model.name == "gnss" and self._nmea is not None:
-            return model.nmea_lines(block)
-        if model.name == "ins" and self._frames is not None:
-            return model.frames(block)
+    def payload(self, name: str, layout: Layout, block: dict):
+        """What a model adds beside its rows: GGA sentences or INS frames (None: nothing)."""
+        if (name == "gnss" and self._nmea is not None) or (
+            name == "ins" and self._frames is not None
+        ):
+            return layout.extra(block)
         return None
 
     def submit(self, model, payload) -> None:

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from navsense.output.columns import rows_from_columns
+from navsense.output.layouts import layout_for
 from navsense.simulate import build_models, timed_columns
 from navsense.site import Site
 from navsense.truth.states import TruthStates
@@ -53,19 +54,20 @@ class _Sensors:
             else None
         )
         self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
+        self.layouts = [layout_for(model) for model in self.models]
         self.delay_s = float(cfg["delay_s"])
 
     def run(self, truth: TruthStates) -> list[tuple[int, str, dict]]:
         """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order."""
         out = []
         rate = truth.rate_hz
-        for model in self.models:
+        for model, layout in zip(self.models, self.layouts, strict=True):
             name = model.name
             block = model.process(truth)
             m = len(block["sample_time_s"])
             if m == 0:
                 continue
-            rows = rows_from_columns(timed_columns(model, block, self.delay_s, truth.rate_hz), m)
+            rows = rows_from_columns(timed_columns(layout, block, self.delay_s, truth.rate_hz), m)
             # the delivery step k of each row: its delivery_time_s is k / rate_hz to 1e-9 s
             out += [(round(row["delivery_time_s"] * rate), name, row) for row in rows]
         return out
