@@ -258,6 +258,7 @@ _PARSERS = {
     "export": _add_module_parser("navsense.cli_export"),
     "truth": _add_module_parser("navsense.truth.cli_truth"),
     "campaign": _add_module_parser("navsense.campaign.cli_campaign"),
+    "score": _add_module_parser("navsense.score.cli"),
 }
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 
