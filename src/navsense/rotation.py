@@ -10,6 +10,8 @@ array code, at a tenth of the cost of numpy's per-call overhead on one row.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -27,6 +29,10 @@ __all__ = [
     "quat_about_x",
     "quat_from_euler_zyx",
     "quat_normalize",
+    "matrix_product",
+    "euler_321_to_dcm",
+    "mrp_to_dcm",
+    "dcm_to_prv",
 ]
 
 
@@ -231,3 +237,93 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         ],
         axis=-1,
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# Direction cosine matrices (Basilisk's convention, used by the configurable IMU): [BN] maps the
+# components of a vector in frame N to its components in frame B (the transpose of the active
+# body -> world matrix R above).
+
+
+def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a b for (..., 3, 3) matrices, term by term (no BLAS: same bits whatever the row count)."""
+    return (
+        a[..., :, 0, None] * b[..., None, 0, :]
+        + a[..., :, 1, None] * b[..., None, 1, :]
+        + a[..., :, 2, None] * b[..., None, 2, :]
+    )
+
+
+def euler_321_to_dcm(yaw_rad: float, pitch_rad: float, roll_rad: float) -> np.ndarray:
+    """[PB] = M1(roll) M2(pitch) M3(yaw), 3-2-1 Euler angles (Basilisk setBodyToPlatformDCM)."""
+
+    def m1(a):
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])
+
+    def m2(a):
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
+
+    def m3(a):
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
+
+    return matrix_product(m1(roll_rad), matrix_product(m2(pitch_rad), m3(yaw_rad)))
+
+
+def mrp_to_dcm(sigma: np.ndarray) -> np.ndarray:
+    """[BN] of MRPs sigma_BN (..., 3) (Basilisk rigidBodyKinematics MRP2C)."""
+    q = np.asarray(sigma, dtype=np.float64)
+    q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2]
+    d1 = q1 * q1 + q2 * q2 + q3 * q3
+    s = 1.0 - d1
+    d = (1.0 + d1) * (1.0 + d1)
+    c = np.empty(q.shape[:-1] + (3, 3))
+    c[..., 0, 0] = 4.0 * (2.0 * q1 * q1 - d1) + s * s
+    c[..., 0, 1] = 8.0 * q1 * q2 + 4.0 * q3 * s
+    c[..., 0, 2] = 8.0 * q1 * q3 - 4.0 * q2 * s
+    c[..., 1, 0] = 8.0 * q2 * q1 - 4.0 * q3 * s
+    c[..., 1, 1] = 4.0 * (2.0 * q2 * q2 - d1) + s * s
+    c[..., 1, 2] = 8.0 * q2 * q3 + 4.0 * q1 * s
+    c[..., 2, 0] = 8.0 * q3 * q1 + 4.0 * q2 * s
+    c[..., 2, 1] = 8.0 * q3 * q2 - 4.0 * q1 * s
+    c[..., 2, 2] = 4.0 * (2.0 * q3 * q3 - d1) + s * s
+    return c / d[..., None, None]
+
+
+def dcm_to_prv(c: np.ndarray) -> np.ndarray:
+    """Principal rotation vector (..., 3) of DCMs (..., 3, 3) (Shepperd's method, then
+    phi = 2 atan2(|beta_v|, beta_0), which is accurate for small angles)."""
+    c = np.asarray(c, dtype=np.float64)
+    c00, c01, c02 = c[..., 0, 0], c[..., 0, 1], c[..., 0, 2]
+    c10, c11, c12 = c[..., 1, 0], c[..., 1, 1], c[..., 1, 2]
+    c20, c21, c22 = c[..., 2, 0], c[..., 2, 1], c[..., 2, 2]
+    tr = c00 + c11 + c22
+    b2 = np.stack(
+        [
+            (1.0 + tr) / 4.0,
+            (1.0 + 2.0 * c00 - tr) / 4.0,
+            (1.0 + 2.0 * c11 - tr) / 4.0,
+            (1.0 + 2.0 * c22 - tr) / 4.0,
+        ],
+        axis=-1,
+    )
+    k = np.argmax(b2, axis=-1)
+    root = np.sqrt(np.maximum(np.take_along_axis(b2, k[..., None], axis=-1)[..., 0], 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = 4.0 * root
+        cand = [
+            np.stack([root, (c12 - c21) / d, (c20 - c02) / d, (c01 - c10) / d], axis=-1),
+            np.stack([(c12 - c21) / d, root, (c01 + c10) / d, (c20 + c02) / d], axis=-1),
+            np.stack([(c20 - c02) / d, (c01 + c10) / d, root, (c12 + c21) / d], axis=-1),
+            np.stack([(c01 - c10) / d, (c20 + c02) / d, (c12 + c21) / d, root], axis=-1),
+        ]
+    beta = np.choose(k[..., None], cand)
+    beta = np.where(beta[..., :1] < 0.0, -beta, beta)
+    bv = beta[..., 1:]
+    s = np.sqrt(bv[..., 0] ** 2 + bv[..., 1] ** 2 + bv[..., 2] ** 2)
+    phi = 2.0 * np.arctan2(s, beta[..., 0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(s > 0.0, phi / s, 2.0)
+    return bv * f[..., None]

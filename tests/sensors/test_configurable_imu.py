@@ -14,6 +14,7 @@ import pytest
 from conftest import circle_truth, stationary_truth
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
+from navsense.rotation import mrp_to_dcm
 from navsense.sensors.configurable_imu import (
     ROUND_FROM_ZERO,
     ROUND_NEAR,
@@ -23,7 +24,6 @@ from navsense.sensors.configurable_imu import (
     GaussMarkov,
     Quantizer,
     apply_imu_errors,
-    mrp_to_dcm,
 )
 from navsense.sensors.imu_presets import PRESETS
 from navsense.truth.states import TruthStates

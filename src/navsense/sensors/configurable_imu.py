@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,15 @@ from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
 from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
-from navsense.rotation import cross, rotate, rotate_inverse
+from navsense.rotation import (
+    cross,
+    dcm_to_prv,
+    euler_321_to_dcm,
+    matrix_product,
+    mrp_to_dcm,
+    rotate,
+    rotate_inverse,
+)
 from navsense.sensors.imu import imu_point_kinematics
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
@@ -75,9 +84,6 @@ __all__ = [
     "GaussMarkov",
     "Quantizer",
     "apply_imu_errors",
-    "platform_dcm",
-    "mrp_to_dcm",
-    "dcm_to_prv",
     "BasiliskImu",
     "SensorErrors",
     "ConfigurableImuConfig",
@@ -207,7 +213,7 @@ class GaussMarkov:
 
 
 def _bounded_scalar_recursion(a: float, b: float, e: float, w: np.ndarray) -> np.ndarray:
-    out = []
+    out: list[float] = []
     append = out.append
     for wk in w.tolist():
         e = a * e + wk
@@ -336,95 +342,6 @@ def apply_imu_errors(
     return {"rate": rate_s, "dr": dr, "accel": accel_s, "dv": dv}
 
 
-# ---------------------------------------------------------------------------- rotations (DCMs)
-def platform_dcm(yaw: float, pitch: float, roll: float) -> np.ndarray:
-    """[PB] = M1(roll) M2(pitch) M3(yaw) (setBodyToPlatformDCM, 3-2-1 Euler angles, rad)."""
-
-    def m1(a):
-        c, s = math.cos(a), math.sin(a)
-        return np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])
-
-    def m2(a):
-        c, s = math.cos(a), math.sin(a)
-        return np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
-
-    def m3(a):
-        c, s = math.cos(a), math.sin(a)
-        return np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
-
-    return _matmul(m1(roll), _matmul(m2(pitch), m3(yaw)))
-
-
-def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a b for (..., 3, 3) matrices, term by term (no BLAS: same bits whatever the row count)."""
-    return (
-        a[..., :, 0, None] * b[..., None, 0, :]
-        + a[..., :, 1, None] * b[..., None, 1, :]
-        + a[..., :, 2, None] * b[..., None, 2, :]
-    )
-
-
-def _transpose(a: np.ndarray) -> np.ndarray:
-    return np.swapaxes(a, -1, -2)
-
-
-def mrp_to_dcm(sigma: np.ndarray) -> np.ndarray:
-    """[BN] of MRPs sigma_BN (..., 3) (Basilisk rigidBodyKinematics MRP2C)."""
-    q = np.asarray(sigma, dtype=np.float64)
-    q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2]
-    d1 = q1 * q1 + q2 * q2 + q3 * q3
-    s = 1.0 - d1
-    d = (1.0 + d1) * (1.0 + d1)
-    c = np.empty(q.shape[:-1] + (3, 3))
-    c[..., 0, 0] = 4.0 * (2.0 * q1 * q1 - d1) + s * s
-    c[..., 0, 1] = 8.0 * q1 * q2 + 4.0 * q3 * s
-    c[..., 0, 2] = 8.0 * q1 * q3 - 4.0 * q2 * s
-    c[..., 1, 0] = 8.0 * q2 * q1 - 4.0 * q3 * s
-    c[..., 1, 1] = 4.0 * (2.0 * q2 * q2 - d1) + s * s
-    c[..., 1, 2] = 8.0 * q2 * q3 + 4.0 * q1 * s
-    c[..., 2, 0] = 8.0 * q3 * q1 + 4.0 * q2 * s
-    c[..., 2, 1] = 8.0 * q3 * q2 - 4.0 * q1 * s
-    c[..., 2, 2] = 4.0 * (2.0 * q3 * q3 - d1) + s * s
-    return c / d[..., None, None]
-
-
-def dcm_to_prv(c: np.ndarray) -> np.ndarray:
-    """Principal rotation vector (..., 3) of DCMs (..., 3, 3) (Shepperd's method, then
-    phi = 2 atan2(|beta_v|, beta_0), which is accurate for small angles)."""
-    c = np.asarray(c, dtype=np.float64)
-    c00, c01, c02 = c[..., 0, 0], c[..., 0, 1], c[..., 0, 2]
-    c10, c11, c12 = c[..., 1, 0], c[..., 1, 1], c[..., 1, 2]
-    c20, c21, c22 = c[..., 2, 0], c[..., 2, 1], c[..., 2, 2]
-    tr = c00 + c11 + c22
-    b2 = np.stack(
-        [
-            (1.0 + tr) / 4.0,
-            (1.0 + 2.0 * c00 - tr) / 4.0,
-            (1.0 + 2.0 * c11 - tr) / 4.0,
-            (1.0 + 2.0 * c22 - tr) / 4.0,
-        ],
-        axis=-1,
-    )
-    k = np.argmax(b2, axis=-1)
-    root = np.sqrt(np.maximum(np.take_along_axis(b2, k[..., None], axis=-1)[..., 0], 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = 4.0 * root
-        cand = [
-            np.stack([root, (c12 - c21) / d, (c20 - c02) / d, (c01 - c10) / d], axis=-1),
-            np.stack([(c12 - c21) / d, root, (c01 + c10) / d, (c20 + c02) / d], axis=-1),
-            np.stack([(c20 - c02) / d, (c01 + c10) / d, root, (c12 + c21) / d], axis=-1),
-            np.stack([(c01 - c10) / d, (c20 + c02) / d, (c12 + c21) / d, root], axis=-1),
-        ]
-    beta = np.choose(k[..., None], cand)
-    beta = np.where(beta[..., :1] < 0.0, -beta, beta)
-    bv = beta[..., 1:]
-    s = np.sqrt(bv[..., 0] ** 2 + bv[..., 1] ** 2 + bv[..., 2] ** 2)
-    phi = 2.0 * np.arctan2(s, beta[..., 0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(s > 0.0, phi / s, 2.0)
-    return bv * f[..., None]
-
-
 # ---------------------------------------------------------------------------------- Basilisk
 _STATE_KEYS = (
     "sigma_BN",
@@ -518,7 +435,7 @@ class BasiliskImu:
     getWalkBoundsGyro = getErrorBoundsGyro
 
     def setBodyToPlatformDCM(self, yaw: float, pitch: float, roll: float) -> None:
-        self.dcm_PB = platform_dcm(yaw, pitch, roll)
+        self.dcm_PB = euler_321_to_dcm(yaw, pitch, roll)
 
     @property
     def navErrorsAccel(self) -> np.ndarray:
@@ -539,7 +456,7 @@ class BasiliskImu:
         self._qa.reset()
         self._qg.reset()
         self.NominalReady = False
-        self._prev: dict | None = None
+        self._prev: dict = {}  # the previous call's values (empty before the first)
         self._prev_time = int(CurrentSimNanos)
 
     def UpdateState(self, CurrentSimNanos: int, state) -> dict:
@@ -555,10 +472,10 @@ class BasiliskImu:
         if self.NominalReady:
             prev = self._prev
             dt = (int(CurrentSimNanos) - int(self._prev_time)) * 1.0e-9
-            pn2 = _matmul(pb, bn2)
-            pn1 = _matmul(pb, prev["bn"])
+            pn2 = matrix_product(pb, bn2)
+            pn1 = matrix_product(pb, prev["bn"])
             true = {
-                "dr": dcm_to_prv(_matmul(pn2, _transpose(pn1))),
+                "dr": dcm_to_prv(matrix_product(pn2, pn1.swapaxes(-1, -2))),
                 "rate": rotate(pb, cur["omega_BN_B"]),
                 "accel": rotate(
                     pb,
@@ -682,7 +599,7 @@ class SensorErrors:
                 raise ConfigError(
                     f"{where}.{k} is not a key of {where}; known: {', '.join(sorted(known))}"
                 )
-        kw = {}
+        kw: dict[str, Any] = {}
         for f, key in keys.items():
             value = explicit.get(key)
             if value is None:
@@ -850,7 +767,7 @@ class ConfigurableImuModel:
         )
         self._g_sens = c.gyro.g_sensitivity if c.noise else np.zeros(3)
         yaw, pitch, roll = (math.radians(x) for x in c.platform_ypr_deg)
-        self.dcm_pb = platform_dcm(yaw, pitch, roll)
+        self.dcm_pb = euler_321_to_dcm(yaw, pitch, roll)
         self._due = Due(c.hz, start_s=0.0)
         self._age = -1
         self._prev_vi = np.zeros(3)
@@ -902,8 +819,8 @@ class ConfigurableImuModel:
 
     def _measure(self, kin, rows, ref_r, ref_vi, ref_t, t) -> dict:
         m = rows.size
-        s = np.broadcast_to(_matmul(self._gyro.misalign, self.dcm_pb), (m, 3, 3))
-        sa = np.broadcast_to(_matmul(self._accel.misalign, self.dcm_pb), (m, 3, 3))
+        s = np.broadcast_to(matrix_product(self._gyro.misalign, self.dcm_pb), (m, 3, 3))
+        sa = np.broadcast_to(matrix_product(self._accel.misalign, self.dcm_pb), (m, 3, 3))
         dt = t[rows] - ref_t
         r = kin.r[rows]
         f_b = 0.5 * (kin.f_b[rows] + kin.f_b_prev[rows])  # IMU section: the ACRES average
@@ -913,7 +830,9 @@ class ConfigurableImuModel:
         dv_b = rotate_inverse(r, (kin.v_i[rows] - ref_vi) - gravity * dt[:, None])
         # delta angle: PRV of [PB][BN]_2 ([PB][BN]_1)^T = [PB] R_2^T R_1 [PB]^T
         pb = np.broadcast_to(self.dcm_pb, (m, 3, 3))
-        c = _matmul(_matmul(pb, _matmul(_transpose(r), ref_r)), _transpose(pb))
+        c = matrix_product(
+            matrix_product(pb, matrix_product(r.swapaxes(-1, -2), ref_r)), pb.swapaxes(-1, -2)
+        )
         dr_p = dcm_to_prv(c)
         true = {
             "accel": rotate(sa, f_b),
