@@ -155,3 +155,35 @@ def test_a_process_with_other_threads_does_not_fork():
     finally:
         stop.set()
         other.join()
+
+
+def test_an_input_error_in_the_worker_is_the_same_one_line_as_in_one_process(
+    tmp_path, monkeypatch, capsys, truth_parquet, alone
+):
+    """Issue 21: the worker's error carried the child's whole stack in its message."""
+    from navsense.errors import DatumError
+
+    def refuse(self, chunk):
+        raise DatumError("latitude 91.0 is outside -90..90")
+
+    _, remote_cls = _split_classes(*reversed(_setup()))
+    monkeypatch.setattr(remote_cls, "process", refuse)
+    lines = {}
+    for workers in ("threads", "processes"):
+        out = tmp_path / workers
+        argv = ["simulate", "--truth", str(truth_parquet), "--out", str(out), "--quiet"]
+        assert main([*argv, "--workers", workers]) == 2
+        lines[workers] = capsys.readouterr().err.splitlines()
+        assert not list(tmp_path.iterdir())
+    assert (
+        lines["processes"]
+        == lines["threads"]
+        == ["navsense: error: latitude 91.0 is outside -90..90"]
+    )
+    assert not multiprocessing.active_children()
+    # --debug shows where the worker raised it
+    argv = ["--debug", "simulate", "--truth", str(truth_parquet), "--out", str(tmp_path / "d")]
+    assert main([*argv, "--quiet", "--workers", "processes"]) == 2
+    err = capsys.readouterr().err
+    assert "the worker process's traceback" in err and "in refuse" in err
+    assert err.splitlines()[-1] == "navsense: error: latitude 91.0 is outside -90..90"

@@ -1,7 +1,22 @@
 """The ``navsense`` command line.
 
-Every sub-command is a function returning an exit code. A :class:`navsense.errors.NavsenseError`
-ends the command with one line on stderr and exit code 2, never a traceback.
+Every sub-command is a function returning an exit code. :func:`main` is the one error boundary:
+whatever goes wrong ends the command with one line on stderr, never a traceback.
+
+- exit 0: done;
+- exit 2: a failure, on one line ``navsense: error: ...``: a bad option (argparse's usage error,
+  shortened to its one line), a :class:`navsense.errors.NavsenseError` (bad input, named with its
+  file, key or line, the value and what is allowed), an :class:`OSError` (permission, a full disk,
+  a file-size limit, not a directory, ...: the path and the system's reason) or a
+  :class:`MemoryError`;
+- exit 2 too for a bug (any other exception), on one line ``navsense: internal error: TYPE:
+  MESSAGE (please report; --debug shows the traceback)``. Ruling (issue 21): a bug is a failure
+  like any other for a script that calls navsense (0 done, 2 failed, 130 interrupted); the words
+  "internal error" tell a person which kind it is;
+- exit 130 on Ctrl-C (KeyboardInterrupt; SIGTERM ends a run the same way, with exit 143).
+
+``navsense --debug COMMAND ...`` (or ``NAVSENSE_DEBUG=1``) prints the traceback after the line,
+with the worker process's own stack for an error raised there.
 """
 
 from __future__ import annotations
@@ -9,11 +24,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from navsense import __version__
 from navsense.config.cli_config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from navsense.truth.states import TruthStates
 
 __all__ = ["main", "build_parser"]
 
@@ -141,6 +163,7 @@ def _run_simulate(args) -> int:
         raise ConfigError(f"--agent {args.agent} must be >= 0")
     save_truth = args.save_truth
     overrides = overrides_from_args(args)
+    truth: TruthStates | Iterable[TruthStates]
     if args.track:
         from navsense.config import apply_overrides
         from navsense.truth.tracks import build_truth_from_track, load_track
@@ -191,7 +214,7 @@ def _run_simulate(args) -> int:
         truth = scenario.truth
         label = scenario.name
         source = {"scenario": scenario.name}
-        total = len(truth)
+        total = len(scenario.truth)
     if not args.track:
         cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
     out = Path(args.out) if args.out else default_run_dir("runs", label)
@@ -263,15 +286,33 @@ _PARSERS = {
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 
 
+class _UsageError(Exception):
+    """A command line argparse refuses (its message: the one line to print)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line (``navsense simulate: error: ...``),
+    raised to :func:`main` instead of printing the usage and exiting; its sub-parsers (made with
+    the parent's class) do the same."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argparse parser of every sub-command, or of ``command`` only."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="navsense",
         description="Navigation sensor readings (GNSS receiver, IMU, INS) from truth motion.",
     )
     parser.add_argument("--version", action="version", version=f"navsense {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error, also print the traceback (for a bug report)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    only = _PARSER_OF.get(command)
+    only = _PARSER_OF.get(command or "")
     for name, add in _PARSERS.items():
         if only is None or name == only:
             add(sub)
@@ -279,14 +320,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``navsense`` console script."""
-    words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return 2
+    """Entry point of the ``navsense`` console script: the exit code (module docstring)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in words[: _command_index(words)] or bool(os.environ.get("NAVSENSE_DEBUG"))
     try:
+        parser = build_parser(next((w for w in words if not w.startswith("-")), None))
+        args = parser.parse_args(words)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            print("navsense: error: no command given (see navsense --help)", file=sys.stderr)
+            return 2
         func = getattr(args, "func", None)
         if func is None:
             # sub-commands registered by their own modules expose run(args)
@@ -301,12 +344,67 @@ def main(argv: list[str] | None = None) -> int:
 
             func = importlib.import_module(module).run
         return int(func(args) or 0)
-    except NavsenseError as exc:
-        print(f"navsense: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
-        print("navsense: interrupted", file=sys.stderr)
+        _report("navsense: interrupted", debug)
         return 130
+    except BaseException as exc:  # the one boundary: every failure ends as one line
+        if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
+            code = exc.code
+            return code if isinstance(code, int) else (0 if code is None else 2)
+        _report(error_line(exc), debug and not isinstance(exc, _UsageError))
+        return 2
+
+
+def _command_index(words: list[str]) -> int:
+    """Index of the first word that is not an option (the command), or len(words)."""
+    return next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line that reports ``exc`` on stderr (module docstring)."""
+    if isinstance(exc, _UsageError):
+        return _one_line(str(exc))
+    if isinstance(exc, NavsenseError):
+        return _one_line(f"navsense: error: {exc}")
+    if isinstance(exc, OSError):
+        return _one_line(f"navsense: error: {os_error_text(exc)}")
+    if isinstance(exc, MemoryError):
+        return "navsense: error: out of memory: the input asks for more than this machine has"
+    return _one_line(
+        f"navsense: internal error: {type(exc).__name__}: {exc} "
+        "(please report; --debug shows the traceback)"
+    )
+
+
+def os_error_text(exc: OSError) -> str:
+    """``PATH: reason`` (``PATH -> PATH2: reason`` for a rename) of an OSError."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return reason if exc.strerror else f"{type(exc).__name__}: {reason}"
+    where = os.fsdecode(exc.filename)
+    if exc.filename2 is not None:
+        where += f" -> {os.fsdecode(exc.filename2)}"
+    return f"{where}: {reason}"
+
+
+_MAX_LINE = 2000  # characters of the error line (a message may quote a huge value)
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line: line breaks (and other control characters) as spaces, at most
+    ``_MAX_LINE`` characters."""
+    line = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return line if len(line) <= _MAX_LINE else line[: _MAX_LINE - 5] + " ..."
+
+
+def _report(line: str, debug: bool) -> None:
+    try:
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        print(line, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr itself is gone: the exit code says it
+        pass
 
 
 # Set by a command once every file it wrote is closed and every worker joined: the process may

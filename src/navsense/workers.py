@@ -12,7 +12,10 @@ child holds the parent back (memory stays bounded) without blocking the parent's
 ``None`` ends the stream. A truth chunk of at most ``slot_steps`` steps goes through shared memory
 (:class:`navsense.truth.slots.TruthSlots`: the pipe carries only its slot), anything else pickled
 through the pipe. The child runs ``target(next_chunk)`` and sends back its return value, or the
-exception it raised (its class name, message and traceback); multiprocessing then ends it with
+exception it raised with its traceback as text; the parent raises that exception again (a
+:class:`navsense.errors.NavsenseError` as the same one-line error as in one process, a bug as
+:class:`WorkerError`), the child's stack as its ``__cause__`` (``navsense --debug`` prints it).
+multiprocessing then ends the child with
 ``os._exit``, so none of the parent's cleanup (the run directory's rename, buffered files) runs
 twice.
 
@@ -30,7 +33,7 @@ from collections.abc import Callable
 
 from navsense.errors import NavsenseError
 
-__all__ = ["ForkedWorker", "WorkerError", "fork_available", "fork_safe"]
+__all__ = ["ForkedWorker", "WorkerError", "WorkerLostError", "fork_available", "fork_safe"]
 
 
 def fork_available() -> bool:
@@ -47,8 +50,24 @@ def fork_safe() -> bool:
     return fork_available() and threading.active_count() == 1
 
 
-class WorkerError(NavsenseError):
-    """An exception raised in the worker process (its type, message and traceback)."""
+class WorkerError(RuntimeError):
+    """A bug in the worker process: an exception that is not a NavsenseError, OSError or
+    MemoryError (its type and message; the child's traceback is the ``__cause__``)."""
+
+
+class WorkerLostError(NavsenseError):
+    """The worker process ended without a result (killed: a signal, the out-of-memory killer)."""
+
+
+class ChildTraceback(Exception):
+    """The traceback of an exception raised in the worker process, as text."""
+
+    def __str__(self) -> str:
+        return "the worker process's traceback:\n" + str(self.args[0] if self.args else "")
+
+
+# errors that mean the same thing in either process: raised again as they are
+_PASSED_ON = (NavsenseError, OSError, MemoryError, KeyboardInterrupt)
 
 
 MAX_SLOT_STEPS = 100_000  # longer chunks go pickled through the pipe (a slot: 129 bytes a step)
@@ -65,9 +84,14 @@ def _child(target, chunks, results, slots) -> None:
     try:
         outcome = ("done", target(next_chunk))
     except BaseException as exc:
-        outcome = ("error", (type(exc).__name__, str(exc), traceback.format_exc()))
+        passed = exc if isinstance(exc, _PASSED_ON) else None
+        outcome = ("error", (passed, type(exc).__name__, str(exc), traceback.format_exc()))
     try:
-        results.send(outcome)
+        try:
+            results.send(outcome)
+        except Exception:  # an exception that does not pickle: its type, message and stack
+            status, (_, kind, message, trace) = outcome
+            results.send((status, (None, kind, message, trace)))
     finally:
         results.close()
 
@@ -158,16 +182,21 @@ class ForkedWorker:
             status, value = self._results.recv()
         except EOFError:
             self.process.join()
-            raise WorkerError(
-                f"the {self.process.name} process ended without a result "
-                f"(exit code {self.process.exitcode})"
+            code = self.process.exitcode
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
+            raise WorkerLostError(
+                f"the {self.process.name} process ended without a result ({how})"
             ) from None
         finally:
             self._results.close()
         self.process.join()
         if status == "error":
-            kind, message, trace = value
-            raise WorkerError(f"{kind} in the {self.process.name} process: {message}\n{trace}")
+            passed, kind, message, trace = value
+            if passed is not None:
+                raise passed from ChildTraceback(trace)
+            raise WorkerError(f"{kind} in the {self.process.name} process: {message}") from (
+                ChildTraceback(trace)
+            )
         return value
 
     def abort(self) -> None:

@@ -1,0 +1,98 @@
+"""The command line's one error boundary (navsense.cli.main): one line on stderr, exit 2 (130 on
+Ctrl-C), the traceback only with --debug."""
+
+import errno
+
+import pytest
+
+import navsense.cli as cli
+from navsense.cli import main
+from navsense.errors import TruthError
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.err.splitlines()
+
+
+def _fail_with(monkeypatch, exc):
+    def boom(args):
+        raise exc
+
+    monkeypatch.setattr(cli, "_run_scenarios", boom)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--agent", "x"],
+        ["simulate", "--no-such-option"],
+        ["no-such-command"],
+        ["simulate", "--format", "xml"],
+        ["export"],
+        ["campaign"],
+        [],
+    ],
+)
+def test_a_bad_command_line_is_one_line_and_exit_2(capsys, argv):
+    code, lines = _run(capsys, argv)
+    assert code == 2
+    assert len(lines) == 1 and "error" in lines[0] and "Traceback" not in lines[0]
+
+
+def test_an_error_on_purpose_is_one_line(capsys, monkeypatch):
+    _fail_with(monkeypatch, TruthError("log.csv line 3: t_s 'x' is not a number"))
+    code, lines = _run(capsys, ["scenarios"])
+    assert (code, lines) == (2, ["navsense: error: log.csv line 3: t_s 'x' is not a number"])
+
+
+@pytest.mark.parametrize(
+    "exc, line",
+    [
+        (
+            PermissionError(errno.EACCES, "Permission denied", "/ro/run.partial"),
+            "navsense: error: /ro/run.partial: Permission denied",
+        ),
+        (
+            OSError(errno.ENOSPC, "No space left on device"),
+            "navsense: error: No space left on device",
+        ),
+        (
+            OSError(errno.EXDEV, "Invalid cross-device link", "a.partial", None, "a"),
+            "navsense: error: a.partial -> a: Invalid cross-device link",
+        ),
+        (
+            MemoryError(),
+            "navsense: error: out of memory: the input asks for more than this machine has",
+        ),
+    ],
+)
+def test_a_system_error_names_the_path_on_one_line(capsys, monkeypatch, exc, line):
+    _fail_with(monkeypatch, exc)
+    assert _run(capsys, ["scenarios"]) == (2, [line])
+
+
+def test_a_bug_is_one_line_asking_for_a_report_and_debug_shows_the_traceback(capsys, monkeypatch):
+    _fail_with(monkeypatch, ZeroDivisionError("float division by zero\nsecond line"))
+    code, lines = _run(capsys, ["scenarios"])
+    assert code == 2
+    assert lines == [
+        "navsense: internal error: ZeroDivisionError: float division by zero second line "
+        "(please report; --debug shows the traceback)"
+    ]
+    code, lines = _run(capsys, ["--debug", "scenarios"])
+    assert code == 2
+    assert lines[0].startswith("Traceback") and "boom" in "\n".join(lines)
+    assert lines[-1].startswith("navsense: internal error: ZeroDivisionError")
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch):
+    _fail_with(monkeypatch, KeyboardInterrupt())
+    assert _run(capsys, ["scenarios"]) == (130, ["navsense: interrupted"])
+
+
+def test_a_huge_message_is_cut_to_one_readable_line(capsys, monkeypatch):
+    _fail_with(monkeypatch, TruthError("value " + "9" * 100_000))
+    code, lines = _run(capsys, ["scenarios"])
+    assert code == 2 and len(lines) == 1 and len(lines[0]) <= 2000
