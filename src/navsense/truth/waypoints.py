@@ -190,7 +190,7 @@ def attitude_from_angles(
         x_body = (cos th cos psi, cos th sin psi, sin th)
 
     Without ``roll_rad`` (roll 0) the expressions are the roll-free ones of the waypoint
-    trajectories, term for term. Used by :class:`Trajectory` and :mod:`navsense.truth.tracks`.
+    trajectories, term for term. Used by :class:`Trajectory` and :mod:`navsense.truth.track_kinematics`.
     """
     yaw, pitch = yaw_rad, pitch_rad
     w = np.column_stack(

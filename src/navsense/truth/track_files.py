@@ -1,0 +1,397 @@
+"""Track files: GPX (gpxpy) and CSV recordings read into a :class:`RawTrack`, before placement.
+
+Formats (chosen by the file suffix in :func:`navsense.truth.tracks.load_track`):
+
+``.gpx``  read with gpxpy. The track points ``trk/trkseg/trkpt`` of every track and segment in
+          file order (segments are joined: a gap is bridged by the spline); a file without
+          track points uses its route points ``rte/rtept``, and one without those its waypoints
+          ``wpt``, which then need times too. ``lat``/``lon`` WGS84 degrees, ``<time>`` required
+          on every point, ``<ele>`` on every point or on none: it is the height above the geoid
+          (what GPS receivers record as altitude).
+``.csv``  (also ``.txt``, ``.tsv``): one header line, then one point per line; blank lines and
+          lines starting with ``#`` are skipped; delimiter comma, or semicolon or tab when the
+          header has no comma. Header names are case-insensitive; unknown columns are ignored.
+          Geodetic: ``lat_deg`` (or lat, latitude), ``lon_deg`` (or lon, lng, longitude), and
+          optionally ``alt_m`` (or alt, altitude, ele, elevation: height above the geoid, m) OR
+          ``height_m`` (WGS84 ellipsoidal height, m). ENU (site grid metres): ``x_m``, ``y_m``
+          and optionally ``z_m`` (0 when absent). Time, required: ``time`` (or timestamp:
+          ISO 8601 such as 2024-05-01T10:00:00.25Z, or a number of seconds) or ``t_s``
+          (seconds). Geodetic and ENU columns together, or two time columns, are an error.
+
+Times without a UTC offset are taken as UTC (GPX times are UTC by the GPX 1.1 schema). Errors
+(:class:`navsense.errors.TruthError`) are one line naming the file and the point or line: no
+timestamps, a file that is not GPX given as .gpx, unparsable or non-finite numbers, mixed
+columns. Times in order, point counts and coordinate ranges are checked by
+:mod:`navsense.truth.track_site`.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.parsers import expat
+
+import numpy as np
+
+from navsense.errors import TruthError
+
+__all__ = ["RawTrack", "read_gpx", "read_csv", "CSV_COLUMNS", "MIN_TRACK_POINTS"]
+
+MIN_TRACK_POINTS = 4  # a not-a-knot cubic spline needs 4 points
+
+# canonical CSV column -> accepted header names (lower case)
+CSV_COLUMNS: dict[str, tuple[str, ...]] = {
+    "lat_deg": ("lat_deg", "lat", "latitude"),
+    "lon_deg": ("lon_deg", "lon", "lng", "longitude"),
+    "alt_m": ("alt_m", "alt", "altitude", "ele", "elevation"),
+    "height_m": ("height_m",),
+    "x_m": ("x_m",),
+    "y_m": ("y_m",),
+    "z_m": ("z_m",),
+    "time": ("time", "timestamp"),
+    "t_s": ("t_s",),
+}
+_GPX_KINDS = ("trkpt", "rtept", "wpt")
+
+
+@dataclass
+class RawTrack:
+    """A track as read, before times are checked and points georeferenced."""
+
+    source: str
+    kind: str
+    labels: list[str]
+    geodetic: bool
+    a: np.ndarray  # latitude (deg) or x (m)
+    b: np.ndarray  # longitude (deg) or y (m)
+    c: np.ndarray | None  # alt_m / height_m / z_m, None when absent
+    c_kind: str | None  # "alt_m" | "height_m" | "z_m" | None
+    times: list  # aware UTC datetimes or float seconds
+    absolute: bool
+
+
+def point_error(source: str, where: str, message: str) -> TruthError:
+    return TruthError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
+
+
+def _number(text: str | None, name: str, source: str, where: str) -> float:
+    if text is None or not text.strip():
+        raise point_error(source, where, f"{name} is empty; a number is required")
+    try:
+        value = float(text)
+    except ValueError:
+        raise point_error(source, where, f"{name} = {text.strip()!r} is not a number") from None
+    if not math.isfinite(value):
+        raise point_error(source, where, f"{name} = {text.strip()!r} is not a finite number")
+    return value
+
+
+def _as_utc(t: _dt.datetime) -> _dt.datetime:
+    return t.replace(tzinfo=_dt.UTC) if t.tzinfo is None else t.astimezone(_dt.UTC)
+
+
+def utc_text(t: _dt.datetime) -> str:
+    t = _as_utc(t)
+    return t.isoformat(timespec="microseconds" if t.microsecond else "seconds").replace(
+        "+00:00", "Z"
+    )
+
+
+def parse_iso(text: str) -> _dt.datetime | None:
+    s = text.strip()
+    try:
+        return _as_utc(_dt.datetime.fromisoformat(s[:-1] + "+00:00" if s[-1:] in "Zz" and s else s))
+    except ValueError:
+        return None
+
+
+# ------------------------------------------------------------------------------------- GPX
+
+
+class _GpxScan:
+    """Line numbers and raw text of every trkpt / rtept / wpt (expat; errors name lines)."""
+
+    def __init__(self, data: bytes, source: str) -> None:
+        self.root: str | None = None
+        self.points: dict[str, list[dict]] = {k: [] for k in _GPX_KINDS}
+        self._stack: list[str] = []
+        self._point: dict | None = None
+        self._depth = 0
+        self._child: str | None = None
+        parser = expat.ParserCreate()
+        parser.StartElementHandler = self._start
+        parser.EndElementHandler = self._end
+        parser.CharacterDataHandler = self._text
+        self._parser = parser
+        try:
+            parser.Parse(data, True)
+        except expat.ExpatError as exc:
+            raise TruthError(
+                f"{source}: not a GPX file: XML error at line {exc.lineno} column "
+                f"{exc.offset + 1} ({expat.ErrorString(exc.code)})"
+            ) from None
+        if self.root != "gpx":
+            raise TruthError(
+                f"{source}: not a GPX file: the root element is <{self.root}>, not <gpx>"
+            )
+
+    def _start(self, name: str, attrs: dict) -> None:
+        local = name.rsplit(":", 1)[-1]
+        if self.root is None:
+            self.root = local
+        self._stack.append(local)
+        if self._point is None and local in self.points:
+            self._point = {
+                "line": self._parser.CurrentLineNumber,
+                "lat": attrs.get("lat"),
+                "lon": attrs.get("lon"),
+                "ele": None,
+                "time": None,
+            }
+            self.points[local].append(self._point)
+            self._depth = len(self._stack)
+        elif (
+            self._point is not None
+            and len(self._stack) == self._depth + 1
+            and local in ("ele", "time")
+        ):
+            self._child = local
+            self._point[local] = ""
+
+    def _end(self, name: str) -> None:
+        if self._point is not None and len(self._stack) == self._depth:
+            self._point = None
+        self._child = None
+        self._stack.pop()
+
+    def _text(self, text: str) -> None:
+        if self._child is not None and self._point is not None:
+            self._point[self._child] += text
+
+
+def read_gpx(path: Path) -> RawTrack:
+    import gpxpy
+    import gpxpy.gpx
+
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TruthError(f"{source}: cannot read the track ({exc.strerror})") from None
+    scan = _GpxScan(data, source)
+    kind = next((k for k in _GPX_KINDS if scan.points[k]), None)
+    if kind is None:
+        raise TruthError(
+            f"{source}: no <trkpt>, <rtept> or <wpt> points; a track needs at least "
+            f"{MIN_TRACK_POINTS} points with times"
+        )
+    records = scan.points[kind]
+    labels = [f"line {r['line']}, {kind}[{i}]" for i, r in enumerate(records)]
+    # check the raw text first: gpxpy names no line, and reads a bad <time> as no time
+    for r, where in zip(records, labels):
+        for key in ("lat", "lon"):
+            if r[key] is None:
+                raise point_error(source, where, f"no {key} attribute")
+            _number(r[key], key, source, where)
+        if r["ele"] is not None:
+            _number(r["ele"], "<ele>", source, where)
+        if r["time"] is None or not r["time"].strip():
+            raise point_error(source, where, "no <time>; every track point needs a timestamp")
+        if parse_iso(r["time"]) is None:
+            raise point_error(
+                source,
+                where,
+                f"<time> {r['time'].strip()!r} is not an ISO 8601 time "
+                f"such as 2024-05-01T10:00:00Z",
+            )
+    try:
+        text = data.decode("utf-8-sig")
+        gpx = gpxpy.parse(text)
+    except UnicodeDecodeError:
+        raise TruthError(f"{source}: not a GPX file navsense can read (not UTF-8 text)") from None
+    except gpxpy.gpx.GPXException as exc:
+        raise TruthError(f"{source}: not a valid GPX file ({exc})") from None
+    pts: list[Any]
+    if kind == "trkpt":
+        pts = [p for trk in gpx.tracks for seg in trk.segments for p in seg.points]
+    elif kind == "rtept":
+        pts = [p for rte in gpx.routes for p in rte.points]
+    else:
+        pts = list(gpx.waypoints)
+    if len(pts) != len(records):  # cannot happen with gpxpy's reader; keep the labels honest
+        labels = [f"{kind}[{i}]" for i in range(len(pts))]
+        records = [{"time": None}] * len(pts)
+    times = []
+    for i, p in enumerate(pts):  # a time gpxpy does not read is read from the text
+        t = _as_utc(p.time) if p.time is not None else parse_iso(records[i]["time"] or "")
+        if t is None:
+            raise point_error(source, labels[i], "no <time> gpxpy can read")
+        times.append(t)
+    elev = [p.elevation for p in pts]
+    has = [e is not None for e in elev]
+    if any(has) and not all(has):
+        i = has.index(False) if has[0] else has.index(True)
+        raise point_error(
+            source,
+            labels[i],
+            f"{'no' if has[0] else 'an'} <ele> while "
+            f"{labels[0]} has {'one' if has[0] else 'none'}; give "
+            f"every point an elevation or none",
+        )
+    return RawTrack(
+        source=source,
+        kind="gpx",
+        labels=labels,
+        geodetic=True,
+        a=np.array([p.latitude for p in pts], dtype=np.float64),
+        b=np.array([p.longitude for p in pts], dtype=np.float64),
+        c=np.array(elev, dtype=np.float64) if all(has) else None,
+        c_kind="alt_m" if all(has) else None,
+        times=times,
+        absolute=True,
+    )
+
+
+# ------------------------------------------------------------------------------------- CSV
+
+
+def read_csv(path: Path) -> RawTrack:
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise TruthError(f"{source}: not a CSV text file (not UTF-8)") from None
+    except OSError as exc:
+        raise TruthError(f"{source}: cannot read the track ({exc.strerror})") from None
+    kept = [
+        (i, line)
+        for i, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    if not kept:
+        raise TruthError(
+            f"{source}: empty; expected a header line and at least {MIN_TRACK_POINTS} points"
+        )
+    header_line, header = kept[0]
+    delim = "," if "," in header else ";" if ";" in header else "\t" if "\t" in header else ","
+    names = [n.strip().lower() for n in next(csv.reader([header], delimiter=delim))]
+    col: dict[str, int] = {}
+    for j, name in enumerate(names):
+        for canon, aliases in CSV_COLUMNS.items():
+            if name in aliases:
+                if canon in col:
+                    raise TruthError(
+                        f"{source}: line {header_line}: columns "
+                        f"{names[col[canon]]!r} and {name!r} both give {canon}"
+                    )
+                col[canon] = j
+    accepted = (
+        "lat_deg, lon_deg [, alt_m | height_m] or x_m, y_m [, z_m], "
+        "with time (ISO 8601 or seconds) or t_s"
+    )
+    geodetic = "lat_deg" in col or "lon_deg" in col
+    enu = "x_m" in col or "y_m" in col
+    where = f"line {header_line}"
+    if geodetic and enu:
+        raise point_error(source, where, f"both geodetic and ENU columns; use one set: {accepted}")
+    if not geodetic and not enu:
+        raise point_error(
+            source,
+            where,
+            f"header {header.strip()!r} has no recognised position columns; accepted: {accepted}",
+        )
+    need = ("lat_deg", "lon_deg") if geodetic else ("x_m", "y_m")
+    for key in need:
+        if key not in col:
+            raise point_error(source, where, f"no {key} column; accepted: {accepted}")
+    if "alt_m" in col and "height_m" in col:
+        raise point_error(
+            source,
+            where,
+            "both alt_m (height above the geoid) and height_m "
+            "(ellipsoidal height) columns; give one",
+        )
+    if not geodetic and ("alt_m" in col or "height_m" in col):
+        raise point_error(
+            source,
+            where,
+            "alt_m / height_m belong to lat_deg, lon_deg tracks; an ENU track gives z_m",
+        )
+    if geodetic and "z_m" in col:
+        raise point_error(
+            source,
+            where,
+            "z_m belongs to x_m, y_m tracks; a geodetic track gives alt_m or height_m",
+        )
+    if "time" in col and "t_s" in col:
+        raise point_error(source, where, "both time and t_s columns; give one")
+    if "time" not in col and "t_s" not in col:
+        raise point_error(
+            source,
+            where,
+            "no time column (time: ISO 8601 or seconds, or t_s: seconds); a track needs timestamps",
+        )
+    c_key = next((k for k in ("alt_m", "height_m", "z_m") if k in col), None)
+    t_key = "time" if "time" in col else "t_s"
+    labels, a, b, c, times = [], [], [], [], []
+    absolute = None
+    rows = csv.reader((line for _, line in kept[1:]), delimiter=delim)
+    for (lineno, _), row in zip(kept[1:], rows):
+        where = f"line {lineno}"
+        if len(row) != len(names):
+            raise point_error(source, where, f"{len(row)} fields, the header has {len(names)}")
+        a.append(_number(row[col[need[0]]], need[0], source, where))
+        b.append(_number(row[col[need[1]]], need[1], source, where))
+        if c_key is not None:
+            c.append(_number(row[col[c_key]], c_key, source, where))
+        cell = row[col[t_key]].strip()
+        if not cell:
+            raise point_error(source, where, f"{t_key} is empty; every point needs a timestamp")
+        value: Any
+        try:
+            value = float(cell)
+            is_abs = False
+        except ValueError:
+            value = None
+            is_abs = True
+        if t_key == "t_s" and is_abs:
+            raise point_error(source, where, f"t_s = {cell!r} is not a number of seconds")
+        if is_abs:
+            value = parse_iso(cell)
+            if value is None:
+                raise point_error(
+                    source,
+                    where,
+                    f"time = {cell!r} is neither an ISO 8601 time "
+                    f"(2024-05-01T10:00:00Z) nor seconds",
+                )
+        elif not math.isfinite(value):
+            raise point_error(source, where, f"{t_key} = {cell!r} is not a finite number")
+        if absolute is None:
+            absolute = is_abs
+        elif absolute != is_abs:
+            raise point_error(
+                source,
+                where,
+                f"time = {cell!r} mixes "
+                f"{'seconds' if absolute else 'ISO 8601 times'} with "
+                f"{'ISO 8601 times' if absolute else 'seconds'}",
+            )
+        times.append(value)
+        labels.append(where)
+    return RawTrack(
+        source=source,
+        kind="csv",
+        labels=labels,
+        geodetic=geodetic,
+        a=np.array(a, dtype=np.float64),
+        b=np.array(b, dtype=np.float64),
+        c=np.array(c, dtype=np.float64) if c_key is not None else None,
+        c_kind=c_key,
+        times=times,
+        absolute=bool(absolute),
+    )

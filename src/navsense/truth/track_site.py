@@ -1,0 +1,255 @@
+"""Placement of a track on a site: checked times, the site chosen, the points in its grid ENU.
+
+Conventions (DESIGN.md "Data contracts"): a track point is the position of ``base_footprint``
+(the middle of the rear axle on the ground) in the site's grid ENU metres. Time base: the first
+point is t = 0. A track with absolute times (GPX, CSV ISO 8601) gives ``Track.start_utc`` = the
+UTC of its first point, so the GNSS rows and the GGA sentences carry the recorded UTC; the
+``start_utc`` argument is the UTC of t = 0 for a track whose times are relative (seconds), and is
+ignored when the file has absolute times.
+
+Sites: a geodetic track goes through a site's :class:`navsense.geo.Georeference` (WGS84 G2139
+at the point's episode time). ``site`` None picks the embedded ACRE site when every point lies
+within :data:`ACRE_TILE_RADIUS_M` of the ACRE origin, else a new local site whose origin is the
+first point (``{"kind": "local", lat_deg, lon_deg, height_m}``, so that point is ENU (0, 0, 0));
+a named site (Site, embedded name or site JSON file) is used as given. Heights: an ``alt_m``
+(geoid) height is the site's ``navd88_height_m`` (ACRE: NAVD88 through the GEOID12B plane of the
+chain, so ENU z = alt - 705 ftUS; a local site has no geoid model, undulation 0, so alt is taken
+as the ellipsoidal height); ``height_m`` is the WGS84 ellipsoidal height; a track without heights
+runs on the site's ground plane, ENU z = 0. ``Track.height_m`` is always the WGS84 height.
+ENU tracks and waypoint routes use the named site, default ACRE.
+
+Errors (:class:`navsense.errors.TruthError`, one line naming the file and the point or line):
+duplicate or backwards times, fewer than 4 points, latitude outside -90..90 or longitude outside
+-180..180, a geodetic track and a site without georeference.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from navsense.errors import NavsenseError, TruthError
+from navsense.site import Site, embedded_site, load_site, site_from_json
+from navsense.truth.track_files import MIN_TRACK_POINTS, RawTrack, point_error, utc_text
+from navsense.truth.waypoints import WaypointRoute
+
+__all__ = ["Track", "place_track", "route_track", "resolve_site", "ACRE_TILE_RADIUS_M"]
+
+ACRE_TILE_RADIUS_M = 5_000.0  # a geodetic track within this of the ACRE origin uses the ACRE
+# site (the affine grid<->UTM map is good to 4 mm there, geo.georef)
+
+
+@dataclass(frozen=True)
+class Track:
+    """A loaded track: points of base_footprint in ``site``'s ENU frame and their times.
+
+    ``t_s`` (n,) seconds since the first point (strictly increasing); ``enu_m`` (n, 3);
+    ``start_utc`` the UTC of t = 0 (ISO 8601) or None when neither the file nor the caller gave
+    one; ``lat_deg``, ``lon_deg``, ``height_m`` (WGS84, ellipsoidal) for a geodetic track, else
+    None; ``labels`` where each point is in the file ("line 12", "line 40, trkpt[3]");
+    ``route`` the waypoint route of a ``.json`` file (its t_s are the planned point times).
+    """
+
+    source: str
+    kind: str  # "gpx" | "csv" | "waypoints"
+    t_s: np.ndarray
+    enu_m: np.ndarray
+    site: Site
+    start_utc: str | None
+    start_recorded: bool = False  # start_utc is the recorded UTC of the first point
+    lat_deg: np.ndarray | None = None
+    lon_deg: np.ndarray | None = None
+    height_m: np.ndarray | None = None
+    labels: tuple[str, ...] = ()
+    route: WaypointRoute | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.t_s.shape[0])
+
+    @property
+    def duration_s(self) -> float:
+        """Time of the last point, s."""
+        return float(self.t_s[-1])
+
+
+def _check_times(raw: RawTrack) -> tuple[np.ndarray, str | None]:
+    """Seconds since the first point, and the recorded UTC of the first point (or None)."""
+    n = len(raw.times)
+    if n < MIN_TRACK_POINTS:
+        raise TruthError(
+            f"{raw.source}: {n} point(s); a track needs at least "
+            f"{MIN_TRACK_POINTS} (the cubic spline through them)"
+        )
+    if raw.absolute:
+        t0 = raw.times[0]
+        one = _dt.timedelta(seconds=1)
+        t = np.array([(ti - t0) / one for ti in raw.times], dtype=np.float64)
+        text = [utc_text(ti) for ti in raw.times]
+        start = text[0]
+    else:
+        secs = np.array(raw.times, dtype=np.float64)
+        t = secs - secs[0]
+        text = [f"{s:g} s" for s in secs]
+        start = None
+    dt = np.diff(t)
+    bad = np.flatnonzero(~(dt > 0))
+    if bad.size:
+        i = int(bad[0]) + 1
+        if dt[i - 1] == 0:
+            msg = (
+                f"time {text[i]} repeats the previous point's ({raw.labels[i - 1]}); "
+                f"times must increase"
+            )
+        else:
+            msg = (
+                f"time {text[i]} is before the previous point's {text[i - 1]} "
+                f"({raw.labels[i - 1]}); times must increase"
+            )
+        raise point_error(raw.source, raw.labels[i], msg)
+    return t, start
+
+
+def _check_lat_lon(raw: RawTrack) -> None:
+    for values, name, limit in ((raw.a, "latitude", 90.0), (raw.b, "longitude", 180.0)):
+        bad = np.flatnonzero(np.abs(values) > limit)
+        if bad.size:
+            i = int(bad[0])
+            raise point_error(
+                raw.source,
+                raw.labels[i],
+                f"{name} {float(values[i])!r} deg is out of range -{limit:g}..{limit:g}",
+            )
+
+
+def resolve_site(site: Site | str | None) -> Site | None:
+    """A Site, an embedded site name or a site JSON file (as ``navsense simulate --site``)."""
+    if site is None or isinstance(site, Site):
+        return site
+    spec = str(site)
+    if spec.endswith(".json") or Path(spec).exists():
+        return load_site(spec)
+    return embedded_site(spec)
+
+
+@lru_cache(maxsize=1)
+def _acre_tangent():
+    from navsense.geo import Georeference
+
+    lat, lon, h = Georeference.acre().site_wgs84_lat_lon_h()
+    return Georeference.local(lat, lon, h)
+
+
+def _on_acre_tile(lat: np.ndarray, lon: np.ndarray) -> bool:
+    enu = _acre_tangent().geodetic_to_enu(lat, lon, np.zeros_like(lat), 0.0, "wgs84_g2139")
+    return bool(np.all(np.hypot(enu[..., 0], enu[..., 1]) <= ACRE_TILE_RADIUS_M))
+
+
+def place_track(
+    raw: RawTrack, site: Site | str | None, start_utc: str | None, datum: dict | None
+) -> Track:
+    """The raw track checked (times, coordinates) and placed on ``site`` (module docstring)."""
+    t_s, recorded = _check_times(raw)
+    if start_utc is not None:
+        from navsense.geo.epoch import parse_utc
+
+        parse_utc(start_utc)  # ConfigError naming a malformed time
+    start = recorded if recorded is not None else start_utc
+    chosen = resolve_site(site)
+    common: dict[str, Any] = dict(
+        source=raw.source,
+        kind=raw.kind,
+        t_s=t_s,
+        start_recorded=recorded is not None,
+        labels=tuple(raw.labels),
+    )
+    if not raw.geodetic:
+        z = raw.c if raw.c is not None else np.zeros_like(raw.a)
+        return Track(
+            enu_m=np.column_stack([raw.a, raw.b, z]),
+            site=chosen if chosen is not None else embedded_site("acre"),
+            start_utc=start,
+            **common,
+        )
+    _check_lat_lon(raw)
+    lat, lon = raw.a, raw.b
+    if chosen is None:
+        if _on_acre_tile(lat, lon):
+            chosen = embedded_site("acre")
+        else:
+            h0 = float(raw.c[0]) if raw.c is not None else 0.0  # geoid = ellipsoid locally
+            chosen = site_from_json(
+                {
+                    "name": "local",
+                    "description": f"local tangent site at the first point of {Path(raw.source).name}",
+                    "georeference": {
+                        "kind": "local",
+                        "lat_deg": float(lat[0]),
+                        "lon_deg": float(lon[0]),
+                        "height_m": h0,
+                    },
+                },
+                source=f"{raw.source} (local site)",
+            )
+    if chosen.georeference is None:
+        raise TruthError(
+            f"{raw.source}: site {chosen.name!r} has no georeference; a track in "
+            f"latitude and longitude needs one (acre, or a local site)"
+        )
+    from navsense.geo.epoch import DEFAULT_START_UTC
+
+    if start is None and chosen.georeference.get("kind") == "acre":
+        start = DEFAULT_START_UTC  # the ACRE chain depends on the epoch (Helmert rates)
+    try:
+        geo = chosen.make_georeference(start or DEFAULT_START_UTC, datum)
+        frame = "wgs84_g2139"
+        if raw.c is None:  # no heights: on the site's ground plane
+            h = np.full_like(lat, geo.site_wgs84_lat_lon_h()[2])
+            enu = geo.geodetic_to_enu(lat, lon, h, t_s, frame)
+            enu[:, 2] = 0.0
+            height = np.asarray(geo.enu_to_geodetic(enu, t_s)["wgs84_height_m"])
+        elif raw.c_kind == "height_m":  # ellipsoidal
+            height = raw.c
+            enu = geo.geodetic_to_enu(lat, lon, height, t_s, frame)
+        else:  # above the geoid: solve navd88(enu) = alt
+            enu = geo.geodetic_to_enu(lat, lon, raw.c, t_s, frame)
+            for _ in range(2):  # linear in u: converged after the first
+                g = geo.enu_to_geodetic(enu, t_s)
+                enu[:, 2] += raw.c - np.asarray(g["navd88_height_m"])
+                height = np.asarray(geo.enu_to_geodetic(enu, t_s)["wgs84_height_m"])
+                enu = geo.geodetic_to_enu(lat, lon, height, t_s, frame)
+    except NavsenseError as exc:
+        raise TruthError(
+            f"{raw.source}: cannot place the track on site {chosen.name!r}: {exc}"
+        ) from None
+    return Track(
+        enu_m=np.ascontiguousarray(enu, dtype=np.float64),
+        site=chosen,
+        start_utc=start,
+        lat_deg=lat,
+        lon_deg=lon,
+        height_m=np.asarray(height, dtype=np.float64),
+        **common,
+    )
+
+
+def route_track(
+    path: Path, route: WaypointRoute, site: Site | str | None, start_utc: str | None
+) -> Track:
+    """A waypoint route as a Track: its points at the planned times, on ``site`` (default ACRE)."""
+    chosen = resolve_site(site)
+    traj = route.plan(route.vehicle or "polaris")
+    return Track(
+        source=str(path),
+        kind="waypoints",
+        t_s=traj.point_times_s(),
+        enu_m=np.array([p.enu_m for p in route.points], dtype=np.float64),
+        site=chosen if chosen is not None else embedded_site("acre"),
+        start_utc=start_utc,
+        labels=tuple(f"points[{i}]" for i in range(len(route.points))),
+        route=route,
+    )
