@@ -7,6 +7,12 @@ the rows of ``navsense simulate``'s JSONL files, each handed over at its ``deliv
 delivered at the first physics step with ``t >= t_available``). The rows are the same as a run's
 files over the same truth, in the same order (tests/test_stream.py).
 
+``extras=True`` also delivers what the run writes beside the rows, under the name of its file in
+the run directory: ``"gnss.nmea"`` the lines of ``gnss.nmea`` (sentences without line ends) and
+``"ins.frames"`` the 40-value frames of ``ins.frames`` (float64 arrays), each with the row it
+belongs to (a frame with its INS row; the NMEA lines of a chunk with the chunk's last GNSS row,
+so fed one step at a time each epoch's lines come with its row). Their order is the files'.
+
 ``worker=True`` runs the models in a worker process. The modelled latency leaves the worker
 ``L = ceil(delay_s * rate_hz)`` physics steps to compute a row before it is due (6 steps at the
 default 0.05 s and 120 Hz), so the simulator's thread only sends the steps (in batches as long as
@@ -26,6 +32,7 @@ import pickle
 import time
 import weakref
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -40,13 +47,19 @@ __all__ = ["SensorStream"]
 
 _LATENCY_SLACK = 1e-6  # of a step: delivery - sample >= delay_s * rate_hz up to rounding
 _WORKER_STEP_S = 1e-3  # the worker's time per physics step, generously (measured 0.4-0.7 ms)
+EXTRA_FILES = {"gnss": "gnss.nmea", "ins": "ins.frames"}  # model -> its file beside the rows
 
 
 class _Sensors:
     """The models of a stream, and the rows of each chunk with their delivery steps."""
 
     def __init__(
-        self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, agent: int
+        self,
+        cfg: Mapping,
+        vehicle: VehicleProfile,
+        site: Site | None,
+        agent: int,
+        extras: bool = False,
     ) -> None:
         georef = (
             site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
@@ -56,9 +69,11 @@ class _Sensors:
         self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
         self.layouts = [layout_for(model) for model in self.models]
         self.delay_s = float(cfg["delay_s"])
+        self.extras = extras
 
-    def run(self, truth: TruthStates) -> list[tuple[int, str, dict]]:
-        """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order."""
+    def run(self, truth: TruthStates) -> list[tuple[int, str, Any]]:
+        """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order;
+        with ``extras`` each sensor's rows are followed by its extras (name: EXTRA_FILES)."""
         out = []
         rate = truth.rate_hz
         for model, layout in zip(self.models, self.layouts, strict=True):
@@ -69,11 +84,24 @@ class _Sensors:
                 continue
             rows = rows_from_columns(timed_columns(layout, block, self.delay_s, truth.rate_hz), m)
             # the delivery step k of each row: its delivery_time_s is k / rate_hz to 1e-9 s
-            out += [(round(row["delivery_time_s"] * rate), name, row) for row in rows]
+            steps = [round(row["delivery_time_s"] * rate) for row in rows]
+            out += [(k, name, row) for k, row in zip(steps, rows)]
+            if self.extras and name in EXTRA_FILES:
+                out += self._extras(EXTRA_FILES[name], layout.extra(block), steps)
         return out
 
+    @staticmethod
+    def _extras(name: str, extra: Any, steps: list[int]) -> list[tuple[int, str, Any]]:
+        """A block's extras with their delivery steps: an array of one record a row (the INS
+        frames) row by row; a list of lines (NMEA) with the block's last row."""
+        if extra is None:
+            return []
+        if isinstance(extra, np.ndarray) and len(extra) == len(steps):
+            return [(k, name, record) for k, record in zip(steps, extra)]
+        return [(steps[-1], name, item) for item in extra]
 
-def _worker_main(cfg, vehicle, site, agent, steps, replies, callers_ends=()) -> None:
+
+def _worker_main(cfg, vehicle, site, agent, extras, steps, replies, callers_ends=()) -> None:
     """The worker: build the models, then answer each chunk of truth with its rows.
 
     ``callers_ends``: the caller's ends of the pipes, which a forked worker holds too; closed
@@ -81,7 +109,7 @@ def _worker_main(cfg, vehicle, site, agent, steps, replies, callers_ends=()) -> 
     for conn in callers_ends:
         conn.close()
     try:
-        sensors = _Sensors(cfg, vehicle, site, agent)
+        sensors = _Sensors(cfg, vehicle, site, agent, extras)
         replies.send_bytes(pickle.dumps(("ready", None, None)))
         cpu0 = time.process_time()
         while True:
@@ -153,9 +181,11 @@ class SensorStream:
     ``SensorStream(cfg, vehicle, site, agent=0, worker=None)``: ``cfg`` the effective
     configuration (:func:`navsense.config.load_config`), ``vehicle`` a VehicleProfile, ``site``
     a Site (None: open sky, no datum chain), ``agent`` the INS agent index, ``rate_hz`` the
-    physics rate (default 120 Hz). ``worker``: True runs the models in a worker process, False in
-    this one, None (default) a worker when the latency gives it time (``delay_s`` of at least
-    one physics step). ``worker_cpu_s``: the worker's CPU time, known after :meth:`close`.
+    physics rate (default 120 Hz). ``extras``: also deliver ``"gnss.nmea"`` lines and
+    ``"ins.frames"`` frames (module docstring). ``worker``: True runs the models in a worker
+    process, False in this one, None (default) a worker when the latency gives it time
+    (``delay_s`` of at least one physics step). ``worker_cpu_s``: the worker's CPU time, known
+    after :meth:`close`.
 
     :meth:`step` takes the TruthStates of the next consecutive physics steps and returns the rows
     delivered by the last of them, ``{sensor name: [row, ...]}`` (only sensors with rows), in
@@ -174,6 +204,7 @@ class SensorStream:
         agent: int = 0,
         worker: bool | None = None,
         rate_hz: float | None = None,
+        extras: bool = False,
     ) -> None:
         from navsense.truth.states import PHYSICS_HZ
 
@@ -183,12 +214,12 @@ class SensorStream:
         self.latency_steps = max(0, math.ceil(delay_s * self.rate_hz - _LATENCY_SLACK))
         if worker is None:
             worker = self.latency_steps >= 1
-        self._pending: dict[int, list[tuple[str, dict]]] = {}  # delivery step -> (sensor, row)
+        self._pending: dict[int, list[tuple[str, Any]]] = {}  # delivery step -> (sensor, row)
         self._delivered = -1  # the last step whose rows have been handed over
         self._done_step = -1  # the last step whose rows have come back from the models
         self._closed = False
         self._sensors: _Sensors | None = None
-        self._process = None
+        self._process: Any = None  # the worker's multiprocessing.Process
         self._ended = False
         self.worker_cpu_s: float | None = None  # the worker's CPU time for the steps, at close()
         self._next_step: int | None = None
@@ -199,22 +230,22 @@ class SensorStream:
         self._last_call: float | None = None
         self._sent_step = -1  # the last step sent to the worker
         if worker:
-            self._start_worker(cfg, vehicle, site, agent)
+            self._start_worker(cfg, vehicle, site, agent, extras)
         else:
-            self._sensors = _Sensors(cfg, vehicle, site, agent)
+            self._sensors = _Sensors(cfg, vehicle, site, agent, extras)
 
     @property
     def in_worker(self) -> bool:
         """True when the models run in a worker process."""
         return self._process is not None
 
-    def _start_worker(self, cfg, vehicle, site, agent) -> None:
+    def _start_worker(self, cfg, vehicle, site, agent, extras) -> None:
         import multiprocessing
 
         from navsense.workers import fork_safe
 
         method = "fork" if fork_safe() else "spawn"  # else a fresh interpreter
-        ctx = multiprocessing.get_context(method)
+        ctx: Any = multiprocessing.get_context(method)
         worker_steps, self._steps = ctx.Pipe(duplex=False)
         self._replies, worker_replies = ctx.Pipe(duplex=False)
         callers_ends = (self._steps, self._replies) if method == "fork" else ()
@@ -222,7 +253,16 @@ class SensorStream:
             target=_worker_main,
             name="navsense-stream",
             daemon=True,
-            args=(dict(cfg), vehicle, site, agent, worker_steps, worker_replies, callers_ends),
+            args=(
+                dict(cfg),
+                vehicle,
+                site,
+                agent,
+                extras,
+                worker_steps,
+                worker_replies,
+                callers_ends,
+            ),
         )
         self._process.start()
         worker_steps.close()
@@ -250,7 +290,7 @@ class SensorStream:
             self._ended = True
             self.worker_cpu_s = payload
 
-    def step(self, truth: TruthStates) -> dict[str, list[dict]]:
+    def step(self, truth: TruthStates) -> dict[str, list[Any]]:
         """Feed the next consecutive physics step(s); return the rows delivered by the last one."""
         if self._closed:
             raise ValueError("SensorStream.step: the stream is closed")
@@ -272,7 +312,7 @@ class SensorStream:
             return {}
         last = step0 + n - 1
         self._next_step = last + 1
-        if self._process is None:
+        if self._sensors is not None:
             try:
                 self._hold(self._sensors.run(truth))
             except BaseException:
@@ -311,10 +351,13 @@ class SensorStream:
     def _send_batch(self) -> None:
         if self._batch:
             self._send(self._batch)
-            self._sent_step = self._next_step - 1
+            self._sent_step = self._last_fed()
             self._batch = []
             self._batch_steps = 0
             self._batch_limit = self._batch_size()  # the next batch's, at the pace known now
+
+    def _last_fed(self) -> int:
+        return -1 if self._next_step is None else self._next_step - 1
 
     def _send(self, message) -> None:
         """Send to the worker; a worker that has gone (after an error) is heard out instead."""
@@ -324,7 +367,7 @@ class SensorStream:
             while True:  # its last replies: rows, then the error (raised), or the end of the pipe
                 self._receive()
 
-    def _hold(self, rows: list[tuple[int, str, dict]]) -> None:
+    def _hold(self, rows: list[tuple[int, str, Any]]) -> None:
         """Keep sampled rows until their delivery step."""
         pending = self._pending
         for k, name, row in rows:
@@ -333,13 +376,13 @@ class SensorStream:
             else:
                 pending[k] = [(name, row)]
 
-    def _deliver(self, last: int | None) -> dict[str, list[dict]]:
+    def _deliver(self, last: int | None) -> dict[str, list[Any]]:
         """Take the pending rows delivered by step ``last`` (None: all), by sensor, in sample
         order (a sensor's delivery steps grow with its sample times)."""
         pending = self._pending
         if last is not None and last == self._delivered + 1:  # one step (the usual call)
             self._delivered = last
-            out: dict[str, list[dict]] = {}
+            out: dict[str, list[Any]] = {}
             for name, row in pending.pop(last, ()):
                 if name in out:
                     out[name].append(row)
@@ -354,16 +397,16 @@ class SensorStream:
             steps = sorted(k for k in pending if k <= last)
         if last is not None:
             self._delivered = last
-        out: dict[str, list[dict]] = {}
+        taken: dict[str, list[Any]] = {}
         for k in steps:
             for name, row in pending.pop(k):
-                if name in out:
-                    out[name].append(row)
+                if name in taken:
+                    taken[name].append(row)
                 else:
-                    out[name] = [row]
-        return out
+                    taken[name] = [row]
+        return taken
 
-    def close(self) -> dict[str, list[dict]]:
+    def close(self) -> dict[str, list[Any]]:
         """End the stream: the rows sampled but not yet delivered, by sensor (their delivery
         times are after the last step)."""
         if self._closed:
