@@ -8,7 +8,8 @@ Polaris. Timed, each on its own:
 - ``process``: the whole receiver (sky view, DOP, indices, corrections, fix states, errors,
   datum chain, GGA sentences) in one call over the hour, and again in chunks of 60 s;
 - ``fix-state loop``: the per-epoch Python loop alone (navsense.sensors.gnss.fixstate);
-- ``rows``: the gnss.jsonl row dicts, and ``orjson``: their serialisation.
+- ``rows``: the gnss.jsonl row dicts (navsense.output.layouts.gnss, the GGA sentences included),
+  and ``orjson``: their serialisation.
 
 Absolute times drift on shared machines; compare runs by the ratio to a baseline timed in the
 same run: the bare-numpy floor ``../shared/bench/floor_numpy.py`` (one hour of IMU at 120 Hz and
@@ -26,6 +27,8 @@ import orjson
 
 from floor import best_of, floor_seconds
 from navsense.config import load_config
+from navsense.output.columns import rows_from_columns
+from navsense.output.layouts import layout_for
 from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.fixstate import FixMachineState, run_fix_states
 from navsense.sensors.gnss.receiver import GnssReceiver
@@ -77,7 +80,8 @@ def main() -> int:
     times["fix-state loop"], _ = best_of(
         lambda: run_fix_states(c, FixMachineState.initial(c), **fix_inputs), args.repeat
     )
-    times["rows"], rows = best_of(lambda: rx.rows(block), args.repeat)
+    layout = layout_for(rx)
+    times["rows"], rows = best_of(lambda: rows_from_columns(layout.columns(block), m), args.repeat)
     times["orjson"], _ = best_of(lambda: b"\n".join(orjson.dumps(r) for r in rows), args.repeat)
 
     counts = {

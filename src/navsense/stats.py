@@ -472,7 +472,7 @@ def position_statistics(
 def _gnss_statistics(
     gnss: dict, episode: dict, cfg: dict, rows: dict | None, wanted
 ) -> dict[str, float]:
-    from navsense.sensors.gnss.receiver import ROW_DECIMALS
+    from navsense.output.layouts.gnss import ROW_DECIMALS
     from navsense.sensors.gnss.sky import antenna_position_enu
     from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
 

@@ -10,6 +10,8 @@ from pynmeagps import NMEAReader
 from scipy.spatial.transform import Rotation
 
 from navsense.config import load_config
+from navsense.output.columns import rows_from_columns
+from navsense.output.layouts import layout_for
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 from navsense.sensors.gnss.receiver import GnssReceiver
@@ -108,6 +110,12 @@ def receiver(site, **overrides):
     return GnssReceiver(cfg, vehicle_profile("polaris"), site, georef)
 
 
+def rows_of(rx, block, layout=None):
+    """The gnss.jsonl rows of a block (without the time keys), by the receiver's layout."""
+    layout = layout or layout_for(rx)
+    return rows_from_columns(layout.columns(block), len(block["sample_time_s"]))
+
+
 def concat(blocks):
     out = {}
     for key in blocks[0]:
@@ -123,7 +131,7 @@ def outage_run():
     """150 s: garage, open sky, a correction outage from 40 s to 120 s."""
     rx = receiver(garage_site(), **OUTAGE)
     block = rx.process(drive_east(150.0))
-    return rx, block, rx.rows(block)
+    return rx, block, rows_of(rx, block)
 
 
 # --------------------------------------------------------------------------- behaviour
@@ -193,15 +201,15 @@ def test_row_keys_in_the_specification_order(outage_run):
 def test_rows_without_georeference_have_no_geodetic_keys():
     rx = receiver(garage_site(georeference=False))
     block = rx.process(drive_east(10.0))
-    rows = rx.rows(block)
+    rows = rows_of(rx, block)
     assert list(rows[-1]) == ROW_KEYS[:25]
-    assert rx.nmea_lines(block) == []
+    assert layout_for(rx).extra(block) == []
 
 
 def test_no_site_is_open_sky_without_geodesy():
     cfg = load_config(vehicle="maxxum")
     rx = GnssReceiver(cfg, vehicle_profile("maxxum"), None, None)
-    rows = rx.rows(rx.process(drive_east(2.0)))
+    rows = rows_of(rx, rx.process(drive_east(2.0)))
     assert all(r["fix_type"] == "rtk_fixed" and r["satellites_blocked"] == 0 for r in rows)
     assert "latitude_deg" not in rows[0] and "nmea_gga" not in rows[0]
 
@@ -212,11 +220,12 @@ def test_empty_chunk_gives_no_rows():
     truth = drive_east(0.05)
     block = rx.process(truth.slice(1, 2))  # one step that does not sample
     assert block["sample_time_s"].shape == (0,) and block["position_enu_m"].shape == (0, 3)
-    assert rx.rows(block) == [] and rx.nmea_lines(block) == []
+    layout = layout_for(rx)
+    assert rows_of(rx, block, layout) == [] and layout.extra(block) == []
     # the next step between epochs costs nothing: the same block, the same columns
     again = rx.process(truth.slice(2, 3))
     assert again is block
-    assert [c.name for c in rx.columns(again)] == [c.name for c in rx.columns(block)]
+    assert [c.name for c in layout.columns(again)] == [c.name for c in layout.columns(block)]
 
 
 # --------------------------------------------------------------------------- noise and draws
@@ -230,7 +239,7 @@ def test_noise_off_position_is_the_antenna_truth_exactly():
     r_a = np.array([1.1 - 0.4 * 2.06, 0.0, 2.15 - 0.60])
     want = truth.p_m[idx] + Rotation.from_quat(truth.q_xyzw[idx]).apply(r_a)
     np.testing.assert_allclose(block["antenna_enu_m"], want, rtol=0, atol=1e-9 * mm)
-    rows = rx.rows(block)
+    rows = rows_of(rx, block)
     k = next(k for k, r in enumerate(rows) if r["fix_type"] != "no_fix")
     assert rows[k]["position_enu_m"] == np.round(want[k], 4).tolist()
     assert rows[k]["sigma_enu_m"] == [0.0, 0.0, 0.0]
@@ -298,19 +307,19 @@ def test_batch_chunks_and_steps_give_identical_rows():
     truth = drive_east(20.0)
     whole = receiver(garage_site(), **over)
     whole_block = whole.process(truth)
-    want = orjson.dumps(whole.rows(whole_block))
+    want = orjson.dumps(rows_of(whole, whole_block))
     rng = np.random.default_rng(1)
     cuts = np.unique(np.concatenate([[0, len(truth)], rng.integers(0, len(truth), 40)]))
     chunked = receiver(garage_site(), **over)
-    rows = []
+    rows, layout = [], layout_for(chunked)
     for a, b in zip(cuts[:-1], cuts[1:]):
-        rows += chunked.rows(chunked.process(truth.slice(int(a), int(b))))
+        rows += rows_of(chunked, chunked.process(truth.slice(int(a), int(b))), layout)
     assert orjson.dumps(rows) == want
     stepped = receiver(garage_site(), **over)
-    rows, blocks = [], []
+    rows, blocks, layout = [], [], layout_for(stepped)
     for k in range(len(truth)):
         blocks.append(stepped.process(truth.slice(k, k + 1)))
-        rows += stepped.rows(blocks[-1])
+        rows += rows_of(stepped, blocks[-1], layout)
     assert orjson.dumps(rows) == want
     # the unrounded values too, bit for bit (the one-epoch paths of sky, DOP, GGA ...)
     for key, value in whole_block.items():
@@ -369,7 +378,7 @@ def test_every_sentence_parses_and_equals_the_row(outage_run):
     rx, block, rows = outage_run
     start = datetime.datetime(2026, 9, 23, 15, 0, 0)
     check_sentences(block, rows, start)
-    assert rx.nmea_lines(block) == [r["nmea_gga"] for r in rows]
+    assert layout_for(rx).extra(block) == [r["nmea_gga"] for r in rows]
     assert {r["gga_quality"] for r in rows} == {0, 1, 2, 4, 5}
 
 
@@ -379,7 +388,7 @@ def test_output_frame_nad83():
         **{"gnss.datum.output_frame": "nad83", "gnss.datum.start_utc": "2026-12-31T23:59:59Z"},
     )
     block = rx.process(drive_east(3.0))
-    rows = rx.rows(block)
+    rows = rows_of(rx, block)
     r = rows[-1]
     assert (
         r["latitude_deg"] == r["nad83_harn_lat_deg"]
@@ -392,7 +401,7 @@ def test_output_frame_nad83():
     check_sentences(block, rows, datetime.datetime(2026, 12, 31, 23, 59, 59))
     assert rows[-1]["nmea_gga"].startswith("$GNGGA,000001.90,")  # past midnight
     w = receiver(open_site())
-    rw = w.rows(w.process(drive_east(3.0)))[-1]
+    rw = rows_of(w, w.process(drive_east(3.0)))[-1]
     assert (
         rw["latitude_deg"] == rw["wgs84_lat_deg"]
         and rw["ellipsoidal_height_m"] == rw["wgs84_height_m"]
@@ -428,7 +437,7 @@ def test_acre_loop_transitions():
     site = sc.site
     base = _acre_loop_receiver(sc)
     b = base.process(sc.truth)
-    rows = base.rows(b)
+    rows = rows_of(base, b)
     t, fix, ant = b["sample_time_s"], b["fix"], b["antenna_enu_m"]
     sigma_h = b["sigma_enu_m"][:, 0]
 

@@ -33,7 +33,9 @@ class Layout(Protocol):
 
 
 # model name -> "module:class"; the class is built with the model's output_info() dict
-LAYOUTS: dict[str, str] = {}
+LAYOUTS: dict[str, str] = {
+    "gnss": "navsense.output.layouts.gnss:GnssLayout",
+}
 
 
 class _ModelLayout:
@@ -46,8 +48,6 @@ class _ModelLayout:
         return self._model.columns(block)
 
     def extra(self, block: Mapping[str, Any]) -> Any:
-        if hasattr(self._model, "nmea_lines"):
-            return self._model.nmea_lines(block)
         if hasattr(self._model, "frames"):
             return self._model.frames(block)
         return None

@@ -41,6 +41,7 @@ state from block to block, so they give the same values however the log is cut.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,7 +118,7 @@ class ErrorConfig:
     noise: bool
 
     @classmethod
-    def from_config(cls, cfg: dict) -> ErrorConfig:
+    def from_config(cls, cfg: Mapping) -> ErrorConfig:
         """From the effective configuration (gnss.states, gnss.multipath_*, gnss.corrections, noise)."""
         gnss = cfg["gnss"]
         by_name = {}

@@ -1,4 +1,4 @@
-"""The GNSS receiver model: ``gnss.jsonl`` rows and ``gnss.nmea`` sentences from truth.
+"""The GNSS receiver model: the epochs of ``gnss.jsonl`` and ``gnss.nmea`` from truth.
 
 Specification "INS and GNSS", section "GNSS Receiver" (FAcresGnssModel::Epoch), every subsection;
 the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (first at t = 0):
@@ -13,8 +13,7 @@ the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (
 5. Correction age a_c (:mod:`.corrections`).
 6. Fix state (:mod:`.fixstate`), with the epoch's uniform and g_t.
 7. Errors (:mod:`.error_model`): p_out = p_a + e, with the epoch's nine Gaussians.
-8. Datum chain (navsense.geo.Georeference.enu_to_geodetic) of p_out at the epoch's time, and the
-   $GNGGA sentence (navsense.output.nmea).
+8. Datum chain (navsense.geo.Georeference.enu_to_geodetic) of p_out at the epoch's time.
 
 dt (the time since the previous epoch) is the number of physics steps between the two epochs
 divided by the physics rate (exactly 0.1 s at 10 Hz on the 120 Hz clock, whatever t is); it is
@@ -22,56 +21,25 @@ divided by the physics rate (exactly 0.1 s at 10 Hz on the 120 Hz clock, whateve
 
 The constellation is seen from the site's WGS84 origin (DESIGN.md ruling "Site position for the
 constellation"). A site without a georeference sees the sky of the specification's ACRE tile
-(its rows have no geodetic keys and no sentence).
+(its blocks have no geodetic keys, so its rows none and no sentence).
 
 State carried between chunks (batch = chunks = steps): the sampler (Due), the stream
 Pcg32(seed, 1), the fix machine (:class:`~.fixstate.FixMachineState`), the unit Gauss-Markov
 states u and z, and the step of the last epoch. Every other quantity depends on its epoch alone.
 
-Row of ``gnss.jsonl`` (specification, "Output Row"; key order as there; decimals chosen by
-navsense, :data:`ROW_DECIMALS`)::
-
-    fix_type                  "no_fix" | "single" | "dgps" | "rtk_float" | "rtk_fixed"
-    gga_quality               0 | 1 | 2 | 5 | 4
-    solution                  NMEA 0183 v4.1 position mode indicator of the state:
-                              "N" no fix, "A" autonomous, "D" differential, "F" float RTK,
-                              "R" RTK (fixed integers)
-    satellites_used, satellites_clear, satellites_near_obstruction, satellites_foliage,
-    satellites_blocked, satellites_above_mask                                (integers)
-    hdop, vdop, pdop, hdop_open_sky, vdop_open_sky    2 decimals (99.99: no geometry)
-    multipath_index, reflector_index                  4 decimals
-    correction_age_s          a_c, s, 3 decimals; null without a message
-    rtk_lock_age_s            t - t_lock, s, 3 decimals; null without an RTK lock
-    rtk_converge_s            c, s, 3 decimals; null without an RTK lock
-    rtk_time_to_fix_s         T_fix, s, 3 decimals; null without an RTK lock
-    model {sigma_gm_m, sigma_white_m, sigma_mp_m   [e, n, u] m, 5 decimals
-           tau_s, multipath_tau_s                  s, 3 decimals
-           k_h, k_v                                4 decimals
-           dt_s}                                   s, 6 decimals
-    position_enu_m            p_out [e, n, u], m, 4 decimals
-    sigma_enu_m               sigma [e, n, u], m, 5 decimals
-    covariance_enu_m2         diag(sigma^2) as 9 values, row-major ENU (as
-                              sensor_msgs/NavSatFix.position_covariance), m^2, 10 decimals
-    position_std_m            horizontal standard deviation per axis,
-                              sqrt((sigma_e^2 + sigma_n^2) / 2) (= sigma_e = sigma_n), 5 decimals
-    latitude_deg, longitude_deg        output frame, 9 decimals (1e-9 deg ~ 0.1 mm)
-    ellipsoidal_height_m               output frame, 4 decimals
-    altitude_navd88_m, geoid_undulation_nad83_m   4 decimals
-    nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
-    nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m   (9 / 4 decimals)
-    nmea_gga                  the $GNGGA sentence
-
-gnss.datum.output_frame selects latitude_deg, longitude_deg, ellipsoidal_height_m: wgs84_g2139 ->
-WGS84 (G2139) latitude, longitude and height; nad83 -> NAD83(HARN) latitude and longitude with
-the NAD83(2011) ellipsoidal height. In no_fix the position keys (position_enu_m, sigma_enu_m,
-covariance_enu_m2, position_std_m and every geodetic key) are null. Without a georeference the
-row has no geodetic keys and no nmea_gga.
-
-The GGA sentence carries the time start_utc + t, the position of the output frame, the quality,
-satellites_used, hdop (the row's value), the NAVD88 altitude, the geoid separation
-(ellipsoidal_height_m - altitude_navd88_m), the correction age and station 0001; those two fields
-are empty when no correction has arrived (the row's correction_age_s is null), as DESIGN.md's
-ruling "GGA number formats" says, whatever the fix state.
+The block (the SI arrays of the m epochs, leading axis m): ``sample_time_s``, ``fix`` (state
+code, numbered as its GGA quality), the six satellite counts, ``hdop``, ``vdop``, ``pdop``,
+``hdop_open_sky``, ``vdop_open_sky``, ``multipath_index``, ``reflector_index``,
+``correction_age_s``, ``rtk_lock_age_s``, ``rtk_converge_s``, ``rtk_time_to_fix_s`` (NaN: not
+available), ``sigma_gm_m``, ``sigma_white_m``, ``sigma_mp_m``, ``tau_s``, ``k_h``, ``k_v``,
+``dt_s``, ``antenna_enu_m``, ``error_enu_m``, ``position_enu_m`` (p_out), ``sigma_enu_m``, the
+unit states ``u`` and ``z``, and with a georeference the datum chain of p_out: every key of
+Georeference.enu_to_geodetic but ``navd88_height_m`` and ``geoid_undulation_m`` (which are
+``altitude_navd88_m`` and ``geoid_undulation_nad83_m``), and ``latitude_deg``, ``longitude_deg``,
+``ellipsoidal_height_m`` of the output frame: gnss.datum.output_frame wgs84_g2139 -> WGS84
+(G2139) latitude, longitude and height; nad83 -> NAD83(HARN) latitude and longitude with the
+NAD83(2011) ellipsoidal height. Its gnss.jsonl rows and $GNGGA sentences are built by
+:class:`navsense.output.layouts.gnss.GnssLayout` from the block and :meth:`GnssReceiver.output_info`.
 """
 
 from __future__ import annotations
@@ -86,8 +54,6 @@ from navsense.clock import Due
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.geo.georef import OUTPUT_KEYS
-from navsense.output.columns import Column, rows_from_columns
-from navsense.output.nmea import gga_sentences, utc_seconds_of_day
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
 from navsense.sensors.gnss import multipath as _mp
@@ -103,12 +69,7 @@ from navsense.sensors.gnss.error_model import (
     phi_of,
 )
 from navsense.sensors.gnss.fixstate import (
-    DGPS,
     FIX_TYPES,
-    NO_FIX,
-    RTK_FIXED,
-    RTK_FLOAT,
-    SINGLE,
     FixConfig,
     FixMachineState,
     run_fix_states,
@@ -117,14 +78,7 @@ from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = [
-    "GnssReceiver",
-    "GnssConfig",
-    "ROW_DECIMALS",
-    "OUTPUT_FRAMES",
-    "GNSS_SEQUENCE",
-    "SOLUTION_MODES",
-]
+__all__ = ["GnssReceiver", "GnssConfig", "OUTPUT_FRAMES", "GNSS_SEQUENCE"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
 LOS_AHEAD = 64  # epochs whose satellites are computed at once on one-step calls
@@ -133,22 +87,11 @@ _NO_STEP = np.zeros(0, dtype=np.int64)
 _ONE_STEP.flags.writeable = False
 _NO_STEP.flags.writeable = False
 
-# NMEA 0183 v4.1 position mode indicator of each fix state (navsense's "solution" key)
-SOLUTION_MODES = {NO_FIX: "N", SINGLE: "A", DGPS: "D", RTK_FLOAT: "F", RTK_FIXED: "R"}
-
 # gnss.datum.output_frame -> keys of Georeference.enu_to_geodetic (latitude, longitude, height)
 OUTPUT_FRAMES = {
     "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
     "nad83": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
 }
-COUNT_KEYS = (
-    "satellites_used",
-    "satellites_clear",
-    "satellites_near_obstruction",
-    "satellites_foliage",
-    "satellites_blocked",
-    "satellites_above_mask",
-)
 _PREFIXED_KEYS = (
     "nad83_harn_lat_deg",
     "nad83_harn_lon_deg",
@@ -159,20 +102,6 @@ _PREFIXED_KEYS = (
     "wgs84_lon_deg",
     "wgs84_height_m",
 )
-
-ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
-    "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
-    "index": 4,
-    "time_s": 3,  # correction age, lock age, convergence, time to fix
-    "sigma_m": 5,  # 10 um: the white noise of rtk_fixed is 0.003 m
-    "tau_s": 3,
-    "ratio": 4,  # k_h, k_v
-    "dt_s": 6,  # 1/120 s = 0.008333
-    "position_m": 4,  # 0.1 mm
-    "covariance_m2": 10,  # rtk_fixed 1.1e-4 m^2 keeps 6 digits
-    "angle_deg": 9,  # 1e-9 deg ~ 0.1 mm
-    "height_m": 4,
-}
 
 
 @dataclass(frozen=True)
@@ -234,45 +163,8 @@ class GnssConfig:
         )
 
 
-def _rounded_columns(specs) -> dict[str, Column]:
-    """Columns of numeric keys: ``specs`` (name, values (m,) or (m, k), decimals, validity or None).
-
-    Each value is np.round(x, decimals) + 0.0 (no negative zero), null where NaN (any NaN
-    element of a vector) or where the validity is False. Keys of the same decimals and shape are
-    rounded as one stacked array (elementwise, the same values), each column a row of it.
-    """
-    groups: dict = {}
-    for name, values, decimals, valid in specs:
-        x = np.asarray(values, dtype=np.float64)
-        groups.setdefault((decimals, x.shape), []).append((name, x, valid))
-    out = {}
-    all_valid: dict = {}  # id(validity) -> every row valid
-    for (decimals, _), members in groups.items():
-        r = np.array([x for _, x, _ in members]).round(decimals)
-        r += 0.0
-        nan = np.isnan(r)
-        if nan.ndim == 3:
-            nan = nan.any(axis=2)
-        any_nan = nan.any(axis=1).tolist() if nan.any() else [False] * len(members)
-        for j, (name, _, valid) in enumerate(members):
-            ok = None
-            if valid is None:
-                if any_nan[j]:
-                    ok = ~nan[j]
-            else:
-                key = id(valid)
-                if key not in all_valid:
-                    all_valid[key] = bool(valid.all())
-                if any_nan[j] or not all_valid[key]:
-                    ok = ~nan[j] & valid
-                    if ok.all():
-                        ok = None
-            out[name] = Column(name, r[j], ok)
-    return out
-
-
 class GnssReceiver:
-    """The GNSS receiver (CONTRACTS.md sensor model): ``GnssReceiver(cfg, vehicle, site, georef)``.
+    """The GNSS receiver (navsense.sensors.base.SensorModel): ``GnssReceiver(cfg, vehicle, site, georef)``.
 
     ``cfg`` the effective configuration, ``vehicle`` the profile (for base_footprint mounts),
     ``site`` the obstacles (None: open sky), ``georef`` the site's Georeference or None (no
@@ -291,12 +183,10 @@ class GnssReceiver:
         self.lever_arm_m = lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, vehicle)
         if georef is not None:
             lat, lon, h = georef.site_wgs84_lat_lon_h()
-            self._utc0_s = utc_seconds_of_day(georef.start_utc)
         else:
             from navsense.geo import Georeference  # the ACRE tile's sky (module docstring)
 
             lat, lon, h = Georeference.acre(start_utc=c.start_utc).site_wgs84_lat_lon_h()
-            self._utc0_s = utc_seconds_of_day(c.start_utc)
         self.constellation = Constellation(c.seed, dict(c.constellations), lat, lon, h)
         # the site's obstacles, prepared once for the sky view and the reflector index
         self._sky = _sky.SkyView(
@@ -311,7 +201,6 @@ class GnssReceiver:
         self._last_step: int | None = None
         self._sky_ahead: dict = {}  # time -> (los, visible) of foreseen epochs (one-step calls)
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
-        self._empty_columns: list[Column] | None = None  # and its columns
 
     # ------------------------------------------------------------------------------ epochs
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
@@ -448,7 +337,7 @@ class GnssReceiver:
         return hit
 
     def _geodetic(self, block: dict) -> dict:
-        """Datum chain of p_out and the GGA sentences (specification, "Datum Chain", "Output Row")."""
+        """Datum chain of p_out (specification, "Datum Chain"); the output frame's position."""
         t = block["sample_time_s"]
         p = block["position_enu_m"]
         if t.shape[0] == 1:  # one epoch (streaming): the chain on Python floats, the same bits
@@ -472,108 +361,19 @@ class GnssReceiver:
         out["geoid_undulation_nad83_m"] = np.asarray(
             geo["geoid_undulation_m"], dtype=np.float64
         ).reshape(-1)
-        # GGA: geoid separation = ellipsoidal height of the output frame - NAVD88 altitude
-        sep = out["ellipsoidal_height_m"] - out["altitude_navd88_m"]
-        fix = block["fix"]
-        no_fix = fix == NO_FIX
-        # the no-fix form; its age and station are empty too
-        age = np.where(no_fix, np.nan, block["correction_age_s"])
-        sentences = gga_sentences(
-            self._utc0_s + t,
-            out["latitude_deg"],
-            out["longitude_deg"],
-            fix,
-            block["satellites_used"],
-            np.round(block["hdop"], ROW_DECIMALS["dop"]),
-            out["altitude_navd88_m"],
-            sep,
-            age,
-            no_fix=no_fix,
-        )
-        out["nmea_gga"] = np.array(sentences, dtype=object)
         return out
 
-    # ------------------------------------------------------------------------------ outputs
-    def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
-        """The gnss.jsonl keys as columns (rounded; NaN and no_fix positions null)."""
-        if block is self._empty_block and self._empty_columns is not None:
-            return list(self._empty_columns)  # a step between epochs (streaming)
-        cols = self._columns(block)
-        if block is self._empty_block:
-            self._empty_columns = cols
-            return list(cols)
-        return cols
-
-    def _columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
-        d = ROW_DECIMALS
-        m = len(block["sample_time_s"])
-        fix = block["fix"]
-        fix_list = fix.tolist()
-        has_fix = fix != NO_FIX
-        sigma = block["sigma_enu_m"]
-        var = sigma * sigma
-        cov9 = np.zeros((m, 9))
-        cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
-        # (name, values, decimals, validity) of the numeric keys, in row order
-        specs = [
-            (k, block[k], d["dop"], None)
-            for k in ("hdop", "vdop", "pdop", "hdop_open_sky", "vdop_open_sky")
-        ]
-        specs += [(k, block[k], d["index"], None) for k in ("multipath_index", "reflector_index")]
-        specs += [
-            (k, block[k], d["time_s"], None)
-            for k in ("correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s")
-        ]
-        specs += [
-            ("model.sigma_gm_m", block["sigma_gm_m"], d["sigma_m"], None),
-            ("model.sigma_white_m", block["sigma_white_m"], d["sigma_m"], None),
-            ("model.sigma_mp_m", block["sigma_mp_m"], d["sigma_m"], None),
-            ("model.tau_s", block["tau_s"], d["tau_s"], None),
-            ("model.multipath_tau_s", None, None, None),  # a constant
-            ("model.k_h", block["k_h"], d["ratio"], None),
-            ("model.k_v", block["k_v"], d["ratio"], None),
-            ("model.dt_s", block["dt_s"], d["dt_s"], None),
-            ("position_enu_m", block["position_enu_m"], d["position_m"], has_fix),
-            ("sigma_enu_m", sigma, d["sigma_m"], has_fix),
-            ("covariance_enu_m2", cov9, d["covariance_m2"], has_fix),
-            ("position_std_m", np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"], has_fix),
-        ]
-        geodetic = "latitude_deg" in block
-        if geodetic:
-            ang, hgt = d["angle_deg"], d["height_m"]
-            geo_keys = (
-                "latitude_deg",
-                "longitude_deg",
-                "ellipsoidal_height_m",
-                "altitude_navd88_m",
-                "geoid_undulation_nad83_m",
-            ) + _PREFIXED_KEYS
-            specs += [(k, block[k], ang if k.endswith("_deg") else hgt, has_fix) for k in geo_keys]
-        numeric = _rounded_columns([sp for sp in specs if sp[1] is not None])
-        numeric["model.multipath_tau_s"] = Column(
-            "model.multipath_tau_s", round(self.config.multipath_tau_s, d["tau_s"]), constant=True
-        )
-
-        cols = [
-            Column("fix_type", [FIX_TYPES[q] for q in fix_list]),
-            Column("gga_quality", fix.astype(np.int64)),
-            Column("solution", [SOLUTION_MODES[q] for q in fix_list]),
-        ]
-        cols += [Column(k, block[k].astype(np.int64)) for k in COUNT_KEYS]
-        cols += [numeric[sp[0]] for sp in specs]
-        if geodetic:
-            cols.append(Column("nmea_gga", block["nmea_gga"].tolist()))
-        return cols
-
-    def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
-        """gnss.jsonl rows (without the three time keys); layout in the module docstring."""
-        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
-
-    def nmea_lines(self, block: Mapping[str, np.ndarray]) -> list[str]:
-        """The block's $GNGGA sentences for gnss.nmea (empty without a georeference)."""
-        if "nmea_gga" not in block:
-            return []
-        return list(block["nmea_gga"].tolist())
+    # ------------------------------------------------------------------------------ run info
+    def output_info(self) -> dict:
+        """What the layout needs (navsense.output.layouts.gnss): the fix-state names by code,
+        multipath_tau_s (a constant of the row) and the UTC time at t = 0 of the sentences."""
+        return {
+            "fix_types": dict(FIX_TYPES),
+            "multipath_tau_s": self.config.multipath_tau_s,
+            "start_utc": self.georef.start_utc
+            if self.georef is not None
+            else self.config.start_utc,
+        }
 
     def episode_info(self) -> dict:
         """The constellation's draws and site, for episode.json."""

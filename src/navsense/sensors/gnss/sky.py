@@ -156,7 +156,7 @@ def _chord_length(b, disc):
     return np.where(disc > 0.0, np.maximum(t2 - np.maximum(t1, 0.0), 0.0), 0.0)
 
 
-def _xyz(v):
+def _xyz(v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     v = np.asarray(v, dtype=np.float64)
     return v[..., 0], v[..., 1], v[..., 2]
 
@@ -408,7 +408,7 @@ class SkyView:
         ax, ay, az = ant.tolist()
         blocked = np.zeros(n_sat, dtype=bool)
         near = np.zeros(n_sat, dtype=bool)
-        foliage_m = None
+        foliage_m: np.ndarray | None = None
         keep_box, keep_cyl, keep_crown = keeps
         if keep_box is not None and keep_box.any():
             kk = np.flatnonzero(keep_box)
@@ -449,8 +449,8 @@ class SkyView:
             near |= hit[nk:].any(axis=0)
         if keep_crown is not None and keep_crown.any():
             kk = np.flatnonzero(keep_crown)
-            w = [(a - c[kk])[:, None] for a, c in zip((ax, ay, az), self._crown_c)]
-            b, disc = _chord_disc(*w, dx, dy, dz, self._crown_rr[kk, None])
+            wx, wy, wz = ((a - c[kk])[:, None] for a, c in zip((ax, ay, az), self._crown_c))
+            b, disc = _chord_disc(wx, wy, wz, dx, dy, dz, self._crown_rr[kk, None])
             foliage_m = np.add.accumulate(_chord_length(b, disc), axis=0)[-1]
 
         st = np.full(n_sat, CLEAR, dtype=np.int8)
@@ -475,7 +475,7 @@ class SkyView:
         dx, dy, dz = lb[..., 0][vis], lb[..., 1][vis], lb[..., 2][vis]  # pair directions
         first = np.cumsum(count) - count  # each epoch's first pair
         hits = np.zeros(2 * n_pairs, dtype=bool)  # blocked, then near
-        foliage_m = None
+        foliage_m: np.ndarray | None = None
         keep_box, keep_cyl, keep_crown = keeps
 
         def triples(keep, twice):
@@ -493,14 +493,10 @@ class SkyView:
             ke, kk, cnt, pi = triples(keep_box, True)
             if pi.size:
                 half = pi.size // 2
-                hit = _box_hit(
-                    *(ant[ke, k].repeat(cnt) for k in range(3)),
-                    dx[pi],
-                    dy[pi],
-                    dz[pi],
-                    *(v[kk].repeat(cnt) for v in self._box_lo),
-                    *(v[kk].repeat(cnt) for v in self._box_hi),
-                )
+                ox, oy, oz = (ant[ke, k].repeat(cnt) for k in range(3))
+                lx, ly, lz = (v[kk].repeat(cnt) for v in self._box_lo)
+                hx, hy, hz = (v[kk].repeat(cnt) for v in self._box_hi)
+                hit = _box_hit(ox, oy, oz, dx[pi], dy[pi], dz[pi], lx, ly, lz, hx, hy, hz)
                 pi[half:] += n_pairs
                 hits[pi[hit]] = True
         if keep_cyl is not None and keep_cyl.any():
@@ -534,8 +530,10 @@ class SkyView:
         if keep_crown is not None and keep_crown.any():
             ke, kk, cnt, pi = triples(keep_crown, False)
             if pi.size:
-                w = [(ant[ke, k] - c[kk]).repeat(cnt) for k, c in enumerate(self._crown_c)]
-                b, disc = _chord_disc(*w, dx[pi], dy[pi], dz[pi], self._crown_rr[kk].repeat(cnt))
+                wx, wy, wz = ((ant[ke, k] - c[kk]).repeat(cnt) for k, c in enumerate(self._crown_c))
+                b, disc = _chord_disc(
+                    wx, wy, wz, dx[pi], dy[pi], dz[pi], self._crown_rr[kk].repeat(cnt)
+                )
                 j = np.flatnonzero(disc > 0.0)  # elsewhere the chord is 0
                 # summed in obstacle order within each pair (bincount adds in array order)
                 foliage_m = np.bincount(

@@ -1,0 +1,255 @@
+"""The layout of the GNSS receiver: ``gnss.jsonl`` rows and ``gnss.nmea`` sentences.
+
+Specification "INS and GNSS", "GNSS Receiver / Output Row"; the receiver
+(:mod:`navsense.sensors.gnss.receiver`) returns the SI arrays of its epochs (a block) and
+``output_info()``; :class:`GnssLayout` turns them into rows and sentences.
+
+Row of ``gnss.jsonl`` (after the three time keys; key order of the specification; decimals
+chosen by navsense, :data:`ROW_DECIMALS`)::
+
+    fix_type                  "no_fix" | "single" | "dgps" | "rtk_float" | "rtk_fixed"
+    gga_quality               0 | 1 | 2 | 5 | 4
+    solution                  NMEA 0183 v4.1 position mode indicator of the state:
+                              "N" no fix, "A" autonomous, "D" differential, "F" float RTK,
+                              "R" RTK (fixed integers)
+    satellites_used, satellites_clear, satellites_near_obstruction, satellites_foliage,
+    satellites_blocked, satellites_above_mask                                (integers)
+    hdop, vdop, pdop, hdop_open_sky, vdop_open_sky    2 decimals (99.99: no geometry)
+    multipath_index, reflector_index                  4 decimals
+    correction_age_s          a_c, s, 3 decimals; null without a message
+    rtk_lock_age_s            t - t_lock, s, 3 decimals; null without an RTK lock
+    rtk_converge_s            c, s, 3 decimals; null without an RTK lock
+    rtk_time_to_fix_s         T_fix, s, 3 decimals; null without an RTK lock
+    model {sigma_gm_m, sigma_white_m, sigma_mp_m   [e, n, u] m, 5 decimals
+           tau_s, multipath_tau_s                  s, 3 decimals
+           k_h, k_v                                4 decimals
+           dt_s}                                   s, 6 decimals
+    position_enu_m            p_out [e, n, u], m, 4 decimals
+    sigma_enu_m               sigma [e, n, u], m, 5 decimals
+    covariance_enu_m2         diag(sigma^2) as 9 values, row-major ENU (as
+                              sensor_msgs/NavSatFix.position_covariance), m^2, 10 decimals
+    position_std_m            horizontal standard deviation per axis,
+                              sqrt((sigma_e^2 + sigma_n^2) / 2) (= sigma_e = sigma_n), 5 decimals
+    latitude_deg, longitude_deg        output frame, 9 decimals (1e-9 deg ~ 0.1 mm)
+    ellipsoidal_height_m               output frame, 4 decimals
+    altitude_navd88_m, geoid_undulation_nad83_m   4 decimals
+    nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
+    nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m   (9 / 4 decimals)
+    nmea_gga                  the $GNGGA sentence
+
+In no_fix the position keys (position_enu_m, sigma_enu_m, covariance_enu_m2, position_std_m and
+every geodetic key) are null. Without a georeference (the block has no ``latitude_deg``) the row
+has no geodetic keys and no nmea_gga, and gnss.nmea gets no sentence.
+
+The GGA sentence (:func:`navsense.output.nmea.gga_sentences`) carries the time start_utc + t, the
+position of the output frame, the quality, satellites_used, hdop (the row's value), the NAVD88
+altitude, the geoid separation (ellipsoidal_height_m - altitude_navd88_m), the correction age and
+station 0001; those two fields are empty when no correction has arrived (the row's
+correction_age_s is null), as DESIGN.md's ruling "GGA number formats" says, whatever the fix
+state. A no_fix epoch gets the no-fix form (empty position, altitude, separation, age, station).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from navsense.output.columns import Column
+from navsense.output.nmea import gga_sentences, utc_seconds_of_day
+
+__all__ = ["GnssLayout", "ROW_DECIMALS", "SOLUTION_MODES", "COUNT_KEYS", "GEODETIC_KEYS"]
+
+GGA_NO_FIX = 0  # GGA quality 0: no valid position (the receiver numbers its states so)
+# NMEA 0183 v4.1 position mode indicator of each GGA quality (navsense's "solution" key)
+SOLUTION_MODES = {0: "N", 1: "A", 2: "D", 5: "F", 4: "R"}
+COUNT_KEYS = (
+    "satellites_used",
+    "satellites_clear",
+    "satellites_near_obstruction",
+    "satellites_foliage",
+    "satellites_blocked",
+    "satellites_above_mask",
+)
+GEODETIC_KEYS = (
+    "latitude_deg",
+    "longitude_deg",
+    "ellipsoidal_height_m",
+    "altitude_navd88_m",
+    "geoid_undulation_nad83_m",
+    "nad83_harn_lat_deg",
+    "nad83_harn_lon_deg",
+    "nad83_2011_lat_deg",
+    "nad83_2011_lon_deg",
+    "nad83_2011_height_m",
+    "wgs84_lat_deg",
+    "wgs84_lon_deg",
+    "wgs84_height_m",
+)
+
+ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
+    "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
+    "index": 4,
+    "time_s": 3,  # correction age, lock age, convergence, time to fix
+    "sigma_m": 5,  # 10 um: the white noise of rtk_fixed is 0.003 m
+    "tau_s": 3,
+    "ratio": 4,  # k_h, k_v
+    "dt_s": 6,  # 1/120 s = 0.008333
+    "position_m": 4,  # 0.1 mm
+    "covariance_m2": 10,  # rtk_fixed 1.1e-4 m^2 keeps 6 digits
+    "angle_deg": 9,  # 1e-9 deg ~ 0.1 mm
+    "height_m": 4,
+}
+
+
+def _rounded_columns(specs) -> dict[str, Column]:
+    """Columns of numeric keys: ``specs`` (name, values (m,) or (m, k), decimals, validity or None).
+
+    Each value is np.round(x, decimals) + 0.0 (no negative zero), null where NaN (any NaN
+    element of a vector) or where the validity is False. Keys of the same decimals and shape are
+    rounded as one stacked array (elementwise, the same values), each column a row of it.
+    """
+    groups: dict = {}
+    for name, values, decimals, valid in specs:
+        x = np.asarray(values, dtype=np.float64)
+        groups.setdefault((decimals, x.shape), []).append((name, x, valid))
+    out = {}
+    all_valid: dict = {}  # id(validity) -> every row valid
+    for (decimals, _), members in groups.items():
+        r = np.array([x for _, x, _ in members]).round(decimals)
+        r += 0.0
+        nan = np.isnan(r)
+        if nan.ndim == 3:
+            nan = nan.any(axis=2)
+        any_nan = nan.any(axis=1).tolist() if nan.any() else [False] * len(members)
+        for j, (name, _, valid) in enumerate(members):
+            ok = None
+            if valid is None:
+                if any_nan[j]:
+                    ok = ~nan[j]
+            else:
+                key = id(valid)
+                if key not in all_valid:
+                    all_valid[key] = bool(valid.all())
+                if any_nan[j] or not all_valid[key]:
+                    ok = ~nan[j] & valid
+                    if ok.all():
+                        ok = None
+            out[name] = Column(name, r[j], ok)
+    return out
+
+
+class GnssLayout:
+    """The gnss.jsonl columns and gnss.nmea sentences of the receiver's blocks.
+
+    ``GnssLayout(info)``, ``info`` the receiver's ``output_info()``: ``fix_types`` (state code,
+    its GGA quality -> fix_type name), ``multipath_tau_s``, ``start_utc`` (the UTC time at t = 0,
+    ISO 8601).
+    """
+
+    def __init__(self, info: Mapping[str, Any]) -> None:
+        self._fix_types = {int(k): str(v) for k, v in info["fix_types"].items()}
+        self._multipath_tau = round(float(info["multipath_tau_s"]), ROW_DECIMALS["tau_s"])
+        self._utc0_s = utc_seconds_of_day(info["start_utc"])
+        self._empty: list[Column] | None = None  # the columns of a block without an epoch
+        self._gga_block: Mapping | None = None  # the last block whose sentences were built
+        self._gga: list[str] = []
+
+    # ------------------------------------------------------------------------------ sentences
+    def sentences(self, block: Mapping[str, np.ndarray]) -> list[str]:
+        """The block's $GNGGA sentences (empty without a georeference); the last block's kept,
+        since a run asks for them twice (the row key nmea_gga and gnss.nmea)."""
+        if block is self._gga_block:
+            return self._gga
+        if "latitude_deg" not in block:
+            out: list[str] = []
+        else:
+            fix = block["fix"]
+            no_fix = fix == GGA_NO_FIX
+            # GGA: geoid separation = ellipsoidal height of the output frame - NAVD88 altitude
+            sep = block["ellipsoidal_height_m"] - block["altitude_navd88_m"]
+            out = gga_sentences(
+                self._utc0_s + block["sample_time_s"],
+                block["latitude_deg"],
+                block["longitude_deg"],
+                fix,
+                block["satellites_used"],
+                np.round(block["hdop"], ROW_DECIMALS["dop"]),
+                block["altitude_navd88_m"],
+                sep,
+                np.where(no_fix, np.nan, block["correction_age_s"]),  # empty in the no-fix form
+                no_fix=no_fix,
+            )
+        self._gga_block, self._gga = block, out
+        return out
+
+    def extra(self, block: Mapping[str, np.ndarray]) -> list[str]:
+        """The block's lines of gnss.nmea."""
+        return list(self.sentences(block))
+
+    # ------------------------------------------------------------------------------ rows
+    def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
+        """The gnss.jsonl keys as columns (rounded; NaN and no_fix positions null)."""
+        m = len(block["sample_time_s"])
+        if m == 0:
+            if self._empty is None:  # a step between epochs (streaming): built once
+                self._empty = self._columns(block)
+            return list(self._empty)
+        return self._columns(block)
+
+    def _columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
+        d = ROW_DECIMALS
+        m = len(block["sample_time_s"])
+        fix = block["fix"]
+        fix_list = fix.tolist()
+        has_fix = fix != GGA_NO_FIX
+        sigma = block["sigma_enu_m"]
+        var = sigma * sigma
+        cov9 = np.zeros((m, 9))
+        cov9[:, 0], cov9[:, 4], cov9[:, 8] = var[:, 0], var[:, 1], var[:, 2]
+        # (name, values, decimals, validity) of the numeric keys, in row order
+        specs: list[tuple[str, Any, int | None, np.ndarray | None]] = [
+            (k, block[k], d["dop"], None)
+            for k in ("hdop", "vdop", "pdop", "hdop_open_sky", "vdop_open_sky")
+        ]
+        specs += [(k, block[k], d["index"], None) for k in ("multipath_index", "reflector_index")]
+        specs += [
+            (k, block[k], d["time_s"], None)
+            for k in ("correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s")
+        ]
+        specs += [
+            ("model.sigma_gm_m", block["sigma_gm_m"], d["sigma_m"], None),
+            ("model.sigma_white_m", block["sigma_white_m"], d["sigma_m"], None),
+            ("model.sigma_mp_m", block["sigma_mp_m"], d["sigma_m"], None),
+            ("model.tau_s", block["tau_s"], d["tau_s"], None),
+            ("model.multipath_tau_s", None, None, None),  # a constant
+            ("model.k_h", block["k_h"], d["ratio"], None),
+            ("model.k_v", block["k_v"], d["ratio"], None),
+            ("model.dt_s", block["dt_s"], d["dt_s"], None),
+            ("position_enu_m", block["position_enu_m"], d["position_m"], has_fix),
+            ("sigma_enu_m", sigma, d["sigma_m"], has_fix),
+            ("covariance_enu_m2", cov9, d["covariance_m2"], has_fix),
+            ("position_std_m", np.sqrt(0.5 * (var[:, 0] + var[:, 1])), d["sigma_m"], has_fix),
+        ]
+        geodetic = "latitude_deg" in block
+        if geodetic:
+            ang, hgt = d["angle_deg"], d["height_m"]
+            specs += [
+                (k, block[k], ang if k.endswith("_deg") else hgt, has_fix) for k in GEODETIC_KEYS
+            ]
+        numeric = _rounded_columns([sp for sp in specs if sp[1] is not None])
+        numeric["model.multipath_tau_s"] = Column(
+            "model.multipath_tau_s", self._multipath_tau, constant=True
+        )
+
+        cols = [
+            Column("fix_type", [self._fix_types[q] for q in fix_list]),
+            Column("gga_quality", fix.astype(np.int64)),
+            Column("solution", [SOLUTION_MODES[q] for q in fix_list]),
+        ]
+        cols += [Column(k, block[k].astype(np.int64)) for k in COUNT_KEYS]
+        cols += [numeric[sp[0]] for sp in specs]
+        if geodetic:
+            cols.append(Column("nmea_gga", list(self.sentences(block))))
+        return cols
