@@ -17,12 +17,16 @@ from scipy.spatial.transform import Rotation
 
 from navsense.config import load_config
 from navsense.constants import GRAVITY_MPS2
-from navsense.errors import ConfigError, DatumError
+from navsense.errors import ConfigError, DatumError, TruthError
 from navsense.geo import Georeference, utm
+from navsense.ins_stream import Ins
+from navsense.output.columns import rows_from_columns
 from navsense.output.frames import INS_FIELD_INDEX as F
 from navsense.output.frames import INS_FIELDS, InsFrameWriter, read_ins_frames
+from navsense.output.layouts import layout_for
+from navsense.output.layouts.ins import InsLayout
 from navsense.rng import Pcg32
-from navsense.sensors.ins import Ins, InsConfig, InsModel
+from navsense.sensors.ins import InsConfig, InsModel
 from navsense.truth import TruthStates
 from navsense.vehicles import VEHICLES, lever_arm_from_chassis
 
@@ -91,10 +95,20 @@ def stationary_truth(n: int, rate_hz: float, p=(0.0, 0.0, 0.0)):
     )
 
 
+def frames_of(model: InsModel, block) -> np.ndarray:
+    """The block's ins.frames records, as the run writes them (the model's layout)."""
+    return layout_for(model).extra(block)
+
+
+def rows_of(model: InsModel, block) -> list[dict]:
+    """The block's ins.jsonl rows without the time keys, as the run builds them."""
+    return rows_from_columns(layout_for(model).columns(block), len(block["sample_time_s"]))
+
+
 def run_chunks(model: InsModel, truth: TruthStates, size: int):
     blocks = [model.process(chunk) for chunk in truth.chunks(size)]
-    frames = np.concatenate([model.frames(b) for b in blocks])
-    rows = [r for b in blocks for r in model.rows(b)]
+    frames = np.concatenate([frames_of(model, b) for b in blocks])
+    rows = [r for b in blocks for r in rows_of(model, b)]
     return frames, rows, blocks
 
 
@@ -176,7 +190,7 @@ def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     truth = moving_truth()
     model = InsModel(cfg, POLARIS, georef)
     block = model.process(truth)
-    fr = model.frames(block)
+    fr = frames_of(model, block)
     idx, rot, p_n, v_n = expected_truth(truth, cfg, 100.0)
     t = truth.t_s[idx]
     np.testing.assert_array_equal(block["sample_time_s"], t)
@@ -256,7 +270,7 @@ def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     assert np.all(fr[:, F["InsCovE"] : F["InsCovU"] + 1] == 0.0)  # noise off zeroes every error
 
     # rows carry the same values at their decimals
-    rows = model.rows(block)
+    rows = rows_of(model, block)
     assert len(rows) == len(idx)
     row = rows[5]
     assert row["frame"] == "oxts_link" and row["fix"]["datum"] == datum
@@ -274,12 +288,12 @@ def test_spec_origin_values(georef):
     cfg = polaris_cfg(position_flu_m=(-POLARIS.footprint_in_chassis_m).tolist())
     cfg["noise"] = False
     model = InsModel(cfg, POLARIS, georef)
-    fr = model.frames(model.process(stationary_truth(3, 120.0)))
+    fr = frames_of(model, model.process(stationary_truth(3, 120.0)))
     assert fr.shape == (2, 40)  # 100 Hz on steps 0, 1, 2 at 120 Hz: steps 0 and 2 sample
     assert abs(fr[0, F["InsUtmE"]] - 500_476.935) < 1 * mm
     assert abs(fr[0, F["InsUtmN"]] - 4_480_099.755) < 1 * mm
     assert round(fr[0, F["InsGridRotationDeg"]], 4) == 0.0541
-    assert model.rows(model.process(stationary_truth(0, 120.0))) == []
+    assert rows_of(model, model.process(stationary_truth(0, 120.0))) == []
 
 
 # ------------------------------------------------------------------ noise on: the error model
@@ -466,6 +480,9 @@ def test_stream_starts_at_first_call_and_teleport(georef):
     cfg["noise"] = False
     ins = Ins(InsConfig.from_config(cfg), georef, agent=3)
     assert ins.agent == 3
+    import navsense.sensors.ins
+
+    assert navsense.sensors.ins.Ins is Ins  # the documented name
     assert ins.due(5.0) and not ins.due(5.0 + 1 / 120) and ins.due(5.0 + 2 / 120)
     q = Rotation.from_euler("Z", 0.7).as_quat()
     f0 = ins.epoch(5.0, [1.0, 2.0, 0.0], q, [1.0, 2.0, 0.5], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0])
@@ -481,9 +498,9 @@ def test_stream_starts_at_first_call_and_teleport(georef):
     f2 = ins.epoch(5.02, [9.0, 2.0, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     np.testing.assert_allclose(f2[F["InsAccelX"] : F["InsAccelZ"] + 1], gravity, atol=1e-12)
     assert f2.shape == (40,)
-    with pytest.raises(ValueError, match="t_s = 5.02 is not after the previous epoch at 5.02 s"):
+    with pytest.raises(TruthError, match="t_s = 5.02 is not after the previous epoch at 5.02 s"):
         ins.epoch(5.02, [9.0, 2.0, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
-    with pytest.raises(ValueError, match="expected 4 values"):
+    with pytest.raises(TruthError, match="expected 4 values"):
         ins.epoch(5.03, [9.0, 2.0, 0.0], q[:3], [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     with pytest.raises(DatumError, match="enu"):
         ins.epoch(5.03, [9.0, np.nan, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
@@ -491,10 +508,11 @@ def test_stream_starts_at_first_call_and_teleport(georef):
 
 def test_empty_chunk_keeps_shapes(georef):
     model = InsModel(polaris_cfg(), POLARIS, georef)
+    assert isinstance(layout_for(model), InsLayout)  # output.layouts.LAYOUTS["ins"]
     block = model.process(stationary_truth(0, 120.0))
     assert block["position_enu_m"].shape == (0, 3)
-    assert model.frames(block).shape == (0, 40)
-    assert model.rows(block) == []
+    assert frames_of(model, block).shape == (0, 40)
+    assert rows_of(model, block) == []
 
 
 def test_maxxum_ins_reports_base_footprint(georef):

@@ -35,7 +35,7 @@ north, up, heading, roll, pitch)::
 
 The first epoch and the first epoch after a reset report gravity alone, f_ins = R^T (0, 0, g)
 + sigma_f g_f (a reset flag at any physics step after the previous INS epoch, up to and including
-the epoch's own step, counts; the streaming API's :meth:`Ins.teleported` sets the same flag).
+the epoch's own step, counts; the streaming API's Ins.teleported sets the same flag).
 The body axes of navsense's truth are FLU already, so the specification's FLU() is the identity.
 
 Random values (section "Seeds and Determinism"; DESIGN.md ruling "Random values per epoch"): the
@@ -59,36 +59,23 @@ Truth fields of the frame (DESIGN.md ruling "INS heights"): the truth INS point 
 same chain and projection (UTM E, N and ellipsoidal height of ins.frame), the truth attitude
 q_z(-alpha) q_true with the epoch's alpha, and |v_n|.
 
-Implementation. One kernel (:class:`_InsCore`) evaluates the equations for a block of epochs
-with numpy; :class:`InsModel` (batch / chunks, the contract of CONTRACTS.md) and :class:`Ins` (the
-streaming API of FInsModel: one epoch a call) both call it, so they give identical numbers. The
+Implementation. One kernel (:class:`InsCore`) evaluates the equations for a block of epochs
+with numpy; :class:`InsModel` (batch / chunks, the contract of CONTRACTS.md) and
+navsense.ins_stream.Ins (the streaming API of FInsModel: one epoch a call) both call it, so they
+give identical numbers. The
 Gauss-Markov recursion is a tight scalar loop (the literal recursion, one multiply and one add an
 epoch and state): dt varies from epoch to epoch (100 Hz on the 120 Hz clock gives steps of 1 and
 2 physics steps), so a constant-coefficient filter does not apply, and any reassociated scan would
 make the numbers depend on where a log is cut. Every other operation is elementwise, so an epoch's
 values do not depend on how many epochs share a call (batch = chunks = steps, bit for bit).
 
-Rows (``ins.jsonl``; :meth:`InsModel.rows`; decimals chosen by navsense, the specification gives
-none for the INS)::
-
-    {"frame": "oxts_link",
-     "fix": {"latitude": deg (9 decimals, 0.1 mm), "longitude": deg (9), "altitude": m (4),
-             "datum": "nad83_2011" | "wgs84_g2139", "status": 2, "service": 1,
-             "position_covariance": [E, N, U] m^2 (10)},
-     "imu": {"orientation_enu_xyzw": q_ins (9), "angular_velocity_flu_radps": (8),
-             "linear_acceleration_flu_mps2": (6)},
-     "velocity": {"linear_flu_mps": (6), "angular_flu_radps": (8)},
-     "position_enu_m": p_ins (4),
-     "odom": {"frame_id": "utm", "child_frame_id": "base_footprint",
-              "position_m": [E, N, h] (4), "orientation_xyzw": q_utm (9),
-              "twist": {"linear_flu_mps": (6), "angular_flu_radps": (8)},
-              "grid_rotation_deg": alpha (7), "zone": ins.utm_zone}}
+Outputs: the model returns its epochs as SI arrays (the keys of :meth:`InsCore.run`); the rows of
+``ins.jsonl`` and the 40-value frames of ``ins.frames`` (EInsField order) are laid out by
+navsense.output.layouts.ins from these arrays and :meth:`InsModel.output_info`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -99,8 +86,6 @@ from navsense.clock import Due
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
-from navsense.output.columns import Column, rows_from_columns
-from navsense.output.frames import INS_FIELD_COUNT
 from navsense.rng import Pcg32
 from navsense.rotation import (
     about_axis_floats as _q_about,
@@ -126,14 +111,13 @@ from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
     "InsConfig",
+    "InsCore",
     "InsModel",
-    "Ins",
     "INS_SEED_OFFSET",
     "AGENT_SEED_STRIDE",
     "INS_SEQUENCE",
     "DRAWS_PER_EPOCH",
     "INS_FRAMES",
-    "INS_ROW_DECIMALS",
 ]
 
 INS_SEED_OFFSET = 5045  # spec "Seeds and Determinism": RngIns seed + 5045 (CoreSimIns.h: 5 x 1009)
@@ -143,11 +127,6 @@ DRAWS_PER_EPOCH = 18  # spec "INS": 18 Gaussian values an epoch
 UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p
 _GM_POSITION_SCALE = np.array([1.0, 1.0, UP_SIGMA_FACTOR])  # (x1, x2, 1.5 x3): 1.0 x is x exactly
 COV_UP_FACTOR = 2.25  # spec "INS": cov = diag(s2, s2, 2.25 s2)
-FIX_STATUS_RTK = 2  # spec "INS": the fix has status 2 (RTK)
-FIX_SERVICE_GPS = 1  # spec "Outputs": service 1 (sensor_msgs/NavSatStatus SERVICE_GPS)
-ROW_FRAME_ID = "oxts_link"  # spec "Outputs": frame name of a row
-ODOM_FRAME_ID = "utm"  # spec "Outputs": odom frame utm, child frame base_footprint
-ODOM_CHILD_FRAME_ID = "base_footprint"
 _DEG = math.pi / 180.0
 
 # ins.frame -> (geo frame name, keys of Georeference.enu_to_geodetic: lat, lon, height)
@@ -155,21 +134,6 @@ INS_FRAMES: dict[str, tuple[str, str, str, str]] = {
     "nad83": ("nad83_2011", "nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m"),
     "wgs84_g2139": ("wgs84_g2139", "wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
 }
-
-INS_ROW_DECIMALS = {  # navsense's choice (the specification gives no INS decimals)
-    "latitude": 9,
-    "longitude": 9,  # 1e-9 deg = 0.1 mm
-    "altitude": 4,
-    "position_enu_m": 4,
-    "position_utm_m": 4,  # 0.1 mm
-    "position_covariance": 10,  # m^2: 1.09e-4 (the default) keeps 6 digits
-    "quaternion": 9,  # 1e-9 rad
-    "linear_velocity": 6,
-    "linear_acceleration": 6,  # as imu.jsonl's specific force
-    "angular_velocity": 8,  # as imu.jsonl's angular velocity
-    "grid_rotation_deg": 7,
-}
-
 
 # ------------------------------------------------------------------------------ configuration
 _SIGMA_FIELDS = (
@@ -332,23 +296,6 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
 
 
-@contextlib.contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector while building many acyclic row dicts.
-
-    The rows hold no reference cycles, so nothing is lost; without the pause the collector's
-    passes over the growing heap take about three times as long as building the rows. The
-    previous state is restored on exit.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 # ---------------------------------------------------------------------------------- the kernel
 _BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
     "sample_time_s": (),
@@ -374,36 +321,13 @@ _BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
 }
 
 
-# the 40 fields of a frame (EInsField order, navsense.output.frames.INS_FIELDS): block keys, a
-# vector giving its elements, and the constants "fix_status" and "utm_zone"
-_FRAME_LAYOUT = (
-    "utm_m",  # InsUtmE, InsUtmN, InsUtmH
-    "orientation_utm_xyzw",  # InsUtmQx..Qw
-    "velocity_flu_mps",  # InsVelX..Z
-    "angular_velocity_flu_radps",  # InsGyroX..Z
-    "specific_force_flu_mps2",  # InsAccelX..Z
-    "lat_deg",
-    "lon_deg",
-    "height_m",
-    "covariance_enu_m2",  # InsCovE, N, U
-    "orientation_enu_xyzw",  # InsEnuQx..Qw
-    "position_enu_m",  # InsEnuX..Z
-    "fix_status",  # InsFixStatus
-    "grid_rotation_deg",  # InsGridRotationDeg
-    "utm_zone",  # InsUtmZone
-    "truth_utm_m",  # InsTruthX..Z
-    "truth_orientation_utm_xyzw",  # InsTruthQx..Qw
-    "truth_speed_mps",  # InsTruthSpeed
-)
-
-
 def _empty_block() -> dict[str, np.ndarray]:
     block = {k: np.zeros((0,) + s) for k, s in _BLOCK_SHAPES.items()}
     block["gravity_only"] = np.zeros(0, dtype=bool)
     return block
 
 
-class _InsCore:
+class InsCore:
     """The INS equations over a block of epochs, with the state carried between blocks.
 
     State: the six Gauss-Markov states, the time and INS-point velocity of the previous epoch,
@@ -427,11 +351,10 @@ class _InsCore:
         self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
         self.v_prev = [0.0, 0.0, 0.0]  # INS-point velocity of the previous epoch, world m/s
         self.reset_pending = False  # a reset since the previous epoch
-        # the frame's constant fields (_FRAME_LAYOUT)
-        self.frame_constants = {
-            "fix_status": float(FIX_STATUS_RTK),
-            "utm_zone": float(config.utm_zone),
-        }
+
+    def output_info(self) -> dict:
+        """What the layout needs (navsense.output.layouts.ins): the fix's datum and the UTM zone."""
+        return {"datum": self.geo_frame, "utm_zone": self.config.utm_zone}
 
     def run(self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset) -> dict[str, np.ndarray]:
         """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
@@ -541,23 +464,6 @@ class _InsCore:
             "truth_speed_mps": _norm(v_n),
         }
 
-    def frame_of_epoch(self, t: float, p_n: list, q: list, c: list, v: list, w: list) -> list:
-        """One epoch on Python floats -> its 40 frame values (EInsField order), the streaming call.
-
-        :meth:`epoch_values` of an epoch without a reset in its step (the pending flag of
-        :class:`Ins.teleported` still counts), laid out as ``frames(run(...))[0]``.
-        """
-        values = self.epoch_values(t, p_n, q, c, v, w)
-        values.update(self.frame_constants)
-        frame = []
-        for key in _FRAME_LAYOUT:
-            value = values[key]
-            if type(value) is list:
-                frame += value
-            else:
-                frame.append(value)
-        return frame
-
     def epoch_values(
         self, t: float, p_n: list, q: list, c: list, v: list, w: list, reset: bool = False
     ) -> dict:
@@ -572,11 +478,12 @@ class _InsCore:
         g = self.rng.gaussian_list(
             DRAWS_PER_EPOCH
         )  # 6 states, 3 position, 3 velocity, 3 force, 3 rate
-        first = self.t_prev is None
-        if first:
+        t_prev = self.t_prev
+        first = t_prev is None
+        if t_prev is None:
             dt, a = self.period_s, 0.0  # dt = 1/f; x = g on the first epoch
         else:
-            dt = t - self.t_prev
+            dt = t - t_prev
             if not dt > 0.0:
                 raise ValueError(
                     f"INS epoch at t_s = {t!r} is not after the previous epoch at {self.t_prev!r} s"
@@ -667,22 +574,6 @@ class _InsCore:
             "truth_speed_mps": math.sqrt(vn0 * vn0 + vn1 * vn1 + vn2 * vn2),
         }
 
-    def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
-        """The (m, 40) frames of a block, EInsField order (navsense.output.frames.INS_FIELDS)."""
-        m = block["sample_time_s"].shape[0]
-        constants = self.frame_constants
-        parts = []
-        for key in _FRAME_LAYOUT:
-            if key in constants:
-                parts.append(np.full((m, 1), constants[key]))
-            else:
-                v = block[key]
-                parts.append(v if v.ndim == 2 else v[:, None])
-        out = np.concatenate(parts, axis=1)
-        if out.shape[1] != INS_FIELD_COUNT:  # pragma: no cover - layout guard
-            raise RuntimeError(f"INS frame has {out.shape[1]} fields, expected {INS_FIELD_COUNT}")
-        return out
-
 
 # ------------------------------------------------------------------------------ the batch model
 class InsModel:
@@ -704,7 +595,7 @@ class InsModel:
             self.config.position_flu_m, self.config.mount_frame, vehicle
         )
         self._arm = np.asarray(self.lever_arm_m, dtype=np.float64).tolist()
-        self._core = _InsCore(self.config, georef, agent)
+        self._core = InsCore(self.config, georef, agent)
         self._due = Due(self.config.hz)  # first epoch at t = 0
         self._reset_pending = False
 
@@ -742,7 +633,7 @@ class InsModel:
 
     def _one_epoch(self, truth: TruthStates, reset: bool) -> dict[str, np.ndarray]:
         """:meth:`process` of one step that samples: p_n = p + R r_n and the core's
-        :meth:`_InsCore.epoch_values` on Python floats (the same bits), as a one-row block."""
+        :meth:`InsCore.epoch_values` on Python floats (the same bits), as a one-row block."""
         epoch_reset = reset or self._reset_pending
         self._reset_pending = False
         p, q = truth.p_m[0].tolist(), truth.q_xyzw[0].tolist()
@@ -764,48 +655,9 @@ class InsModel:
         )
         return {k: np.array([v]) for k, v in values.items()}
 
-    def frames(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
-        """The block's epochs as (m, 40) float64 frames in EInsField order."""
-        return self._core.frames(block)
-
-    def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
-        """The ins.jsonl keys as columns (rounded; layout in the module docstring)."""
-        d = INS_ROW_DECIMALS
-        rnd = lambda key, n: np.round(block[key], n)
-        gyro = rnd("angular_velocity_flu_radps", d["angular_velocity"])
-        vel = rnd("velocity_flu_mps", d["linear_velocity"])
-        return [
-            Column("frame", ROW_FRAME_ID, constant=True),
-            Column("fix.latitude", rnd("lat_deg", d["latitude"])),
-            Column("fix.longitude", rnd("lon_deg", d["longitude"])),
-            Column("fix.altitude", rnd("height_m", d["altitude"])),
-            Column("fix.datum", self._core.geo_frame, constant=True),
-            Column("fix.status", FIX_STATUS_RTK, constant=True),
-            Column("fix.service", FIX_SERVICE_GPS, constant=True),
-            Column("fix.position_covariance", rnd("covariance_enu_m2", d["position_covariance"])),
-            Column("imu.orientation_enu_xyzw", rnd("orientation_enu_xyzw", d["quaternion"])),
-            Column("imu.angular_velocity_flu_radps", gyro),
-            Column(
-                "imu.linear_acceleration_flu_mps2",
-                rnd("specific_force_flu_mps2", d["linear_acceleration"]),
-            ),
-            Column("velocity.linear_flu_mps", vel),
-            Column("velocity.angular_flu_radps", gyro),
-            Column("position_enu_m", rnd("position_enu_m", d["position_enu_m"])),
-            Column("odom.frame_id", ODOM_FRAME_ID, constant=True),
-            Column("odom.child_frame_id", ODOM_CHILD_FRAME_ID, constant=True),
-            Column("odom.position_m", rnd("utm_m", d["position_utm_m"])),
-            Column("odom.orientation_xyzw", rnd("orientation_utm_xyzw", d["quaternion"])),
-            Column("odom.twist.linear_flu_mps", vel),
-            Column("odom.twist.angular_flu_radps", gyro),
-            Column("odom.grid_rotation_deg", rnd("grid_rotation_deg", d["grid_rotation_deg"])),
-            Column("odom.zone", self.config.utm_zone, constant=True),
-        ]
-
-    def rows(self, block: Mapping[str, np.ndarray]) -> list[dict]:
-        """ins.jsonl rows (without the three time keys); layout in the module docstring."""
-        with _gc_paused():
-            return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
+    def output_info(self) -> dict:
+        """What the layout needs (navsense.output.layouts.ins): the fix's datum and the UTM zone."""
+        return self._core.output_info()
 
     def episode_info(self) -> dict:
         """episode.json keys: the INS stream, the agent and the INS point from the chassis."""
@@ -822,89 +674,11 @@ class InsModel:
         }
 
 
-# ------------------------------------------------------------------------- the streaming API
-def _floats(values, n: int) -> list:
-    """n values (a sequence or an array of n numbers) as Python floats, or ValueError."""
-    if type(values) is list and len(values) == n:
-        return [float(x) for x in values]
-    v = np.asarray(values, dtype=np.float64).ravel()
-    if v.size != n:
-        raise ValueError(f"expected {n} values, got shape {np.shape(values)}")
-    return v.tolist()
+def __getattr__(name: str):
+    """``navsense.sensors.ins.Ins``, the streaming API's documented name: it lives in
+    navsense.ins_stream (a model and its frame layout together; a model formats nothing)."""
+    if name == "Ins":
+        from navsense.ins_stream import Ins
 
-
-class Ins:
-    """The streaming INS of ACRES Core (CoreSimIns.h FInsModel) for live simulators.
-
-    ``Ins(config, georef, agent=0)``: ``config`` an InsConfig or the effective configuration
-    dict; ``agent`` the agent index (stream seed + 5045 + 7919 agent, sequence 6; agent 0 draws the
-    game's stream). Per physics step: call :meth:`teleported` when the pose jumped, then
-    ``if ins.due(t): frame = ins.epoch(t, ...)``. The first epoch is at the first call of
-    :meth:`due` (ACRES Core's "first epoch at the first sample"). The equations are those of
-    :class:`InsModel` (the same kernel, one epoch a call), so a stream that starts at t = 0 and
-    passes the INS point p + R r_n gives the batch model's numbers bit for bit.
-    """
-
-    def __init__(self, config, georef, agent: int = 0) -> None:
-        self.config = config if isinstance(config, InsConfig) else InsConfig.from_config(config)
-        self._core = _InsCore(self.config, georef, agent)
-        self._due = Due(self.config.hz, start_s=None)
-
-    @property
-    def agent(self) -> int:
-        return self._core.agent
-
-    def due(self, t_s: float) -> bool:
-        """True when an epoch is due at ``t_s`` (then the due time advances by 1/hz)."""
-        return self._due(float(t_s))
-
-    def teleported(self) -> None:
-        """The pose jumped: the next epoch reports gravity alone (no finite difference)."""
-        self._core.reset_pending = True
-
-    def epoch(
-        self,
-        t_s: float,
-        footprint_enu_m,
-        orientation_xyzw,
-        com_enu_m,
-        velocity_mps,
-        angular_velocity_radps,
-    ) -> np.ndarray:
-        """One epoch -> its 40 values (EInsField order).
-
-        footprint_enu_m: the reported point (base_footprint), grid ENU m; orientation_xyzw:
-        body FLU -> ENU; com_enu_m: centre of mass, ENU m; velocity_mps and
-        angular_velocity_radps: centre-of-mass velocity and angular velocity, world axes.
-        ValueError when t_s is not after the previous epoch's time or a value has the wrong
-        length; DatumError when the point leaves the site's domain.
-        """
-        frame = self._core.frame_of_epoch(
-            float(t_s),
-            _floats(footprint_enu_m, 3),
-            _floats(orientation_xyzw, 4),
-            _floats(com_enu_m, 3),
-            _floats(velocity_mps, 3),
-            _floats(angular_velocity_radps, 3),
-        )
-        return np.array(frame)
-
-    def epoch_block(
-        self,
-        t_s,
-        footprint_enu_m,
-        orientation_xyzw,
-        com_enu_m,
-        velocity_mps,
-        angular_velocity_radps,
-    ) -> dict[str, np.ndarray]:
-        """One epoch as a block of columns (m = 1), for rows and frames."""
-        return self._core.run(
-            np.array([float(t_s)]),
-            footprint_enu_m,
-            orientation_xyzw,
-            com_enu_m,
-            velocity_mps,
-            angular_velocity_radps,
-            np.zeros(1, dtype=bool),
-        )
+        return Ins
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,6 +35,7 @@ class Layout(Protocol):
 # model name -> "module:class"; the class is built with the model's output_info() dict
 LAYOUTS: dict[str, str] = {
     "gnss": "navsense.output.layouts.gnss:GnssLayout",
+    "ins": "navsense.output.layouts.ins:InsLayout",
 }
 
 

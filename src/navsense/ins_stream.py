@@ -1,0 +1,97 @@
+"""The streaming INS of ACRES Core (CoreSimIns.h FInsModel) for live simulators.
+
+Specification "ACRES Core INS" and CoreSimIns.h: ``Init`` with an agent index, ``Due``,
+``Teleported`` and ``Epoch``, which returns the 40-value INS frame (EInsField order). The
+equations are those of navsense.sensors.ins (one epoch of :class:`InsCore`, the kernel of the
+batch model), the frame is the layout of ``ins.frames`` (navsense.output.layouts.ins), so a stream
+that starts at t = 0 and passes the INS point p + R r_n gives the batch model's frames bit for bit.
+Also importable as ``navsense.sensors.ins.Ins``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from navsense.clock import Due
+from navsense.errors import TruthError
+from navsense.output.layouts.ins import InsLayout
+from navsense.sensors.ins import InsConfig, InsCore
+
+__all__ = ["Ins"]
+
+
+def _row(name: str, values, n: int) -> np.ndarray:
+    """n values (a sequence or an array of n numbers) as a (1, n) float64 row, or TruthError."""
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TruthError(f"{name} = {values!r}: expected {n} numbers") from None
+    if v.size != n:
+        raise TruthError(f"{name}: expected {n} values, got shape {np.shape(values)}")
+    return v.reshape(1, n)
+
+
+class Ins:
+    """The streaming INS (FInsModel): ``Ins(config, georef, agent=0)``.
+
+    ``config`` an InsConfig or the effective configuration dict; ``agent`` the agent index (stream
+    seed + 5045 + 7919 agent, sequence 6; agent 0 draws the game's stream). Per physics step: call
+    :meth:`teleported` when the pose jumped, then ``if ins.due(t): frame = ins.epoch(t, ...)``.
+    The first epoch is at the first call of :meth:`due` (ACRES Core's "first epoch at the first
+    sample").
+    """
+
+    def __init__(self, config: InsConfig | Mapping, georef, agent: int = 0) -> None:
+        self.config = config if isinstance(config, InsConfig) else InsConfig.from_config(config)
+        self._core = InsCore(self.config, georef, agent)
+        self._layout = InsLayout(self._core.output_info())
+        self._due = Due(self.config.hz, start_s=None)
+        self._no_reset = np.zeros(1, dtype=bool)
+
+    @property
+    def agent(self) -> int:
+        return self._core.agent
+
+    def due(self, t_s: float) -> bool:
+        """True when an epoch is due at ``t_s`` (then the due time advances by 1/hz)."""
+        return self._due(float(t_s))
+
+    def teleported(self) -> None:
+        """The pose jumped: the next epoch reports gravity alone (no finite difference)."""
+        self._core.reset_pending = True
+
+    def epoch(
+        self,
+        t_s: float,
+        footprint_enu_m,
+        orientation_xyzw,
+        com_enu_m,
+        velocity_mps,
+        angular_velocity_radps,
+    ) -> np.ndarray:
+        """One epoch -> its 40 values (EInsField order).
+
+        footprint_enu_m: the reported point (base_footprint), grid ENU m; orientation_xyzw:
+        body FLU -> ENU; com_enu_m: centre of mass, ENU m; velocity_mps and
+        angular_velocity_radps: centre-of-mass velocity and angular velocity, world axes.
+        TruthError when t_s is not after the previous epoch's time or a value has the wrong
+        length; DatumError when the point leaves the site's domain.
+        """
+        t = float(t_s)
+        t_prev = self._core.t_prev
+        if t_prev is not None and not t > t_prev:
+            raise TruthError(
+                f"INS epoch at t_s = {t!r} is not after the previous epoch at {t_prev!r} s"
+            )
+        block = self._core.run(
+            np.array([t]),
+            _row("footprint_enu_m", footprint_enu_m, 3),
+            _row("orientation_xyzw", orientation_xyzw, 4),
+            _row("com_enu_m", com_enu_m, 3),
+            _row("velocity_mps", velocity_mps, 3),
+            _row("angular_velocity_radps", angular_velocity_radps, 3),
+            self._no_reset,
+        )
+        return self._layout.extra(block)[0]
