@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
+from navsense.output.columns import rows_from_columns
+from navsense.output.layouts import layout_for
 from navsense.truth.states import TruthStates
+
+
+def layout_rows(model, block) -> list[dict]:
+    """The rows (without the three time keys) that a run writes for ``model``'s ``block``."""
+    return rows_from_columns(layout_for(model).columns(block), len(block["sample_time_s"]))
 
 
 def stationary_truth(n: int, yaw_rad: float = 0.3, position=(10.0, -5.0, 0.6)) -> TruthStates:

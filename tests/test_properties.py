@@ -5,7 +5,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import circle_truth
+from conftest import circle_truth, layout_rows
 from navsense.clock import Due
 from navsense.geo import utm
 from navsense.output.columns import Column, arrow_table, jsonl_from_columns, rows_from_columns
@@ -84,7 +84,7 @@ def test_imu_rows_do_not_depend_on_the_chunks(cuts, seed, hz):
         model = ImuModel(cfg, VEHICLES["polaris"])
         out = b""
         for piece in pieces:
-            out += b"".join(orjson.dumps(r) for r in model.rows(model.process(piece)))
+            out += b"".join(orjson.dumps(r) for r in layout_rows(model, model.process(piece)))
         return out
 
     pieces, start = [], 0

@@ -4,7 +4,7 @@ import numpy as np
 import orjson
 import pytest
 
-from conftest import circle_truth, stationary_truth
+from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.geo import Georeference
 from navsense.rng import Pcg32
 from navsense.sensors.barometer import (
@@ -188,7 +188,7 @@ def test_noise_off_draws_the_same_values():
 def _run(model, truth, size):
     rows = []
     for part in truth.chunks(size):
-        rows.extend(model.rows(model.process(part)))
+        rows.extend(layout_rows(model, model.process(part)))
     return b"\n".join(orjson.dumps(r) for r in rows)
 
 
@@ -210,11 +210,11 @@ def test_batch_chunks_steps_give_identical_rows(site):
 
 def test_rows_layout():
     model = BarometerModel(_cfg(), POLARIS, None)
-    rows = model.rows(model.process(_still(10, 120.0)))
+    rows = layout_rows(model, model.process(_still(10, 120.0)))
     assert list(rows[0]) == ["pressure_pa", "pressure_altitude_m"]
     assert round(rows[0]["pressure_pa"], 2) == rows[0]["pressure_pa"]
     assert round(rows[0]["pressure_altitude_m"], 3) == rows[0]["pressure_altitude_m"]
-    assert model.rows(model.process(_still(0, 120.0))) == []
+    assert layout_rows(model, model.process(_still(0, 120.0))) == []
 
 
 def test_built_from_the_effective_configuration():

@@ -11,7 +11,7 @@ import numpy as np
 import orjson
 import pytest
 
-from conftest import circle_truth, stationary_truth
+from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 from navsense.rotation import mrp_to_dcm
@@ -307,7 +307,9 @@ def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
 
     def run(chunks):
         m = ConfigurableImuModel(cfg, POLARIS)
-        return b"".join(orjson.dumps(r) + b"\n" for c in chunks for r in m.rows(m.process(c)))
+        return b"".join(
+            orjson.dumps(r) + b"\n" for c in chunks for r in layout_rows(m, m.process(c))
+        )
 
     whole = run([truth])
     assert whole == run(list(truth.chunks(41))) == run(list(truth.chunks(1)))

@@ -4,7 +4,7 @@ import numpy as np
 import orjson
 import pytest
 
-from conftest import circle_truth, stationary_truth
+from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 from navsense.sensors.imu import ImuModel
@@ -115,7 +115,7 @@ def _bytes(model, chunks):
     out, raw = b"", {}
     for c in chunks:
         block = model.process(c)
-        out += b"".join(orjson.dumps(r) + b"\n" for r in model.rows(block))
+        out += b"".join(orjson.dumps(r) + b"\n" for r in layout_rows(model, block))
         for k in block:
             raw[k] = raw.get(k, b"") + block[k].tobytes()
     return out + b"".join(raw[k] for k in sorted(raw))
@@ -145,7 +145,7 @@ def test_batch_equals_chunks_equals_steps(hz):
 
 def test_rows_have_the_specified_decimals():
     model = ImuModel(_cfg(), POLARIS)
-    rows = model.rows(model.process(stationary_truth(5)))
+    rows = layout_rows(model, model.process(stationary_truth(5)))
     for r in rows:
         assert all(round(x, 6) == x for x in r["specific_force_flu_mps2"])
         assert all(round(x, 8) == x for x in r["angular_velocity_flu_radps"])

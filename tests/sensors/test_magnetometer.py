@@ -6,7 +6,7 @@ import numpy as np
 import orjson
 import pytest
 
-from conftest import circle_truth, stationary_truth
+from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.errors import ConfigError
 from navsense.geo import Georeference
 from navsense.rng import Pcg32
@@ -277,7 +277,7 @@ def _run(model, truth, size):
     rows = []
     for part in truth.chunks(size):
         block = model.process(part)
-        rows.extend(model.rows(block))
+        rows.extend(layout_rows(model, block))
     return b"\n".join(orjson.dumps(r) for r in rows)
 
 
@@ -293,11 +293,11 @@ def test_batch_chunks_steps_give_identical_rows(acre):
 
 def test_rows_layout(acre):
     model = MagnetometerModel(_cfg(), POLARIS, acre)
-    rows = model.rows(model.process(stationary_truth(3)))
+    rows = layout_rows(model, model.process(stationary_truth(3)))
     assert list(rows[0]) == ["magnetic_field_flu_ut"]
     assert len(rows[0]["magnetic_field_flu_ut"]) == 3
     assert all(round(x, 4) == x for x in rows[0]["magnetic_field_flu_ut"])
-    assert model.rows(model.process(stationary_truth(0))) == []
+    assert layout_rows(model, model.process(stationary_truth(0))) == []
     empty = model.process(TruthStates.concatenate([stationary_truth(1)]).slice(0, 0))
     assert empty["magnetic_field_flu_ut"].shape == (0, 3)
 

@@ -4,7 +4,7 @@ import numpy as np
 import orjson
 import pytest
 
-from conftest import circle_truth, stationary_truth
+from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.rng import Pcg32
 from navsense.sensors.odometer import ODOM_SEED_OFFSET, ODOM_SEQUENCE, OdometerModel
 from navsense.truth.states import TruthStates
@@ -177,7 +177,7 @@ def test_distance_carries_on_over_a_reset_and_reverses_sign():
 def _run(model, truth, size):
     rows = []
     for part in truth.chunks(size):
-        rows.extend(model.rows(model.process(part)))
+        rows.extend(layout_rows(model, model.process(part)))
     return b"\n".join(orjson.dumps(r) for r in rows)
 
 
@@ -194,10 +194,10 @@ def test_batch_chunks_steps_give_identical_rows(tick):
 
 def test_rows_layout():
     model = OdometerModel(_cfg(), POLARIS)
-    rows = model.rows(model.process(car_on_circle(30, 10.0, 2.0)))
+    rows = layout_rows(model, model.process(car_on_circle(30, 10.0, 2.0)))
     assert list(rows[0]) == ["speed_mps", "distance_m"]
     assert rows[0]["distance_m"] == 0.0  # first sample at t = 0
-    assert model.rows(model.process(stationary_truth(0))) == []
+    assert layout_rows(model, model.process(stationary_truth(0))) == []
 
 
 def test_built_from_the_effective_configuration():

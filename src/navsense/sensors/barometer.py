@@ -29,8 +29,8 @@ Random values: the stream Pcg32(seed + 8011, 12) (a sequence no specification st
 two Gaussians a sample in the order g_b, g_w, nothing at the start. With cfg["noise"] False
 every sigma is zero (y = P, h = H) and the same values are drawn.
 
-Rows of ``baro.jsonl``: ``pressure_pa`` with 2 decimals (0.01 Pa) and ``pressure_altitude_m``
-with 3 decimals (1 mm).
+Outputs: ``pressure_pa`` y_k, ``pressure_altitude_m`` h_k and ``bias_pa`` b_k, (m,) each; the
+rows of ``baro.jsonl`` are ``navsense.output.layouts.baro``'s.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ import numpy as np
 
 from navsense import gauss_markov
 from navsense.clock import Due
-from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.truth.states import TruthStates
@@ -65,8 +64,6 @@ ISA_EXPONENT = 5.25588  # g_0 M / (R L), dimensionless (ISO 2533 troposphere)
 BARO_SEED_OFFSET = 8011  # navsense: barometer stream seed + 8011 (no specification stream)
 BARO_SEQUENCE = 12  # navsense: sequence 12 (the specification uses 1, 2, 4, 6)
 DRAWS_PER_SAMPLE = 2  # Gaussians a sample: g_b (bias), g_w (white)
-PRESSURE_DECIMALS = 2  # pressure_pa: 0.01 Pa
-ALTITUDE_DECIMALS = 3  # pressure_altitude_m: 1 mm
 
 
 def pressure_pa(height_m):
@@ -175,18 +172,9 @@ class BarometerModel:
             "bias_pa": bias,
         }
 
-    def columns(self, block: dict) -> list[Column]:
-        """baro.jsonl keys as columns."""
-        return [
-            Column("pressure_pa", np.round(block["pressure_pa"], PRESSURE_DECIMALS)),
-            Column(
-                "pressure_altitude_m", np.round(block["pressure_altitude_m"], ALTITUDE_DECIMALS)
-            ),
-        ]
-
-    def rows(self, block: dict) -> list[dict]:
-        """baro.jsonl rows (without the three time keys)."""
-        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
+    def output_info(self) -> dict:
+        """For the layout (navsense.output.layouts.baro): nothing per run."""
+        return {}
 
     def episode_info(self) -> dict:
         return {}

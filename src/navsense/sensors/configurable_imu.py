@@ -62,7 +62,6 @@ from navsense import gauss_markov
 from navsense.clock import Due
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
-from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import (
     cross,
@@ -114,11 +113,6 @@ CONFIGURABLE_ACCEL_SEQUENCE = 12
 CONFIGURABLE_GYRO_SEQUENCE = 13
 BASILISK_DEFAULT_SEED = 0x1BADCAD1  # Basilisk SysModel default RNGSeed (464374481)
 BASILISK_DEFAULT_SATURATION = 1.0e6  # imuSensor constructor: senRotMax = senTransMax = 1e6
-
-DELTA_V_DECIMALS = 8  # navsense extension keys, decimals chosen as the rate's
-DELTA_ANGLE_DECIMALS = 10
-FORCE_DECIMALS = 6  # specification, "IMU"
-RATE_DECIMALS = 8
 
 
 def _round_code(direction) -> int:
@@ -866,29 +860,9 @@ class ConfigurableImuModel:
             "delta_angle_flu_rad": out["dr"],
         }
 
-    def columns(self, block: dict) -> list[Column]:
-        """imu.jsonl keys as columns: the ACRES keys plus delta-velocity and delta-angle."""
-        return [
-            Column(
-                "specific_force_flu_mps2",
-                np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS),
-            ),
-            Column(
-                "angular_velocity_flu_radps",
-                np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS),
-            ),
-            Column(
-                "delta_velocity_flu_mps",
-                np.round(block["delta_velocity_flu_mps"], DELTA_V_DECIMALS),
-            ),
-            Column(
-                "delta_angle_flu_rad", np.round(block["delta_angle_flu_rad"], DELTA_ANGLE_DECIMALS)
-            ),
-        ]
-
-    def rows(self, block: dict) -> list[dict]:
-        """imu.jsonl rows (without the three time keys)."""
-        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
+    def output_info(self) -> dict:
+        """For the layout (navsense.output.layouts.imu): the delta keys too."""
+        return {"delta_outputs": True}
 
     def episode_info(self) -> dict:
         """``imu_bias_flu`` (constant + turn-on + temperature bias) and the model and preset."""

@@ -32,7 +32,6 @@ import numpy as np
 
 from navsense.clock import Due
 from navsense.constants import GRAVITY_MPS2
-from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, matrix_floats, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -49,8 +48,6 @@ __all__ = [
 
 IMU_SEED_OFFSET = 1009  # specification, "Seeds and Determinism": RngImu seed + 1009
 IMU_SEQUENCE = 2  # specification, "Seeds and Determinism": RngImu sequence 2
-FORCE_DECIMALS = 6  # specification, "IMU": specific_force_flu_mps2 with 6 decimals
-RATE_DECIMALS = 8  # specification, "IMU": angular_velocity_flu_radps with 8 decimals
 
 
 @dataclass(frozen=True)
@@ -200,22 +197,9 @@ class ImuModel:
             "angular_velocity_flu_radps": np.array([rate]),
         }
 
-    def columns(self, block: dict) -> list[Column]:
-        """The imu.jsonl keys as columns, with the specification's decimals."""
-        return [
-            Column(
-                "specific_force_flu_mps2",
-                np.round(block["specific_force_flu_mps2"], FORCE_DECIMALS),
-            ),
-            Column(
-                "angular_velocity_flu_radps",
-                np.round(block["angular_velocity_flu_radps"], RATE_DECIMALS),
-            ),
-        ]
-
-    def rows(self, block: dict) -> list[dict]:
-        """imu.jsonl rows (without the three time keys), the specification's decimals."""
-        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
+    def output_info(self) -> dict:
+        """For the layout (navsense.output.layouts.imu): no delta keys."""
+        return {"delta_outputs": False}
 
     def episode_info(self) -> dict:
         """``imu_bias_flu`` for episode.json: the constant biases in FLU axes."""

@@ -57,7 +57,8 @@ same values are drawn.
 Random values: the stream Pcg32(seed + 6073, 8) (a sequence no specification stream uses:
 those are 1, 2, 4, 6), three Gaussians a sample (x, y, z), nothing at the start.
 
-Rows of ``mag.jsonl``: ``magnetic_field_flu_ut`` [x, y, z] in uT with 4 decimals (0.1 nT).
+Output: ``magnetic_field_flu_ut`` (m, 3) in uT; the rows of ``mag.jsonl`` are
+``navsense.output.layouts.mag``'s.
 """
 
 from __future__ import annotations
@@ -72,7 +73,6 @@ from navsense.clock import Due
 from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError, NavsenseError
 from navsense.geo.epoch import DEFAULT_START_UTC
-from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -87,7 +87,6 @@ __all__ = [
     "grid_convergence_deg",
     "MAG_SEED_OFFSET",
     "MAG_SEQUENCE",
-    "FIELD_DECIMALS",
     "WMM_COEFFICIENTS",
     "WMM_VALID_YEARS",
 ]
@@ -95,7 +94,6 @@ __all__ = [
 MAG_SEED_OFFSET = 6073  # navsense: magnetometer stream seed + 6073 (no specification stream)
 MAG_SEQUENCE = 8  # navsense: sequence 8 (the specification uses 1, 2, 4, 6)
 DRAWS_PER_SAMPLE = 3  # Gaussians a sample: x, y, z
-FIELD_DECIMALS = 4  # magnetic_field_flu_ut: 4 decimals of uT = 0.1 nT
 NT_PER_UT = 1000.0  # 1 uT = 1000 nT
 
 WMM_COEFFICIENTS = "wmm/WMM_2025.COF"  # pygeomag's copy of NOAA's WMM2025.COF (epoch 2025.0)
@@ -363,17 +361,9 @@ class MagnetometerModel:
         meas = rotate(soft, b_body_ut) + self.hard_iron_ut + self._sigma_ut * g
         return {"sample_time_s": t, "magnetic_field_flu_ut": meas}
 
-    def columns(self, block: dict) -> list[Column]:
-        """mag.jsonl keys as columns: uT, 4 decimals."""
-        return [
-            Column(
-                "magnetic_field_flu_ut", np.round(block["magnetic_field_flu_ut"], FIELD_DECIMALS)
-            )
-        ]
-
-    def rows(self, block: dict) -> list[dict]:
-        """mag.jsonl rows (without the three time keys)."""
-        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
+    def output_info(self) -> dict:
+        """For the layout (navsense.output.layouts.mag): nothing per run."""
+        return {}
 
     def episode_info(self) -> dict:
         """``mag_field``: the WMM evaluation at the site origin (for episode.json)."""

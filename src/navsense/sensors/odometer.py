@@ -34,7 +34,8 @@ Random values: the stream Pcg32(seed + 9013, 14) (a sequence no specification st
 Gaussian at the start (g_0), then one a sample. With cfg["noise"] False, eps = 0 and sigma_v = 0
 (the ticks stay: they are the sensor's resolution, not an error) and the same values are drawn.
 
-Rows of ``odom.jsonl``: ``speed_mps`` and ``distance_m``, 4 decimals each (0.1 mm/s, 0.1 mm).
+Outputs: ``speed_mps`` and ``distance_m``, (m,) each; the rows of ``odom.jsonl`` are
+``navsense.output.layouts.odom``'s.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
-from navsense.output.columns import Column, rows_from_columns
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -54,8 +54,6 @@ __all__ = ["OdomConfig", "OdometerModel", "ODOM_SEED_OFFSET", "ODOM_SEQUENCE"]
 
 ODOM_SEED_OFFSET = 9013  # navsense: odometer stream seed + 9013 (no specification stream)
 ODOM_SEQUENCE = 14  # navsense: sequence 14 (the specification uses 1, 2, 4, 6)
-SPEED_DECIMALS = 4  # speed_mps: 0.1 mm/s
-DISTANCE_DECIMALS = 4  # distance_m: 0.1 mm
 
 
 @dataclass(frozen=True)
@@ -144,16 +142,9 @@ class OdometerModel:
             distance = ticks * tick
         return {"sample_time_s": t, "speed_mps": speed, "distance_m": distance}
 
-    def columns(self, block: dict) -> list[Column]:
-        """odom.jsonl keys as columns."""
-        return [
-            Column("speed_mps", np.round(block["speed_mps"], SPEED_DECIMALS)),
-            Column("distance_m", np.round(block["distance_m"], DISTANCE_DECIMALS)),
-        ]
-
-    def rows(self, block: dict) -> list[dict]:
-        """odom.jsonl rows (without the three time keys)."""
-        return rows_from_columns(self.columns(block), len(block["sample_time_s"]))
+    def output_info(self) -> dict:
+        """For the layout (navsense.output.layouts.odom): nothing per run."""
+        return {}
 
     def episode_info(self) -> dict:
         """``odom_scale_factor_error``: the constant eps (dimensionless)."""

@@ -36,6 +36,10 @@ class Layout(Protocol):
 LAYOUTS: dict[str, str] = {
     "gnss": "navsense.output.layouts.gnss:GnssLayout",
     "ins": "navsense.output.layouts.ins:InsLayout",
+    "imu": "navsense.output.layouts.imu:ImuLayout",
+    "mag": "navsense.output.layouts.mag:MagLayout",
+    "baro": "navsense.output.layouts.baro:BaroLayout",
+    "odom": "navsense.output.layouts.odom:OdomLayout",
 }
 
 
