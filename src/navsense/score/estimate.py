@@ -1,0 +1,149 @@
+"""An estimator's trajectory as its file gives it, and the choice of its reader.
+
+:class:`Estimate` holds what the readers (:mod:`navsense.score.tum`, :mod:`navsense.score.csvfile`,
+:mod:`navsense.score.bag`) found, still in the estimate's own frame; :mod:`navsense.score.frames`
+converts it to the site's grid ENU.
+
+Time. ``t_s`` is episode time (s since the run's ``start_utc``, the physics clock). A file whose
+times are UNIX seconds (UTC, as ROS stamps are) is converted by subtracting ``start_utc``:
+a bag's header stamps always; a TUM file when its first time is at least
+:data:`UNIX_TIME_MIN_S` (2001-09-09; no episode lasts 31 years); a CSV by its column name
+(``t_s`` episode time, ``unix_time_s`` UNIX time). ``time_base`` says which was used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from navsense.errors import ConfigError, FormatError
+
+__all__ = [
+    "FORMATS",
+    "FRAMES",
+    "TIME_TOL_S",
+    "UNIX_TIME_MIN_S",
+    "Estimate",
+    "format_of",
+    "read_estimate",
+]
+
+FORMATS = ("tum", "csv", "mcap")
+#: Frames of an estimate's coordinates: the site's grid ENU (m); UTM easting, northing (m) and
+#: ellipsoidal height (m); latitude, longitude (deg) and ellipsoidal height (m).
+FRAMES = ("enu", "utm", "geodetic")
+#: A first time at or after this (2001-09-09T01:46:40Z) is UNIX time, not episode time.
+UNIX_TIME_MIN_S = 1.0e9
+#: Two times closer than this are one instant, s (a UNIX time near 1.8e9 s carries 0.24 us steps
+#: as a float64; navsense's rows have 9 decimals).
+TIME_TOL_S = 1e-6
+
+_EXTENSIONS = {".tum": "tum", ".txt": "tum", ".csv": "csv", ".mcap": "mcap"}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimate read from ``source`` (n epochs, sorted by time, component axis last).
+
+    ``xyz``: coordinates in ``frame`` (enu: e, n, u m; utm: easting, northing, ellipsoidal
+    height m; geodetic: latitude deg, longitude deg, ellipsoidal height m); ``frame`` None when
+    the file does not say (TUM, most bag topics), decided then by the caller.
+    ``q_xyzw``: attitude, active rotation body FLU -> the frame's axes (for geodetic: the local
+    east, north, up), or None; rows of NaN where an epoch has none.
+    ``cov_m2``: position covariance (n, 3, 3) in the frame's east, north, up axes, m^2, or None;
+    NaN where an epoch has none.
+    ``frame_note``: where ``frame`` came from (the file's columns, the message type ...).
+    """
+
+    source: str
+    t_s: np.ndarray
+    xyz: np.ndarray
+    frame: str | None
+    q_xyzw: np.ndarray | None
+    cov_m2: np.ndarray | None
+    time_base: str
+    frame_note: str = ""
+
+    def __len__(self) -> int:
+        return int(self.t_s.shape[0])
+
+
+def format_of(path: str | Path, fmt: str | None) -> str:
+    """The estimate format: ``fmt`` if given, else from the file's extension."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise ConfigError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix not in _EXTENSIONS:
+        raise ConfigError(
+            f"{path}: cannot tell the estimate's format from the extension {suffix!r} "
+            f"(.tum or .txt, .csv, .mcap); give --format {'|'.join(FORMATS)}"
+        )
+    return _EXTENSIONS[suffix]
+
+
+def read_estimate(
+    path: str | Path, fmt: str | None, *, start_ns: int, topic: str | None = None
+) -> Estimate:
+    """Read an estimate file (``fmt`` tum, csv, mcap or None: from the extension).
+
+    ``start_ns``: the run's start_utc in UNIX nanoseconds (to turn UNIX times into episode
+    time); ``topic``: the bag's topic (mcap only, required there).
+    """
+    path = Path(path)
+    kind = format_of(path, fmt)
+    if not path.is_file():
+        raise FormatError(f"{path}: the estimate file is not found")
+    if kind != "mcap" and topic is not None:
+        raise ConfigError(f"--topic {topic}: only an mcap estimate has topics ({path} is {kind})")
+    if kind == "tum":
+        from navsense.score.tum import read_tum
+
+        return read_tum(path, start_ns=start_ns)
+    if kind == "csv":
+        from navsense.score.csvfile import read_csv
+
+        return read_csv(path, start_ns=start_ns)
+    from navsense.score.bag import read_topic
+
+    return read_topic(path, topic, start_ns=start_ns)
+
+
+def finish(
+    source: str,
+    t: np.ndarray,
+    xyz: np.ndarray,
+    frame: str | None,
+    q_xyzw: np.ndarray | None,
+    cov_m2: np.ndarray | None,
+    time_base: str,
+    frame_note: str,
+    where=lambda i: f"row {i + 1}",
+) -> Estimate:
+    """An :class:`Estimate` of a reader's arrays: sorted by time; FormatError when it is empty or
+    two epochs have one time (``where(i)`` names row i of the file)."""
+    if t.shape[0] == 0:
+        raise FormatError(f"{source}: no epochs")
+    order = np.argsort(t, kind="stable")
+    ts = t[order]
+    same = np.flatnonzero(np.diff(ts) == 0.0)
+    if same.size:
+        a, b = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+        raise FormatError(
+            f"{source}: {where(a)} and {where(b)} have the same time {float(ts[same[0]])!r}; "
+            "an estimate has one pose a time"
+        )
+    pick = lambda x: None if x is None else x[order]
+    return Estimate(
+        source=source,
+        t_s=ts,
+        xyz=xyz[order],
+        frame=frame,
+        q_xyzw=pick(q_xyzw),
+        cov_m2=pick(cov_m2),
+        time_base=time_base,
+        frame_note=frame_note,
+    )
