@@ -82,6 +82,7 @@ and renames it when the ``with`` block ends without an exception; it refuses to 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -89,6 +90,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -115,7 +117,11 @@ __all__ = [
     "NAVSAT_STATUS_OF_FIX",
     "CDR_LE_HEADER",
     "TopicSpec",
+    "TopicMessages",
     "topics_for",
+    "ins_topic_messages",
+    "gnss_fix_messages",
+    "raw_imu_messages",
     "odometry_layout",
     "encode_odometry",
     "navsatfix_layout",
@@ -383,6 +389,7 @@ def _set_diag(rec: np.ndarray, name: str, index: tuple, diag) -> None:
 
 
 # ---------------------------------------------------------------------------- message blocks
+@functools.cache  # a layout is immutable; building one costs ~0.4 ms
 def odometry_layout(frame_id: str, child_frame_id: str) -> CdrLayout:
     return CdrLayout(
         "nav_msgs/msg/Odometry",
@@ -406,6 +413,7 @@ def encode_odometry(
     return rec
 
 
+@functools.cache
 def navsatfix_layout(frame_id: str) -> CdrLayout:
     return CdrLayout("sensor_msgs/msg/NavSatFix", strings={"header.frame_id": frame_id})
 
@@ -424,6 +432,7 @@ def encode_navsatfix(
     return rec
 
 
+@functools.cache
 def imu_layout(frame_id: str) -> CdrLayout:
     return CdrLayout("sensor_msgs/msg/Imu", strings={"header.frame_id": frame_id})
 
@@ -443,6 +452,7 @@ def encode_imu(
     return rec
 
 
+@functools.cache
 def twist_stamped_layout(frame_id: str) -> CdrLayout:
     return CdrLayout("geometry_msgs/msg/TwistStamped", strings={"header.frame_id": frame_id})
 
@@ -455,6 +465,7 @@ def encode_twist_stamped(layout: CdrLayout, stamp_ns, linear, angular) -> np.nda
     return rec
 
 
+@functools.cache
 def tf_layout(parent: str, child: str) -> CdrLayout:
     return CdrLayout(
         "tf2_msgs/msg/TFMessage",
@@ -487,8 +498,8 @@ class Ros2BagWriter:
         self.path = Path(path)
         self._tmp_path = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
         self._metadata = dict(metadata or {})
-        self._file = None
-        self._writer = None
+        self._file: Any = None  # the open temporary file
+        self._writer: Any = None  # mcap.writer.Writer
         self._schemas: dict[str, int] = {}
         self._sequence: dict[int, int] = {}
         self.messages_written = 0
@@ -650,8 +661,9 @@ def topics_for(vehicle: str) -> dict[str, TopicSpec]:
 
 
 @dataclass
-class _Stream:
-    """One topic's messages: log times (m,) int64 ns, nondecreasing, and an encoder of rows."""
+class TopicMessages:
+    """One topic's messages: log times (m,) int64 ns, nondecreasing, and an encoder of rows
+    (``encode(i0, i1)``: the CDR records of messages i0 .. i1 - 1)."""
 
     spec: TopicSpec
     log_ns: np.ndarray
@@ -672,7 +684,7 @@ def _ins_sigmas(cfg: Mapping, noise: bool) -> dict[str, float]:
     }
 
 
-def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
+def _ins_streams(run_dir: Path, episode: Mapping, start_ns: int) -> list[TopicMessages]:
     frames_path, rows_path = run_dir / "ins.frames", run_dir / "ins.jsonl"
     frames = read_ins_frames(frames_path)
     times = row_times(rows_path)
@@ -680,12 +692,26 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
         raise FormatError(
             f"{run_dir}: ins.frames has {len(frames)} epochs but ins.jsonl {len(times)} rows"
         )
+    return ins_topic_messages(frames, times[:, 0], times[:, 2], episode, start_ns)
+
+
+def ins_topic_messages(
+    frames: np.ndarray,
+    sample_time_s: np.ndarray,
+    delivery_time_s: np.ndarray,
+    episode: Mapping,
+    start_ns: int,
+) -> list[TopicMessages]:
+    """The INS topics of a vehicle (module docstring) of ``frames`` (m, 40), the ``ins.frames``
+    records, whose rows have the sample and delivery times given (s). ``episode``: the run's
+    episode.json or its keys ``vehicle``, ``noise`` and ``config``; ``start_ns`` start_utc in
+    ns since the Unix epoch."""
     topics = topics_for(str(episode.get("vehicle", "")))
     polaris = topics is POLARIS_TOPICS
-    stamp = start_ns + _seconds_to_ns(times[:, 0])
-    log = start_ns + _seconds_to_ns(times[:, 2])
+    stamp = start_ns + _seconds_to_ns(sample_time_s)
+    log = start_ns + _seconds_to_ns(delivery_time_s)
     col = lambda name: frames[:, INS_FIELD_INDEX[name]]
-    cols = lambda *names: np.stack([col(n) for n in names], axis=-1)
+    cols = lambda *names: frames[:, [INS_FIELD_INDEX[n] for n in names]]
     utm_pos = cols("InsUtmE", "InsUtmN", "InsUtmH")
     q_utm = cols("InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw")
     q_enu = cols("InsEnuQx", "InsEnuQy", "InsEnuQz", "InsEnuQw")
@@ -718,7 +744,7 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     spec = topics["odom"]
     lay_odom = odometry_layout(spec.frame_id, spec.child_frame_id)
     streams.append(
-        _Stream(
+        TopicMessages(
             spec,
             log,
             lambda a, b: encode_odometry(
@@ -736,7 +762,7 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     spec = topics["fix"]
     lay_fix = navsatfix_layout(spec.frame_id)
     streams.append(
-        _Stream(
+        TopicMessages(
             spec,
             log,
             lambda a, b: encode_navsatfix(
@@ -755,7 +781,7 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     spec = topics["imu"]
     lay_imu = imu_layout(spec.frame_id)
     streams.append(
-        _Stream(
+        TopicMessages(
             spec,
             log,
             lambda a, b: encode_imu(
@@ -774,7 +800,7 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
         spec = topics["velocity"]
         lay_vel = twist_stamped_layout(spec.frame_id)
         streams.append(
-            _Stream(
+            TopicMessages(
                 spec,
                 log,
                 lambda a, b: encode_twist_stamped(
@@ -785,7 +811,7 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     spec = topics["truth"]
     lay_truth = odometry_layout(spec.frame_id, spec.child_frame_id)
     streams.append(
-        _Stream(
+        TopicMessages(
             spec,
             log,
             lambda a, b: encode_odometry(
@@ -803,20 +829,29 @@ def _ins_streams(run_dir: Path, episode: dict, start_ns: int) -> list[_Stream]:
     spec = topics["tf"]
     lay_tf = tf_layout(spec.frame_id, spec.child_frame_id)
     streams.append(
-        _Stream(spec, log, lambda a, b: encode_tf(lay_tf, stamp[a:b], utm_pos[a:b], q_utm[a:b]))
+        TopicMessages(
+            spec, log, lambda a, b: encode_tf(lay_tf, stamp[a:b], utm_pos[a:b], q_utm[a:b])
+        )
     )
     return streams
 
 
-def _gnss_fix_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
+def _gnss_fix_stream(run_dir: Path, episode: Mapping, start_ns: int) -> TopicMessages:
     path = run_dir / "gnss.jsonl"
     if not path.is_file():
         raise FormatError(f"{run_dir}: no gnss.jsonl (GNSS receiver off); --gnss-fix needs it")
-    rows = _read_jsonl(path)
+    return gnss_fix_messages(_read_jsonl(path), episode, start_ns, where=str(path))
+
+
+def gnss_fix_messages(
+    rows: list[dict], episode: Mapping, start_ns: int, where: str = "gnss.jsonl"
+) -> TopicMessages:
+    """/gnss/receiver/fix of the GNSS receiver's ``rows`` (``gnss.jsonl``); ``where`` names them
+    in errors. ``episode``, ``start_ns``: as :func:`ins_topic_messages`."""
     m = len(rows)
     if m and "latitude_deg" not in rows[0]:
         raise FormatError(
-            f"{path}: the rows have no latitude_deg (a site without a "
+            f"{where}: the rows have no latitude_deg (a site without a "
             "georeference); --gnss-fix needs the geodetic output"
         )
     times = np.array(
@@ -826,7 +861,7 @@ def _gnss_fix_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
         status = np.array([NAVSAT_STATUS_OF_FIX[r["fix_type"]] for r in rows], dtype=np.int8)
     except KeyError as exc:
         raise FormatError(
-            f"{path}: fix_type {exc.args[0]!r} is not one of {', '.join(NAVSAT_STATUS_OF_FIX)}"
+            f"{where}: fix_type {exc.args[0]!r} is not one of {', '.join(NAVSAT_STATUS_OF_FIX)}"
         ) from None
     nan = float("nan")
     geo = np.array(
@@ -856,7 +891,7 @@ def _gnss_fix_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
     log = start_ns + _seconds_to_ns(times[:, 1])
     spec = GNSS_FIX_TOPIC
     lay = navsatfix_layout(spec.frame_id)
-    return _Stream(
+    return TopicMessages(
         spec,
         log,
         lambda a, b: encode_navsatfix(
@@ -873,11 +908,16 @@ def _gnss_fix_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
     )
 
 
-def _raw_imu_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
+def _raw_imu_stream(run_dir: Path, episode: Mapping, start_ns: int) -> TopicMessages:
     path = run_dir / "imu.jsonl"
     if not path.is_file():
         raise FormatError(f"{run_dir}: no imu.jsonl (IMU off); --raw-imu needs it")
-    rows = _read_jsonl(path)
+    return raw_imu_messages(_read_jsonl(path), episode, start_ns)
+
+
+def raw_imu_messages(rows: list[dict], episode: Mapping, start_ns: int) -> TopicMessages:
+    """/imu/raw of the IMU's ``rows`` (``imu.jsonl``); ``episode``, ``start_ns``: as
+    :func:`ins_topic_messages`."""
     times = np.array(
         [[r["sample_time_s"], r["delivery_time_s"]] for r in rows], dtype=np.float64
     ).reshape(-1, 2)
@@ -896,7 +936,7 @@ def _raw_imu_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
     log = start_ns + _seconds_to_ns(times[:, 1])
     spec = RAW_IMU_TOPIC
     lay = imu_layout(spec.frame_id)
-    return _Stream(
+    return TopicMessages(
         spec,
         log,
         lambda a, b: encode_imu(
@@ -908,7 +948,7 @@ def _raw_imu_stream(run_dir: Path, episode: dict, start_ns: int) -> _Stream:
 _WINDOW_NS = 10_000_000_000  # messages are encoded and merged 10 s of log time at a time
 
 
-def _write_streams(bag: Ros2BagWriter, streams: list[_Stream]) -> None:
+def _write_streams(bag: Ros2BagWriter, streams: list[TopicMessages]) -> None:
     """Write every stream's messages in log-time order (ties: stream order, then row order)."""
     channels = [bag.channel(s.spec.topic, s.spec.msg_type) for s in streams]
     for s in streams:
@@ -960,7 +1000,7 @@ def write_mcap(run_dir, out_path=None, *, gnss_fix: bool = False, raw_imu: bool 
         )
     episode = read_episode(run_dir)
     start_ns = utc_ns(episode.get("start_utc") or "")
-    streams: list[_Stream] = []
+    streams: list[TopicMessages] = []
     if (run_dir / "ins.frames").is_file():
         streams += _ins_streams(run_dir, episode, start_ns)
     if gnss_fix:
