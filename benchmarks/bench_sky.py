@@ -21,11 +21,11 @@ import argparse
 import numpy as np
 
 from floor import best_of, floor_seconds
-from navsense.sensors.gnss.constellation import Constellation
 from navsense.sensors.gnss.dop import dop
 from navsense.sensors.gnss.multipath import multipath_index, reflector_index
-from navsense.sensors.gnss.sky import classify, counts, used_mask
 from navsense.site import Site, embedded_site, embedded_sites
+from navsense.sky.constellation import Constellation
+from navsense.sky.obstruction import classify, counts, used_mask
 
 SITE_LAT_DEG, SITE_LON_DEG, SITE_H_M = 40.4700, -86.9920, 185.0  # a mid-latitude site
 

@@ -27,7 +27,7 @@ velocity errors) are ``nan``; a source that is named but cannot be read raises.
 Truth used (DESIGN.md "Data contracts"; CONTRACTS.md "Lever arms"):
 
 - GNSS: the truth antenna position at the epoch's physics step k = round(t sample_rate),
-  ``p_a = p + R r_a`` (:func:`navsense.sensors.gnss.sky.antenna_position_enu`) with
+  ``p_a = p + R r_a`` (:func:`navsense.sky.obstruction.antenna_position_enu`) with
   ``r_a = lever_arm_from_chassis(gnss.antenna_flu_m, mount_frame, vehicle)`` of the run's
   configuration and vehicle. A truth log is streamed chunk by chunk for the epochs' rows. The
   error is ``e = position_enu_m - p_a`` (grid ENU, m); horizontal ``|e_h| = hypot(e_E, e_N)``,
@@ -473,7 +473,7 @@ def _gnss_statistics(
     gnss: dict, episode: dict, cfg: dict, rows: dict | None, wanted
 ) -> dict[str, float]:
     from navsense.output.layouts.gnss import ROW_DECIMALS
-    from navsense.sensors.gnss.sky import antenna_position_enu
+    from navsense.sky.obstruction import antenna_position_enu
     from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
 
     out: dict[str, float] = {}

@@ -138,9 +138,15 @@ def test_fix_state_times_and_time_to_first_fix_from_the_rows(full_run, full_stat
 def test_gnss_errors_are_the_receiver_models_errors(short_run):
     """The report's truth antenna (rebuilt from the scenario and the lever arm) against the
     receiver model run again over the same truth: the errors agree to the rows' 0.1 mm."""
+    from navsense.sensors.gnss.receiver import GnssReceiver
+
     data = read_run(short_run)
     assert data.truth_source == "scenario acre-loop (rebuilt)"
-    block = data.receiver().process(data.truth)
+    site = data.site()
+    georef = site.make_georeference(data.episode["start_utc"], data.config["gnss"]["datum"])
+    receiver = GnssReceiver(data.config, data.vehicle(), site, georef)
+    np.testing.assert_array_equal(data.sky().lever_arm_m, receiver.lever_arm_m)
+    block = receiver.process(data.truth)
     np.testing.assert_array_equal(block["sample_time_s"], data.gnss_t_s)
     np.testing.assert_allclose(
         block["antenna_enu_m"], data.gnss_truth_antenna_enu_m, rtol=0, atol=1e-9 * mm
@@ -278,7 +284,7 @@ def test_report_renders_in_headless_chromium(full_run, tmp_path):
 # ------------------------------------------------------------------------------------- sky
 def test_sky_plot_at_a_chosen_time_matches_the_row(short_run):
     from navsense.output import report_plots
-    from navsense.sensors.gnss import sky
+    from navsense.sky import obstruction as sky
 
     path = write_report(short_run, sky_time_s=33.33)
     page = path.read_text(encoding="utf-8")

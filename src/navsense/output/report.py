@@ -22,8 +22,8 @@ epochs, the GNSS errors are left out (no plot; their statistics and the INS velo
 the report says why. The plots use :class:`RunData`:
 
 * GNSS error = position_enu_m - p_a, with the truth antenna p_a = p + R r_a ("Antenna Position";
-  :func:`navsense.sensors.gnss.sky.antenna_position_enu` and the receiver's lever arm from the
-  run's configuration and vehicle) at each GNSS epoch.
+  :func:`navsense.sky.obstruction.antenna_position_enu` and the lever arm of the run's
+  configuration and vehicle, :meth:`RunData.sky`) at each GNSS epoch.
 * INS error = the INS position minus the truth INS point, both from ``ins.frames``
   (InsUtmE/N/H - InsTruthX/Y/Z, the same datum chain and projection), rotated from UTM to grid
   axes by the epoch's grid rotation alpha. The UTM point scale (k = 0.9996, a 0.04 % change of a
@@ -39,6 +39,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
@@ -57,6 +58,7 @@ __all__ = [
     "FIX_STATE_ORDER",
     "REPORT_DIR",
     "RunData",
+    "RunSky",
     "read_run",
     "run_statistics",
     "write_report",
@@ -67,6 +69,15 @@ FIX_STATE_ORDER = GNSS_STATES[::-1]  # worst to best: no_fix, single, dgps, rtk_
 
 
 # ------------------------------------------------------------------------------------ data
+class RunSky(NamedTuple):
+    """The run's GNSS antenna and sky (:mod:`navsense.sky`), from what episode.json carries."""
+
+    lever_arm_m: np.ndarray  # r_a from the chassis origin, FLU (navsense.vehicles)
+    constellation: Any  # navsense.sky.constellation.Constellation
+    view: Any  # navsense.sky.obstruction.SkyView: the site, the margins and the mask
+    site: Any  # navsense.site.Site (open sky when the run has no site)
+
+
 @dataclass
 class RunData:
     """What the report reads from a run directory (arrays with the component axis last).
@@ -129,18 +140,40 @@ class RunData:
 
         return vehicle_profile(str(self.episode.get("vehicle", "polaris")))
 
-    def receiver(self):
-        """A GnssReceiver built like the run's (lever arm, constellation, sky settings)."""
-        from navsense.sensors.gnss.receiver import GnssReceiver
+    def sky(self) -> RunSky:
+        """The antenna lever arm, constellation and sky view of the run's receiver, from the
+        configuration, vehicle and site in episode.json (the receiver's own rules: the lever arm
+        of navsense.vehicles, the constellation's site of navsense.sky.constellation)."""
+        from navsense.site import Site
+        from navsense.sky.constellation import Constellation, constellation_site
+        from navsense.sky.obstruction import SkyView
+        from navsense.vehicles import lever_arm_from_chassis
 
+        cfg = self.config
+        gnss = cfg["gnss"]
         site = self.site()
-        start_utc = self.episode.get("start_utc") or self.config["gnss"]["datum"]["start_utc"]
-        georef = (
-            site.make_georeference(start_utc, self.config["gnss"]["datum"])
-            if site is not None
-            else None
+        start_utc = self.episode.get("start_utc") or gnss["datum"]["start_utc"]
+        georef = site.make_georeference(start_utc, gnss["datum"]) if site is not None else None
+        if site is None:
+            site = Site(name="open sky", georeference=None)
+        obstruction = gnss["obstruction"]
+        return RunSky(
+            lever_arm_m=lever_arm_from_chassis(
+                gnss["antenna_flu_m"], cfg.get("mount_frame", "chassis"), self.vehicle()
+            ),
+            constellation=Constellation(
+                int(cfg["seed"]),
+                {k: bool(v) for k, v in gnss["constellations"].items()},
+                *constellation_site(georef, str(gnss["datum"]["start_utc"])),
+            ),
+            view=SkyView(
+                site,
+                float(obstruction["near_margin_m"]),
+                float(obstruction["foliage_block_path_m"]),
+                float(gnss["elevation_mask_deg"]),
+            ),
+            site=site,
         )
-        return GnssReceiver(self.config, self.vehicle(), site, georef)
 
 
 def _rows(path: Path) -> list[dict]:
@@ -252,10 +285,10 @@ def read_run(run_dir) -> RunData:
             )
             data.truth = None
     if data.truth is not None and data.gnss_t_s is not None and len(data.gnss_t_s):
-        from navsense.sensors.gnss.sky import antenna_position_enu
+        from navsense.sky.obstruction import antenna_position_enu
 
         idx = _truth_rows(data.truth, data.gnss_t_s)
-        lever = data.receiver().lever_arm_m
+        lever = data.sky().lever_arm_m
         data.gnss_truth_antenna_enu_m = antenna_position_enu(
             data.truth.p_m[idx], data.truth.q_xyzw[idx], lever
         )

@@ -311,7 +311,7 @@ def sky_epoch(data, sky_time_s: float | None) -> int | None:
     return int(np.argmax(score))
 
 
-def _antenna_at(data, k: int, receiver) -> np.ndarray | None:
+def _antenna_at(data, k: int, sky) -> np.ndarray | None:
     """The antenna at GNSS epoch k: from the truth, else from the INS pose (nearest epoch)."""
     if data.gnss_truth_antenna_enu_m is not None:
         return data.gnss_truth_antenna_enu_m[k]
@@ -322,7 +322,7 @@ def _antenna_at(data, k: int, receiver) -> np.ndarray | None:
     j = int(np.argmin(np.abs(data.ins_t_s - data.gnss_t_s[k])))
     ins_arm = np.asarray(data.episode.get("ins", {}).get("point_chassis_flu_m", [0.0, 0.0, 0.0]))
     r = quat_to_matrix(data.ins_q_enu_xyzw[j])
-    return data.ins_position_enu_m[j] + rotate(r, receiver.lever_arm_m - ins_arm)
+    return data.ins_position_enu_m[j] + rotate(r, sky.lever_arm_m - ins_arm)
 
 
 def _skyline(antenna, site, foliage_block_path_m: float):
@@ -331,7 +331,7 @@ def _skyline(antenna, site, foliage_block_path_m: float):
     Illustration only: rays on a 1-degree azimuth grid and a 0.5-degree elevation grid against
     the raw obstacle shapes (the model's culling is not applied).
     """
-    from navsense.sensors.gnss import sky
+    from navsense.sky import obstruction as sky
 
     az = np.radians(np.arange(0, 361, 1.0))
     el = np.radians(np.arange(0.0, 90.01, 0.5))
@@ -347,8 +347,8 @@ def _skyline(antenna, site, foliage_block_path_m: float):
     blocked = np.zeros(d.shape[:2], dtype=bool)
     for lo, hi in zip(site.box_min_m, site.box_max_m):
         blocked |= sky.ray_box_hit(antenna, d, lo, hi)
-    for xy, b, top, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
-        blocked |= sky.ray_cylinder_hit(antenna, d, xy, b, top, r)
+    for xy, b, t, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
+        blocked |= sky.ray_cylinder_hit(antenna, d, xy, b, t, r)
     chord = np.zeros(d.shape[:2])
     for c, r in zip(site.crown_center_m, site.crown_radius_m):
         chord += sky.sphere_chord(antenna, d, c, r)
@@ -364,42 +364,33 @@ def _skyline(antenna, site, foliage_block_path_m: float):
     return np.degrees(az), top(blocked), top(foliage | blocked)
 
 
-def sky_status(data, k: int, receiver=None):
-    """The sky of GNSS epoch k recomputed with the run's receiver settings and site:
-    (t_s, antenna (3,) or None, lines of sight (1, nsat, 3), status (nsat,) of
-    navsense.sensors.gnss.sky). Without an antenna position only the mask applies."""
-    from navsense.sensors.gnss import sky
+def sky_status(data, k: int, sky=None):
+    """The sky of GNSS epoch k recomputed with the run's receiver settings and site
+    (``data.sky()``, navsense.sky): (t_s, antenna (3,) or None, lines of sight (1, nsat, 3),
+    status (nsat,) of navsense.sky.obstruction). Without an antenna position only the mask
+    applies."""
+    from navsense.sky import obstruction
 
-    receiver = receiver if receiver is not None else data.receiver()
-    cfg = receiver.config
+    sky = sky if sky is not None else data.sky()
     t = float(data.gnss_t_s[k])
-    antenna = _antenna_at(data, k, receiver)
-    los = receiver.constellation.los_enu(np.array([t]))
-    visible = receiver.constellation.visible(los, cfg.elevation_mask_deg)
+    antenna = _antenna_at(data, k, sky)
+    los = sky.constellation.los_enu(np.array([t]))
+    visible = sky.constellation.visible(los, sky.view.mask_deg)
     if antenna is not None:
-        status = sky.classify(
-            antenna[None, :],
-            los,
-            visible,
-            receiver.site,
-            cfg.near_margin_m,
-            cfg.foliage_block_path_m,
-            cfg.elevation_mask_deg,
-        )[0]
+        status = sky.view.classify(antenna[None, :], los, visible)[0]
     else:  # no pose: only the elevation mask
-        status = np.where(visible[0], sky.CLEAR, sky.BELOW_MASK).astype(np.int8)
+        status = np.where(visible[0], obstruction.CLEAR, obstruction.BELOW_MASK).astype(np.int8)
     return t, antenna, los, status
 
 
 def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
-    from navsense.sensors.gnss import sky
+    from navsense.sky import obstruction as sky
 
     k = sky_epoch(data, sky_time_s)
     if k is None:
         return None
-    receiver = data.receiver()
-    cfg = receiver.config
-    t, antenna, los, status = sky_status(data, k, receiver)
+    run_sky = data.sky()
+    t, antenna, los, status = sky_status(data, k, run_sky)
     l_e, l_n, l_u = los[0, :, 0], los[0, :, 1], los[0, :, 2]
     el = np.degrees(np.arcsin(np.clip(l_u, -1, 1)))
     az = np.arctan2(l_e, l_n)
@@ -410,7 +401,7 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     ax.set_theta_direction(-1)
     if antenna is not None and data.site() is not None:
         az_deg, top_blocked, top_foliage = _skyline(
-            antenna, receiver.site, cfg.foliage_block_path_m
+            antenna, run_sky.site, run_sky.view.foliage_block_path_m
         )
         th = np.radians(az_deg)
         ax.fill_between(
@@ -431,14 +422,14 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
             lw=0,
             label="obstacles",
         )
-    mask_r = 90 - cfg.elevation_mask_deg
+    mask_r = 90 - run_sky.view.mask_deg
     ax.plot(
         np.linspace(0, 2 * np.pi, 361),
         np.full(361, mask_r),
         color="#555555",
         lw=0.8,
         ls=":",
-        label=f"mask {cfg.elevation_mask_deg:g}°",
+        label=f"mask {run_sky.view.mask_deg:g}°",
     )
     names = {
         sky.CLEAR: "clear",
@@ -451,7 +442,7 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     for code, name in names.items():
         sel = (status == code) & up
         if code == sky.BELOW_MASK:
-            sel &= receiver.constellation.enabled
+            sel &= run_sky.constellation.enabled
         if not sel.any():
             continue
         hollow = code == sky.BELOW_MASK
@@ -465,7 +456,7 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
             linewidths=1.2,
             label=f"{name.replace('_', ' ')} ({np.count_nonzero(sel)})",
         )
-        for a, r, lab in zip(az[sel], 90 - el[sel], receiver.constellation.label[sel]):
+        for a, r, lab in zip(az[sel], 90 - el[sel], run_sky.constellation.label[sel]):
             ax.annotate(
                 lab, (a, r), textcoords="offset points", xytext=(5, 4), fontsize=7, zorder=6
             )

@@ -1,7 +1,9 @@
 """The GNSS receiver (specification, "GNSS Receiver").
 
-A position-domain receiver: a synthetic constellation (:mod:`.constellation`), the sky view
-against the site's obstacles (:mod:`.sky`), the dilution of precision (:mod:`.dop`), the
-reflector and multipath indices (:mod:`.multipath`), the correction stream, the fix-state
-machine and the correlated errors, and the rows of ``gnss.jsonl``.
+A position-domain receiver (:mod:`.receiver`): the sky of the site (the synthetic constellation
+and the obstructions, the library :mod:`navsense.sky`), the dilution of precision
+(:mod:`.dop`), the reflector and multipath indices (:mod:`.multipath`), the correction stream
+(:mod:`.corrections`), the fix-state machine (:mod:`.fixstate`) and the correlated errors
+(:mod:`.error_model`). Its rows and GGA sentences are laid out by
+:mod:`navsense.output.layouts.gnss`.
 """

@@ -5,9 +5,9 @@ the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (
 
 1. Antenna position p_a = p + R r_a, r_a = gnss.antenna_flu_m moved from ``mount_frame`` to the
    chassis origin (DESIGN.md ruling "Mounts").
-2. Sky view: lines of sight of the constellation (:mod:`.constellation`), the elevation mask and
-   the enabled systems, the obstacles of the site (:mod:`.sky`): N_u, N_c, N_n, N_f, blocked,
-   above the mask.
+2. Sky view: lines of sight of the constellation (:mod:`navsense.sky.constellation`), the
+   elevation mask and the enabled systems, the obstacles of the site
+   (:mod:`navsense.sky.obstruction`): N_u, N_c, N_n, N_f, blocked, above the mask.
 3. DOP (:mod:`.dop`): H, V, P of the used satellites, H_o, V_o of all above the mask.
 4. Reflector index rho and multipath index m (:mod:`.multipath`).
 5. Correction age a_c (:mod:`.corrections`).
@@ -57,8 +57,6 @@ from navsense.geo.georef import OUTPUT_KEYS
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
 from navsense.sensors.gnss import multipath as _mp
-from navsense.sensors.gnss import sky as _sky
-from navsense.sensors.gnss.constellation import SYSTEMS, Constellation
 from navsense.sensors.gnss.corrections import CorrectionStream
 from navsense.sensors.gnss.error_model import (
     FIRST_EPOCH_DT_S,
@@ -75,6 +73,8 @@ from navsense.sensors.gnss.fixstate import (
     run_fix_states,
 )
 from navsense.site import Site
+from navsense.sky import obstruction as _sky
+from navsense.sky.constellation import SYSTEMS, Constellation, constellation_site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -181,13 +181,9 @@ class GnssReceiver:
         self.georef = georef
         # Antenna Position: r_a from the chassis origin (ruling "Mounts")
         self.lever_arm_m = lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, vehicle)
-        if georef is not None:
-            lat, lon, h = georef.site_wgs84_lat_lon_h()
-        else:
-            from navsense.geo import Georeference  # the ACRE tile's sky (module docstring)
-
-            lat, lon, h = Georeference.acre(start_utc=c.start_utc).site_wgs84_lat_lon_h()
-        self.constellation = Constellation(c.seed, dict(c.constellations), lat, lon, h)
+        self.constellation = Constellation(
+            c.seed, dict(c.constellations), *constellation_site(georef, c.start_utc)
+        )
         # the site's obstacles, prepared once for the sky view and the reflector index
         self._sky = _sky.SkyView(
             self.site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg

@@ -7,7 +7,7 @@ import pytest
 
 from navsense.errors import ConfigError
 from navsense.rng import Pcg32
-from navsense.sensors.gnss.constellation import (
+from navsense.sky.constellation import (
     MU_M3PS2,
     OMEGA_E_RADPS,
     ORBITS,

@@ -66,6 +66,7 @@ __all__ = [
     "SEED_OFFSET",
     "SEQUENCE",
     "site_ecef_m",
+    "constellation_site",
 ]
 
 MU_M3PS2 = (
@@ -107,6 +108,19 @@ ORBITS = {  # specification, "Constellation", system table
 }
 
 _LABEL_PREFIX = {"gps": "G", "galileo": "E", "glonass": "R"}  # RINEX system letters
+
+
+def constellation_site(georef, start_utc: str) -> tuple[float, float, float]:
+    """Where the constellation is seen from: WGS84 (G2139) latitude (deg), longitude (deg) and
+    ellipsoidal height (m) of the site's origin at t = 0 (DESIGN.md ruling "Site position for the
+    constellation"). ``georef`` the site's navsense.geo.Georeference; None (a site without a
+    georeference) sees the sky of the specification's ACRE tile, whose chain starts at
+    ``start_utc``."""
+    if georef is None:
+        from navsense.geo import Georeference
+
+        georef = Georeference.acre(start_utc=start_utc)
+    return georef.site_wgs84_lat_lon_h()
 
 
 def site_ecef_m(lat_deg: float, lon_deg: float, h_m: float) -> np.ndarray:

@@ -7,8 +7,8 @@ import pytest
 
 from conftest import make_site
 from navsense.rotation import quat_about_z
-from navsense.sensors.gnss import sky
-from navsense.sensors.gnss.sky import (
+from navsense.sky import obstruction as sky
+from navsense.sky.obstruction import (
     BELOW_MASK,
     BLOCKED,
     CLEAR,
@@ -512,7 +512,7 @@ def test_default_spawn_in_the_acre_garage_sees_no_satellite():
 
     if "acre" not in embedded_sites():
         pytest.skip("the embedded acre site is not there yet")
-    from navsense.sensors.gnss.constellation import Constellation
+    from navsense.sky.constellation import Constellation
 
     site = embedded_site("acre")
     const = Constellation(42, {"gps": True, "galileo": True, "glonass": True}, 40.47, -86.99, 185.0)
