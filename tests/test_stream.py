@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from navsense.config import load_config
-from navsense.errors import DatumError
+from navsense.errors import DatumError, NavsenseError, StreamError
 from navsense.scenarios import load_scenario
 from navsense.simulate import simulate
 from navsense.stream import SensorStream
@@ -138,8 +138,9 @@ def test_a_models_error_is_raised_and_ends_the_stream(scenario, cfg, worker):
         for k in range(len(truth)):
             stream.step(truth.slice(k, k + 1))
         stream.close()
-    with pytest.raises(ValueError, match="the stream is closed"):
+    with pytest.raises(ValueError, match="the stream is closed") as closed:
         stream.step(truth.slice(0, 1))
+    assert isinstance(closed.value, NavsenseError)  # one line on the command line
     if worker:
         assert not stream._process.is_alive()
 
@@ -195,7 +196,7 @@ def test_bad_calls_are_named(scenario, cfg):
         with pytest.raises(ValueError, match="physics step 5 given, expected 2"):
             stream.step(truth.slice(5, 6))
     with SensorStream(cfg, scenario.vehicle, scenario.site, worker=True) as stream:
-        with pytest.raises(TypeError, match="takes a TruthStates, got dict"):
+        with pytest.raises(StreamError, match="takes a TruthStates, got dict"):
             stream.step({"p_m": [0.0, 0.0, 0.0]})
         stream.step(truth.slice(0, 1))
         with pytest.raises(ValueError, match="physics step 3 given, expected 1"):

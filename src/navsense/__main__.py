@@ -1,5 +1,5 @@
 """``python -m navsense`` runs the command line."""
 
-from navsense.console import run
+from navsense._runtime.console import run
 
 run()

@@ -147,13 +147,13 @@ def _resolve_site(spec: str | None):
 
 
 def _run_simulate(args) -> int:
+    from navsense._runtime.memory import arrow_on_the_heap, keep_freed_memory
     from navsense.config import load_config
-    from navsense.heap import arrow_on_the_heap, keep_freed_memory
     from navsense.output.rundir import default_run_dir
     from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
     from navsense.vehicles import vehicle_profile
 
-    if keep_freed_memory():  # half the page faults of a long run (navsense.heap)
+    if keep_freed_memory():  # half the page faults of a long run (navsense._runtime.memory)
         arrow_on_the_heap()  # and Arrow's buffers reused from it
 
     chunk_steps = DEFAULT_CHUNK_STEPS if args.chunk_steps is None else args.chunk_steps
@@ -241,8 +241,9 @@ def _run_simulate(args) -> int:
             print(f"navsense: ROS 2 bag {bag}")
     if not args.quiet:
         print(summary.text())
-    global _DONE_WITH_EVERY_FILE
-    _DONE_WITH_EVERY_FILE = True
+    from navsense._runtime.process import teardown_not_needed
+
+    teardown_not_needed()  # every file closed, the worker joined
     return 0
 
 
@@ -405,26 +406,3 @@ def _report(line: str, debug: bool) -> None:
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr itself is gone: the exit code says it
         pass
-
-
-# Set by a command once every file it wrote is closed and every worker joined: the process may
-# then end without the interpreter's teardown (freeing numpy's and pyarrow's modules: 40 to 50 ms,
-# a sixth of a short run), which has nothing left to do for it.
-_DONE_WITH_EVERY_FILE = False
-
-
-def run() -> None:
-    """The console script: :func:`main`, then the exit (without teardown after ``simulate``)."""
-    code = main()
-    if not _DONE_WITH_EVERY_FILE:
-        sys.exit(code)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # a reader that has gone, or a closed stream
-        code = code or 120  # as Python's own exit after a failed flush
-    os._exit(code)
-
-
-if __name__ == "__main__":
-    run()

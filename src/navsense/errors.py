@@ -23,3 +23,8 @@ class DatumError(NavsenseError, ValueError):
 
 class FormatError(NavsenseError, ValueError):
     """An output or input file format is malformed."""
+
+
+class StreamError(NavsenseError, ValueError):
+    """A SensorStream called out of turn: closed, not a TruthStates, steps that do not follow
+    the last ones, or another physics rate."""

@@ -12,17 +12,18 @@ clock would have given them (DESIGN.md ruling).
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from navsense import __version__
+from navsense._runtime import machine, memory
+from navsense._runtime.worker import ChunkWorker, fork_safe
 from navsense.clock import delivery_time, delivery_times
 from navsense.errors import ConfigError
 from navsense.output.columns import Column, arrow_table, jsonl_from_columns, round_float
@@ -32,13 +33,11 @@ from navsense.output.rundir import RunDirectory
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
-from navsense.workers import ForkedWorker, fork_safe
 
 __all__ = ["simulate", "RunSummary", "build_models", "TIME_DECIMALS", "DEFAULT_CHUNK_STEPS"]
 
 TIME_DECIMALS = 9  # sample, available and delivery times: nanoseconds
 DEFAULT_CHUNK_STEPS = 12_000  # 100 s of physics at 120 Hz per chunk
-MODEL_THREADS = 2  # models run side by side on this many threads (the machine has 2 cores)
 WORKER_MODES = ("threads", "processes")
 
 
@@ -62,7 +61,7 @@ class RunSummary:
 
 def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, agent: int = 0):
     """The enabled sensor models, in output order (gnss, imu, ins, mag, baro, odom)."""
-    models = []
+    models: list[Any] = []
     if cfg["gnss"]["enabled"]:
         from navsense.sensors.gnss.receiver import GnssReceiver
 
@@ -100,12 +99,12 @@ def timed_columns(layout: Layout, block: dict, delay_s: float, rate_hz: float) -
     sample = np.asarray(block["sample_time_s"], dtype=np.float64)
     if sample.shape == (1,):  # one row (streaming): the same operations on Python floats
         t = sample.item()
-        available = t + delay_s
-        delivery = delivery_time(available, rate_hz)
+        t_available = t + delay_s
+        t_delivery = delivery_time(t_available, rate_hz)
         return [
             Column("sample_time_s", np.array([round_float(t, TIME_DECIMALS)])),
-            Column("available_time_s", np.array([round_float(available, TIME_DECIMALS)])),
-            Column("delivery_time_s", np.array([round_float(delivery, TIME_DECIMALS)])),
+            Column("available_time_s", np.array([round_float(t_available, TIME_DECIMALS)])),
+            Column("delivery_time_s", np.array([round_float(t_delivery, TIME_DECIMALS)])),
             *layout.columns(block),
         ]
     available = sample + delay_s
@@ -133,7 +132,7 @@ class _WriteQueue:
         from concurrent.futures import ThreadPoolExecutor
 
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navsense-writer")
-        self._pending = deque()
+        self._pending: deque = deque()
 
     def submit(self, fn, *args) -> None:
         self._pending.append(self._pool.submit(fn, *args))
@@ -255,7 +254,7 @@ class _Schedule:
         from collections import deque
         from concurrent.futures import FIRST_COMPLETED, wait
 
-        waiting = {id(m): deque() for m in self.models}
+        waiting: dict[int, deque] = {id(m): deque() for m in self.models}
         running: dict = {}  # future -> model
         busy: set = set()
         source = iter(chunks)
@@ -285,7 +284,7 @@ class _Schedule:
                 model = running.pop(future)
                 busy.discard(id(model))
                 self.outputs.submit(model, future.result())
-            gc.collect(0)  # what the chunks left in cycles, while the collector is off
+            memory.collect_young()  # what the chunks left in cycles (the collector is paused)
 
 
 class _Outputs:
@@ -316,18 +315,19 @@ class _Outputs:
             self.extra.close()
 
 
-def _run_group(models, folder: Path, fmt: str, delay_s: float, next_chunk) -> tuple[dict, dict]:
+def _run_group(channel, models, folder: Path, fmt: str, delay_s: float) -> tuple[dict, dict]:
     """A worker process's part of a run: its models over every chunk, in order, and their files.
 
-    Returns the rows written and the episode.json entries of each model.
+    ``channel``: the worker's end of the pipe (navsense._runtime.worker.Channel). Returns the
+    rows written and the episode.json entries of each model.
     """
     outputs = _Outputs(folder, models, fmt)
-    gc.disable()
     try:
-        while (chunk := next_chunk()) is not None:
-            for model in models:
-                outputs.submit(model, _run_model(model, chunk, delay_s, outputs))
-            gc.collect(0)
+        with memory.collector_paused():
+            while (chunk := channel.receive()) is not None:
+                for model in models:
+                    outputs.submit(model, _run_model(model, chunk, delay_s, outputs))
+                memory.collect_young()
     finally:
         outputs.close()
     return outputs.rows_written(), {m.name: m.episode_info() for m in models}
@@ -347,13 +347,20 @@ _READER_COST = 0.2  # the parent also reads the truth and feeds the worker
 def _split_models(models, fmt: str, workers: str) -> tuple[list, list]:
     """(models of this process, models of the worker process): greedy, heaviest first.
 
-    Everything stays here with "threads", one model, or when this process may not fork
-    (:func:`navsense.workers.fork_safe`: not Linux, or other threads running).
+    Everything stays here with "threads", one model, on a machine of one core
+    (:func:`navsense._runtime.machine.worker_processes`), or when this process may not fork
+    (:func:`navsense._runtime.worker.fork_safe`: not Linux, or other threads running).
     """
-    if workers != "processes" or len(models) < 2 or not fork_safe():
+    if (
+        workers != "processes"
+        or len(models) < 2
+        or machine.worker_processes() < 1
+        or not fork_safe()
+    ):
         return list(models), []
     cost = _COST[fmt]
-    local, remote = [], []
+    local: list = []
+    remote: list = []
     load = {"local": _READER_COST, "remote": 0.0}
     for model in sorted(models, key=lambda m: -cost.get(m.name, 0.3)):
         side = "local" if load["local"] <= load["remote"] else "remote"
@@ -387,8 +394,8 @@ def simulate(
     or "parquet" (one Parquet file per sensor with the same values, flattened column names).
     ``save_truth`` also writes the truth itself as ``truth.parquet`` (the TruthStates contract).
     ``workers`` "threads" runs the models on threads of this process; "processes" also forks one
-    worker process that runs part of them (:mod:`navsense.workers`; Linux only, elsewhere it is
-    "threads"). The files are the same bytes either way.
+    worker process that runs part of them (:mod:`navsense._runtime.worker`; Linux with two cores
+    or more, elsewhere it is "threads"). The files are the same bytes either way.
     """
     if output_format not in ("jsonl", "parquet"):
         raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
@@ -410,8 +417,9 @@ def simulate(
         local, remote = _split_models(models, output_format, workers)
         # fork first: the child keeps only this thread
         child = (
-            ForkedWorker(
-                partial(_run_group, remote, run.path, output_format, delay_s),
+            ChunkWorker(
+                _run_group,
+                (remote, run.path, output_format, delay_s),
                 lag=_Schedule.LAG,
                 name="navsense-models",
                 slot_steps=chunk_steps,
@@ -422,36 +430,34 @@ def simulate(
         outputs = _Outputs(run.path, local, output_format)
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=MODEL_THREADS, thread_name_prefix="navsense-model")
+        pool = ThreadPoolExecutor(
+            max_workers=machine.model_threads(len(local)), thread_name_prefix="navsense-model"
+        )
         truth_writer = None
         remote_result = None
         if save_truth:
             from navsense.truth.io import TruthWriter
 
             truth_writer = TruthWriter(run.path / "truth.parquet").__enter__()
-        # the cyclic collector would scan the many short-lived row objects again and again; it
-        # runs once per chunk instead
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
         try:
-            schedule = _Schedule(local, pool, delay_s, outputs)
-            for chunk in schedule.run(_chunks(truth, chunk_steps)):
+            # the collector paused, and run once a chunk (navsense._runtime.memory)
+            with memory.collector_paused():
+                schedule = _Schedule(local, pool, delay_s, outputs)
+                for chunk in schedule.run(_chunks(truth, chunk_steps)):
+                    if child is not None:
+                        if child.failed:
+                            break  # finish() below raises the child's error
+                        child.send(chunk)
+                    if first_step is None:
+                        first_step = chunk.step0
+                    if truth_writer is not None:
+                        truth_writer.write(chunk)
+                    steps += len(chunk)
+                    last_t = float(chunk.t_s[-1])
+                    bar.update(steps)
                 if child is not None:
-                    if child.failed:
-                        break  # finish() below raises the child's error
-                    child.send(chunk)
-                if first_step is None:
-                    first_step = chunk.step0
-                if truth_writer is not None:
-                    truth_writer.write(chunk)
-                steps += len(chunk)
-                last_t = float(chunk.t_s[-1])
-                bar.update(steps)
-            if child is not None:
-                remote_result = child.finish()
+                    remote_result = child.finish()
         finally:
-            if gc_was_enabled:
-                gc.enable()
             if child is not None and remote_result is None:
                 child.abort()
             pool.shutdown(wait=True)
@@ -519,9 +525,9 @@ class _ExtraWriters:
     def submit(self, model, payload) -> None:
         if payload is None:
             return
-        if model.name == "gnss":
+        if model.name == "gnss" and self._nmea is not None:
             self._queue.submit(self._nmea.write_sentences, payload)
-        else:
+        elif self._frames is not None:
             self._queue.submit(self._frames.write, payload)
 
     def close(self) -> None:

@@ -20,28 +20,32 @@ its pace leaves the worker time for, since each write wakes the worker) and pick
 rows; it waits only when rows due now are
 not back yet, i.e. when the worker has fallen behind. The work moves to another core; the rows
 and their delivery steps stay the same. With ``delay_s`` = 0 every row is due at the step it is
-sampled, and the stream runs the models in the calling process. The worker is forked where
-Linux allows it, else spawned (the models are built in the worker from the configuration
-either way).
+sampled, and the stream runs the models in the calling process, as it does on a machine of one
+core. The worker (:mod:`navsense._runtime.worker`'s protocol) is forked where Linux allows it,
+else spawned (the models are built in the worker from the configuration either way).
 """
 
 from __future__ import annotations
 
 import math
-import pickle
 import time
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from navsense._runtime.transport import steps_message, truth_of_steps
+from navsense.errors import StreamError
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
 from navsense.simulate import build_models, timed_columns
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
+
+if TYPE_CHECKING:
+    from navsense._runtime.worker import Worker
 
 __all__ = ["SensorStream"]
 
@@ -101,78 +105,16 @@ class _Sensors:
         return [(steps[-1], name, item) for item in extra]
 
 
-def _worker_main(cfg, vehicle, site, agent, extras, steps, replies, callers_ends=()) -> None:
-    """The worker: build the models, then answer each chunk of truth with its rows.
-
-    ``callers_ends``: the caller's ends of the pipes, which a forked worker holds too; closed
-    here, so that the caller closing its end reaches the worker as the end of the pipe."""
-    for conn in callers_ends:
-        conn.close()
-    try:
-        sensors = _Sensors(cfg, vehicle, site, agent, extras)
-        replies.send_bytes(pickle.dumps(("ready", None, None)))
-        cpu0 = time.process_time()
-        while True:
-            try:
-                messages = pickle.loads(steps.recv_bytes())
-            except EOFError:  # the stream was dropped without close()
-                return
-            if messages is None:
-                replies.send_bytes(pickle.dumps(("end", None, time.process_time() - cpu0)))
-                break
-            truth = _truth_of(messages)
-            replies.send_bytes(
-                pickle.dumps(
-                    ("rows", truth.step0 + len(truth) - 1, sensors.run(truth)),
-                    protocol=pickle.HIGHEST_PROTOCOL,
-                )
-            )
-    except BaseException as exc:
-        try:
-            replies.send_bytes(pickle.dumps(("error", None, exc)))
-        except Exception:  # an exception that does not pickle: its type and message
-            replies.send_bytes(
-                pickle.dumps(("error", None, RuntimeError(f"{type(exc).__name__}: {exc}")))
-            )
-    finally:
-        replies.close()
-
-
-def _close_pipes(*connections) -> None:
-    for conn in connections:
-        conn.close()
-
-
-def _message_of(truth: TruthStates) -> tuple:
-    """The steps as nested lists (they pickle 20 times faster than small arrays); the floats
-    keep their bits."""
-    return (
-        truth.step0,
-        truth.rate_hz,
-        truth.p_m.tolist(),
-        truth.q_xyzw.tolist(),
-        truth.v_mps.tolist(),
-        truth.w_radps.tolist(),
-        truth.c_m.tolist(),
-        truth.reset.tolist(),
-    )
-
-
-def _truth_of(messages: list[tuple]) -> TruthStates:
-    """The consecutive steps of one or more messages as one TruthStates."""
-    step0, rate = messages[0][:2]
-    f64 = np.float64
-    p, q, v, w, c, reset = ([row for msg in messages for row in msg[i]] for i in range(2, 8))
-    return TruthStates(
-        step0=step0,
-        p_m=np.array(p, f64),
-        q_xyzw=np.array(q, f64),
-        v_mps=np.array(v, f64),
-        w_radps=np.array(w, f64),
-        c_m=np.array(c, f64),
-        reset=np.array(reset, dtype=bool),
-        rate_hz=rate,
-    )
+def _stream_worker(channel, cfg, vehicle, site, agent, extras) -> float:
+    """The worker's target (navsense._runtime.worker): build the models, say so, then answer each
+    batch of steps with ``(last step, rows)``; returns its CPU time for the steps."""
+    sensors = _Sensors(cfg, vehicle, site, agent, extras)
+    channel.reply(None)  # ready
+    cpu0 = time.process_time()
+    while (messages := channel.receive()) is not None:
+        truth = truth_of_steps(messages)
+        channel.reply((truth.step0 + len(truth) - 1, sensors.run(truth)))
+    return time.process_time() - cpu0
 
 
 class SensorStream:
@@ -184,7 +126,7 @@ class SensorStream:
     physics rate (default 120 Hz). ``extras``: also deliver ``"gnss.nmea"`` lines and
     ``"ins.frames"`` frames (module docstring). ``worker``: True runs the models in a worker
     process, False in this one, None (default) a worker when the latency gives it time
-    (``delay_s`` of at least one physics step). ``worker_cpu_s``: the worker's CPU time, known
+    (``delay_s`` of at least one physics step) and the machine a second core. ``worker_cpu_s``: the worker's CPU time, known
     after :meth:`close`.
 
     :meth:`step` takes the TruthStates of the next consecutive physics steps and returns the rows
@@ -213,12 +155,15 @@ class SensorStream:
         # a row sampled at step j is delivered at step j + latency or later
         self.latency_steps = max(0, math.ceil(delay_s * self.rate_hz - _LATENCY_SLACK))
         if worker is None:
-            worker = self.latency_steps >= 1
+            from navsense._runtime.machine import available_cores
+
+            worker = self.latency_steps >= 1 and available_cores() >= 2
         self._pending: dict[int, list[tuple[str, Any]]] = {}  # delivery step -> (sensor, row)
         self._delivered = -1  # the last step whose rows have been handed over
         self._done_step = -1  # the last step whose rows have come back from the models
         self._closed = False
         self._sensors: _Sensors | None = None
+        self._worker: Worker | None = None
         self._process: Any = None  # the worker's multiprocessing.Process
         self._ended = False
         self.worker_cpu_s: float | None = None  # the worker's CPU time for the steps, at close()
@@ -240,70 +185,46 @@ class SensorStream:
         return self._process is not None
 
     def _start_worker(self, cfg, vehicle, site, agent, extras) -> None:
-        import multiprocessing
+        from navsense._runtime.worker import Worker
 
-        from navsense.workers import fork_safe
-
-        method = "fork" if fork_safe() else "spawn"  # else a fresh interpreter
-        ctx: Any = multiprocessing.get_context(method)
-        worker_steps, self._steps = ctx.Pipe(duplex=False)
-        self._replies, worker_replies = ctx.Pipe(duplex=False)
-        callers_ends = (self._steps, self._replies) if method == "fork" else ()
-        self._process = ctx.Process(
-            target=_worker_main,
-            name="navsense-stream",
-            daemon=True,
-            args=(
-                dict(cfg),
-                vehicle,
-                site,
-                agent,
-                extras,
-                worker_steps,
-                worker_replies,
-                callers_ends,
-            ),
+        # forked where it is safe, else a fresh interpreter (spawned)
+        self._worker = worker = Worker(
+            _stream_worker, (dict(cfg), vehicle, site, agent, extras), name="navsense-stream"
         )
-        self._process.start()
-        worker_steps.close()
-        worker_replies.close()
+        self._process = worker.process
         # a stream dropped without close(): its pipes close, and the worker ends on its own
-        weakref.finalize(self, _close_pipes, self._steps, self._replies)
-        self._receive()  # "ready", or the error of building the models
+        weakref.finalize(self, worker.close_pipes)
+        self._receive()  # ready, or the error of building the models
 
     def _receive(self) -> None:
-        """Take one reply of the worker (blocking)."""
+        """Take one reply of the worker (blocking); its error ends the stream and is raised."""
+        assert self._worker is not None  # called only with a worker
         try:
-            kind, done, payload = pickle.loads(self._replies.recv_bytes())
-        except (EOFError, OSError):
-            self._shut()
-            raise RuntimeError(
-                f"the navsense-stream worker process ended (exit code {self._process.exitcode})"
-            ) from None
-        if kind == "error":
-            self._shut()
-            raise payload
-        if kind == "rows":
-            self._done_step = done
-            self._hold(payload)
-        if kind == "end":
+            done, payload = self._worker.receive()
+        except BaseException:
+            self._closed = True
+            raise
+        if done:
             self._ended = True
             self.worker_cpu_s = payload
+        elif payload is not None:
+            self._done_step, rows = payload
+            self._hold(rows)
 
     def step(self, truth: TruthStates) -> dict[str, list[Any]]:
         """Feed the next consecutive physics step(s); return the rows delivered by the last one."""
         if self._closed:
-            raise ValueError("SensorStream.step: the stream is closed")
+            raise StreamError("SensorStream.step: the stream is closed")
         if not isinstance(truth, TruthStates):
-            raise TypeError(f"SensorStream.step takes a TruthStates, got {type(truth).__name__}")
+            raise StreamError(f"SensorStream.step takes a TruthStates, got {type(truth).__name__}")
         if truth.rate_hz != self.rate_hz:
-            raise ValueError(
+            raise StreamError(
                 f"SensorStream.step: truth at {truth.rate_hz} Hz, the stream runs at "
                 f"{self.rate_hz} Hz"
             )
         step0 = truth.step0
         if step0 != self._next_step and self._next_step is not None:
-            raise ValueError(
+            raise StreamError(
                 f"SensorStream.step: physics step {step0} given, expected "
                 f"{self._next_step} (steps must follow each other)"
             )
@@ -330,7 +251,7 @@ class SensorStream:
                     pace if self._pace_s is None else self._pace_s + 0.1 * (pace - self._pace_s)
                 )
             self._last_call = now
-            self._batch.append(_message_of(truth))
+            self._batch.append(steps_message(truth))
             self._batch_steps += n
             need = last - self.latency_steps
             if self._batch_steps >= self._batch_limit or self._sent_step < need:
@@ -361,8 +282,9 @@ class SensorStream:
 
     def _send(self, message) -> None:
         """Send to the worker; a worker that has gone (after an error) is heard out instead."""
+        assert self._worker is not None  # called only with a worker
         try:
-            self._steps.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+            self._worker.send(message)
         except OSError:
             while True:  # its last replies: rows, then the error (raised), or the end of the pipe
                 self._receive()
@@ -412,10 +334,10 @@ class SensorStream:
         if self._closed:
             return {}
         self._closed = True
-        if self._process is not None:
+        if self._worker is not None:
             try:
                 self._send_batch()
-                self._send(None)
+                self._worker.end()
                 while not self._ended:
                     self._receive()
             finally:
@@ -425,20 +347,14 @@ class SensorStream:
     def _shut(self) -> None:
         """Stop the worker process and close the pipes."""
         self._closed = True
-        if self._process is None:
-            return
-        for conn in (self._steps, self._replies):
-            conn.close()
-        self._process.join(timeout=5.0)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
+        if self._worker is not None:
+            self._worker.close()
 
     def __enter__(self) -> SensorStream:
         return self
 
     def __exit__(self, *exc) -> None:
-        if exc[0] is not None and self._process is not None:
+        if exc[0] is not None and self._worker is not None:
             self._shut()
         else:
             self.close()

@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from conftest import open_sky_circle
+from navsense._runtime.worker import WorkerError, fork_available
 from navsense.cli import main
 from navsense.config import load_config
 from navsense.scenarios import load_scenario
 from navsense.simulate import _split_models, build_models, simulate
 from navsense.truth.io import write_truth
 from navsense.vehicles import vehicle_profile
-from navsense.workers import WorkerError, fork_available
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
 
@@ -21,9 +21,9 @@ pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers nee
 def alone(monkeypatch):
     """navsense forks only from a process without other threads; earlier tests of this session
     may leave an idle daemon thread (Dask's offload pool): let the fork happen anyway."""
-    import navsense.workers
+    import navsense._runtime.worker
 
-    monkeypatch.setattr(navsense.workers.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(navsense._runtime.worker.threading, "active_count", lambda: 1)
 
 
 @pytest.fixture(scope="module")
@@ -187,3 +187,22 @@ def test_an_input_error_in_the_worker_is_the_same_one_line_as_in_one_process(
     err = capsys.readouterr().err
     assert "the worker process's traceback" in err and "in refuse" in err
     assert err.splitlines()[-1] == "navsense: error: latitude 91.0 is outside -90..90"
+
+
+def test_sizes_come_from_the_cores_this_process_may_use(monkeypatch, alone):
+    import os
+
+    from navsense._runtime import machine
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert machine.available_cores() == 4
+    assert machine.model_threads(3) == 3 and machine.model_threads(9) == 4
+    assert machine.model_threads(0) == 1 and machine.worker_processes() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5}, raising=False)
+    assert machine.model_threads(3) == 1 and machine.worker_processes() == 0
+    scenario, cfg = _setup()
+    georef = scenario.site.make_georeference(
+        cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
+    )
+    models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
+    assert _split_models(models, "parquet", "processes") == (models, [])  # one core: no worker

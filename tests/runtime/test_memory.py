@@ -1,11 +1,11 @@
-"""navsense.heap: the allocator thresholds of `navsense simulate`."""
+"""navsense._runtime.memory: the allocator thresholds of `navsense simulate`, the collector's pause."""
 
 import platform
 import sys
 
 import pytest
 
-from navsense import heap
+from navsense._runtime import memory as heap
 
 
 @pytest.mark.skipif(
@@ -58,3 +58,18 @@ def test_arrow_goes_to_the_c_heap():
         assert pa.array([1.5, 2.5]).to_pylist() == [1.5, 2.5]
     finally:
         pa.set_memory_pool(before)
+
+
+def test_the_collector_is_paused_in_the_block_and_restored_after():
+    import gc
+
+    assert gc.isenabled()
+    with heap.collector_paused():
+        assert not gc.isenabled()
+        with heap.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # an inner pause leaves the outer one paused
+    assert gc.isenabled()
+    with pytest.raises(KeyError), heap.collector_paused():
+        raise KeyError("x")
+    assert gc.isenabled()

@@ -1,4 +1,5 @@
-"""Truth chunks through shared-memory slots: the same bits as the chunk, slots freed in order."""
+"""Truth to a worker: chunks through shared-memory slots (the same bits, slots freed in order),
+steps as lists (the same bits)."""
 
 import multiprocessing
 import time
@@ -6,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from navsense.truth.slots import TruthSlots
+from navsense._runtime.transport import TruthSlots, steps_message, truth_of_steps
+from navsense._runtime.worker import ChunkWorker, fork_available
 from navsense.truth.states import TruthStates
-from navsense.workers import ForkedWorker, fork_available
 
 
 def _chunk(step0: int, n: int, seed: int = 0) -> TruthStates:
@@ -60,9 +61,9 @@ def test_put_waits_for_a_free_slot_and_a_dead_reader_ends_the_wait():
     assert slots.put(_chunk(20, 10))[0] == 0  # the ring goes round
 
 
-def _echo(next_chunk):
+def _echo(channel):
     out = []
-    while (chunk := next_chunk()) is not None:
+    while (chunk := channel.receive()) is not None:
         out.append(chunk)
     return out
 
@@ -73,7 +74,7 @@ def test_the_worker_gets_every_chunk_whichever_way_it_travels():
     worker sees them all, in order, with the same bits."""
     sent = [_chunk(0, 40, 1), _chunk(40, 100, 2), "not truth", _chunk(140, 1, 3)]
     sent += [_chunk(141 + 40 * k, 40, 10 + k) for k in range(8)]  # more chunks than slots
-    worker = ForkedWorker(_echo, lag=3, slot_steps=40)
+    worker = ChunkWorker(_echo, lag=3, slot_steps=40)
     for item in sent:
         worker.send(item)
     got = worker.finish()
@@ -84,15 +85,24 @@ def test_the_worker_gets_every_chunk_whichever_way_it_travels():
 
 @pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
 def test_without_semaphores_every_chunk_goes_through_the_pipe(monkeypatch):
-    import navsense.truth.slots
+    import navsense._runtime.transport
 
     def no_semaphores(*args, **kwargs):
         raise OSError("no /dev/shm")
 
-    monkeypatch.setattr(navsense.truth.slots, "TruthSlots", no_semaphores)
+    monkeypatch.setattr(navsense._runtime.transport, "TruthSlots", no_semaphores)
     sent = [_chunk(40 * k, 40, k) for k in range(5)]
-    worker = ForkedWorker(_echo, lag=3, slot_steps=40)
-    assert worker._slots is None
+    worker = ChunkWorker(_echo, lag=3, slot_steps=40)
+    assert worker.worker.slots is None
     for item in sent:
         worker.send(item)
     assert all(_same(g, s) for g, s in zip(worker.finish(), sent))
+
+
+def test_steps_travel_as_lists_with_their_bits():
+    """One step, or a batch of consecutive steps in several messages, comes back as the same
+    arrays, bit for bit."""
+    whole = _chunk(7, 5, 4)
+    one = truth_of_steps([steps_message(whole)])
+    parts = truth_of_steps([steps_message(whole.slice(0, 2)), steps_message(whole.slice(2, 5))])
+    assert _same(one, whole) and _same(parts, whole)

@@ -1,4 +1,4 @@
-"""The console script's process settings (navsense.console): one OpenBLAS thread unless the user
+"""The console script's process settings (navsense._runtime.console): one OpenBLAS thread unless the user
 says otherwise, and an exit without teardown."""
 
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-_PROBE = "import navsense.console, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
+_PROBE = "import navsense._runtime.console, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'])"
 
 
 @pytest.mark.parametrize("given, expected", [(None, "1"), ("3", "3")])

@@ -1,4 +1,6 @@
-"""The C allocator's settings for a long run of numpy blocks (glibc's ``mallopt``).
+"""Memory over a long run: the C allocator's thresholds, Arrow's pool, the garbage collector.
+
+The allocator (glibc's ``mallopt``).
 
 A run allocates and frees arrays of a few hundred KiB to a few MiB per chunk. With glibc's
 defaults the larger ones are mapped and unmapped (mmap/munmap) one by one and a freed heap top is
@@ -16,13 +18,28 @@ system time for an hour of Parquet 0.37 -> 0.21 s, wall time -5 % (medians of 8 
 
 Only `navsense simulate` (the command) applies them, before it forks its worker (which inherits
 them): a process-wide setting is the command's business, not a library import's.
+
+The garbage collector. A chunk's rows and blocks are many short-lived objects without reference
+cycles; the cyclic collector would scan them again and again as they are made. A run pauses it
+(:func:`collector_paused`) and collects the youngest generation once a chunk
+(:func:`collect_young`), which frees what the chunks left in cycles.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
+from collections.abc import Iterator
 
-__all__ = ["keep_freed_memory", "arrow_on_the_heap", "MMAP_THRESHOLD_BYTES", "TRIM_THRESHOLD_BYTES"]
+__all__ = [
+    "keep_freed_memory",
+    "arrow_on_the_heap",
+    "collector_paused",
+    "collect_young",
+    "MMAP_THRESHOLD_BYTES",
+    "TRIM_THRESHOLD_BYTES",
+]
 
 MMAP_THRESHOLD_BYTES = 32 << 20  # blocks below this come from the heap (glibc's maximum)
 TRIM_THRESHOLD_BYTES = 256 << 20  # free memory kept at the heap's top before it is returned
@@ -59,3 +76,20 @@ def arrow_on_the_heap() -> bool:
     except (ImportError, AttributeError, NotImplementedError):  # pragma: no cover - old pyarrow
         return False
     return True
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block; its previous state restored after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def collect_young() -> None:
+    """Collect the youngest generation (once a chunk, while the collector is paused)."""
+    gc.collect(0)
