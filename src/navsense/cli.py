@@ -26,16 +26,11 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from navsense import __version__
 from navsense.config.cli_config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from navsense.truth.states import TruthStates
 
 __all__ = ["main", "build_parser"]
 
@@ -117,41 +112,11 @@ def _add_simulate(sub) -> None:
     p.set_defaults(func=_run_simulate)
 
 
-def _config_keys_set(args) -> set[str]:
-    """Dotted keys that a --config or --overlay file sets (to respect a user's explicit choice)."""
-    from navsense.config import read_config_file
-
-    keys: set[str] = set()
-
-    def walk(node, prefix=""):
-        for k, v in node.items():
-            if isinstance(v, dict):
-                walk(v, f"{prefix}{k}.")
-            else:
-                keys.add(f"{prefix}{k}")
-
-    for path in (args.config, args.overlay):
-        if path:
-            walk(read_config_file(path))
-    return keys
-
-
-def _resolve_site(spec: str | None):
-    from navsense.site import embedded_site, load_site
-
-    if spec is None:
-        return embedded_site("acre")
-    if spec.endswith(".json") or Path(spec).exists():
-        return load_site(spec)
-    return embedded_site(spec)
-
-
 def _run_simulate(args) -> int:
     from navsense._runtime.memory import arrow_on_the_heap, keep_freed_memory
-    from navsense.config import load_config
     from navsense.output.rundir import default_run_dir
-    from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
-    from navsense.vehicles import vehicle_profile
+    from navsense.run import prepare_run
+    from navsense.simulate import DEFAULT_CHUNK_STEPS
 
     if keep_freed_memory():  # half the page faults of a long run (navsense._runtime.memory)
         arrow_on_the_heap()  # and Arrow's buffers reused from it
@@ -161,76 +126,26 @@ def _run_simulate(args) -> int:
         raise ConfigError(f"--chunk-steps {chunk_steps} must be >= 1")
     if args.agent < 0:
         raise ConfigError(f"--agent {args.agent} must be >= 0")
-    save_truth = args.save_truth
-    overrides = overrides_from_args(args)
-    truth: TruthStates | Iterable[TruthStates]
-    if args.track:
-        from navsense.config import apply_overrides
-        from navsense.truth.tracks import build_truth_from_track, load_track
-
-        vehicle = vehicle_profile(args.vehicle or "polaris")
-        cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
-        site = _resolve_site(args.site) if args.site else None
-        track = load_track(
-            args.track,
-            site=site,
-            start_utc=cfg["gnss"]["datum"]["start_utc"],
-            datum=cfg["gnss"]["datum"],
-        )
-        if track.start_utc and track.start_utc != cfg["gnss"]["datum"]["start_utc"]:
-            overrides = {**overrides, "gnss.datum.start_utc": track.start_utc}
-            cfg = apply_overrides(cfg, {"gnss.datum.start_utc": track.start_utc})
-        if (
-            track.site.georeference
-            and track.site.georeference.get("kind") == "local"
-            and "ins.utm_zone" not in _config_keys_set(args)
-        ):
-            # the INS odometry in the track's own UTM zone (ins.utm_zone defaults to the tile's 16)
-            from navsense.geo.utm import zone_of
-
-            zone = int(zone_of(track.site.georeference["lon_deg"]))
-            cfg = apply_overrides(cfg, {"ins.utm_zone": zone})
-        truth = build_truth_from_track(track, vehicle, smoothing_m=args.smoothing_m, bank=args.bank)
-        site = track.site
-        label = Path(args.track).stem
-        source = {"track": str(args.track)}
-        total = len(truth)
-        save_truth = True
-    elif args.truth:
-        from navsense.truth.io import iter_truth_chunks
-
-        vehicle = vehicle_profile(args.vehicle or "polaris")
-        site = _resolve_site(args.site)
-        truth = iter_truth_chunks(args.truth, chunk_steps)
-        label = Path(args.truth).stem
-        source = {"truth": str(args.truth)}
-        total = None
-    else:
-        from navsense.scenarios import load_scenario
-
-        scenario = load_scenario(args.scenario or "acre-loop")
-        vehicle = vehicle_profile(args.vehicle or scenario.vehicle.name)
-        site = _resolve_site(args.site) if args.site else scenario.site
-        truth = scenario.truth
-        label = scenario.name
-        source = {"scenario": scenario.name}
-        total = len(scenario.truth)
-    if not args.track:
-        cfg = load_config(args.config, args.overlay, vehicle=vehicle.name, overrides=overrides)
-    out = Path(args.out) if args.out else default_run_dir("runs", label)
-    summary = simulate(
-        truth,
-        cfg,
-        vehicle,
-        site,
+    run = prepare_run(
+        scenario=args.scenario,
+        truth=args.truth,
+        track=args.track,
+        site=args.site,
+        vehicle=args.vehicle,
+        config=args.config,
+        overlay=args.overlay,
+        overrides=overrides_from_args(args),
+        smoothing_m=args.smoothing_m,
+        bank=args.bank,
+    )
+    out = Path(args.out) if args.out else default_run_dir("runs", run.label)
+    summary = run.simulate(
         out,
-        source=source,
         agent=args.agent,
         chunk_steps=chunk_steps,
-        total_steps=total,
         progress=not args.quiet,
         output_format=args.format,
-        save_truth=save_truth,
+        save_truth=args.save_truth,
         workers=args.workers,
     )
     if args.mcap:

@@ -20,6 +20,8 @@ A site file is JSON::
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -29,7 +31,9 @@ import numpy as np
 from navsense.errors import ConfigError
 from navsense.jsonfile import read_json
 
-__all__ = ["Site", "load_site", "embedded_sites", "embedded_site"]
+__all__ = ["Site", "load_site", "embedded_sites", "embedded_site", "resolve_site", "DEFAULT_SITE"]
+
+DEFAULT_SITE = "acre"  # the specification's tile: the site of a truth log that names none
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
             _num(geo, "lon_deg", f"{source}: georeference")
             if not -90.0 <= lat <= 90.0:
                 raise ConfigError(f"{source}: georeference.lat_deg = {lat} is out of range -90..90")
-    names = {"buildings": [], "grain_bins": [], "tree_crowns": []}
+    names: dict[str, list] = {"buildings": [], "grain_bins": [], "tree_crowns": []}
     bmin, bmax = [], []
     for i, b in enumerate(data.get("buildings", [])):
         where = f"{source}: buildings[{i}]"
@@ -182,3 +186,22 @@ def embedded_site(name: str) -> Site:
     return site_from_json(
         json.loads(res.read_text(encoding="utf-8")), source=f"{name}.json (embedded)"
     )
+
+
+def resolve_site(
+    spec: Site | str | os.PathLike | Mapping | None, *, base: str | os.PathLike | None = None
+) -> Site | None:
+    """The one site resolver: a :class:`Site` as given; a site JSON file (a path ending in
+    ``.json``, or naming an existing file; relative to ``base`` when given); ``{"path": FILE}``
+    (a campaign's resolved reference); else an embedded site's name. None stays None (the
+    caller's default applies).
+    """
+    if spec is None or isinstance(spec, Site):
+        return spec
+    if isinstance(spec, Mapping):
+        return load_site(spec["path"])
+    text = os.fspath(spec)
+    path = Path(base) / text if base is not None else Path(text)
+    if text.endswith(".json") or path.is_file():
+        return load_site(path)
+    return embedded_site(text)

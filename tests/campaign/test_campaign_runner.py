@@ -346,3 +346,27 @@ def test_results_of_another_statistics_version_are_done_again(folder, serial):
     run_campaign(campaign, out, executor=counting, progress=False)
     assert calls == [old.stem]
     assert (out / "statistics.parquet").read_bytes() == (serial / "statistics.parquet").read_bytes()
+
+
+def test_a_campaign_over_a_track_equals_navsense_simulate_with_the_track(tmp_path):
+    """A track source is prepared as `navsense simulate --track` prepares it (the one
+    prepare_run): the same files, the truth kept, statistics against that truth."""
+    track = Path(__file__).parents[1] / "reference" / "track_acre_field.csv"
+    path = write_campaign(
+        tmp_path / "tracks.json",
+        keep="runs",
+        seeds=[4],
+        sources=[{"track": str(track), "smoothing_m": 0.2}],
+    )
+    outcome = run_campaign(load_campaign(path), tmp_path / "camp", workers=0, progress=False)
+    assert (outcome.ok, outcome.failed) == (1, 0)
+    (kept,) = (tmp_path / "camp" / "runs").iterdir()
+    sim = tmp_path / "sim"
+    argv = ["simulate", "--track", str(track), "--smoothing-m", "0.2", "--seed", "4"]
+    assert navsense_main([*argv, "--out", str(sim), "--quiet"]) == 0
+    names = sorted(p.name for p in sim.iterdir())
+    assert "truth.parquet" in names and names == sorted(p.name for p in kept.iterdir())
+    for name in names:
+        assert (kept / name).read_bytes() == (sim / name).read_bytes(), name
+    stats = orjson.loads((tmp_path / "camp" / RESULTS_DIR / f"{kept.name}.json").read_bytes())
+    assert stats["status"] == "ok" and stats["statistics"]["gnss_any_fix_h_rms_m"] < 0.1

@@ -196,9 +196,34 @@ def test_points_list_and_default_vehicle_per_source(folder):
             {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "duration_s": 0},
             "c.json: duration_s = 0 is not a number of seconds > 0",
         ),
+        (
+            {"seeds": [1], "sources": [{"track": "drive.parquet"}]},
+            'c.json: sources[0].track = "drive.parquet" is not a track (.gpx, .csv)',
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "none.gpx"}]},
+            'c.json: sources[0].track = "none.gpx" is not a file',
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "t.gpx", "bank": "steep"}]},
+            'c.json: sources[0].bank = "steep" is not one of none, coordinated',
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "t.gpx", "smoothing_m": -1}]},
+            "c.json: sources[0].smoothing_m = -1 is not a number of metres >= 0",
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "t.gpx", "speed": 3}]},
+            "c.json: sources[0].speed = 3 is not a known key",
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "t.gpx", "truth": "t.csv"}]},
+            "c.json: sources[0] = ",
+        ),
     ],
 )
 def test_bad_campaign_files_name_file_key_value_and_what_is_allowed(tmp_path, data, message):
+    (tmp_path / "t.gpx").write_text("<gpx/>")
     path = write_campaign(tmp_path / "c.json", **data)
     with pytest.raises(ConfigError) as err:
         load_campaign(path)
@@ -229,3 +254,19 @@ def test_to_json_is_json_ready(folder):
     data = load_campaign(path).to_json()
     assert json.loads(json.dumps(data)) == data
     assert data["runs"][0]["source"] == {"scenario": "acre-loop", "duration_s": 5}
+
+
+def test_a_track_source_with_its_options_and_the_campaign_duration(tmp_path):
+    track = tmp_path / "drive.gpx"
+    track.write_text("<gpx/>")  # read by the run, not by the campaign file
+    path = write_campaign(
+        tmp_path / "c.json",
+        seeds=[1],
+        duration_s=30,
+        sources=[{"track": "drive.gpx", "smoothing_m": 0.5, "bank": "coordinated"}],
+    )
+    (run,) = load_campaign(path).runs
+    assert run["vehicle"] == "polaris" and run["source_label"] == "drive.gpx[30s]"
+    source = run["source"]
+    assert source["track"] == str(track.resolve()) and len(source["sha256"]) == 64
+    assert (source["smoothing_m"], source["bank"], source["duration_s"]) == (0.5, "coordinated", 30)

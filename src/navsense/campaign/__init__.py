@@ -1,7 +1,7 @@
 """Monte Carlo campaigns: truth sources x vehicles x agents x parameter sweeps x seeds, on Dask.
 
 A campaign file (TOML or JSON, :mod:`navsense.campaign.spec`) lists the truth sources (embedded
-scenarios, scenario files, truth logs), the seeds, the parameter sweep (configuration overrides,
+scenarios, scenario files, truth logs, GPS tracks and routes), the seeds, the parameter sweep (configuration overrides,
 as a grid or a list of points), the vehicles and agents, and whether to keep every run directory
 or only its statistics. Each run has a stable id ``p<point>-s<seed>-<hash>``.
 

@@ -10,9 +10,9 @@ Layout of a campaign directory ``DIR``::
                                 (navsense.campaign.summary.write_statistics_table)
 
 A run is one call of :func:`execute_run` (a plain function of a JSON-ready run dict, so any Dask
-worker can run it): it builds the configuration (defaults < config < vehicle overlay < the
-campaign's overrides < the sweep point < the seed), the truth (scenario or truth log) and the
-site, writes the run directory with :func:`navsense.simulate.simulate` (into a scratch directory
+worker can run it): it prepares the run as ``navsense simulate`` does (:func:`navsense.run.prepare_run`:
+the configuration, defaults < config < vehicle overlay < the campaign's overrides < the sweep
+point < the seed; the truth, a scenario, a truth log or a track; the site), writes the run directory with :func:`navsense.simulate.simulate` (into a scratch directory
 under the worker's temporary folder, ``TMPDIR``, with keep = "statistics"), computes its
 statistics and returns them. Every exception of a run becomes a "failed" result with its message;
 the other runs go on. :func:`simulate_run` is the same run into a given directory, which
@@ -52,8 +52,7 @@ from navsense.errors import ConfigError, NavsenseError
 __all__ = [
     "execute_run",
     "simulate_run",
-    "prepare_run",
-    "PreparedRun",
+    "prepared_run",
     "run_campaign",
     "CampaignOutcome",
     "serial_executor",
@@ -87,100 +86,45 @@ Executor = Callable[[list, Callable[[dict], dict]], Iterator[dict]]
 
 
 # ------------------------------------------------------------------------------- one run
-@dataclass
-class PreparedRun:
-    """The inputs of :func:`navsense.simulate.simulate` for one run."""
+def prepared_run(run: Mapping, campaign_file: str = "campaign"):
+    """The run dict ``run`` (navsense.campaign.spec.RUN_KEYS) prepared by
+    :func:`navsense.run.prepare_run`: its source (scenario, truth log or track, with its site,
+    duration and track options), vehicle, configuration and overlay files, and the override
+    layers: the campaign's overrides, the sweep point, then the seed.
 
-    cfg: dict
-    vehicle: object
-    site: object
-    truth: object | None  # TruthStates of a scenario; None for a truth log (streamed)
-    truth_path: str | None
-    episode_source: dict
-
-
-def _site(ref):
-    from navsense.site import embedded_site, load_site
-
-    if ref is None:
-        return None
-    if isinstance(ref, Mapping):
-        return load_site(ref["path"])
-    return embedded_site(ref)
-
-
-def prepare_run(run: Mapping, campaign_file: str = "campaign") -> PreparedRun:
-    """Configuration, vehicle, site and truth of a run dict (navsense.campaign.spec.RUN_KEYS).
-
-    Raises the errors of the configuration (ConfigError naming ``campaign_file`` and the override
-    layer, e.g. ``c.toml: sweep point p002: gnss.hz = 240 is out of range 1..120``), of the
-    scenario and of the site.
+    Raises the errors of the configuration (ConfigError naming ``campaign_file`` and the layer,
+    e.g. ``c.toml: sweep point p002: gnss.hz = 240 is out of range 1..120``), of the scenario,
+    the track and the site.
     """
-    from navsense.config import apply_overrides, load_config
-    from navsense.vehicles import vehicle_profile
+    from navsense.run import prepare_run
 
-    vehicle = vehicle_profile(run["vehicle"])
-    cfg = load_config(
-        config_path=(run["config"] or {}).get("path"),
-        overlay_path=(run["overlay"] or {}).get("path"),
-        vehicle=vehicle.name,
-    )
-    for label, layer in run["overrides"]:
-        cfg = apply_overrides(cfg, layer, source=f"{campaign_file}: {label}")
-    cfg = apply_overrides(cfg, {"seed": run["seed"]}, source=f"{campaign_file}: seeds")
     source = run["source"]
-    site = _site(source.get("site"))
-    if "scenario" in source:
-        from navsense.scenarios import load_scenario
-
-        scenario = load_scenario(source["scenario"], duration_s=source.get("duration_s"))
-        episode_source = {"scenario": source["scenario"]}
-        if source.get("duration_s") is not None:
-            episode_source["duration_s"] = source["duration_s"]
-        return PreparedRun(
-            cfg=cfg,
-            vehicle=vehicle,
-            site=site if site is not None else scenario.site,
-            truth=scenario.truth,
-            truth_path=None,
-            episode_source=episode_source,
-        )
-    return PreparedRun(
-        cfg=cfg,
-        vehicle=vehicle,
-        site=site,
-        truth=None,
-        truth_path=source["truth"],
-        episode_source={"truth": source["truth"]},
+    layers = [(f"{campaign_file}: {label}", layer) for label, layer in run["overrides"]]
+    layers.append((f"{campaign_file}: seeds", {"seed": run["seed"]}))
+    return prepare_run(
+        scenario=source.get("scenario"),
+        truth=source.get("truth"),
+        track=source.get("track"),
+        site=source.get("site"),
+        vehicle=run["vehicle"],
+        config=(run["config"] or {}).get("path"),
+        overlay=(run["overlay"] or {}).get("path"),
+        overrides=layers,
+        duration_s=source.get("duration_s"),
+        smoothing_m=source.get("smoothing_m", 0.0),
+        bank=source.get("bank", "none"),
     )
 
 
 def simulate_run(run: Mapping, out_dir: str | os.PathLike, campaign_file: str = "campaign"):
     """Write the run directory of ``run`` to ``out_dir`` (which must not exist).
 
-    Returns the truth (TruthStates) when it is held in memory (a scenario), else None.
+    Returns the truth (TruthStates) when it is held in memory (a scenario, a track), else None.
     """
-    from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
+    from navsense.simulate import DEFAULT_CHUNK_STEPS
 
-    prep = prepare_run(run, campaign_file)
-    if prep.truth is not None:
-        truth, total = prep.truth, len(prep.truth)
-    else:
-        from navsense.truth.io import iter_truth_chunks
-
-        truth, total = iter_truth_chunks(prep.truth_path, DEFAULT_CHUNK_STEPS), None
-    simulate(
-        truth,
-        prep.cfg,
-        prep.vehicle,
-        prep.site,
-        out_dir,
-        source=prep.episode_source,
-        agent=run["agent"],
-        chunk_steps=DEFAULT_CHUNK_STEPS,
-        total_steps=total,
-        progress=False,
-    )
+    prep = prepared_run(run, campaign_file)
+    prep.simulate(out_dir, agent=run["agent"], chunk_steps=DEFAULT_CHUNK_STEPS, progress=False)
     return prep.truth
 
 
@@ -490,7 +434,7 @@ def run_campaign(
                     outcome.failed += status == "failed"
                     outcome.lost += status != "failed"
                     outcome.errors[result["run_id"]] = result.get("error")
-                bar.update(status)
+                bar.update(str(status))
     finally:
         write_statistics_table(out)
         outcome.wall_s = time.perf_counter() - t0
@@ -560,7 +504,8 @@ def _check_inputs(run: dict) -> None:
     refs = []
     source = run["source"]
     if "sha256" in source:
-        refs.append((source.get("truth") or source.get("scenario"), source["sha256"]))
+        ref = source.get("truth") or source.get("track") or source.get("scenario")
+        refs.append((ref, source["sha256"]))
     site = source.get("site")
     if isinstance(site, Mapping):
         refs.append((site["path"], site["sha256"]))

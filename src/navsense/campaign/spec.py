@@ -5,7 +5,7 @@ are relative to the file. Example (TOML)::
 
     name = "baseline-sweep"            # optional; default: the file's stem
     keep = "statistics"                # "statistics" (default) or "runs": keep every run directory
-    duration_s = 120                   # optional: cut every scenario to this duration, s
+    duration_s = 120                   # optional: cut every scenario and track to this, s
     vehicles = ["polaris"]             # optional: default each source's own (a truth log: polaris)
     agents = [0]                       # optional: INS agent indices (seed + 7919 agent); default [0]
     seeds = { start = 1, count = 50 }  # or a list: seeds = [1, 2, 3]
@@ -19,6 +19,13 @@ are relative to the file. Example (TOML)::
     [[sources]]
     truth = "logs/drive.parquet"       # a truth log (.csv or .parquet)
     site = "acre"                      # optional: embedded site or site JSON file; default acre
+
+    [[sources]]
+    track = "drives/field.gpx"         # a GPS track (.gpx, .csv) or a waypoint route (.json)
+    # site = "my-site.json"            # optional; default ACRE on its tile, else a local site
+    # smoothing_m = 0.5                # optional: the recording's position noise, m (default 0)
+    # bank = "coordinated"             # optional: none (default) or coordinated
+    # duration_s = 60                  # optional, per source
 
     [overrides]                        # optional: configuration overrides for every run
     "gnss.start" = "cold"
@@ -58,6 +65,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -93,7 +101,12 @@ TOP_KEYS = (
     "overrides",
     "sweep",
 )
-SOURCE_KEYS = {"scenario": ("scenario", "duration_s", "site"), "truth": ("truth", "site")}
+SOURCE_KEYS = {
+    "scenario": ("scenario", "duration_s", "site"),
+    "truth": ("truth", "site"),
+    "track": ("track", "site", "duration_s", "smoothing_m", "bank"),
+}
+TRACK_SUFFIXES = (".gpx", ".csv", ".json")
 RUN_KEYS = (
     "run_id",
     "point",
@@ -107,7 +120,7 @@ RUN_KEYS = (
     "overrides",
     "navsense_version",
 )
-_SEED_FIELD = lookup("seed", SCHEMA)
+_SEED_FIELD: Any = lookup("seed", SCHEMA)  # a Field, with its range
 SEED_MIN = int(_SEED_FIELD.minimum)
 SEED_MAX = int(_SEED_FIELD.maximum)
 HASH_HEX_DIGITS = 10  # 40 bits: a collision among 10^5 runs has probability ~5e-3 %
@@ -330,7 +343,8 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             src,
             "sources",
             value,
-            "is not a non-empty array of sources ({scenario = NAME} or {truth = FILE})",
+            "is not a non-empty array of sources "
+            "({scenario = NAME}, {truth = FILE} or {track = FILE})",
         )
     out = []
     labels: dict[str, int] = {}
@@ -340,7 +354,12 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             raise _err(src, where, item, "is not a table/object")
         kinds = [k for k in SOURCE_KEYS if k in item]
         if len(kinds) != 1:
-            raise _err(src, where, item, "needs exactly one of scenario = NAME or truth = FILE")
+            raise _err(
+                src,
+                where,
+                item,
+                "needs exactly one of scenario = NAME, truth = FILE or track = FILE",
+            )
         kind = kinds[0]
         for key, v in item.items():
             if key not in SOURCE_KEYS[kind]:
@@ -384,6 +403,9 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             if d is not None:
                 run_source["duration_s"] = d
                 label = f"{label}[{d:g}s]"
+        elif kind == "track":
+            run_source, label = _track_source(src, base, where, item, ref, duration)
+            vehicle = "polaris"
         else:
             p = (base / ref).resolve()
             if p.suffix.lower() not in (".csv", ".parquet", ".pq"):
@@ -403,6 +425,40 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             label = f"{label}#{k + 1}"
         out.append({"kind": kind, "label": label, "vehicle": vehicle, "run_source": run_source})
     return out
+
+
+def _track_source(
+    src: str, base: Path, where: str, item: Mapping, ref: str, duration
+) -> tuple[dict, str]:
+    """The run source of a track (path, SHA-256, options) and its label."""
+    from navsense.truth.tracks import BANK_MODES
+
+    p = (base / ref).resolve()
+    if p.suffix.lower() not in TRACK_SUFFIXES:
+        raise _err(
+            src, f"{where}.track", ref, "is not a track (.gpx, .csv) or a waypoint route (.json)"
+        )
+    if not p.is_file():
+        raise _err(src, f"{where}.track", ref, f"is not a file ({p} not found)")
+    run_source: dict = {"track": str(p), "sha256": sha256_of(p)}
+    label = p.name
+    smoothing = item.get("smoothing_m", 0.0)
+    if not (_is_number(smoothing) and smoothing >= 0):
+        raise _err(src, f"{where}.smoothing_m", smoothing, "is not a number of metres >= 0")
+    if smoothing:
+        run_source["smoothing_m"] = smoothing
+    bank = item.get("bank", "none")
+    if bank not in BANK_MODES:
+        raise _err(src, f"{where}.bank", bank, f"is not one of {', '.join(BANK_MODES)}")
+    if bank != "none":
+        run_source["bank"] = bank
+    d = item.get("duration_s", duration)
+    if d is not None:
+        if not (_is_number(d) and d > 0):
+            raise _err(src, f"{where}.duration_s", d, "is not a number of seconds > 0")
+        run_source["duration_s"] = d
+        label = f"{label}[{d:g}s]"
+    return run_source, label
 
 
 def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
@@ -437,7 +493,8 @@ def _seeds(src: str, value) -> list[int]:
         for key, v in value.items():
             if key not in ("start", "count"):
                 raise _unknown(src, "seeds", str(key), v, ("start", "count"))
-        start, count = value.get("start"), value.get("count")
+        start: Any = value.get("start")
+        count: Any = value.get("count")
         if not _seed_ok(start):
             raise _err(src, "seeds.start", start, f"is not an integer in {SEED_MIN}..{SEED_MAX}")
         if not (_is_int(count) and count >= 1):

@@ -1,0 +1,293 @@
+"""One way to prepare a run: the truth, its site, the vehicle and the effective configuration.
+
+``navsense simulate``, the campaigns (:mod:`navsense.campaign.runner`) and the Python API all
+call :func:`prepare_run`, then write the run with :meth:`PreparedRun.simulate` (which calls
+:func:`navsense.simulate.simulate`)::
+
+    from navsense.run import prepare_run
+
+    run = prepare_run(scenario="acre-loop", overrides={"seed": 7})
+    summary = run.simulate("runs/demo", output_format="parquet")
+
+The rules, in this order:
+
+1. **Vehicle**: the one named, else the scenario's, else ``polaris`` (truth logs and tracks).
+2. **Configuration** (:func:`navsense.config.load_config`): the defaults < the configuration
+   file < the vehicle overlay (the file given, else the vehicle's embedded one) < the override
+   layers, each ``(source, {dotted key: value})`` validated in turn, an error naming its source:
+   ``command line`` for the options of ``navsense simulate``; a campaign's overrides, sweep
+   point and seed.
+3. **Truth**, exactly one of:
+
+   - ``scenario``: an embedded scenario's name or a scenario file; its site unless one is given;
+   - ``truth``: a truth log (CSV or Parquet), read chunk by chunk when the run is written; the
+     site given, else :data:`navsense.site.DEFAULT_SITE` (ACRE);
+   - ``track``: a GPX or CSV track or a waypoint route (:mod:`navsense.truth.tracks`), placed on
+     the site given, else on ACRE when it lies on the tile, else on a local site at its first
+     point, at the configuration's start UTC and datum; a start time the track records replaces
+     ``gnss.datum.start_utc``; turned into truth for the vehicle (``smoothing_m``, ``bank``).
+     The run keeps that truth (``truth.parquet``): it exists nowhere else.
+
+   ``duration_s`` keeps the first ``duration_s`` seconds of any of them (a closed scenario route
+   is repeated to that length, :func:`navsense.scenarios.load_scenario`).
+4. **UTM zone**: on a site with a local georeference the INS odometry uses the UTM zone of the
+   site's longitude, unless a configuration file, an overlay file or an override sets
+   ``ins.utm_zone`` (the defaults' zone 16 is the ACRE tile's).
+5. **episode.json's source**: ``{"scenario": NAME or FILE}``, ``{"truth": FILE}`` or
+   ``{"track": FILE}``, with ``"duration_s"`` when the run was cut; it is how a reader of the
+   run finds its truth again (:func:`navsense.stats.find_truth`).
+
+Errors are :class:`~navsense.errors.NavsenseError`: ConfigError (configuration, site, scenario,
+vehicle), TruthError (a malformed track; a truth log's own errors come when it is read).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from navsense.errors import ConfigError
+
+if TYPE_CHECKING:
+    from navsense.simulate import RunSummary
+    from navsense.site import Site
+    from navsense.truth.states import TruthStates
+    from navsense.vehicles import VehicleProfile
+
+__all__ = ["PreparedRun", "prepare_run", "Layers"]
+
+#: Override layers: ``[(source named in errors, {dotted key: value}), ...]``, applied in order.
+Layers = Sequence[tuple[str, Mapping[str, Any]]]
+
+_DEFAULT_SCENARIO = "acre-loop"
+_ZONE_KEY = "ins.utm_zone"
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """Everything :func:`navsense.simulate.simulate` needs for one run (:func:`prepare_run`).
+
+    ``cfg`` the effective configuration (plain dict, as episode.json records it); ``vehicle`` a
+    VehicleProfile; ``site`` a Site or None (open sky, no georeference); ``source`` episode.json's
+    description of the truth; ``label`` the default name of the run directory; ``truth`` the
+    whole truth when it is in memory (a scenario, a track), else None and ``truth_path`` the
+    truth log streamed from disk; ``duration_s`` the cut (None: the whole source);
+    ``save_truth`` True when the run must keep its truth (a track).
+    """
+
+    cfg: dict
+    vehicle: VehicleProfile
+    site: Site | None
+    source: dict
+    label: str
+    truth: TruthStates | None = None
+    truth_path: Path | None = None
+    duration_s: float | None = None
+    save_truth: bool = False
+
+    @property
+    def total_steps(self) -> int | None:
+        """Physics steps of the run when known before it is read (None: a truth log)."""
+        return None if self.truth is None else len(self.truth)
+
+    def truth_chunks(self, chunk_steps: int) -> TruthStates | Iterator[TruthStates]:
+        """The truth as :func:`navsense.simulate.simulate` takes it: the whole TruthStates, or
+        the truth log's chunks of ``chunk_steps`` steps (read when iterated)."""
+        if self.truth is not None:
+            return self.truth
+        from navsense.truth.io import iter_truth_chunks
+
+        assert self.truth_path is not None  # prepare_run sets one of the two
+        chunks = iter_truth_chunks(self.truth_path, chunk_steps)
+        return chunks if self.duration_s is None else _first_seconds(chunks, self.duration_s)
+
+    def simulate(self, out_dir: str | os.PathLike, **options) -> RunSummary:
+        """Write the run directory ``out_dir`` with :func:`navsense.simulate.simulate`;
+        ``options`` are its keyword options (``agent``, ``chunk_steps``, ``output_format``,
+        ``workers``, ``progress``, ``save_truth`` ...)."""
+        from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
+
+        chunk_steps = options.pop("chunk_steps", DEFAULT_CHUNK_STEPS)
+        save_truth = options.pop("save_truth", False) or self.save_truth
+        return simulate(
+            self.truth_chunks(chunk_steps),
+            self.cfg,
+            self.vehicle,
+            self.site,
+            Path(out_dir),
+            source=self.source,
+            chunk_steps=chunk_steps,
+            total_steps=self.total_steps,
+            save_truth=save_truth,
+            **options,
+        )
+
+
+def prepare_run(
+    *,
+    scenario: str | None = None,
+    truth: str | os.PathLike | None = None,
+    track: str | os.PathLike | None = None,
+    site=None,
+    vehicle: str | VehicleProfile | None = None,
+    config: str | os.PathLike | None = None,
+    overlay: str | os.PathLike | None = None,
+    overrides: Mapping[str, Any] | Layers = (),
+    duration_s: float | None = None,
+    smoothing_m: float = 0.0,
+    bank: str = "none",
+) -> PreparedRun:
+    """Prepare one run (module docstring): at most one of ``scenario``, ``truth``, ``track``
+    (none: the acre-loop scenario).
+
+    ``site``: a Site, an embedded site's name, a site JSON file or ``{"path": FILE}``
+    (:func:`navsense.site.resolve_site`). ``vehicle``: a name or a VehicleProfile.
+    ``overrides``: ``{dotted key: value}`` (errors name the ``command line``) or override layers
+    ``[(source, {dotted key: value}), ...]``. ``duration_s``: keep the first seconds only.
+    ``smoothing_m`` and ``bank``: how a track becomes truth
+    (:func:`navsense.truth.tracks.build_truth_from_track`).
+    """
+    from navsense.config import apply_overrides, load_config
+    from navsense.site import DEFAULT_SITE, embedded_site, resolve_site
+    from navsense.vehicles import VehicleProfile, vehicle_profile
+
+    given = [k for k, v in (("scenario", scenario), ("truth", truth), ("track", track)) if v]
+    if len(given) > 1:
+        raise ConfigError(f"a run has one truth source; got {' and '.join(given)}")
+    if duration_s is not None and not duration_s > 0:
+        raise ConfigError(f"duration_s = {duration_s!r} must be a number of seconds > 0")
+    layers = _layers(overrides)
+    chosen_site = resolve_site(site)
+
+    scen = None
+    if not (truth or track):
+        from navsense.scenarios import load_scenario
+
+        scen = load_scenario(scenario or _DEFAULT_SCENARIO, duration_s=duration_s)
+    if isinstance(vehicle, VehicleProfile):
+        profile = vehicle
+    else:
+        profile = vehicle_profile(vehicle or (scen.vehicle.name if scen else "polaris"))
+
+    cfg = load_config(config, overlay, vehicle=profile.name)
+    for label, layer in layers:
+        cfg = apply_overrides(cfg, layer, source=label)
+
+    extra: dict[str, Any] = {} if duration_s is None else {"duration_s": duration_s}
+    if scen is not None:
+        ref = scenario or _DEFAULT_SCENARIO
+        run = PreparedRun(
+            cfg=cfg,
+            vehicle=profile,
+            site=chosen_site if chosen_site is not None else scen.site,
+            source={"scenario": ref, **extra},
+            label=scen.name,
+            truth=scen.truth,
+            duration_s=duration_s,
+        )
+    elif truth:
+        run = PreparedRun(
+            cfg=cfg,
+            vehicle=profile,
+            site=chosen_site if chosen_site is not None else embedded_site(DEFAULT_SITE),
+            source={"truth": str(truth), **extra},
+            label=Path(truth).stem,
+            truth_path=Path(truth),
+            duration_s=duration_s,
+        )
+    else:
+        assert track is not None
+        from navsense.truth.tracks import build_truth_from_track, load_track
+
+        datum = cfg["gnss"]["datum"]
+        placed = load_track(track, site=chosen_site, start_utc=datum["start_utc"], datum=datum)
+        if placed.start_utc and placed.start_utc != datum["start_utc"]:
+            cfg = apply_overrides(
+                cfg, {"gnss.datum.start_utc": placed.start_utc}, source=str(track)
+            )
+        states = build_truth_from_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
+        if duration_s is not None:
+            states = states.slice(0, min(len(states), _steps_of(duration_s, states.rate_hz)))
+        run = PreparedRun(
+            cfg=cfg,
+            vehicle=profile,
+            site=placed.site,
+            source={"track": str(track), **extra},
+            label=Path(track).stem,
+            truth=states,
+            duration_s=duration_s,
+            save_truth=True,
+        )
+    zone = _local_zone(run.site)
+    if zone is not None and zone != run.cfg["ins"]["utm_zone"]:
+        if _ZONE_KEY not in _keys_set(config, overlay, layers):
+            cfg = apply_overrides(run.cfg, {_ZONE_KEY: zone}, source="the site's UTM zone")
+            run = dataclasses.replace(run, cfg=cfg)
+    return run
+
+
+def _layers(overrides: Mapping[str, Any] | Layers) -> list[tuple[str, Mapping[str, Any]]]:
+    from navsense.config.load import COMMAND_LINE
+
+    if isinstance(overrides, Mapping):
+        return [(COMMAND_LINE, overrides)] if overrides else []
+    return [(str(label), layer) for label, layer in overrides]
+
+
+def _keys_set(config, overlay, layers) -> set[str]:
+    """Dotted keys that the configuration file, the overlay file or an override layer sets (a
+    user's explicit choice, which a site's default does not replace)."""
+    from navsense.config import read_config_file
+
+    keys: set[str] = set()
+
+    def walk(node: Mapping, prefix: str = "") -> None:
+        for k, v in node.items():
+            if isinstance(v, Mapping):
+                walk(v, f"{prefix}{k}.")
+            else:
+                keys.add(f"{prefix}{k}")
+
+    for path in (config, overlay):
+        if path is not None:
+            walk(read_config_file(path))
+    for _, layer in layers:
+        for key, value in layer.items():
+            key = key.removesuffix("+")
+            if isinstance(value, Mapping):
+                walk(value, f"{key}.")
+            else:
+                keys.add(key)
+    return keys
+
+
+def _local_zone(site) -> int | None:
+    """The UTM zone of a site with a local georeference (None for ACRE or no georeference)."""
+    geo = None if site is None else site.georeference
+    if not geo or geo.get("kind") != "local":
+        return None
+    from navsense.geo.utm import zone_of
+
+    return int(zone_of(geo["lon_deg"]))
+
+
+def _steps_of(duration_s: float, rate_hz: float) -> int:
+    """Physics steps from t = 0 to ``duration_s`` included."""
+    return int(round(duration_s * rate_hz)) + 1
+
+
+def _first_seconds(chunks: Iterator[TruthStates], duration_s: float) -> Iterator[TruthStates]:
+    """The chunks of a truth log up to its first ``duration_s`` seconds."""
+    left = None
+    for chunk in chunks:
+        if left is None:
+            left = _steps_of(duration_s, chunk.rate_hz)
+        if len(chunk) >= left:
+            yield chunk.slice(0, left)
+            return
+        left -= len(chunk)
+        yield chunk
