@@ -206,3 +206,17 @@ def test_a_parquet_run_has_the_same_fix_states(run_dir, tmp_path):
     np.testing.assert_array_equal(parquet.t_s, jsonl.t_s)
     assert parquet.fix_type.tolist() == jsonl.fix_type.tolist()
     assert PHYSICS_HZ == 120.0
+
+
+def test_the_run_report_shows_the_score(run_dir, tmp_path):
+    from navsense.output.report import write_report
+
+    run = tmp_path / "scored"
+    shutil.copytree(run_dir, run, ignore=shutil.ignore_patterns("*.mcap"))
+    path, _, _ = _circle_estimate(run, tmp_path)
+    score_run(run, path)
+    page = write_report(run).read_text(encoding="utf-8")
+    for name in ("score_error.png", "score_cdf.png"):
+        assert (run / "report" / name).read_bytes() == (run / "score" / name).read_bytes()
+        assert f"({name})" in page
+    assert "Score of est.csv (enu, point ins, align none): ATE horizontal RMS 0.000 m" in page

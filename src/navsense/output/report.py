@@ -460,7 +460,10 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     notes = []
     if data.gnss_t_s is not None and data.gnss_error_enu_m is None:
         notes.append(f"No truth for the GNSS errors: {data.truth_source}.")
+    from navsense.score.plots import run_report_figures
+
     figures = report_plots.all_figures(data, sky_time_s=sky_time_s, notes=notes)
+    figures += run_report_figures(data.run_dir)  # RUN_DIR/score/ of navsense score, if any
     page = _html(data, stats, figures, notes)
 
     final = data.run_dir / REPORT_DIR

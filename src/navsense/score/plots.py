@@ -9,6 +9,9 @@
 ``score_cdf.png``
     The cumulative distribution of the horizontal, vertical and 3-D error: the share of epochs
     whose error is at most x; the dotted line marks 95 %.
+
+The run report (``navsense report``) shows them too when the run has been scored into its own
+``RUN_DIR/score/`` (:func:`run_report_figures`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 from navsense.output.report_plots import FIX_COLORS, Figure
 
-__all__ = ["PLOT_FILES", "cdf_figure", "error_figure", "score_figures"]
+__all__ = ["PLOT_FILES", "cdf_figure", "error_figure", "run_report_figures", "score_figures"]
 
 PLOT_FILES = ("score_error.png", "score_cdf.png")
 _DPI = 100
@@ -125,3 +128,48 @@ def score_figures(score) -> list[Figure]:
     if score.t_s.size == 0:
         return []
     return [error_figure(score), cdf_figure(score)]
+
+
+def run_report_figures(run_dir) -> list[Figure]:
+    """The score's plots in ``RUN_DIR/score/`` as report figures, their captions with the score's
+    main figures; [] when the run has not been scored there."""
+    from pathlib import Path
+
+    from navsense.score.writer import read_score
+
+    folder = Path(run_dir) / "score"
+    if not (folder / "score.json").is_file():
+        return []
+    s = read_score(folder / "score.json")
+
+    def num(key: str, fmt: str) -> str:
+        v = s.get(key)
+        return "-" if v is None else format(v, fmt)
+
+    what = (
+        f"Score of {Path(str(s.get('estimate'))).name} ({s.get('frame')}, point {s.get('point')}, "
+        f"align {s.get('align')}): ATE horizontal RMS {num('ate_h_rms_m', '.3f')} m, vertical "
+        f"{num('ate_v_rms_m', '.3f')} m, RPE {num('rpe_trans_rms_m', '.3f')} m per "
+        f"{s.get('rpe_delta')} {s.get('rpe_unit')}, mean NEES {num('nees_3d_mean', '.2f')} "
+        "(3 when honest). "
+    )
+    titles = {
+        PLOT_FILES[0]: (
+            "Estimate error over time",
+            "Position error of the scored estimate "
+            "with its own 1- and 2-sigma bands, outage windows and fix states.",
+        ),
+        PLOT_FILES[1]: (
+            "Estimate error CDF",
+            "Cumulative distribution of the scored estimate's horizontal, vertical and 3-D error.",
+        ),
+    }
+    out = []
+    for name in PLOT_FILES:
+        path = folder / name
+        if path.is_file():
+            png = path.read_bytes()
+            w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+            title, caption = titles[name]
+            out.append(Figure(title, what + caption, name, png, w, h))
+    return out
