@@ -111,7 +111,7 @@ def test_reset_restarts_the_differences():
 
 
 def _bytes(model, chunks):
-    """The rows as JSONL, then the unrounded values' bytes (the one-step path is bit for bit)."""
+    """The rows as JSONL, then the unrounded values' bytes (one-step chunks too: bit for bit)."""
     out, raw = b"", {}
     for c in chunks:
         block = model.process(c)

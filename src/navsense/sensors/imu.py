@@ -27,13 +27,14 @@ A reset at step k restarts the differences: steps k and k + 1 write no row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from navsense.clock import Due
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
-from navsense.rotation import cross, matrix_floats, quat_to_matrix, rotate, rotate_inverse
+from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -97,104 +98,36 @@ class ImuModel:
         sigma_bg = c.gyro_bias_radps if c.noise else 0.0
         self.accel_bias_mps2 = sigma_ba * g[:3]
         self.gyro_bias_radps = sigma_bg * g[3:]
-        self._sigma_a = c.accel_std_mps2 if c.noise else 0.0
-        self._sigma_g = c.gyro_std_radps if c.noise else 0.0
+        # b_a and b_g, sigma_a and sigma_g as rows 0 (accelerometer) and 1 (gyro) of f^b, w^b
+        self._bias = np.stack([self.accel_bias_mps2, self.gyro_bias_radps])
+        self._sigma = np.array([[c.accel_std_mps2], [c.gyro_std_radps]]) * (1.0 if c.noise else 0.0)
         self._due = Due(c.hz, start_s=0.0)
         # state carried between chunks: the previous step's IMU-point velocity and body values
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
-        self._prev_vi = [0.0, 0.0, 0.0]
-        self._prev_fb = [0.0, 0.0, 0.0]
-        self._prev_wb = [0.0, 0.0, 0.0]
-        # the one-step path's floats
-        self._lever_arm = [float(v) for v in self.lever_arm_m]
-        self._bias_floats = (self.accel_bias_mps2.tolist(), self.gyro_bias_radps.tolist())
+        self._prev_vi = np.zeros(3)
+        self._prev_fw = np.zeros((2, 3))  # f^b, w^b
 
     def process(self, truth: TruthStates) -> dict:
         """The IMU rows sampled in this chunk of physics steps."""
-        n = len(truth)
-        if n == 0:
+        if len(truth) == 0:
             return _empty_block()
-        if n == 1 and all(
-            a.dtype == np.float64
-            for a in (truth.p_m, truth.q_xyzw, truth.v_mps, truth.w_radps, truth.c_m)
-        ):
-            return self._process_step(truth)
         kin = imu_point_kinematics(
-            truth,
-            self.lever_arm_m,
-            self._age,
-            np.array(self._prev_vi),
-            np.array(self._prev_fb),
-            np.array(self._prev_wb),
+            truth, self.lever_arm_m, self._age, self._prev_vi, self._prev_fw[0], self._prev_fw[1]
         )
-        f_b, w_b, f_b_prev, w_b_prev, age = kin.f_b, kin.w_b, kin.f_b_prev, kin.w_b_prev, kin.age
-        due = self._due.sample_indices(truth.t_s)
-        rows = due[age[due] >= 2]
-
+        t = truth.t_s
+        due = self._due.sample_indices(t)
+        rows = due[kin.age[due] >= 2]
         m = rows.size
-        g = self._rng.gaussians(6 * m).reshape(m, 6)
-        force = 0.5 * (f_b[rows] + f_b_prev[rows]) + self.accel_bias_mps2 + self._sigma_a * g[:, :3]
-        rate = 0.5 * (w_b[rows] + w_b_prev[rows]) + self.gyro_bias_radps + self._sigma_g * g[:, 3:]
-
-        self._age = int(min(age[-1], 2))
-        self._prev_vi = kin.v_i[-1].tolist()
-        self._prev_fb = f_b[-1].tolist()
-        self._prev_wb = w_b[-1].tolist()
+        g = self._rng.gaussians(6 * m).reshape(m, 2, 3)  # g_a then g_g
+        # f_out, w_out = 1/2 (x_k + x_k-1) + b + sigma g for x = f^b, w^b (one array, two rows)
+        out = 0.5 * (kin.fw[rows] + kin.fw_prev[rows]) + self._bias + self._sigma * g
+        self._age = min(int(kin.age[-1]), 2)
+        self._prev_vi = kin.v_i[-1]
+        self._prev_fw = kin.fw[-1]
         return {
-            "sample_time_s": truth.t_s[rows],
-            "specific_force_flu_mps2": force,
-            "angular_velocity_flu_radps": rate,
-        }
-
-    def _process_step(self, truth: TruthStates) -> dict:
-        """One physics step (the streaming API) on Python floats: the operations of
-        :func:`imu_point_kinematics` and :meth:`process` for that step, in the same order, so
-        the same bits (IEEE binary64) at a fraction of the cost of numpy calls on one row."""
-        ((px, py, pz),) = truth.p_m.tolist()
-        ((qx, qy, qz, qw),) = truth.q_xyzw.tolist()
-        ((v0, v1, v2),) = truth.v_mps.tolist()
-        ((w0, w1, w2),) = truth.w_radps.tolist()
-        ((cx, cy, cz),) = truth.c_m.tolist()
-        r00, r01, r02, r10, r11, r12, r20, r21, r22 = matrix_floats(qx, qy, qz, qw)
-        l0, l1, l2 = self._lever_arm
-        # v_i = v + w x (p + R r_i - p_c)
-        d0 = px + (r00 * l0 + r01 * l1 + r02 * l2) - cx
-        d1 = py + (r10 * l0 + r11 * l1 + r12 * l2) - cy
-        d2 = pz + (r20 * l0 + r21 * l1 + r22 * l2) - cz
-        vi = [v0 + (w1 * d2 - w2 * d1), v1 + (w2 * d0 - w0 * d2), v2 + (w0 * d1 - w1 * d0)]
-        dt = 1.0 / truth.rate_hz
-        p0, p1, p2 = self._prev_vi
-        # f_b = R^T (a - g) with a = (v_i - v_i,prev) / dt and g = (0, 0, -9.80665)
-        a0 = (vi[0] - p0) / dt - 0.0
-        a1 = (vi[1] - p1) / dt - 0.0
-        a2 = (vi[2] - p2) / dt - -GRAVITY_MPS2
-        fb = [
-            r00 * a0 + r10 * a1 + r20 * a2,
-            r01 * a0 + r11 * a1 + r21 * a2,
-            r02 * a0 + r12 * a1 + r22 * a2,
-        ]
-        wb = [
-            r00 * w0 + r10 * w1 + r20 * w2,
-            r01 * w0 + r11 * w1 + r21 * w2,
-            r02 * w0 + r12 * w1 + r22 * w2,
-        ]
-        age = 0 if truth.reset[0] else self._age + 1
-        sampled = self._due(truth.step0 / truth.rate_hz) and age >= 2
-        if sampled:
-            g = self._rng.gaussian_list(6)
-            sa, sg = self._sigma_a, self._sigma_g
-            ba, bg = self._bias_floats
-            fp, wp = self._prev_fb, self._prev_wb
-            force = [0.5 * (fb[j] + fp[j]) + ba[j] + sa * g[j] for j in range(3)]
-            rate = [0.5 * (wb[j] + wp[j]) + bg[j] + sg * g[3 + j] for j in range(3)]
-        self._age = min(age, 2)
-        self._prev_vi, self._prev_fb, self._prev_wb = vi, fb, wb
-        if not sampled:
-            return _empty_block()
-        return {
-            "sample_time_s": truth.t_s,
-            "specific_force_flu_mps2": np.array([force]),
-            "angular_velocity_flu_radps": np.array([rate]),
+            "sample_time_s": t[rows],
+            "specific_force_flu_mps2": out[:, 0],
+            "angular_velocity_flu_radps": out[:, 1],
         }
 
     def output_info(self) -> dict:
@@ -211,17 +144,37 @@ class ImuModel:
         }
 
 
-@dataclass(frozen=True)
-class ImuKinematics:
-    """Truth kinematics of the IMU point at the physics steps of one chunk (shapes (n, 3), (n,))."""
+class ImuKinematics(NamedTuple):
+    """Truth kinematics of the IMU point at the physics steps of one chunk (n steps)."""
 
     r: np.ndarray  # body FLU -> world rotation matrices, (n, 3, 3)
-    v_i: np.ndarray  # IMU-point velocity, world axes, m/s
-    f_b: np.ndarray  # specific force from the finite difference ending at the step, body FLU
-    w_b: np.ndarray  # angular rate, body FLU
-    f_b_prev: np.ndarray  # f_b of the step before (carried over the chunk boundary)
-    w_b_prev: np.ndarray  # w_b of the step before
-    age: np.ndarray  # physics steps since the start or the last reset (int64)
+    v_i: np.ndarray  # IMU-point velocity, world axes, m/s, (n, 3)
+    fw: (
+        np.ndarray
+    )  # f^b (from the finite difference ending at the step) and w^b, body FLU, (n, 2, 3)
+    fw_prev: np.ndarray  # fw of the step before (carried over the chunk boundary), (n, 2, 3)
+    age: np.ndarray  # physics steps since the start or the last reset, int64 (n,)
+
+    @property
+    def f_b(self) -> np.ndarray:
+        """Specific force f^b, body FLU, (n, 3)."""
+        return self.fw[:, 0]
+
+    @property
+    def w_b(self) -> np.ndarray:
+        """Angular rate w^b, body FLU, (n, 3)."""
+        return self.fw[:, 1]
+
+    @property
+    def f_b_prev(self) -> np.ndarray:
+        return self.fw_prev[:, 0]
+
+    @property
+    def w_b_prev(self) -> np.ndarray:
+        return self.fw_prev[:, 1]
+
+
+_GRAVITY = np.array([0.0, 0.0, -GRAVITY_MPS2])  # IMU section: g = (0, 0, -9.80665) m/s^2
 
 
 def imu_point_kinematics(
@@ -235,30 +188,32 @@ def imu_point_kinematics(
     """The IMU section's truth terms for one chunk (shared by the ACRES and configurable IMUs).
 
     ``age_before`` is the age of the last step before the chunk (-1: none); ``prev_*`` that step's
-    IMU-point velocity, specific force and rate. A row needs ``age >= 2``.
+    IMU-point velocity, specific force and rate. A row needs ``age >= 2``. One physics step
+    takes this path too: numpy calls are few and on whole (n, 2, 3) blocks.
     """
     n = len(truth)
-    dt = 1.0 / truth.rate_hz
     r = quat_to_matrix(truth.q_xyzw)
-    # IMU section: v_i = v + w x (p + R r_i - p_c)
+    # IMU section: v_i = v + w x (p + R r_i - p_c), after the previous step's
+    v_all = np.empty((n + 1, 3))
+    v_all[0] = prev_vi
     arm = truth.p_m + rotate(r, lever_arm_m) - truth.c_m
-    v_i = truth.v_mps + cross(truth.w_radps, arm)
-    v_prev = np.concatenate([prev_vi[None, :], v_i[:-1]])
-    a = (v_i - v_prev) / dt
-    gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
-    f_b = rotate_inverse(r, a - gravity)
-    w_b = rotate_inverse(r, truth.w_radps)
-    f_b_prev = np.concatenate([prev_fb[None, :], f_b[:-1]])
-    w_b_prev = np.concatenate([prev_wb[None, :], w_b[:-1]])
+    np.add(truth.v_mps, cross(truth.w_radps, arm), out=v_all[1:])
+    # f^b = R^T (a - g) with a = (v_i,k - v_i,k-1) / dt, and w^b = R^T w: rotated as one block
+    dt = 1.0 / truth.rate_hz
+    body = np.empty((n, 2, 3))
+    np.subtract((v_all[1:] - v_all[:-1]) / dt, _GRAVITY, out=body[:, 0])
+    body[:, 1] = truth.w_radps
+    fw_all = np.empty((n + 1, 2, 3))
+    fw_all[0, 0] = prev_fb
+    fw_all[0, 1] = prev_wb
+    fw_all[1:] = rotate_inverse(r[:, None], body)
     # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
-    idx = np.arange(n, dtype=np.int64)
+    age = np.arange(age_before + 1, age_before + 1 + n, dtype=np.int64)
     if truth.reset.any():
-        start = np.where(truth.reset, idx, -1)
-        last_reset = np.maximum.accumulate(start)
-        age = np.where(last_reset >= 0, idx - last_reset, age_before + 1 + idx)
-    else:
-        age = age_before + 1 + idx
-    return ImuKinematics(r, v_i, f_b, w_b, f_b_prev, w_b_prev, age)
+        idx = np.arange(n, dtype=np.int64)
+        last_reset = np.maximum.accumulate(np.where(truth.reset, idx, -1))
+        age = np.where(last_reset >= 0, idx - last_reset, age)
+    return ImuKinematics(r, v_all[1:], fw_all[1:], fw_all[:-1], age)
 
 
 def _empty_block() -> dict:
