@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from navsense.clock import Due
+from navsense.config.schema import validate
 from navsense.errors import TruthError
 from navsense.output.layouts.ins import InsLayout
 from navsense.sensors.ins import InsConfig, InsCore
@@ -36,7 +37,8 @@ def _row(name: str, values, n: int) -> np.ndarray:
 class Ins:
     """The streaming INS (FInsModel): ``Ins(config, georef, agent=0)``.
 
-    ``config`` an InsConfig or the effective configuration dict; ``agent`` the agent index (stream
+    ``config`` an InsConfig or the effective configuration dict (navsense.config.load_config,
+    checked by its schema); ``agent`` the agent index (stream
     seed + 5045 + 7919 agent, sequence 6; agent 0 draws the game's stream). Per physics step: call
     :meth:`teleported` when the pose jumped, then ``if ins.due(t): frame = ins.epoch(t, ...)``.
     The first epoch is at the first call of :meth:`due` (ACRES Core's "first epoch at the first
@@ -44,7 +46,10 @@ class Ins:
     """
 
     def __init__(self, config: InsConfig | Mapping, georef, agent: int = 0) -> None:
-        self.config = config if isinstance(config, InsConfig) else InsConfig.from_config(config)
+        if not isinstance(config, InsConfig):
+            validate(config, "Ins config")  # an effective configuration (load_config)
+            config = InsConfig.from_validated(config)
+        self.config = config
         self._core = InsCore(self.config, georef, agent)
         self._layout = InsLayout(self._core.output_info())
         self._due = Due(self.config.hz, start_s=None)

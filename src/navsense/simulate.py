@@ -76,9 +76,10 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
 
             models.append(ImuModel(cfg, vehicle))
     if cfg["ins"]["enabled"]:
+        from navsense.config.typed.ins import InsConfig
         from navsense.sensors.ins import InsModel
 
-        models.append(InsModel(cfg, vehicle, georef, agent=agent))
+        models.append(InsModel(InsConfig.from_validated(cfg), vehicle, georef, agent=agent))
     if cfg["mag"]["enabled"]:
         from navsense.sensors.magnetometer import MagnetometerModel
 

@@ -7,7 +7,7 @@ import pytest
 
 from geo.geo_helpers import as_kind, expected_shape, helmert_proj_string, proj, um
 from navsense.errors import ConfigError, DatumError
-from navsense.geo import helmert
+from navsense.geo import Georeference, helmert
 
 EPOCHS = (2010.0, 1997.0, 2015.5, 2026.7277397260275, 2050.25)
 
@@ -63,7 +63,7 @@ def test_inverse_is_as_written_not_exact():
 
 def test_parameter_values_and_rates_at_epoch():
     p = helmert.ITRF2014_TO_NAD83_2011
-    t, r, s = p.at_epoch(2026.73)
+    t, r, s = helmert.at_epoch(p, 2026.73)
     d = 2026.73 - 2010.0
     assert np.isclose(t[0], 1.00530 + 0.00079 * d, rtol=0, atol=1e-15)
     assert np.isclose(r[1], -(-0.00042027 - 0.00075744 * d) * np.pi / 648_000.0, rtol=0, atol=1e-20)
@@ -85,19 +85,24 @@ def test_shapes(shape_kind):
         assert np.shape(v) == want
 
 
-def test_from_dict_defaults_and_errors():
-    assert helmert.HelmertParameters.from_dict({}) == helmert.ITRF2014_TO_NAD83_2011
-    p = helmert.HelmertParameters.from_dict({"s_ppm": 0.0, "reference_epoch": 2011})
-    assert (
-        p.s_ppm == 0.0
-        and p.reference_epoch == 2011.0
-        and p.t_m == helmert.ITRF2014_TO_NAD83_2011.t_m
+def test_parameters_from_the_datum_block_defaults_and_errors():
+    """gnss.datum.helmert_itrf2014_to_nad83_2011: missing keys take the specification's values;
+    the schema names a bad key."""
+    assert Georeference.acre().datum["helmert_itrf2014_to_nad83_2011"] == (
+        helmert.ITRF2014_TO_NAD83_2011.to_dict()
     )
-    with pytest.raises(ConfigError, match="unknown key"):
-        helmert.HelmertParameters.from_dict({"t": [0, 0, 0]})
-    with pytest.raises(ConfigError, match=r"t_m must be an array of 3 finite numbers"):
-        helmert.HelmertParameters.from_dict({"t_m": [0, 0]})
-    with pytest.raises(ConfigError, match="s_ppm must be a finite number"):
-        helmert.HelmertParameters.from_dict({"s_ppm": "x"})
+    key = "helmert_itrf2014_to_nad83_2011"
+    p = Georeference.acre(datum={key: {"s_ppm": 0.0, "reference_epoch": 2011}}).datum[key]
+    assert (
+        p["s_ppm"] == 0.0
+        and p["reference_epoch"] == 2011.0
+        and p["t_m"] == list(helmert.ITRF2014_TO_NAD83_2011.t_m)
+    )
+    with pytest.raises(ConfigError, match=f"{key}.t = .* is not a known key"):
+        Georeference.acre(datum={key: {"t": [0, 0, 0]}})
+    with pytest.raises(ConfigError, match=rf"{key}.t_m = \[0, 0\] is not an array of 3 numbers"):
+        Georeference.acre(datum={key: {"t_m": [0, 0]}})
+    with pytest.raises(ConfigError, match=f'{key}.s_ppm = "x" is not a number'):
+        Georeference.acre(datum={key: {"s_ppm": "x"}})
     with pytest.raises(DatumError, match="epoch_yr must be finite"):
         helmert.forward(1.0, 2.0, 3.0, np.nan)

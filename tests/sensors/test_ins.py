@@ -37,6 +37,11 @@ G = GRAVITY_MPS2
 
 
 # --------------------------------------------------------------------------------- fixtures
+def ins_model(cfg: dict, vehicle=POLARIS, georef=None, agent: int = 0) -> InsModel:
+    """The INS model of an effective configuration, as simulate.build_models builds it."""
+    return InsModel(InsConfig.from_validated(cfg), vehicle, georef, agent=agent)
+
+
 def polaris_cfg(**ins_overrides) -> dict:
     cfg = copy.deepcopy(load_config())
     cfg["ins"].update(ins_overrides)
@@ -137,7 +142,7 @@ def quat_close(a, b, tol):
 
 # ------------------------------------------------------------------------------ configuration
 def test_config_from_effective_dict_and_code_defaults():
-    c = InsConfig.from_config(load_config())
+    c = InsConfig.from_validated(load_config())
     assert (c.hz, c.velocity_white_mps, c.frame, c.utm_zone, c.seed) == (
         100.0,
         0.02,
@@ -146,7 +151,8 @@ def test_config_from_effective_dict_and_code_defaults():
         42,
     )
     assert c.mount_frame == "base_footprint" and c.enabled and c.noise
-    code = InsConfig()  # FInsConfig defaults: the "Code" column
+    # FInsConfig defaults, the "Code" column: the Maxxum has no INS overlay
+    code = InsConfig.from_validated(load_config(vehicle="maxxum"))
     assert (code.enabled, code.velocity_white_mps, code.position_tau_s) == (False, 0.01, 30.0)
 
 
@@ -162,15 +168,15 @@ def test_config_from_effective_dict_and_code_defaults():
     ],
 )
 def test_config_rejects_out_of_range(key, value):
-    with pytest.raises(ConfigError, match=key):
-        InsConfig(**{key: value})
+    with pytest.raises(ConfigError, match=f"ins.{key} = "):
+        load_config(overrides={f"ins.{key}": value})
 
 
-def test_config_missing_key_names_it():
+def test_config_missing_key_names_it(georef):
     cfg = load_config()
     del cfg["ins"]["hz"]
-    with pytest.raises(ConfigError, match="'hz'"):
-        InsConfig.from_config(cfg)
+    with pytest.raises(ConfigError, match="ins.hz is missing"):
+        Ins(cfg, georef)
 
 
 # --------------------------------------------------------------------------- noise off: chain
@@ -188,7 +194,7 @@ def test_noise_off_outputs_are_truth_through_the_chain(georef, frame, keys):
     cfg = polaris_cfg(frame=frame)
     cfg["noise"] = False
     truth = moving_truth()
-    model = InsModel(cfg, POLARIS, georef)
+    model = ins_model(cfg, POLARIS, georef)
     block = model.process(truth)
     fr = frames_of(model, block)
     idx, rot, p_n, v_n = expected_truth(truth, cfg, 100.0)
@@ -287,7 +293,7 @@ def test_spec_origin_values(georef):
     # the INS point is given in base_footprint: this one is the chassis origin, at the tile origin
     cfg = polaris_cfg(position_flu_m=(-POLARIS.footprint_in_chassis_m).tolist())
     cfg["noise"] = False
-    model = InsModel(cfg, POLARIS, georef)
+    model = ins_model(cfg, POLARIS, georef)
     fr = frames_of(model, model.process(stationary_truth(3, 120.0)))
     assert fr.shape == (2, 40)  # 100 Hz on steps 0, 1, 2 at 120 Hz: steps 0 and 2 sample
     assert abs(fr[0, F["InsUtmE"]] - 500_476.935) < 1 * mm
@@ -302,7 +308,7 @@ def test_noise_on_errors_match_an_independent_recomputation(georef):
     cfg = polaris_cfg()
     ins = cfg["ins"]
     truth = moving_truth(n=60)
-    model = InsModel(cfg, POLARIS, georef)
+    model = ins_model(cfg, POLARIS, georef)
     block = model.process(truth)
     idx, rot, p_n, v_n = expected_truth(truth, cfg, ins["hz"])
     t = truth.t_s[idx]
@@ -361,22 +367,22 @@ def test_noise_off_draws_the_same_values(georef):
     truth = moving_truth(n=50)
     cfg_off = polaris_cfg()
     cfg_off["noise"] = False
-    on = InsModel(polaris_cfg(), POLARIS, georef).process(truth)
-    off = InsModel(cfg_off, POLARIS, georef).process(truth)
+    on = ins_model(polaris_cfg(), POLARIS, georef).process(truth)
+    off = ins_model(cfg_off, POLARIS, georef).process(truth)
     np.testing.assert_array_equal(on["error_states"], off["error_states"])
 
 
 def test_agents_have_their_own_streams(georef):
     truth = moving_truth(n=30)
     cfg = polaris_cfg()
-    b0 = InsModel(cfg, POLARIS, georef, agent=0).process(truth)
-    b1 = InsModel(cfg, POLARIS, georef, agent=1).process(truth)
+    b0 = ins_model(cfg, POLARIS, georef, agent=0).process(truth)
+    b1 = ins_model(cfg, POLARIS, georef, agent=1).process(truth)
     assert not np.any(b0["error_states"] == b1["error_states"])
     # agent 1 draws the stream seed + 5045 + 7919
     g = Pcg32(cfg["seed"] + 5045 + 7919, 6).gaussians(18)
     np.testing.assert_array_equal(b1["error_states"][0], g[:6])
     assert (
-        InsModel(cfg, POLARIS, georef, agent=1).episode_info()["ins"]["rng_seed"]
+        ins_model(cfg, POLARIS, georef, agent=1).episode_info()["ins"]["rng_seed"]
         == 42 + 5045 + 7919
     )
 
@@ -391,7 +397,7 @@ def test_stationary_statistics(georef):
     """
     sigma, tau, hz, n = 0.01, 1.0, 10.0, 40_000
     cfg = polaris_cfg(hz=hz, position_tau_s=tau, position_white_m=0.0, position_sigma_m=sigma)
-    model = InsModel(cfg, POLARIS, georef)
+    model = ins_model(cfg, POLARIS, georef)
     truth = stationary_truth(n, rate_hz=hz, p=(50.0, 20.0, 0.0))
     block = model.process(truth)
     assert block["sample_time_s"].shape == (n,)
@@ -416,10 +422,10 @@ def test_stationary_statistics(georef):
 def test_batch_chunks_steps_and_stream_are_bit_identical(georef, tmp_path):
     truth = moving_truth(n=300, resets=(37, 38, 200))
     cfg = polaris_cfg()
-    ref_frames, ref_rows, _ = run_chunks(InsModel(cfg, POLARIS, georef), truth, len(truth))
+    ref_frames, ref_rows, _ = run_chunks(ins_model(cfg, POLARIS, georef), truth, len(truth))
     ref_json = b"\n".join(orjson.dumps(r) for r in ref_rows)
     for size in (1, 2, 7, 64):
-        frames, rows, _ = run_chunks(InsModel(cfg, POLARIS, georef), truth, size)
+        frames, rows, _ = run_chunks(ins_model(cfg, POLARIS, georef), truth, size)
         assert frames.tobytes() == ref_frames.tobytes(), size
         assert b"\n".join(orjson.dumps(r) for r in rows) == ref_json, size
 
@@ -459,8 +465,8 @@ def test_one_step_blocks_are_the_whole_logs_bit_for_bit(georef):
     resets included (on steps without an epoch, 37 and 259, and on epochs twice in a row)."""
     truth = moving_truth(n=300, resets=(37, 200, 201, 259))
     cfg = polaris_cfg()
-    whole = InsModel(cfg, POLARIS, georef).process(truth)
-    model = InsModel(cfg, POLARIS, georef)
+    whole = ins_model(cfg, POLARIS, georef).process(truth)
+    model = ins_model(cfg, POLARIS, georef)
     blocks = [model.process(truth.slice(k, k + 1)) for k in range(len(truth))]
     assert np.flatnonzero(whole["gravity_only"]).tolist() == [
         0,
@@ -478,7 +484,7 @@ def test_one_step_blocks_are_the_whole_logs_bit_for_bit(georef):
 def test_stream_starts_at_first_call_and_teleport(georef):
     cfg = polaris_cfg()
     cfg["noise"] = False
-    ins = Ins(InsConfig.from_config(cfg), georef, agent=3)
+    ins = Ins(InsConfig.from_validated(cfg), georef, agent=3)
     assert ins.agent == 3
     import navsense.sensors.ins
 
@@ -507,7 +513,7 @@ def test_stream_starts_at_first_call_and_teleport(georef):
 
 
 def test_empty_chunk_keeps_shapes(georef):
-    model = InsModel(polaris_cfg(), POLARIS, georef)
+    model = ins_model(polaris_cfg(), POLARIS, georef)
     assert isinstance(layout_for(model), InsLayout)  # output.layouts.LAYOUTS["ins"]
     block = model.process(stationary_truth(0, 120.0))
     assert block["position_enu_m"].shape == (0, 3)
@@ -520,7 +526,7 @@ def test_maxxum_ins_reports_base_footprint(georef):
     cfg = load_config(vehicle="maxxum", overrides={"ins.enabled": True, "noise": False})
     assert cfg["mount_frame"] == "chassis"
     maxxum = VEHICLES["maxxum"]
-    model = InsModel(cfg, maxxum, georef)
+    model = ins_model(cfg, maxxum, georef)
     block = model.process(stationary_truth(3, 120.0))
     np.testing.assert_allclose(
         block["position_enu_m"][0], maxxum.footprint_in_chassis_m, rtol=0, atol=1e-12

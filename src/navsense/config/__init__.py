@@ -64,12 +64,14 @@ from navsense.config.schema import (
     lookup,
     parse_utc,
     validate,
+    validate_section,
 )
 
 __all__ = [
     "load_config",
     "apply_overrides",
     "validate",
+    "validate_section",
     "SCHEMA",
     "Field",
     "Section",

@@ -40,6 +40,7 @@ __all__ = [
     "Section",
     "SCHEMA",
     "validate",
+    "validate_section",
     "canonical",
     "lookup",
     "known_keys",
@@ -633,8 +634,8 @@ def unknown_key_error(source: str, path: str, value, schema: Section = SCHEMA) -
         suggestions = [_join(parent_path, k) for k in near]
     if not suggestions:
         names = sorted({p.rpartition(".")[2] for p in paths})
-        near = set(difflib.get_close_matches(key, names, n=3, cutoff=0.75))
-        suggestions = [p for p in paths if p.rpartition(".")[2] in near][:3]
+        close = set(difflib.get_close_matches(key, names, n=3, cutoff=0.75))
+        suggestions = [p for p in paths if p.rpartition(".")[2] in close][:3]
     if rest:
         suggestions = [_with_rest(s, rest, schema) for s in suggestions]
     if suggestions:
@@ -681,6 +682,26 @@ def validate(
             f"{source}: the configuration is {format_value(cfg, 40)}, not a JSON object"
         )
     _validate_section(schema, cfg, "", source, partial, schema)
+
+
+def validate_section(
+    path: str, value, source: str, *, partial: bool = False, schema: Section = SCHEMA
+) -> None:
+    """Check ``value`` as the section at the dotted ``path`` of ``schema`` (e.g. ``gnss.datum``
+    given on its own, as ``Georeference.acre(datum=...)`` takes it); messages name the full key
+    (``<source>: gnss.datum.geoid.n0_m = "x" is not a number``). ``partial`` as in :func:`validate`.
+    """
+    node = lookup(path, schema)
+    if not isinstance(node, Section):
+        raise KeyError(f"{path} is a key, not a section of the schema")
+    if not isinstance(value, Mapping):
+        raise _error(
+            source,
+            path,
+            value,
+            f"is not an object (a section with the keys {', '.join(node.fields)})",
+        )
+    _validate_section(node, value, path, source, partial, schema)
 
 
 def _validate_section(

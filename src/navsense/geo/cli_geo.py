@@ -163,7 +163,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------- core conversion
 def _site(args) -> Georeference:
     if args.origin is not None:
-        return Georeference.local(*args.origin, start_utc=args.start_utc or DEFAULT_START_UTC)
+        lat, lon, h = args.origin
+        return Georeference.local(lat, lon, h, start_utc=args.start_utc or DEFAULT_START_UTC)
     return Georeference.acre(start_utc=args.start_utc)
 
 
@@ -309,13 +310,13 @@ def _read_csv(path: str, source: str):
                 f"{path}: missing column(s) {missing} for --from {source}; header is {header}"
             )
         has_t = "t_s" in header
-        rows = {c: [] for c in (*cols, "t_s")}
+        rows: dict[str, list[float]] = {c: [] for c in (*cols, "t_s")}
         for row in reader:
             line = reader.line_num
             for c in cols + (("t_s",) if has_t else ()):
                 text = row.get(c)
                 try:
-                    v = float(text)
+                    v = float(text)  # type: ignore[arg-type]  # None: TypeError, named below
                 except (TypeError, ValueError):
                     raise FormatError(
                         f"{path}, line {line}: column {c} = {text!r} is not a number"

@@ -47,11 +47,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from navsense.errors import ConfigError, DatumError
+from navsense.config.load import deep_merge
+from navsense.config.schema import validate_section
+from navsense.config.typed.datum import DatumConfig
+from navsense.errors import DatumError
 from navsense.geo import _arrays
 from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
@@ -222,88 +225,19 @@ def _enu_array(enu) -> np.ndarray:
     return arr
 
 
-@dataclass(frozen=True)
-class _Datum:
-    """The validated gnss.datum block (typed and frozen; see DEFAULT_DATUM for units)."""
-
-    output_frame: str
-    start_utc: str
-    shift_lat_deg: float
-    shift_lon_deg: float
-    geoid_n0_m: float
-    geoid_dn_de: float
-    geoid_dn_dn: float
-    helmert: _helmert.HelmertParameters
-
-    @classmethod
-    def from_dict(cls, datum: Mapping | None, start_utc: str | None) -> _Datum:
-        d = {} if datum is None else dict(datum)
-        allowed = set(DEFAULT_DATUM)
-        unknown = set(d) - allowed
-        if unknown:
-            raise ConfigError(
-                f"gnss.datum: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}"
-            )
-        of = d.get("output_frame", DEFAULT_DATUM["output_frame"])
-        if of not in ("wgs84_g2139", "nad83"):
-            raise ConfigError(
-                f"gnss.datum.output_frame must be 'wgs84_g2139' or 'nad83', got {of!r}"
-            )
-        su = start_utc if start_utc is not None else d.get("start_utc", DEFAULT_DATUM["start_utc"])
-        parse_utc(su)  # ConfigError if malformed
-        shift = d.get("harn_to_nad83_2011_shift_deg", DEFAULT_DATUM["harn_to_nad83_2011_shift_deg"])
-        try:
-            sh = np.asarray(shift, dtype=float)
-        except (TypeError, ValueError):
-            sh = np.array([np.nan])
-        if sh.shape != (2,) or not np.all(np.isfinite(sh)):
-            raise ConfigError(
-                f"gnss.datum.harn_to_nad83_2011_shift_deg must be an array of 2 finite numbers, got {shift!r}"
-            )
-        geoid = dict(DEFAULT_DATUM["geoid"])
-        g_in = d.get("geoid", {})
-        if not isinstance(g_in, Mapping):
-            raise ConfigError(f"gnss.datum.geoid must be an object, got {g_in!r}")
-        unknown = set(g_in) - set(geoid)
-        if unknown:
-            raise ConfigError(
-                f"gnss.datum.geoid: unknown key(s) {sorted(unknown)}; allowed: {sorted(geoid)}"
-            )
-        geoid.update(g_in)
-        for k, v in geoid.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ConfigError(f"gnss.datum.geoid.{k} must be a finite number, got {v!r}")
-        h_in = d.get("helmert_itrf2014_to_nad83_2011", {})
-        if not isinstance(h_in, Mapping):
-            raise ConfigError(
-                f"gnss.datum.helmert_itrf2014_to_nad83_2011 must be an object, got {h_in!r}"
-            )
-        helm = _helmert.HelmertParameters.from_dict(
-            h_in, "gnss.datum.helmert_itrf2014_to_nad83_2011"
-        )
-        return cls(
-            output_frame=of,
-            start_utc=su,
-            shift_lat_deg=float(sh[0]),
-            shift_lon_deg=float(sh[1]),
-            geoid_n0_m=float(geoid["n0_m"]),
-            geoid_dn_de=float(geoid["dn_de"]),
-            geoid_dn_dn=float(geoid["dn_dn"]),
-            helmert=helm,
-        )
-
-    def to_dict(self) -> dict:
-        return {
-            "output_frame": self.output_frame,
-            "start_utc": self.start_utc,
-            "harn_to_nad83_2011_shift_deg": [self.shift_lat_deg, self.shift_lon_deg],
-            "geoid": {
-                "n0_m": self.geoid_n0_m,
-                "dn_de": self.geoid_dn_de,
-                "dn_dn": self.geoid_dn_dn,
-            },
-            "helmert_itrf2014_to_nad83_2011": self.helmert.to_dict(),
-        }
+def _datum_config(datum: Mapping | DatumConfig | None, start_utc: str | None) -> DatumConfig:
+    """The typed gnss.datum of ``datum``: a DatumConfig as it is, or a dict (keys it leaves out
+    take DEFAULT_DATUM's values) checked by the configuration's schema (section gnss.datum).
+    ``start_utc``, when given, replaces the block's start time."""
+    if isinstance(datum, DatumConfig):
+        cfg = datum
+    else:
+        d = {} if datum is None else datum
+        validate_section("gnss.datum", d, "Georeference datum", partial=True)
+        cfg = DatumConfig.from_validated(deep_merge(DEFAULT_DATUM, d))
+    if start_utc is not None:
+        cfg = replace(cfg, start_utc=start_utc)
+    return cfg
 
 
 @dataclass(frozen=True)
@@ -371,7 +305,7 @@ class Georeference:
 
     __slots__ = ("_clock", "_datum", "_kind", "_local", "_local_f", "_start_posix")
 
-    def __init__(self, kind: str, datum: _Datum, local: tuple | None = None):
+    def __init__(self, kind: str, datum: DatumConfig, local: tuple | None = None):
         self._kind = kind
         self._datum = datum
         self._start_posix = parse_utc(datum.start_utc)
@@ -386,17 +320,20 @@ class Georeference:
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def acre(cls, start_utc: str | None = None, datum: Mapping | None = None) -> Georeference:
+    def acre(
+        cls, start_utc: str | None = None, datum: Mapping | DatumConfig | None = None
+    ) -> Georeference:
         """The ACRE tile with the specification's datum chain.
 
         ``datum`` is the gnss.datum dict of the specification (keys output_frame, start_utc,
         harn_to_nad83_2011_shift_deg, geoid{n0_m, dn_de, dn_dn},
-        helmert_itrf2014_to_nad83_2011{...}); missing keys take the specification's defaults
-        (DEFAULT_DATUM), unknown keys raise ConfigError. ``start_utc`` (ISO 8601 UTC, the time at
-        t = 0) overrides datum["start_utc"]; when neither is given it is the specification's
-        default 2026-09-23T15:00:00Z.
+        helmert_itrf2014_to_nad83_2011{...}) or its DatumConfig; missing keys take the
+        specification's defaults (DEFAULT_DATUM); the configuration's schema checks the dict
+        (ConfigError naming the key, the value and what is allowed). ``start_utc`` (ISO 8601,
+        the time at t = 0) overrides datum["start_utc"]; when neither is given it is the
+        specification's default 2026-09-23T15:00:00Z.
         """
-        return cls("acre", _Datum.from_dict(datum, start_utc))
+        return cls("acre", _datum_config(datum, start_utc))
 
     @classmethod
     def local(
@@ -436,7 +373,7 @@ class Georeference:
         sp, cp, sl, cl = math.sin(phi), math.cos(phi), math.sin(lam), math.cos(lam)
         # Rows: east, north, up unit vectors in ECEF (local tangent frame)
         rot = np.array([[-sl, cl, 0.0], [-sp * cl, -sp * sl, cp], [cp * cl, cp * sl, sp]])
-        datum = _Datum.from_dict(None, start_utc)
+        datum = _datum_config(None, start_utc)
         return cls("local", datum, (lat, lon, h, gu, np.array([x0, y0, z0]), rot))
 
     # ----------------------------------------------------------------- properties
@@ -461,7 +398,7 @@ class Georeference:
         return None if self._local is None else self._local[:3]
 
     def __repr__(self) -> str:
-        if self._kind == "local":
+        if self._local is not None:
             lat, lon, h = self._local[:3]
             return f"Georeference.local({lat!r}, {lon!r}, {h!r}, start_utc={self.start_utc!r})"
         return f"Georeference.acre(start_utc={self.start_utc!r})"
@@ -558,6 +495,7 @@ class Georeference:
 
     def _local_geodetic(self, e, n, u) -> tuple:
         """The local tangent frame on floats or arrays: OUTPUT_KEYS values in order."""
+        assert self._local is not None and self._local_f is not None  # a local site
         x0, y0, z0, r00, r01, _, r10, r11, r12, r20, r21, r22 = self._local_f
         gu = self._local[3]
         # ECEF = X0 + R^T enu (R rows: east, north, up)

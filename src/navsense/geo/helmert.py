@@ -24,102 +24,36 @@ WGS84 (G2139) is taken equal to ITRF2014 (spec, "Datum Chain" step 6).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
-from navsense.errors import ConfigError
+from navsense.config.typed.datum import HelmertParameters
 from navsense.geo._arrays import as_float, require_finite, shaped
 
 __all__ = [
     "ARCSEC_TO_RAD",
     "ITRF2014_TO_NAD83_2011",
     "HelmertParameters",
+    "at_epoch",
     "forward",
     "inverse",
-    "itrf2014_to_nad83_2011",
-    "nad83_2011_to_itrf2014",
 ]
 
 # pi / 648 000: one arcsecond in radians (spec, "Helmert transformation").
 ARCSEC_TO_RAD = math.pi / 648_000.0
 
 
-@dataclass(frozen=True)
-class HelmertParameters:
-    """The 14 parameters and reference epoch of a time-dependent Helmert transformation.
+def at_epoch(params: HelmertParameters, epoch_yr):
+    """T (m, 3 arrays), r (rad, 3 arrays, position-vector sign) and s at the epoch(s).
 
-    Keys and units follow gnss.datum.helmert_itrf2014_to_nad83_2011 of the specification.
-    Rotations are in the coordinate-frame convention (as published by NGS and EPSG).
+    Spec "Helmert transformation": T = T0 + Tdot delta; r = -(r0 + rdot delta) pi/648000;
+    s = 1 + (s0 + sdot delta) 1e-6, with delta = t_y - t_ref.
     """
-
-    t_m: tuple[float, float, float]  # translation T0, m
-    r_arcsec: tuple[float, float, float]  # rotation r0, arcsec (coordinate frame)
-    s_ppm: float  # scale s0, ppm
-    dt_m_per_yr: tuple[float, float, float]  # translation rate, m/yr
-    dr_arcsec_per_yr: tuple[float, float, float]  # rotation rate, arcsec/yr
-    ds_ppm_per_yr: float  # scale rate, ppm/yr
-    reference_epoch: float  # reference epoch t_ref, decimal year
-
-    KEYS = (
-        "t_m",
-        "r_arcsec",
-        "s_ppm",
-        "dt_m_per_yr",
-        "dr_arcsec_per_yr",
-        "ds_ppm_per_yr",
-        "reference_epoch",
-    )
-
-    @classmethod
-    def from_dict(
-        cls, d: Mapping, where: str = "helmert_itrf2014_to_nad83_2011"
-    ) -> HelmertParameters:
-        """Build from the specification's dict; missing keys take the specification defaults.
-
-        Raises ConfigError for an unknown key or a value of the wrong shape, naming the key path.
-        """
-        unknown = set(d) - set(cls.KEYS)
-        if unknown:
-            raise ConfigError(
-                f"{where}: unknown key(s) {sorted(unknown)}; allowed: {list(cls.KEYS)}"
-            )
-        base = ITRF2014_TO_NAD83_2011
-        vals = {}
-        for key in cls.KEYS:
-            v = d.get(key, getattr(base, key))
-            if key in ("t_m", "r_arcsec", "dt_m_per_yr", "dr_arcsec_per_yr"):
-                arr = np.asarray(v, dtype=float) if _is_numeric_seq(v) else None
-                if arr is None or arr.shape != (3,) or not np.all(np.isfinite(arr)):
-                    raise ConfigError(
-                        f"{where}.{key} must be an array of 3 finite numbers, got {v!r}"
-                    )
-                vals[key] = tuple(float(x) for x in arr)
-            else:
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                    raise ConfigError(f"{where}.{key} must be a finite number, got {v!r}")
-                vals[key] = float(v)
-        return cls(**vals)
-
-    def to_dict(self) -> dict:
-        """The parameters as the specification's dict (lists for the vectors)."""
-        return {
-            k: (list(getattr(self, k)) if isinstance(getattr(self, k), tuple) else getattr(self, k))
-            for k in self.KEYS
-        }
-
-    def at_epoch(self, epoch_yr):
-        """T (m, 3 arrays), r (rad, 3 arrays, position-vector sign) and s at the epoch(s).
-
-        Spec "Helmert transformation": T = T0 + Tdot delta; r = -(r0 + rdot delta) pi/648000;
-        s = 1 + (s0 + sdot delta) 1e-6, with delta = t_y - t_ref.
-        """
-        return _at_epoch(self, np.asarray(epoch_yr, dtype=np.float64))
+    return _at_epoch(params, np.asarray(epoch_yr, dtype=np.float64))
 
 
 def _at_epoch(p: HelmertParameters, epoch_yr):
-    """HelmertParameters.at_epoch on a float or an array (the same expressions, no asarray)."""
+    """:func:`at_epoch` without the conversion (floats or arrays)."""
     delta = epoch_yr - p.reference_epoch
     t = [p.t_m[i] + p.dt_m_per_yr[i] * delta for i in range(3)]  # Helmert: T
     r = [
@@ -127,14 +61,6 @@ def _at_epoch(p: HelmertParameters, epoch_yr):
     ]  # Helmert: r
     s = 1.0 + (p.s_ppm + p.ds_ppm_per_yr * delta) * 1e-6  # Helmert: s
     return t, r, s
-
-
-def _is_numeric_seq(v) -> bool:
-    try:
-        arr = np.asarray(v, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return arr.ndim == 1
 
 
 # "ITRF2014 to NAD83(2011) (1)", gnss.datum.helmert_itrf2014_to_nad83_2011 defaults of the
@@ -179,20 +105,6 @@ def inverse(x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD
     return tuple(shaped(np.asarray(v)) for v in _inverse(x, y, z, ep, params))
 
 
-def itrf2014_to_nad83_2011(
-    x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011
-):
-    """ITRF2014 (= WGS84 G2139) ECEF to NAD83(2011) ECEF: :func:`forward`."""
-    return forward(x_m, y_m, z_m, epoch_yr, params)
-
-
-def nad83_2011_to_itrf2014(
-    x_m, y_m, z_m, epoch_yr, params: HelmertParameters = ITRF2014_TO_NAD83_2011
-):
-    """NAD83(2011) ECEF to ITRF2014 (= WGS84 G2139) ECEF: :func:`inverse`."""
-    return inverse(x_m, y_m, z_m, epoch_yr, params)
-
-
 def _forward(x, y, z, epoch_yr, params):
     """forward() without checks on floats or arrays (the chain's hot path)."""
     (tx, ty, tz), (rx, ry, rz), s = _at_epoch(params, epoch_yr)
@@ -205,16 +117,9 @@ def _forward(x, y, z, epoch_yr, params):
 
 def _inverse(x, y, z, epoch_yr, params):
     """inverse() without checks on floats or arrays (the chain's hot path)."""
-    p = params
-    delta = epoch_yr - p.reference_epoch
-    # X_2011 - T with T = T0 + Tdot delta (each T_i freed at once: a small heap for a batch)
-    dx = x - (p.t_m[0] + p.dt_m_per_yr[0] * delta)
-    dy = y - (p.t_m[1] + p.dt_m_per_yr[1] * delta)
-    dz = z - (p.t_m[2] + p.dt_m_per_yr[2] * delta)
-    rx, ry, rz = (
-        -(p.r_arcsec[i] + p.dr_arcsec_per_yr[i] * delta) * ARCSEC_TO_RAD for i in range(3)
-    )  # Helmert: r
-    inv_s = 1.0 / (1.0 + (p.s_ppm + p.ds_ppm_per_yr * delta) * 1e-6)  # 1 / s
+    (tx, ty, tz), (rx, ry, rz), s = _at_epoch(params, epoch_yr)
+    dx, dy, dz = x - tx, y - ty, z - tz  # X_2011 - T
+    inv_s = 1.0 / s
     # Helmert: X_ITRF = (1/s) M^T (X_2011 - T), M^T = [[1, rz, -ry], [-rz, 1, rx], [ry, -rx, 1]]
     xo = inv_s * (dx + rz * dy - ry * dz)
     yo = inv_s * (-rz * dx + dy + rx * dz)

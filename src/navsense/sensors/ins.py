@@ -77,12 +77,12 @@ navsense.output.layouts.ins from these arrays and :meth:`InsModel.output_info`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from navsense.clock import Due
+from navsense.config.typed.ins import InsConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
@@ -134,120 +134,6 @@ INS_FRAMES: dict[str, tuple[str, str, str, str]] = {
     "nad83": ("nad83_2011", "nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m"),
     "wgs84_g2139": ("wgs84_g2139", "wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
 }
-
-# ------------------------------------------------------------------------------ configuration
-_SIGMA_FIELDS = (
-    "position_sigma_m",
-    "position_white_m",
-    "heading_sigma_deg",
-    "attitude_sigma_deg",
-    "velocity_white_mps",
-    "accel_white_mps2",
-    "gyro_white_radps",
-)
-_FLOAT_FIELDS = ("hz", "position_tau_s") + _SIGMA_FIELDS
-
-
-def _numbers(key: str, value) -> np.ndarray:
-    """Finite float64 value(s) of a configuration key, or a ConfigError naming it."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or isinstance(value, (bool, str)) or not np.all(np.isfinite(arr)):
-        raise ConfigError(f"{key} = {value!r} is not a finite number")
-    return arr
-
-
-@dataclass(frozen=True)
-class InsConfig:
-    """FInsConfig: the ``ins`` block with the ``seed``, ``noise`` and ``mount_frame`` of the config.
-
-    Defaults are the "Code" column of the specification's INS table (FInsConfig's defaults), with
-    the reported point at base_footprint as FInsConfig has it.
-    """
-
-    enabled: bool = False
-    hz: float = 100.0
-    position_flu_m: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    position_sigma_m: float = 0.01
-    position_tau_s: float = 30.0
-    position_white_m: float = 0.003
-    heading_sigma_deg: float = 0.1
-    attitude_sigma_deg: float = 0.03
-    velocity_white_mps: float = 0.01
-    accel_white_mps2: float = 0.02
-    gyro_white_radps: float = 0.0005
-    frame: str = "nad83"
-    utm_zone: int = 16
-    seed: int = 42
-    noise: bool = True
-    mount_frame: str = "base_footprint"
-
-    def __post_init__(self) -> None:
-        set_ = lambda name, value: object.__setattr__(self, name, value)
-        arm = _numbers("ins.position_flu_m", self.position_flu_m)
-        if arm.shape != (3,):
-            raise ConfigError(f"ins.position_flu_m = {self.position_flu_m!r} is not 3 numbers")
-        set_("position_flu_m", tuple(arm.tolist()))
-        for name in _FLOAT_FIELDS:
-            set_(name, float(_numbers(f"ins.{name}", getattr(self, name))))
-        if not 1.0 <= self.hz <= 120.0:
-            raise ConfigError(f"ins.hz = {self.hz} is out of range 1..120")
-        if not self.position_tau_s > 0.0:
-            raise ConfigError(f"ins.position_tau_s = {self.position_tau_s} must be > 0")
-        for name in _SIGMA_FIELDS:
-            if not getattr(self, name) >= 0.0:
-                raise ConfigError(f"ins.{name} = {getattr(self, name)} must be >= 0")
-        if self.frame not in INS_FRAMES:
-            raise ConfigError(f"ins.frame = {self.frame!r} is not one of {', '.join(INS_FRAMES)}")
-        for name, key, low, high in (
-            ("utm_zone", "ins.utm_zone", 1, 60),
-            ("seed", "seed", -(2**63), 2**64 - 1),
-        ):
-            value = getattr(self, name)
-            if (
-                not isinstance(value, (int, np.integer))
-                or isinstance(value, bool)
-                or not low <= value <= high
-            ):
-                raise ConfigError(f"{key} = {value!r} is not an integer in {low}..{high}")
-            set_(name, int(value))
-        if self.mount_frame not in ("chassis", "base_footprint"):
-            raise ConfigError(
-                f"mount_frame = {self.mount_frame!r} is not one of chassis, base_footprint"
-            )
-        for name, key in (("enabled", "ins.enabled"), ("noise", "noise")):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ConfigError(f"{key} = {getattr(self, name)!r} is not true or false")
-            set_(name, bool(getattr(self, name)))
-
-    @classmethod
-    def from_config(cls, cfg: Mapping) -> InsConfig:
-        """From the effective configuration (navsense.config.load_config): its ``ins`` block,
-        ``seed``, ``noise`` and ``mount_frame``."""
-        try:
-            ins = cfg["ins"]
-            values = {
-                f.name: ins[f.name]
-                for f in fields(cls)
-                if f.name not in ("seed", "noise", "mount_frame")
-            }
-            # FInsConfig: "reported point in base_footprint FLU, m" whatever the other mounts'
-            # frame; so the Maxxum's INS reports base_footprint too ("INS": "The Maxxum gets the
-            # same INS at base_footprint ... with the defaults of the code").
-            values.update(seed=cfg["seed"], noise=cfg["noise"], mount_frame="base_footprint")
-        except KeyError as missing:
-            raise ConfigError(
-                f"configuration: key {missing.args[0]!r} is missing; InsConfig.from_config takes "
-                "the effective configuration of navsense.config.load_config"
-            ) from None
-        return cls(**values)
-
-    @property
-    def stream_seed(self) -> int:
-        """Seed of the INS stream of agent 0: seed + 5045."""
-        return self.seed + INS_SEED_OFFSET
 
 
 @dataclass(frozen=True)
@@ -579,16 +465,17 @@ class InsCore:
 class InsModel:
     """The INS as a sensor model (CONTRACTS.md): consecutive truth chunks -> INS epochs.
 
-    ``InsModel(cfg, vehicle, georef, agent=0)``: ``cfg`` the effective configuration, ``vehicle``
-    the VehicleProfile (for a base_footprint mount), ``georef`` a navsense.geo.Georeference,
+    ``InsModel(config, vehicle, georef, agent=0)``: ``config`` the typed ``ins`` section
+    (``InsConfig.from_validated(cfg)`` of the effective configuration), ``vehicle`` the
+    VehicleProfile (for a base_footprint mount), ``georef`` a navsense.geo.Georeference,
     ``agent`` the ACRES Core agent index (seed + 7919 agent). Epochs at ``ins.hz`` with the first
-    at t = 0 (Due). See the module docstring for the equations and the row layout.
+    at t = 0 (Due). See the module docstring for the equations.
     """
 
     name = "ins"
 
-    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, georef, agent: int = 0) -> None:
-        self.config = cfg if isinstance(cfg, InsConfig) else InsConfig.from_config(cfg)
+    def __init__(self, config: InsConfig, vehicle: VehicleProfile, georef, agent: int = 0) -> None:
+        self.config = config
         self.vehicle = vehicle
         # spec "Truth at the INS Point": r_n, body FLU from the chassis origin (ruling "Mounts")
         self.lever_arm_m = lever_arm_from_chassis(

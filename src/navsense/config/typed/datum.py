@@ -1,0 +1,110 @@
+"""The ``gnss.datum`` section as the datum chain takes it (navsense.geo.Georeference).
+
+Built by :meth:`DatumConfig.from_validated` from a complete ``gnss.datum`` dict that the schema
+(navsense.config.schema, section ``gnss.datum``) has checked: the conversion checks nothing.
+Keys and units are the specification's ("Parameters", GNSS receiver, gnss.datum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["DatumConfig", "HelmertParameters"]
+
+
+def _vector3(values) -> tuple[float, float, float]:
+    x, y, z = (float(v) for v in values)
+    return x, y, z
+
+
+@dataclass(frozen=True)
+class HelmertParameters:
+    """The 14 parameters and reference epoch of a time-dependent Helmert transformation.
+
+    Keys and units of gnss.datum.helmert_itrf2014_to_nad83_2011; rotations in the
+    coordinate-frame convention (as published by NGS and EPSG).
+    """
+
+    t_m: tuple[float, float, float]  # translation T0, m
+    r_arcsec: tuple[float, float, float]  # rotation r0, arcsec (coordinate frame)
+    s_ppm: float  # scale s0, ppm
+    dt_m_per_yr: tuple[float, float, float]  # translation rate, m/yr
+    dr_arcsec_per_yr: tuple[float, float, float]  # rotation rate, arcsec/yr
+    ds_ppm_per_yr: float  # scale rate, ppm/yr
+    reference_epoch: float  # reference epoch t_ref, decimal year
+
+    KEYS = (
+        "t_m",
+        "r_arcsec",
+        "s_ppm",
+        "dt_m_per_yr",
+        "dr_arcsec_per_yr",
+        "ds_ppm_per_yr",
+        "reference_epoch",
+    )
+
+    @classmethod
+    def from_validated(cls, d: Mapping) -> HelmertParameters:
+        """From a complete, validated helmert_itrf2014_to_nad83_2011 dict."""
+        return cls(
+            t_m=_vector3(d["t_m"]),
+            r_arcsec=_vector3(d["r_arcsec"]),
+            s_ppm=float(d["s_ppm"]),
+            dt_m_per_yr=_vector3(d["dt_m_per_yr"]),
+            dr_arcsec_per_yr=_vector3(d["dr_arcsec_per_yr"]),
+            ds_ppm_per_yr=float(d["ds_ppm_per_yr"]),
+            reference_epoch=float(d["reference_epoch"]),
+        )
+
+    def to_dict(self) -> dict:
+        """The parameters as the specification's dict (lists for the vectors)."""
+        out: dict = {}
+        for k in self.KEYS:
+            v = getattr(self, k)
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+@dataclass(frozen=True)
+class DatumConfig:
+    """The gnss.datum block, typed and frozen."""
+
+    output_frame: str  # wgs84_g2139 | nad83 (the GNSS receiver's output frame)
+    start_utc: str  # UTC at t = 0, ISO 8601
+    shift_lat_deg: float  # harn_to_nad83_2011_shift_deg[0], deg
+    shift_lon_deg: float  # harn_to_nad83_2011_shift_deg[1], deg
+    geoid_n0_m: float  # geoid.n0_m, m
+    geoid_dn_de: float  # geoid.dn_de, m/m
+    geoid_dn_dn: float  # geoid.dn_dn, m/m
+    helmert: HelmertParameters  # helmert_itrf2014_to_nad83_2011
+
+    @classmethod
+    def from_validated(cls, datum: Mapping) -> DatumConfig:
+        """From a complete, validated gnss.datum dict."""
+        lat, lon = (float(v) for v in datum["harn_to_nad83_2011_shift_deg"])
+        geoid = datum["geoid"]
+        return cls(
+            output_frame=str(datum["output_frame"]),
+            start_utc=datum["start_utc"],
+            shift_lat_deg=lat,
+            shift_lon_deg=lon,
+            geoid_n0_m=float(geoid["n0_m"]),
+            geoid_dn_de=float(geoid["dn_de"]),
+            geoid_dn_dn=float(geoid["dn_dn"]),
+            helmert=HelmertParameters.from_validated(datum["helmert_itrf2014_to_nad83_2011"]),
+        )
+
+    def to_dict(self) -> dict:
+        """The block as the specification's dict."""
+        return {
+            "output_frame": self.output_frame,
+            "start_utc": self.start_utc,
+            "harn_to_nad83_2011_shift_deg": [self.shift_lat_deg, self.shift_lon_deg],
+            "geoid": {
+                "n0_m": self.geoid_n0_m,
+                "dn_de": self.geoid_dn_de,
+                "dn_dn": self.geoid_dn_dn,
+            },
+            "helmert_itrf2014_to_nad83_2011": self.helmert.to_dict(),
+        }
