@@ -229,6 +229,7 @@ def streaming_us_per_step(steps: int = 12_000, pace_s: float = 0.0) -> float:
     """Mean cost of one physics step through the IMU, INS (streaming) and GNSS, microseconds."""
     sys.path.insert(0, str(ROOT / "src"))
     from navsense.config import load_config
+    from navsense.config.typed.imu import ImuConfig
     from navsense.rotation import quat_to_matrix, rotate
     from navsense.scenarios import load_scenario
     from navsense.sensors.gnss.receiver import GnssReceiver
@@ -242,7 +243,7 @@ def streaming_us_per_step(steps: int = 12_000, pace_s: float = 0.0) -> float:
         cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
     )
     truth = scenario.truth.slice(0, steps)
-    imu = ImuModel(cfg, scenario.vehicle)
+    imu = ImuModel(ImuConfig.from_validated(cfg), scenario.vehicle)
     gnss = GnssReceiver(cfg, scenario.vehicle, scenario.site, georef)
     ins = Ins(cfg, georef)
     # the streaming INS is given its reported point (base_footprint + the INS lever arm), which a

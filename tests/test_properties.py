@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from conftest import circle_truth, layout_rows
 from navsense.clock import Due
+from navsense.config.typed.imu import ImuConfig
 from navsense.geo import utm
 from navsense.output.columns import Column, arrow_table, jsonl_from_columns, rows_from_columns
 from navsense.rng import Pcg32
@@ -81,7 +82,7 @@ def test_imu_rows_do_not_depend_on_the_chunks(cuts, seed, hz):
     }
 
     def run(pieces):
-        model = ImuModel(cfg, VEHICLES["polaris"])
+        model = ImuModel(ImuConfig.from_validated(cfg), VEHICLES["polaris"])
         out = b""
         for piece in pieces:
             out += b"".join(orjson.dumps(r) for r in layout_rows(model, model.process(piece)))

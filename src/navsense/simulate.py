@@ -72,26 +72,30 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
 
             models.append(ConfigurableImuModel(cfg, vehicle))
         else:
+            from navsense.config.typed.imu import ImuConfig
             from navsense.sensors.imu import ImuModel
 
-            models.append(ImuModel(cfg, vehicle))
+            models.append(ImuModel(ImuConfig.from_validated(cfg), vehicle))
     if cfg["ins"]["enabled"]:
         from navsense.config.typed.ins import InsConfig
         from navsense.sensors.ins import InsModel
 
         models.append(InsModel(InsConfig.from_validated(cfg), vehicle, georef, agent=agent))
     if cfg["mag"]["enabled"]:
+        from navsense.config.typed.mag import MagConfig
         from navsense.sensors.magnetometer import MagnetometerModel
 
-        models.append(MagnetometerModel(cfg, vehicle, georef))
+        models.append(MagnetometerModel(MagConfig.from_validated(cfg), vehicle, georef))
     if cfg["baro"]["enabled"]:
+        from navsense.config.typed.baro import BaroConfig
         from navsense.sensors.barometer import BarometerModel
 
-        models.append(BarometerModel(cfg, vehicle, georef))
+        models.append(BarometerModel(BaroConfig.from_validated(cfg), vehicle, georef))
     if cfg["odom"]["enabled"]:
+        from navsense.config.typed.odom import OdomConfig
         from navsense.sensors.odometer import OdometerModel
 
-        models.append(OdometerModel(cfg, vehicle))
+        models.append(OdometerModel(OdomConfig.from_validated(cfg), vehicle))
     return models
 
 

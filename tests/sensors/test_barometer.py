@@ -5,6 +5,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config.typed.baro import BaroConfig
 from navsense.geo import Georeference
 from navsense.rng import Pcg32
 from navsense.sensors.barometer import (
@@ -23,7 +24,7 @@ mm = 1e-3
 m = 1.0
 
 
-def _cfg(
+def _cfg_dict(
     noise=True,
     seed=42,
     hz=25.0,
@@ -49,6 +50,11 @@ def _cfg(
             "position_flu_m": list(position),
         },
     }
+
+
+def _cfg(**kw) -> BaroConfig:
+    """The typed section of :func:`_cfg_dict`."""
+    return BaroConfig.from_validated(_cfg_dict(**kw))
 
 
 def _still(n, rate_hz, height_m=0.0):
@@ -224,7 +230,9 @@ def test_built_from_the_effective_configuration():
     cfg = load_config()
     assert cfg["baro"]["enabled"] is False
     cfg = apply_overrides(cfg, {"baro.enabled": True})
-    block = BarometerModel(cfg, POLARIS, Georeference.acre()).process(stationary_truth(120))
+    block = BarometerModel(BaroConfig.from_validated(cfg), POLARIS, Georeference.acre()).process(
+        stationary_truth(120)
+    )
     assert block["sample_time_s"].size == 25
     with pytest.raises(ConfigError, match=r"baro\.bias_tau_s = 0 is out of range > 0"):
         apply_overrides(cfg, {"baro.bias_tau_s": 0})

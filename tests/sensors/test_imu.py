@@ -5,6 +5,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config.typed.imu import ImuConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 from navsense.sensors.imu import ImuModel
@@ -14,7 +15,7 @@ from navsense.vehicles import VEHICLES
 POLARIS = VEHICLES["polaris"]
 
 
-def _cfg(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis"):
+def _cfg_dict(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis"):
     return {
         "seed": seed,
         "noise": noise,
@@ -30,6 +31,11 @@ def _cfg(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis
             "position_flu_m": list(position),
         },
     }
+
+
+def _cfg(**kw) -> ImuConfig:
+    """The typed section of :func:`_cfg_dict`."""
+    return ImuConfig.from_validated(_cfg_dict(**kw))
 
 
 def test_stationary_imu_reads_gravity_up_and_zero_rate():

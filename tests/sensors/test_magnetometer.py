@@ -7,6 +7,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config.typed.mag import MagConfig
 from navsense.errors import ConfigError
 from navsense.geo import Georeference
 from navsense.rng import Pcg32
@@ -36,7 +37,7 @@ arcsec = deg / 3600.0
 START_UTC = "2026-09-23T15:00:00Z"  # the specification's gnss.datum.start_utc
 
 
-def _cfg(
+def _cfg_dict(
     noise=True,
     seed=42,
     hz=50.0,
@@ -58,6 +59,11 @@ def _cfg(
             "soft_iron_matrix": list(soft),
         },
     }
+
+
+def _cfg(**kw) -> MagConfig:
+    """The typed section of :func:`_cfg_dict`."""
+    return MagConfig.from_validated(_cfg_dict(**kw))
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +107,10 @@ def test_wrapper_reproduces_the_wmm2025_test_values_file(row):
 def test_a_start_outside_the_model_life_span_is_a_config_error():
     with pytest.raises(ConfigError, match="start_utc.*WMM2025"):
         wmm_field_ned_nt(40.0, -87.0, 0.0, 2031.2)
-    cfg = _cfg()
+    cfg = _cfg_dict()
     cfg["gnss"]["datum"]["start_utc"] = "2024-06-01T00:00:00Z"
     with pytest.raises(ConfigError, match="life span"):
-        MagnetometerModel(cfg, POLARIS, None)
+        MagnetometerModel(MagConfig.from_validated(cfg), POLARIS, None)
 
 
 # ------------------------------------------------------------------------ the ACRE site
@@ -317,7 +323,9 @@ def test_built_from_the_effective_configuration(acre):
     cfg = load_config()
     assert cfg["mag"]["enabled"] is False  # off by default: the specification's run is unchanged
     cfg = apply_overrides(cfg, {"mag.enabled": True, "mag.hz": 10})
-    block = MagnetometerModel(cfg, POLARIS, acre).process(stationary_truth(120))
+    block = MagnetometerModel(MagConfig.from_validated(cfg), POLARIS, acre).process(
+        stationary_truth(120)
+    )
     assert block["sample_time_s"].size == 10
     with pytest.raises(ConfigError, match=r"mag\.hz = 240 is out of range 1\.\.120"):
         apply_overrides(cfg, {"mag.hz": 240})

@@ -5,6 +5,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config.typed.odom import OdomConfig
 from navsense.rng import Pcg32
 from navsense.sensors.odometer import ODOM_SEED_OFFSET, ODOM_SEQUENCE, OdometerModel
 from navsense.truth.states import TruthStates
@@ -15,7 +16,7 @@ mm = 1e-3
 mps = 1.0
 
 
-def _cfg(noise=True, seed=42, hz=50.0, white=0.02, scale=0.01, tick=0.0):
+def _cfg_dict(noise=True, seed=42, hz=50.0, white=0.02, scale=0.01, tick=0.0):
     return {
         "seed": seed,
         "noise": noise,
@@ -29,6 +30,11 @@ def _cfg(noise=True, seed=42, hz=50.0, white=0.02, scale=0.01, tick=0.0):
             "encoder_tick_m": tick,
         },
     }
+
+
+def _cfg(**kw) -> OdomConfig:
+    """The typed section of :func:`_cfg_dict`."""
+    return OdomConfig.from_validated(_cfg_dict(**kw))
 
 
 def car_on_circle(n, rear_radius_m, rear_speed_mps, vehicle=POLARIS, rate_hz=120.0, cg_ahead_m=0.3):
@@ -207,7 +213,7 @@ def test_built_from_the_effective_configuration():
     cfg = load_config(vehicle="maxxum")
     assert cfg["odom"]["enabled"] is False and cfg["odom"]["encoder_tick_m"] == 0
     cfg = apply_overrides(cfg, {"odom.enabled": True})
-    block = OdometerModel(cfg, VEHICLES["maxxum"]).process(
+    block = OdometerModel(OdomConfig.from_validated(cfg), VEHICLES["maxxum"]).process(
         car_on_circle(120, 9.0, 2.0, VEHICLES["maxxum"])
     )
     assert block["sample_time_s"].size == 50

@@ -35,19 +35,17 @@ rows of ``baro.jsonl`` are ``navsense.output.layouts.baro``'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from navsense import gauss_markov
 from navsense.clock import Due
+from navsense.config.typed.baro import BaroConfig
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
-    "BaroConfig",
     "BarometerModel",
     "pressure_pa",
     "pressure_altitude_m",
@@ -78,49 +76,16 @@ def pressure_altitude_m(p_pa):
     return (1.0 - (p / ISA_P0_PA) ** (1.0 / ISA_EXPONENT)) / ISA_LAPSE_PER_M
 
 
-@dataclass(frozen=True)
-class BaroConfig:
-    """The ``baro`` block of the effective configuration, typed."""
-
-    enabled: bool
-    hz: float
-    noise_std_pa: float
-    bias_sigma_pa: float
-    bias_tau_s: float
-    base_altitude_m: float
-    position_flu_m: tuple
-    mount_frame: str
-    seed: int
-    noise: bool
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> BaroConfig:
-        b = cfg["baro"]
-        return cls(
-            enabled=bool(b["enabled"]),
-            hz=float(b["hz"]),
-            noise_std_pa=float(b["noise_std_pa"]),
-            bias_sigma_pa=float(b["bias_sigma_pa"]),
-            bias_tau_s=float(b["bias_tau_s"]),
-            base_altitude_m=float(b["base_altitude_m"]),
-            position_flu_m=tuple(float(x) for x in b["position_flu_m"]),
-            mount_frame=str(cfg.get("mount_frame", "chassis")),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg.get("noise", True)),
-        )
-
-
 class BarometerModel:
-    """``BarometerModel(cfg, vehicle, georef)``: the barometer over consecutive chunks.
+    """``BarometerModel(config, vehicle, georef)``: the barometer over consecutive chunks.
 
     ``georef`` the site's Georeference (heights: NAVD88) or None (base_altitude_m + ENU up).
     """
 
     name = "baro"
 
-    def __init__(self, cfg: dict, vehicle: VehicleProfile, georef=None) -> None:
-        self.config = BaroConfig.from_config(cfg)
-        c = self.config
+    def __init__(self, config: BaroConfig, vehicle: VehicleProfile, georef=None) -> None:
+        self.config = c = config
         self.georef = georef
         self.lever_arm_m = lever_arm_from_chassis(c.position_flu_m, c.mount_frame, vehicle)
         self._rng = Pcg32(c.seed + BARO_SEED_OFFSET, BARO_SEQUENCE)

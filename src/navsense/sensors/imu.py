@@ -26,12 +26,12 @@ A reset at step k restarts the differences: steps k and k + 1 write no row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from navsense.clock import Due
+from navsense.config.typed.imu import ImuConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
@@ -39,7 +39,6 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
-    "ImuConfig",
     "ImuModel",
     "ImuKinematics",
     "imu_point_kinematics",
@@ -51,46 +50,13 @@ IMU_SEED_OFFSET = 1009  # specification, "Seeds and Determinism": RngImu seed + 
 IMU_SEQUENCE = 2  # specification, "Seeds and Determinism": RngImu sequence 2
 
 
-@dataclass(frozen=True)
-class ImuConfig:
-    """The ``imu`` block of the effective configuration, typed (specification "Parameters", IMU)."""
-
-    enabled: bool
-    hz: float
-    accel_std_mps2: float
-    gyro_std_radps: float
-    accel_bias_mps2: float
-    gyro_bias_radps: float
-    position_flu_m: tuple
-    mount_frame: str
-    seed: int
-    noise: bool
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> ImuConfig:
-        imu = cfg["imu"]
-        return cls(
-            enabled=bool(imu["enabled"]),
-            hz=float(imu["hz"]),
-            accel_std_mps2=float(imu["accel_std_mps2"]),
-            gyro_std_radps=float(imu["gyro_std_radps"]),
-            accel_bias_mps2=float(imu["accel_bias_mps2"]),
-            gyro_bias_radps=float(imu["gyro_bias_radps"]),
-            position_flu_m=tuple(float(x) for x in imu["position_flu_m"]),
-            mount_frame=str(cfg.get("mount_frame", "chassis")),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg.get("noise", True)),
-        )
-
-
 class ImuModel:
     """The ACRES IMU over consecutive truth chunks (batch = chunks = steps)."""
 
     name = "imu"
 
-    def __init__(self, cfg: dict, vehicle: VehicleProfile) -> None:
-        self.config = ImuConfig.from_config(cfg)
-        c = self.config
+    def __init__(self, config: ImuConfig, vehicle: VehicleProfile) -> None:
+        self.config = c = config
         self.lever_arm_m = lever_arm_from_chassis(c.position_flu_m, c.mount_frame, vehicle)
         self._rng = Pcg32(c.seed + IMU_SEED_OFFSET, IMU_SEQUENCE)
         g = self._rng.gaussians(6)  # "Start draws them one time"

@@ -70,16 +70,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.clock import Due
+from navsense.config.typed.mag import MagConfig
 from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError, NavsenseError
-from navsense.geo.epoch import DEFAULT_START_UTC
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
 __all__ = [
-    "MagConfig",
     "MagnetometerModel",
     "SiteField",
     "site_field",
@@ -287,53 +286,19 @@ def site_field(georef) -> SiteField:
 
 
 # ------------------------------------------------------------------------------ the model
-@dataclass(frozen=True)
-class MagConfig:
-    """The ``mag`` block of the effective configuration, typed."""
-
-    enabled: bool
-    hz: float
-    noise_std_ut: float
-    hard_iron_ut: tuple
-    soft_iron_matrix: tuple  # 9 numbers, row-major
-    seed: int
-    noise: bool
-    start_utc: str
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> MagConfig:
-        mag = cfg["mag"]
-        soft = tuple(float(x) for x in mag["soft_iron_matrix"])
-        hard = tuple(float(x) for x in mag["hard_iron_ut"])
-        if len(soft) != 9 or len(hard) != 3:
-            raise ConfigError(
-                f"mag.soft_iron_matrix needs 9 numbers (row-major 3 x 3) and mag.hard_iron_ut 3; "
-                f"got {len(soft)} and {len(hard)}"
-            )
-        return cls(
-            enabled=bool(mag["enabled"]),
-            hz=float(mag["hz"]),
-            noise_std_ut=float(mag["noise_std_ut"]),
-            hard_iron_ut=hard,
-            soft_iron_matrix=soft,
-            seed=int(cfg["seed"]),
-            noise=bool(cfg.get("noise", True)),
-            start_utc=str(cfg.get("gnss", {}).get("datum", {}).get("start_utc", DEFAULT_START_UTC)),
-        )
-
-
 class MagnetometerModel:
-    """``MagnetometerModel(cfg, vehicle, georef)``: the magnetometer over consecutive chunks.
+    """``MagnetometerModel(config, vehicle, georef)``: the magnetometer over consecutive chunks.
 
-    ``cfg`` the effective configuration, ``vehicle`` a VehicleProfile (unused: the field is
+    ``config`` the typed ``mag`` section, ``vehicle`` a VehicleProfile (unused: the field is
     uniform over the vehicle), ``georef`` the site's Georeference or None (the ACRE tile).
     """
 
     name = "mag"
 
-    def __init__(self, cfg: dict, vehicle: VehicleProfile | None = None, georef=None) -> None:
-        self.config = MagConfig.from_config(cfg)
-        c = self.config
+    def __init__(
+        self, config: MagConfig, vehicle: VehicleProfile | None = None, georef=None
+    ) -> None:
+        self.config = c = config
         if georef is None:
             from navsense.geo import Georeference  # the ACRE tile (module docstring)
 

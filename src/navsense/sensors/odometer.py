@@ -40,56 +40,28 @@ Outputs: ``speed_mps`` and ``distance_m``, (m,) each; the rows of ``odom.jsonl``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from navsense.clock import Due
+from navsense.config.typed.odom import OdomConfig
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
-__all__ = ["OdomConfig", "OdometerModel", "ODOM_SEED_OFFSET", "ODOM_SEQUENCE"]
+__all__ = ["OdometerModel", "ODOM_SEED_OFFSET", "ODOM_SEQUENCE"]
 
 ODOM_SEED_OFFSET = 9013  # navsense: odometer stream seed + 9013 (no specification stream)
 ODOM_SEQUENCE = 14  # navsense: sequence 14 (the specification uses 1, 2, 4, 6)
 
 
-@dataclass(frozen=True)
-class OdomConfig:
-    """The ``odom`` block of the effective configuration, typed."""
-
-    enabled: bool
-    hz: float
-    noise_std_mps: float
-    scale_factor_sigma: float
-    encoder_tick_m: float
-    seed: int
-    noise: bool
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> OdomConfig:
-        o = cfg["odom"]
-        return cls(
-            enabled=bool(o["enabled"]),
-            hz=float(o["hz"]),
-            noise_std_mps=float(o["noise_std_mps"]),
-            scale_factor_sigma=float(o["scale_factor_sigma"]),
-            encoder_tick_m=float(o["encoder_tick_m"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg.get("noise", True)),
-        )
-
-
 class OdometerModel:
-    """``OdometerModel(cfg, vehicle)``: the rear-axle wheel odometer over consecutive chunks."""
+    """``OdometerModel(config, vehicle)``: the rear-axle wheel odometer over consecutive chunks."""
 
     name = "odom"
 
-    def __init__(self, cfg: dict, vehicle: VehicleProfile) -> None:
-        self.config = OdomConfig.from_config(cfg)
-        c = self.config
+    def __init__(self, config: OdomConfig, vehicle: VehicleProfile) -> None:
+        self.config = c = config
         self.axle_in_chassis_m = vehicle.footprint_in_chassis_m
         self._rng = Pcg32(c.seed + ODOM_SEED_OFFSET, ODOM_SEQUENCE)
         g0 = float(self._rng.gaussians(1)[0])  # the scale factor, drawn once at the start

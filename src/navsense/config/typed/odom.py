@@ -1,0 +1,40 @@
+"""The ``odom`` section (the wheel odometer, a navsense extension), typed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["OdomConfig"]
+
+
+@dataclass(frozen=True)
+class OdomConfig:
+    """The wheel odometer's settings, with the run's seed and noise switch.
+
+    ``noise_std_mps`` in m/s, ``scale_factor_sigma`` dimensionless, ``encoder_tick_m`` in m
+    (0: no ticks).
+    """
+
+    enabled: bool
+    hz: float
+    noise_std_mps: float
+    scale_factor_sigma: float
+    encoder_tick_m: float
+    seed: int
+    noise: bool
+
+    @classmethod
+    def from_validated(cls, cfg: Mapping[str, Any]) -> OdomConfig:
+        """From the effective configuration that navsense.config validated (no check here)."""
+        o = cfg["odom"]
+        return cls(
+            enabled=bool(o["enabled"]),
+            hz=float(o["hz"]),
+            noise_std_mps=float(o["noise_std_mps"]),
+            scale_factor_sigma=float(o["scale_factor_sigma"]),
+            encoder_tick_m=float(o["encoder_tick_m"]),
+            seed=int(cfg["seed"]),
+            noise=bool(cfg["noise"]),
+        )
