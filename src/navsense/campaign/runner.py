@@ -158,6 +158,10 @@ def execute_run(run: Mapping, campaign_file: str = "campaign", keep_dir: str | N
             out = Path(scratch) / run_id
         truth = simulate_run(run, out, campaign_file)
         result["statistics"] = run_statistics(out, truth=truth)
+        if run.get("estimator"):  # its command, then its estimate scored (navsense.score.campaign)
+            from navsense.score.campaign import estimate_and_score
+
+            result.update(estimate_and_score(run["estimator"], out, run, truth=truth))
     except NavsenseError as exc:
         result.update(status="failed", error=str(exc))
     except Exception as exc:
@@ -564,6 +568,11 @@ def rerun(
     else:
         out = Path(out_dir)
     truth = simulate_run(run, out, Path(campaign.get("campaign_file", "campaign")).name)
+    scored: dict = {}
+    if run.get("estimator"):  # the estimator's files in the run directory, and its score
+        from navsense.score.campaign import estimate_and_score, score_columns
+
+        scored = score_columns(estimate_and_score(run["estimator"], out, run, truth).get("score"))
     report = RerunReport(run_id=rid, run_dir=out, version_note=note)
     kept = base / RUNS_DIR / rid
     if kept.is_dir():
@@ -577,7 +586,9 @@ def rerun(
     recorded = read_results(base).get(rid)
     if recorded and recorded.get("status") == "ok":
         report.compared, report.reference = "statistics", base / RESULTS_DIR / f"{rid}.json"
-        now = run_statistics(out, truth=truth)
+        now = {**run_statistics(out, truth=truth), **scored}
         old = recorded.get("statistics") or {}
+        if scored:
+            old = {**old, **score_columns(recorded.get("score"))}
         report.differences = [k for k, v in now.items() if not _same_number(v, old.get(k))]
     return report

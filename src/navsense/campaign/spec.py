@@ -35,6 +35,11 @@ are relative to the file. Example (TOML)::
     "gnss.hz" = [5, 10]
     # ... or a list of points:  [[sweep.points]]  "gnss.hz" = 5  (one table a point)
 
+    estimator = "my_filter --bag {run}/ros2.mcap --out {run}/estimate.tum"   # optional: run and
+                                       # score an estimator after each run (a command line, or a
+                                       # table with the estimate's path and navsense score's
+                                       # options: navsense.score.campaign)
+
 Override keys are the dotted keys of the sensor configuration (``navsense config keys``); a key
 ending in ``+`` appends to a list (``"gnss.corrections.outages_s+" = [[10, 20]]``). TOML's own
 dotted keys (``gnss.hz = [5, 10]`` without quotes) mean the same. ``seed`` is not an override:
@@ -100,6 +105,7 @@ TOP_KEYS = (
     "overlay",
     "overrides",
     "sweep",
+    "estimator",
 )
 SOURCE_KEYS = {
     "scenario": ("scenario", "duration_s", "site"),
@@ -150,6 +156,7 @@ class Campaign:
     sweep_keys: tuple[str, ...]
     points: tuple[dict, ...]
     runs: tuple[dict, ...] = field(repr=False)
+    estimator: dict | None = None
 
     def run(self, run_id: str) -> dict:
         """The run with this id (KeyError if none)."""
@@ -176,6 +183,7 @@ class Campaign:
             "sweep_keys": list(self.sweep_keys),
             "points": list(self.points),
             "runs": list(self.runs),
+            "estimator": self.estimator,
         }
 
 
@@ -282,6 +290,9 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
     overlay = _file_ref(src, base, "overlay", data.get("overlay"))
     overrides = _overrides(src, "overrides", data.get("overrides", {}))
     sweep_keys, points = _sweep(src, data.get("sweep"))
+    from navsense.score.campaign import estimator_from_data
+
+    estimator = estimator_from_data(src, base, data.get("estimator"))
 
     runs = []
     for source in sources:
@@ -290,7 +301,17 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
                 for point in points:
                     for seed in seeds:
                         runs.append(
-                            _run(source, vehicle, agent, point, seed, config, overlay, overrides)
+                            _run(
+                                source,
+                                vehicle,
+                                agent,
+                                point,
+                                seed,
+                                config,
+                                overlay,
+                                overrides,
+                                estimator,
+                            )
                         )
     return Campaign(
         path=path,
@@ -307,11 +328,20 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
         sweep_keys=tuple(sweep_keys),
         points=tuple(points),
         runs=tuple(runs),
+        estimator=estimator,
     )
 
 
 def _run(
-    source: dict, vehicle: str, agent: int, point: dict, seed: int, config, overlay, overrides: dict
+    source: dict,
+    vehicle: str,
+    agent: int,
+    point: dict,
+    seed: int,
+    config,
+    overlay,
+    overrides: dict,
+    estimator: dict | None = None,
 ) -> dict:
     layers = []
     if overrides:
@@ -331,6 +361,8 @@ def _run(
         "overrides": layers,
         "navsense_version": __version__,
     }
+    if estimator is not None:  # only then: the runs of a campaign without one keep their ids
+        run["estimator"] = estimator
     run["run_id"] = f"p{point['point']:03d}-s{seed:04d}-{run_hash(run)}"
     return run
 

@@ -11,6 +11,8 @@ Columns::
                                                column; JSON text for other values; null where
                                                a point of a sweep list leaves the key out)
     <navsense.campaign.stats.STATISTICS_KEYS>  float64, null without data or for a failed run
+    score.<key>                                with an estimator: its score's figures
+                                               (navsense.score.campaign.CAMPAIGN_SCORE_KEYS)
 
 ``DIR/summary.parquet`` and ``DIR/summary.csv`` (:func:`write_summary`): the distribution across
 the runs of each group (sweep point, source, vehicle: the seeds and agents are the samples), one
@@ -127,7 +129,22 @@ def statistics_table(out_dir: str | os.PathLike) -> pa.Table:
     stats = [x.get("statistics") or {} for x in res]
     for key in STATISTICS_KEYS:
         columns.append((key, pa.array([_float_or_none(s.get(key)) for s in stats], pa.float64())))
+    if campaign.get("estimator"):  # the estimator's score: score.<key> (navsense.score.campaign)
+        from navsense.score.campaign import score_columns
+
+        scores = [score_columns(x.get("score")) for x in res]
+        for key in _statistic_keys(campaign)[len(STATISTICS_KEYS) :]:
+            columns.append((key, pa.array([s[key] for s in scores], pa.float64())))
     return pa.table(dict(columns))
+
+
+def _statistic_keys(campaign: dict) -> tuple[str, ...]:
+    """The statistic columns of the campaign's table: the run statistics, then the score's."""
+    if not campaign.get("estimator"):
+        return STATISTICS_KEYS
+    from navsense.score.campaign import CAMPAIGN_SCORE_KEYS
+
+    return STATISTICS_KEYS + tuple(f"score.{k}" for k in CAMPAIGN_SCORE_KEYS)
 
 
 def _write_atomic(path: Path, write) -> None:
@@ -192,7 +209,7 @@ def summary_table(out_dir: str | os.PathLike) -> pa.Table:
         rows = np.array(groups[key], dtype=np.int64)
         ok = rows[status[rows] == "ok"]
         first = int(rows[0])
-        for stat in STATISTICS_KEYS:
+        for stat in _statistic_keys(campaign):
             x = np.array(
                 [np.nan if v is None else v for v in (cols[stat][i] for i in ok)], dtype=np.float64
             )
@@ -243,7 +260,7 @@ def format_summary(table: pa.Table, statistics: pa.Table | None = None) -> str:
     failed runs and their messages (from ``statistics``, the per-run table)."""
     cols = table.to_pydict()
     lines = []
-    width = max((len(s) for s in STATISTICS_KEYS), default=10)
+    width = max((len(s) for s in cols["statistic"]), default=10)
     current = None
     for i in range(table.num_rows):
         key = (cols["point"][i], cols["source"][i], cols["vehicle"][i])

@@ -73,8 +73,11 @@ def _default_frame(est, options: ScoreOptions) -> tuple[str, str]:
     return "enu", "default (" + (est.frame_note or "the file gives no frame") + ")"
 
 
-def score_estimate(run_dir, estimate, options: ScoreOptions | None = None) -> Score:
-    """Score the estimate file ``estimate`` against the run directory ``run_dir``."""
+def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, truth=None) -> Score:
+    """Score the estimate file ``estimate`` against the run directory ``run_dir``.
+
+    ``truth``: the run's truth (navsense.truth.TruthStates) when the caller holds it (a campaign
+    run); else it is found as for every reader of the run (navsense.score.truth)."""
     from navsense.score import metrics
     from navsense.score.align import umeyama
     from navsense.score.breakdown import fix_states_at, groups_of, outage_windows
@@ -101,7 +104,7 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None) -> Sc
     georef = run.georeference() if frame != "enu" else None
     traj = to_site_enu(est, frame, georef, datum=datum, zone=zone)
 
-    truth = truth_at_estimate(run, traj.t_s, options.point)
+    truth = truth_at_estimate(run, traj.t_s, options.point, truth=truth)
     keep = truth.inside
     t = traj.t_s[keep]
     p_est = traj.p_m[keep]

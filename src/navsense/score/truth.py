@@ -59,18 +59,23 @@ def slerp(q0: np.ndarray, q1: np.ndarray, a: np.ndarray) -> np.ndarray:
     return quat_multiply(q0, step)
 
 
-def truth_at_estimate(run: RunInfo, t_s: np.ndarray, point: str) -> TruthAtEstimate:
+def truth_at_estimate(run: RunInfo, t_s: np.ndarray, point: str, truth=None) -> TruthAtEstimate:
     """The truth at ``point`` (ins, antenna, base_footprint) at the stamps ``t_s`` (module
-    docstring). FormatError when the run has no truth or no stamp is inside the run."""
+    docstring). ``truth``: the run's TruthStates if the caller holds it (it must cover the run).
+    FormatError when the run has no truth or no stamp is inside the run."""
     from navsense.stats import find_truth, truth_at_steps
 
     where = run.run_dir / "episode.json"
-    source = find_truth(run.run_dir, run.episode)
-    if source is None:
-        raise FormatError(
-            f"{run.run_dir}: no truth to score against: no truth.parquet and {where} names no "
-            "truth log or scenario (source {}); simulate the run again with --save-truth"
-        )
+    if truth is None:
+        found = find_truth(run.run_dir, run.episode)
+        if found is None:
+            raise FormatError(
+                f"{run.run_dir}: no truth to score against: no truth.parquet and {where} names "
+                "no truth log or scenario (source {}); simulate the run again with --save-truth"
+            )
+        source, description = found, found.description
+    else:
+        source, description = truth, "the run's truth (held by the caller)"
     x = np.asarray(t_s, dtype=np.float64) * run.rate_hz
     k = np.floor(x)
     a = x - k
@@ -95,4 +100,4 @@ def truth_at_estimate(run: RunInfo, t_s: np.ndarray, point: str) -> TruthAtEstim
     i0, i1 = np.searchsorted(steps, k0), np.searchsorted(steps, k1)
     p = (1.0 - a)[:, None] * p_point[i0] + a[:, None] * p_point[i1]
     q = slerp(rows["q_xyzw"][i0], rows["q_xyzw"][i1], a)
-    return TruthAtEstimate(inside, p, q, source.description)
+    return TruthAtEstimate(inside, p, q, description)
