@@ -21,13 +21,12 @@ the time, the quality, the satellite count and HDOP, and empty position, altitud
 fields (u-blox style: ``$GNGGA,150001.00,,,,,0,03,99.99,,,,,,*..``). Pass ``lat_deg=None``
 (:func:`gga_sentence`) or mark the row in ``no_fix`` (:func:`gga_sentences`).
 
-:func:`gga_sentences` is the one implementation, vectorised over the epochs of a block (the
-receiver's path); :func:`gga_sentence` is its one-row form.
+:func:`gga_sentences` is the one implementation, vectorised over the epochs of a block (one
+epoch or a whole log: the same code); :func:`gga_sentence` calls it for one row.
 """
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -58,11 +57,9 @@ _HEX = [f"{x:02X}" for x in range(256)]  # checksum byte -> two uppercase hex di
 
 
 def nmea_checksum(body: str) -> str:
-    """XOR of the characters of ``body`` (the text between $ and *), two uppercase hex digits."""
-    x = 0
-    for ch in body.encode("ascii"):
-        x ^= ch
-    return _HEX[x]
+    """XOR of the characters of ``body`` (the text between $ and *), two uppercase hex digits
+    (:func:`nmea_checksums` of one body)."""
+    return _HEX[int(nmea_checksums([body])[0])]
 
 
 def nmea_checksums(bodies: list[str]) -> np.ndarray:
@@ -200,20 +197,6 @@ def gga_sentences(
     """
     utc = np.asarray(utc_s, dtype=np.float64)
     m = int(utc.size) if utc.ndim else 1
-    if m == 1:  # one epoch (the streaming receiver): the same numbers on Python scalars
-        cols, code = _one_row(
-            utc.item(),
-            lat_deg,
-            lon_deg,
-            quality,
-            satellites,
-            hdop,
-            altitude_m,
-            geoid_sep_m,
-            age_s,
-            no_fix,
-        )
-        return _sentences(cols, code, station)
     utc = _as_rows(utc, m, np.float64)
     no_fix = np.zeros(m, dtype=bool) if no_fix is None else _as_rows(no_fix, m, bool)
     # time: hundredths of a second of the day -> hhmmss and the hundredths
@@ -260,54 +243,7 @@ def _sentences(cols: list, code: list, station: str) -> list[str]:
     formats = _STATION_FORMATS.get(station) or _body_formats(station)
     fmt = [formats[c] for c in code]
     bodies = [f % row for f, row in zip(fmt, zip(*cols))]
-    if len(bodies) == 1:
-        return [f"${bodies[0]}*{nmea_checksum(bodies[0])}"]
     return [f"${b}*{_HEX[c]}" for b, c in zip(bodies, nmea_checksums(bodies).tolist())]
-
-
-def _one(x) -> float:
-    """The one value of a scalar or a one-element array, as a Python float."""
-    if type(x) is np.ndarray and x.size == 1:
-        return float(x.item())
-    return float(x) if type(x) is float else float(np.asarray(x, dtype=np.float64).reshape(()))
-
-
-def _one_row(
-    utc, lat_deg, lon_deg, quality, satellites, hdop, altitude_m, geoid_sep_m, age_s, no_fix
-) -> tuple[list, list]:
-    """The columns and the format code of :func:`gga_sentences` for one row, on Python scalars.
-
-    The same numbers as the array path: floor(100 s + 0.5) and round half to even (Python's
-    round(), numpy's rint) of the same IEEE products, integer divmod.
-    """
-    if not math.isfinite(utc):
-        raise ValueError("GGA: the UTC time of day must be finite")
-    no_fix = False if no_fix is None else bool(_one(no_fix))
-    cols = [[c] for c in _time_fields(math.floor(utc * 100.0 + 0.5) % _DAY_CS)]
-    for value, hemi in ((_one(lat_deg), "NS"), (_one(lon_deg), "EW")):
-        units = 0
-        if not no_fix:
-            if not math.isfinite(value):
-                raise ValueError("GGA: latitude and longitude must be finite")
-            units = round(abs(value) * 60.0 * _MINUTE_UNITS)
-        cols += [[c] for c in _angle_fields(units)]
-        cols.append([hemi[0] if value >= 0.0 else hemi[1]])
-    cols += [[int(_one(quality))], [int(_one(satellites))], [_one(hdop)]]
-    code = 4 * no_fix
-    if altitude_m is None:
-        code += 2
-        cols += [[0.0], [0.0]]
-    else:
-        code += 2 * no_fix
-        cols += [[_one(altitude_m)], [_one(geoid_sep_m)]]
-    if age_s is None:
-        code += 1
-        cols.append([0.0])
-    else:
-        age = _one(age_s)
-        code += math.isnan(age)
-        cols.append([age])
-    return cols, [code]
 
 
 def gga_sentence(

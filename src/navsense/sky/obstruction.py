@@ -348,13 +348,9 @@ class SkyView:
         _check_shapes(antenna, los, visible)
         m, nsat = visible.shape
         status = np.zeros((m, nsat), dtype=np.int8)
-        if m == 1:  # one epoch (the streaming receiver): no per-epoch counts
-            if not visible.any():
-                return status
-        else:
-            n_vis = np.count_nonzero(visible, axis=1)
-            if m == 0 or not n_vis.any():
-                return status
+        n_vis = np.count_nonzero(visible, axis=1)
+        if m == 0 or not n_vis.any():
+            return status
         with np.errstate(divide="ignore", invalid="ignore"):  # rays parallel to an axis
             # the culling of every (epoch, obstacle)
             keep = _keep(
@@ -367,15 +363,6 @@ class SkyView:
                 self.mask_deg,
             )
             keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
-            if m == 1:  # one epoch (the streaming receiver)
-                self._classify_one(
-                    antenna[0],
-                    los[0],
-                    visible[0],
-                    [None if k is None else k[0] for k in keeps],
-                    status[0],
-                )
-                return status
             blocks = _epoch_blocks(
                 n_vis * (1 + keep.astype(np.int64) @ self._weight), _BLOCK_TRIPLES
             )
@@ -389,77 +376,6 @@ class SkyView:
                     status[b0:b1],
                 )
         return status
-
-    def _classify_one(self, ant, los, vis, keeps, status) -> None:
-        """Statuses of one epoch (into ``status`` (nsat,)), under np.errstate of the caller.
-
-        The tests of :meth:`_classify_block` on the (kept obstacle, tracked satellite) grid by
-        broadcasting (obstacles down, satellites across) instead of gathered triples: every
-        element is computed with the same operations on the same values, and a satellite's crown
-        chords are added in obstacle order (np.add.accumulate down the obstacles), so the
-        statuses are those of the block path.
-        """
-        sat = np.flatnonzero(vis)
-        n_sat = sat.size
-        if n_sat == 0:
-            return
-        d = los[sat]
-        dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
-        ax, ay, az = ant.tolist()
-        blocked = np.zeros(n_sat, dtype=bool)
-        near = np.zeros(n_sat, dtype=bool)
-        foliage_m: np.ndarray | None = None
-        keep_box, keep_cyl, keep_crown = keeps
-        if keep_box is not None and keep_box.any():
-            kk = np.flatnonzero(keep_box)
-            nk = kk.size
-            kk = np.concatenate([kk, kk + keep_box.size])  # as they are, then enlarged
-            hit = _box_hit(
-                ax,
-                ay,
-                az,
-                dx,
-                dy,
-                dz,
-                *(v[kk, None] for v in self._box_lo),
-                *(v[kk, None] for v in self._box_hi),
-            )
-            blocked |= hit[:nk].any(axis=0)
-            near |= hit[nk:].any(axis=0)
-        if keep_cyl is not None and keep_cyl.any():
-            kk = np.flatnonzero(keep_cyl)
-            nk = kk.size
-            wx = ax - self._cyl_x[kk]
-            wy = ay - self._cyl_y[kk]
-            ww = wx * wx + wy * wy
-            h2 = dx * dx + dy * dy
-            wh = wx[:, None] * dx + wy[:, None] * dy
-            kk = np.concatenate([kk, kk + keep_cyl.size])
-            cc = (np.concatenate([ww, ww]) - self._cyl_rr[kk])[:, None]  # |w|^2 - r^2
-            hit = _cylinder_hit(
-                cc,
-                h2,
-                np.concatenate([wh, wh]),
-                az,
-                dz,
-                self._cyl_base[kk, None],
-                self._cyl_top[kk, None],
-            )
-            blocked |= hit[:nk].any(axis=0)
-            near |= hit[nk:].any(axis=0)
-        if keep_crown is not None and keep_crown.any():
-            kk = np.flatnonzero(keep_crown)
-            wx, wy, wz = ((a - c[kk])[:, None] for a, c in zip((ax, ay, az), self._crown_c))
-            b, disc = _chord_disc(wx, wy, wz, dx, dy, dz, self._crown_rr[kk, None])
-            foliage_m = np.add.accumulate(_chord_length(b, disc), axis=0)[-1]
-
-        st = np.full(n_sat, CLEAR, dtype=np.int8)
-        st[near] = NEAR
-        if foliage_m is None:
-            foliage_m = np.zeros(n_sat)
-        st[foliage_m > 0.0] = FOLIAGE
-        st[blocked | (foliage_m >= self.foliage_block_path_m)] = BLOCKED
-        status[sat] = st
 
     def _classify_block(self, ant, lb, vis, count, keeps, status) -> None:
         """Statuses of a block of epochs (into ``status``), under np.errstate of the caller.

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.geo._arrays import one_epoch_values
 
 __all__ = ["CorrectionStream", "J_SLACK"]
 
@@ -79,9 +78,6 @@ class CorrectionStream:
 
     def message_index(self, t_s: np.ndarray) -> np.ndarray:
         """Index j of the newest received message at each time, float64 (NaN: none), shape (m,)."""
-        t = _one_finite_time(t_s)
-        if t is not None:
-            return np.array([self._message_index_one(t)])
         t_s = np.asarray(t_s, dtype=np.float64)
         j = np.floor((t_s - self.latency_s) / self.interval_s + J_SLACK)
         # Step back out of the outages, latest start first: after outage k has been handled, every
@@ -97,27 +93,5 @@ class CorrectionStream:
 
     def age_s(self, t_s: np.ndarray) -> np.ndarray:
         """Correction age a_c = t - j T_c at each time, s (NaN when no message has arrived)."""
-        t = _one_finite_time(t_s)
-        if t is not None:
-            return np.array([t - self._message_index_one(t) * self.interval_s])
         t_s = np.asarray(t_s, dtype=np.float64)
         return t_s - self.message_index(t_s) * self.interval_s
-
-    def _message_index_one(self, t: float) -> float:
-        """:meth:`message_index` of one finite time on Python floats: the array path's operations."""
-        j = float(math.floor((t - self.latency_s) / self.interval_s + J_SLACK))
-        for t1, t2 in sorted(self.outages_s, key=lambda pair: pair[0], reverse=True):
-            gen = j * self.interval_s
-            if gen >= t1 and gen < t2:
-                j = float(self._last_before(t1))
-        if self.cold and not j >= 0.0:
-            j = math.nan
-        return j
-
-
-def _one_finite_time(t_s) -> float | None:
-    """The time of a one-epoch array as a Python float when it is finite, else None."""
-    one = one_epoch_values((t_s,))
-    if one is not None and math.isfinite(one[0]):
-        return float(one[0])
-    return None

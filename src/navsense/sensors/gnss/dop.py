@@ -30,8 +30,6 @@ already exceed 1e5).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 __all__ = ["dop", "dops", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
@@ -65,11 +63,6 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
             raise ValueError(f"Expected `used` to have shape {los.shape[:2]}, got {used.shape}")
     m, nsat = los.shape[:2]
     n_sets = len(sets)
-    if m == 1 and n_sets:  # one epoch (the streaming receiver)
-        return [
-            (np.array([h]), np.array([v]), np.array([p]))
-            for h, v, p in _dop_one(los[0], [used[0] for used in sets])
-        ]
     hvp = np.empty((3, n_sets, m))  # H, V, P of each set
     if m and n_sets:
         mb = min(m, _BLOCK_EPOCHS)
@@ -134,52 +127,3 @@ def _dop_block(los: np.ndarray, buf: np.ndarray):
         np.where(ok, np.sqrt(np.maximum(q33, 0.0)), NO_DOP),
         np.where(ok, np.sqrt(np.maximum(q11 + q22 + q33, 0.0)), NO_DOP),
     )
-
-
-_PAIR_I = [0, 1, 2, 0, 0, 1]  # the products d_i d_j of M's six distinct elements:
-_PAIR_J = [0, 1, 2, 1, 2, 2]  # a, b, c, e_n, e_u, n_u
-
-
-def _dop_one(los: np.ndarray, sets: list) -> list[tuple[float, float, float]]:
-    """(H, V, P) of each set of one epoch: ``los`` (nsat, 3), ``sets`` (nsat,) bool each.
-
-    The elementwise operations and the sums of :func:`_dop_block` (each a reduce over the
-    contiguous satellite axis of its own row, so the same order of additions), with the sets and
-    the six sums stacked into one call each; the 3 x 3 algebra then runs on Python floats (IEEE
-    binary64, the same operations in the same order).
-    """
-    w = np.array(sets, dtype=np.float64)  # (S, nsat): 1.0 used, 0.0 not
-    reduce = np.add.reduce
-    n = reduce(w, axis=-1)
-    n1 = np.maximum(n, 1.0)
-    lt = np.ascontiguousarray(los.T)  # (3, nsat)
-    mean = reduce(lt[None, :, :] * w[:, None, :], axis=-1) / n1[:, None]  # (S, 3)
-    d = (lt[None, :, :] - mean[:, :, None]) * w[:, None, :]  # centred, zero where unused
-    sums = reduce(d[:, _PAIR_I, :] * d[:, _PAIR_J, :], axis=-1).tolist()  # (S, 6)
-    out = []
-    for n_k, (a, b, c, e_n, e_u, n_u) in zip(n.tolist(), sums):
-        c11, c22, c33 = b * c - n_u * n_u, a * c - e_u * e_u, a * b - e_n * e_n
-        c12, c13, c23 = e_u * n_u - e_n * c, e_n * n_u - b * e_u, e_n * e_u - a * n_u
-        det = a * c11 + e_n * c12 + e_u * c13
-        a_a, a_b, a_c, a_en, a_eu, a_nu = abs(a), abs(b), abs(c), abs(e_n), abs(e_u), abs(n_u)
-        norm_m = max(max(a_a + a_en + a_eu, a_en + a_b + a_nu), a_eu + a_nu + a_c)
-        a11, a22, a33, a12, a13, a23 = abs(c11), abs(c22), abs(c33), abs(c12), abs(c13), abs(c23)
-        norm_adj = max(max(a11 + a12 + a13, a12 + a22 + a23), a13 + a23 + a33)
-        if not (
-            n_k >= MIN_SATELLITES
-            and math.isfinite(det)
-            and det > 0.0
-            and norm_m * norm_adj <= MAX_CONDITION * det
-        ):
-            out.append((NO_DOP, NO_DOP, NO_DOP))
-            continue
-        inv_det = 1.0 / det
-        q11, q22, q33 = c11 * inv_det, c22 * inv_det, c33 * inv_det
-        out.append(
-            (
-                math.sqrt(max(q11 + q22, 0.0)),
-                math.sqrt(max(q33, 0.0)),
-                math.sqrt(max(q11 + q22 + q33, 0.0)),
-            )
-        )
-    return out

@@ -47,8 +47,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.geo._arrays import exp as _exp
-from navsense.geo._arrays import one_epoch_values
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
@@ -74,8 +72,6 @@ DOP_RATIO_MAX = 20.0
 PPM_KM_TO_M = 1e-3  # 1 ppm of 1 km is 1 mm
 _TWO_POW_32 = 4294967296.0
 _TWO_PI = 2.0 * np.pi
-# one epoch (m = 1): the outputs of its ten Gaussians (U1 row, U2 row), in the order g, g'', g', g_t
-_PAIRS_ONE = np.array([[0, 2, 4, 6, 8, 10, 12, 14, 16, 19], [1, 3, 5, 7, 9, 11, 13, 15, 17, 20]])
 _STATE_KEYS = ("rtk_fixed", "rtk_float", "dgps", "single")
 _PARAM_KEYS = (
     "sigma_h_m",
@@ -186,8 +182,6 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     Decoded per position in the epoch (the uniform sits between Gaussians), with the expressions
     of :meth:`Pcg32.gaussians`, so each value equals the stream's scalar draw.
     """
-    if m == 1:
-        return _draw_one(rng)
     u = (rng.u32(OUTPUTS_PER_EPOCH * m).astype(np.float64) + 0.5) / _TWO_POW_32
     u = u.reshape(m, OUTPUTS_PER_EPOCH)
     # Gaussians at outputs (0, 1), (2, 3), ... (16, 17) and (19, 20): Box-Muller, cosine branch
@@ -195,16 +189,6 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     g_t = np.sqrt(-2.0 * np.log(u[:, 19])) * np.cos(_TWO_PI * u[:, 20])
     return EpochDraws(
         g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(), g_t=g_t
-    )
-
-
-def _draw_one(rng: Pcg32) -> EpochDraws:
-    """:func:`draw_epochs` of one epoch: the array path's operations on its ten pairs at once."""
-    u = (rng.u32(OUTPUTS_PER_EPOCH) + 0.5) / _TWO_POW_32
-    pairs = u[_PAIRS_ONE]
-    g = np.sqrt(-2.0 * np.log(pairs[0])) * np.cos(_TWO_PI * pairs[1])
-    return EpochDraws(
-        g_u=g[None, 0:3], g_white=g[None, 3:6], g_z=g[None, 6:9], slip_uniform=u[18:19], g_t=g[9:]
     )
 
 
@@ -217,9 +201,6 @@ def error_sigmas(
     (m,). ``lock_age_s`` is t - t_lock (only read in rtk_float). With noise off the sigmas are
     zero (k_h, k_v and tau_s are reported all the same).
     """
-    one = one_epoch_values((fix, lock_age_s, hdop, vdop, hdop_open, vdop_open, multipath_index))
-    if one is not None and one[0] in config.states:
-        return _sigmas_one(config, *one)
     fix = np.asarray(fix, dtype=np.intp)
     mi = np.asarray(multipath_index, dtype=np.float64)
     m = fix.shape[0]
@@ -270,59 +251,8 @@ def error_sigmas(
     }
 
 
-def _dop_ratio(dop: float, dop_open: float) -> float:
-    """clip(dop / maximum(dop_open, 1e-3), 0.5, 20) on floats, NaN kept as numpy keeps it."""
-    k = dop / (DOP_FLOOR if dop_open < DOP_FLOOR else dop_open)
-    return DOP_RATIO_MIN if k < DOP_RATIO_MIN else (DOP_RATIO_MAX if k > DOP_RATIO_MAX else k)
-
-
-def _sigmas_one(
-    config: ErrorConfig,
-    fix: int,
-    lock_age_s: float,
-    hdop: float,
-    vdop: float,
-    hdop_open: float,
-    vdop_open: float,
-    mi: float,
-) -> dict[str, np.ndarray]:
-    """:func:`error_sigmas` of one epoch on Python floats: the array path's operations in order."""
-    p = config.states[fix]
-    s_h, s_v = p.sigma_h_m, p.sigma_v_m
-    if fix == RTK_FLOAT:
-        decay = _exp(-lock_age_s / p.convergence_tau_s)
-        s_h += (p.initial_sigma_h_m - s_h) * decay
-        s_v += (p.initial_sigma_v_m - s_v) * decay
-    if fix in (RTK_FLOAT, RTK_FIXED):
-        s_h = s_h + PPM_KM_TO_M * config.ppm_h * config.baseline_km
-        s_v = s_v + PPM_KM_TO_M * config.ppm_v * config.baseline_km
-    k_h = _dop_ratio(hdop, hdop_open)
-    k_v = _dop_ratio(vdop, vdop_open)
-    mp_h = mi * p.multipath_h_m
-    sigmas = (
-        [s_h * k_h, s_h * k_h, s_v * k_v],
-        [p.white_h_m * k_h, p.white_h_m * k_h, p.white_v_m * k_v],
-        [mp_h, mp_h, mp_h * config.multipath_vertical_ratio],
-    )
-    if not config.noise:
-        sigmas = ([0.0, 0.0, 0.0],) * 3
-    return {
-        "sigma_gm_m": np.array([sigmas[0]]),
-        "sigma_white_m": np.array([sigmas[1]]),
-        "sigma_mp_m": np.array([sigmas[2]]),
-        "k_h": np.array([k_h]),
-        "k_v": np.array([k_v]),
-        "tau_s": np.array([p.tau_s]),
-    }
-
-
 def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
     """phi = exp(-dt / tau), 0 on the first epoch of the log (specification, "Error Model")."""
-    one = one_epoch_values((dt_s, first))
-    if one is not None and (type(tau_s) is float or one_epoch_values((tau_s,))):
-        dt, is_first = one  # one epoch: the same operations on Python floats
-        tau = tau_s if type(tau_s) is float else tau_s.item()
-        return np.array([0.0 if is_first else _exp(-dt / tau)])
     phi = np.exp(-np.asarray(dt_s, dtype=np.float64) / tau_s)
     return np.where(first, 0.0, phi)
 

@@ -49,8 +49,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.geo._arrays import exp as _exp
-from navsense.geo._arrays import one_epoch_values
 
 __all__ = [
     "NO_FIX",
@@ -179,19 +177,6 @@ def time_to_fix_s(config: FixConfig, g_t, multipath_index, since_loss_s):
     )
 
 
-def _time_to_fix_one(
-    config: FixConfig, g_t: float, multipath_index: float, since_loss_s: float
-) -> float:
-    """:func:`time_to_fix_s` of one epoch on Python floats: the array path's operations in order."""
-    r = config.reacquire_factor if since_loss_s <= config.reacquire_window_s else 1.0
-    return (
-        config.ttf_median_s
-        * _exp(config.ttf_log_sigma * g_t)
-        * (1.0 + config.ttf_multipath_gain * multipath_index)
-        * r
-    )
-
-
 def run_fix_states(
     config: FixConfig,
     state: FixMachineState,
@@ -221,10 +206,7 @@ def run_fix_states(
             "time_to_fix_s": np.empty(0),
         }
     inputs = (t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t)
-    one = one_epoch_values(inputs)
-    if one is None:
-        return _run(config, state, *_conditions(config, *inputs))
-    return _run(config, state, *_conditions_one(config, *one))
+    return _run(config, state, *_conditions(config, *inputs))
 
 
 def _conditions(
@@ -258,31 +240,6 @@ def _conditions(
         t_s.tolist(),
         dt_s.tolist(),
         ttf_raw.tolist(),
-    )
-
-
-def _conditions_one(
-    config: FixConfig, t, dt, n_used, n_clear, pdop, mi, age, slip_uniform, g_t
-) -> tuple[list, ...]:
-    """:func:`_conditions` of one epoch on Python numbers: the array path's operations in order."""
-    t, dt, mi, age = float(t), float(dt), float(mi), float(age)
-    no_fix = n_used < MIN_SATELLITES or (config.cold and t < config.cold_ttff_s)
-    have_age = not math.isnan(age)
-    if no_fix:
-        base = NO_FIX
-    elif not have_age or age > config.rtk_max_age_s or n_used < config.float_min_satellites:
-        base = DGPS if have_age and age <= config.dgps_max_age_s else SINGLE
-    else:
-        base = -1
-    capable = n_clear >= config.min_clear_satellites and pdop <= config.max_pdop
-    slip = slip_uniform < config.cycle_slip_rate_per_s * mi * dt
-    return (
-        [base],
-        [capable],
-        [slip],
-        [t],
-        [dt],
-        [_time_to_fix_one(config, float(g_t), mi, math.inf)],
     )
 
 

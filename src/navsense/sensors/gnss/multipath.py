@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from navsense.geo._arrays import one_epoch_values
 from navsense.site import Site
 
 __all__ = ["reflector_index", "Reflectors", "multipath_index", "ELEVATION_SCALE_RAD"]
@@ -72,8 +71,6 @@ class Reflectors:
         rho = np.zeros(m)
         if k_count == 0 or m == 0:
             return np.clip(rho, 0.0, 1.0)
-        if m == 1:
-            return np.array([self._index_one(*a[0].tolist())])
         d_r = self.range_m
         # D of every (epoch, obstacle); the terms only where D < d_r (0 elsewhere)
         dist = np.hypot(self.center_x - a[:, 0:1], self.center_y - a[:, 1:2])
@@ -91,25 +88,6 @@ class Reflectors:
         # >= 0, so starting from the first term is starting from 0)
         return np.clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)
 
-    def _index_one(self, x: float, y: float, z: float) -> float:
-        """:meth:`index` of one antenna position: D and the two angles of every obstacle with the
-        ufuncs there (elementwise: the same bits), the terms in range on Python floats in the same
-        operations, summed as add.accumulate sums them."""
-        d_r = self.range_m
-        dist = np.hypot(self.center_x - x, self.center_y - y)
-        dist1 = np.maximum(dist, _MIN_DISTANCE_M)
-        widths = np.arctan2(self.half_width, dist1).tolist()
-        heights = np.arctan2(self.top - z, dist1).tolist()
-        terms = [0.0] * len(widths)
-        for k, dk in enumerate(dist.tolist()):
-            if dk < d_r:
-                width = 2.0 * widths[k] / (2.0 * np.pi)
-                terms[k] = width * _clip01(heights[k] / _ELEVATION_SCALE) * (1.0 - dk / d_r)
-        rho = terms[0]
-        for term in terms[1:]:
-            rho += term
-        return _clip01(rho)
-
 
 def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.ndarray:
     """The reflector index rho (m,) of antenna positions (m, 3) among the site's solid obstacles.
@@ -122,21 +100,8 @@ def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.n
 
 def multipath_index(n_near, n_foliage, n_used, rho) -> np.ndarray:
     """The multipath index m = clamp((N_n + 0.5 N_f) / max(N_u, 1) + 0.5 rho, 0, 1), (m,)."""
-    one = one_epoch_values((n_near, n_foliage, n_used, rho))
-    if one is not None:
-        return np.array([_multipath_index_one(*(float(v) for v in one))])
     n_near = np.asarray(n_near, dtype=np.float64)
     n_foliage = np.asarray(n_foliage, dtype=np.float64)
     n_used = np.asarray(n_used, dtype=np.float64)
     rho = np.asarray(rho, dtype=np.float64)
     return np.clip((n_near + 0.5 * n_foliage) / np.maximum(n_used, 1.0) + 0.5 * rho, 0.0, 1.0)
-
-
-def _multipath_index_one(n_near: float, n_foliage: float, n_used: float, rho: float) -> float:
-    """:func:`multipath_index` of one epoch on Python floats: the array path's operations in order."""
-    return _clip01((n_near + 0.5 * n_foliage) / (1.0 if n_used < 1.0 else n_used) + 0.5 * rho)
-
-
-def _clip01(x: float) -> float:
-    """np.clip(x, 0, 1) of a Python float (NaN and -0.0 kept, as there)."""
-    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)

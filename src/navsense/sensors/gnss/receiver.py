@@ -53,7 +53,6 @@ import numpy as np
 from navsense.clock import Due
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
-from navsense.geo.georef import OUTPUT_KEYS
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
 from navsense.sensors.gnss import multipath as _mp
@@ -81,7 +80,6 @@ from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 __all__ = ["GnssReceiver", "GnssConfig", "OUTPUT_FRAMES", "GNSS_SEQUENCE"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
-LOS_AHEAD = 64  # epochs whose satellites are computed at once on one-step calls
 _ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled steps of a one-step call (read only)
 _NO_STEP = np.zeros(0, dtype=np.int64)
 _ONE_STEP.flags.writeable = False
@@ -195,7 +193,6 @@ class GnssReceiver:
         self._u = GaussMarkovStates(3)  # the unit Gauss-Markov error u (east, north, up)
         self._z = GaussMarkovStates(3)  # the unit multipath error z
         self._last_step: int | None = None
-        self._sky_ahead: dict = {}  # time -> (los, visible) of foreseen epochs (one-step calls)
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
 
     # ------------------------------------------------------------------------------ epochs
@@ -227,11 +224,8 @@ class GnssReceiver:
         # Antenna Position
         p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
         # Constellation and Sky Obstruction
-        if m == 1:
-            los, visible = self._sky_of_one(int(steps[0]), truth.rate_hz)
-        else:
-            los = self.constellation.los_enu(t)
-            visible = self.constellation.visible(los, c.elevation_mask_deg)
+        los = self.constellation.los_enu(t)
+        visible = self.constellation.visible(los, c.elevation_mask_deg)
         status = self._sky.classify(p_a, los, visible)
         counts = _sky.counts(status)
         # Dilution of Precision: used satellites, and all above the mask
@@ -307,47 +301,11 @@ class GnssReceiver:
             self._empty_block = block
         return block
 
-    def _sky_of_one(self, step: int, rate_hz: float) -> tuple[np.ndarray, np.ndarray]:
-        """Lines of sight (1, nsat, 3) and tracked satellites (1, nsat) of the epoch at ``step``.
-
-        The satellites depend on the time alone, so on one-step calls (the streaming API) they
-        are computed for LOS_AHEAD epochs at once: this one and the next ones the sampler will
-        take if the physics steps keep coming one after the other (a copy of the Due schedule
-        run over them). Each epoch's values are those of a call for it alone (los_enu and
-        visible are elementwise in the time); a time not foreseen is computed when it comes.
-        """
-        t = step / rate_hz
-        hit = self._sky_ahead.get(t)
-        if hit is None:
-            schedule = Due(self.config.hz)
-            schedule.t_due = self._due.t_due  # the due time after this epoch
-            later = step + 1 + np.arange(int(LOS_AHEAD * rate_hz / self.config.hz) + 1)
-            steps = np.concatenate([[step], later[schedule.sample_indices(later / rate_hz)]])
-            times = steps / rate_hz
-            los = self.constellation.los_enu(times)
-            visible = self.constellation.visible(los, self.config.elevation_mask_deg)
-            self._sky_ahead = {
-                tt: (los[i : i + 1], visible[i : i + 1]) for i, tt in enumerate(times.tolist())
-            }
-            hit = self._sky_ahead[t]
-        return hit
-
     def _geodetic(self, block: dict) -> dict:
         """Datum chain of p_out (specification, "Datum Chain"); the output frame's position."""
         t = block["sample_time_s"]
         p = block["position_enu_m"]
-        if t.shape[0] == 1:  # one epoch (streaming): the chain on Python floats, the same bits
-            geo = dict(
-                zip(
-                    OUTPUT_KEYS,
-                    (
-                        np.array([v])
-                        for v in self.georef.geodetic_of_point(*p[0].tolist(), t.item())
-                    ),
-                )
-            )
-        else:
-            geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
+        geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
         lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
         out = {k: np.asarray(geo[k], dtype=np.float64).reshape(-1) for k in _PREFIXED_KEYS}
         out["latitude_deg"] = out[lat_key]
