@@ -13,7 +13,8 @@ whatever goes wrong ends the command with one line on stderr, never a traceback.
   MESSAGE (please report; --debug shows the traceback)``. Ruling (issue 21): a bug is a failure
   like any other for a script that calls navsense (0 done, 2 failed, 130 interrupted); the words
   "internal error" tell a person which kind it is;
-- exit 130 on Ctrl-C (KeyboardInterrupt; SIGTERM ends a run the same way, with exit 143).
+- exit 130 on Ctrl-C (KeyboardInterrupt), 143 on SIGTERM: a run stops its worker process and
+  removes its ``NAME.partial`` first.
 
 ``navsense --debug COMMAND ...`` (or ``NAVSENSE_DEBUG=1``) prints the traceback after the line,
 with the worker process's own stack for an error raised there.
@@ -33,6 +34,9 @@ from navsense.config.cli_config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError
 
 __all__ = ["main", "build_parser"]
+
+MAX_CHUNK_STEPS = 10_000_000  # --chunk-steps: a day at 120 Hz (the chunk is held in memory)
+MAX_AGENT = 1_000_000  # --agent: the INS seed adds 7919 K
 
 
 def _add_simulate(sub) -> None:
@@ -114,7 +118,7 @@ def _add_simulate(sub) -> None:
 
 def _run_simulate(args) -> int:
     from navsense._runtime.memory import arrow_on_the_heap, keep_freed_memory
-    from navsense.output.rundir import default_run_dir
+    from navsense.output.rundir import check_out_dir, default_run_dir
     from navsense.run import prepare_run
     from navsense.simulate import DEFAULT_CHUNK_STEPS
 
@@ -122,10 +126,17 @@ def _run_simulate(args) -> int:
         arrow_on_the_heap()  # and Arrow's buffers reused from it
 
     chunk_steps = DEFAULT_CHUNK_STEPS if args.chunk_steps is None else args.chunk_steps
-    if chunk_steps < 1:
-        raise ConfigError(f"--chunk-steps {chunk_steps} must be >= 1")
-    if args.agent < 0:
-        raise ConfigError(f"--agent {args.agent} must be >= 0")
+    if not 1 <= chunk_steps <= MAX_CHUNK_STEPS:
+        raise ConfigError(f"--chunk-steps {chunk_steps} must be 1..{MAX_CHUNK_STEPS}")
+    if not 0 <= args.agent <= MAX_AGENT:
+        raise ConfigError(f"--agent {args.agent} must be 0..{MAX_AGENT}")
+    # the run directory is checked before anything is read (a bad --out fails at once)
+    if args.out is not None:
+        out = check_out_dir(args.out)
+    else:
+        source_file = args.track or args.truth
+        label = Path(source_file).stem if source_file else (args.scenario or "acre-loop")
+        out = check_out_dir(default_run_dir("runs", label))
     run = prepare_run(
         scenario=args.scenario,
         truth=args.truth,
@@ -138,7 +149,24 @@ def _run_simulate(args) -> int:
         smoothing_m=args.smoothing_m,
         bank=args.bank,
     )
-    out = Path(args.out) if args.out else default_run_dir("runs", run.label)
+    finish = None
+    if args.mcap:
+        if args.format != "jsonl":
+            raise ConfigError(
+                f"--mcap with --format {args.format}: the ROS 2 export reads the JSON Lines "
+                "rows (use --format jsonl)"
+            )
+        if not run.cfg["ins"]["enabled"]:
+            raise ConfigError(
+                "--mcap: the ROS 2 bag holds the INS topics and ins.enabled is false "
+                "(drop --no-ins, or export the GNSS and IMU topics later with navsense export "
+                "mcap RUN_DIR --gnss-fix --raw-imu)"
+            )
+        from navsense.output.ros2 import write_mcap
+
+        def finish(path: Path, final: Path) -> None:
+            write_mcap(path, run_name=final.name)
+
     summary = run.simulate(
         out,
         agent=args.agent,
@@ -147,13 +175,10 @@ def _run_simulate(args) -> int:
         output_format=args.format,
         save_truth=args.save_truth,
         workers=args.workers,
+        finish=finish,
     )
-    if args.mcap:
-        from navsense.output.ros2 import write_mcap
-
-        bag = write_mcap(summary.run_dir)
-        if not args.quiet:
-            print(f"navsense: ROS 2 bag {bag}")
+    if args.mcap and not args.quiet:
+        print(f"navsense: ROS 2 bag {summary.run_dir / 'ros2.mcap'}")
     if not args.quiet:
         print(summary.text())
     from navsense._runtime.process import teardown_not_needed
@@ -239,6 +264,38 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``navsense`` console script: the exit code (module docstring)."""
     words = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in words[: _command_index(words)] or bool(os.environ.get("NAVSENSE_DEBUG"))
+    with _sigterm_raises():
+        return _main(words, debug)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that a run cleans up (its worker and NAME.partial)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise _Terminated()
+
+
+class _sigterm_raises:
+    """While :func:`main` runs in the main thread: SIGTERM raises :class:`_Terminated`."""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self._installed = threading.current_thread() is threading.main_thread()
+        if self._installed:
+            self._previous = signal.signal(signal.SIGTERM, _raise_terminated)
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        if self._installed:
+            previous = self._previous
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _main(words: list[str], debug: bool) -> int:
     try:
         parser = build_parser(next((w for w in words if not w.startswith("-")), None))
         args = parser.parse_args(words)
@@ -263,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _report("navsense: interrupted", debug)
         return 130
+    except _Terminated:
+        _report("navsense: terminated (SIGTERM)", debug)
+        return 143
     except BaseException as exc:  # the one boundary: every failure ends as one line
         if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
             code = exc.code

@@ -75,16 +75,38 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``export mcap`` or ``report``; 0 on success (errors raise NavsenseError)."""
     name = getattr(args, "command_name", None) or getattr(args, "command", None)
+    from pathlib import Path
+
+    from navsense.errors import FormatError
+    from navsense.output.outfiles import check_out_file, naming
+
     if name == "export":
         from navsense.output.ros2 import write_mcap
 
-        path = write_mcap(args.run_dir, args.out, gnss_fix=args.gnss_fix, raw_imu=args.raw_imu)
+        bag = check_out_file(
+            args.out if args.out is not None else _bag_in(args.run_dir), error=FormatError
+        )
+        with naming(bag):
+            path = write_mcap(args.run_dir, bag, gnss_fix=args.gnss_fix, raw_imu=args.raw_imu)
         print(f"navsense: ROS 2 bag {path}")
         return 0
     if name == "report":
-        from navsense.output.report import write_report
+        from navsense.output.report import REPORT_DIR, write_report
 
-        path = write_report(args.run_dir, sky_time_s=args.time_s)
+        with naming(Path(args.run_dir) / REPORT_DIR):
+            path = write_report(args.run_dir, sky_time_s=args.time_s)
         print(f"navsense: report {path}")
         return 0
     raise ValueError(f"cli_export.run: unknown command {name!r}")  # pragma: no cover
+
+
+def _bag_in(run_dir: str):
+    """RUN_DIR/ros2.mcap, once RUN_DIR is known to be a directory."""
+    from pathlib import Path
+
+    from navsense.errors import FormatError
+    from navsense.output.ros2 import DEFAULT_BAG_NAME
+
+    if not Path(run_dir).is_dir():
+        raise FormatError(f"{run_dir}: not a run directory")
+    return Path(run_dir) / DEFAULT_BAG_NAME

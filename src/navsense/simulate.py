@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -390,6 +390,7 @@ def simulate(
     output_format: str = "jsonl",
     save_truth: bool = False,
     workers: str = "threads",
+    finish: Callable[[Path, Path], object] | None = None,
 ) -> RunSummary:
     """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
 
@@ -401,6 +402,10 @@ def simulate(
     ``workers`` "threads" runs the models on threads of this process; "processes" also forks one
     worker process that runs part of them (:mod:`navsense._runtime.worker`; Linux with two cores
     or more, elsewhere it is "threads"). The files are the same bytes either way.
+    ``finish(path, final)``, when given, adds files to the run once every model's file and
+    episode.json are written, before the run directory is renamed from ``path``
+    (``NAME.partial``) to ``final``: a failure there leaves no directory that looks complete
+    (``navsense simulate --mcap`` writes the ROS 2 bag so).
     """
     if output_format not in ("jsonl", "parquet"):
         raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
@@ -495,6 +500,8 @@ def simulate(
             episode.update(infos[model.name])
         episode["config"] = cfg
         run.write_json("episode.json", episode)
+        if finish is not None:
+            finish(run.path, run.final)
         summary.rows = {m.name: rows[m.name] for m in models}
     summary.steps = steps
     summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)

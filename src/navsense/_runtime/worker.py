@@ -33,6 +33,7 @@ parent's cleanup (the run directory's rename, buffered files) runs twice.
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import queue
 import sys
@@ -132,11 +133,35 @@ def _error_report(exc: BaseException) -> tuple:
     return (kept, type(exc).__name__, str(exc), traceback.format_exc())
 
 
-def _child_main(target, args, requests, replies, slots, parents_ends) -> None:
+def die_with_parent(parent_pid: int) -> None:
+    """In a child process: end with the parent, even a parent killed with SIGKILL.
+
+    The kernel sends the child SIGKILL when the parent dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
+    so no orphan keeps computing and holding the run's files and pipes; a parent already gone
+    ends the child now. SIGTERM gets its default action back (the command line's handler, which
+    a forked child inherits, turns it into an exception that would read as the child's error)."""
+    import signal
+
+    with contextlib.suppress(ValueError):  # not the main thread: nothing inherited to undo
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no prctl: the end of the pipes ends the child
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def _child_main(target, args, requests, replies, slots, parents_ends, parent_pid) -> None:
     """The child process: ``target(channel, *args)``, then its outcome as the last reply.
 
     ``parents_ends``: the parent's ends of the pipes, which a forked child holds too; closed
-    here, so that the parent closing its end reaches the child as the end of the stream."""
+    here, so that the parent closing its end reaches the child as the end of the stream. The
+    child dies with the parent (:func:`die_with_parent`)."""
+    die_with_parent(parent_pid)
     for conn in parents_ends:
         conn.close()
     try:
@@ -190,7 +215,7 @@ class Worker:
             target=_child_main,
             name=name,
             daemon=True,
-            args=(target, args, child_requests, child_replies, slots, parents_ends),
+            args=(target, args, child_requests, child_replies, slots, parents_ends, os.getpid()),
         )
         self.process.start()
         child_requests.close()

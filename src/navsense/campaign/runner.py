@@ -47,7 +47,7 @@ from pathlib import Path
 
 import orjson
 
-from navsense.errors import ConfigError, NavsenseError
+from navsense.errors import ConfigError, FormatError, NavsenseError
 
 __all__ = [
     "execute_run",
@@ -58,6 +58,7 @@ __all__ = [
     "serial_executor",
     "dask_executor",
     "read_results",
+    "read_result",
     "write_json_atomic",
     "rerun",
     "RerunReport",
@@ -258,10 +259,13 @@ def default_workers() -> int:
 def write_json_atomic(path: Path, data) -> None:
     """Write JSON (indented; nan as null) to a temporary name next to ``path``, then rename."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(
-        orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
-    )
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(
+            orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+        )
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def read_results(out_dir: str | os.PathLike) -> dict[str, dict]:
@@ -273,11 +277,36 @@ def read_results(out_dir: str | os.PathLike) -> dict[str, dict]:
             if path.name.startswith("."):
                 continue
             try:
-                data = orjson.loads(path.read_bytes())
-            except orjson.JSONDecodeError:
-                continue  # a file cut short by a crash: the run is done again
+                data = read_result(path)
+            except FormatError:
+                continue  # cut short by a crash, or damaged: the run is done again
             out[data.get("run_id", path.stem)] = data
     return out
+
+
+def read_result(path: Path) -> dict:
+    """One run's result file, as :func:`execute_run` writes it: an object whose run_id is the
+    file's name, status "ok" or "failed", statistics an object of numbers (or null for a failed
+    run). FormatError naming the file otherwise."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise FormatError(f"{path}: not valid JSON ({exc}); a damaged result file") from None
+    stem = path.stem
+    if not isinstance(data, dict):
+        raise FormatError(f"{path}: a result is a JSON object, got {type(data).__name__}")
+    if data.get("run_id", stem) != stem:
+        raise FormatError(f"{path}: run_id {data.get('run_id')!r} is not the file's name {stem}")
+    if data.get("status") not in ("ok", "failed"):
+        raise FormatError(f"{path}: status {data.get('status')!r} is not 'ok' or 'failed'")
+    stats = data.get("statistics")
+    numbers = isinstance(stats, dict) and all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+        for v in stats.values()
+    )
+    if not (numbers or (stats is None and data["status"] == "failed")):
+        raise FormatError(f"{path}: statistics is not an object of numbers")
+    return data
 
 
 # ------------------------------------------------------------------------------- progress
@@ -562,11 +591,19 @@ def rerun(
     if out_dir is None:
         out = base / "reruns" / rid
         k = 2
-        while out.exists():
+        while os.path.lexists(out) or os.path.lexists(f"{out}.partial"):
             out = base / "reruns" / f"{rid}-{k}"
             k += 1
     else:
         out = Path(out_dir)
+    from navsense.output.rundir import check_out_dir
+
+    check_out_dir(out)
+    kept = base / RUNS_DIR / rid
+    # everything that can fail is read before the run is written: a damaged results file
+    # leaves no rerun directory behind
+    result_file = base / RESULTS_DIR / f"{rid}.json"
+    recorded = None if kept.is_dir() or not result_file.exists() else read_result(result_file)
     truth = simulate_run(run, out, Path(campaign.get("campaign_file", "campaign")).name)
     scored: dict = {}
     if run.get("estimator"):  # the estimator's files in the run directory, and its score
@@ -574,7 +611,6 @@ def rerun(
 
         scored = score_columns(estimate_and_score(run["estimator"], out, run, truth).get("score"))
     report = RerunReport(run_id=rid, run_dir=out, version_note=note)
-    kept = base / RUNS_DIR / rid
     if kept.is_dir():
         report.compared, report.reference = "files", kept
         names = sorted({p.name for p in kept.iterdir()} | {p.name for p in out.iterdir()})
@@ -583,7 +619,6 @@ def rerun(
             if not (a.is_file() and b.is_file()) or a.read_bytes() != b.read_bytes():
                 report.differences.append(name)
         return report
-    recorded = read_results(base).get(rid)
     if recorded and recorded.get("status") == "ok":
         report.compared, report.reference = "statistics", base / RESULTS_DIR / f"{rid}.json"
         now = {**run_statistics(out, truth=truth), **scored}

@@ -335,8 +335,14 @@ def _read_csv(path: str, source: str):
 
 
 def _write_csv(path: str, out: dict, force: bool) -> None:
-    if os.path.exists(path) and not force:
-        raise ConfigError(f"--out {path} exists; use --force to replace it")
+    from navsense.output.outfiles import check_out_file, naming
+
+    check_out_file(path, force=force)
+    with naming(path):
+        _write_csv_file(path, out)
+
+
+def _write_csv_file(path: str, out: dict) -> None:
     n = np.asarray(out["e_m"]).shape[0]
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".navsense-geo-", suffix=".csv.tmp", dir=folder)
@@ -371,6 +377,9 @@ def run(args) -> int:
     geo = _site(args)
     t0 = _time_s(args, geo)
     if args.infile is not None:
+        from navsense.output.outfiles import check_out_file
+
+        check_out_file(args.outfile, force=args.force)  # before the work
         (a, b, c), t = _read_csv(args.infile, args.source)
         out = convert(
             geo,

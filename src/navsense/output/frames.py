@@ -187,10 +187,11 @@ class InsFrameWriter:
         f, self._file = self._file, None
         if f is None:
             return
-        f.close()
-        if exc_type is None:
-            os.replace(self._tmp_path, self.path)
-        else:
+        try:
+            f.close()
+            if exc_type is None:
+                os.replace(self._tmp_path, self.path)
+        finally:  # whatever failed (a full disk while closing too): no temporary file left
             self._tmp_path.unlink(missing_ok=True)
 
 

@@ -553,20 +553,20 @@ class Ros2BagWriter:
         if f is None:
             return
         try:
+            try:
+                if exc_type is None:
+                    for name, data in self._metadata.items():
+                        self._writer.add_metadata(name, dict(data))
+                    self._writer.finish()
+            finally:
+                f.close()
             if exc_type is None:
-                for name, data in self._metadata.items():
-                    self._writer.add_metadata(name, dict(data))
-                self._writer.finish()
-        finally:
-            f.close()
-        if exc_type is None:
-            if self.path.exists():  # appeared while writing: still never overwrite
-                self._tmp_path.unlink(missing_ok=True)
-                raise FormatError(
-                    f"{self.path}: the bag appeared while writing; not overwriting it"
-                )
-            os.replace(self._tmp_path, self.path)
-        else:
+                if self.path.exists():  # appeared while writing: still never overwrite
+                    raise FormatError(
+                        f"{self.path}: the bag appeared while writing; not overwriting it"
+                    )
+                os.replace(self._tmp_path, self.path)
+        finally:  # whatever failed (a full disk while closing too): no temporary file left
             self._tmp_path.unlink(missing_ok=True)
 
 
@@ -982,13 +982,22 @@ def _write_streams(bag: Ros2BagWriter, streams: list[TopicMessages]) -> None:
             bag.write(cid, t, blob[r * size : (r + 1) * size])
 
 
-def write_mcap(run_dir, out_path=None, *, gnss_fix: bool = False, raw_imu: bool = False) -> Path:
+def write_mcap(
+    run_dir,
+    out_path=None,
+    *,
+    gnss_fix: bool = False,
+    raw_imu: bool = False,
+    run_name: str | None = None,
+) -> Path:
     """Write the run's ROS 2 bag (MCAP) and return its path.
 
     ``run_dir``: a navsense run directory (episode.json, ins.jsonl + ins.frames, and gnss.jsonl /
     imu.jsonl for the optional topics). ``out_path``: the bag (default ``RUN_DIR/ros2.mcap``);
     an existing file is an error. ``gnss_fix`` adds the GNSS receiver's fix on
     /gnss/receiver/fix, ``raw_imu`` the IMU on /imu/raw. Topics and contents: module docstring.
+    ``run_name``: the run directory's name in the bag's metadata (default: ``run_dir``'s; a run
+    still written under ``NAME.partial`` gives ``NAME``).
     """
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
@@ -1021,7 +1030,7 @@ def write_mcap(run_dir, out_path=None, *, gnss_fix: bool = False, raw_imu: bool 
             "seed": str(episode.get("seed", "")),
             "noise": str(episode.get("noise", "")),
             "source": json.dumps(episode.get("source", {}), sort_keys=True),
-            "run_dir": run_dir.resolve().name,
+            "run_dir": run_name or run_dir.resolve().name,
         }
     }
     with Ros2BagWriter(out, metadata=meta) as bag:

@@ -1,6 +1,6 @@
 """``navsense truth``: build the truth log of a recorded track (GPX, CSV) or a waypoint route.
 
-    navsense truth --track FILE --out truth.parquet [--site NAME|FILE] [--vehicle NAME]
+    navsense truth --track FILE --out truth.parquet [--force] [--site NAME|FILE] [--vehicle NAME]
                    [--smoothing-m S] [--bank none|coordinated] [--rate-hz HZ] [--start-utc UTC]
 
 Writes the truth log (``.parquet`` or ``.csv``, navsense.truth.io) and prints what was built:
@@ -8,7 +8,8 @@ the points, duration and length, the site (ACRE, or the local site at the first 
 start UTC and, with smoothing, the RMS residual. A local site made for the track exists nowhere
 else, so it is written beside the log as ``<out stem>.site.json``: ``navsense simulate --truth
 truth.parquet --site truth.site.json`` then georeferences the log as the track was (set
-gnss.datum.start_utc to the printed start UTC to keep the recorded time). Conventions and formats:
+gnss.datum.start_utc to the printed start UTC to keep the recorded time). An existing ``--out``
+(or its site file) is refused unless ``--force``. Conventions and formats:
 :mod:`navsense.truth.tracks`.
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 
@@ -46,6 +46,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "[, z_m], with time or t_s) or a waypoint .json",
     )
     p.add_argument("--out", required=True, metavar="FILE", help="truth log, .parquet or .csv")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing --out file (and its .site.json)",
+    )
     p.add_argument(
         "--site",
         metavar="NAME|FILE",
@@ -98,14 +103,18 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Execute ``navsense truth`` for parsed ``args``; returns 0. NavsenseError on bad input."""
+    from navsense.output.outfiles import check_out_file, naming
     from navsense.truth.io import write_truth
     from navsense.truth.tracks import load_track, plan_track
 
-    out = Path(args.out)
+    out = check_out_file(args.out, force=args.force)
     if out.suffix.lower() not in (".parquet", ".csv"):
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
     if not (np.isfinite(args.rate_hz) and args.rate_hz > 0):
         raise ConfigError(f"--rate-hz {args.rate_hz:g} must be > 0")
+    site_file = out.with_name(f"{out.stem}.site.json")
+    if args.site is None:
+        check_out_file(site_file, option="--out (its site file)", force=args.force)
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)
     traj = plan_track(
         track,
@@ -115,13 +124,19 @@ def run(args) -> int:
         stop_speed_mps=args.stop_speed_mps,
     )
     truth = traj.sample(args.rate_hz)
-    site_file = None
-    if args.site is None and (track.site.georeference or {}).get("kind") == "local":
-        site_file = out.with_name(f"{out.stem}.site.json")
+    local = args.site is None and (track.site.georeference or {}).get("kind") == "local"
+    with naming(out):
+        write_truth(truth, out)
+    if local:
         tmp = site_file.with_name(f".{site_file.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(track.site.to_json(), indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, site_file)
-    write_truth(truth, out)
+        try:
+            with naming(site_file):
+                tmp.write_text(json.dumps(track.site.to_json(), indent=1) + "\n", encoding="utf-8")
+                os.replace(tmp, site_file)
+        except BaseException:  # the log without its site would georeference wrongly
+            tmp.unlink(missing_ok=True)
+            out.unlink(missing_ok=True)
+            raise
 
     ev = traj.evaluate(np.arange(len(truth)) / truth.rate_hz)
     step = np.linalg.norm(np.diff(ev.footprint_m, axis=0), axis=1)
@@ -143,7 +158,7 @@ def run(args) -> int:
     )
     print(
         f"navsense: {where}"
-        + (f" (written to {site_file})" if site_file else "")
+        + (f" (written to {site_file})" if local else "")
         + (f"; start_utc {track.start_utc}" if track.start_utc else "")
     )
     print(

@@ -1,0 +1,70 @@
+"""Output files of the commands that write one file: checked before any work, named in errors.
+
+:func:`check_out_file` refuses, before a command reads its input, an output file it could not
+write or would overwrite; :func:`naming` makes an OSError that names no file (a full disk, a
+file-size limit: ``write()`` raises ``[Errno 28]`` without a path) name the file being written,
+so the command line's one line says where.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from navsense.errors import ConfigError, NavsenseError
+
+__all__ = ["check_out_file", "naming"]
+
+
+def check_out_file(
+    path: str | os.PathLike,
+    option: str = "--out",
+    force: bool | None = None,
+    error: type[NavsenseError] = ConfigError,
+) -> Path:
+    """``path`` as a Path if a command may write it: its folder exists and is writable, the name
+    fits the file system, and it is not a directory; an existing file (or a dangling symlink) is
+    refused unless ``force`` (None: the command has no --force). ``error`` (ConfigError) naming
+    ``option`` otherwise."""
+    text = os.fspath(path)
+    if not text or "\0" in text:
+        raise error(f"{option} {text!r}: not a file name")
+    out = Path(text)
+    if os.path.isdir(out):
+        raise error(f"{option} {out}: is a directory; give a file name")
+    if os.path.lexists(out) and not force:
+        what = "is a dangling symbolic link" if not out.exists() else "exists"
+        if force is None:
+            raise error(f"{option} {out}: {what}; not overwriting it (remove it or choose another)")
+        raise error(f"{option} {out} {what}; use --force to replace it")
+    folder = out.parent
+    if not folder.exists():
+        raise error(f"{option} {out}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise error(f"{option} {out}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise error(f"{option} {out}: the folder {folder} is not writable")
+    try:
+        name_max = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    # writers use a temporary name beside it: ".NAME.PID.partial" (up to 17 more bytes)
+    if len(os.fsencode(out.name)) + 17 > name_max:
+        raise error(
+            f"{option} {out}: the name is {len(os.fsencode(out.name))} bytes; this file system "
+            f"allows {name_max - 17} here"
+        )
+    return out
+
+
+@contextlib.contextmanager
+def naming(path: str | os.PathLike) -> Iterator[None]:
+    """Raise an OSError that names no file again naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), os.fspath(path)) from exc
