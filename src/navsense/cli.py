@@ -126,10 +126,14 @@ def _run_simulate(args) -> int:
         arrow_on_the_heap()  # and Arrow's buffers reused from it
 
     chunk_steps = DEFAULT_CHUNK_STEPS if args.chunk_steps is None else args.chunk_steps
-    if not 1 <= chunk_steps <= MAX_CHUNK_STEPS:
-        raise ConfigError(f"--chunk-steps {chunk_steps} must be 1..{MAX_CHUNK_STEPS}")
-    if not 0 <= args.agent <= MAX_AGENT:
-        raise ConfigError(f"--agent {args.agent} must be 0..{MAX_AGENT}")
+    for option, value, low, high in (
+        ("--chunk-steps", chunk_steps, 1, MAX_CHUNK_STEPS),
+        ("--agent", args.agent, 0, MAX_AGENT),
+    ):
+        if value < low:
+            raise ConfigError(f"{option} {value} must be >= {low}")
+        if value > high:
+            raise ConfigError(f"{option} {value} must be <= {high}")
     # the run directory is checked before anything is read (a bad --out fails at once)
     if args.out is not None:
         out = check_out_dir(args.out)
