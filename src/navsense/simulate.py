@@ -68,9 +68,10 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
         models.append(GnssReceiver(cfg, vehicle, site, georef))
     if cfg["imu"]["enabled"]:
         if cfg["imu"].get("model", "acres") == "configurable":
+            from navsense.config.typed.configurable_imu import ConfigurableImuConfig
             from navsense.sensors.configurable_imu import ConfigurableImuModel
 
-            models.append(ConfigurableImuModel(cfg, vehicle))
+            models.append(ConfigurableImuModel(ConfigurableImuConfig.from_validated(cfg), vehicle))
         else:
             from navsense.config.typed.imu import ImuConfig
             from navsense.sensors.imu import ImuModel

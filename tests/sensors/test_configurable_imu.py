@@ -12,6 +12,8 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config.imu_presets import PRESETS
+from navsense.config.typed.configurable_imu import ConfigurableImuConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 from navsense.rotation import mrp_to_dcm
@@ -25,7 +27,6 @@ from navsense.sensors.configurable_imu import (
     Quantizer,
     apply_imu_errors,
 )
-from navsense.sensors.imu_presets import PRESETS
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VEHICLES
 
@@ -273,8 +274,13 @@ def _cfg(conf=None, preset="none", hz=120.0, seed=3, noise=True, position=(0.5, 
     }
 
 
+def _imu(cfg: dict, vehicle=POLARIS) -> ConfigurableImuModel:
+    """The model of the configuration ``cfg`` (a dict as :func:`_cfg` builds)."""
+    return ConfigurableImuModel(ConfigurableImuConfig.from_validated(cfg), vehicle)
+
+
 def test_noise_free_stationary_and_turning_deltas():
-    model = ConfigurableImuModel(_cfg(noise=False), POLARIS)
+    model = _imu(_cfg(noise=False), POLARIS)
     b = model.process(stationary_truth(50))
     assert b["sample_time_s"][0] == 3 / 120.0  # the ACRES first row is the reference
     np.testing.assert_allclose(
@@ -282,7 +288,7 @@ def test_noise_free_stationary_and_turning_deltas():
     )
     np.testing.assert_allclose(b["delta_angle_flu_rad"], 0.0, atol=1e-15)
     truth = circle_truth(300)
-    b = ConfigurableImuModel(_cfg(noise=False), POLARIS).process(truth)
+    b = _imu(_cfg(noise=False), POLARIS).process(truth)
     np.testing.assert_allclose(
         b["delta_angle_flu_rad"],
         np.tile([0, 0, 5.0 / 25.0 / 120], (len(b["sample_time_s"]), 1)),
@@ -306,7 +312,7 @@ def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
     cfg = _cfg(conf, preset="bmi088", hz=50.0)
 
     def run(chunks):
-        m = ConfigurableImuModel(cfg, POLARIS)
+        m = _imu(cfg, POLARIS)
         return b"".join(
             orjson.dumps(r) + b"\n" for c in chunks for r in layout_rows(m, m.process(c))
         )
@@ -314,8 +320,8 @@ def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
     whole = run([truth])
     assert whole == run(list(truth.chunks(41))) == run(list(truth.chunks(1)))
     on, off = (
-        ConfigurableImuModel(cfg, POLARIS),
-        ConfigurableImuModel({**cfg, "noise": False}, POLARIS),
+        _imu(cfg, POLARIS),
+        _imu({**cfg, "noise": False}, POLARIS),
     )
     on.process(truth)
     off.process(truth)
@@ -324,11 +330,9 @@ def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
 
 def test_presets_load_and_explicit_keys_win():
     for name in PRESETS:
-        model = ConfigurableImuModel(_cfg(preset=name), POLARIS)
+        model = _imu(_cfg(preset=name), POLARIS)
         assert model.episode_info()["imu_preset"] == name
-    m = ConfigurableImuModel(
-        _cfg({"gyro": {"noise_density_radps_rthz": 0.5}}, preset="kvh1750"), POLARIS
-    )
+    m = _imu(_cfg({"gyro": {"noise_density_radps_rthz": 0.5}}, preset="kvh1750"), POLARIS)
     assert np.all(m.config.gyro.noise_density == 0.5)
     assert m.config.accel.noise_density[0] == PRESETS["kvh1750"]["accel"]["noise_density_mps2_rthz"]
 
@@ -368,7 +372,7 @@ def allan_fit(hz, n, seed=0):
         "bias_instability_tau_s": TAU_S,
         "random_walk_mps3_rthz": K_WALK,
     }
-    blk = ConfigurableImuModel(
+    blk = _imu(
         _cfg({"gyro": gyro, "accel": accel}, hz=hz, seed=seed, position=(0, 0, 0)), POLARIS
     ).process(truth)
     y = np.hstack([blk["angular_velocity_flu_radps"], blk["specific_force_flu_mps2"]])

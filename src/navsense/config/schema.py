@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.config.imu_presets import PRESETS
 from navsense.errors import ConfigError
 
 __all__ = [
@@ -450,11 +451,9 @@ SCHEMA = Section(
                 "accel_bias_mps2": nonnegative(_SIGMA),
                 "gyro_bias_radps": nonnegative(_SIGMA),
                 "position_flu_m": VECTOR3_M,
-                # navsense extension (issue 8): the configurable IMU, sensors/configurable_imu.py
+                # navsense extension (issue 8): the configurable IMU, sensors/configurable_imu/
                 "model": Field("enum", choices=("acres", "configurable"), extension=True),
-                "preset": Field(
-                    "enum", choices=("none", "bmi088", "adis16465", "kvh1750"), extension=True
-                ),
+                "preset": Field("enum", choices=("none", *PRESETS), extension=True),
                 "configurable": _CONFIGURABLE_IMU,
             }
         ),

@@ -1,5 +1,8 @@
 """Presets of the configurable IMU for three grades, from public datasheets (typical values).
 
+The values of ``imu.configurable.gyro`` / ``.accel`` that ``imu.preset`` names (the keys of
+:data:`PRESETS` are the choices of ``imu.preset``); read by navsense.config.typed.configurable_imu.
+
 Each value cites its datasheet on its line. Units are the configuration's (SI: rad/s, m/s^2,
 noise densities per sqrt(Hz)); the datasheet's unit and the conversion are in the comment.
 A term the datasheet does not give is 0 and says so. The datasheet values were transcribed from
@@ -12,12 +15,11 @@ ug/sqrt(Hz) -> m/s^2/sqrt(Hz): x 1e-6 g; m/s/sqrt(h) -> m/s^2/sqrt(Hz): x / 60; 
 
 from __future__ import annotations
 
-import copy
 import math
 
 from navsense.constants import GRAVITY_MPS2
 
-__all__ = ["PRESETS", "preset"]
+__all__ = ["PRESETS"]
 
 _G = GRAVITY_MPS2
 _DEG = math.pi / 180.0  # rad per degree
@@ -98,8 +100,3 @@ PRESETS: dict[str, dict] = {
         },
     },
 }
-
-
-def preset(name: str) -> dict:
-    """A fresh copy of the preset ``name`` ({"gyro": {...}, "accel": {...}}); KeyError if unknown."""
-    return copy.deepcopy(PRESETS[name])
