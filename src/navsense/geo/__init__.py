@@ -12,6 +12,7 @@ Modules (one function per transform, named source_to_target where the name is fr
 ``utm``         Krueger 6th order (Karney 2011) on WGS84: forward, inverse, both hemispheres
 ``helmert``     ITRF2014 -> NAD83(2011), 14 parameters, coordinate frame: forward, inverse
 ``epoch``       start_utc + t as a decimal year
+``geoid``       the EGM96 geoid undulation (NGA's 15' grid, package data), bilinear as PROJ
 ``georef``      Georeference.acre() / Georeference.local(): ENU <-> every frame, grid rotation,
                 affine grid <-> UTM map
 ``cli_geo``     the ``navsense geo`` subcommand (add_parser, run)
