@@ -23,15 +23,17 @@ with the worker process's own stack for an error raised there.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import NoReturn
 
 from navsense import __version__
 from navsense.config.cli_config import add_config_arguments, overrides_from_args
-from navsense.errors import ConfigError, NavsenseError
+from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 
 __all__ = ["main", "build_parser"]
 
@@ -57,9 +59,10 @@ def _add_simulate(sub) -> None:
     p.add_argument(
         "--smoothing-m",
         type=float,
-        default=0.0,
+        default=None,
         metavar="SIGMA",
-        help="--track: position noise of the recording, m (0: pass through every point)",
+        help="--track: position noise of the recording per horizontal axis, m (default: chosen "
+        "from the data by generalised cross-validation; 0: pass through every point)",
     )
     p.add_argument(
         "--bank",
@@ -320,7 +323,9 @@ def _main(words: list[str], debug: bool) -> int:
             import importlib
 
             func = importlib.import_module(module).run
-        return int(func(args) or 0)
+        with warnings.catch_warnings():  # a NavsenseWarning is one line (showwarning below)
+            warnings.showwarning = _show_warning
+            return int(func(args) or 0)
     except KeyboardInterrupt:
         _report("navsense: interrupted", debug)
         return 130
@@ -333,6 +338,19 @@ def _main(words: list[str], debug: bool) -> int:
             return code if isinstance(code, int) else (0 if code is None else 2)
         _report(error_line(exc), debug and not isinstance(exc, _UsageError))
         return 2
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``navsense: warning: MESSAGE`` on one line of stderr for a NavsenseWarning (input that
+    is usable but probably not what was meant); any other warning as Python shows it."""
+    if not issubclass(category, NavsenseWarning):
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+        return
+    with contextlib.suppress(OSError, ValueError):  # stderr itself is gone
+        print(_one_line(f"navsense: warning: {message}"), file=file or sys.stderr)
+
+
+_PYTHON_SHOWWARNING = warnings.showwarning
 
 
 def _command_index(words: list[str]) -> int:

@@ -28,3 +28,8 @@ class FormatError(NavsenseError, ValueError):
 class StreamError(NavsenseError, ValueError):
     """A SensorStream called out of turn: closed, not a TruthStates, steps that do not follow
     the last ones, or another physics rate."""
+
+
+class NavsenseWarning(UserWarning):
+    """Input that navsense can use but that is probably not what the user meant (a track that
+    asks more than a land vehicle can do). The command line prints it as one line on stderr."""

@@ -138,7 +138,7 @@ def prepare_run(
     overlay: str | os.PathLike | None = None,
     overrides: Mapping[str, Any] | Layers = (),
     duration_s: float | None = None,
-    smoothing_m: float = 0.0,
+    smoothing_m: float | None = None,
     bank: str = "none",
 ) -> PreparedRun:
     """Prepare one run (module docstring): at most one of ``scenario``, ``truth``, ``track``
@@ -149,7 +149,8 @@ def prepare_run(
     ``overrides``: ``{dotted key: value}`` (errors name the ``command line``) or override layers
     ``[(source, {dotted key: value}), ...]``. ``duration_s``: keep the first seconds only.
     ``smoothing_m`` and ``bank``: how a track becomes truth
-    (:func:`navsense.truth.tracks.build_truth_from_track`).
+    (:func:`navsense.truth.tracks.build_truth_from_track`; ``smoothing_m`` None: chosen from
+    the data).
     """
     from navsense.config import apply_overrides, load_config
     from navsense.site import DEFAULT_SITE, embedded_site, resolve_site

@@ -33,6 +33,7 @@ from navsense.simulate import simulate
 from navsense.site import site_from_json
 from navsense.truth import cli_truth
 from navsense.truth.io import read_truth
+from navsense.truth.track_kinematics import HEADING_BLEND_M
 from navsense.truth.tracks import (
     ACRE_TILE_RADIUS_M,
     build_truth_from_track,
@@ -130,7 +131,7 @@ def test_circle_recovers_path_turn_rate_and_centripetal_acceleration(circle_file
     t, enu = circle_files["t"], circle_files["enu"]
     np.testing.assert_allclose(track.t_s, t, atol=1e-9)
     np.testing.assert_allclose(track.enu_m, enu, atol=1 * um)  # local site at the first point
-    traj = plan_track(track, "polaris")
+    traj = plan_track(track, "polaris", smoothing_m=0.0)  # pass-through
 
     # through the track points (to rounding)
     at_points = traj.evaluate(t)
@@ -259,7 +260,7 @@ def test_smoothing_leaves_the_stated_noise_and_recovers_the_circle(tmp_path):
     # Morozov's principle errs towards smoothing (the residual also holds the bias): the circle
     # is pulled in by 0.1 .. 0.2 m here, still well inside the noise
     assert np.sqrt(np.mean(np.sum(err**2, axis=1) / 2)) < 0.75 * sigma
-    raw = plan_track(track, "polaris").evaluate(tt)  # through the noisy points
+    raw = plan_track(track, "polaris", smoothing_m=0.0).evaluate(tt)  # through the noisy points
     assert np.std(ev.w_radps[:, 2] - W_RADPS) < 0.2 * np.std(raw.w_radps[:, 2] - W_RADPS)
     assert np.max(np.abs(ev.w_radps[:, 2] - W_RADPS)) < 0.05
 
@@ -304,8 +305,9 @@ def test_a_stop_keeps_the_heading_and_moving_off_backwards_is_reversing(tmp_path
 
 
 def test_heading_is_continuous_and_the_rate_bounded_through_a_stop_and_turn(tmp_path):
-    """Off at 90 degrees after the stop: the heading turns within the blend band; the rate stays
-    within the documented bound |F''| / v_lo + 1.875 |F''| |dpsi| / (v_hi - v_lo)."""
+    """Off at 90 degrees after the stop: the heading turns within the departure blend; the rate
+    stays within the documented bound |F''| / v_lo + 1.875 v |dpsi| / blend (and within the
+    looser one of the speed blend it replaced)."""
     traj = plan_track(load_track(_stop_and_go(tmp_path, 90.0)), "polaris")
     t = np.arange(0.0, traj.end_s, 1 / 120)
     ev = traj.evaluate(t)
@@ -316,6 +318,8 @@ def test_heading_is_continuous_and_the_rate_bounded_through_a_stop_and_turn(tmp_
     acc = np.max(np.linalg.norm(ev.footprint_a_mps2, axis=1))
     bound = acc / 0.2 + 1.875 * acc * (np.pi / 2) / 0.2
     assert np.max(np.abs(ev.w_radps)) < bound
+    blend_bound = acc / 0.2 + 1.875 * np.max(ev.speed_mps) * (np.pi / 2) / HEADING_BLEND_M
+    assert np.max(np.abs(ev.w_radps)) < blend_bound
     # the angular velocity is the heading's derivative through the blend (trapezoid integral)
     yaw = ev.yaw_rad[0] + np.concatenate(
         [[0.0], np.cumsum(0.5 * (ev.w_radps[1:, 2] + ev.w_radps[:-1, 2]) / 120)]

@@ -112,7 +112,7 @@ def prepared_run(run: Mapping, campaign_file: str = "campaign"):
         overlay=(run["overlay"] or {}).get("path"),
         overrides=layers,
         duration_s=source.get("duration_s"),
-        smoothing_m=source.get("smoothing_m", 0.0),
+        smoothing_m=source.get("smoothing_m"),
         bank=source.get("bank", "none"),
     )
 

@@ -23,7 +23,8 @@ are relative to the file. Example (TOML)::
     [[sources]]
     track = "drives/field.gpx"         # a GPS track (.gpx, .csv) or a waypoint route (.json)
     # site = "my-site.json"            # optional; default ACRE on its tile, else a local site
-    # smoothing_m = 0.5                # optional: the recording's position noise, m (default 0)
+    # smoothing_m = 0.5                # optional: the recording's position noise, m (default:
+    #                                  #   chosen from the data; 0: through every point)
     # bank = "coordinated"             # optional: none (default) or coordinated
     # duration_s = 60                  # optional, per source
 
@@ -474,10 +475,10 @@ def _track_source(
         raise _err(src, f"{where}.track", ref, f"is not a file ({p} not found)")
     run_source: dict = {"track": str(p), "sha256": sha256_of(p)}
     label = p.name
-    smoothing = item.get("smoothing_m", 0.0)
-    if not (_is_number(smoothing) and smoothing >= 0):
-        raise _err(src, f"{where}.smoothing_m", smoothing, "is not a number of metres >= 0")
-    if smoothing:
+    smoothing = item.get("smoothing_m")
+    if smoothing is not None:
+        if not (_is_number(smoothing) and smoothing >= 0):
+            raise _err(src, f"{where}.smoothing_m", smoothing, "is not a number of metres >= 0")
         run_source["smoothing_m"] = smoothing
     bank = item.get("bank", "none")
     if bank not in BANK_MODES:

@@ -5,7 +5,8 @@
 
 Writes the truth log (``.parquet`` or ``.csv``, navsense.truth.io) and prints what was built:
 the points, duration and length, the site (ACRE, or the local site at the first point), the
-start UTC and, with smoothing, the RMS residual. A local site made for the track exists nowhere
+start UTC and, with smoothing, how (chosen from the data or given), the RMS residual and the
+standstills found. A local site made for the track exists nowhere
 else, so it is written beside the log as ``<out stem>.site.json``: ``navsense simulate --truth
 truth.parquet --site truth.site.json`` then georeferences the log as the track was (set
 gnss.datum.start_utc to the printed start UTC to keep the recorded time). An existing ``--out``
@@ -66,11 +67,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--smoothing-m",
         type=float,
-        default=0.0,
+        default=None,
         metavar="S",
-        help="standard deviation of the recorded horizontal position noise per axis, "
-        "m: a smoothing spline leaves this RMS residual (default 0: through "
-        "every point)",
+        help="standard deviation of the recorded horizontal position noise per axis, m: a "
+        "smoothing spline leaves this RMS residual (default: chosen from the data by "
+        "generalised cross-validation; 0: through every point)",
     )
     p.add_argument(
         "--bank",
@@ -151,7 +152,8 @@ def run(args) -> int:
         f"navsense: track {track.source}: {len(track)} points, {track.duration_s:.1f} s, "
         f"{float(np.sum(step)):.1f} m, max speed {float(np.max(ev.speed_mps)):.2f} m/s"
         + (
-            f", smoothing residual {traj.residual_rms_m:.3f} m RMS"
+            f", smoothing ({'chosen from the data' if traj.smoothing_method == 'gcv' else 'given'})"
+            f" residual {traj.residual_rms_m:.3f} m RMS, {len(traj.standstills)} standstill(s)"
             if getattr(traj, "smoothing_lambda", None) is not None
             else ""
         )

@@ -1,43 +1,56 @@
-"""Track kinematics: the continuous trajectory of a placed track (splines, attitude, rates).
+"""Track kinematics: the continuous trajectory of a placed track (path, attitude, rates, stops).
 
 Conventions (DESIGN.md "Data contracts"; the same as navsense.truth.waypoints): a track point is
 the position of ``base_footprint``; the chassis origin is ``p = F + R r_f`` with
 ``r_f = (0.4 wheelbase, 0, cg_height)`` and the centre of mass is the chassis origin, exactly as
 for waypoint routes (shared code: ``waypoints.chassis_from_footprint``). So a GNSS antenna
 mounted at base_footprint ``[0, 0, 0]`` (``gnss.mount_frame = base_footprint``) reports the
-recorded positions; the default antenna (1.7 m above the chassis origin, 0.82 m ahead of the
+positions of the path; the default antenna (1.7 m above the chassis origin, 0.82 m ahead of the
 rear axle for the Polaris) reports them moved by its lever arm.
 
 Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
 
-- Path in time: a cubic spline F(t) = (x(t), y(t), z(t)) through the points (scipy
-  ``CubicSpline``, not-a-knot ends; C2: position, velocity and acceleration continuous), or with
-  ``smoothing_m`` = sigma > 0 the cubic smoothing spline (scipy ``make_smoothing_spline``, one
-  penalty for the three coordinates)::
+- Horizontal path in time: (x(t), y(t)), a cubic spline (:mod:`navsense.truth.track_fit`):
 
-      F = argmin  sum_i |p_i - F(t_i)|^2 + lambda int |F''(t)|^2 dt
+  - ``smoothing_m`` None (the default): the smoothing spline whose lambda minimises the
+    generalised cross-validation score of x and y together (with the weight 1.4 on its degrees
+    of freedom): a recording as it comes is smoothed as much as its data show to be noise. A
+    recording without noise (GCV's minimum at the interpolating end) is passed through;
+  - ``smoothing_m`` = sigma > 0: the smoothing spline whose RMS residual per horizontal axis is
+    sigma (Morozov's discrepancy principle), so sigma is the standard deviation of the recorded
+    horizontal noise per axis. It errs towards smoothing (the residual also holds the
+    smoothing's bias: a 30 m circle at 5 m/s sampled every ~1 s with sigma = 0.3 m comes out
+    0.1 .. 0.2 m too small, tests/truth/test_tracks.py);
+  - ``smoothing_m`` 0: pass-through, the interpolating cubic spline (not-a-knot) through every
+    point, for tracks without noise. No standstills are found (the path keeps every point).
 
-  with lambda chosen so that the RMS horizontal residual per axis at the points equals sigma
-  (Morozov's discrepancy principle)::
+  The fit is reported in ``smoothing_lambda`` (s^3; None: interpolation), ``smoothing_method``,
+  ``residual_rms_m`` and ``noise_m`` (the noise per axis the fit implies).
+- Standstills (smoothed paths; :func:`navsense.truth.track_fit.find_standstills`): the vehicle
+  stands where a more strongly smoothed path (10 lambda) is slower than 4 standard deviations of
+  its speed noise (computed from the fit's noise; at least ``stop_speed_mps``) and the points
+  there stay within 2 noise sigmas RMS of their mean; the next point on either side joins when
+  within 2 sigmas of that mean, and all the points to the track's start or end when within 3.
+  The path is fitted again constant on each standstill (lambda chosen again, so that a long
+  stop does not make the drive look smooth): position held, zero velocity and acceleration, and
+  C2 at both ends (F' = F'' = 0 there, so starts and stops are smooth). The intervals are
+  ``standstills``.
+- Distance travelled S(t) = int |(x', y')| dt (8-point Gauss-Legendre between nodes at most
+  :data:`DISTANCE_NODE_S` apart, the quintic Hermite interpolant of S, S' = h, S'' = h' between
+  them: C2, navsense.truth.hermite).
+- Height: the profile Z(s) over the distance travelled (the road's, not the receiver's time
+  series): the GCV smoothing spline of the points' heights at their distances (interpolating
+  with ``smoothing_m`` 0; the points of a standstill are one point), and z(t) = Z(S(t)),
+  z' = Z'(S) S', z'' = Z''(S) S'^2 + Z'(S) S''. Standing still, the height is held and nothing
+  heaves.
+- Velocity, acceleration and jerk are these derivatives (no finite differences); the truth rows
+  sample the continuous trajectory at t = k / rate_hz, k = 0 .. floor(T rate_hz).
+- Attitude from the path: heading psi = atan2(g y', g x'), pitch theta = atan(g Z'(S)) (the
+  slope of the profile under the vehicle), with the gear g = +1 (forward) or -1 (reversing, see
+  stops); roll 0. Analytic rates::
 
-      sqrt( sum_i [(x_i - F_x(t_i))^2 + (y_i - F_y(t_i))^2] / (2 n) ) = sigma
-
-  so ``smoothing_m`` is the standard deviation of the recorded horizontal position noise, per
-  axis, in metres. The vertical is smoothed by the same filter (the same lambda); its residual
-  is whatever it is (GPS heights are noisier). With no lambda reaching sigma the result is the
-  smoothest spline (nearly the least-squares line). The fit is reported in
-  ``TrackTrajectory.residual_rms_m`` and ``smoothing_lambda``. This is the classical choice
-  (FITPACK's s = n sigma^2 for unit weights) and it errs towards smoothing, since the residual
-  also holds the smoothing's bias: a 30 m circle at 5 m/s sampled every ~1 s with sigma = 0.3 m
-  comes out 0.1 .. 0.2 m too small (tests/truth/test_tracks.py).
-- Velocity, acceleration and jerk are the spline's derivatives (no finite differences); the
-  truth rows sample the continuous trajectory at t = k / rate_hz, k = 0 .. floor(T rate_hz).
-- Attitude from the velocity: heading psi = atan2(g y', g x'), pitch theta = atan2(g z', h),
-  h = hypot(x', y'), with the gear g = +1 (forward) or -1 (reversing, see stops); roll 0. Analytic
-  rates (the derivatives of these angles, from the spline's derivatives)::
-
-      psi'   = (x' y'' - y' x'') / h^2
-      theta' = g (z'' h - z' h') / (h^2 + z'^2),        h' = (x' x'' + y' y'') / h
+      psi'   = (x' y'' - y' x'') / h^2,        h = hypot(x', y')
+      theta' = g Z''(S) S' / (1 + Z'(S)^2)
 
   with the quaternion and world angular velocity of ``waypoints.attitude_from_angles`` and the
   chassis point of ``waypoints.chassis_from_footprint``. The angular velocity is continuous (it
@@ -56,24 +69,34 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
   acceleration spikes (|r| jump(phi') / dt). So the roll is a C2 cubic spline (not-a-knot)
   through phi(t_i) at the track points: the roll rate is continuous and the turn is coordinated
   exactly at the track points and to O(h^2) between them.
-- Stops: below ``stop_speed_mps`` (v_lo, default :data:`STOP_SPEED_MPS`) the vehicle keeps the
-  heading, pitch it had when its horizontal speed fell below v_hi = 2 v_lo; between v_lo and v_hi
-  the angles blend with ``w = 10x^3 - 15x^4 + 6x^5``, ``x = (h - v_lo) / (v_hi - v_lo)``::
+- Slow and stopped: below ``stop_speed_mps`` (v_lo, default :data:`STOP_SPEED_MPS`) the vehicle
+  rests: it keeps its heading and pitch (rests less than :data:`MIN_HOP_M` of travel apart are
+  one). A car turns only as it moves, so the heading leaves a rest's, and reaches the next
+  rest's, over :data:`HEADING_BLEND_M` of distance travelled (half the way between two rests
+  closer than twice that), with ``w = 10x^3 - 15x^4 + 6x^5``, x = distance from the rest /
+  blend length::
 
-      psi = psi_hold + w (psi_path - psi_hold),  psi' = w psi_path' + w'(h) h' (psi_path - psi_hold)
+      psi = psi_hold + w (psi_path - psi_hold),   psi' = w psi_path' + w'(x) (S' / blend) (psi_path - psi_hold)
 
-  (pitch alike; roll = w phi), so the heading is continuous and the angular velocity bounded
-  (|psi'| <= |F''| / v_lo + 1.875 |F''| |psi_path - psi_hold| / (v_hi - v_lo)) through a stop.
-  Leaving a stop in a direction more than 90 degrees away from the held heading is reversing
-  (a car-like vehicle cannot turn on the spot): the gear becomes -1 and the heading stays the
-  vehicle's, opposite to the motion, until the next stop. The track starts in forward gear; a
-  track that starts at rest takes the heading of its first motion; one that never reaches v_hi
-  faces east.
+  (pitch alike; roll = w phi), so the heading is continuous and its rate bounded by the path's
+  plus 1.875 v |psi_path - psi_hold| / blend: the path's direction in the last and first
+  metres of a stop, which the receiver's noise sets, turns the vehicle slowly. A rest's heading
+  is the path's where its arrival blend begins. Leaving a rest in a direction more than 90
+  degrees away from the held heading (at the end of the departure blend) is reversing (a
+  car-like vehicle cannot turn on the spot): the gear becomes -1 and the heading stays the
+  vehicle's, opposite to the motion, until the next rest. The track starts in forward gear; a
+  track that starts at rest takes the heading of its first motion; one that never moves faces
+  east. On a standstill every rate is zero.
+- What a land vehicle cannot do: when the sampled truth has more than 1 g of horizontal
+  acceleration (:data:`MAX_HORIZONTAL_MPS2`) or turns faster than :data:`MAX_TURN_RATE_RADPS`,
+  :meth:`TrackTrajectory.sample` warns once (:class:`navsense.errors.NavsenseWarning`, one line
+  naming the time and the value): the recording is not what it claims, or wants smoothing.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -82,10 +105,16 @@ if TYPE_CHECKING:
     from scipy.interpolate import PPoly
 
 from navsense.constants import GRAVITY_MPS2
-from navsense.errors import TruthError
+from navsense.errors import NavsenseWarning, TruthError
+from navsense.truth.hermite import QuinticHermite
 from navsense.truth.states import PHYSICS_HZ, TruthStates
+from navsense.truth.track_fit import below_speed, fit_path, fit_profile
 from navsense.truth.track_site import Track
-from navsense.truth.waypoints import attitude_from_angles, chassis_from_footprint
+from navsense.truth.waypoints import (
+    MAX_TRUTH_STEPS,
+    attitude_from_angles,
+    chassis_from_footprint,
+)
 from navsense.vehicles import VehicleProfile, vehicle_profile
 
 __all__ = [
@@ -95,67 +124,26 @@ __all__ = [
     "build_truth_from_track",
     "STOP_SPEED_MPS",
     "BANK_MODES",
-    "MIN_SMOOTHING_POINTS",
+    "SMOOTHING_RANGE_M",
+    "MAX_HORIZONTAL_MPS2",
+    "MAX_TURN_RATE_RADPS",
 ]
 
 STOP_SPEED_MPS = 0.2  # v_lo: below it the heading is held; fully free above 2 v_lo
-MIN_SMOOTHING_POINTS = 5  # scipy make_smoothing_spline needs 5
 BANK_MODES = ("none", "coordinated")
+SMOOTHING_RANGE_M = (0.001, 100.0)  # a given smoothing_m (other than 0), m: 1 mm .. 100 m
+MAX_HORIZONTAL_MPS2 = GRAVITY_MPS2  # 1 g: more horizontal acceleration than tyres give
+MAX_TURN_RATE_RADPS = 2.0  # faster turning than a land vehicle does
 HEADING_NODE_STEP_S = 0.05  # spacing of the heading-unwrap reference nodes (heading rates up to
 # pi / 0.05 s = 63 rad/s are unwrapped correctly)
+HEADING_BLEND_M = 3.0  # the heading leaves (reaches) a rest's over this distance, m
+MIN_HOP_M = 0.5  # rests closer than this in distance are one (too short a hop to turn in), m
+DISTANCE_NODE_S = 0.25  # longest interval of the distance table S(t), s
+SAMPLE_BLOCK_ROWS = 65_536  # sample() evaluates this many rows at a time (bounded memory)
 _MERGE_S = 1e-9  # speed-threshold crossings closer than this are one event
-_REST, _BLEND, _FAST = 0, 1, 2
-
-
-def _bspline_to_ppoly(spl, x: np.ndarray) -> PPoly:
-    """The cubic B-spline (vector valued, breakpoints x) in the power basis, exactly."""
-    from scipy.interpolate import PPoly
-
-    left = x[:-1]
-    c = np.stack([spl(left, 3) / 6.0, spl(left, 2) / 2.0, spl(left, 1), spl(left)], axis=0)
-    return PPoly(c, x, extrapolate=False)
-
-
-def _residual_rms_m(spline, t: np.ndarray, xyz: np.ndarray) -> float:
-    r = spline(t) - xyz
-    return float(np.sqrt(np.mean(r[:, 0] ** 2 + r[:, 1] ** 2) / 2.0))
-
-
-def _fit(
-    t: np.ndarray, xyz: np.ndarray, smoothing_m: float, source: str
-) -> tuple[PPoly, float | None, float]:
-    """The position spline F(t) (PPoly, 3 columns), lambda (None: interpolating), residual."""
-    from scipy.interpolate import CubicSpline, make_smoothing_spline
-    from scipy.optimize import brentq
-
-    if smoothing_m == 0.0:
-        return CubicSpline(t, xyz, axis=0, bc_type="not-a-knot", extrapolate=False), None, 0.0
-    n = len(t)
-    if n < MIN_SMOOTHING_POINTS:
-        raise TruthError(f"{source}: {n} points; smoothing needs at least {MIN_SMOOTHING_POINTS}")
-
-    def excess(log_lam: float) -> float:
-        spl = make_smoothing_spline(t, xyz, lam=10.0**log_lam)
-        return _residual_rms_m(spl, t, xyz) - smoothing_m
-
-    # bracket in log10(lambda), starting at lambda ~ dt^3 (a window of about one interval)
-    lo = 3.0 * math.log10(max(float(np.median(np.diff(t))), 1e-6))
-    for _ in range(20):  # bounded: at most 20 decades each way
-        if excess(lo) < 0.0:
-            break
-        lo -= 1.0
-    hi = lo + 2.0
-    for _ in range(30):
-        if excess(hi) >= 0.0:
-            break
-        hi += 1.0
-    if excess(hi) < 0.0:  # even the smoothest spline fits within sigma
-        log_lam = hi
-    else:
-        log_lam = brentq(excess, lo, hi, xtol=1e-4, maxiter=100)
-    lam = 10.0**log_lam
-    spl = make_smoothing_spline(t, xyz, lam=lam)
-    return _bspline_to_ppoly(spl, t), lam, _residual_rms_m(spl, t, xyz)
+_REST, _DEPART, _FAST, _ARRIVE = 0, 1, 2, 3  # interval zones
+_MOVE = _FAST  # a stretch between rests
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
 
 
 def _wrap(a):
@@ -166,7 +154,7 @@ class TrackSample(NamedTuple):
     """A track trajectory at times t (arrays with leading axis n)."""
 
     t_s: np.ndarray
-    footprint_m: np.ndarray  # base_footprint on the spline, (n, 3)
+    footprint_m: np.ndarray  # base_footprint on the path, (n, 3)
     footprint_v_mps: np.ndarray  # its velocity F', (n, 3)
     footprint_a_mps2: np.ndarray  # its acceleration F'', (n, 3)
     p_m: np.ndarray  # chassis origin = centre of mass, (n, 3)
@@ -180,11 +168,32 @@ class TrackSample(NamedTuple):
     gear: np.ndarray  # +1 forward, -1 reversing, int8 (n,)
 
 
+def _distance_table(path: PPoly) -> QuinticHermite:
+    """S(t), the horizontal distance travelled along ``path``, as a quintic Hermite table."""
+    x = np.asarray(path.x)
+    parts = np.maximum(1, np.ceil(np.diff(x) / DISTANCE_NODE_S)).astype(np.int64)
+    first = np.repeat(np.arange(len(parts)), parts)  # the interval of each node
+    k = np.arange(first.size) - np.repeat(np.cumsum(parts) - parts, parts)
+    nodes = np.concatenate([x[first] + np.diff(x)[first] * k / parts[first], x[-1:]])
+    a, b = nodes[:-1], nodes[1:]
+    half = 0.5 * (b - a)
+    tq = (0.5 * (a + b))[:, None] + half[:, None] * _GL_X[None, :]
+    d1q = path(tq.ravel(), 1)
+    hq = np.hypot(d1q[:, 0], d1q[:, 1]).reshape(tq.shape)
+    s = np.concatenate([[0.0], np.cumsum(half * (hq @ _GL_W))])
+    d1, d2 = path(nodes, 1), path(nodes, 2)
+    h = np.hypot(d1[:, 0], d1[:, 1])
+    dh = np.where(h > 0.0, (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / np.maximum(h, 1e-300), 0.0)
+    return QuinticHermite(nodes, s, h, dh)
+
+
 class TrackTrajectory:
     """A track's continuous trajectory (module docstring): evaluate at any t in [0, end_s].
 
     ``smoothing_lambda`` is None for the interpolating spline; ``residual_rms_m`` the RMS
-    horizontal residual per axis at the track points (0 without smoothing, sigma with).
+    horizontal residual per axis at the track points; ``noise_m`` the noise per axis the fit
+    implies; ``standstills`` the (start, end) times where the vehicle stands; ``profile_lambda``
+    the height profile's lambda (m^3, None: interpolated or too few points).
     """
 
     def __init__(
@@ -192,7 +201,7 @@ class TrackTrajectory:
         track: Track,
         vehicle: VehicleProfile,
         *,
-        smoothing_m: float = 0.0,
+        smoothing_m: float | None = None,
         bank: str = "none",
         stop_speed_mps: float = STOP_SPEED_MPS,
     ) -> None:
@@ -201,23 +210,31 @@ class TrackTrajectory:
         self.bank = bank
         self.source = track.source
         self.end_s = track.duration_s
-        self.spline, self.smoothing_lambda, self.residual_rms_m = _fit(
-            track.t_s, track.enu_m, smoothing_m, track.source
+        fit = fit_path(track.t_s, track.enu_m[:, :2], smoothing_m, stop_speed_mps)
+        self.spline = fit.path
+        self.smoothing_lambda = fit.lam
+        self.smoothing_method = fit.method
+        self.residual_rms_m = fit.residual_rms_m
+        self.noise_m = fit.noise_m
+        self.standstills = fit.standstills
+        self._distance = _distance_table(self.spline)
+        s_points = self._distance.derivatives(track.t_s)[0]
+        self.profile, self.profile_lambda = fit_profile(
+            s_points, track.enu_m[:, 2], interpolate=fit.method == "interpolation"
         )
         self._r_f = -vehicle.footprint_in_chassis_m  # chassis origin in base_footprint, FLU
         self._v_lo = stop_speed_mps
-        self._v_hi = 2.0 * stop_speed_mps
         self._build_heading()
         self._roll = None
         if bank == "coordinated":  # phi at the points (exactly coordinated), C2 spline between
             knots = np.asarray(self.spline.x)
-            d1, d2 = self.spline(knots, 1), self.spline(knots, 2)
+            _, d1, d2, slope, _, _, _ = self._footprint(knots)
             j = np.clip(np.searchsorted(self._iv_start, knots, side="right") - 1, 0, None)
             g = self._iv_gear[j].astype(np.float64)
             h = np.maximum(np.hypot(d1[:, 0], d1[:, 1]), 1e-9)
             acc_lat = g * (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / h  # a . y_h
             acc_long = g * (d1[:, 0] * d2[:, 0] + d1[:, 1] * d2[:, 1]) / h  # a . x_h
-            pitch = np.arctan2(g * d1[:, 2], h)
+            pitch = np.arctan(g * slope)
             normal = (GRAVITY_MPS2 + d2[:, 2]) * np.cos(pitch) - acc_long * np.sin(pitch)
             from scipy.interpolate import CubicSpline
 
@@ -225,115 +242,149 @@ class TrackTrajectory:
                 knots, -np.arctan2(acc_lat, normal), bc_type="not-a-knot", extrapolate=False
             )
 
-    # -------------------------------------------------------------- stops and heading
-    def _crossings(self, speed: float) -> np.ndarray:
-        """Times where the horizontal speed h(t) equals ``speed`` (roots of h^2, a quartic)."""
-        from scipy.interpolate import PPoly
-
-        d1 = self.spline.derivative()
-        cx, cy = d1.c[:, :, 0], d1.c[:, :, 1]
-        k = cx.shape[0]
-        c2 = np.zeros((2 * k - 1, cx.shape[1]))
-        for i in range(k):
-            for j in range(k):
-                c2[i + j] += cx[i] * cx[j] + cy[i] * cy[j]
-        roots = PPoly(c2, d1.x, extrapolate=False).solve(
-            speed * speed, discontinuity=False, extrapolate=False
-        )
-        return roots[np.isfinite(roots)]
+    # -------------------------------------------------------------- the footprint's path
+    def _footprint(self, t: np.ndarray):
+        """F, F', F'' (n, 3) at times ``t`` and the profile's slope Z'(S(t)) and curvature."""
+        f_xy, d1_xy, d2_xy = self.spline(t), self.spline(t, 1), self.spline(t, 2)
+        s, s1, s2 = self._distance.derivatives(t)
+        z, z1, z2 = self.profile(s), self.profile(s, 1), self.profile(s, 2)
+        f = np.column_stack([f_xy, z])
+        d1 = np.column_stack([d1_xy, z1 * s1])
+        d2 = np.column_stack([d2_xy, z2 * s1 * s1 + z1 * s2])
+        return f, d1, d2, z1, z2, s, s1
 
     def _path_angles(self, t, gear) -> tuple[np.ndarray, np.ndarray]:
-        """Heading (wrapped) and pitch of the vehicle moving along the spline in ``gear``."""
-        d1 = self.spline(np.atleast_1d(np.asarray(t, dtype=np.float64)), 1)
+        """Heading (wrapped) and pitch of the vehicle moving along the path in ``gear``."""
+        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        d1 = self.spline(t, 1)
+        slope = self.profile(self._distance.derivatives(t)[0], 1)
         g = np.asarray(gear, dtype=np.float64)
-        return (
-            np.arctan2(g * d1[:, 1], g * d1[:, 0]),
-            np.arctan2(g * d1[:, 2], np.hypot(d1[:, 0], d1[:, 1])),
-        )
+        return np.arctan2(g * d1[:, 1], g * d1[:, 0]), np.arctan(g * slope)
+
+    # -------------------------------------------------------------- stops and heading
+    def _distance_at(self, t) -> np.ndarray:
+        return self._distance.derivatives(np.atleast_1d(np.asarray(t, dtype=np.float64)))[0]
+
+    def _time_at_distance(self, s_target: float, lo: float, hi: float) -> float:
+        """The time in [lo, hi] where S(t) = s_target (S increases there): the node interval of
+        the distance table, then bisection."""
+        table = self._distance
+        j = int(np.searchsorted(table.coef[:, 0], s_target, side="left")) - 1
+        if 0 <= j < len(table.h):
+            lo, hi = max(lo, float(table.nodes[j])), min(hi, float(table.nodes[j + 1]))
+        for _ in range(60):  # bounded: the bracket halves each turn
+            mid = 0.5 * (lo + hi)
+            if float(self._distance_at(mid)[0]) < s_target:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo <= 1e-9 * max(1.0, abs(hi)):
+                break
+        return 0.5 * (lo + hi)
 
     def _build_heading(self) -> None:
-        """Zones (rest, blend, moving) between speed crossings, gears, holds and unwrap nodes."""
+        """Rests, departures and arrivals (blends over distance), gears, holds, unwrap nodes."""
         end = self.end_s
-        events = np.unique(
-            np.concatenate([[0.0, end], self._crossings(self._v_lo), self._crossings(self._v_hi)])
-        )
-        events = events[(events >= 0.0) & (events <= end)]
-        events = events[np.concatenate([[True], np.diff(events) > _MERGE_S])]
-        events[-1] = end
-        if events.size < 2:
-            events = np.array([0.0, end])
-        starts = events[:-1]
-        d1 = self.spline(0.5 * (events[:-1] + events[1:]), 1)
-        h_mid = np.hypot(d1[:, 0], d1[:, 1])
-        zone = np.where(h_mid >= self._v_hi, _FAST, np.where(h_mid >= self._v_lo, _BLEND, _REST))
-        first = np.concatenate([[True], zone[1:] != zone[:-1]])
-        starts, zone = starts[first], zone[first]
-        ends = np.concatenate([starts[1:], [end]])
+        rests: list[tuple[float, float]] = []
+        for a, b in below_speed(self.spline, self._v_lo, 0.0, end):
+            if rests and self._distance_at(a)[0] - self._distance_at(rests[-1][1])[0] < MIN_HOP_M:
+                rests[-1] = (rests[-1][0], b)  # a hop too short to turn in: one rest
+            else:
+                rests.append((a, b))
+        stretches: list[tuple[int, float, float]] = []  # (zone, start, end), moving or rest
+        cursor = 0.0
+        for a, b in rests:
+            if a > cursor:
+                stretches.append((_MOVE, cursor, a))
+            stretches.append((_REST, max(a, cursor), b))
+            cursor = b
+        if cursor < end or not stretches:
+            stretches.append((_MOVE, cursor, end))
 
-        m = len(starts)
-        gears = np.ones(m, dtype=np.int8)
-        hold_yaw = np.zeros(m)
-        hold_pitch = np.zeros(m)
-        node_t, node_ref = [], []
+        starts: list[float] = []
+        zones: list[int] = []
+        gears: list[int] = []
+        holds_y: list[float] = []
+        holds_p: list[float] = []
+        refs_s: list[float] = []
+        blends: list[float] = []
+        node_t: list[np.ndarray] = []
+        node_ref: list[np.ndarray] = []
+
+        def interval(start, zone, gear, hy, hp, s_ref=0.0, blend=1.0):
+            starts.append(start)
+            zones.append(zone)
+            gears.append(gear)
+            holds_y.append(hy)
+            holds_p.append(hp)
+            refs_s.append(s_ref)
+            blends.append(blend)
+
+        def blend_length(i: int) -> tuple[float, float, float]:
+            """Distance at the start and end of moving stretch i, and its blend length."""
+            _, a, b = stretches[i]
+            s0, s1 = float(self._distance_at(a)[0]), float(self._distance_at(b)[0])
+            ends_at_rests = (i > 0) + (i + 1 < len(stretches))
+            return s0, s1, min(HEADING_BLEND_M, (s1 - s0) / max(ends_at_rests, 1))
+
         gear = 1
-        fast = np.flatnonzero(zone == _FAST)
-        if zone[0] != _FAST and fast.size:  # starts at rest: the heading of the first motion
-            y0, p0 = self._path_angles(starts[fast[0]], 1)
-            hy, hp = float(y0[0]), float(p0[0])
-        else:
-            hy, hp = 0.0, 0.0
-        prev_end: float | None = None  # unwrapped heading at the end of interval i - 1
-        for i in range(m):
-            a, b, z = float(starts[i]), float(ends[i]), zone[i]
+        hy, hp = 0.0, float(self._path_angles(0.0, 1)[1][0])
+        if stretches[0][0] == _REST and len(stretches) > 1:  # the heading of the first motion
+            _, a, b = stretches[1]
+            s0, s1, d = blend_length(1)
+            t_d = self._time_at_distance(s0 + d, a, b) if d > 0 else a
+            hy = float(self._path_angles(t_d, 1)[0][0])
+        for i, (zone, a, b) in enumerate(stretches):
+            if zone == _REST:
+                interval(a, _REST, gear, hy, hp)
+                node_t.append(np.array([a]))
+                node_ref.append(np.array([hy]))
+                continue
+            s0, s1, d = blend_length(i)
+            departs, arrives = i > 0, i + 1 < len(stretches)
+            t_dep = self._time_at_distance(s0 + d, a, b) if departs and d > 0 else a
+            t_arr = self._time_at_distance(s1 - d, a, b) if arrives and d > 0 else b
+            t_dep, t_arr = min(t_dep, t_arr), max(t_dep, t_arr)
+            if departs and abs(_wrap(self._path_angles(t_dep, gear)[0][0] - hy)) > 0.5 * np.pi:
+                gear = -gear  # moving off away from the heading: reversing
             nodes = a + HEADING_NODE_STEP_S * np.arange(
                 max(1, math.ceil((b - a) / HEADING_NODE_STEP_S))
             )
             nodes = nodes[nodes < b] if b > a else nodes[:1]
             if nodes.size == 0:
                 nodes = np.array([a])
-            entering = i > 0 and zone[i - 1] == _FAST and z != _FAST
-            if entering and prev_end is not None:  # a stop begins: hold heading and pitch here
-                hy = prev_end
-                hp = float(self._path_angles(a, gear)[1][0])
-            if z == _REST:
-                ref = np.full(nodes.size, hy)
-                prev_end = hy
-            elif z == _FAST or entering:  # unwrap forward from the heading at a
-                raw = self._path_angles(nodes, gear)[0]
-                anchor = prev_end if prev_end is not None else float(raw[0])
-                ref = np.unwrap(np.concatenate([[anchor], raw[1:]]))
-                y_b = float(self._path_angles(b, gear)[0][0])
-                prev_end = float(ref[-1] + _wrap(y_b - ref[-1]))
-                if z == _FAST:
-                    hy, hp = float(ref[0]), float(self._path_angles(a, gear)[1][0])
-            else:  # blend after rest (or at the start): anchor at b
-                if i > 0 and abs(_wrap(self._path_angles(b, gear)[0][0] - hy)) > 0.5 * np.pi:
-                    gear = -gear  # moving off backwards: reversing
-                y_b = float(self._path_angles(b, gear)[0][0])
-                anchor = hy + float(_wrap(y_b - hy))
-                raw = self._path_angles(nodes, gear)[0]
-                ref = np.unwrap(np.concatenate([[anchor], raw[::-1]]))[1:][::-1]
-                prev_end = anchor
-            gears[i], hold_yaw[i], hold_pitch[i] = gear, hy, hp
+            raw = self._path_angles(nodes, gear)[0]
+            anchor = hy + float(_wrap(raw[0] - hy)) if departs else float(raw[0])
+            ref = np.unwrap(np.concatenate([[anchor], raw[1:]]))
             node_t.append(nodes)
             node_ref.append(ref)
-        self._iv_start = starts
-        self._iv_zone = zone
-        self._iv_gear = gears
-        self._iv_hold_yaw = hold_yaw
-        self._iv_hold_pitch = hold_pitch
+            if departs and d > 0:
+                interval(a, _DEPART, gear, hy, hp, s0, d)
+            if t_dep < t_arr or not (departs or arrives) or d <= 0:
+                interval(t_dep, _FAST, gear, hy, hp)
+            if arrives:  # the rest's heading: the path's where the arrival begins (the
+                # direction of the last metres is the noise's); its pitch: the path's at the rest
+                kn = max(int(np.searchsorted(nodes, t_arr, side="right")) - 1, 0)
+                y_a = self._path_angles(t_arr, gear)[0]
+                hy = float(ref[kn] + _wrap(y_a[0] - ref[kn]))
+                hp = float(self._path_angles(b, gear)[1][0])
+                if d > 0:
+                    interval(t_arr, _ARRIVE, gear, hy, hp, s1, d)
+        self._rests = rests
+        self._iv_start = np.array(starts)
+        self._iv_zone = np.array(zones, dtype=np.int8)
+        self._iv_gear = np.array(gears, dtype=np.int8)
+        self._iv_hold_yaw = np.array(holds_y)
+        self._iv_hold_pitch = np.array(holds_p)
+        self._iv_s_ref = np.array(refs_s)
+        self._iv_blend = np.array(blends)
         self._node_t = np.concatenate(node_t)
         self._node_ref = np.concatenate(node_ref)
 
     @property
     def stops(self) -> list[tuple[float, float]]:
         """(start, end) times of the rests (horizontal speed below stop_speed_mps), s."""
-        ends = np.concatenate([self._iv_start[1:], [self.end_s]])
-        return [
-            (float(a), float(b))
-            for a, b, z in zip(self._iv_start, ends, self._iv_zone)
-            if z == _REST
-        ]
+        return [(float(a), float(b)) for a, b in self._rests]
 
     # -------------------------------------------------------------- evaluation
     def steps(self, rate_hz: float) -> int:
@@ -351,39 +402,43 @@ class TrackTrajectory:
                 f"track, 0..{self.end_s:g} s"
             )
         t = np.clip(t, 0.0, self.end_s)
-        f = self.spline(t)
-        d1, d2 = self.spline(t, 1), self.spline(t, 2)
-        x1, y1, z1 = d1[:, 0], d1[:, 1], d1[:, 2]
-        x2, y2, z2 = d2[:, 0], d2[:, 1], d2[:, 2]
+        f, d1, d2, slope, curvature, s, s1 = self._footprint(t)
+        x1, y1 = d1[:, 0], d1[:, 1]
+        x2, y2 = d2[:, 0], d2[:, 1]
         h = np.hypot(x1, y1)
         hs = np.maximum(h, 1e-9)  # raw terms are multiplied by w = 0
         j = np.clip(np.searchsorted(self._iv_start, t, side="right") - 1, 0, None)
         k = np.clip(np.searchsorted(self._node_t, t, side="right") - 1, 0, None)
         g = self._iv_gear[j].astype(np.float64)
 
-        # blend weight w(h) (quintic smoothstep) and dw/dh
-        span = self._v_hi - self._v_lo
-        x = np.clip((h - self._v_lo) / span, 0.0, 1.0)
+        # blend weight w (quintic smoothstep of the distance from the rest) and dw/dt
+        zone = self._iv_zone[j]
+        sign = np.where(zone == _DEPART, 1.0, np.where(zone == _ARRIVE, -1.0, 0.0))
+        blend = self._iv_blend[j]
+        x = np.where(
+            sign != 0.0,
+            np.clip(sign * (s - self._iv_s_ref[j]) / np.maximum(blend, 1e-300), 0.0, 1.0),
+            np.where(zone == _FAST, 1.0, 0.0),
+        )
         w = x * x * x * (10.0 - x * (15.0 - 6.0 * x))
-        dw = 30.0 * x * x * (1.0 - x) ** 2 / span
-        dh = (x1 * x2 + y1 * y2) / hs  # h'
+        dw = 30.0 * x * x * (1.0 - x) ** 2 * sign * s1 / np.maximum(blend, 1e-300)
 
         cross = x1 * y2 - y1 * x2
         ref = self._node_ref[k]
         yaw_path = ref + _wrap(np.arctan2(g * y1, g * x1) - ref)  # unwrapped near the node
         yaw_rate_path = cross / hs**2  # psi' = (x'y'' - y'x'') / h^2
-        pitch_path = np.arctan2(g * z1, h)
-        pitch_rate_path = g * (z2 * h - z1 * dh) / np.maximum(h * h + z1 * z1, 1e-18)
+        pitch_path = np.arctan(g * slope)  # theta = atan(g Z'(S))
+        pitch_rate_path = g * curvature * s1 / (1.0 + slope * slope)
         hold_y, hold_p = self._iv_hold_yaw[j], self._iv_hold_pitch[j]
         yaw = np.where(w == 1.0, yaw_path, hold_y + w * (yaw_path - hold_y))
-        yaw_rate = w * yaw_rate_path + dw * dh * (yaw_path - hold_y)
+        yaw_rate = w * yaw_rate_path + dw * (yaw_path - hold_y)
         pitch = np.where(w == 1.0, pitch_path, hold_p + w * (pitch_path - hold_p))
-        pitch_rate = w * pitch_rate_path + dw * dh * (pitch_path - hold_p)
+        pitch_rate = w * pitch_rate_path + dw * (pitch_path - hold_p)
 
         if self._roll is not None:
             roll_path, roll_rate_path = self._roll(t), self._roll(t, 1)
             roll = w * roll_path
-            roll_rate = w * roll_rate_path + dw * dh * roll_path
+            roll_rate = w * roll_rate_path + dw * roll_path
             q, omega = attitude_from_angles(yaw, pitch, yaw_rate, pitch_rate, roll, roll_rate)
             p, v = chassis_from_footprint(f, d1, yaw, pitch, omega, self._r_f, roll)
         else:
@@ -407,20 +462,71 @@ class TrackTrajectory:
         )
 
     def sample(self, rate_hz: float = PHYSICS_HZ) -> TruthStates:
-        """The truth log: rows k = 0 .. steps(rate_hz) at t = k / rate_hz, from step 0."""
-        n = self.steps(rate_hz) + 1
-        ev = self.evaluate(np.arange(n, dtype=np.int64) / rate_hz)
-        p = np.ascontiguousarray(ev.p_m)
+        """The truth log: rows k = 0 .. steps(rate_hz) at t = k / rate_hz, from step 0.
+
+        Evaluated :data:`SAMPLE_BLOCK_ROWS` rows at a time; warns (one line) when the truth asks
+        more than a land vehicle can do (module docstring)."""
+        steps = self.steps(rate_hz)
+        if steps > MAX_TRUTH_STEPS:
+            raise TruthError(
+                f"{self.source}: {self.end_s:g} s at {rate_hz:g} Hz are {steps} steps; at most "
+                f"{MAX_TRUTH_STEPS} (24 h at {PHYSICS_HZ:g} Hz) are built"
+            )
+        n = steps + 1
+        p = np.empty((n, 3))
+        q = np.empty((n, 4))
+        v = np.empty((n, 3))
+        w = np.empty((n, 3))
+        worst_acc = (0.0, 0.0)  # (value, time)
+        worst_rate = (0.0, 0.0)
+        for a in range(0, n, SAMPLE_BLOCK_ROWS):
+            b = min(a + SAMPLE_BLOCK_ROWS, n)
+            ev = self.evaluate(np.arange(a, b, dtype=np.int64) / rate_hz)
+            p[a:b], q[a:b], v[a:b], w[a:b] = ev.p_m, ev.q_xyzw, ev.v_mps, ev.w_radps
+            acc = np.hypot(ev.footprint_a_mps2[:, 0], ev.footprint_a_mps2[:, 1])
+            i = int(np.argmax(acc))
+            if acc[i] > worst_acc[0]:
+                worst_acc = (float(acc[i]), float(ev.t_s[i]))
+            rate = np.abs(ev.w_radps[:, 2])
+            i = int(np.argmax(rate))
+            if rate[i] > worst_rate[0]:
+                worst_rate = (float(rate[i]), float(ev.t_s[i]))
+        self._warn_if_impossible(worst_acc, worst_rate)
         return TruthStates(
             step0=0,
             p_m=p,
-            q_xyzw=np.ascontiguousarray(ev.q_xyzw),
-            v_mps=np.ascontiguousarray(ev.v_mps),
-            w_radps=np.ascontiguousarray(ev.w_radps),
+            q_xyzw=q,
+            v_mps=v,
+            w_radps=w,
             c_m=p.copy(),
             reset=np.zeros(n, dtype=np.bool_),
             rate_hz=float(rate_hz),
         )
+
+    def _warn_if_impossible(self, acc: tuple[float, float], rate: tuple[float, float]) -> None:
+        parts = []
+        if acc[0] > MAX_HORIZONTAL_MPS2:
+            parts.append(
+                f"{acc[0]:.3g} m/s^2 of horizontal acceleration at t = {acc[1]:.2f} s "
+                f"(1 g is {MAX_HORIZONTAL_MPS2:.2f})"
+            )
+        if rate[0] > MAX_TURN_RATE_RADPS:
+            parts.append(
+                f"a turn rate of {rate[0]:.3g} rad/s at t = {rate[1]:.2f} s "
+                f"(a land vehicle: at most {MAX_TURN_RATE_RADPS:g})"
+            )
+        if parts:
+            advice = (
+                "give --smoothing-m the recording's noise or check the recording"
+                if self.smoothing_method == "interpolation"
+                else "check the recording (jumps, wrong times)"
+            )
+            warnings.warn(
+                f"{self.source}: the truth implies more than a land vehicle can do: "
+                f"{' and '.join(parts)}; {advice}",
+                NavsenseWarning,
+                stacklevel=3,
+            )
 
 
 # ----------------------------------------------------------------------------- build
@@ -430,22 +536,30 @@ def _options(vehicle, rate_hz, smoothing_m, bank, stop_speed_mps, track) -> Vehi
     if vehicle is None:
         vehicle = (track.route.vehicle if track.route is not None else None) or "polaris"
     vehicle = vehicle if isinstance(vehicle, VehicleProfile) else vehicle_profile(vehicle)
-    for name, value, minimum in (
-        ("rate_hz", rate_hz, None),
-        ("smoothing_m", smoothing_m, 0.0),
-        ("stop_speed_mps", stop_speed_mps, None),
-    ):
+    for name, value in (("rate_hz", rate_hz), ("stop_speed_mps", stop_speed_mps)):
         if (
             isinstance(value, bool)
             or not isinstance(value, (int, float))
             or not math.isfinite(value)
-            or (value < minimum if minimum is not None else value <= 0)
+            or value <= 0
         ):
-            rule = f">= {minimum:g}" if minimum is not None else "> 0"
-            raise TruthError(f"{name} = {value!r} must be a finite number {rule}")
+            raise TruthError(f"{name} = {value!r} must be a finite number > 0")
+    if smoothing_m is not None:
+        lo, hi = SMOOTHING_RANGE_M
+        if (
+            isinstance(smoothing_m, bool)
+            or not isinstance(smoothing_m, (int, float))
+            or not math.isfinite(smoothing_m)
+            or not (smoothing_m == 0.0 or lo <= smoothing_m <= hi)
+        ):
+            raise TruthError(
+                f"smoothing_m = {smoothing_m!r} must be 0 (through every point) or "
+                f"{lo:g} .. {hi:g} m (the recording's noise per axis); leave it out to "
+                f"choose it from the data"
+            )
     if bank not in BANK_MODES:
         raise TruthError(f"bank = {bank!r} is not one of {', '.join(BANK_MODES)}")
-    if track.route is not None and (smoothing_m != 0.0 or bank != "none"):
+    if track.route is not None and (smoothing_m not in (None, 0.0) or bank != "none"):
         raise TruthError(
             f"{track.source}: smoothing_m and bank apply to recorded tracks (GPX, "
             f"CSV); a waypoint route is planned, not smoothed or banked"
@@ -457,20 +571,21 @@ def plan_track(
     track: Track,
     vehicle: VehicleProfile | str | None = None,
     *,
-    smoothing_m: float = 0.0,
+    smoothing_m: float | None = None,
     bank: str = "none",
     stop_speed_mps: float = STOP_SPEED_MPS,
 ):
     """The continuous trajectory of ``track``: a :class:`TrackTrajectory`, or for a waypoint
     route its planned :class:`~navsense.truth.waypoints.Trajectory` (both have evaluate, steps,
-    end_s). ``vehicle`` None: the route's, else polaris."""
+    end_s). ``vehicle`` None: the route's, else polaris; ``smoothing_m`` None: chosen from the
+    data (module docstring)."""
     vehicle = _options(vehicle, PHYSICS_HZ, smoothing_m, bank, stop_speed_mps, track)
     if track.route is not None:
         return track.route.plan(vehicle)
     return TrackTrajectory(
         track,
         vehicle,
-        smoothing_m=float(smoothing_m),
+        smoothing_m=None if smoothing_m is None else float(smoothing_m),
         bank=bank,
         stop_speed_mps=float(stop_speed_mps),
     )
@@ -481,14 +596,15 @@ def build_truth_from_track(
     vehicle: VehicleProfile | str | None = None,
     rate_hz: float = PHYSICS_HZ,
     *,
-    smoothing_m: float = 0.0,
+    smoothing_m: float | None = None,
     bank: str = "none",
     stop_speed_mps: float = STOP_SPEED_MPS,
 ) -> TruthStates:
     """The truth log of ``track`` on the physics clock (step 0 at the first point, t = 0).
 
-    ``smoothing_m``: standard deviation of the recorded horizontal position noise per axis, m
-    (0: the spline passes through every point); ``bank``: "none" (roll 0) or "coordinated";
+    ``smoothing_m``: None (default) chooses the smoothing from the data (generalised
+    cross-validation); a sigma > 0 is the standard deviation of the recorded horizontal position
+    noise per axis, m; 0 passes through every point. ``bank``: "none" (roll 0) or "coordinated";
     ``stop_speed_mps``: below it the heading is held (module docstring). A waypoint route is
     sampled as planned (``route.plan(vehicle).sample(rate_hz)``).
     """

@@ -19,7 +19,8 @@ runs on the site's ground plane, ENU z = 0. ``Track.height_m`` is always the WGS
 ENU tracks and waypoint routes use the named site, default ACRE.
 
 Errors (:class:`navsense.errors.TruthError`, one line naming the file and the point or line):
-duplicate or backwards times, fewer than 4 points, latitude outside -90..90 or longitude outside
+duplicate or backwards times, points less than :data:`MIN_POINT_SPACING_S` apart, a track longer
+than :data:`MAX_TRACK_DURATION_S`, fewer than 4 points, latitude outside -90..90 or longitude outside
 -180..180, a geodetic track and a site without georeference.
 """
 
@@ -34,12 +35,21 @@ from typing import Any
 import numpy as np
 
 from navsense.errors import NavsenseError, TruthError
-from navsense.site import Site, embedded_site, load_site, site_from_json
+from navsense.site import Site, embedded_site, resolve_site, site_from_json
 from navsense.truth.track_files import MIN_TRACK_POINTS, RawTrack, point_error, utc_text
 from navsense.truth.waypoints import WaypointRoute
 
-__all__ = ["Track", "place_track", "route_track", "resolve_site", "ACRE_TILE_RADIUS_M"]
+__all__ = [
+    "Track",
+    "place_track",
+    "route_track",
+    "ACRE_TILE_RADIUS_M",
+    "MIN_POINT_SPACING_S",
+    "MAX_TRACK_DURATION_S",
+]
 
+MIN_POINT_SPACING_S = 1e-3  # points closer in time are refused (a recording at up to 1 kHz)
+MAX_TRACK_DURATION_S = 86_400.0  # a track spans at most 24 h (the truth log's limit)
 ACRE_TILE_RADIUS_M = 5_000.0  # a geodetic track within this of the ACRE origin uses the ACRE
 # site (the affine grid<->UTM map is good to 4 mm there, geo.georef)
 
@@ -94,7 +104,7 @@ def _check_times(raw: RawTrack) -> tuple[np.ndarray, str | None]:
     else:
         secs = np.array(raw.times, dtype=np.float64)
         t = secs - secs[0]
-        text = [f"{s:g} s" for s in secs]
+        text = [f"{s:.9g} s" for s in secs]
         start = None
     dt = np.diff(t)
     bad = np.flatnonzero(~(dt > 0))
@@ -111,6 +121,22 @@ def _check_times(raw: RawTrack) -> tuple[np.ndarray, str | None]:
                 f"({raw.labels[i - 1]}); times must increase"
             )
         raise point_error(raw.source, raw.labels[i], msg)
+    close = np.flatnonzero(dt < MIN_POINT_SPACING_S)
+    if close.size:
+        i = int(close[0]) + 1
+        raise point_error(
+            raw.source,
+            raw.labels[i],
+            f"time {text[i]} is {dt[i - 1]:.3g} s after the previous point's "
+            f"({raw.labels[i - 1]}); points must be at least {MIN_POINT_SPACING_S:g} s apart",
+        )
+    if t[-1] > MAX_TRACK_DURATION_S:
+        raise point_error(
+            raw.source,
+            raw.labels[-1],
+            f"time {text[-1]} is {t[-1]:.6g} s after the first point's; a track may last "
+            f"at most {MAX_TRACK_DURATION_S:g} s (24 h)",
+        )
     return t, start
 
 
@@ -124,16 +150,6 @@ def _check_lat_lon(raw: RawTrack) -> None:
                 raw.labels[i],
                 f"{name} {float(values[i])!r} deg is out of range -{limit:g}..{limit:g}",
             )
-
-
-def resolve_site(site: Site | str | None) -> Site | None:
-    """A Site, an embedded site name or a site JSON file (as ``navsense simulate --site``)."""
-    if site is None or isinstance(site, Site):
-        return site
-    spec = str(site)
-    if spec.endswith(".json") or Path(spec).exists():
-        return load_site(spec)
-    return embedded_site(spec)
 
 
 @lru_cache(maxsize=1)

@@ -73,13 +73,14 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from navsense.errors import TruthError
 from navsense.jsonfile import read_json
 from navsense.rotation import quat_about_x, quat_multiply
+from navsense.truth.hermite import QuinticHermite
 from navsense.truth.states import PHYSICS_HZ, TruthStates
 from navsense.vehicles import VEHICLES, VehicleProfile, vehicle_profile
 
@@ -96,6 +97,7 @@ __all__ = [
     "chassis_from_footprint",
     "DEFAULT_ACCEL_MPS2",
     "MIN_RAMP_S",
+    "MAX_TRUTH_STEPS",
 ]
 
 DEFAULT_ACCEL_MPS2 = 1.0  # peak longitudinal acceleration of a speed ramp, m/s^2 (gentle UTV)
@@ -103,6 +105,8 @@ MIN_RAMP_S = 1.0  # shortest speed ramp, s
 RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
 ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
 CLOSE_TOLERANCE_M = 1e-3  # a closed route's last point must equal its first within this
+MAX_TRUTH_STEPS = 24 * 3600 * 120  # longest truth log built from a route or track: 24 h at
+# 120 Hz (1.2 GB of states); longer is refused before any memory is taken
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
 
 
@@ -206,7 +210,8 @@ def attitude_from_angles(
     q = quat_multiply(q, quat_about_x(roll_rad))
     c_th = np.cos(pitch)
     x_body = np.column_stack([c_th * np.cos(yaw), c_th * np.sin(yaw), np.sin(pitch)])
-    return q, w + roll_rate_radps[:, None] * x_body
+    rate = np.zeros_like(roll_rad) if roll_rate_radps is None else roll_rate_radps
+    return q, w + rate[:, None] * x_body
 
 
 def chassis_from_footprint(
@@ -295,7 +300,7 @@ def _waypoint(obj, where: str) -> Waypoint:
     speed = obj.get("speed_mps")
     t = obj.get("t_s")
     return Waypoint(
-        enu_m=tuple(float(v) for v in enu),
+        enu_m=(float(enu[0]), float(enu[1]), float(enu[2])),
         speed_mps=None if speed is None else _number(speed, f"{where}.speed_mps", positive=True),
         t_s=None if t is None else _number(t, f"{where}.t_s", minimum=0.0),
         hold_s=_number(obj.get("hold_s", 0.0), f"{where}.hold_s", minimum=0.0),
@@ -421,33 +426,17 @@ class _Path:
         self.length_m = float(s[-1])
         self.knot_s = s[self.knot_nodes]
 
-        # quintic Hermite coefficients of u(s) on each [s_j, s_j+1], local x = (s - s_j)/h
+        # u(s): the quintic Hermite interpolant of u, du/ds and d2u/ds2 at the nodes
         du = 1.0 / speed  # du/ds
         ddu = -np.einsum("ij,ij->i", d1, d2) / speed**4  # d2u/ds2
-        h = np.diff(s)
-        c0, c1, c2 = u[:-1], h * du[:-1], 0.5 * h**2 * ddu[:-1]
-        delta = u[1:] - c0 - c1 - c2
-        d_end = h * du[1:] - c1 - 2.0 * c2
-        a_end = h**2 * ddu[1:] - 2.0 * c2
-        c3 = 10.0 * delta - 4.0 * d_end + 0.5 * a_end
-        c4 = -15.0 * delta + 7.0 * d_end - a_end
-        c5 = 6.0 * delta - 3.0 * d_end + 0.5 * a_end
-        self._coef = np.stack([c0, c1, c2, c3, c4, c5], axis=1)
-        self._h = h
+        self._u_of_s = QuinticHermite(s, u, du, ddu)
 
         # yaw at the nodes, unwrapped along the path (reference for continuous yaw)
         self._yaw_nodes = np.unwrap(np.arctan2(d1[:, 1], d1[:, 0]))
 
     def u_of_s(self, s_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """u(s), du/ds and the table interval of each s."""
-        s = np.clip(s_m, 0.0, self.length_m)
-        j = np.clip(np.searchsorted(self.s_nodes, s, side="right") - 1, 0, len(self._h) - 1)
-        h = self._h[j]
-        x = (s - self.s_nodes[j]) / h
-        c = self._coef[j]
-        u = c[:, 0] + x * (c[:, 1] + x * (c[:, 2] + x * (c[:, 3] + x * (c[:, 4] + x * c[:, 5]))))
-        dudx = c[:, 1] + x * (2 * c[:, 2] + x * (3 * c[:, 3] + x * (4 * c[:, 4] + x * 5 * c[:, 5])))
-        return u, dudx / h, j
+        return self._u_of_s.value_slope(np.clip(s_m, 0.0, self.length_m))
 
     def yaw(self, d1: np.ndarray, node: np.ndarray) -> np.ndarray:
         """Yaw of the tangent d1, continuous along the path (2 pi branch of the nearest node)."""
@@ -518,7 +507,7 @@ class _Timing:
                 if wp.t_s is not None:
                     v = _departure_leg(length, wp.t_s - rest_until, accel_mps2, where)
                 else:
-                    v = wp.speed_mps
+                    v = cast(float, wp.speed_mps)  # validated: one of speed_mps, t_s
                 w = ramp(0.0, v, i - 1)
                 taus[-1] = rest_until + 0.5 * w
                 t_here = taus[-1] + length / v
@@ -531,7 +520,7 @@ class _Timing:
                         )
                     v = length / (wp.t_s - t_here)
                 else:
-                    v = wp.speed_mps
+                    v = cast(float, wp.speed_mps)  # validated: one of speed_mps, t_s
                 if v != v_cur:
                     ramp(t_here, v - v_cur, i - 1)
                 t_here = t_here + length / v
@@ -717,6 +706,12 @@ class Trajectory:
                 f"{self.source}: duration_s = {duration_s:g} is longer than the route "
                 f"({n_run / rate_hz:.2f} s) and the route is not closed; only a "
                 f'closed route ("closed": true) can be repeated'
+            )
+        if n_rows - 1 > MAX_TRUTH_STEPS:
+            raise TruthError(
+                f"{self.source}: {(n_rows - 1) / rate_hz:g} s at {rate_hz:g} Hz are "
+                f"{n_rows - 1} steps; at most {MAX_TRUTH_STEPS} (24 h at {PHYSICS_HZ:g} Hz) "
+                f"are built"
             )
         m = min(n_rows, n_run + 1)
         ev = self.evaluate(np.arange(m, dtype=np.int64) / rate_hz)

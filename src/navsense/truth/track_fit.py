@@ -1,0 +1,558 @@
+"""Track fitting: cubic smoothing splines whose smoothing is chosen from the data, standstills.
+
+A recorded track is a sample of a smooth motion plus the receiver's noise. Its path is the cubic
+smoothing spline of the points (Reinsch 1967; Green & Silverman 1994, ch. 2)::
+
+    F = argmin  sum_i w_i (y_i - F(x_i))^2 + lambda int F''(x)^2 dx                       (1)
+
+over the cubic splines with knots at the abscissae x_i (for lambda > 0 the minimiser over all
+functions with a square-integrable second derivative is such a spline). In the B-spline basis
+``F = sum_j c_j B_j`` (n + 2 functions, knots x_0 x 4, x_1 .. x_{n-2}, x_{n-1} x 4), (1) is the
+banded linear system::
+
+    (B^T W B + lambda Omega) c = B^T W y,    B_ij = B_j(x_i),  Omega_jk = int B_j'' B_k'' dx    (2)
+
+solved by Cholesky (LAPACK pbtrf/pbtrs, bandwidth 3). ``Omega`` is exact: F'' is the linear
+spline ``sum_l d_l N_l`` with ``d = D2 c`` (the B-spline derivative formula applied twice), so
+``Omega = D2^T G D2`` with ``G`` the Gram matrix of the hat functions ``N_l``. The abscissae are
+scaled by their median spacing first (lambda is reported in the caller's units).
+
+Standstills: F is constant on [x_p, x_q] exactly when the coefficients of the B-splines that are
+nonzero there, c_p .. c_{q+2}, are equal (they sum to one on the interval). So a standstill is
+one unknown for those columns of B: (2) keeps its band, and F is C2 with F' = F'' = 0 at both
+ends of the standstill.
+
+Smoothing from the data: lambda minimises the generalised cross-validation score (Craven & Wahba
+1979) of the columns of y together (x and y of a track share one lambda, so the fit does not
+depend on the orientation of the grid), with the weight gamma = :data:`GCV_GAMMA` on the
+degrees of freedom (Kim & Gu 2004) against GCV's occasional undersmoothing::
+
+    V(lambda) = (1/(n k)) sum_i w_i |y_i - F(x_i)|^2 / (1 - gamma tr H(lambda) / n)^2      (3)
+
+with ``tr H = tr((B^T W B + lambda Omega)^-1 B^T W B)`` from the band of the inverse
+(Hutchinson & de Hoog 1985), searched over whole decades of lambda and then refined by Brent's
+method. Data whose plain score (gamma = 1) is smallest at the lower end of
+:data:`LOG_LAMBDA_RANGE` show no noise (a planned or synthetic track). Or lambda is chosen so
+that the RMS residual per column equals a given noise sigma (Morozov's discrepancy principle;
+FITPACK's s = n sigma^2).
+
+Abscissae closer than :data:`MERGE_FRACTION` of the median spacing are merged into one weighted
+point (their mean), so a fit never meets the ill-conditioned system of nearly equal knots.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from navsense.errors import TruthError
+
+if TYPE_CHECKING:
+    from scipy.interpolate import PPoly
+
+__all__ = [
+    "PathFit",
+    "fit_path",
+    "fit_profile",
+    "find_standstills",
+    "speed_crossings",
+    "below_speed",
+    "SplineSmoother",
+    "merge_close",
+    "gcv_lambda",
+    "discrepancy_lambda",
+    "LOG_LAMBDA_RANGE",
+    "MERGE_FRACTION",
+]
+
+LOG_LAMBDA_RANGE = (-3.0, 10.0)  # log10 lambda in units of the median spacing: an equivalent
+# kernel of about lambda^(1/4) spacings, 0.2 (nearly through every point) .. 300
+GCV_GAMMA = 1.4  # weight of tr H in the GCV score (3): plain GCV (1) now and then follows the
+# noise (1 noisy drive in 20 gave 0.5 m/s^2 RMS of force error, 1 in 30 a height profile with
+# pitch errors of 0.1 rad); 1.4 (Kim & Gu 2004, mgcv's gamma) never did in our recordings
+MERGE_FRACTION = 0.02  # abscissae closer than this fraction of the median spacing are one point
+MIN_SMOOTHING_POINTS = 5  # fewer points are interpolated (nothing to estimate a noise from)
+DETECT_FACTOR = 10.0  # standstill detector: the smoothing spline of 10 lambda (a kernel 1.8 x
+# longer: its speed noise is a quarter of the fit's)
+DETECT_SIGMAS = 4.0  # a standstill: detector speed below 4 standard deviations of its noise
+STAND_SPREAD_SIGMAS = 2.0  # ... and its points within 2 noise sigmas RMS of their mean
+END_RADIUS_SIGMAS = 3.0  # ... and the points between it and the track's end, within 3 sigmas
+EDGE_POINTS = 1  # the next point on either side, when within 2 noise sigmas of it, joins too
+EDGE_RADIUS_SIGMAS = 2.0  # (the stop began between two points: its force errs on the still side)
+MIN_SPREAD_M = 0.01  # floor of that spread (a recording without noise), m
+PROFILE_MERGE_M = 0.05  # points of the height profile closer than this in distance are one, m
+_GCV_TOL = 0.02  # decades of lambda (5 %: GCV is flat at its minimum)
+
+
+def merge_close(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, tol: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Consecutive points whose abscissae lie within ``tol`` of a group's first become one point.
+
+    ``x`` (n,) non-decreasing, ``y`` (n, k), ``w`` (n,) weights (default 1); ``tol`` default
+    :data:`MERGE_FRACTION` times the median positive spacing. Returns the weighted means x, y,
+    the summed weights and the group of each input point.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).reshape(len(x), -1)
+    w = np.ones(len(x)) if w is None else np.asarray(w, dtype=np.float64)
+    if tol is None:
+        dx = np.diff(x)
+        dx = dx[dx > 0]
+        tol = MERGE_FRACTION * float(np.median(dx)) if dx.size else 0.0
+    if len(x) < 2 or not np.any(np.diff(x) < tol):
+        return x, y, w, np.arange(len(x))
+    group = np.zeros(len(x), dtype=np.int64)
+    start = float(x[0])
+    g = 0
+    for i in range(1, len(x)):  # a chain of close points splits every tol
+        if x[i] - start >= tol:
+            g += 1
+            start = float(x[i])
+        group[i] = g
+    wsum = np.bincount(group, weights=w)
+    xm = np.bincount(group, weights=w * x) / wsum
+    ym = np.column_stack(
+        [np.bincount(group, weights=w * y[:, j]) / wsum for j in range(y.shape[1])]
+    )
+    return xm, ym, wsum, group
+
+
+class SplineSmoother:
+    """The system (2) of the module docstring for abscissae ``x``, weights and standstills.
+
+    ``x`` (n,) strictly increasing, n >= 2; ``w`` (n,) positive weights (default 1); ``flat``
+    index pairs (p, q), p < q, disjoint and in order: F is constant on [x_p, x_q].
+    """
+
+    def __init__(
+        self,
+        x: np.ndarray,
+        w: np.ndarray | None = None,
+        flat: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        from scipy import sparse
+        from scipy.interpolate import BSpline
+
+        x = np.asarray(x, dtype=np.float64)
+        n = len(x)
+        self.x = x
+        self.n = n
+        self.scale = float(np.median(np.diff(x)))
+        u = (x - x[0]) / self.scale
+        self.u = u
+        knots = np.concatenate([np.full(3, u[0]), u, np.full(3, u[-1])])
+        self.knots = knots
+        m = n + 2
+        w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+        self.w = w
+
+        # columns merged by the standstills: new index of each B-spline coefficient
+        same = np.zeros(m, dtype=bool)  # column j is the same unknown as column j - 1
+        for p, q in flat:
+            same[p + 1 : q + 3] = True
+        newcol = np.cumsum(~same) - 1
+        self.flat = tuple((int(p), int(q)) for p, q in flat)
+        self.m = int(newcol[-1]) + 1
+        merge = sparse.csr_matrix((np.ones(m), (np.arange(m), newcol)), shape=(m, self.m))
+        self.merge = merge
+
+        design = BSpline.design_matrix(u, knots, 3).tocsr()
+        self.design = (design @ merge).tocsr()
+        wd = sparse.diags(w) @ self.design
+        self._k_band = _band(self.design.T @ wd)
+
+        # Omega = D2^T G D2: F'' in the hat functions on the knots knots[2:-2]
+        d1 = _derivative_operator(knots, 3)
+        d2 = _derivative_operator(knots[1:-1], 2) @ d1
+        hat = knots[2:-2]
+        span2 = hat[2:] - hat[:-2]  # support of N_l
+        span1 = np.diff(hat)
+        gram = sparse.diags(
+            [span1[1:-1] / 6.0, span2 / 3.0, span1[1:-1] / 6.0], [-1, 0, 1], format="csr"
+        )
+        d2m = (d2 @ merge).tocsr()
+        self._omega_band = _band(d2m.T @ gram @ d2m)
+
+    def _factor(self, lam_u: float) -> np.ndarray:
+        from scipy.linalg import LinAlgError, cholesky_banded
+
+        try:
+            return cholesky_banded(self._k_band + lam_u * self._omega_band, lower=False)
+        except (LinAlgError, ValueError):
+            raise TruthError(
+                f"the smoothing spline's system is singular at lambda = {lam_u:g} "
+                f"(points {self.n}, spacing {self.scale:g})"
+            ) from None
+
+    def coefficients(self, y: np.ndarray, lam_u: float) -> np.ndarray:
+        """Merged B-spline coefficients (m, k) of the fit of ``y`` (n, k) at scaled lambda."""
+        from scipy.linalg import cho_solve_banded
+
+        factor = self._factor(lam_u)
+        rhs = self.design.T @ (self.w[:, None] * y)
+        return cho_solve_banded((factor, False), rhs)
+
+    def residuals(self, y: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """y - F(x_i), (n, k)."""
+        return y - self.design @ coef
+
+    def edf(self, lam_u: float) -> float:
+        """Equivalent degrees of freedom tr H of the fit at scaled lambda ``lam_u``."""
+        return _trace_inverse_product(self._factor(lam_u), self._k_band)
+
+    def derivative_noise(self, lam_u: float, probes: int = 9) -> float:
+        """Standard deviation of F'(x) (per unit of x) for unit noise on the data, 1 / w_i
+        variance: ``sqrt(b'^T A^-1 B^T W B A^-1 b')`` with b' the basis' derivative at x, the
+        largest at ``probes`` interval midpoints spread over the interior."""
+        from scipy.interpolate import BSpline
+        from scipy.linalg import cho_solve_banded
+
+        if self.n < 3:
+            return 0.0
+        factor = self._factor(lam_u)
+        idx = np.unique(np.linspace(1, self.n - 3, probes).round().astype(np.int64))
+        mid = 0.5 * (self.u[idx] + self.u[idx + 1])
+        eps = 1e-4 * np.diff(self.u)[idx]
+        plus = BSpline.design_matrix(mid + eps, self.knots, 3) @ self.merge
+        minus = BSpline.design_matrix(mid - eps, self.knots, 3) @ self.merge
+        slope = ((plus - minus).toarray() / (2.0 * eps[:, None])).T  # (m, probes), d/du
+        gain = self.design @ cho_solve_banded((factor, False), slope)  # dF'/dy_i, (n, probes)
+        var = np.sum(self.w[:, None] * gain * gain, axis=0)
+        return float(np.sqrt(np.max(var))) / self.scale
+
+    def gcv_terms(self, y: np.ndarray, lam_u: float) -> tuple[float, float]:
+        """The mean weighted squared residual per column and tr H at scaled lambda ``lam_u``."""
+        from scipy.linalg import cho_solve_banded
+
+        factor = self._factor(lam_u)
+        coef = cho_solve_banded((factor, False), self.design.T @ (self.w[:, None] * y))
+        r = self.residuals(y, coef)
+        rss = float(np.sum(self.w[:, None] * r * r)) / (self.n * y.shape[1])
+        return rss, _trace_inverse_product(factor, self._k_band)
+
+    def gcv(self, y: np.ndarray, lam_u: float, gamma: float = 1.0) -> float:
+        """The score (3) of the module docstring at scaled lambda ``lam_u``."""
+        return _gcv_score(*self.gcv_terms(y, lam_u), self.n, gamma)
+
+    def ppoly(self, coef: np.ndarray) -> PPoly:
+        """F as a PPoly in the caller's abscissa (breakpoints x, columns of ``coef``)."""
+        from scipy.interpolate import BSpline, PPoly
+
+        spl = BSpline(self.knots, self.merge @ coef, 3, extrapolate=False)
+        left = self.u[:-1]  # the cubic of each interval from its left end (exact)
+        c = np.stack([spl(left, 3) / 6.0, spl(left, 2) / 2.0, spl(left, 1), spl(left)], axis=0)
+        powers = self.scale ** -np.arange(3, -1, -1, dtype=np.float64)  # (u - u_i) = (x - x_i) / s
+        c = c * powers.reshape((4,) + (1,) * (c.ndim - 1))
+        return PPoly(c, self.x, extrapolate=False)
+
+    def lam(self, lam_u: float) -> float:
+        """Lambda of (1) in the caller's units from the scaled one (int F''^2 dx scales as
+        spacing^-3)."""
+        return lam_u * self.scale**3
+
+
+def gcv_lambda(
+    smoother: SplineSmoother, y: np.ndarray, gamma: float = 1.0, near: float | None = None
+) -> tuple[float, bool]:
+    """Scaled lambda minimising the GCV score (3) with ``gamma`` over :data:`LOG_LAMBDA_RANGE`
+    (whole decades, then Brent's method between the neighbours of the best to :data:`_GCV_TOL`
+    decades: about 22 fits; within 2 decades of ``near`` when given), and whether the data show no noise: the
+    plain score (gamma 1) is smallest at the lower end of the range, where the spline nearly
+    interpolates."""
+    lo, hi = LOG_LAMBDA_RANGE
+    if near is not None:
+        lo, hi = max(lo, round(math.log10(near)) - 2.0), min(hi, round(math.log10(near)) + 2.0)
+    grid = np.arange(lo, hi + 0.5)
+    terms = [smoother.gcv_terms(y, 10.0**g) for g in grid]
+    plain = [_gcv_score(rss, edf, smoother.n, 1.0) for rss, edf in terms]
+    noise_free = int(np.argmin(plain)) == 0
+    scores = [_gcv_score(rss, edf, smoother.n, gamma) for rss, edf in terms]
+    best = int(np.argmin(scores))
+    if len(grid) < 2:
+        return 10.0 ** grid[best], noise_free
+    from scipy.optimize import minimize_scalar
+
+    a, b = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    res = minimize_scalar(  # Brent's parabolic steps: about 8 fits
+        lambda g: smoother.gcv(y, 10.0**g, gamma),
+        bounds=(a, b),
+        method="bounded",
+        options={"xatol": _GCV_TOL, "maxiter": 50},
+    )
+    log_lam = float(res.x) if res.fun < scores[best] else float(grid[best])
+    return 10.0**log_lam, noise_free
+
+
+def _gcv_score(rss: float, edf: float, n: int, gamma: float) -> float:
+    """V = rss / (1 - gamma tr H / n)^2, infinite where gamma tr H >= n."""
+    slack = 1.0 - gamma * edf / n
+    return rss / (slack * slack) if slack > 1e-12 else math.inf
+
+
+def discrepancy_lambda(smoother: SplineSmoother, y: np.ndarray, sigma: float) -> float:
+    """Scaled lambda whose RMS residual per column equals ``sigma`` (Morozov); the ends of
+    :data:`LOG_LAMBDA_RANGE` when no lambda within it reaches sigma."""
+    from scipy.optimize import brentq
+
+    wsum = float(np.sum(smoother.w)) * y.shape[1]
+
+    def excess(log_lam: float) -> float:
+        r = smoother.residuals(y, smoother.coefficients(y, 10.0**log_lam))
+        return math.sqrt(float(np.sum(smoother.w[:, None] * r * r)) / wsum) - sigma
+
+    lo, hi = LOG_LAMBDA_RANGE[0], LOG_LAMBDA_RANGE[1] + 2.0
+    e_lo, e_hi = excess(lo), excess(hi)
+    if e_lo >= 0.0:
+        return 10.0**lo
+    if e_hi <= 0.0:
+        return 10.0**hi
+    return 10.0 ** brentq(excess, lo, hi, xtol=1e-4, maxiter=100)
+
+
+def _band(matrix) -> np.ndarray:
+    """Upper LAPACK band storage (4, m) of a symmetric sparse matrix of bandwidth 3."""
+    m = matrix.shape[0]
+    ab = np.zeros((4, m))
+    for d in range(4):
+        ab[3 - d, d:] = matrix.diagonal(d)
+    return ab
+
+
+def _derivative_operator(knots: np.ndarray, k: int):
+    """Sparse D with d = D c: the B-spline coefficients of the derivative of a degree-k spline
+    on ``knots`` (de Boor: d_j = k (c_{j+1} - c_j) / (t_{j+k+1} - t_{j+1}))."""
+    from scipy import sparse
+
+    m = len(knots) - k - 1
+    span = knots[k + 1 : k + m] - knots[1:m]
+    f = k / span
+    return sparse.diags([-f, f], [0, 1], shape=(m - 1, m), format="csr")
+
+
+def _trace_inverse_product(factor: np.ndarray, band: np.ndarray) -> float:
+    """tr(A^-1 K) for A = R^T R (``factor``: R in upper band storage, bandwidth 3) and the
+    symmetric band ``band`` of K: the band of Z = A^-1 by the recursion of Hutchinson & de Hoog
+    (1985), R Z = R^-T (lower triangular, diagonal 1 / r_ii)::
+
+        Z_ij = (delta_ij / r_ii - sum_{k=i+1}^{i+3} r_ik Z_kj) / r_ii,   j = i+3 .. i, i = m-1 .. 0
+    """
+    m = factor.shape[1]
+    pad = np.zeros(3)
+    # the bands as lists, row i = m - 1 down to 0 (zero beyond the matrix)
+    rows = [
+        np.concatenate([band_row, pad])[shift : shift + m][::-1].tolist()
+        for band_row, shift in (
+            (factor[3], 0),  # r_ii
+            (factor[2], 1),  # r_{i,i+1}
+            (factor[1], 2),  # r_{i,i+2}
+            (factor[0], 3),  # r_{i,i+3}
+            (band[3], 0),  # K_ii
+            (band[2], 1),  # K_{i,i+1}
+            (band[1], 2),  # K_{i,i+2}
+            (band[0], 3),  # K_{i,i+3}
+        )
+    ]
+    # rolling band of Z: a* row i+1, b* row i+2, c* row i+3 (0: Z_kk, 1: Z_k,k+1, 2: Z_k,k+2)
+    a0 = a1 = a2 = b0 = b1 = c0 = 0.0
+    trace = 0.0
+    for d, e1, e2, e3, k0, k1, k2, k3 in zip(*rows):
+        z3 = -(e1 * a2 + e2 * b1 + e3 * c0) / d
+        z2 = -(e1 * a1 + e2 * b0 + e3 * b1) / d
+        z1 = -(e1 * a0 + e2 * a1 + e3 * a2) / d
+        z0 = (1.0 / d - (e1 * z1 + e2 * z2 + e3 * z3)) / d
+        trace += z0 * k0 + 2.0 * (z1 * k1 + z2 * k2 + z3 * k3)
+        c0 = b0
+        b0, b1 = a0, a1
+        a0, a1, a2 = z0, z1, z2
+    return trace
+
+
+# ------------------------------------------------------------------------- a track's path
+
+
+def speed_crossings(path: PPoly, speed: float) -> np.ndarray:
+    """Times where the horizontal speed h = |(x', y')| of ``path`` (a cubic PPoly whose first two
+    columns are x and y) equals ``speed``: the roots of h^2 - speed^2, a quartic per interval."""
+    from scipy.interpolate import PPoly
+
+    d1 = path.derivative()
+    cx, cy = d1.c[:, :, 0], d1.c[:, :, 1]
+    k = cx.shape[0]
+    c2 = np.zeros((2 * k - 1, cx.shape[1]))
+    for i in range(k):
+        for j in range(k):
+            c2[i + j] += cx[i] * cx[j] + cy[i] * cy[j]
+    roots = PPoly(c2, d1.x, extrapolate=False).solve(
+        speed * speed, discontinuity=False, extrapolate=False
+    )
+    return roots[np.isfinite(roots)]
+
+
+def below_speed(path: PPoly, speed: float, start: float, end: float) -> list[tuple[float, float]]:
+    """The intervals of [start, end] where the horizontal speed of ``path`` is below ``speed``."""
+    events = np.unique(np.concatenate([[start, end], speed_crossings(path, speed)]))
+    events = events[(events >= start) & (events <= end)]
+    mid = 0.5 * (events[:-1] + events[1:])
+    d1 = path(mid, 1)
+    slow = np.hypot(d1[:, 0], d1[:, 1]) < speed
+    runs: list[tuple[float, float]] = []
+    for a, b, s in zip(events[:-1], events[1:], slow):
+        if not s:
+            continue
+        if runs and runs[-1][1] == a:
+            runs[-1] = (runs[-1][0], float(b))
+        else:
+            runs.append((float(a), float(b)))
+    return runs
+
+
+@dataclass(frozen=True)
+class PathFit:
+    """A fitted horizontal path: ``path`` (x(t), y(t), cubic PPoly on the point times),
+    ``standstills`` ((start, end) s: the path is constant there), ``lam`` the lambda of (1) in
+    s^3 (None: the interpolating spline), ``method`` "interpolation" | "gcv" | "sigma",
+    ``residual_rms_m`` the RMS residual per axis, ``noise_m`` the noise per axis the fit
+    implies (sqrt(RSS / (2 (n - tr H))); 0 for the interpolating spline)."""
+
+    path: PPoly
+    standstills: tuple[tuple[float, float], ...]
+    lam: float | None
+    method: str
+    residual_rms_m: float
+    noise_m: float
+
+
+def fit_path(
+    t: np.ndarray,
+    xy: np.ndarray,
+    smoothing_m: float | None,
+    stop_speed_mps: float,
+) -> PathFit:
+    """The horizontal path of a track (times ``t`` (n,), points ``xy`` (n, 2)).
+
+    ``smoothing_m`` 0: the interpolating cubic spline (not-a-knot), no standstills; a sigma > 0:
+    the smoothing spline whose RMS residual per axis is sigma; None: lambda by GCV (3), or the
+    interpolating spline when GCV finds no noise (its lambda at the lower end of
+    :data:`LOG_LAMBDA_RANGE`: the natural ends of a smoothing spline, F'' = 0, would then turn
+    into jerks at the track's ends) or below :data:`MIN_SMOOTHING_POINTS` points. Smoothed paths then get
+    their standstills (:func:`find_standstills`) and are fitted again, constant on each.
+    """
+    from scipy.interpolate import CubicSpline
+
+    n = len(t)
+    if smoothing_m == 0.0 or (smoothing_m is None and n < MIN_SMOOTHING_POINTS):
+        path = CubicSpline(t, xy, axis=0, bc_type="not-a-knot", extrapolate=False)
+        return PathFit(path, (), None, "interpolation", 0.0, 0.0)
+    x, y, w, _ = merge_close(t, xy)
+    x[0], x[-1] = t[0], t[-1]  # the path spans the track
+    smoother = SplineSmoother(x, w)
+    if smoothing_m is None:
+        lam_u, noise_free = gcv_lambda(smoother, y, GCV_GAMMA)
+        if noise_free:
+            return fit_path(t, xy, 0.0, stop_speed_mps)  # no noise to remove: pass-through
+    else:
+        lam_u = discrepancy_lambda(smoother, y, smoothing_m)
+    noise = _noise(smoother, y, lam_u)
+    flat = find_standstills(smoother, y, lam_u, noise, stop_speed_mps)
+    fit = smoother
+    if flat:
+        # lambda again, the standstills held: a long stop no longer makes the drive look smooth
+        fit = SplineSmoother(x, w, flat)
+        if smoothing_m is None:
+            lam_u = gcv_lambda(fit, y, GCV_GAMMA, near=lam_u)[0]
+        else:
+            lam_u = discrepancy_lambda(fit, y, smoothing_m)
+        noise = _noise(fit, y, lam_u)
+        flat = find_standstills(smoother, y, lam_u, noise, stop_speed_mps)
+        fit = SplineSmoother(x, w, flat)
+    coef = fit.coefficients(y, lam_u)
+    r = fit.residuals(y, coef)
+    rms = math.sqrt(float(np.sum(w[:, None] * r * r)) / (y.shape[1] * float(np.sum(w))))
+    return PathFit(
+        path=fit.ppoly(coef),
+        standstills=tuple((float(x[p]), float(x[q])) for p, q in flat),
+        lam=fit.lam(lam_u),
+        method="gcv" if smoothing_m is None else "sigma",
+        residual_rms_m=rms,
+        noise_m=noise,
+    )
+
+
+def _noise(smoother: SplineSmoother, y: np.ndarray, lam_u: float) -> float:
+    """The noise per column the fit implies: sqrt(RSS / (k (n - tr H)))."""
+    r = smoother.residuals(y, smoother.coefficients(y, lam_u))
+    dof = max(smoother.n - smoother.edf(lam_u), 1e-9)
+    return math.sqrt(float(np.sum(smoother.w[:, None] * r * r)) / (y.shape[1] * dof))
+
+
+def find_standstills(
+    smoother: SplineSmoother, y: np.ndarray, lam_u: float, noise_m: float, stop_speed_mps: float
+) -> list[tuple[int, int]]:
+    """Index pairs (p, q) of the points where the vehicle stands (module docstring of
+    :mod:`navsense.truth.track_kinematics`, "Standstills")."""
+    lam_det = lam_u * DETECT_FACTOR
+    detector = smoother.ppoly(smoother.coefficients(y, lam_det))
+    v_det = max(stop_speed_mps, DETECT_SIGMAS * noise_m * smoother.derivative_noise(lam_det))
+    x, w = smoother.x, smoother.w
+    flat: list[tuple[int, int]] = []
+    for a, b in below_speed(detector, v_det, float(x[0]), float(x[-1])):
+        idx = np.flatnonzero((x >= a) & (x <= b))
+        if idx.size < 2:
+            continue
+        p, q = int(idx[0]), int(idx[-1])
+        ww = w[p : q + 1, None]
+        centre = np.sum(ww * y[p : q + 1], axis=0) / np.sum(ww)
+        spread = math.sqrt(float(np.sum(ww * (y[p : q + 1] - centre) ** 2)) / (2 * np.sum(ww)))
+        if spread > STAND_SPREAD_SIGMAS * noise_m + MIN_SPREAD_M:
+            continue  # the points move: slow, not standing
+        # the detector is noisiest at the track's ends: points there that all lie within
+        # END_RADIUS_SIGMAS of the standstill join it
+        radius = END_RADIUS_SIGMAS * noise_m + MIN_SPREAD_M
+        if p > 0 and np.all(np.hypot(*(y[:p] - centre).T) <= radius):
+            p = 0
+        if q < smoother.n - 1 and np.all(np.hypot(*(y[q + 1 :] - centre).T) <= radius):
+            q = smoother.n - 1
+        near = EDGE_RADIUS_SIGMAS * noise_m + MIN_SPREAD_M
+        for _ in range(int(EDGE_POINTS)):
+            if p > 0 and math.dist(y[p - 1], centre) <= near:
+                p -= 1
+            if q < smoother.n - 1 and math.dist(y[q + 1], centre) <= near:
+                q += 1
+        if flat and p <= flat[-1][1] + 2:  # they would share a B-spline coefficient: one
+            p = flat.pop()[0]
+        flat.append((p, q))
+    return flat
+
+
+def fit_profile(s: np.ndarray, z: np.ndarray, interpolate: bool) -> tuple[PPoly, float | None]:
+    """The height profile Z(s) over the distance travelled and its lambda (m^3; None: not
+    smoothed). Points closer than :data:`MERGE_FRACTION` of the median spacing, or than
+    :data:`PROFILE_MERGE_M`, are one point (their mean height: a standstill's points are one);
+    ``interpolate``: the cubic spline through the merged points (not-a-knot), else the GCV
+    smoothing spline. With fewer than 4 merged points: the weighted least-squares line (one
+    point: level)."""
+    from scipy.interpolate import CubicSpline, PPoly
+
+    ds = np.diff(s)
+    ds = ds[ds > 0]
+    tol = max(MERGE_FRACTION * float(np.median(ds)), PROFILE_MERGE_M) if ds.size else 1.0
+    sm, zm, wm, _ = merge_close(s, z, tol=tol)
+    zm = zm[:, 0]
+    if len(sm) < 4:
+        if len(sm) == 1:
+            slope, level = 0.0, float(zm[0])
+        else:
+            slope, level = np.polyfit(sm - sm[0], zm, 1, w=np.sqrt(wm))
+        c = np.array([[0.0], [0.0], [slope], [level]])
+        return PPoly(c, np.array([sm[0], sm[0] + 1.0]), extrapolate=True), None
+    if interpolate:
+        return CubicSpline(sm, zm, bc_type="not-a-knot", extrapolate=True), None
+    smoother = SplineSmoother(sm, wm)
+    lam_u = gcv_lambda(smoother, zm[:, None], GCV_GAMMA)[0]
+    pp = smoother.ppoly(smoother.coefficients(zm[:, None], lam_u))
+    return PPoly(pp.c[:, :, 0], pp.x, extrapolate=True), smoother.lam(lam_u)
