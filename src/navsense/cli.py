@@ -158,11 +158,6 @@ def _run_simulate(args) -> int:
     )
     finish = None
     if args.mcap:
-        if args.format != "jsonl":
-            raise ConfigError(
-                f"--mcap with --format {args.format}: the ROS 2 export reads the JSON Lines "
-                "rows (use --format jsonl)"
-            )
         if not run.cfg["ins"]["enabled"]:
             raise ConfigError(
                 "--mcap: the ROS 2 bag holds the INS topics and ins.enabled is false "

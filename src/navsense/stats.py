@@ -3,9 +3,10 @@
 The one implementation of a run's statistics: ``navsense campaign`` records them per run
 (``navsense.campaign.stats`` re-exports this module) and ``navsense report`` shows them.
 
-``run_statistics(run_dir) -> dict[str, float]`` reads ``episode.json``, ``gnss.jsonl``,
-``ins.jsonl`` (the sample times) and ``ins.frames`` of a run directory written by
-:func:`navsense.simulate.simulate`, and returns flat statistics, always the keys of
+``run_statistics(run_dir) -> dict[str, float]`` reads ``episode.json``, the GNSS rows, the INS
+rows' sample times and ``ins.frames`` of a run directory written by
+:func:`navsense.simulate.simulate` (JSON Lines or Parquet, :class:`navsense.output.runreader.RunReader`),
+and returns flat statistics, always the keys of
 :data:`STATISTICS_KEYS` in that order. A statistic without data (a fix state never reached, a
 sensor turned off, no truth for an error that needs it) is ``nan``. Counts are floats too, so the
 dict is ``dict[str, float]``.
@@ -84,11 +85,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import orjson
-import pyarrow as pa
-import pyarrow.json as pajson
 
 from navsense.errors import FormatError
+from navsense.output.runreader import FLOAT, TEXT, RunReader, read_episode, vector
 from navsense.truth.states import TruthStates
 
 __all__ = [
@@ -165,15 +164,12 @@ RUN_TRUTH_FILE = "truth.parquet"
 
 _NAN = float("nan")
 _TRUTH_CHUNK_STEPS = 1 << 16  # rows per chunk when a truth log is streamed for its epochs
-_GNSS_SCHEMA = pa.schema(
-    [
-        ("sample_time_s", pa.float64()),
-        ("fix_type", pa.string()),
-        ("position_enu_m", pa.list_(pa.float64())),
-        ("sigma_enu_m", pa.list_(pa.float64())),
-    ]
-)
-_TIME_SCHEMA = pa.schema([("sample_time_s", pa.float64())])
+_GNSS_COLUMNS = {
+    "sample_time_s": FLOAT,
+    "fix_type": TEXT,
+    "position_enu_m": vector(3),
+    "sigma_enu_m": vector(3),
+}
 
 
 def run_statistics(
@@ -189,15 +185,16 @@ def run_statistics(
     malformed or the truth does not cover the run's epochs, and the truth readers' errors if a
     named truth source cannot be read.
     """
-    run = Path(run_dir)
-    episode = _read_episode(run)
+    reader = _reader(run_dir)
+    run = reader.path
+    episode = reader.episode
     cfg = episode.get("config") or {}
     rate_hz = float(episode.get("physics_hz") or 120.0)
     out = dict.fromkeys(STATISTICS_KEYS, _NAN)
     out["duration_s"] = max(0, int(episode.get("steps") or 0) - 1) / rate_hz
 
-    gnss = _read_gnss(run, rate_hz) if (run / "gnss.jsonl").exists() else None
-    ins = _read_ins(run, rate_hz) if (run / "ins.frames").exists() else None
+    gnss = _read_gnss(reader, rate_hz) if reader.has("gnss") else None
+    ins = _read_ins(reader, rate_hz) if reader.has_ins_frames() else None
     steps = []
     if gnss is not None:
         steps.append(gnss["steps"])
@@ -206,12 +203,13 @@ def run_statistics(
     if not steps:
         return out
     wanted = np.unique(np.concatenate(steps))
-    if truth is None and search_truth:
-        truth = find_truth(run, episode)
+    source: TruthStates | TruthSource | None = truth
+    if source is None and search_truth:
+        source = find_truth(run, episode)
     rows = (
         None
-        if truth is None
-        else truth_at_steps(truth, wanted, rate_hz, where=str(run / "episode.json"))
+        if source is None
+        else truth_at_steps(source, wanted, rate_hz, where=str(run / "episode.json"))
     )
     if gnss is not None:
         out.update(_gnss_statistics(gnss, episode, cfg, rows, wanted))
@@ -221,30 +219,11 @@ def run_statistics(
 
 
 # ------------------------------------------------------------------------------------- reading
-def _read_episode(run: Path) -> dict:
-    path = run / "episode.json"
-    try:
-        episode = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise FormatError(f"{run}: not a run directory (no episode.json)") from None
-    except orjson.JSONDecodeError as exc:
-        raise FormatError(f"{path}: invalid JSON ({exc})") from None
-    if not isinstance(episode, dict):
-        raise FormatError(f"{path}: not a JSON object")
-    return episode
-
-
-def _read_jsonl(path: Path, schema: pa.Schema) -> pa.Table:
-    try:
-        return pajson.read_json(
-            path,
-            read_options=pajson.ReadOptions(use_threads=False, block_size=1 << 22),
-            parse_options=pajson.ParseOptions(
-                explicit_schema=schema, unexpected_field_behavior="ignore"
-            ),
-        )
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise FormatError(f"{path}: cannot read the rows ({exc})") from None
+def _reader(run_dir) -> RunReader:
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise FormatError(f"{run}: not a run directory (not found)")
+    return RunReader(run)
 
 
 def _steps_of(t_s: np.ndarray, rate_hz: float) -> np.ndarray:
@@ -252,44 +231,21 @@ def _steps_of(t_s: np.ndarray, rate_hz: float) -> np.ndarray:
     return np.rint(t_s * rate_hz).astype(np.int64)
 
 
-def _list_column(table: pa.Table, name: str, n: int) -> np.ndarray:
-    """A nullable list<double>[3] column as (n, 3) with nan rows for nulls."""
-    col = table.column(name).combine_chunks()
-    out = np.full((n, 3), np.nan)
-    valid = ~np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-    if valid.any():
-        values = col.drop_null().flatten().to_numpy(zero_copy_only=False)
-        out[valid] = np.asarray(values, dtype=np.float64).reshape(-1, 3)
-    return out
-
-
-def _read_gnss(run: Path, rate_hz: float) -> dict:
-    table = _read_jsonl(run / "gnss.jsonl", _GNSS_SCHEMA)
-    n = table.num_rows
-    t = table.column("sample_time_s").to_numpy(zero_copy_only=False).astype(np.float64)
+def _read_gnss(run: RunReader, rate_hz: float) -> dict:
+    got = run.columns("gnss", _GNSS_COLUMNS)
+    t = got["sample_time_s"]
     return {
         "t_s": t,
         "steps": _steps_of(t, rate_hz),
-        "fix_type": np.asarray(table.column("fix_type").to_pylist(), dtype=object),
-        "position_enu_m": _list_column(table, "position_enu_m", n),
-        "sigma_enu_m": _list_column(table, "sigma_enu_m", n),
+        "fix_type": got["fix_type"],
+        "position_enu_m": got["position_enu_m"],
+        "sigma_enu_m": got["sigma_enu_m"],
     }
 
 
-def _read_ins(run: Path, rate_hz: float) -> dict:
-    from navsense.output.frames import read_ins_frames
-
-    frames = read_ins_frames(run / "ins.frames")
-    t = (
-        _read_jsonl(run / "ins.jsonl", _TIME_SCHEMA)
-        .column("sample_time_s")
-        .to_numpy(zero_copy_only=False)
-        .astype(np.float64)
-    )
-    if t.shape[0] != frames.shape[0]:
-        raise FormatError(
-            f"{run}: ins.jsonl has {t.shape[0]} rows but ins.frames {frames.shape[0]} frames"
-        )
+def _read_ins(run: RunReader, rate_hz: float) -> dict:
+    frames, times = run.ins_epochs()
+    t = times[:, 0]
     return {"t_s": t, "steps": _steps_of(t, rate_hz), "frames": frames}
 
 
@@ -327,7 +283,7 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
     if (run / RUN_TRUTH_FILE).is_file():
         return TruthSource(f"{RUN_TRUTH_FILE} of the run directory", path=run / RUN_TRUTH_FILE)
     if episode is None:
-        episode = _read_episode(run)
+        episode = read_episode(run)
     source = episode.get("source") or {}
     where = run / "episode.json"
     if source.get("truth"):
@@ -407,7 +363,7 @@ def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> d
             idx = steps[lo:hi] - chunk.step0
             for k in names:
                 parts[k].append(getattr(chunk, k)[idx])
-            found += hi - lo
+            found += int(hi - lo)
         if found == steps.size:
             break
     if found != steps.size:

@@ -10,8 +10,9 @@ the chunks the run was cut into; the schema is the first chunk's, later chunks a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-__all__ = ["ParquetWriter", "read_parquet_rows", "ROW_GROUP_ROWS"]
+__all__ = ["ParquetWriter", "ROW_GROUP_ROWS"]
 
 # Rows a row group. Small enough that each file's last rows, written when the run ends, take a
 # few milliseconds (an hour's 36 000 GNSS rows went out whole at the end with 65 536: 40 ms
@@ -24,7 +25,7 @@ class ParquetWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._writer = None
+        self._writer: Any = None  # pyarrow.parquet.ParquetWriter, made with the first rows
         self._schema = None
         self._pending: list = []
         self._pending_rows = 0
@@ -88,10 +89,3 @@ class ParquetWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def read_parquet_rows(path: str | Path) -> dict:
-    """All columns of a sensor's Parquet file as a dict of Python lists."""
-    import pyarrow.parquet as pq
-
-    return pq.read_table(path).to_pydict()

@@ -44,9 +44,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 
-from navsense.errors import FormatError, NavsenseError
-from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
-from navsense.output.ros2 import read_episode, row_times
+from navsense.errors import NavsenseError
+from navsense.output.frames import INS_FIELD_INDEX
+from navsense.output.runreader import FLOAT, INT, TEXT, RunReader, vector
 from navsense.stats import (
     EXPECTED_GAUSSIAN_FRACTIONS,
     GNSS_STATES,
@@ -92,7 +92,7 @@ class RunData:
     run_dir: Path
     episode: dict
     truth_source: str | None = None
-    truth: object | None = None  # navsense.truth.TruthStates
+    truth: Any = None  # navsense.truth.TruthStates
     gnss_t_s: np.ndarray | None = None
     gnss_fix_type: np.ndarray | None = None
     gnss_counts: dict | None = None
@@ -176,15 +176,27 @@ class RunData:
         )
 
 
-def _rows(path: Path) -> list[dict]:
-    with open(path, "rb") as f:
-        return [orjson.loads(line) for line in f if line.strip()]
-
-
-def _nan_rows(values, width: int) -> np.ndarray:
-    """A list of 3-lists or None as an (m, width) float array, None -> NaN."""
-    nan = [math.nan] * width
-    return np.array([nan if v is None else v for v in values], dtype=np.float64).reshape(-1, width)
+_GNSS_COUNTS = (
+    "satellites_used",
+    "satellites_clear",
+    "satellites_near_obstruction",
+    "satellites_foliage",
+    "satellites_blocked",
+    "satellites_above_mask",
+)
+_GNSS_COLUMNS = {
+    "sample_time_s": FLOAT,
+    "fix_type": TEXT,
+    **dict.fromkeys(_GNSS_COUNTS, INT),
+    "hdop": FLOAT,
+    "position_enu_m": vector(3),
+    "sigma_enu_m": vector(3),
+}
+_IMU_COLUMNS = {
+    "sample_time_s": FLOAT,
+    "specific_force_flu_mps2": vector(3),
+    "angular_velocity_flu_radps": vector(3),
+}
 
 
 def _load_truth(run_dir: Path, episode: dict):
@@ -213,42 +225,26 @@ def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
 
 
 def read_run(run_dir) -> RunData:
-    """Read a run directory (episode.json, gnss.jsonl, ins.jsonl + ins.frames, imu.jsonl) and
-    its truth (module docstring); the truth is dropped, with the reason in ``truth_source``, if
-    it does not cover every GNSS and INS epoch."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise FormatError(f"{run_dir}: not a run directory")
-    data = RunData(run_dir=run_dir, episode=read_episode(run_dir))
+    """Read a run directory (episode.json, the GNSS, INS and IMU rows, JSON Lines or Parquet,
+    and ins.frames; :class:`navsense.output.runreader.RunReader`) and its truth (module
+    docstring); the truth is dropped, with the reason in ``truth_source``, if it does not cover
+    every GNSS and INS epoch."""
+    run = RunReader(run_dir)
+    run_dir = run.path
+    data = RunData(run_dir=run_dir, episode=run.episode)
     data.truth, data.truth_source = _load_truth(run_dir, data.episode)
 
-    path = run_dir / "gnss.jsonl"
-    if path.is_file():
-        rows = _rows(path)
-        data.gnss_t_s = np.array([r["sample_time_s"] for r in rows], dtype=np.float64)
-        data.gnss_fix_type = np.array([r["fix_type"] for r in rows], dtype=object)
-        data.gnss_counts = {
-            k: np.array([r[k] for r in rows], dtype=np.int64)
-            for k in (
-                "satellites_used",
-                "satellites_clear",
-                "satellites_near_obstruction",
-                "satellites_foliage",
-                "satellites_blocked",
-                "satellites_above_mask",
-            )
-        }
-        data.gnss_hdop = np.array([r["hdop"] for r in rows], dtype=np.float64)
-        data.gnss_position_enu_m = _nan_rows([r["position_enu_m"] for r in rows], 3)
-        data.gnss_sigma_enu_m = _nan_rows([r["sigma_enu_m"] for r in rows], 3)
+    if run.has("gnss"):
+        got = run.columns("gnss", _GNSS_COLUMNS)
+        data.gnss_t_s = got["sample_time_s"]
+        data.gnss_fix_type = got["fix_type"]
+        data.gnss_counts = {k: got[k] for k in _GNSS_COUNTS}
+        data.gnss_hdop = got["hdop"]
+        data.gnss_position_enu_m = got["position_enu_m"]
+        data.gnss_sigma_enu_m = got["sigma_enu_m"]
 
-    if (run_dir / "ins.frames").is_file():
-        frames = read_ins_frames(run_dir / "ins.frames")
-        times = row_times(run_dir / "ins.jsonl")
-        if len(frames) != len(times):
-            raise FormatError(
-                f"{run_dir}: ins.frames has {len(frames)} epochs but ins.jsonl {len(times)} rows"
-            )
+    if run.has_ins_frames():
+        frames, times = run.ins_epochs()
         col = lambda name: frames[:, INS_FIELD_INDEX[name]]
         data.ins_t_s = times[:, 0]
         data.ins_position_enu_m = np.stack([col("InsEnuX"), col("InsEnuY"), col("InsEnuZ")], -1)
@@ -266,16 +262,11 @@ def read_run(run_dir) -> RunData:
         )
         data.ins_truth_enu_m = data.ins_position_enu_m - err
 
-    path = run_dir / "imu.jsonl"
-    if path.is_file():
-        rows = _rows(path)
-        data.imu_t_s = np.array([r["sample_time_s"] for r in rows], dtype=np.float64)
-        data.imu_specific_force_flu_mps2 = np.array(
-            [r["specific_force_flu_mps2"] for r in rows], dtype=np.float64
-        ).reshape(-1, 3)
-        data.imu_angular_velocity_flu_radps = np.array(
-            [r["angular_velocity_flu_radps"] for r in rows], dtype=np.float64
-        ).reshape(-1, 3)
+    if run.has("imu"):
+        got = run.columns("imu", _IMU_COLUMNS)
+        data.imu_t_s = got["sample_time_s"]
+        data.imu_specific_force_flu_mps2 = got["specific_force_flu_mps2"]
+        data.imu_angular_velocity_flu_radps = got["angular_velocity_flu_radps"]
 
     if data.truth is not None:
         epochs = [t for t in (data.gnss_t_s, data.ins_t_s) if t is not None and len(t)]

@@ -510,7 +510,7 @@ def imu_figure(data) -> Figure | None:
     for ax in (ax_h, ax_u, ax_w):
         ax.grid(True, color="#eeeeee")
         ax.legend(loc="lower right", fontsize=8, ncol=3)
-    ax_h.set_title("IMU (imu.jsonl), body FLU axes")
+    ax_h.set_title("IMU, body FLU axes")
     return _png(
         fig,
         "IMU",

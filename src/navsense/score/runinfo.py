@@ -104,7 +104,8 @@ class RunInfo:
 
 def read_run_info(run_dir: str | Path) -> RunInfo:
     """Read episode.json of ``run_dir`` (FormatError when it is not a run directory)."""
-    from navsense.output.ros2 import read_episode, utc_ns
+    from navsense.output.ros2 import utc_ns
+    from navsense.output.runreader import read_episode
 
     run = Path(run_dir)
     if not run.is_dir():
@@ -121,32 +122,12 @@ def read_run_info(run_dir: str | Path) -> RunInfo:
 def read_gnss_timeline(run: RunInfo) -> GnssTimeline | None:
     """The GNSS epochs' sample times and fix types (gnss.jsonl or gnss.parquet); None when the
     run has no GNSS rows."""
-    import pyarrow as pa
+    from navsense.output.runreader import FLOAT, TEXT, RunReader
 
     hz = float((run.config.get("gnss") or {}).get("hz", 10.0))
-    jsonl, parquet = run.run_dir / "gnss.jsonl", run.run_dir / "gnss.parquet"
-    try:
-        if jsonl.is_file():
-            import pyarrow.json as pajson
-
-            schema = pa.schema([("sample_time_s", pa.float64()), ("fix_type", pa.string())])
-            table = pajson.read_json(
-                jsonl,
-                read_options=pajson.ReadOptions(use_threads=False, block_size=1 << 22),
-                parse_options=pajson.ParseOptions(
-                    explicit_schema=schema, unexpected_field_behavior="ignore"
-                ),
-            )
-            path = jsonl
-        elif parquet.is_file():
-            import pyarrow.parquet as pq
-
-            path = parquet
-            table = pq.read_table(parquet, columns=["sample_time_s", "fix_type"])
-        else:
-            return None
-    except (pa.ArrowInvalid, OSError, KeyError) as exc:
-        raise FormatError(f"{path}: cannot read sample_time_s and fix_type ({exc})") from None
-    t = np.asarray(table.column("sample_time_s").to_numpy(zero_copy_only=False), dtype=np.float64)
-    fix = np.asarray(table.column("fix_type").to_pylist(), dtype=object)
+    reader = RunReader(run.run_dir)
+    if not reader.has("gnss"):
+        return None
+    got = reader.columns("gnss", {"sample_time_s": FLOAT, "fix_type": TEXT})
+    t, fix = got["sample_time_s"], got["fix_type"]
     return GnssTimeline(t, fix, hz)

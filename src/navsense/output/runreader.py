@@ -1,0 +1,341 @@
+"""Reading a run directory: episode.json and each sensor's rows, whichever format wrote them.
+
+The one reader of what ``navsense simulate`` wrote, for every reader of a run (``navsense
+report``, ``navsense export mcap``, :func:`navsense.stats.run_statistics`, the campaigns,
+``navsense score``)::
+
+    run = RunReader("runs/acre-loop-20260923-150000")
+    run.episode                                   # episode.json
+    gnss = run.columns("gnss", {"sample_time_s": FLOAT, "fix_type": TEXT,
+                                "position_enu_m": vector(3), "satellites_used": INT})
+    frames, times = run.ins_epochs()              # ins.frames (m, 40) and the rows' times (m, 3)
+
+A sensor's rows are ``<sensor>.jsonl`` or ``<sensor>.parquet``: episode.json's
+``output_format`` says which, and a sensor whose file of that format is missing is read from the
+other one if that is there (a run converted by hand, or written before the key existed). Both hold the same values
+(:mod:`navsense.output.columns`), so a column reads back as the same float64 bits from either:
+JSON Lines through Arrow's JSON reader with an explicit schema of the columns asked for (the
+other keys are skipped), Parquet reading only those columns. A column is named by its dotted
+key (``fix.latitude``, ``position_enu_m``), whatever the file's flattening (``position_enu_m.0``,
+``.1``, ``.2`` in Parquet), and read as one of:
+
+- :data:`FLOAT`: (m,) float64, NaN where the row has null;
+- :data:`INT`: (m,) int64 (float64 with NaN if a row has null);
+- :data:`TEXT`: (m,) object array of str (None where null);
+- ``vector(k)``: (m, k) float64, a row of NaN where the row has null.
+
+Errors are :class:`~navsense.errors.FormatError` naming the run directory or the file: not a run
+directory, no episode.json, a sensor's rows missing, a column missing or of another shape.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from navsense.errors import FormatError
+
+__all__ = [
+    "FLOAT",
+    "INT",
+    "TEXT",
+    "RunReader",
+    "columns_of_rows",
+    "read_episode",
+    "vector",
+    "EPISODE_FILE",
+    "ROW_FORMATS",
+]
+
+EPISODE_FILE = "episode.json"
+ROW_FORMATS = ("jsonl", "parquet")  # episode.json's output_format = the rows' file suffix
+FLOAT = "float"
+INT = "int"
+TEXT = "text"
+_JSON_BLOCK_BYTES = 1 << 22  # Arrow's JSON reader: bytes parsed at a time
+
+
+def vector(k: int) -> tuple[str, int]:
+    """The column kind of a k-vector key (``position_enu_m``: ``vector(3)``)."""
+    return ("vector", int(k))
+
+
+def read_episode(run_dir: str | os.PathLike) -> dict:
+    """episode.json of a run directory (FormatError when missing, not JSON or not an object)."""
+    run = Path(run_dir)
+    path = run / EPISODE_FILE
+    try:
+        episode = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise FormatError(f"{run}: not a run directory (no {EPISODE_FILE})") from None
+    except IsADirectoryError:
+        raise FormatError(f"{path}: a directory, not the run's {EPISODE_FILE}") from None
+    except orjson.JSONDecodeError as exc:
+        raise FormatError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(episode, dict):
+        raise FormatError(f"{path}: not a JSON object")
+    return episode
+
+
+class RunReader:
+    """A run directory written by :func:`navsense.simulate.simulate` (module docstring)."""
+
+    def __init__(self, run_dir: str | os.PathLike) -> None:
+        self.path = Path(run_dir)
+        if not self.path.is_dir():
+            raise FormatError(f"{self.path}: not a run directory")
+        self.episode: dict = read_episode(self.path)
+        fmt = self.episode.get("output_format") or ROW_FORMATS[0]
+        if fmt not in ROW_FORMATS:
+            raise FormatError(
+                f"{self.path / EPISODE_FILE}: output_format = {fmt!r} is not one of "
+                f"{', '.join(ROW_FORMATS)}"
+            )
+        self.format: str = fmt
+
+    def file(self, sensor: str) -> Path:
+        """The file of ``sensor``'s rows: ``<sensor>.<output_format>``, else the other format's
+        file if only that one is there (the first path when neither is)."""
+        path = self.path / f"{sensor}.{self.format}"
+        if path.is_file():
+            return path
+        for fmt in ROW_FORMATS:
+            other = self.path / f"{sensor}.{fmt}"
+            if other.is_file():
+                return other
+        return path
+
+    def has(self, sensor: str) -> bool:
+        """True when the run has rows of ``sensor`` (the sensor was on)."""
+        return self.file(sensor).is_file()
+
+    def require(self, sensor: str, why: str = "") -> Path:
+        """The file of ``sensor``'s rows; FormatError naming it (and ``why``) when it is missing."""
+        path = self.file(sensor)
+        if not path.is_file():
+            raise FormatError(f"{self.path}: no {path.name} ({sensor} off){why}")
+        return path
+
+    def keys(self, sensor: str) -> list[str]:
+        """The rows' keys in file order, dotted as the layout names them (``fix.latitude``), one
+        per vector (``position_enu_m``, not its elements); [] for a file without rows."""
+        path = self.require(sensor)
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+            out: list[str] = []
+            for name in names:
+                head, _, tail = name.rpartition(".")
+                key = head if tail.isdigit() and head else name
+                if key not in out:
+                    out.append(key)
+            return out
+        with open(path, "rb") as f:
+            first = f.readline()
+        if not first.strip():
+            return []
+        try:
+            row = orjson.loads(first)
+        except orjson.JSONDecodeError as exc:
+            raise FormatError(f"{path}: line 1 is not JSON ({exc})") from None
+        out = []
+
+        def walk(node: Mapping, prefix: str) -> None:
+            for k, v in node.items():
+                if isinstance(v, Mapping):
+                    walk(v, f"{prefix}{k}.")
+                else:
+                    out.append(f"{prefix}{k}")
+
+        walk(row, "")
+        return out
+
+    def columns(self, sensor: str, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The columns ``spec`` (dotted key -> FLOAT, INT, TEXT or vector(k)) of ``sensor``'s
+        rows, as numpy arrays (module docstring)."""
+        path = self.require(sensor)
+        if path.suffix == ".parquet":
+            return _parquet_columns(path, spec)
+        return _jsonl_columns(path, spec)
+
+    def times(self, sensor: str) -> np.ndarray:
+        """(m, 3) float64: ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
+        got = self.columns(
+            sensor, {"sample_time_s": FLOAT, "available_time_s": FLOAT, "delivery_time_s": FLOAT}
+        )
+        return np.stack(
+            [got["sample_time_s"], got["available_time_s"], got["delivery_time_s"]], axis=-1
+        ).reshape(-1, 3)
+
+    def has_ins_frames(self) -> bool:
+        """True when the run has ``ins.frames`` (the INS was on)."""
+        return (self.path / "ins.frames").is_file()
+
+    def ins_epochs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The INS epochs: ``ins.frames`` as (m, 40) float64 and their rows' times (m, 3), the
+        same m (FormatError when they differ)."""
+        from navsense.output.frames import read_ins_frames
+
+        frames_path = self.path / "ins.frames"
+        if not frames_path.is_file():
+            raise FormatError(f"{self.path}: no ins.frames (ins off)")
+        frames = read_ins_frames(frames_path)
+        times = self.times("ins")
+        if len(frames) != len(times):
+            raise FormatError(
+                f"{self.path}: ins.frames has {len(frames)} epochs but "
+                f"{self.file('ins').name} {len(times)} rows"
+            )
+        return frames, times
+
+
+def columns_of_rows(rows: list[dict], spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The columns ``spec`` of row dicts (a run's rows as SensorStream delivers them), the same
+    arrays :meth:`RunReader.columns` reads from the run's files."""
+    out: dict[str, np.ndarray] = {}
+    for name, kind in spec.items():
+        path = name.split(".")
+        values = []
+        for row in rows:
+            v: Any = row
+            for part in path:
+                v = None if v is None else v.get(part)
+            values.append(v)
+        if kind == TEXT:
+            out[name] = np.asarray(values, dtype=object).reshape(len(values))
+        elif isinstance(kind, tuple):
+            k = kind[1]
+            nan = [np.nan] * k
+            out[name] = np.array(
+                [nan if v is None else v for v in values], dtype=np.float64
+            ).reshape(-1, k)
+        elif kind == INT and None not in values:
+            out[name] = np.array(values, dtype=np.int64)
+        else:
+            out[name] = np.array(
+                [np.nan if v is None else v for v in values], dtype=np.float64
+            ).reshape(len(values))
+    return out
+
+
+# ------------------------------------------------------------------------------------ JSON Lines
+def _arrow_type(kind):
+    import pyarrow as pa
+
+    if kind == FLOAT:
+        return pa.float64()
+    if kind == INT:
+        return pa.int64()
+    if kind == TEXT:
+        return pa.string()
+    if isinstance(kind, tuple) and kind[0] == "vector":
+        return pa.list_(pa.float64())
+    raise ValueError(f"column kind {kind!r} is not FLOAT, INT, TEXT or vector(k)")
+
+
+def _jsonl_schema(spec: Mapping[str, Any]):
+    """The Arrow schema of the keys asked for: a struct for each dotted key's parents."""
+    import pyarrow as pa
+
+    tree: dict = {}
+    for name, kind in spec.items():
+        node = tree
+        *parents, leaf = name.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = _arrow_type(kind)
+
+    def fields(node: dict) -> list:
+        return [
+            pa.field(k, pa.struct(fields(v)) if isinstance(v, dict) else v) for k, v in node.items()
+        ]
+
+    return pa.schema(fields(tree))
+
+
+def _jsonl_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    try:
+        table = pajson.read_json(
+            path,
+            read_options=pajson.ReadOptions(use_threads=False, block_size=_JSON_BLOCK_BYTES),
+            parse_options=pajson.ParseOptions(
+                explicit_schema=_jsonl_schema(spec), unexpected_field_behavior="ignore"
+            ),
+        )
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise FormatError(f"{path}: cannot read the rows ({exc})") from None
+    out = {}
+    for name, kind in spec.items():
+        top, *rest = name.split(".")
+        arr = table.column(top).combine_chunks()
+        for part in rest:  # a null parent makes its fields null
+            arr = arr.field(part) if arr.null_count == 0 else _null_parent(arr, part)
+        out[name] = _numpy(arr, kind, path, name)
+    return out
+
+
+def _null_parent(struct_array, part: str):
+    import pyarrow.compute as pc
+
+    return pc.if_else(struct_array.is_valid(), struct_array.field(part), None)
+
+
+def _numpy(arr, kind, path: Path, name: str) -> np.ndarray:
+    """An Arrow array as the numpy column of ``kind`` (module docstring)."""
+    n = len(arr)
+    if kind == TEXT:
+        return np.asarray(arr.to_pylist(), dtype=object).reshape(n)
+    if kind in (FLOAT, INT):
+        values = arr.to_numpy(zero_copy_only=False)
+        return np.asarray(values, dtype=np.float64 if kind == FLOAT else values.dtype)
+    k = kind[1]
+    out = np.full((n, k), np.nan)
+    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    if valid.any():
+        lengths = np.asarray(arr.value_lengths().to_numpy(zero_copy_only=False))[valid]
+        if np.any(lengths != k):
+            row = int(np.flatnonzero(valid)[np.argmax(lengths != k)]) + 1
+            raise FormatError(f"{path}: row {row}: {name} has not {k} values")
+        values = arr.drop_null().flatten().to_numpy(zero_copy_only=False)
+        out[valid] = np.asarray(values, dtype=np.float64).reshape(-1, k)
+    return out
+
+
+# ------------------------------------------------------------------------------------ Parquet
+def _parquet_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    wanted: list[str] = []
+    for name, kind in spec.items():
+        if isinstance(kind, tuple):
+            wanted += [f"{name}.{j}" for j in range(kind[1])]
+        else:
+            _arrow_type(kind)  # a known kind
+            wanted.append(name)
+    try:
+        table = pq.read_table(path, columns=wanted, use_threads=False)
+    except (pa.ArrowInvalid, OSError, KeyError) as exc:
+        raise FormatError(f"{path}: cannot read the columns {', '.join(wanted)} ({exc})") from None
+    out = {}
+    for name, kind in spec.items():
+        if isinstance(kind, tuple):
+            parts = [
+                np.asarray(
+                    table.column(f"{name}.{j}").to_numpy(zero_copy_only=False), dtype=np.float64
+                )
+                for j in range(kind[1])
+            ]
+            out[name] = np.stack(parts, axis=-1).reshape(-1, kind[1])
+        else:
+            out[name] = _numpy(table.column(name).combine_chunks(), kind, path, name)
+    return out
