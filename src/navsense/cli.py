@@ -225,6 +225,7 @@ _PARSERS = {
     "truth": _add_module_parser("navsense.truth.cli_truth"),
     "campaign": _add_module_parser("navsense.campaign.cli_campaign"),
     "score": _add_module_parser("navsense.score.cli"),
+    "live": _add_module_parser("navsense.live.cli"),
 }
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 

@@ -1,0 +1,1 @@
+"""Live serving: a run paced at real time (or faster) and served as it happens (``navsense live``)."""

@@ -1,0 +1,255 @@
+"""``navsense live``: a run paced at real time (or ``--speed N`` times faster), served as it happens.
+
+::
+
+    navsense live [--scenario NAME | --truth FILE | --track FILE] [--speed N]
+                  [--foxglove-port PORT | --no-foxglove] [--nmea-tcp PORT] [--nmea-pty [LINK]]
+                  [--host ADDR] [--out DIR [--format jsonl|parquet] [--save-truth] [--mcap]]
+                  [config options as navsense simulate] [--quiet]
+
+The truth sources, the site, the vehicle and the configuration options are those of ``navsense
+simulate`` (:func:`navsense.run.prepare_run`). Ctrl-C (or SIGTERM: a live server's normal end)
+ends the run cleanly between two physics steps: the servers stop, the run directory (``--out``)
+is written over the steps served, and the exit code is 0; a second one aborts at once (exit 130,
+or 143 for SIGTERM; no run directory).
+What is served: :mod:`navsense.live.server`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from contextlib import contextmanager
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``live`` on an argparse ``subparsers`` object."""
+    from navsense.config.cli_config import add_config_arguments
+    from navsense.live.foxglove_out import DEFAULT_FOXGLOVE_PORT
+
+    p = subparsers.add_parser(
+        "live",
+        help="serve a run as it happens: Foxglove WebSocket, NMEA over TCP or a pseudo-terminal",
+        description="Run the sensors over a truth source at the pace of the wall clock (--speed "
+        "times faster) and serve what they deliver as it is delivered: the ROS 2 topics of the "
+        "bag and every sensor's rows on a Foxglove WebSocket server, the NMEA sentences of "
+        "gnss.nmea over TCP and on a pseudo-terminal. Ctrl-C stops.",
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
+    src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
+    src.add_argument(
+        "--track",
+        metavar="FILE",
+        help="a route or GPS track (.gpx, .csv, waypoint .json) turned into truth",
+    )
+    p.add_argument(
+        "--smoothing-m",
+        type=float,
+        default=0.0,
+        metavar="SIGMA",
+        help="--track: position noise of the recording, m (0: pass through every point)",
+    )
+    p.add_argument(
+        "--bank",
+        choices=["none", "coordinated"],
+        default="none",
+        help="--track: roll zero, or the coordinated-turn bank",
+    )
+    p.add_argument(
+        "--site",
+        metavar="NAME|FILE",
+        help="site of a truth log: an embedded site name or a site JSON file (default acre)",
+    )
+    add_config_arguments(p)
+    p.add_argument(
+        "--agent",
+        type=int,
+        default=0,
+        metavar="K",
+        help="agent index: the INS seed adds 7919 K (ACRES Core)",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="N times faster than real time (default 1)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address the servers listen on (default 127.0.0.1; 0.0.0.0: every interface)",
+    )
+    fox = p.add_mutually_exclusive_group()
+    fox.add_argument(
+        "--foxglove-port",
+        type=int,
+        default=DEFAULT_FOXGLOVE_PORT,
+        metavar="PORT",
+        help=f"Foxglove WebSocket port (default {DEFAULT_FOXGLOVE_PORT}; 0: any free port)",
+    )
+    fox.add_argument("--no-foxglove", action="store_true", help="no Foxglove WebSocket server")
+    p.add_argument(
+        "--nmea-tcp",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="serve the NMEA sentences over TCP on PORT (0: any free port)",
+    )
+    p.add_argument(
+        "--nmea-pty",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="LINK",
+        help="serve the NMEA sentences on a pseudo-terminal (a serial receiver to gpsd); with "
+        "LINK, also a symbolic link to it there",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="also write the run directory, as navsense simulate does, when the run ends",
+    )
+    p.add_argument(
+        "--format",
+        choices=["jsonl", "parquet"],
+        default="jsonl",
+        help="--out: rows as JSON Lines (default) or one Parquet file per sensor",
+    )
+    p.add_argument(
+        "--save-truth",
+        action="store_true",
+        help="--out: also write the truth as truth.parquet (on with --track)",
+    )
+    p.add_argument("--mcap", action="store_true", help="--out: also write the ROS 2 bag ros2.mcap")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=run)
+    return p
+
+
+@contextmanager
+def _stop_on_signals(stop: threading.Event):
+    """SIGINT and SIGTERM set ``stop`` (the run ends between two steps); a second one does what
+    the signal did before (the command line's: KeyboardInterrupt, exit 130; SIGTERM, exit 143).
+    Only in the main thread (elsewhere signals stay as they are)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: dict = {}
+
+    def handler(signum, frame):
+        if not stop.is_set():
+            stop.set()
+            return
+        before = previous.get(signum)
+        if callable(before):
+            before(signum, frame)
+        raise KeyboardInterrupt
+
+    previous.update({sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)})
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _say(args, text: str) -> None:
+    if not args.quiet:
+        print(f"navsense live: {text}", flush=True)
+
+
+def run(args) -> int:
+    from navsense.errors import ConfigError
+    from navsense.live.pacing import Pacer, serve_paced
+    from navsense.live.server import LiveServer
+    from navsense.run import prepare_run
+    from navsense.simulate import DEFAULT_CHUNK_STEPS
+
+    if args.agent < 0:
+        raise ConfigError(f"--agent {args.agent} must be >= 0")
+    pacer = Pacer(args.speed)  # checks --speed
+    if args.out is None and (args.format != "jsonl" or args.save_truth or args.mcap):
+        raise ConfigError(
+            "--format, --save-truth and --mcap are about the run directory: add --out"
+        )
+    for option, port in (("--foxglove-port", args.foxglove_port), ("--nmea-tcp", args.nmea_tcp)):
+        if port is not None and not 0 <= port <= 65535:
+            raise ConfigError(f"{option} {port} is not a port number (0 to 65535)")
+    if args.out is not None:
+        from navsense.output.rundir import check_out_dir
+
+        check_out_dir(args.out)  # before the truth is read
+    from navsense.config.cli_config import overrides_from_args
+
+    prepared = prepare_run(
+        scenario=args.scenario,
+        truth=args.truth,
+        track=args.track,
+        site=args.site,
+        vehicle=args.vehicle,
+        config=args.config,
+        overlay=args.overlay,
+        overrides=overrides_from_args(args),
+        smoothing_m=args.smoothing_m,
+        bank=args.bank,
+    )
+    live = LiveServer(
+        prepared.cfg,
+        prepared.vehicle,
+        prepared.site,
+        agent=args.agent,
+        host=args.host,
+        foxglove_port=None if args.no_foxglove else args.foxglove_port,
+        nmea_tcp_port=args.nmea_tcp,
+        nmea_pty=args.nmea_pty,
+        out_dir=args.out,
+        source=prepared.source,
+        output_format=args.format,
+        save_truth=args.save_truth or prepared.save_truth,
+        worker=False,  # the models' first call (1 to 2 s) comes before the clock starts
+    )
+    stop = threading.Event()
+    closed = False
+    try:
+        length = (
+            f"{prepared.total_steps / live.rate_hz:.1f} s"
+            if prepared.total_steps is not None
+            else "a truth log"
+        )
+        _say(args, f"{prepared.label} ({length}) at {args.speed:g}x real time; Ctrl-C stops")
+        if live.foxglove is not None:
+            fox = live.foxglove
+            _say(
+                args, f"Foxglove WebSocket ws://{fox.host}:{fox.port} ({len(fox.topics)} channels)"
+            )
+        if live.nmea_tcp is not None:
+            _say(args, f"NMEA over TCP {live.nmea_tcp.host}:{live.nmea_tcp.port}")
+        if live.nmea_pty is not None:
+            link = f" (link {live.nmea_pty.link})" if live.nmea_pty.link else ""
+            _say(args, f"NMEA on the pseudo-terminal {live.nmea_pty.device}{link}")
+        with _stop_on_signals(stop):
+            result = serve_paced(
+                prepared.truth_chunks(DEFAULT_CHUNK_STEPS), live, stop=stop, pacer=pacer
+            )
+            if result.stopped:
+                _say(args, f"stopped at t = {live.last_t_s:.2f} s")
+            closed = True  # a second Ctrl-C while the run directory is written aborts it
+            summary = live.close(wait_until=None if result.stopped else pacer.wait_until)
+    finally:
+        if not closed:  # an error, or a second Ctrl-C during the run: no run directory
+            live.close(deliver=False, write=False)
+    _say(args, f"served {result.steps} physics steps in {result.wall_s:.1f} s")
+    if summary is not None:
+        if args.mcap:
+            from navsense.output.ros2 import write_mcap
+
+            _say(args, f"ROS 2 bag {write_mcap(summary.run_dir)}")
+        if not args.quiet:
+            print(summary.text())
+    return 0
