@@ -158,7 +158,7 @@ def test_the_cli_prints_the_warning_as_one_line(tmp_path, capsys):
     assert main(["truth", "--track", str(path), "--out", str(out), "--smoothing-m", "0"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("navsense: warning: ")
-    out.unlink()
+    out = tmp_path / "smoothed.parquet"
     assert main(["truth", "--track", str(path), "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
