@@ -12,7 +12,7 @@ Polaris. Timed, each on its own:
   and ``orjson``: their serialisation.
 
 Absolute times drift on shared machines; compare runs by the ratio to a baseline timed in the
-same run: the bare-numpy floor ``../shared/bench/floor_numpy.py`` (one hour of IMU at 120 Hz and
+same run: the bare-numpy floor ``benchmarks/floor_numpy.py`` (one hour of IMU at 120 Hz and
 GNSS at 10 Hz, whole process) when it is found.
 
 Usage: PYTHONPATH=src python benchmarks/bench_gnss.py [--duration 3600] [--repeat 3]

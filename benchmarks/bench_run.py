@@ -9,7 +9,7 @@ too: the shared machine's background load only ever adds time.
 Each configuration runs as its own process (`python -m navsense simulate --truth LOG ...`) and
 is measured from outside: wall time, CPU time (user + system, its worker process's included, by
 os.wait4) and peak memory (the larger of its own peak RSS and the sampled sum of the RSS of the
-process and its forked worker). The floor (`../shared/bench/floor_numpy.py DURATION OUT`) runs the same way in the same
+process and its forked worker). The floor (`benchmarks/floor_numpy.py DURATION OUT`) runs the same way in the same
 benchmark run, and every figure is also given as a ratio to it: absolute times on shared machines
 drift from run to run, ratios much less.
 
@@ -43,7 +43,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from floor import FLOOR  # noqa: E402  (the floor script beside the project)
+from floor import FLOOR  # noqa: E402  (benchmarks/floor_numpy.py)
 
 ROOT = HERE.parent
 RATES_HZ = {"imu": 120.0, "ins": 100.0, "gnss": 10.0}

@@ -8,7 +8,7 @@ antenna drives a figure-of-eight over the obstacles' bounding box (beside, insid
 them).
 
 Absolute times drift on shared machines; the figure to compare across runs is the ratio to a
-baseline run in the same process: the bare-numpy floor of ``../shared/bench/floor_numpy.py``
+baseline run in the same process: the bare-numpy floor of ``benchmarks/floor_numpy.py``
 (one hour of IMU at 120 Hz and GNSS at 10 Hz, no sky view) when it is found, timed here too.
 
 Usage: PYTHONPATH=src python benchmarks/bench_sky.py [--epochs 36000] [--repeat 3]

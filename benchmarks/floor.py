@@ -1,4 +1,4 @@
-"""What the benchmarks share: the bare-numpy floor of ../shared/bench/floor_numpy.py, timed as a
+"""What the benchmarks share: the bare-numpy floor (floor_numpy.py beside this file), timed as a
 whole process, and the best-of-n timer."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-FLOOR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "floor_numpy.py"
+FLOOR = Path(__file__).resolve().parent / "floor_numpy.py"
 
 
 def floor_seconds(duration_s: float = 3600.0) -> float | None:
-    """Wall time of ``floor_numpy.py DURATION OUT`` (None when the script is not beside the project)."""
+    """Wall time of ``floor_numpy.py DURATION OUT`` (None when the script is missing)."""
     if not FLOOR.is_file():
         return None
     with tempfile.TemporaryDirectory() as tmp:
