@@ -133,18 +133,33 @@ class RunDirectory:
     def __init__(self, path: str | Path) -> None:
         self.final = Path(path)
         self.path = _partial_of(self.final)
+        self._made: list[Path] = []  # parents this run created (removed again if it fails)
 
     def __enter__(self) -> RunDirectory:
         check_out_dir(self.final)
+        parent = self.path.parent
+        while not os.path.lexists(parent) and parent != parent.parent:
+            self._made.append(parent)
+            parent = parent.parent
         self.path.mkdir(parents=True)
         try:
             (self.path / PARTIAL_MARK).write_text(
                 f"{os.getpid()} {socket.gethostname()}\n", encoding="ascii"
             )
         except BaseException:
-            shutil.rmtree(self.path, ignore_errors=True)
+            self._remove()
             raise
         return self
+
+    def _remove(self) -> None:
+        """Remove NAME.partial and the parents this run created, when they are empty (a failed
+        run leaves no empty ``runs/`` behind)."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        for parent in self._made:  # deepest first
+            try:
+                parent.rmdir()
+            except OSError:  # not empty (another run's), or gone
+                break
 
     def write_json(self, name: str, data: dict) -> None:
         """Write one JSON file (indented, keys in insertion order)."""
@@ -161,9 +176,9 @@ class RunDirectory:
                 self.path.rename(self.final)
                 return
             except BaseException:
-                shutil.rmtree(self.path, ignore_errors=True)
+                self._remove()
                 raise
-        shutil.rmtree(self.path, ignore_errors=True)
+        self._remove()
         if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
             # a write's error names no file (a full disk, a file-size limit): name the run
             raise OSError(
