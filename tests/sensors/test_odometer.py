@@ -219,3 +219,20 @@ def test_built_from_the_effective_configuration():
     assert block["sample_time_s"].size == 50
     with pytest.raises(ConfigError, match=r"odom\.hz = 0\.5 is out of range 1\.\.120"):
         apply_overrides(cfg, {"odom.hz": 0.5})
+
+
+def test_a_parked_wheel_reads_zero_with_noise_and_noise_never_reverses_it():
+    """Issue 18 item 6: an encoder at rest reports 0 (not noise around 0), and a slowly rolling
+    wheel never reads the opposite direction; moving at speed, the noise is unchanged."""
+    model = OdometerModel(_cfg(seed=3, white=0.05, scale=0.01), POLARIS)
+    block = model.process(stationary_truth(1200))
+    np.testing.assert_array_equal(block["speed_mps"], 0.0)
+    np.testing.assert_array_equal(block["distance_m"], 0.0)
+    for speed in (0.01, -0.01):  # 1 cm/s forward and backward, noise 5 cm/s
+        block = OdometerModel(_cfg(seed=3, white=0.05), POLARIS).process(
+            car_on_circle(2400, 10.0, speed)
+        )
+        s = block["speed_mps"]
+        assert np.all(s * np.sign(speed) >= 0.0)
+        assert np.count_nonzero(s == 0.0) > s.size // 3  # clamped where noise would reverse it
+    # far from zero nothing is clamped: test_scale_factor_drawn_once_and_noise_per_sample

@@ -7,7 +7,8 @@ Measurement equation, at each sample k::
     p_f,k = p_k + R_k r_f                              middle of the rear axle (base_footprint)
     v_f,k = v_k + w_k x (p_f,k - p_c,k)                its velocity, world axes
     u_k   = (R_k^T v_f,k) . (1, 0, 0)                  its forward (body x) speed, m/s
-    s_k   = (1 + eps) u_k + sigma_v g_k                speed_mps
+    m_k   = (1 + eps) u_k + sigma_v g_k                the wheel speed with its errors
+    s_k   = sgn(u_k) max(0, sgn(u_k) m_k)              speed_mps (sgn(0) = 0)
     d_k   = d_k-1 + s_k (t_k - t_k-1),  d_0 = 0        distance_m (the first sample: t_0 - t_-1 = 0)
 
 where
@@ -20,6 +21,11 @@ where
     eps        the scale-factor error (tyre radius, wear, pressure): eps = sigma_s g_0, drawn once
                at the start; sigma_s = odom.scale_factor_sigma (dimensionless, 0.01 = 1 %)
     sigma_v    odom.noise_std_mps;  g standard normal values
+
+A wheel measures its own rotation, so noise never turns it (navsense's ruling, issue 18): the
+reading has the sign of the true motion (the direction a quadrature encoder's phase gives) and is
+clamped at 0 where noise would reverse it, and a standing wheel (u_k = 0: a parked vehicle, whose
+truth velocity and rate are zero) reads exactly 0, as a real encoder does.
 
 The distance is the signed integral of the measured speed (reversing decreases it), rectangle
 rule over each sample interval, accumulated by sequential addition (batch = chunks = steps).
@@ -92,6 +98,8 @@ class OdometerModel:
         t = truth.t_s[rows]
         u = self.axle_speed_mps(truth, rows)
         speed = (1.0 + self.scale_factor_error) * u + self._sigma_v * g
+        direction = np.sign(u)  # a standing wheel (u = 0) reads 0; noise never reverses it
+        speed = direction * np.maximum(direction * speed, 0.0)
 
         t_before = np.empty(m)
         t_before[1:] = t[:-1]
