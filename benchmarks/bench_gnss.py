@@ -27,6 +27,7 @@ import orjson
 
 from floor import best_of, floor_seconds
 from navsense.config import load_config
+from navsense.config.typed.gnss import GnssConfig
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
 from navsense.scenarios import load_scenario
@@ -48,7 +49,7 @@ def main() -> int:
     georef = sc.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
 
     def make():
-        return GnssReceiver(cfg, sc.vehicle, sc.site, georef)
+        return GnssReceiver(GnssConfig.from_validated(cfg), sc.vehicle, sc.site, georef)
 
     def whole():
         return make().process(truth)

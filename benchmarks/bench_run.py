@@ -229,6 +229,7 @@ def streaming_us_per_step(steps: int = 12_000, pace_s: float = 0.0) -> float:
     """Mean cost of one physics step through the IMU, INS (streaming) and GNSS, microseconds."""
     sys.path.insert(0, str(ROOT / "src"))
     from navsense.config import load_config
+    from navsense.config.typed.gnss import GnssConfig
     from navsense.config.typed.imu import ImuConfig
     from navsense.rotation import quat_to_matrix, rotate
     from navsense.scenarios import load_scenario
@@ -244,7 +245,7 @@ def streaming_us_per_step(steps: int = 12_000, pace_s: float = 0.0) -> float:
     )
     truth = scenario.truth.slice(0, steps)
     imu = ImuModel(ImuConfig.from_validated(cfg), scenario.vehicle)
-    gnss = GnssReceiver(cfg, scenario.vehicle, scenario.site, georef)
+    gnss = GnssReceiver(GnssConfig.from_validated(cfg), scenario.vehicle, scenario.site, georef)
     ins = Ins(cfg, georef)
     # the streaming INS is given its reported point (base_footprint + the INS lever arm), which a
     # live simulator has at hand; the IMU and the GNSS take the step as a TruthStates

@@ -63,9 +63,10 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
     """The enabled sensor models, in output order (gnss, imu, ins, mag, baro, odom)."""
     models: list[Any] = []
     if cfg["gnss"]["enabled"]:
+        from navsense.config.typed.gnss import GnssConfig
         from navsense.sensors.gnss.receiver import GnssReceiver
 
-        models.append(GnssReceiver(cfg, vehicle, site, georef))
+        models.append(GnssReceiver(GnssConfig.from_validated(cfg), vehicle, site, georef))
     if cfg["imu"]["enabled"]:
         if cfg["imu"].get("model", "acres") == "configurable":
             from navsense.config.typed.configurable_imu import ConfigurableImuConfig

@@ -138,13 +138,14 @@ def test_fix_state_times_and_time_to_first_fix_from_the_rows(full_run, full_stat
 def test_gnss_errors_are_the_receiver_models_errors(short_run):
     """The report's truth antenna (rebuilt from the scenario and the lever arm) against the
     receiver model run again over the same truth: the errors agree to the rows' 0.1 mm."""
+    from navsense.config.typed.gnss import GnssConfig
     from navsense.sensors.gnss.receiver import GnssReceiver
 
     data = read_run(short_run)
     assert data.truth_source == "scenario acre-loop (rebuilt)"
     site = data.site()
     georef = site.make_georeference(data.episode["start_utc"], data.config["gnss"]["datum"])
-    receiver = GnssReceiver(data.config, data.vehicle(), site, georef)
+    receiver = GnssReceiver(GnssConfig.from_validated(data.config), data.vehicle(), site, georef)
     np.testing.assert_array_equal(data.sky().lever_arm_m, receiver.lever_arm_m)
     block = receiver.process(data.truth)
     np.testing.assert_array_equal(block["sample_time_s"], data.gnss_t_s)

@@ -142,36 +142,31 @@ class RunData:
 
     def sky(self) -> RunSky:
         """The antenna lever arm, constellation and sky view of the run's receiver, from the
-        configuration, vehicle and site in episode.json (the receiver's own rules: the lever arm
-        of navsense.vehicles, the constellation's site of navsense.sky.constellation)."""
+        configuration (typed: navsense.config.typed.gnss), vehicle and site in episode.json, with
+        the receiver's own rules (the lever arm of navsense.vehicles, the constellation's site of
+        navsense.sky.constellation)."""
+        from navsense.config.typed.gnss import GnssConfig
         from navsense.site import Site
         from navsense.sky.constellation import Constellation, constellation_site
         from navsense.sky.obstruction import SkyView
         from navsense.vehicles import lever_arm_from_chassis
 
-        cfg = self.config
-        gnss = cfg["gnss"]
+        c = GnssConfig.from_validated(self.config)
         site = self.site()
-        start_utc = self.episode.get("start_utc") or gnss["datum"]["start_utc"]
-        georef = site.make_georeference(start_utc, gnss["datum"]) if site is not None else None
+        start_utc = self.episode.get("start_utc") or c.start_utc
+        georef = (
+            site.make_georeference(start_utc, self.config["gnss"]["datum"])
+            if site is not None
+            else None
+        )
         if site is None:
             site = Site(name="open sky", georeference=None)
-        obstruction = gnss["obstruction"]
         return RunSky(
-            lever_arm_m=lever_arm_from_chassis(
-                gnss["antenna_flu_m"], cfg.get("mount_frame", "chassis"), self.vehicle()
-            ),
+            lever_arm_m=lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, self.vehicle()),
             constellation=Constellation(
-                int(cfg["seed"]),
-                {k: bool(v) for k, v in gnss["constellations"].items()},
-                *constellation_site(georef, str(gnss["datum"]["start_utc"])),
+                c.seed, dict(c.constellations), *constellation_site(georef, c.start_utc)
             ),
-            view=SkyView(
-                site,
-                float(obstruction["near_margin_m"]),
-                float(obstruction["foliage_block_path_m"]),
-                float(gnss["elevation_mask_deg"]),
-            ),
+            view=SkyView(site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg),
             site=site,
         )
 

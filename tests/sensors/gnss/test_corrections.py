@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from navsense.errors import ConfigError
+from navsense.config import load_config
+from navsense.config.typed.gnss import CorrectionsConfig
 from navsense.sensors.gnss.corrections import CorrectionStream
 
 ms = 1e-3
@@ -125,17 +126,19 @@ def test_any_cut_gives_the_same_ages():
     np.testing.assert_array_equal(whole, parts)
 
 
-def test_from_config_and_errors():
-    s = CorrectionStream.from_config(
-        {"interval_s": 1, "latency_s": 0.3, "outages_s": [[1, 2]]}, "cold"
+def test_from_the_validated_configuration():
+    """gnss.corrections and gnss.start as the stream takes them (the schema checks them:
+    tests/config)."""
+    cfg = load_config(
+        overrides={
+            "gnss.start": "cold",
+            "gnss.corrections.interval_s": 1,
+            "gnss.corrections.outages_s": [[1, 2]],
+        }
     )
-    assert s.cold and s.outages_s == ((1.0, 2.0),)
-    with pytest.raises(ConfigError, match="gnss.start"):
-        CorrectionStream.from_config({"interval_s": 1, "latency_s": 0.3}, "warm")
-    with pytest.raises(ConfigError, match="interval_s"):
-        CorrectionStream(0.0, 0.3)
-    with pytest.raises(ConfigError, match="outages_s"):
-        CorrectionStream(1.0, 0.3, outages_s=((5.0, 5.0),))
+    s = CorrectionStream.of(CorrectionsConfig.from_validated(cfg))
+    assert s.cold and s.interval_s == 1.0 and s.latency_s == 0.3
+    assert s.outages_s == ((1.0, 2.0),) and type(s.outages_s[0][0]) is float
 
 
 @pytest.mark.parametrize("cold", [False, True])

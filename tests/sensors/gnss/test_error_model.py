@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from navsense.config import load_config
+from navsense.config.typed.gnss import ErrorConfig
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.error_model import (
     OUTPUTS_PER_EPOCH,
-    ErrorConfig,
     combine,
     draw_epochs,
     error_sigmas,
@@ -23,7 +23,7 @@ um = 1e-6
 
 @pytest.fixture(scope="module")
 def errcfg():
-    return ErrorConfig.from_config(load_config(vehicle="maxxum"))
+    return ErrorConfig.from_validated(load_config(vehicle="maxxum"))
 
 
 # --------------------------------------------------------------------------- draws
@@ -159,7 +159,7 @@ def test_dop_ratios_are_clamped(errcfg):
 
 def test_noise_off_zeroes_the_sigmas(errcfg):
     cfg = load_config(vehicle="maxxum", overrides={"noise": False})
-    off = ErrorConfig.from_config(cfg)
+    off = ErrorConfig.from_validated(cfg)
     s = sigmas(off, [RTK_FIXED, SINGLE])
     for key in ("sigma_gm_m", "sigma_white_m", "sigma_mp_m"):
         assert (s[key] == 0.0).all()
@@ -223,7 +223,7 @@ def epoch_inputs(n, seed):
 
 @pytest.mark.parametrize("noise", [True, False])
 def test_one_epoch_sigmas_equal_the_array_path(noise):
-    cfg = ErrorConfig.from_config(load_config(vehicle="maxxum", overrides={"noise": noise}))
+    cfg = ErrorConfig.from_validated(load_config(vehicle="maxxum", overrides={"noise": noise}))
     inputs = epoch_inputs(2000, 5)
     whole = error_sigmas(cfg, *inputs)
     steps = [error_sigmas(cfg, *(x[k : k + 1] for x in inputs)) for k in range(2000)]

@@ -5,13 +5,13 @@ import math
 import numpy as np
 import pytest
 
+from navsense.config.typed.gnss import FixConfig
 from navsense.sensors.gnss.fixstate import (
     DGPS,
     NO_FIX,
     RTK_FIXED,
     RTK_FLOAT,
     SINGLE,
-    FixConfig,
     FixMachineState,
     run_fix_states,
     time_to_fix_s,

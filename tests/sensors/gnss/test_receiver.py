@@ -10,6 +10,7 @@ from pynmeagps import NMEAReader
 from scipy.spatial.transform import Rotation
 
 from navsense.config import load_config
+from navsense.config.typed.gnss import GnssConfig
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
 from navsense.rng import Pcg32
@@ -107,7 +108,7 @@ def open_site():
 def receiver(site, **overrides):
     cfg = load_config(vehicle="polaris", overrides={"seed": SEED, **overrides})
     georef = site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
-    return GnssReceiver(cfg, vehicle_profile("polaris"), site, georef)
+    return GnssReceiver(GnssConfig.from_validated(cfg), vehicle_profile("polaris"), site, georef)
 
 
 def rows_of(rx, block, layout=None):
@@ -208,7 +209,7 @@ def test_rows_without_georeference_have_no_geodetic_keys():
 
 def test_no_site_is_open_sky_without_geodesy():
     cfg = load_config(vehicle="maxxum")
-    rx = GnssReceiver(cfg, vehicle_profile("maxxum"), None, None)
+    rx = GnssReceiver(GnssConfig.from_validated(cfg), vehicle_profile("maxxum"), None, None)
     rows = rows_of(rx, rx.process(drive_east(2.0)))
     assert all(r["fix_type"] == "rtk_fixed" and r["satellites_blocked"] == 0 for r in rows)
     assert "latitude_deg" not in rows[0] and "nmea_gga" not in rows[0]
@@ -415,7 +416,7 @@ def _acre_loop_receiver(scenario, **overrides):
     georef = scenario.site.make_georeference(
         cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"]
     )
-    return GnssReceiver(cfg, scenario.vehicle, scenario.site, georef)
+    return GnssReceiver(GnssConfig.from_validated(cfg), scenario.vehicle, scenario.site, georef)
 
 
 def _runs(mask):

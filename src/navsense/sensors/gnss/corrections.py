@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navsense.errors import ConfigError
+from navsense.config.typed.gnss import CorrectionsConfig
 
 __all__ = ["CorrectionStream", "J_SLACK"]
 
@@ -36,36 +36,21 @@ J_SLACK = 1e-9  # specification, "Correction Stream": j = floor((t - T_l) / T_c 
 
 @dataclass(frozen=True)
 class CorrectionStream:
-    """The base station's message schedule; ``outages_s`` a tuple of ``(t1, t2)`` pairs, s."""
+    """The base station's message schedule; ``outages_s`` a tuple of ``(t1, t2)`` pairs, s.
+
+    The values are those of a validated configuration (:meth:`of`; interval_s > 0, latency_s
+    >= 0, t1 < t2), which the stream does not check again.
+    """
 
     interval_s: float
     latency_s: float
     outages_s: tuple[tuple[float, float], ...] = ()
     cold: bool = False
 
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.interval_s) and self.interval_s > 0.0):
-            raise ConfigError(f"gnss.corrections.interval_s = {self.interval_s} must be > 0")
-        if not (math.isfinite(self.latency_s) and self.latency_s >= 0.0):
-            raise ConfigError(f"gnss.corrections.latency_s = {self.latency_s} must be >= 0")
-        for pair in self.outages_s:
-            if len(pair) != 2 or not pair[0] < pair[1]:
-                raise ConfigError(
-                    f"gnss.corrections.outages_s: {list(pair)} is not a pair [start, end) with start < end"
-                )
-
     @classmethod
-    def from_config(cls, corrections: dict, start: str) -> CorrectionStream:
-        """From the ``gnss.corrections`` block and ``gnss.start`` (``converged`` or ``cold``)."""
-        if start not in ("converged", "cold"):
-            raise ConfigError(f"gnss.start = {start!r} is not one of converged, cold")
-        outages = tuple((float(a), float(b)) for a, b in corrections.get("outages_s", []))
-        return cls(
-            float(corrections["interval_s"]),
-            float(corrections["latency_s"]),
-            outages,
-            cold=(start == "cold"),
-        )
+    def of(cls, config: CorrectionsConfig) -> CorrectionStream:
+        """The stream of the typed gnss.corrections (and gnss.start)."""
+        return cls(config.interval_s, config.latency_s, config.outages_s, cold=config.cold)
 
     def _last_before(self, t1: float) -> int:
         """The largest j with ``j T_c < t1`` (the generation times compared as computed)."""

@@ -41,12 +41,12 @@ state from block to block, so they give the same values however the log is cut.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from navsense.errors import ConfigError
+from navsense.config.typed.gnss import STATE_PARAM_KEYS, ErrorConfig
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
@@ -55,8 +55,6 @@ __all__ = [
     "FIRST_EPOCH_DT_S",
     "DOP_RATIO_MIN",
     "DOP_RATIO_MAX",
-    "StateParams",
-    "ErrorConfig",
     "EpochDraws",
     "draw_epochs",
     "error_sigmas",
@@ -72,97 +70,6 @@ DOP_RATIO_MAX = 20.0
 PPM_KM_TO_M = 1e-3  # 1 ppm of 1 km is 1 mm
 _TWO_POW_32 = 4294967296.0
 _TWO_PI = 2.0 * np.pi
-_STATE_KEYS = ("rtk_fixed", "rtk_float", "dgps", "single")
-_PARAM_KEYS = (
-    "sigma_h_m",
-    "sigma_v_m",
-    "initial_sigma_h_m",
-    "initial_sigma_v_m",
-    "convergence_tau_s",
-    "white_h_m",
-    "white_v_m",
-    "tau_s",
-    "multipath_h_m",
-)
-
-
-@dataclass(frozen=True)
-class StateParams:
-    """One fix state's parameters (gnss.states.<state>)."""
-
-    sigma_h_m: float
-    sigma_v_m: float
-    initial_sigma_h_m: float
-    initial_sigma_v_m: float
-    convergence_tau_s: float
-    white_h_m: float
-    white_v_m: float
-    tau_s: float
-    multipath_h_m: float
-
-
-@dataclass(frozen=True)
-class ErrorConfig:
-    """Parameters of the error model; ``states`` indexed by fix-state code (no_fix = single)."""
-
-    states: dict
-    multipath_tau_s: float
-    multipath_vertical_ratio: float
-    baseline_km: float
-    ppm_h: float
-    ppm_v: float
-    noise: bool
-
-    @classmethod
-    def from_config(cls, cfg: Mapping) -> ErrorConfig:
-        """From the effective configuration (gnss.states, gnss.multipath_*, gnss.corrections, noise)."""
-        gnss = cfg["gnss"]
-        by_name = {}
-        for name in _STATE_KEYS:
-            block = gnss["states"][name]
-            missing = [k for k in _PARAM_KEYS if k not in block]
-            if missing:
-                raise ConfigError(f"gnss.states.{name}: missing {', '.join(missing)}")
-            by_name[name] = StateParams(**{k: float(block[k]) for k in _PARAM_KEYS})
-            if by_name[name].tau_s <= 0.0 or by_name[name].convergence_tau_s <= 0.0:
-                raise ConfigError(f"gnss.states.{name}: tau_s and convergence_tau_s must be > 0")
-        states = {
-            RTK_FIXED: by_name["rtk_fixed"],
-            RTK_FLOAT: by_name["rtk_float"],
-            DGPS: by_name["dgps"],
-            SINGLE: by_name["single"],
-            NO_FIX: by_name["single"],
-        }
-        corr = gnss["corrections"]
-        tau_m = float(gnss["multipath_tau_s"])
-        if tau_m <= 0.0:
-            raise ConfigError(f"gnss.multipath_tau_s = {tau_m} must be > 0")
-        return cls(
-            states=states,
-            multipath_tau_s=tau_m,
-            multipath_vertical_ratio=float(gnss["multipath_vertical_ratio"]),
-            baseline_km=float(corr["baseline_km"]),
-            ppm_h=float(corr["ppm_h"]),
-            ppm_v=float(corr["ppm_v"]),
-            noise=bool(cfg.get("noise", True)),
-        )
-
-    def table(self, key: str) -> np.ndarray:
-        """Parameter ``key`` by fix-state code: an array of 6 (codes 0..5; 3 unused, NaN)."""
-        out = np.full(6, np.nan)
-        for code, params in self.states.items():
-            out[code] = getattr(params, key)
-        return out
-
-    def tables(self) -> dict[str, np.ndarray]:
-        """:meth:`table` of every state parameter, built on the first call and kept (read-only)."""
-        cached = self.__dict__.get("_tables")
-        if cached is None:
-            cached = {k: self.table(k) for k in _PARAM_KEYS}
-            for arr in cached.values():
-                arr.flags.writeable = False
-            object.__setattr__(self, "_tables", cached)  # a cache, not a field
-        return cached
 
 
 @dataclass(frozen=True)
@@ -174,6 +81,23 @@ class EpochDraws:
     g_z: np.ndarray  # (m, 3)
     slip_uniform: np.ndarray  # (m,)
     g_t: np.ndarray  # (m,)
+
+
+@functools.lru_cache(maxsize=8)
+def _state_table(config: ErrorConfig) -> np.ndarray:
+    """The state parameters (STATE_PARAM_KEYS, rows) by fix-state code (columns 0..5: no_fix
+    takes single's, code 3 is unused and NaN), read-only, built once per configuration."""
+    out = np.full((len(STATE_PARAM_KEYS), 6), np.nan)
+    for code, params in (
+        (RTK_FIXED, config.rtk_fixed),
+        (RTK_FLOAT, config.rtk_float),
+        (DGPS, config.dgps),
+        (SINGLE, config.single),
+        (NO_FIX, config.single),
+    ):
+        out[:, code] = [getattr(params, k) for k in STATE_PARAM_KEYS]
+    out.flags.writeable = False
+    return out
 
 
 def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
@@ -204,8 +128,7 @@ def error_sigmas(
     fix = np.asarray(fix, dtype=np.intp)
     mi = np.asarray(multipath_index, dtype=np.float64)
     m = fix.shape[0]
-    tables = config.tables()
-    tab = {k: tables[k][fix] for k in _PARAM_KEYS}
+    tab = dict(zip(STATE_PARAM_KEYS, _state_table(config)[:, fix]))
     s_h, s_v = tab["sigma_h_m"], tab["sigma_v_m"]
     is_float = fix == RTK_FLOAT
     if is_float.any():

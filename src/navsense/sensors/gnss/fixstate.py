@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navsense.errors import ConfigError
+from navsense.config.typed.gnss import FixConfig
 
 __all__ = [
     "NO_FIX",
@@ -60,7 +60,6 @@ __all__ = [
     "FIX_CODES",
     "MIN_SATELLITES",
     "CONVERGED_LOCK_AGE_S",
-    "FixConfig",
     "FixMachineState",
     "time_to_fix_s",
     "run_fix_states",
@@ -83,48 +82,6 @@ FIX_CODES = {name: code for code, name in FIX_TYPES.items()}
 
 MIN_SATELLITES = 4  # specification, "Fix State Machine", condition 1: N_u < 4 -> no_fix
 CONVERGED_LOCK_AGE_S = 600.0  # specification, "Fix State Machine": the lock is 600 s old at t = 0
-
-
-@dataclass(frozen=True)
-class FixConfig:
-    """Parameters of the machine (gnss.start, gnss.cold_ttff_s, gnss.rtk.*, gnss.corrections.*)."""
-
-    cold: bool
-    cold_ttff_s: float
-    rtk_max_age_s: float
-    dgps_max_age_s: float
-    float_min_satellites: int
-    min_clear_satellites: int
-    max_pdop: float
-    cycle_slip_rate_per_s: float
-    ttf_median_s: float
-    ttf_log_sigma: float
-    ttf_multipath_gain: float
-    reacquire_factor: float
-    reacquire_window_s: float
-
-    @classmethod
-    def from_config(cls, gnss: dict) -> FixConfig:
-        """From the effective ``gnss`` block."""
-        start = gnss["start"]
-        if start not in ("converged", "cold"):
-            raise ConfigError(f"gnss.start = {start!r} is not one of converged, cold")
-        rtk, corr = gnss["rtk"], gnss["corrections"]
-        return cls(
-            cold=(start == "cold"),
-            cold_ttff_s=float(gnss["cold_ttff_s"]),
-            rtk_max_age_s=float(corr["rtk_max_age_s"]),
-            dgps_max_age_s=float(corr["dgps_max_age_s"]),
-            float_min_satellites=int(rtk["float_min_satellites"]),
-            min_clear_satellites=int(rtk["min_clear_satellites"]),
-            max_pdop=float(rtk["max_pdop"]),
-            cycle_slip_rate_per_s=float(rtk["cycle_slip_rate_per_s"]),
-            ttf_median_s=float(rtk["ttf_median_s"]),
-            ttf_log_sigma=float(rtk["ttf_log_sigma"]),
-            ttf_multipath_gain=float(rtk["ttf_multipath_gain"]),
-            reacquire_factor=float(rtk["reacquire_factor"]),
-            reacquire_window_s=float(rtk["reacquire_window_s"]),
-        )
 
 
 @dataclass

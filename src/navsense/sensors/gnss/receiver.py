@@ -44,14 +44,10 @@ NAD83(2011) ellipsoidal height. Its gnss.jsonl rows and $GNGGA sentences are bui
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass
-
 import numpy as np
 
 from navsense.clock import Due
-from navsense.errors import ConfigError
+from navsense.config.typed.gnss import GnssConfig
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
@@ -59,25 +55,19 @@ from navsense.sensors.gnss import multipath as _mp
 from navsense.sensors.gnss.corrections import CorrectionStream
 from navsense.sensors.gnss.error_model import (
     FIRST_EPOCH_DT_S,
-    ErrorConfig,
     combine,
     draw_epochs,
     error_sigmas,
     phi_of,
 )
-from navsense.sensors.gnss.fixstate import (
-    FIX_TYPES,
-    FixConfig,
-    FixMachineState,
-    run_fix_states,
-)
+from navsense.sensors.gnss.fixstate import FIX_TYPES, FixMachineState, run_fix_states
 from navsense.site import Site
 from navsense.sky import obstruction as _sky
-from navsense.sky.constellation import SYSTEMS, Constellation, constellation_site
+from navsense.sky.constellation import Constellation, constellation_site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["GnssReceiver", "GnssConfig", "OUTPUT_FRAMES", "GNSS_SEQUENCE"]
+__all__ = ["GnssReceiver", "OUTPUT_FRAMES", "GNSS_SEQUENCE"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
 _ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled steps of a one-step call (read only)
@@ -102,78 +92,21 @@ _PREFIXED_KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class GnssConfig:
-    """The receiver's typed configuration, built from the effective configuration dict."""
-
-    hz: float
-    antenna_flu_m: tuple[float, float, float]
-    mount_frame: str
-    seed: int
-    elevation_mask_deg: float
-    constellations: tuple[tuple[str, bool], ...]
-    multipath_tau_s: float
-    near_margin_m: float
-    foliage_block_path_m: float
-    reflector_range_m: float
-    output_frame: str
-    start_utc: str
-    fix: FixConfig
-    errors: ErrorConfig
-    corrections: CorrectionStream
-
-    @classmethod
-    def from_config(cls, cfg: Mapping) -> GnssConfig:
-        gnss = cfg["gnss"]
-        hz = float(gnss["hz"])
-        if not 1.0 <= hz <= 120.0:
-            raise ConfigError(f"gnss.hz = {gnss['hz']} is out of range 1..120")
-        arm = tuple(float(v) for v in gnss["antenna_flu_m"])
-        if len(arm) != 3 or not all(map(math.isfinite, arm)):
-            raise ConfigError(
-                f"gnss.antenna_flu_m = {list(gnss['antenna_flu_m'])} must be 3 finite numbers"
-            )
-        frame = gnss["datum"]["output_frame"]
-        if frame not in OUTPUT_FRAMES:
-            raise ConfigError(
-                f"gnss.datum.output_frame = {frame!r} is not one of {', '.join(OUTPUT_FRAMES)}"
-            )
-        const = gnss["constellations"]
-        if not any(bool(const.get(s, False)) for s in SYSTEMS):
-            raise ConfigError(f"gnss.constellations = {dict(const)}: one system must be on")
-        obs = gnss["obstruction"]
-        return cls(
-            hz=hz,
-            antenna_flu_m=arm,
-            mount_frame=str(cfg.get("mount_frame", "chassis")),
-            seed=int(cfg["seed"]),
-            elevation_mask_deg=float(gnss["elevation_mask_deg"]),
-            constellations=tuple((s, bool(const[s])) for s in SYSTEMS),
-            multipath_tau_s=float(gnss["multipath_tau_s"]),
-            near_margin_m=float(obs["near_margin_m"]),
-            foliage_block_path_m=float(obs["foliage_block_path_m"]),
-            reflector_range_m=float(obs["reflector_range_m"]),
-            output_frame=frame,
-            start_utc=str(gnss["datum"]["start_utc"]),
-            fix=FixConfig.from_config(gnss),
-            errors=ErrorConfig.from_config(cfg),
-            corrections=CorrectionStream.from_config(gnss["corrections"], gnss["start"]),
-        )
-
-
 class GnssReceiver:
-    """The GNSS receiver (navsense.sensors.base.SensorModel): ``GnssReceiver(cfg, vehicle, site, georef)``.
+    """The GNSS receiver (navsense.sensors.base.SensorModel).
 
-    ``cfg`` the effective configuration, ``vehicle`` the profile (for base_footprint mounts),
-    ``site`` the obstacles (None: open sky), ``georef`` the site's Georeference or None (no
-    geodetic output).
+    ``GnssReceiver(config, vehicle, site, georef)``: ``config`` the typed
+    :class:`navsense.config.typed.gnss.GnssConfig` (``GnssConfig.from_validated(cfg)``),
+    ``vehicle`` the profile (for base_footprint mounts), ``site`` the obstacles (None: open
+    sky), ``georef`` the site's Georeference or None (no geodetic output).
     """
 
     name = "gnss"
 
-    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, site: Site, georef) -> None:
-        self.config = cfg if isinstance(cfg, GnssConfig) else GnssConfig.from_config(cfg)
-        c = self.config
+    def __init__(
+        self, config: GnssConfig, vehicle: VehicleProfile, site: Site | None, georef
+    ) -> None:
+        self.config = c = config
         self.vehicle = vehicle
         self.site = site if site is not None else Site(name="open sky", georeference=None)
         self.georef = georef
@@ -190,6 +123,7 @@ class GnssReceiver:
         self._due = Due(c.hz)
         self._rng = Pcg32(c.seed, GNSS_SEQUENCE)
         self._fix_state = FixMachineState.initial(c.fix)
+        self._corrections = CorrectionStream.of(c.corrections)
         self._u = GaussMarkovStates(3)  # the unit Gauss-Markov error u (east, north, up)
         self._z = GaussMarkovStates(3)  # the unit multipath error z
         self._last_step: int | None = None
@@ -241,7 +175,7 @@ class GnssReceiver:
             rho,
         )
         # Correction Stream
-        age = c.corrections.age_s(t)
+        age = self._corrections.age_s(t)
         # the epoch's 11 values, in every state
         draws = draw_epochs(self._rng, m)
         # Fix State Machine
@@ -262,7 +196,7 @@ class GnssReceiver:
         # Error Model
         sig = error_sigmas(c.errors, fix, fx["lock_age_s"], hdop, vdop, hdop_o, vdop_o, mi)
         u = self._u.run(phi_of(dt, sig["tau_s"], first), draws.g_u)
-        z = self._z.run(phi_of(dt, c.multipath_tau_s, first), draws.g_z)
+        z = self._z.run(phi_of(dt, c.errors.multipath_tau_s, first), draws.g_z)
         e, sigma = combine(sig, u, draws.g_white, z)
         p_out = p_a + e
 
@@ -323,7 +257,7 @@ class GnssReceiver:
         multipath_tau_s (a constant of the row) and the UTC time at t = 0 of the sentences."""
         return {
             "fix_types": dict(FIX_TYPES),
-            "multipath_tau_s": self.config.multipath_tau_s,
+            "multipath_tau_s": self.config.errors.multipath_tau_s,
             "start_utc": self.georef.start_utc
             if self.georef is not None
             else self.config.start_utc,
