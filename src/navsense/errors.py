@@ -25,6 +25,11 @@ class FormatError(NavsenseError, ValueError):
     """An output or input file format is malformed."""
 
 
+class DependencyError(NavsenseError, ImportError):
+    """An optional dependency that a command needs is not installed (the message names the
+    extra that brings it)."""
+
+
 class StreamError(NavsenseError, ValueError):
     """A SensorStream called out of turn: closed, not a TruthStates, steps that do not follow
     the last ones, or another physics rate."""

@@ -160,3 +160,42 @@ def test_errors_name_the_run_the_file_and_the_column(runs, tmp_path):
         FormatError, match=r"gnss\.jsonl: row 1: model\.sigma_gm_m has not 2 values"
     ):
         RunReader(runs["jsonl"]).columns("gnss", {"model.sigma_gm_m": vector(2)})
+
+
+def test_simulate_and_export_never_import_matplotlib(runs, tmp_path):
+    """matplotlib is the report extra: only the plots need it (issue 17, item 9)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from navsense.cli import main; "
+        f"assert main(['simulate', '--scenario', 'acre-loop', '--out', {str(tmp_path / 'r')!r}, "
+        "'--quiet', '--mcap']) == 0; "
+        f"assert main(['export', 'mcap', {str(runs['parquet'])!r}, '--out', "
+        f"{str(tmp_path / 'b.mcap')!r}]) == 0; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_without_matplotlib_the_report_says_what_to_install(runs, monkeypatch, capsys):
+    import importlib.util
+
+    from navsense.errors import DependencyError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a, **k: None if name == "matplotlib" else real(name, *a, **k),
+    )
+    with pytest.raises(DependencyError, match=r"pip install 'navsense\[report\]'"):
+        write_report(runs["jsonl"])
+    assert main(["report", str(runs["jsonl"])]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == (
+        "navsense: error: navsense report draws its plots with matplotlib, which is not "
+        "installed: pip install 'navsense[report]'"
+    )

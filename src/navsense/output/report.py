@@ -440,6 +440,7 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     """
     from navsense.output import report_plots
 
+    report_plots.require_matplotlib("navsense report")
     data = read_run(run_dir)
     # the truth read_run found with the shared lookup (None: none, unreadable or not covering)
     stats = run_statistics(data.run_dir, truth=data.truth, search_truth=False)

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Figure", "all_figures", "FIX_COLORS", "SKY_COLORS", "sky_epoch", "sky_status"]
+__all__ = [
+    "Figure",
+    "all_figures",
+    "require_matplotlib",
+    "FIX_COLORS",
+    "SKY_COLORS",
+    "sky_epoch",
+    "sky_status",
+]
 
 FIX_COLORS = {
     "no_fix": "#9e9e9e",
@@ -31,6 +39,20 @@ SKY_COLORS = {
     "below_mask": "#bdbdbd",
 }
 _DPI = 100
+
+
+def require_matplotlib(command: str = "navsense report") -> None:
+    """DependencyError with the one-line hint when matplotlib is not installed (it is the
+    ``report`` extra: ``pip install 'navsense[report]'``); nothing else needs it."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        from navsense.errors import DependencyError
+
+        raise DependencyError(
+            f"{command} draws its plots with matplotlib, which is not installed: "
+            "pip install 'navsense[report]'"
+        )
 
 
 @dataclass(frozen=True)
