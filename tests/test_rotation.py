@@ -52,3 +52,25 @@ def test_one_matrix_rotates_a_lever_arm_like_a_block(rows):
         assert np.array_equal(rot.rotate_inverse(r[i : i + 1], arm), block_t[i : i + 1])
         assert np.array_equal(rot.rotate(r[i], arm), block[i])
         assert rot.rotate(r[i], arm[None]).shape == (1, 3)
+
+
+def test_euler_zyx_of_quat_inverts_quat_from_euler_zyx_and_wrap_angle():
+    from navsense.rotation import euler_zyx_of_quat, quat_from_euler_zyx, wrap_angle
+
+    rng = np.random.default_rng(5)
+    ypr = np.stack(
+        [
+            rng.uniform(-np.pi, np.pi, 50),
+            rng.uniform(-1.5, 1.5, 50),
+            rng.uniform(-np.pi, np.pi, 50),
+        ],
+        axis=-1,
+    )
+    back = euler_zyx_of_quat(quat_from_euler_zyx(ypr[:, 0], ypr[:, 1], ypr[:, 2]))
+    assert back.shape == (50, 3)
+    np.testing.assert_allclose(wrap_angle(back - ypr), 0.0, atol=1e-12)
+    a = np.array([-3 * np.pi, -np.pi, -0.5, 0.0, np.pi, 7.0])
+    w = wrap_angle(a)
+    assert np.all((w >= -np.pi) & (w < np.pi))
+    np.testing.assert_allclose(np.cos(w), np.cos(a), atol=1e-15)
+    np.testing.assert_allclose(np.sin(w), np.sin(a), atol=1e-15)

@@ -1,4 +1,5 @@
-"""The physics clock, sensor scheduling (Due) and the modelled latency (Emit, Drain).
+"""The physics clock: sensor scheduling (:class:`Due`) and the delivery time of the modelled
+latency (:func:`delivery_times`, :func:`delivery_time` for one row).
 
 Specification, "Frames and Sample Times":
 
@@ -21,7 +22,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Due", "DUE_SLACK_S", "delivery_times"]
+__all__ = ["Due", "DUE_SLACK_S", "delivery_time", "delivery_times"]
 
 DUE_SLACK_S = 1e-8  # specification, "Frames and Sample Times": t + 1e-8 >= t_due
 

@@ -28,6 +28,8 @@ __all__ = [
     "quat_about_y",
     "quat_about_x",
     "quat_from_euler_zyx",
+    "euler_zyx_of_quat",
+    "wrap_angle",
     "quat_normalize",
     "matrix_product",
     "euler_321_to_dcm",
@@ -220,6 +222,26 @@ def quat_from_euler_zyx(yaw_rad, pitch_rad, roll_rad) -> np.ndarray:
     return quat_multiply(
         quat_multiply(quat_about_z(yaw_rad), quat_about_y(pitch_rad)), quat_about_x(roll_rad)
     )
+
+
+def euler_zyx_of_quat(q: np.ndarray) -> np.ndarray:
+    """(yaw, pitch, roll) rad, (..., 3), of quaternions (..., 4) x, y, z, w: the inverse of
+    :func:`quat_from_euler_zyx` (pitch in [-pi/2, pi/2]).
+
+    yaw = atan2(2 (w z + x y), 1 - 2 (y^2 + z^2)), pitch = asin(2 (w y - z x)),
+    roll = atan2(2 (w x + y z), 1 - 2 (x^2 + y^2)).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    pitch = np.arcsin(np.clip(2.0 * (w * y - z * x), -1.0, 1.0))
+    roll = np.arctan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    return np.stack([yaw, pitch, roll], axis=-1)
+
+
+def wrap_angle(angle_rad):
+    """The angle in [-pi, pi): (a + pi) mod 2 pi - pi, elementwise."""
+    return (np.asarray(angle_rad) + np.pi) % (2.0 * np.pi) - np.pi
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from navsense.output.columns import Column, arrow_table, jsonl_from_columns, rou
 from navsense.output.jsonl import JsonlWriter
 from navsense.output.layouts import Layout, layout_for
 from navsense.output.rundir import RunDirectory
+from navsense.progress import Progress
 from navsense.site import Site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
@@ -203,32 +204,6 @@ def _run_model(model, chunk: TruthStates, delay_s: float, outputs: _Outputs):
         timed_columns(layout, block, delay_s, chunk.rate_hz), m
     )
     return payload, m, outputs.extra.payload(model.name, layout, block)
-
-
-class _Progress:
-    """A one-line progress bar on stderr, shown only on a terminal and after 1.5 s."""
-
-    def __init__(self, total_steps: int | None, enabled: bool) -> None:
-        self.total = total_steps
-        self.enabled = enabled and sys.stderr.isatty()
-        self.t0 = time.perf_counter()
-        self.shown = False
-
-    def update(self, done_steps: int) -> None:
-        if not self.enabled or time.perf_counter() - self.t0 < 1.5:
-            return
-        self.shown = True
-        if self.total:
-            frac = min(1.0, done_steps / self.total)
-            bar = "#" * int(30 * frac)
-            sys.stderr.write(f"\rsimulating [{bar:<30}] {100 * frac:5.1f} %")
-        else:
-            sys.stderr.write(f"\rsimulating: {done_steps} steps")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
 
 
 def _chunks(truth: TruthStates | Iterable[TruthStates], chunk_steps: int) -> Iterator[TruthStates]:
@@ -419,7 +394,7 @@ def simulate(
     models = build_models(cfg, vehicle, site, georef, agent=agent)
     if isinstance(truth, TruthStates):
         total_steps = len(truth)
-    bar = _Progress(total_steps, progress)
+    bar = Progress("simulating", total_steps, enabled=progress, delay_s=1.5)
     summary = RunSummary(run_dir=Path(out_dir))
     delay_s = float(cfg["delay_s"])
     steps = 0
@@ -466,7 +441,10 @@ def simulate(
                         truth_writer.write(chunk)
                     steps += len(chunk)
                     last_t = float(chunk.t_s[-1])
-                    bar.update(steps)
+                    bar.update(
+                        steps,
+                        f"{100 * steps / total_steps:5.1f} %" if total_steps else f"{steps} steps",
+                    )
                 if child is not None:
                     remote_result = child.finish()
         finally:

@@ -468,30 +468,19 @@ def _gnss_statistics(
     return out
 
 
-def _euler_zyx(q: np.ndarray) -> np.ndarray:
-    """(yaw, pitch, roll) rad of quaternions (m, 4) x, y, z, w: q = q_z(yaw) q_y(pitch) q_x(roll)."""
-    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-    pitch = np.arcsin(np.clip(2.0 * (w * y - z * x), -1.0, 1.0))
-    roll = np.arctan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    return np.stack([yaw, pitch, roll], axis=-1)
-
-
-def _wrap(a: np.ndarray) -> np.ndarray:
-    return (a + np.pi) % (2.0 * np.pi) - np.pi
-
-
 def _ins_statistics(
     ins: dict, episode: dict, cfg: dict, rows: dict | None, wanted
 ) -> dict[str, float]:
     from navsense.output.frames import INS_FIELD_INDEX as F
     from navsense.rotation import (
         cross,
+        euler_zyx_of_quat,
         quat_conjugate,
         quat_multiply,
         quat_to_matrix,
         rotate,
         rotate_inverse,
+        wrap_angle,
     )
 
     f = ins["frames"]
@@ -513,7 +502,7 @@ def _ins_statistics(
     q_true = col("InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw")
     dq = quat_multiply(quat_conjugate(q_true), q_ins)
     angle = np.degrees(2.0 * np.arctan2(np.linalg.norm(dq[:, :3], axis=1), np.abs(dq[:, 3])))
-    d_euler = np.degrees(np.abs(_wrap(_euler_zyx(q_ins) - _euler_zyx(q_true))))
+    d_euler = np.degrees(np.abs(wrap_angle(euler_zyx_of_quat(q_ins) - euler_zyx_of_quat(q_true))))
     heading, pitch, roll = d_euler[:, 0], d_euler[:, 1], d_euler[:, 2]
     s_psi = noise * float(ins_cfg.get("heading_sigma_deg", _NAN))
     s_theta = noise * float(ins_cfg.get("attitude_sigma_deg", _NAN))

@@ -48,6 +48,7 @@ from pathlib import Path
 import orjson
 
 from navsense.errors import ConfigError, FormatError, NavsenseError
+from navsense.progress import Progress, format_duration
 
 __all__ = [
     "execute_run",
@@ -309,54 +310,6 @@ def read_result(path: Path) -> dict:
     return data
 
 
-# ------------------------------------------------------------------------------- progress
-class _Progress:
-    """Progress over runs on stderr: a bar redrawn in place on a terminal, else a line every
-    10 % of the runs or 30 s."""
-
-    def __init__(self, total: int, enabled: bool, stream=None) -> None:
-        self.stream = stream or sys.stderr
-        self.total = total
-        self.enabled = enabled and total > 0
-        self.tty = self.stream.isatty()
-        self.t0 = time.perf_counter()
-        self.last_line = self.t0
-        self.last_decile = 0
-        self.done = self.failed = 0
-
-    def update(self, status: str) -> None:
-        self.done += 1
-        self.failed += status != "ok"
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        elapsed = now - self.t0
-        left = elapsed / self.done * (self.total - self.done)
-        frac = self.done / self.total
-        text = (
-            f"campaign: {self.done}/{self.total} runs ({self.failed} failed) "
-            f"{_hms(elapsed)} elapsed, ~{_hms(left)} left"
-        )
-        if self.tty:
-            bar = "#" * int(30 * frac)
-            self.stream.write(f"\r[{bar:<30}] {text}")
-            if self.done == self.total:
-                self.stream.write("\n")
-        else:
-            decile = int(10 * frac)
-            if decile > self.last_decile or now - self.last_line >= 30 or self.done == self.total:
-                self.stream.write(text + "\n")
-                self.last_decile, self.last_line = decile, now
-        self.stream.flush()
-
-
-def _hms(seconds: float) -> str:
-    s = round(seconds)
-    if s >= 3600:
-        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
-    return f"{s // 60:02d}:{s % 60:02d}"
-
-
 # ------------------------------------------------------------------------------- a campaign
 @dataclass
 class CampaignOutcome:
@@ -454,7 +407,8 @@ def run_campaign(
         campaign_file=campaign.path.name,
         keep_dir=None if keep_dir is None else str(keep_dir),
     )
-    bar = _Progress(len(todo), progress)
+    bar = Progress("campaign", len(todo), enabled=progress and bool(todo), log_lines=True)
+    finished = failed = 0
     try:
         if todo:
             for result in executor(todo, fn):
@@ -467,8 +421,17 @@ def run_campaign(
                     outcome.failed += status == "failed"
                     outcome.lost += status != "failed"
                     outcome.errors[result["run_id"]] = result.get("error")
-                bar.update(str(status))
+                finished += 1
+                failed += status != "ok"
+                elapsed = bar.elapsed_s
+                left = elapsed / finished * (len(todo) - finished)
+                bar.update(
+                    finished,
+                    f"{finished}/{len(todo)} runs ({failed} failed) {format_duration(elapsed)} "
+                    f"elapsed, ~{format_duration(left)} left",
+                )
     finally:
+        bar.close()
         write_statistics_table(out)
         outcome.wall_s = time.perf_counter() - t0
     return outcome

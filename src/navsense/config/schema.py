@@ -35,6 +35,7 @@ import numpy as np
 
 from navsense.config.imu_presets import PRESETS
 from navsense.errors import ConfigError
+from navsense.utc import utc_datetime
 
 __all__ = [
     "Field",
@@ -216,7 +217,7 @@ def parse_utc(text: str) -> datetime.datetime:
     """``YYYY-MM-DDThh:mm:ss[.f]Z`` (or ``+00:00``) as an aware UTC datetime; ValueError if not."""
     if not isinstance(text, str) or not _UTC_PATTERN.fullmatch(text):
         raise ValueError(f"not an ISO 8601 UTC time: {text!r}")
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return utc_datetime(text)
 
 
 def _check_utc(f: Field, value, path: str):

@@ -16,7 +16,6 @@ by 47 um and a leap second on the way (3e-8 yr) by 0.5 nm.
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import math
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from navsense.errors import ConfigError
 from navsense.geo._arrays import as_float, require_finite, shaped
+from navsense.utc import utc_posix_s, utc_text
 
 __all__ = [
     "DEFAULT_START_UTC",
@@ -51,23 +51,17 @@ def parse_utc(text: str) -> float:
         raise ConfigError(
             f"start_utc must be an ISO 8601 string such as {DEFAULT_START_UTC!r}, got {text!r}"
         )
-    s = text.strip()
     try:
-        t = _dt.datetime.fromisoformat(s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s)
+        return utc_posix_s(text)
     except ValueError as exc:
         raise ConfigError(
             f"start_utc must be an ISO 8601 UTC time such as {DEFAULT_START_UTC!r}, got {text!r}"
         ) from exc
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=_dt.UTC)
-    return t.timestamp()
 
 
 def format_utc(posix_s: float) -> str:
     """ISO 8601 UTC text (Z suffix, microseconds when not whole) of POSIX seconds."""
-    t = _dt.datetime.fromtimestamp(posix_s, tz=_dt.UTC)
-    text = t.isoformat(timespec="microseconds" if t.microsecond else "seconds")
-    return text.replace("+00:00", "Z")
+    return utc_text(posix_s)
 
 
 def utc_to_episode_s(utc: str, start_utc: str) -> float:

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from navsense.output.appendfile import AppendFile
+from navsense.utc import utc_datetime
 
 __all__ = [
     "gga_sentence",
@@ -85,7 +86,7 @@ def nmea_checksums(bodies: list[str]) -> np.ndarray:
 def utc_seconds_of_day(start_utc) -> float:
     """Seconds since 00:00 UTC of the start time (ISO 8601 string or aware datetime)."""
     if isinstance(start_utc, str):
-        start_utc = datetime.fromisoformat(start_utc.replace("Z", "+00:00"))
+        start_utc = utc_datetime(start_utc)
     if start_utc.tzinfo is not None:
         start_utc = start_utc.astimezone(UTC)
     return (

@@ -41,9 +41,14 @@ from __future__ import annotations
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.rotation import quat_conjugate, quat_multiply, quat_to_matrix
+from navsense.rotation import (
+    euler_zyx_of_quat,
+    quat_conjugate,
+    quat_multiply,
+    quat_to_matrix,
+    wrap_angle,
+)
 from navsense.score.estimate import TIME_TOL_S
-from navsense.stats import _euler_zyx, _wrap
 
 __all__ = [
     "RPE_UNITS",
@@ -133,7 +138,7 @@ def attitude_errors(q_est: np.ndarray, q_true: np.ndarray) -> dict[str, np.ndarr
     """att (total angle), heading, pitch, roll errors in deg (module docstring); heading,
     pitch and roll as absolute values."""
     dq = quat_multiply(quat_conjugate(q_true), q_est)
-    d_euler = np.degrees(np.abs(_wrap(_euler_zyx(q_est) - _euler_zyx(q_true))))
+    d_euler = np.degrees(np.abs(wrap_angle(euler_zyx_of_quat(q_est) - euler_zyx_of_quat(q_true))))
     return {
         "att": _angle_deg(dq),
         "heading": d_euler[:, 0],

@@ -38,6 +38,7 @@ from xml.parsers import expat
 import numpy as np
 
 from navsense.errors import TruthError
+from navsense.utc import utc_datetime
 
 __all__ = ["RawTrack", "read_gpx", "read_csv", "CSV_COLUMNS", "MIN_TRACK_POINTS"]
 
@@ -94,17 +95,10 @@ def _as_utc(t: _dt.datetime) -> _dt.datetime:
     return t.replace(tzinfo=_dt.UTC) if t.tzinfo is None else t.astimezone(_dt.UTC)
 
 
-def utc_text(t: _dt.datetime) -> str:
-    t = _as_utc(t)
-    return t.isoformat(timespec="microseconds" if t.microsecond else "seconds").replace(
-        "+00:00", "Z"
-    )
-
-
 def parse_iso(text: str) -> _dt.datetime | None:
-    s = text.strip()
+    """The UTC datetime of an ISO 8601 time (navsense.utc), None when it is not one."""
     try:
-        return _as_utc(_dt.datetime.fromisoformat(s[:-1] + "+00:00" if s[-1:] in "Zz" and s else s))
+        return utc_datetime(text)
     except ValueError:
         return None
 

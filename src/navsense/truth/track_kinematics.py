@@ -106,6 +106,7 @@ if TYPE_CHECKING:
 
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import NavsenseWarning, TruthError
+from navsense.rotation import wrap_angle
 from navsense.truth.hermite import QuinticHermite
 from navsense.truth.states import PHYSICS_HZ, TruthStates
 from navsense.truth.track_fit import below_speed, fit_path, fit_profile
@@ -144,10 +145,6 @@ _MERGE_S = 1e-9  # speed-threshold crossings closer than this are one event
 _REST, _DEPART, _FAST, _ARRIVE = 0, 1, 2, 3  # interval zones
 _MOVE = _FAST  # a stretch between rests
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
-
-
-def _wrap(a):
-    return (np.asarray(a) + np.pi) % (2.0 * np.pi) - np.pi
 
 
 class TrackSample(NamedTuple):
@@ -345,7 +342,7 @@ class TrackTrajectory:
             t_dep = self._time_at_distance(s0 + d, a, b) if departs and d > 0 else a
             t_arr = self._time_at_distance(s1 - d, a, b) if arrives and d > 0 else b
             t_dep, t_arr = min(t_dep, t_arr), max(t_dep, t_arr)
-            if departs and abs(_wrap(self._path_angles(t_dep, gear)[0][0] - hy)) > 0.5 * np.pi:
+            if departs and abs(wrap_angle(self._path_angles(t_dep, gear)[0][0] - hy)) > 0.5 * np.pi:
                 gear = -gear  # moving off away from the heading: reversing
             nodes = a + HEADING_NODE_STEP_S * np.arange(
                 max(1, math.ceil((b - a) / HEADING_NODE_STEP_S))
@@ -354,7 +351,7 @@ class TrackTrajectory:
             if nodes.size == 0:
                 nodes = np.array([a])
             raw = self._path_angles(nodes, gear)[0]
-            anchor = hy + float(_wrap(raw[0] - hy)) if departs else float(raw[0])
+            anchor = hy + float(wrap_angle(raw[0] - hy)) if departs else float(raw[0])
             ref = np.unwrap(np.concatenate([[anchor], raw[1:]]))
             node_t.append(nodes)
             node_ref.append(ref)
@@ -366,7 +363,7 @@ class TrackTrajectory:
                 # direction of the last metres is the noise's); its pitch: the path's at the rest
                 kn = max(int(np.searchsorted(nodes, t_arr, side="right")) - 1, 0)
                 y_a = self._path_angles(t_arr, gear)[0]
-                hy = float(ref[kn] + _wrap(y_a[0] - ref[kn]))
+                hy = float(ref[kn] + wrap_angle(y_a[0] - ref[kn]))
                 hp = float(self._path_angles(b, gear)[1][0])
                 if d > 0:
                     interval(t_arr, _ARRIVE, gear, hy, hp, s1, d)
@@ -425,7 +422,7 @@ class TrackTrajectory:
 
         cross = x1 * y2 - y1 * x2
         ref = self._node_ref[k]
-        yaw_path = ref + _wrap(np.arctan2(g * y1, g * x1) - ref)  # unwrapped near the node
+        yaw_path = ref + wrap_angle(np.arctan2(g * y1, g * x1) - ref)  # unwrapped near the node
         yaw_rate_path = cross / hs**2  # psi' = (x'y'' - y'x'') / h^2
         pitch_path = np.arctan(g * slope)  # theta = atan(g Z'(S))
         pitch_rate_path = g * curvature * s1 / (1.0 + slope * slope)

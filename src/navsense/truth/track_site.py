@@ -36,8 +36,9 @@ import numpy as np
 
 from navsense.errors import NavsenseError, TruthError
 from navsense.site import Site, embedded_site, resolve_site, site_from_json
-from navsense.truth.track_files import MIN_TRACK_POINTS, RawTrack, point_error, utc_text
+from navsense.truth.track_files import MIN_TRACK_POINTS, RawTrack, point_error
 from navsense.truth.waypoints import WaypointRoute
+from navsense.utc import utc_text
 
 __all__ = [
     "Track",
