@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 
@@ -186,6 +187,16 @@ def embedded_site(name: str) -> Site:
     return site_from_json(
         json.loads(res.read_text(encoding="utf-8")), source=f"{name}.json (embedded)"
     )
+
+
+@overload
+def resolve_site(spec: None, *, base: str | os.PathLike | None = None) -> None: ...
+
+
+@overload
+def resolve_site(
+    spec: Site | str | os.PathLike | Mapping, *, base: str | os.PathLike | None = None
+) -> Site: ...
 
 
 def resolve_site(

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from navsense.errors import ConfigError
 from navsense.jsonfile import parse_json
-from navsense.site import Site, embedded_site, load_site
+from navsense.site import Site, embedded_site, resolve_site
 from navsense.truth.states import TruthStates
 from navsense.truth.waypoints import Trajectory, WaypointRoute, route_from_json
 from navsense.vehicles import VehicleProfile, vehicle_profile
@@ -93,10 +93,8 @@ def _scenario_from(
         if not isinstance(data.get(key), str):
             raise ConfigError(f"{source}: {key} = {json.dumps(data.get(key))} must be a string")
     site_ref = data["site"]
-    if embedded or not (site_ref.endswith(".json")):
-        site = embedded_site(site_ref)
-    else:
-        site = load_site(Path(base) / site_ref)
+    # an embedded scenario names an embedded site; a scenario file, either (relative to it)
+    site = embedded_site(site_ref) if embedded else resolve_site(site_ref, base=base)
     try:
         vehicle = vehicle_profile(data["vehicle"])
     except ConfigError as exc:
