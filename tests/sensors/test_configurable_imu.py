@@ -473,3 +473,19 @@ def test_mrp_dcm_is_the_passive_rotation():
         [[math.cos(th), math.sin(th), 0], [-math.sin(th), math.cos(th), 0], [0, 0, 1]],
         atol=1e-15,
     )
+
+
+def test_rows_layout_is_the_acres_keys_then_the_deltas():
+    model = _imu(_cfg(preset="bmi088"))
+    rows = layout_rows(model, model.process(circle_truth(20)))
+    assert rows
+    decimals = {
+        "specific_force_flu_mps2": 6,
+        "angular_velocity_flu_radps": 8,
+        "delta_velocity_flu_mps": 8,
+        "delta_angle_flu_rad": 10,
+    }
+    for r in rows:
+        assert list(r) == list(decimals)
+        for key, d in decimals.items():
+            assert all(round(x, d) == x for x in r[key])

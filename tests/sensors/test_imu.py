@@ -153,5 +153,6 @@ def test_rows_have_the_specified_decimals():
     model = ImuModel(_cfg(), POLARIS)
     rows = layout_rows(model, model.process(stationary_truth(5)))
     for r in rows:
+        assert list(r) == ["specific_force_flu_mps2", "angular_velocity_flu_radps"]
         assert all(round(x, 6) == x for x in r["specific_force_flu_mps2"])
         assert all(round(x, 8) == x for x in r["angular_velocity_flu_radps"])
