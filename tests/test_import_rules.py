@@ -26,6 +26,7 @@ RULES = [
         ),
     ),
     ("navsense.geo", ("navsense.output", "navsense.sensors", "navsense._runtime")),
+    ("navsense.sky", ("navsense.output", "navsense.sensors", "navsense._runtime")),
     ("navsense.output", ("navsense.sensors",)),
     ("navsense.stats", ("navsense.sensors",)),
     ("navsense.score", ("navsense.sensors",)),
