@@ -115,6 +115,14 @@ def _add_simulate(sub) -> None:
         action="store_true",
         help="also write the ROS 2 bag ros2.mcap (as navsense export mcap RUN_DIR)",
     )
+    p.add_argument(
+        "--gnss-fix",
+        action="store_true",
+        help="--mcap: add the GNSS receiver's own fix on /gnss/receiver/fix",
+    )
+    p.add_argument(
+        "--raw-imu", action="store_true", help="--mcap: add the IMU as sensor_msgs/Imu on /imu/raw"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=_run_simulate)
 
@@ -157,17 +165,19 @@ def _run_simulate(args) -> int:
         bank=args.bank,
     )
     finish = None
+    if (args.gnss_fix or args.raw_imu) and not args.mcap:
+        raise ConfigError("--gnss-fix and --raw-imu choose topics of the bag: add --mcap")
     if args.mcap:
-        if not run.cfg["ins"]["enabled"]:
-            raise ConfigError(
-                "--mcap: the ROS 2 bag holds the INS topics and ins.enabled is false "
-                "(drop --no-ins, or export the GNSS and IMU topics later with navsense export "
-                "mcap RUN_DIR --gnss-fix --raw-imu)"
-            )
-        from navsense.output.ros2 import write_mcap
+        from navsense.output.ros2 import BagPlan
+
+        bag_options = {"gnss_fix": args.gnss_fix, "raw_imu": args.raw_imu}
+        # the bag's topics checked now, not after the run
+        BagPlan.of_config(run.cfg, run.vehicle.name, run.site, 120.0, **bag_options).check("--mcap")
 
         def finish(path: Path, final: Path) -> None:
-            write_mcap(path, run_name=final.name)
+            from navsense.output.ros2 import write_mcap
+
+            write_mcap(path, run_name=final.name, **bag_options)
 
     summary = run.simulate(
         out,

@@ -29,11 +29,14 @@ def add_parser(subparsers) -> None:
     formats = export.add_subparsers(dest="export_format", metavar="FORMAT", required=True)
     mcap = formats.add_parser(
         "mcap",
-        help="a ROS 2 bag (MCAP) with the INS topics of the ROS 2 bridge",
-        description="Write the run's INS epochs as the ROS 2 bridge publishes them (odometry, "
-        "fix, IMU, velocity, ground truth, /tf) to a ROS 2 bag in MCAP that "
-        "Foxglove and `ros2 bag play` open. Header stamps are start_utc + sample "
-        "time, log times start_utc + delivery time.",
+        help="a ROS 2 bag (MCAP): the ROS 2 bridge's topics, /tf_static and the other sensors",
+        description="Write the run as a ROS 2 bag in MCAP that Foxglove and `ros2 bag play` "
+        "open: the INS epochs as the ROS 2 bridge publishes them (odometry, fix, IMU, "
+        "velocity, ground truth with the truth's twist, /tf; the Maxxum without INS: "
+        "from its receiver and IMU), /tf_static (every sensor frame from base_footprint, "
+        "latched), and the magnetometer, barometer and wheel odometer when the run has "
+        "them. Header stamps are start_utc + sample time, log times start_utc + "
+        "delivery time.",
     )
     mcap.add_argument("run_dir", metavar="RUN_DIR", help="a navsense run directory")
     mcap.add_argument(

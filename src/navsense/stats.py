@@ -472,16 +472,8 @@ def _ins_statistics(
     ins: dict, episode: dict, cfg: dict, rows: dict | None, wanted
 ) -> dict[str, float]:
     from navsense.output.frames import INS_FIELD_INDEX as F
-    from navsense.rotation import (
-        cross,
-        euler_zyx_of_quat,
-        quat_conjugate,
-        quat_multiply,
-        quat_to_matrix,
-        rotate,
-        rotate_inverse,
-        wrap_angle,
-    )
+    from navsense.rotation import euler_zyx_of_quat, quat_conjugate, quat_multiply, wrap_angle
+    from navsense.truth.points import point_kinematics
 
     f = ins["frames"]
     out: dict[str, float] = {"ins_epochs": float(f.shape[0])}
@@ -523,13 +515,8 @@ def _ins_statistics(
     if rows is None:
         return out
     truth = _select(rows, wanted, ins["steps"])
-    r = quat_to_matrix(truth["q_xyzw"])
-    r_n = np.asarray(
-        episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0)), dtype=np.float64
-    )
-    p_n = truth["p_m"] + rotate(r, r_n)
-    v_n = truth["v_mps"] + cross(truth["w_radps"], p_n - truth["c_m"])
-    e_v = col("InsVelX", "InsVelY", "InsVelZ") - rotate_inverse(r, v_n)
+    r_n = episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0))
+    e_v = col("InsVelX", "InsVelY", "InsVelZ") - point_kinematics(truth, r_n)["velocity_body_mps"]
     s_v = noise * float(ins_cfg.get("velocity_white_mps", _NAN))
     norm_v = np.sqrt(np.sum(e_v * e_v, axis=1))
     a_v = np.abs(e_v).ravel()

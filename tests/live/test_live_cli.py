@@ -47,7 +47,10 @@ def test_ctrl_c_stops_the_run_cleanly_and_writes_the_run_directory(tmp_path, sig
             m = re.search(r"NMEA over TCP 127\.0\.0\.1:(\d+)", line)
             port = int(m.group(1)) if m else None
         assert re.search(
-            r"Foxglove WebSocket ws://127\.0\.0\.1:\d+ \(11 channels\)", "".join(lines)
+            # 9 ROS 2 topics (the Polaris's INS topics, /tf_static, the receiver's fix, the raw
+            # IMU) and the rows of gnss, imu, ins
+            r"Foxglove WebSocket ws://127\.0\.0\.1:\d+ \(12 channels\)",
+            "".join(lines),
         )
         assert proc.stdout.readline().startswith("navsense live: NMEA on the pseudo-terminal /dev/")
         assert os.path.islink(link)

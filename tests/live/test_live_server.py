@@ -225,6 +225,7 @@ def test_the_foxglove_channels_are_the_bags_topics_with_the_same_messages(served
         set(ros2)
         == set(bag)
         == {
+            "/tf_static",
             "/vehicle/odom",
             "/oxts/fix",
             "/oxts/imu",
@@ -233,6 +234,7 @@ def test_the_foxglove_channels_are_the_bags_topics_with_the_same_messages(served
             "/tf",
             "/gnss/receiver/fix",
             "/imu/raw",
+            "/imu/mag",
         }
     )
     with open(out / "ros2.mcap", "rb") as f:
@@ -244,6 +246,62 @@ def test_the_foxglove_channels_are_the_bags_topics_with_the_same_messages(served
         assert channel["schema"] == msgdef(bag_schemas[topic])
         # every message, in order, with the bag's log time and the bag's CDR bytes
         assert [(t, data) for _, t, data in got[topic]] == bag[topic], topic
+
+
+class _RecordingFoxglove:
+    """Stands in for the Foxglove server: every channel subscribed once, every message kept."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, list[tuple[int, bytes]]] = {}
+
+    def subscribed(self, topic: str) -> bool:
+        return True
+
+    def subscriptions_made(self, topic: str) -> int:
+        return 1
+
+    def log(self, topic: str, data: bytes, log_ns: int) -> None:
+        self.messages.setdefault(topic, []).append((log_ns, bytes(data)))
+
+    def log_rows(self, *args) -> None:
+        pass
+
+    def broadcast_time(self, t_ns: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_maxxum_without_ins_serves_its_bags_topics_and_messages(tmp_path):
+    """The Maxxum's topics from its receiver and IMU (its INS off), the wheel odometer and
+    /tf_static, fed a few steps at a time: the bag's messages, byte for byte."""
+    from navsense.vehicles import vehicle_profile
+
+    scenario = load_scenario("acre-loop")
+    cfg = load_config(vehicle="maxxum", overrides={"odom.enabled": True})
+    truth = scenario.truth.slice(FIRST, FIRST + STEPS)
+    out = tmp_path / "run"
+    live = LiveServer(
+        cfg,
+        vehicle_profile("maxxum"),
+        scenario.site,
+        foxglove_port=None,
+        out_dir=out,
+        source={"scenario": "acre-loop"},
+        worker=False,
+        linger_s=0.0,
+    )
+    fox = live.foxglove = _RecordingFoxglove()
+    for k in range(0, STEPS, 7):
+        live.step(truth.slice(k, k + 7))
+    live.close()
+    write_mcap(out, gnss_fix=True, raw_imu=True)
+    bag = _bag(out / "ros2.mcap")
+    assert set(fox.messages) == set(bag) >= {"/tf_static", "/odom", "/ground_truth/odom"}
+    for topic, messages in bag.items():
+        assert fox.messages[topic] == messages, topic
+    assert len(bag["/odom"]) > 10 and len(bag["/tf_static"]) == 1
 
 
 def test_the_row_channels_carry_the_jsonl_lines_at_their_delivery_times(served):

@@ -14,14 +14,12 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from rosbags.highlevel import AnyReader
-from rosbags.typesys import Stores, get_typestore
 
-from navsense.config import load_config
 from navsense.errors import FormatError
 from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
 from navsense.output.ros2 import (
     DEFAULT_BAG_NAME,
+    LATCHED_QOS,
     MAXXUM_TOPICS,
     POLARIS_TOPICS,
     msgdef,
@@ -29,10 +27,16 @@ from navsense.output.ros2 import (
     write_mcap,
 )
 from navsense.scenarios import load_scenario
-from navsense.simulate import simulate
-from navsense.vehicles import vehicle_profile
-
-TYPESTORE = get_typestore(Stores.ROS2_HUMBLE)
+from output.ros2_helpers import (
+    TYPESTORE,
+    read_bag,
+    reencode_with_mcap_ros2_support,
+    short_run,
+    topics,
+)
+from output.ros2_helpers import quat as _quat
+from output.ros2_helpers import stamp_ns as _stamp_ns
+from output.ros2_helpers import vec as _vec
 
 # tolerances in physical units: the rows' decimals (half a unit of the last decimal)
 ROW_M = 0.5e-4  # position_m, position_enu_m, altitude: 4 decimals
@@ -44,52 +48,21 @@ ROW_COV = 0.5e-10  # covariances: 10 decimals
 ULP = 1e-12  # relative, for values that pass through one multiplication
 
 
-def _run(tmp_path_factory, name: str, vehicle: str, duration_s: float, overrides=None) -> Path:
-    """A short drive of the acre-loop scenario (out of the garage, past the grain bins)."""
-    scenario = load_scenario("acre-loop", duration_s=duration_s)
-    profile = vehicle_profile(vehicle)
-    cfg = load_config(vehicle=vehicle, overrides=overrides or {})
-    out = tmp_path_factory.mktemp(name) / "run"
-    simulate(scenario.truth, cfg, profile, scenario.site, out, source={"scenario": "acre-loop"})
-    return out
-
-
 @pytest.fixture(scope="module")
 def polaris_run(tmp_path_factory) -> Path:
-    return _run(tmp_path_factory, "polaris", "polaris", 40.0)
+    return short_run(tmp_path_factory, "polaris", "polaris", 40.0)
 
 
 @pytest.fixture(scope="module")
 def maxxum_run(tmp_path_factory) -> Path:
-    return _run(tmp_path_factory, "maxxum", "maxxum", 8.0, {"ins.enabled": True})
-
-
-def _read_bag(path: Path) -> dict:
-    """topic -> {"type", "log_ns" (list), "msgs" (list)} through rosbags' AnyReader."""
-    out = {}
-    with AnyReader([path], default_typestore=TYPESTORE) as reader:
-        for conn in reader.connections:
-            out[conn.topic] = {
-                "type": conn.msgtype,
-                "log_ns": [],
-                "msgs": [],
-                "count": conn.msgcount,
-            }
-        order = []
-        for conn, log_ns, raw in reader.messages():
-            entry = out[conn.topic]
-            entry["log_ns"].append(log_ns)
-            entry["msgs"].append(reader.deserialize(raw, conn.msgtype))
-            order.append(log_ns)
-    out["_order"] = order
-    return out
+    return short_run(tmp_path_factory, "maxxum", "maxxum", 8.0, {"ins.enabled": True})
 
 
 @pytest.fixture(scope="module")
 def polaris_bag(polaris_run) -> dict:
     path = write_mcap(polaris_run, gnss_fix=True, raw_imu=True)
     assert path == polaris_run / DEFAULT_BAG_NAME
-    return _read_bag(path)
+    return read_bag(path)
 
 
 @pytest.fixture(scope="module")
@@ -108,18 +81,6 @@ def rows(polaris_run) -> dict:
     }
 
 
-def _vec(v) -> np.ndarray:
-    return np.array([v.x, v.y, v.z])
-
-
-def _quat(q) -> np.ndarray:
-    return np.array([q.x, q.y, q.z, q.w])
-
-
-def _stamp_ns(header) -> int:
-    return header.stamp.sec * 1_000_000_000 + header.stamp.nanosec
-
-
 def _col(frames, *names) -> np.ndarray:
     return np.stack([frames[:, INS_FIELD_INDEX[n]] for n in names], axis=-1)
 
@@ -133,6 +94,9 @@ def _col(frames, *names) -> np.ndarray:
         "sensor_msgs/msg/Imu",
         "geometry_msgs/msg/TwistStamped",
         "tf2_msgs/msg/TFMessage",
+        "sensor_msgs/msg/MagneticField",
+        "sensor_msgs/msg/FluidPressure",
+        "geometry_msgs/msg/TwistWithCovarianceStamped",
     ],
 )
 def test_embedded_message_definitions_are_rosbags_humble_definitions(msg_type):
@@ -150,8 +114,11 @@ def test_mcap_profile_schema_and_message_encodings(polaris_run, polaris_bag):
     assert header.profile == "ros2"
     assert {s.encoding for s in summary.schemas.values()} == {"ros2msg"}
     assert {c.message_encoding for c in summary.channels.values()} == {"cdr"}
-    # required by the ros2 profile; empty: rosbag2's player uses its default QoS
-    assert all(c.metadata == {"offered_qos_profiles": ""} for c in summary.channels.values())
+    # required by the ros2 profile; empty: rosbag2's player uses its default QoS (reliable,
+    # volatile); /tf_static: latched, as tf2_ros's static broadcaster offers it
+    qos = {c.topic: c.metadata for c in summary.channels.values()}
+    assert qos.pop("/tf_static") == {"offered_qos_profiles": LATCHED_QOS}
+    assert all(m == {"offered_qos_profiles": ""} for m in qos.values())
     assert {s.name for s in summary.schemas.values()} == {
         "nav_msgs/msg/Odometry",
         "sensor_msgs/msg/NavSatFix",
@@ -164,34 +131,15 @@ def test_mcap_profile_schema_and_message_encodings(polaris_run, polaris_bag):
 def test_payloads_equal_mcap_ros2_support_encoding(polaris_run, polaris_bag):
     """Every topic's first, middle and last payloads re-encode to the same bytes with the
     generic dynamic encoder of mcap-ros2-support (decoded by its own decoder)."""
-    from mcap.reader import make_reader
-    from mcap_ros2._dynamic import serialize_dynamic
-    from mcap_ros2.decoder import DecoderFactory
-
-    factory = DecoderFactory()
-    checked = {}
-    with open(polaris_run / DEFAULT_BAG_NAME, "rb") as f:
-        reader = make_reader(f, decoder_factories=[factory])
-        counts = {
-            c.topic: polaris_bag[c.topic]["count"] for c in reader.get_summary().channels.values()
-        }
-        seen = {}
-        for schema, channel, message in reader.iter_messages():
-            k = seen.get(channel.topic, 0)
-            seen[channel.topic] = k + 1
-            if k not in (0, counts[channel.topic] // 2, counts[channel.topic] - 1):
-                continue
-            decoded = factory.decoder_for("cdr", schema)(message.data)
-            encoder = serialize_dynamic(schema.name, schema.data.decode())[schema.name]
-            assert encoder(decoded) == message.data, (channel.topic, k)
-            checked[channel.topic] = checked.get(channel.topic, 0) + 1
-    assert set(checked) == set(counts) and all(n == 3 for n in checked.values())
+    checked = reencode_with_mcap_ros2_support(polaris_run / DEFAULT_BAG_NAME)
+    assert set(checked) == topics(polaris_bag)
 
 
 # ------------------------------------------------------------------------- topics, frames
 def test_polaris_topics_types_counts_and_frames(polaris_bag, rows):
     n_ins, n_gnss, n_imu = len(rows["ins"]), len(rows["gnss"]), len(rows["imu"])
     expected = {
+        "/tf_static": ("tf2_msgs/msg/TFMessage", 1, None, None),
         "/vehicle/odom": ("nav_msgs/msg/Odometry", n_ins, "utm", "base_footprint"),
         "/oxts/fix": ("sensor_msgs/msg/NavSatFix", n_ins, "navsat_link", None),
         "/oxts/imu": ("sensor_msgs/msg/Imu", n_ins, "oxts_link", None),
@@ -397,6 +345,25 @@ def test_ground_truth_odometry_is_the_pose_without_errors(polaris_bag, rows):
         q, _col(f, "InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw")
     )
     assert all(not np.any(m.pose.covariance) and not np.any(m.twist.covariance) for m in msgs)
+    # the twist: the truth's body-frame velocity of the INS point and angular velocity at the
+    # epoch's physics step, computed here with scipy from the scenario's truth
+    from scipy.spatial.transform import Rotation
+
+    truth = load_scenario("acre-loop", duration_s=40.0).truth
+    k = np.rint(np.array([r["sample_time_s"] for r in rows["ins"]]) * 120.0).astype(int)
+    r = Rotation.from_quat(truth.q_xyzw[k])
+    r_n = np.array(rows["episode"]["ins"]["point_chassis_flu_m"])
+    p_n = truth.p_m[k] + r.apply(r_n)
+    v_n = truth.v_mps[k] + np.cross(truth.w_radps[k], p_n - truth.c_m[k])
+    lin = np.array([_vec(m.twist.twist.linear) for m in msgs])
+    ang = np.array([_vec(m.twist.twist.angular) for m in msgs])
+    np.testing.assert_allclose(lin, r.inv().apply(v_n), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ang, r.inv().apply(truth.w_radps[k]), rtol=0, atol=1e-12)
+    assert np.max(np.abs(lin[:, 0])) > 2.0 and np.max(np.abs(ang[:, 2])) > 0.2  # it drives
+    # the INS's velocity is the truth's with white noise of velocity_white_mps
+    ins_lin = np.array([_vec(m.twist.twist.linear) for m in polaris_bag["/vehicle/odom"]["msgs"]])
+    s_v = rows["episode"]["config"]["ins"]["velocity_white_mps"]
+    assert 0.8 * s_v < np.std(ins_lin - lin) < 1.2 * s_v
     # the INS odometry differs from it by the INS errors: centimetres, never zero
     ins = np.array([_vec(m.pose.pose.position) for m in polaris_bag["/vehicle/odom"]["msgs"]])
     d = np.linalg.norm(ins - pos, axis=1)
@@ -450,15 +417,20 @@ def test_raw_imu_has_no_orientation(polaris_bag, rows):
         np.diag([cfg["accel_std_mps2"] ** 2] * 3).ravel(),
         rtol=ULP,
     )
+    np.testing.assert_allclose(
+        msgs[-1].angular_velocity_covariance,
+        np.diag([cfg["gyro_std_radps"] ** 2] * 3).ravel(),
+        rtol=ULP,
+    )
 
 
 # ------------------------------------------------------------------------------ the Maxxum
 def test_maxxum_topics_and_flu_imu(maxxum_run):
     path = write_mcap(maxxum_run, maxxum_run / "maxxum.mcap")
-    bag = _read_bag(path)
+    bag = read_bag(path)
     topics = {t for t in bag if not t.startswith("_")}
     assert (
-        topics
+        topics - {"/tf_static"}
         == {s.topic for s in MAXXUM_TOPICS.values()}
         == {"/odom", "/gnss/fix", "/imu/data", "/ground_truth/odom", "/tf"}
     )
@@ -478,7 +450,14 @@ def test_maxxum_topics_and_flu_imu(maxxum_run):
         rtol=0,
         atol=ROW_V,
     )
-    assert all(len(bag[t]["msgs"]) == len(ins) for t in topics)
+    assert all(len(bag[t]["msgs"]) == len(ins) for t in topics - {"/tf_static"})
+    # gnss_link is the INS point here (the specification's frame of the Maxxum's INS fix)
+    (static,) = bag["/tf_static"]["msgs"]
+    links = {t.child_frame_id: _vec(t.transform.translation) for t in static.transforms}
+    point = np.array(
+        orjson.loads((maxxum_run / "episode.json").read_bytes())["ins"]["point_chassis_flu_m"]
+    )
+    np.testing.assert_allclose(links["gnss_link"], point - [-0.4 * 2.69, 0.0, -1.10], atol=1e-12)
 
 
 def test_topic_tables_name_the_specification_topics():
@@ -530,7 +509,7 @@ def test_cli_export_mcap(polaris_run, tmp_path, capsys):
     out = tmp_path / "drive.mcap"
     assert _cli(["export", "mcap", str(polaris_run), "--out", str(out)]) == 0
     assert str(out) in capsys.readouterr().out
-    bag = _read_bag(out)
+    bag = read_bag(out)
     assert "/gnss/receiver/fix" not in bag and "/imu/raw" not in bag  # off by default
     with pytest.raises(FormatError, match="exists"):
         _cli(["export", "mcap", str(polaris_run), "--out", str(out), "--gnss-fix", "--raw-imu"])

@@ -51,12 +51,14 @@ class _Subscriptions:
 
     def __init__(self) -> None:
         self._count: dict[int, int] = {}
+        self._made: dict[int, int] = {}  # subscriptions made to a channel, ever
         self._lock = threading.Lock()
         self.changed = threading.Condition(self._lock)
 
     def on_subscribe(self, client: Any, channel: Any) -> None:
         with self._lock:
             self._count[channel.id] = self._count.get(channel.id, 0) + 1
+            self._made[channel.id] = self._made.get(channel.id, 0) + 1
             self.changed.notify_all()
 
     def on_unsubscribe(self, client: Any, channel: Any) -> None:
@@ -66,6 +68,9 @@ class _Subscriptions:
 
     def count(self, channel_id: int) -> int:
         return self._count.get(channel_id, 0)
+
+    def made(self, channel_id: int) -> int:
+        return self._made.get(channel_id, 0)
 
 
 class FoxgloveServer:
@@ -129,6 +134,11 @@ class FoxgloveServer:
     def subscribed(self, topic: str) -> bool:
         """True when some client subscribes to ``topic``."""
         return self._subscriptions.count(self._channels[topic].id()) > 0
+
+    def subscriptions_made(self, topic: str) -> int:
+        """How many subscriptions to ``topic`` clients have made so far (a latched topic is sent
+        again when this grows)."""
+        return self._subscriptions.made(self._channels[topic].id())
 
     def wait_subscribed(self, topics: Iterable[str], timeout: float) -> bool:
         """Wait until every topic has a subscriber (tests, tools); False after ``timeout`` s."""

@@ -22,6 +22,7 @@ slow or gone, can touch the files.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,16 +30,9 @@ from typing import Any
 import numpy as np
 
 from navsense.output.nmea import LINE_END
-from navsense.output.ros2 import (
-    GNSS_FIX_TOPIC,
-    RAW_IMU_TOPIC,
-    TopicMessages,
-    gnss_fix_messages,
-    ins_topic_messages,
-    raw_imu_messages,
-    topics_for,
-    utc_ns,
-)
+from navsense.output.ros2 import TF_STATIC_TOPIC, BagPlan, sensors_of_config
+from navsense.output.ros2.topics import seconds_to_ns
+from navsense.output.runreader import columns_of_rows
 from navsense.site import Site
 from navsense.stream import SensorStream
 from navsense.truth.states import TruthStates
@@ -78,41 +72,95 @@ class _TruthRecord:
         return list(self.blocks)
 
 
-class _Ros2Topics:
-    """The bag's ROS 2 topics that a run's sensors give, and their messages from delivered data."""
+class _RecentTruth:
+    """The truth of the last feed and of the ``keep`` physics steps before it (copies), for the
+    ground truth of the rows it delivers (a row's sample step is at most the latency behind
+    its delivery step)."""
 
-    def __init__(self, cfg: Mapping, vehicle: VehicleProfile, geodetic: bool) -> None:
-        self.episode = {"vehicle": vehicle.name, "noise": cfg.get("noise", True), "config": cfg}
-        self.start_ns = utc_ns(cfg["gnss"]["datum"]["start_utc"])
-        self.ins = bool(cfg["ins"]["enabled"])
-        self.gnss_fix = bool(cfg["gnss"]["enabled"]) and geodetic
-        self.raw_imu = bool(cfg["imu"]["enabled"])
-        self.ins_specs = list(topics_for(vehicle.name).values()) if self.ins else []
-        self.specs = list(self.ins_specs)
-        if self.gnss_fix:
-            self.specs.append(GNSS_FIX_TOPIC)
-        if self.raw_imu:
-            self.specs.append(RAW_IMU_TOPIC)
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._chunks: list[TruthStates] = []
+
+    def add(self, truth: TruthStates) -> None:
+        self._chunks.append(TruthStates.concatenate([truth]))  # a simulator may reuse its arrays
+        first = truth.step0 - self.keep
+        while self._chunks[0].step0 + len(self._chunks[0]) <= first:
+            self._chunks.pop(0)
+
+    def rows(self, steps: np.ndarray) -> dict:
+        names = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m")
+        out = {k: np.zeros((len(steps), 4 if k == "q_xyzw" else 3)) for k in names}
+        found = np.zeros(len(steps), dtype=bool)
+        for chunk in self._chunks:
+            idx = steps - chunk.step0
+            inside = (idx >= 0) & (idx < len(chunk))
+            for k in names:
+                out[k][inside] = getattr(chunk, k)[idx[inside]]
+            found |= inside
+        if not found.all():  # pragma: no cover - the buffer spans the latency
+            raise RuntimeError(f"live: no truth kept for steps {steps[~found].tolist()}")
+        return out
+
+
+class _Delivered:
+    """What one step delivered (SensorStream's rows and extras), as the bag plan's BagData."""
+
+    def __init__(self, got: Mapping[str, list], truth: _RecentTruth) -> None:
+        self.got = got
+        self.truth = truth
+
+    def has(self, sensor: str) -> bool:
+        return bool(self.got.get(sensor))
+
+    def columns(self, sensor: str, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        return columns_of_rows(self.got[sensor], spec)
+
+    def ins_epochs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = self.got["ins"]
+        times = np.array([[r["sample_time_s"], r["delivery_time_s"]] for r in rows])
+        return np.array(self.got["ins.frames"]), times[:, 0], times[:, 1]
+
+    def truth_rows(self, steps: np.ndarray) -> dict:
+        return self.truth.rows(steps)
+
+
+class _Ros2Topics:
+    """The bag's ROS 2 topics that a run's sensors give (navsense.output.ros2.BagPlan, with the
+    optional receiver fix and raw IMU whenever those sensors are on), and their messages from
+    delivered data."""
+
+    def __init__(
+        self, cfg: Mapping, vehicle: VehicleProfile, site: Site | None, rate_hz: float
+    ) -> None:
+        sensors = sensors_of_config(cfg)
+        geodetic = site is not None and site.georeference is not None
+        self.plan = BagPlan.of_config(
+            cfg,
+            vehicle.name,
+            site,
+            rate_hz,
+            gnss_fix="gnss" in sensors and geodetic,
+            raw_imu="imu" in sensors,
+        )
+        self.start_ns = self.plan.start_ns
+        self.specs = self.plan.specs()
+        # a row is delivered at most delay_s + one physics step after its sample
+        keep = int(math.ceil(float(cfg.get("delay_s", 0.0)) * rate_hz)) + 4
+        self.truth = _RecentTruth(keep)
+        self.static_stamp_ns: int | None = None  # /tf_static's stamp: the first step's time
+
+    def static_payload(self) -> bytes:
+        assert self.static_stamp_ns is not None
+        group = self.plan.static_topic(self.static_stamp_ns)
+        return group.encode(0, 1).tobytes()
 
     def messages(self, got: Mapping[str, list], wanted) -> list[tuple[int, int, str, bytes]]:
         """(log ns, topic index, topic, CDR payload) of the delivered rows, for the topics for
         which ``wanted(topic)`` is true, in the bag's order: log time, topic, epoch."""
-        groups: list[TopicMessages] = []
-        if self.ins and got.get("ins") and any(wanted(s.topic) for s in self.ins_specs):
-            rows = got["ins"]
-            times = np.array([[r["sample_time_s"], r["delivery_time_s"]] for r in rows])
-            groups += ins_topic_messages(
-                np.array(got["ins.frames"]), times[:, 0], times[:, 1], self.episode, self.start_ns
-            )
-        if self.gnss_fix and got.get("gnss") and wanted(GNSS_FIX_TOPIC.topic):
-            groups.append(gnss_fix_messages(got["gnss"], self.episode, self.start_ns))
-        if self.raw_imu and got.get("imu") and wanted(RAW_IMU_TOPIC.topic):
-            groups.append(raw_imu_messages(got["imu"], self.episode, self.start_ns))
+        groups = self.plan.messages(_Delivered(got, self.truth), wanted)
         out = []
         for k, group in enumerate(groups):
             topic = group.spec.topic
-            if not wanted(topic):
-                continue
             rec = group.encode(0, len(group.log_ns))
             size = rec.dtype.itemsize
             blob = rec.tobytes()
@@ -181,7 +229,6 @@ class LiveServer:
             "output_format": output_format,
             "save_truth": save_truth,
         }
-        self._ros2 = _Ros2Topics(cfg, vehicle, geodetic=site is not None)
         self._record = _TruthRecord() if out_dir is not None else None
         self.steps = 0  # physics steps fed
         self.last_t_s: float | None = None  # the time of the last step fed
@@ -196,6 +243,8 @@ class LiveServer:
             cfg, vehicle, site, agent=agent, worker=worker, rate_hz=rate_hz, extras=True
         )
         try:
+            self._ros2 = _Ros2Topics(cfg, vehicle, site, self._stream.rate_hz)
+            self._static_subscriptions = 0  # /tf_static subscriptions it was sent after
             if foxglove_port is not None:
                 from navsense.live.foxglove_out import DEFAULT_BACKLOG, FoxgloveServer
 
@@ -244,12 +293,39 @@ class LiveServer:
         if n:
             if self._record is not None:
                 self._record.add(truth)
+            self._ros2.truth.add(truth)
             self.steps += n
             self.last_t_s = t_last = (truth.step0 + n - 1) / truth.rate_hz
+            now_ns = self.start_ns + round(t_last * 1e9)
+            first_feed = self._ros2.static_stamp_ns is None
+            if first_feed:  # /tf_static's stamp: the run's first physics step
+                self._ros2.static_stamp_ns = self.start_ns + int(
+                    seconds_to_ns(np.array([truth.step0 / truth.rate_hz]))[0]
+                )
             if self.foxglove is not None:
-                self.foxglove.broadcast_time(self.start_ns + round(t_last * 1e9))
+                self.foxglove.broadcast_time(now_ns)
+                if not first_feed:
+                    self._publish_static(now_ns)
         self._publish(got)
         return got
+
+    def _publish_static(self, now_ns: int) -> None:
+        """/tf_static when a client has subscribed to it since it was last sent: the WebSocket
+        protocol has no latched channels. The first time at the second feed (a paced run's clock
+        starts after the first step, which sets the models up; or at :meth:`close`), log time
+        its stamp, the first step's time, as in the bag; later, for a new subscriber, at the
+        feed's time ``now_ns``."""
+        fox = self.foxglove
+        topic = TF_STATIC_TOPIC.topic
+        stamp = self._ros2.static_stamp_ns
+        if fox is None or stamp is None:
+            return
+        made = fox.subscriptions_made(topic)
+        if made == self._static_subscriptions or not fox.subscribed(topic):
+            return
+        log_ns = stamp if self._static_subscriptions == 0 else now_ns
+        fox.log(topic, self._ros2.static_payload(), log_ns)
+        self._static_subscriptions = made
 
     def _publish(self, got: Mapping[str, list]) -> None:
         lines = got.get("gnss.nmea")
@@ -293,6 +369,8 @@ class LiveServer:
                     ]
                     if times and wait_until is not None:
                         wait_until(max(times))
+                    if self._static_subscriptions == 0 and self._ros2.static_stamp_ns:
+                        self._publish_static(self._ros2.static_stamp_ns)  # one feed only
                     self._publish(rest)
         finally:
             self._stop_servers(self.linger_s)

@@ -24,7 +24,25 @@ from navsense.errors import FormatError
 from navsense.output.ros2.msgdefs import msgdef, ros2_name
 from navsense.output.ros2.topics import TopicMessages
 
-__all__ = ["Ros2BagWriter", "write_topics"]
+__all__ = ["LATCHED_QOS", "Ros2BagWriter", "write_topics"]
+
+# The channel's offered_qos_profiles as rosbag2 records it: a YAML list of rmw_qos_profile_t with
+# the integer enums (rosbag2_storage's qos.cpp, metadata version <= 8; Humble writes these and
+# Jazzy's MCAP plugin reads a bag without rosbag2's own metadata record as version 8). This is
+# what tf2_ros's StaticTransformBroadcaster offers: keep_last (1) depth 1, reliable (1),
+# transient_local (1), liveliness automatic (1), durations unspecified ({0, 0}). `ros2 bag play`
+# offers the recorded profile, so a late subscriber still gets the latched message.
+LATCHED_QOS = (
+    "- history: 1\n"
+    "  depth: 1\n"
+    "  reliability: 1\n"
+    "  durability: 1\n"
+    "  deadline:\n    sec: 0\n    nsec: 0\n"
+    "  lifespan:\n    sec: 0\n    nsec: 0\n"
+    "  liveliness: 1\n"
+    "  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n"
+    "  avoid_ros_namespace_conventions: false\n"
+)
 
 
 class Ros2BagWriter:
@@ -65,8 +83,9 @@ class Ros2BagWriter:
         )
         return self
 
-    def channel(self, topic: str, msg_type: str) -> int:
-        """Register ``topic`` with the message type ``msg_type`` (e.g. nav_msgs/msg/Odometry)."""
+    def channel(self, topic: str, msg_type: str, *, latched: bool = False) -> int:
+        """Register ``topic`` with the message type ``msg_type`` (e.g. nav_msgs/msg/Odometry);
+        ``latched``: offered with transient-local durability (:data:`LATCHED_QOS`)."""
         name = ros2_name(msg_type)
         if name not in self._schemas:
             self._schemas[name] = self._writer.register_schema(
@@ -78,7 +97,7 @@ class Ros2BagWriter:
             topic=topic,
             message_encoding="cdr",
             schema_id=self._schemas[name],
-            metadata={"offered_qos_profiles": ""},
+            metadata={"offered_qos_profiles": LATCHED_QOS if latched else ""},
         )
         self._sequence[cid] = 0
         return cid
@@ -119,7 +138,7 @@ _WINDOW_NS = 10_000_000_000  # messages are encoded and merged 10 s of log time 
 def write_topics(bag: Ros2BagWriter, streams: list[TopicMessages]) -> None:
     """Write every topic's messages in log-time order (ties: topic order, then message order),
     encoding and merging ``_WINDOW_NS`` of log time at a time."""
-    channels = [bag.channel(s.spec.topic, s.spec.msg_type) for s in streams]
+    channels = [bag.channel(s.spec.topic, s.spec.msg_type, latched=s.spec.latched) for s in streams]
     for s in streams:
         if len(s.log_ns) and np.any(np.diff(s.log_ns) < 0):
             raise FormatError(f"{s.spec.topic}: the delivery times of its rows decrease")

@@ -29,16 +29,24 @@ __all__ = [
     "COV3_DIAG",
     "COV6_DIAG",
     "CdrLayout",
+    "encode_fluid_pressure",
     "encode_imu",
+    "encode_magnetic_field",
     "encode_navsatfix",
     "encode_odometry",
     "encode_tf",
+    "encode_transforms",
     "encode_twist_stamped",
+    "encode_twist_with_covariance_stamped",
+    "fluid_pressure_layout",
     "imu_layout",
+    "magnetic_field_layout",
     "navsatfix_layout",
     "odometry_layout",
     "tf_layout",
+    "transforms_layout",
     "twist_stamped_layout",
+    "twist_with_covariance_stamped_layout",
 ]
 
 CDR_LE_HEADER = b"\x00\x01\x00\x00"  # encapsulation: CDR (XCDR1), little endian, options 0
@@ -258,4 +266,77 @@ def encode_tf(layout: CdrLayout, stamp_ns, translation, rotation) -> np.ndarray:
     _set_stamp(rec, "transforms.0.header.stamp.", stamp_ns)
     _set_xyz(rec, "transforms.0.transform.translation.", translation)
     _set_xyzw(rec, "transforms.0.transform.rotation.", rotation)
+    return rec
+
+
+@functools.cache
+def transforms_layout(pairs: tuple[tuple[str, str], ...]) -> CdrLayout:
+    """tf2_msgs/TFMessage of ``len(pairs)`` transforms, (parent, child) frame ids each."""
+    strings = {}
+    for k, (parent, child) in enumerate(pairs):
+        strings[f"transforms.{k}.header.frame_id"] = parent
+        strings[f"transforms.{k}.child_frame_id"] = child
+    return CdrLayout(
+        "tf2_msgs/msg/TFMessage", sequences={"transforms": len(pairs)}, strings=strings
+    )
+
+
+def encode_transforms(layout: CdrLayout, stamp_ns, translation, rotation) -> np.ndarray:
+    """tf2_msgs/TFMessage messages of the layout's n transforms each: (m,) stamps (every
+    transform of a message has its stamp), (m, n, 3) translations, (m, n, 4) rotations."""
+    rec = layout.records(len(stamp_ns))
+    translation = np.asarray(translation, dtype=np.float64)
+    rotation = np.asarray(rotation, dtype=np.float64)
+    for k in range(translation.shape[1]):
+        _set_stamp(rec, f"transforms.{k}.header.stamp.", stamp_ns)
+        _set_xyz(rec, f"transforms.{k}.transform.translation.", translation[:, k])
+        _set_xyzw(rec, f"transforms.{k}.transform.rotation.", rotation[:, k])
+    return rec
+
+
+@functools.cache
+def magnetic_field_layout(frame_id: str) -> CdrLayout:
+    return CdrLayout("sensor_msgs/msg/MagneticField", strings={"header.frame_id": frame_id})
+
+
+def encode_magnetic_field(layout: CdrLayout, stamp_ns, field_t, cov9) -> np.ndarray:
+    """sensor_msgs/MagneticField messages: (m, 3) field in tesla, covariance (m, 9) or (9,) T^2."""
+    rec = layout.records(len(stamp_ns))
+    _set_stamp(rec, "header.stamp.", stamp_ns)
+    _set_xyz(rec, "magnetic_field.", field_t)
+    rec["magnetic_field_covariance"] = cov9
+    return rec
+
+
+@functools.cache
+def fluid_pressure_layout(frame_id: str) -> CdrLayout:
+    return CdrLayout("sensor_msgs/msg/FluidPressure", strings={"header.frame_id": frame_id})
+
+
+def encode_fluid_pressure(layout: CdrLayout, stamp_ns, pressure_pa, variance_pa2) -> np.ndarray:
+    """sensor_msgs/FluidPressure messages: (m,) pressure in pascal, variance (m,) or scalar Pa^2."""
+    rec = layout.records(len(stamp_ns))
+    _set_stamp(rec, "header.stamp.", stamp_ns)
+    rec["fluid_pressure"] = pressure_pa
+    rec["variance"] = variance_pa2
+    return rec
+
+
+@functools.cache
+def twist_with_covariance_stamped_layout(frame_id: str) -> CdrLayout:
+    return CdrLayout(
+        "geometry_msgs/msg/TwistWithCovarianceStamped", strings={"header.frame_id": frame_id}
+    )
+
+
+def encode_twist_with_covariance_stamped(
+    layout: CdrLayout, stamp_ns, linear, angular, cov_diag
+) -> np.ndarray:
+    """geometry_msgs/TwistWithCovarianceStamped messages: (m, 3) linear and angular velocity,
+    covariance diagonal (m, 6) or (6,)."""
+    rec = layout.records(len(stamp_ns))
+    _set_stamp(rec, "header.stamp.", stamp_ns)
+    _set_xyz(rec, "twist.twist.linear.", linear)
+    _set_xyz(rec, "twist.twist.angular.", angular)
+    _set_diag(rec, "twist.covariance", COV6_DIAG, cov_diag)
     return rec

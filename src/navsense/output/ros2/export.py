@@ -1,34 +1,84 @@
 """``navsense export mcap``: a run directory's ROS 2 bag.
 
 :func:`write_mcap` reads the run with :class:`navsense.output.runreader.RunReader` (JSON Lines or
-Parquet rows, ``ins.frames``), builds the messages of its topics
-(:mod:`navsense.output.ros2.topics`) and writes them in log-time order
-(:func:`navsense.output.ros2.bag.write_topics`). The same run written as JSON Lines or as Parquet
-gives the same bag, byte for byte.
+Parquet rows, ``ins.frames``), lists its topics with a :class:`navsense.output.ros2.plan.BagPlan`
+(the sensors whose rows the run has), builds their messages and writes them in log-time order
+(:func:`navsense.output.ros2.bag.write_topics`). The truth (the ground truth's twist, the
+Maxxum's ground truth without INS) is the run's, found by :func:`navsense.stats.find_truth`
+(``truth.parquet``, else the source episode.json names); a reader of a run builds no model. The
+same run written as JSON Lines or as Parquet gives the same bag, byte for byte.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from navsense import __version__
 from navsense.errors import FormatError
 from navsense.output.ros2.bag import Ros2BagWriter, write_topics
-from navsense.output.ros2.topics import (
-    GNSS_FIX_COLUMNS,
-    RAW_IMU_COLUMNS,
-    TopicMessages,
-    gnss_fix_topic,
-    ins_topic_messages,
-    raw_imu_topic,
-    utc_ns,
-)
+from navsense.output.ros2.plan import SENSORS, BagPlan
+from navsense.output.ros2.topics import seconds_to_ns, utc_ns
 from navsense.output.runreader import RunReader
 
-__all__ = ["DEFAULT_BAG_NAME", "write_mcap"]
+__all__ = ["DEFAULT_BAG_NAME", "run_georeference", "write_mcap"]
 
 DEFAULT_BAG_NAME = "ros2.mcap"  # RUN_DIR/ros2.mcap unless --out says otherwise
+
+
+def run_georeference(episode: Mapping, where: str = "episode.json"):
+    """The Georeference of the run's site (episode.json ``site``, ``config.gnss.datum``), or
+    None when the site has none."""
+    from navsense.site import site_from_json
+
+    site = episode.get("site")
+    if site is None:
+        return None
+    cfg = episode.get("config") or {}
+    datum = (cfg.get("gnss") or {}).get("datum")
+    start = str(episode.get("start_utc") or (datum or {}).get("start_utc"))
+    return site_from_json(site, source=f"{where} site").make_georeference(start, datum)
+
+
+class _RunData:
+    """A run directory as :class:`navsense.output.ros2.plan.BagData`."""
+
+    def __init__(self, run: RunReader, sensors: frozenset[str], truth: Any, rate_hz: float):
+        self.run = run
+        self.sensors = sensors
+        self.truth = truth  # navsense.stats.TruthSource or None
+        self.rate_hz = rate_hz
+
+    def has(self, sensor: str) -> bool:
+        return sensor in self.sensors
+
+    def columns(self, sensor: str, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        return self.run.columns(sensor, spec)
+
+    def ins_epochs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        frames, times = self.run.ins_epochs()
+        return frames, times[:, 0], times[:, 2]
+
+    def truth_rows(self, steps: np.ndarray) -> dict | None:
+        if self.truth is None:
+            return None
+        from navsense.stats import truth_at_steps
+
+        where = str(self.run.path / "episode.json")
+        return truth_at_steps(self.truth, steps, self.rate_hz, where=where)
+
+
+def _geodetic(run: RunReader, sensors: frozenset[str]) -> bool:
+    """The GNSS rows have the geodetic output (without GNSS rows: the site has a
+    georeference)."""
+    if "gnss" in sensors:
+        return "latitude_deg" in run.keys("gnss")
+    site = run.episode.get("site") or {}
+    return site.get("georeference") is not None
 
 
 def write_mcap(
@@ -41,12 +91,12 @@ def write_mcap(
 ) -> Path:
     """Write the run's ROS 2 bag (MCAP) and return its path.
 
-    ``run_dir``: a navsense run directory (episode.json, the INS rows and ins.frames, and the GNSS
-    / IMU rows for the optional topics), JSON Lines or Parquet. ``out_path``: the bag (default
-    ``RUN_DIR/ros2.mcap``); an existing file is an error. ``gnss_fix`` adds the GNSS receiver's
-    fix on /gnss/receiver/fix, ``raw_imu`` the IMU on /imu/raw. Topics and contents:
-    :mod:`navsense.output.ros2.topics`. ``run_name``: the run directory's name in the bag's
-    metadata (default: ``run_dir``'s; a run still written under ``NAME.partial`` gives ``NAME``).
+    ``run_dir``: a navsense run directory (episode.json and its sensors' rows, ``ins.frames``),
+    JSON Lines or Parquet. ``out_path``: the bag (default ``RUN_DIR/ros2.mcap``); an existing
+    file is an error. ``gnss_fix`` adds the GNSS receiver's fix on /gnss/receiver/fix,
+    ``raw_imu`` the IMU on /imu/raw. Topics and contents: :mod:`navsense.output.ros2.plan`.
+    ``run_name``: the run directory's name in the bag's metadata (default: ``run_dir``'s; a run
+    still written under ``NAME.partial`` gives ``NAME``).
     """
     run = RunReader(run_dir)
     out = Path(out_path) if out_path is not None else run.path / DEFAULT_BAG_NAME
@@ -55,28 +105,30 @@ def write_mcap(
             f"{out}: the bag exists; not overwriting it (remove it or choose another --out)"
         )
     episode = run.episode
+    where = str(run.path / "episode.json")
+    rate_hz = float(episode.get("physics_hz") or 120.0)
     start_ns = utc_ns(episode.get("start_utc") or "")
-    topics: list[TopicMessages] = []
-    if run.has_ins_frames():
-        frames, times = run.ins_epochs()
-        topics += ins_topic_messages(frames, times[:, 0], times[:, 2], episode, start_ns)
-    if gnss_fix:
-        path = run.require("gnss", " (GNSS receiver off); --gnss-fix needs it")
-        if "latitude_deg" not in run.keys("gnss"):
-            raise FormatError(
-                f"{path}: the rows have no latitude_deg (a site without a "
-                "georeference); --gnss-fix needs the geodetic output"
-            )
-        columns = run.columns("gnss", GNSS_FIX_COLUMNS)
-        topics.append(gnss_fix_topic(columns, episode, start_ns, where=str(path)))
-    if raw_imu:
-        run.require("imu", " (IMU off); --raw-imu needs it")
-        topics.append(raw_imu_topic(run.columns("imu", RAW_IMU_COLUMNS), episode, start_ns))
-    if not topics:
-        raise FormatError(
-            f"{run.path}: no ins.frames (INS off) and no optional topic chosen; "
-            "nothing to export (add --gnss-fix or --raw-imu)"
-        )
+    sensors = frozenset(s for s in SENSORS if (run.has_ins_frames() if s == "ins" else run.has(s)))
+    geodetic = _geodetic(run, sensors)
+    receiver = str(episode.get("vehicle") or "") != "polaris" and "ins" not in sensors
+    truth, truth_note = _find_truth(run, episode)
+    plan = BagPlan(
+        episode,
+        start_ns,
+        rate_hz,
+        sensors,
+        geodetic,
+        georef=run_georeference(episode, where) if receiver and geodetic else None,
+        truth=truth is not None,
+        gnss_fix=gnss_fix,
+        raw_imu=raw_imu,
+    )
+    plan.check(str(run.path))
+    t0_ns = start_ns + int(
+        seconds_to_ns(np.array([int(episode.get("first_step") or 0) / rate_hz]))[0]
+    )
+    topics = [plan.static_topic(t0_ns)]
+    topics += plan.messages(_RunData(run, sensors, truth, rate_hz))
     meta = {
         "navsense": {
             "navsense_version": str(episode.get("navsense_version", __version__)),
@@ -87,8 +139,24 @@ def write_mcap(
             "noise": str(episode.get("noise", "")),
             "source": json.dumps(episode.get("source", {}), sort_keys=True),
             "run_dir": run_name or run.path.resolve().name,
+            "truth": truth_note,
         }
     }
     with Ros2BagWriter(out, metadata=meta) as bag:
         write_topics(bag, topics)
     return out
+
+
+def _find_truth(run: RunReader, episode: Mapping) -> tuple[Any, str]:
+    """The run's truth source (navsense.stats.find_truth) and a note for the bag's metadata;
+    (None, why) when the run has none or the one it names is gone (then the ground truth's
+    twist is NaN: the bag is still written)."""
+    from navsense.stats import find_truth
+
+    try:
+        truth = find_truth(run.path, episode)
+    except FormatError as exc:
+        return None, f"none: {exc}"
+    if truth is None:
+        return None, "none: no truth.parquet and the run's source names no truth"
+    return truth, truth.description

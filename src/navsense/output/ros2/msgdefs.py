@@ -30,6 +30,8 @@ MSG_BODIES: dict[str, str] = {
     "geometry_msgs/Twist": "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n",
     "geometry_msgs/TwistWithCovariance": "geometry_msgs/Twist twist\nfloat64[36] covariance\n",
     "geometry_msgs/TwistStamped": "std_msgs/Header header\ngeometry_msgs/Twist twist\n",
+    "geometry_msgs/TwistWithCovarianceStamped": "std_msgs/Header header\n"
+    "geometry_msgs/TwistWithCovariance twist\n",
     "geometry_msgs/Transform": "geometry_msgs/Vector3 translation\n"
     "geometry_msgs/Quaternion rotation\n",
     "geometry_msgs/TransformStamped": "std_msgs/Header header\nstring child_frame_id\n"
@@ -52,6 +54,9 @@ MSG_BODIES: dict[str, str] = {
     "float64[9] angular_velocity_covariance\n"
     "geometry_msgs/Vector3 linear_acceleration\n"
     "float64[9] linear_acceleration_covariance\n",
+    "sensor_msgs/MagneticField": "std_msgs/Header header\ngeometry_msgs/Vector3 magnetic_field\n"
+    "float64[9] magnetic_field_covariance\n",
+    "sensor_msgs/FluidPressure": "std_msgs/Header header\nfloat64 fluid_pressure\nfloat64 variance\n",
     "tf2_msgs/TFMessage": "geometry_msgs/TransformStamped[] transforms\n",
 }
 _SEPARATOR = "=" * 80 + "\n"

@@ -1,4 +1,4 @@
-"""The topics of a navsense ROS 2 bag, and the messages of each from navsense's epochs.
+"""The topics of a navsense ROS 2 bag, and the INS topics' messages from navsense's epochs.
 
 Specification "INS and GNSS", section "INS", "Outputs" (ins_to_messages of the ROS 2 bridge,
 conversions.cpp): each INS epoch becomes these messages. Topic names are absolute (as
@@ -17,14 +17,11 @@ Polaris topic            Maxxum topic         message                      heade
 /tf                      /tf                  tf2_msgs/msg/TFMessage       utm -> base_footprint
 =======================  ===================  ===========================  ====================
 
-Optional topics (off by default, beyond the specification):
-
-=======================  ===========================  ==========  ==============================
-/gnss/receiver/fix       sensor_msgs/msg/NavSatFix    gnss_link   the GNSS receiver's own fix
-                                                                  (the GNSS rows), ``gnss_fix``
-/imu/raw                 sensor_msgs/msg/Imu          imu_link    the IMU (its rows),
-                                                                  ``raw_imu``
-=======================  ===========================  ==========  ==============================
+The other topics (:mod:`navsense.output.ros2.sensor_topics`; :mod:`navsense.output.ros2.plan`
+says which a bag has): ``/tf_static`` (every sensor frame from base_footprint,
+:mod:`navsense.output.ros2.mounts`), the Maxxum's topics from its receiver and IMU when its INS
+is off, the receiver's own fix, the raw IMU, the magnetometer, the barometer and the wheel
+odometer.
 
 Contents (INS values from ``ins.frames``, full float64; times from the INS rows)::
 
@@ -47,8 +44,10 @@ Contents (INS values from ``ins.frames``, full float64; times from the INS rows)
                (s_att^2, s_att^2, s_head^2) rad^2, rate s_w^2, specific force s_f^2
     velocity   twist.linear = (InsVelX, Y, Z) m/s, twist.angular = (InsGyroX, Y, Z) * 180/pi deg/s
     truth      the pose without errors in the same UTM frame: (InsTruthX, Y, Z),
-               (InsTruthQx..Qw); twist zero and covariances zero (the frame carries only the
-               truth speed, not the truth velocity vector)
+               (InsTruthQx..Qw); the twist of the truth at the INS point in body FLU axes,
+               R^T v_n and R^T w (navsense.truth.points, "Truth at the INS Point"; from the
+               run's truth at the epoch's physics step, NaN when the run has no truth);
+               covariances zero (the truth has no error)
     /tf        one geometry_msgs/TransformStamped a epoch: utm -> base_footprint, the pose of
                the odometry
 
@@ -58,20 +57,21 @@ Contents (INS values from ``ins.frames``, full float64; times from the INS rows)
 
 Times: every header stamp is start_utc + sample_time_s (sec, nanosec); every message's log time
 and publish time is start_utc + delivery_time_s (the row's delivery at the modelled latency).
-Messages are written in log-time order (ties: topic order of the table, then epoch order).
+Messages are written in log-time order (ties: topic order, then epoch order). The INS at 100 Hz
+on the 120 Hz physics clock samples at steps 1 and 2 apart, so its stamps are 10 ms apart on
+average but its log times (whole physics steps) alternate 8.3 and 16.7 ms: a consumer that
+sorts by header stamp sees the sensor's times, one that plays by log time sees them as a
+receiver of the live stream would (README, "The ROS 2 bag").
 
 Frame ids (navsense's choices where the specification names none): the Polaris IMU message uses
 ``oxts_link`` like the row and ``/oxts/velocity`` -- the bridge publishes both in that frame
-although one is in the OxTS mounting axes and the other in FLU, so a URDF can make only one of
-them right; the Maxxum IMU message is the base_footprint point in body FLU axes, so its frame is
-``base_footprint`` (resolvable with the bag's own /tf). The receiver's fix uses ``gnss_link`` and
-the raw IMU ``imu_link``; the bag carries no transform for those frames.
+although one is in the OxTS mounting axes and the other in FLU, so a transform can make only
+one of them right (``/tf_static`` gives oxts_link the mounting axes: the IMU message's); the
+Maxxum IMU message is the base_footprint point in body FLU axes, so its frame is
+``base_footprint``.
 
-:func:`ins_topic_messages` (INS frames and their times), :func:`gnss_fix_topic` and
-:func:`raw_imu_topic` (columns of the GNSS and IMU rows, as
-:class:`navsense.output.runreader.RunReader` reads them; ``gnss_fix_messages`` and
-``raw_imu_messages`` take row dicts) return :class:`TopicMessages`: each topic's log times and an
-encoder of its messages (:mod:`navsense.output.ros2.cdr`), which
+:func:`ins_topic_messages` (INS frames and their times) returns :class:`TopicMessages`: each
+topic's log times and an encoder of its messages (:mod:`navsense.output.ros2.cdr`), which
 :func:`navsense.output.ros2.bag.write_topics` writes in log-time order.
 """
 
@@ -83,7 +83,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navsense.errors import FormatError
 from navsense.output.frames import INS_FIELD_INDEX
 from navsense.output.ros2.cdr import (
     COV3_DIAG,
@@ -98,25 +97,23 @@ from navsense.output.ros2.cdr import (
     tf_layout,
     twist_stamped_layout,
 )
-from navsense.output.runreader import FLOAT, TEXT, columns_of_rows, vector
+from navsense.output.ros2.mounts import OXTS_MOUNT_XYZW
 from navsense.rotation import quat_multiply
 
 __all__ = [
-    "GNSS_FIX_COLUMNS",
+    "BARO_TOPIC",
     "GNSS_FIX_TOPIC",
+    "MAG_TOPIC",
+    "MAXXUM_RECEIVER_TOPICS",
     "MAXXUM_TOPICS",
-    "NAVSAT_STATUS_OF_FIX",
-    "OXTS_MOUNT_XYZW",
     "POLARIS_TOPICS",
-    "RAW_IMU_COLUMNS",
     "RAW_IMU_TOPIC",
+    "RECEIVER_FIX_FRAME_BESIDE_INS",
+    "TF_STATIC_TOPIC",
     "TopicMessages",
     "TopicSpec",
-    "gnss_fix_messages",
-    "gnss_fix_topic",
+    "WHEEL_TOPIC",
     "ins_topic_messages",
-    "raw_imu_messages",
-    "raw_imu_topic",
     "seconds_to_ns",
     "topics_for",
     "utc_ns",
@@ -125,32 +122,22 @@ __all__ = [
 # sensor_msgs/NavSatStatus and NavSatFix constants
 STATUS_NO_FIX, STATUS_FIX, STATUS_SBAS_FIX, STATUS_GBAS_FIX = -1, 0, 1, 2
 SERVICE_GPS, SERVICE_GLONASS, SERVICE_GALILEO = 1, 2, 8
-COVARIANCE_TYPE_UNKNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN = 0, 2
-# gnss.jsonl fix_type -> NavSatStatus.status (the receiver's own fix, --gnss-fix)
-NAVSAT_STATUS_OF_FIX = {
-    "no_fix": STATUS_NO_FIX,
-    "single": STATUS_FIX,
-    "dgps": STATUS_SBAS_FIX,
-    "rtk_float": STATUS_GBAS_FIX,
-    "rtk_fixed": STATUS_GBAS_FIX,
-}
+COVARIANCE_TYPE_UNKNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN, COVARIANCE_TYPE_KNOWN = 0, 2, 3
 INS_FIX_STATUS = STATUS_GBAS_FIX  # spec "Fix and UTM Odometry": status 2 (RTK)
 INS_FIX_SERVICE = SERVICE_GPS  # spec "Outputs": service 1
-
-# spec "Outputs": q_imu = q_ins (x) (1/sqrt2, 1/sqrt2, 0, 0)_xyzw -- the rotation from the OxTS
-# mounting axes (x left, y forward, z down) to body FLU (a half turn about (1, 1, 0)/sqrt2)
-OXTS_MOUNT_XYZW = np.array([math.sqrt(0.5), math.sqrt(0.5), 0.0, 0.0])
 _RAD_TO_DEG = 180.0 / math.pi
 
 
 @dataclass(frozen=True)
 class TopicSpec:
-    """One topic of the bag: name, message type, header frame id, child frame id."""
+    """One topic of the bag: name, message type, header frame id, child frame id; ``latched``:
+    offered as a latched topic (transient-local durability, :mod:`navsense.output.ros2.bag`)."""
 
     topic: str
     msg_type: str
     frame_id: str
     child_frame_id: str = ""
+    latched: bool = False
 
 
 POLARIS_TOPICS: dict[str, TopicSpec] = {
@@ -168,8 +155,23 @@ MAXXUM_TOPICS: dict[str, TopicSpec] = {
     "truth": TopicSpec("/ground_truth/odom", "nav_msgs/msg/Odometry", "utm", "base_footprint"),
     "tf": TopicSpec("/tf", "tf2_msgs/msg/TFMessage", "utm", "base_footprint"),
 }
+#: The Maxxum's topics when its INS is off: from its GNSS receiver and its IMU.
+MAXXUM_RECEIVER_TOPICS: dict[str, TopicSpec] = {
+    "odom": TopicSpec("/odom", "nav_msgs/msg/Odometry", "utm", "gnss_link"),
+    "fix": TopicSpec("/gnss/fix", "sensor_msgs/msg/NavSatFix", "gnss_link"),
+    "imu": TopicSpec("/imu/data", "sensor_msgs/msg/Imu", "imu_link"),
+    "truth": TopicSpec("/ground_truth/odom", "nav_msgs/msg/Odometry", "utm", "base_footprint"),
+}
+TF_STATIC_TOPIC = TopicSpec("/tf_static", "tf2_msgs/msg/TFMessage", "base_footprint", latched=True)
 GNSS_FIX_TOPIC = TopicSpec("/gnss/receiver/fix", "sensor_msgs/msg/NavSatFix", "gnss_link")
+#: The receiver's fix in a Maxxum bag with the INS on, whose /gnss/fix holds gnss_link.
+RECEIVER_FIX_FRAME_BESIDE_INS = "gnss_antenna_link"
 RAW_IMU_TOPIC = TopicSpec("/imu/raw", "sensor_msgs/msg/Imu", "imu_link")
+MAG_TOPIC = TopicSpec("/imu/mag", "sensor_msgs/msg/MagneticField", "mag_link")
+BARO_TOPIC = TopicSpec("/baro/pressure", "sensor_msgs/msg/FluidPressure", "baro_link")
+WHEEL_TOPIC = TopicSpec(
+    "/wheel/twist", "geometry_msgs/msg/TwistWithCovarianceStamped", "base_footprint"
+)
 
 
 def topics_for(vehicle: str) -> dict[str, TopicSpec]:
@@ -207,11 +209,13 @@ def ins_topic_messages(
     delivery_time_s: np.ndarray,
     episode: Mapping,
     start_ns: int,
+    truth_twist: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[TopicMessages]:
     """The INS topics of a vehicle (module docstring) of ``frames`` (m, 40), the ``ins.frames``
     records, whose rows have the sample and delivery times given (s). ``episode``: the run's
     episode.json or its keys ``vehicle``, ``noise`` and ``config``; ``start_ns`` start_utc in
-    ns since the Unix epoch."""
+    ns since the Unix epoch. ``truth_twist``: the truth's body-frame linear (m/s) and angular
+    (rad/s) velocity at the INS point, (m, 3) each (None: unknown, NaN)."""
     topics = topics_for(str(episode.get("vehicle", "")))
     polaris = topics is POLARIS_TOPICS
     stamp = start_ns + seconds_to_ns(sample_time_s)
@@ -244,7 +248,10 @@ def ins_topic_messages(
         imu_rate, imu_accel = swap(gyro), swap(accel)
     else:
         imu_q, imu_rate, imu_accel = q_enu, gyro, accel
-    zeros3 = np.zeros((len(cov), 3))
+    if truth_twist is None:
+        truth_lin = truth_ang = np.full((len(cov), 3), np.nan)
+    else:
+        truth_lin, truth_ang = truth_twist
 
     streams = []
     spec = topics["odom"]
@@ -326,8 +333,8 @@ def ins_topic_messages(
                 truth_pos[a:b],
                 truth_q[a:b],
                 0.0,
-                zeros3[a:b],
-                zeros3[a:b],
+                truth_lin[a:b],
+                truth_ang[a:b],
                 0.0,
             ),
         )
@@ -340,119 +347,6 @@ def ins_topic_messages(
         )
     )
     return streams
-
-
-#: The GNSS rows' columns of /gnss/receiver/fix (navsense.output.runreader kinds).
-GNSS_FIX_COLUMNS = {
-    "sample_time_s": FLOAT,
-    "delivery_time_s": FLOAT,
-    "fix_type": TEXT,
-    "latitude_deg": FLOAT,
-    "longitude_deg": FLOAT,
-    "ellipsoidal_height_m": FLOAT,
-    "covariance_enu_m2": vector(9),
-}
-#: The IMU rows' columns of /imu/raw.
-RAW_IMU_COLUMNS = {
-    "sample_time_s": FLOAT,
-    "delivery_time_s": FLOAT,
-    "specific_force_flu_mps2": vector(3),
-    "angular_velocity_flu_radps": vector(3),
-}
-
-
-def gnss_fix_topic(
-    columns: Mapping[str, np.ndarray], episode: Mapping, start_ns: int, where: str = "gnss.jsonl"
-) -> TopicMessages:
-    """/gnss/receiver/fix of the GNSS receiver's epochs: ``columns`` as :data:`GNSS_FIX_COLUMNS`
-    (NaN where a row has null: no fix); ``where`` names the rows in errors. ``episode``,
-    ``start_ns``: as :func:`ins_topic_messages`."""
-    fix = columns["fix_type"].tolist()
-    try:
-        status = np.array([NAVSAT_STATUS_OF_FIX[f] for f in fix], dtype=np.int8)
-    except KeyError as exc:
-        raise FormatError(
-            f"{where}: fix_type {exc.args[0]!r} is not one of {', '.join(NAVSAT_STATUS_OF_FIX)}"
-        ) from None
-    geo = np.stack(
-        [columns["latitude_deg"], columns["longitude_deg"], columns["ellipsoidal_height_m"]],
-        axis=-1,
-    ).reshape(-1, 3)
-    cov9 = np.asarray(columns["covariance_enu_m2"], dtype=np.float64).reshape(-1, 9)
-    cov9 = np.where(np.isnan(cov9), 0.0, cov9)  # no fix: zeros, COVARIANCE_TYPE_UNKNOWN
-    cov_type = np.where(
-        status == STATUS_NO_FIX, COVARIANCE_TYPE_UNKNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN
-    ).astype(np.uint8)
-    systems = episode.get("config", {}).get("gnss", {}).get("constellations", {})
-    service = (
-        (SERVICE_GPS if systems.get("gps", True) else 0)
-        | (SERVICE_GLONASS if systems.get("glonass", False) else 0)
-        | (SERVICE_GALILEO if systems.get("galileo", False) else 0)
-    )
-    stamp = start_ns + seconds_to_ns(columns["sample_time_s"])
-    log = start_ns + seconds_to_ns(columns["delivery_time_s"])
-    spec = GNSS_FIX_TOPIC
-    lay = navsatfix_layout(spec.frame_id)
-    return TopicMessages(
-        spec,
-        log,
-        lambda a, b: encode_navsatfix(
-            lay,
-            stamp[a:b],
-            status[a:b],
-            service,
-            geo[a:b, 0],
-            geo[a:b, 1],
-            geo[a:b, 2],
-            cov9[a:b],
-            cov_type[a:b],
-        ),
-    )
-
-
-def gnss_fix_messages(
-    rows: list[dict], episode: Mapping, start_ns: int, where: str = "gnss.jsonl"
-) -> TopicMessages:
-    """:func:`gnss_fix_topic` of the GNSS receiver's row dicts (``gnss.jsonl``'s, or
-    SensorStream's)."""
-    if rows and "latitude_deg" not in rows[0]:
-        raise FormatError(
-            f"{where}: the rows have no latitude_deg (a site without a "
-            "georeference); --gnss-fix needs the geodetic output"
-        )
-    return gnss_fix_topic(columns_of_rows(rows, GNSS_FIX_COLUMNS), episode, start_ns, where)
-
-
-def raw_imu_topic(
-    columns: Mapping[str, np.ndarray], episode: Mapping, start_ns: int
-) -> TopicMessages:
-    """/imu/raw of the IMU's samples: ``columns`` as :data:`RAW_IMU_COLUMNS`; ``episode``,
-    ``start_ns``: as :func:`ins_topic_messages`."""
-    force = np.asarray(columns["specific_force_flu_mps2"], dtype=np.float64).reshape(-1, 3)
-    rate = np.asarray(columns["angular_velocity_flu_radps"], dtype=np.float64).reshape(-1, 3)
-    imu_cfg = episode.get("config", {}).get("imu", {})
-    k = 1.0 if episode.get("noise", True) else 0.0
-    accel_cov9 = np.diag([(k * float(imu_cfg.get("accel_std_mps2", 0.0))) ** 2] * 3).ravel()
-    rate_cov9 = np.diag([(k * float(imu_cfg.get("gyro_std_radps", 0.0))) ** 2] * 3).ravel()
-    q_cov9 = np.zeros(9)
-    q_cov9[0] = -1.0  # sensor_msgs/Imu: no orientation estimate
-    q_none = np.zeros((len(force), 4))
-    stamp = start_ns + seconds_to_ns(columns["sample_time_s"])
-    log = start_ns + seconds_to_ns(columns["delivery_time_s"])
-    spec = RAW_IMU_TOPIC
-    lay = imu_layout(spec.frame_id)
-    return TopicMessages(
-        spec,
-        log,
-        lambda a, b: encode_imu(
-            lay, stamp[a:b], q_none[a:b], q_cov9, rate[a:b], rate_cov9, force[a:b], accel_cov9
-        ),
-    )
-
-
-def raw_imu_messages(rows: list[dict], episode: Mapping, start_ns: int) -> TopicMessages:
-    """:func:`raw_imu_topic` of the IMU's row dicts (``imu.jsonl``'s, or SensorStream's)."""
-    return raw_imu_topic(columns_of_rows(rows, RAW_IMU_COLUMNS), episode, start_ns)
 
 
 def utc_ns(text: str) -> int:

@@ -1,0 +1,319 @@
+"""Which topics a run's bag has, and their messages from the run's data.
+
+One rule for the bag export (:mod:`navsense.output.ros2.export`, from a run directory) and for
+live serving (:mod:`navsense.live.server`, from the rows as they are delivered): a
+:class:`BagPlan` lists the topics (:meth:`BagPlan.specs`, in the bag's order) and builds their
+messages (:meth:`BagPlan.messages`) from a :class:`BagData` (the rows' columns, the INS frames,
+the truth at physics steps).
+
+Topics, in this order (ties in log time are written in it):
+
+1. ``/tf_static`` (latched): one message at the run's first physics step, the transforms from
+   base_footprint to every frame a topic names and every frame of the run's sensors
+   (:mod:`navsense.output.ros2.mounts`);
+2. with the INS on, the vehicle's INS topics (:mod:`navsense.output.ros2.topics`); with the INS
+   off, for the Maxxum, its topics from its receiver and IMU: ``/odom`` and ``/gnss/fix`` (the
+   receiver on, with a georeference), ``/imu/data`` (the IMU on), ``/ground_truth/odom`` (the
+   receiver on, with a georeference and the run's truth);
+3. ``/gnss/receiver/fix`` (``gnss_fix``), ``/imu/raw`` (``raw_imu``);
+4. ``/imu/mag``, ``/baro/pressure``, ``/wheel/twist``: the magnetometer, barometer and wheel
+   odometer whenever the run has them (:mod:`navsense.output.ros2.sensor_topics`).
+
+The truth (ground truth twist, the Maxxum's receiver-side ground truth) is the run's truth at
+the epochs' physics steps k = round(sample_time_s physics_hz).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from navsense.errors import FormatError
+from navsense.output.ros2.cdr import encode_transforms, transforms_layout
+from navsense.output.ros2.mounts import (
+    BASE_FRAME,
+    WORLD_FRAME,
+    chassis_points,
+    sensor_mounts,
+    static_transforms,
+)
+from navsense.output.ros2.sensor_topics import (
+    BARO_COLUMNS,
+    GNSS_FIX_COLUMNS,
+    MAG_COLUMNS,
+    RAW_IMU_COLUMNS,
+    RECEIVER_ODOM_COLUMNS,
+    WHEEL_COLUMNS,
+    baro_topic,
+    gnss_fix_topic,
+    mag_topic,
+    raw_imu_topic,
+    receiver_odom_topic,
+    truth_odom_topic,
+    wheel_topic,
+)
+from navsense.output.ros2.topics import (
+    BARO_TOPIC,
+    GNSS_FIX_TOPIC,
+    MAG_TOPIC,
+    MAXXUM_RECEIVER_TOPICS,
+    RAW_IMU_TOPIC,
+    RECEIVER_FIX_FRAME_BESIDE_INS,
+    TF_STATIC_TOPIC,
+    WHEEL_TOPIC,
+    TopicMessages,
+    TopicSpec,
+    ins_topic_messages,
+    topics_for,
+)
+from navsense.output.ros2.topics import utc_ns as _utc_ns
+from navsense.truth.points import point_kinematics
+
+__all__ = ["BagData", "BagPlan", "SENSORS", "sensors_of_config"]
+
+SENSORS = ("ins", "gnss", "imu", "mag", "baro", "odom")  # the configuration's sensor sections
+
+
+class BagData(Protocol):
+    """A run's data for :meth:`BagPlan.messages`."""
+
+    def has(self, sensor: str) -> bool:
+        """True when there are rows of ``sensor`` to encode."""
+
+    def columns(self, sensor: str, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The columns ``spec`` of ``sensor``'s rows (navsense.output.runreader kinds)."""
+
+    def ins_epochs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The INS frames (m, 40) and their rows' sample and delivery times (m,) each."""
+
+    def truth_rows(self, steps: np.ndarray) -> dict | None:
+        """The truth at the sorted, unique physics ``steps`` (navsense.stats.truth_at_steps's
+        rows), or None without a truth."""
+
+
+def _steps(t_s: np.ndarray, rate_hz: float) -> np.ndarray:
+    return np.rint(np.asarray(t_s, dtype=np.float64) * rate_hz).astype(np.int64)
+
+
+def _truth_at(data: BagData, t_s: np.ndarray, rate_hz: float) -> dict | None:
+    """The truth rows at the epochs' sample steps (one row an epoch), or None."""
+    steps = _steps(t_s, rate_hz)
+    wanted, index = np.unique(steps, return_inverse=True)
+    rows = data.truth_rows(wanted)
+    if rows is None:
+        return None
+    return {k: v[index] for k, v in rows.items()}
+
+
+@dataclass(frozen=True)
+class BagPlan:
+    """The topics of a run's bag (module docstring).
+
+    ``episode``: episode.json, or its keys ``vehicle``, ``noise``, ``config`` (and ``ins``);
+    ``start_ns`` start_utc in ns; ``rate_hz`` the physics rate; ``sensors`` the run's sensors
+    (of :data:`SENSORS`); ``geodetic``: the GNSS rows have the geodetic output (a site with a
+    georeference); ``georef``: the site's Georeference (needed for the Maxxum's topics without
+    INS); ``truth``: the run's truth is known; ``gnss_fix``, ``raw_imu``: the optional topics.
+    """
+
+    episode: Mapping
+    start_ns: int
+    rate_hz: float
+    sensors: frozenset[str]
+    geodetic: bool
+    georef: Any = None
+    truth: bool = True
+    gnss_fix: bool = False
+    raw_imu: bool = False
+    _specs: list[TopicSpec] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._specs.extend(self._make_specs())
+
+    @classmethod
+    def of_config(
+        cls,
+        cfg: Mapping,
+        vehicle: str,
+        site: Any,
+        rate_hz: float,
+        *,
+        gnss_fix: bool = False,
+        raw_imu: bool = False,
+    ) -> BagPlan:
+        """The plan of a run about to be made (live serving, ``simulate --mcap``'s checks):
+        ``cfg`` the effective configuration, ``site`` a navsense.site.Site or None; the truth
+        is known (it is being fed)."""
+        episode = {"vehicle": vehicle, "noise": cfg.get("noise", True), "config": cfg}
+        sensors = sensors_of_config(cfg)
+        geodetic = site is not None and site.georeference is not None
+        georef = None
+        if vehicle != "polaris" and "ins" not in sensors and geodetic:
+            datum = cfg["gnss"]["datum"]
+            georef = site.make_georeference(datum["start_utc"], datum)
+        return cls(
+            episode,
+            _utc_ns(cfg["gnss"]["datum"]["start_utc"]),
+            rate_hz,
+            sensors,
+            geodetic,
+            georef=georef,
+            gnss_fix=gnss_fix,
+            raw_imu=raw_imu,
+        )
+
+    @property
+    def vehicle(self) -> str:
+        return str(self.episode.get("vehicle") or "")
+
+    @property
+    def receiver_topics(self) -> bool:
+        """The Maxxum's topics come from its receiver and IMU (its INS is off)."""
+        return self.vehicle != "polaris" and "ins" not in self.sensors
+
+    @property
+    def _gnss_link_is_ins(self) -> bool:
+        return self.vehicle != "polaris" and "ins" in self.sensors
+
+    def _make_specs(self) -> list[TopicSpec]:
+        specs = [TF_STATIC_TOPIC]
+        on = self.sensors.__contains__
+        if on("ins"):
+            specs += topics_for(self.vehicle).values()
+        elif self.receiver_topics:
+            gnss = on("gnss") and self.geodetic and self.georef is not None
+            rx = MAXXUM_RECEIVER_TOPICS
+            specs += [rx["odom"], rx["fix"]] if gnss else []
+            specs += [rx["imu"]] if on("imu") else []
+            specs += [rx["truth"]] if gnss and self.truth else []
+        if self.gnss_fix:
+            frame = RECEIVER_FIX_FRAME_BESIDE_INS if self._gnss_link_is_ins else "gnss_link"
+            specs.append(TopicSpec(GNSS_FIX_TOPIC.topic, GNSS_FIX_TOPIC.msg_type, frame))
+        if self.raw_imu:
+            specs.append(RAW_IMU_TOPIC)
+        for sensor, spec in (("mag", MAG_TOPIC), ("baro", BARO_TOPIC), ("odom", WHEEL_TOPIC)):
+            if on(sensor):
+                specs.append(spec)
+        return specs
+
+    def check(self, where: str) -> None:
+        """FormatError (prefixed with ``where``) when an optional topic's sensor is missing or
+        the bag would have nothing but ``/tf_static``."""
+        if self.gnss_fix and "gnss" not in self.sensors:
+            raise FormatError(f"{where}: no GNSS rows (GNSS receiver off); --gnss-fix needs it")
+        if self.gnss_fix and not self.geodetic:
+            raise FormatError(
+                f"{where}: the GNSS rows have no latitude_deg (a site without a "
+                "georeference); --gnss-fix needs the geodetic output"
+            )
+        if self.raw_imu and "imu" not in self.sensors:
+            raise FormatError(f"{where}: no IMU rows (IMU off); --raw-imu needs it")
+        if len(self._specs) == 1:
+            raise FormatError(
+                f"{where}: no topic to write (the INS is off and no other sensor of the bag "
+                "is on; add --gnss-fix or --raw-imu, or turn on --mag, --baro or --odom)"
+            )
+
+    def specs(self) -> list[TopicSpec]:
+        """Every topic of the bag, in the bag's order."""
+        return list(self._specs)
+
+    def frames(self) -> list[str]:
+        """The sensor frames of ``/tf_static``: every frame a topic names, then every frame of
+        the run's sensors (base_footprint and utm left out)."""
+        named: list[str] = []
+        for spec in self._specs[1:]:
+            named += [spec.frame_id, spec.child_frame_id]
+        on = self.sensors.__contains__
+        named += ["gnss_antenna_link" if self._gnss_link_is_ins else "gnss_link"] * on("gnss")
+        named += ["imu_link"] * on("imu") + ["mag_link"] * on("mag") + ["baro_link"] * on("baro")
+        out: list[str] = []
+        for f in named:
+            if f and f not in (BASE_FRAME, WORLD_FRAME) and f not in out:
+                out.append(f)
+        return out
+
+    def static_topic(self, t_ns: int) -> TopicMessages:
+        """``/tf_static``: one message, stamp and log time ``t_ns``."""
+        mounts = sensor_mounts(self.episode, gnss_link_is_ins=self._gnss_link_is_ins)
+        pairs, translation, rotation = static_transforms(self.frames(), mounts)
+        lay = transforms_layout(pairs)
+        stamp = np.array([t_ns], dtype=np.int64)
+        return TopicMessages(
+            TF_STATIC_TOPIC,
+            stamp,
+            lambda a, b: encode_transforms(lay, stamp, translation, rotation),
+        )
+
+    def messages(
+        self, data: BagData, wanted: Callable[[str], bool] = lambda topic: True
+    ) -> list[TopicMessages]:
+        """The messages of every topic but ``/tf_static`` whose data ``data`` has and for which
+        ``wanted(topic)`` is true, in the bag's topic order."""
+        ep, start = self.episode, self.start_ns
+        names = {s.topic for s in self._specs if wanted(s.topic)}
+        out: list[TopicMessages] = []
+        if "ins" in self.sensors and data.has("ins"):
+            ins_specs = topics_for(self.vehicle)
+            if names & {s.topic for s in ins_specs.values()}:
+                frames, t_sample, t_delivery = data.ins_epochs()
+                twist = None
+                if ins_specs["truth"].topic in names:
+                    rows = _truth_at(data, t_sample, self.rate_hz)
+                    if rows is not None:
+                        k = point_kinematics(rows, chassis_points(ep)["ins"])
+                        twist = (k["velocity_body_mps"], k["angular_body_radps"])
+                out += ins_topic_messages(frames, t_sample, t_delivery, ep, start, twist)
+        rx = MAXXUM_RECEIVER_TOPICS
+        gnss_cols: dict[str, np.ndarray] | None = None
+
+        def gnss() -> dict[str, np.ndarray]:
+            nonlocal gnss_cols
+            if gnss_cols is None:
+                gnss_cols = data.columns("gnss", self._gnss_columns())
+            return gnss_cols
+
+        receiver = self.receiver_topics and data.has("gnss")
+        if receiver and rx["odom"].topic in names:
+            out.append(receiver_odom_topic(rx["odom"], gnss(), self.georef, start, ep))
+        if receiver and rx["fix"].topic in names:
+            out.append(gnss_fix_topic(rx["fix"], gnss(), ep, start))
+        if self.receiver_topics and data.has("imu") and rx["imu"].topic in names:
+            cols = data.columns("imu", RAW_IMU_COLUMNS)
+            out.append(raw_imu_topic(rx["imu"], cols, ep, start))
+        if receiver and rx["truth"].topic in names:
+            cols = gnss()
+            rows = _truth_at(data, cols["sample_time_s"], self.rate_hz)
+            if rows is not None:
+                k = point_kinematics(rows, chassis_points(ep)["base_footprint"])
+                out.append(
+                    truth_odom_topic(rx["truth"], cols, k, rows["q_xyzw"], self.georef, start, ep)
+                )
+        for spec in self._specs:
+            if spec.topic not in names:
+                continue
+            if spec.topic == GNSS_FIX_TOPIC.topic and data.has("gnss"):
+                out.append(gnss_fix_topic(spec, gnss(), ep, start))
+            elif spec is RAW_IMU_TOPIC and data.has("imu"):
+                out.append(raw_imu_topic(spec, data.columns("imu", RAW_IMU_COLUMNS), ep, start))
+            elif spec is MAG_TOPIC and data.has("mag"):
+                out.append(mag_topic(spec, data.columns("mag", MAG_COLUMNS), ep, start))
+            elif spec is BARO_TOPIC and data.has("baro"):
+                out.append(baro_topic(spec, data.columns("baro", BARO_COLUMNS), ep, start))
+            elif spec is WHEEL_TOPIC and data.has("odom"):
+                out.append(wheel_topic(spec, data.columns("odom", WHEEL_COLUMNS), ep, start))
+        return out
+
+    def _gnss_columns(self) -> dict[str, Any]:
+        spec: dict[str, Any] = dict(GNSS_FIX_COLUMNS)
+        if self.receiver_topics:
+            spec.update(RECEIVER_ODOM_COLUMNS)
+        return spec
+
+
+def sensors_of_config(cfg: Mapping) -> frozenset[str]:
+    """The sensors a configuration turns on."""
+    return frozenset(s for s in SENSORS if (cfg.get(s) or {}).get("enabled"))
