@@ -1,4 +1,5 @@
-"""Rotation helpers: one row (the streaming step) gives the bits of the same row in a block."""
+"""Rotation helpers: the formulas as written, bit for bit; one row (the streaming step) gives the
+bits of the same row in a block."""
 
 import numpy as np
 import pytest
@@ -26,6 +27,41 @@ def test_matrices_and_products_agree_with_scipy(rows):
         rot.rotate(rot.quat_to_matrix(q), v), Rotation.from_quat(q).apply(v), atol=1e-14
     )
     np.testing.assert_allclose(rot.cross(v, q2[:, :3]), np.cross(v, q2[:, :3]), atol=1e-15)
+
+
+def test_products_are_the_formulas_evaluated_left_to_right_bit_for_bit(rows):
+    """R(q), a (x) b and a x b equal their formulas written out on columns, every bit."""
+    q, q2, v, _ = rows
+    x, y, z, w = q.T
+    r = rot.quat_to_matrix(q)
+    want = [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
+        [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
+        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
+    ]
+    for i in range(3):
+        for j in range(3):
+            assert r[:, i, j].tobytes() == want[i][j].tobytes(), (i, j)
+    ax, ay, az, aw = q.T
+    bx, by, bz, bw = q2.T
+    want_q = np.stack(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ],
+        axis=-1,
+    )
+    assert rot.quat_multiply(q, q2).tobytes() == want_q.tobytes()
+    a, b = v.T, q2[:, :3].T
+    want_c = np.stack(
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], axis=-1
+    )
+    assert rot.cross(v, q2[:, :3]).tobytes() == want_c.tobytes()
+    # signed zeros as written: 2 (xy - wz) of -0.0 and +0.0 is -0.0
+    zero = rot.quat_to_matrix(np.array([-0.0, 1.0, 0.0, 1.0]))
+    assert np.signbit(zero[0, 1]) == np.signbit(2.0 * (-0.0 * 1.0 - 1.0 * 0.0))
 
 
 def test_one_row_equals_its_row_of_a_block_bit_for_bit(rows):

@@ -3,9 +3,9 @@
 Quaternions are x, y, z, w (scalar last), active rotations (body -> world), shape (..., 4);
 vectors (..., 3); matrices (..., 3, 3). The output rank never depends on the number of rows.
 
-A single row (shape (k,) or (1, k), the streaming API's one physics step) is computed on Python
-floats with the very same operations in the same order: IEEE binary64 gives the same bits as the
-array code, at a tenth of the cost of numpy's per-call overhead on one row.
+Every element is the formula of the docstring evaluated left to right, written out term by term
+(no BLAS, einsum or matmul, whose summation order may depend on the number of rows), so batch,
+chunks and single steps give identical bits.
 """
 
 from __future__ import annotations
@@ -16,21 +16,18 @@ import numpy as np
 
 __all__ = [
     "cross",
-    "matrix_floats",
-    "multiply_floats",
-    "about_axis_floats",
     "quat_to_matrix",
     "quat_multiply",
     "quat_conjugate",
     "rotate",
     "rotate_inverse",
+    "quat_about_axes",
     "quat_about_z",
     "quat_about_y",
     "quat_about_x",
     "quat_from_euler_zyx",
     "euler_zyx_of_quat",
     "wrap_angle",
-    "quat_normalize",
     "matrix_product",
     "euler_321_to_dcm",
     "mrp_to_dcm",
@@ -38,70 +35,14 @@ __all__ = [
 ]
 
 
-def quat_normalize(q: np.ndarray) -> np.ndarray:
-    """q / |q|."""
-    q = np.asarray(q, dtype=np.float64)
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
-
-
-def _one_row(*arrays) -> bool:
-    """True when every array is one row: shape (k,) or (1, k), the same for all."""
-    shape = arrays[0].shape
-    return (
-        len(shape) <= 2
-        and (len(shape) == 1 or shape[0] == 1)
-        and all(a.shape == shape for a in arrays[1:])
-    )
-
-
-def _one_shape(r: np.ndarray, v: np.ndarray) -> tuple:
-    """The shape R v has for one matrix and one vector: the larger of (..., 3) of either."""
-    return r.shape[:-1] if r.ndim - 1 >= v.ndim else v.shape
-
-
-def matrix_floats(x: float, y: float, z: float, w: float) -> tuple:
-    """R of one unit quaternion on Python floats: (r00, r01, r02, r10, ..., r22), row by row."""
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz = x * y, x * z, y * z
-    wx, wy, wz = w * x, w * y, w * z
-    return (
-        1.0 - 2.0 * (yy + zz),
-        2.0 * (xy - wz),
-        2.0 * (xz + wy),
-        2.0 * (xy + wz),
-        1.0 - 2.0 * (xx + zz),
-        2.0 * (yz - wx),
-        2.0 * (xz - wy),
-        2.0 * (yz + wx),
-        1.0 - 2.0 * (xx + yy),
-    )
-
-
-def multiply_floats(a, b) -> tuple:
-    """a (x) b of two quaternions given as 4 Python floats each (x, y, z, w)."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    )
-
-
-def about_axis_floats(angle_rad: float, axis: int) -> tuple:
-    """q about axis 0 (x), 1 (y) or 2 (z) by a Python float angle, as 4 floats."""
-    half = 0.5 * angle_rad
-    q = [0.0, 0.0, 0.0, float(np.cos(half))]  # numpy's cos and sin: the bits of the array code
-    q[axis] = float(np.sin(half))
-    return tuple(q)
-
-
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix R (..., 3, 3) of the unit quaternion q (..., 4), x, y, z, w order."""
+    """Rotation matrix R (..., 3, 3) of the unit quaternion q (..., 4), x, y, z, w order::
+
+    R = [[1 - 2 (yy + zz),  2 (xy - wz),      2 (xz + wy)    ],
+         [2 (xy + wz),      1 - 2 (xx + zz),  2 (yz - wx)    ],
+         [2 (xz - wy),      2 (yz + wx),      1 - 2 (xx + yy)]]
+    """
     q = np.asarray(q, dtype=np.float64)
-    if _one_row(q):
-        return np.array(matrix_floats(*q.reshape(4).tolist())).reshape(q.shape[:-1] + (3, 3))
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
@@ -120,22 +61,8 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
 
 
 def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """R v for matrices (..., 3, 3) and vectors (..., 3).
-
-    Written out term by term (not einsum or matmul) so that each element is computed the same
-    way whatever the number of rows: batch, chunks and single steps give identical bits.
-    """
+    """R v for matrices (..., 3, 3) and vectors (..., 3): r_i0 v0 + r_i1 v1 + r_i2 v2."""
     v = np.asarray(v, dtype=np.float64)
-    if r.size == 9 and v.size == 3:
-        (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.reshape(3, 3).tolist()
-        v0, v1, v2 = v.reshape(3).tolist()
-        return np.array(
-            [
-                r00 * v0 + r01 * v1 + r02 * v2,
-                r10 * v0 + r11 * v1 + r12 * v2,
-                r20 * v0 + r21 * v1 + r22 * v2,
-            ]
-        ).reshape(_one_shape(r, v))
     return (
         r[..., :, 0] * v[..., None, 0]
         + r[..., :, 1] * v[..., None, 1]
@@ -144,18 +71,8 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """R^T v for matrices (..., 3, 3) and vectors (..., 3) (term by term, like :func:`rotate`)."""
+    """R^T v for matrices (..., 3, 3) and vectors (..., 3): r_0i v0 + r_1i v1 + r_2i v2."""
     v = np.asarray(v, dtype=np.float64)
-    if r.size == 9 and v.size == 3:
-        (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.reshape(3, 3).tolist()
-        v0, v1, v2 = v.reshape(3).tolist()
-        return np.array(
-            [
-                r00 * v0 + r10 * v1 + r20 * v2,
-                r01 * v0 + r11 * v1 + r21 * v2,
-                r02 * v0 + r12 * v1 + r22 * v2,
-            ]
-        ).reshape(_one_shape(r, v))
     return (
         r[..., 0, :] * v[..., None, 0]
         + r[..., 1, :] * v[..., None, 1]
@@ -164,24 +81,24 @@ def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a (x) b (apply b first, then a), x, y, z, w order."""
+    """Hamilton product a (x) b (apply b first, then a), x, y, z, w order::
+
+    x = aw bx + ax bw + ay bz - az by
+    y = aw by - ax bz + ay bw + az bx
+    z = aw bz + ax by - ay bx + az bw
+    w = aw bw - ax bx - ay by - az bz
+    """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    if _one_row(a, b):
-        return np.array(multiply_floats(a.reshape(4).tolist(), b.reshape(4).tolist())).reshape(
-            a.shape
-        )
     ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ],
-        axis=-1,
-    )
+    x = aw * bx + ax * bw + ay * bz - az * by
+    out = np.empty(x.shape + (4,))
+    out[..., 0] = x
+    out[..., 1] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 2] = aw * bz + ax * by - ay * bx + az * bw
+    out[..., 3] = aw * bw - ax * bx - ay * by - az * bz
+    return out
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -190,31 +107,36 @@ def quat_conjugate(q: np.ndarray) -> np.ndarray:
     return np.concatenate([-q[..., :3], q[..., 3:]], axis=-1)
 
 
-def _about_axis(angle_rad: np.ndarray, axis: int) -> np.ndarray:
+def quat_about_axes(angle_rad, axes) -> np.ndarray:
+    """Rotations about coordinate axes: q = (sin(angle / 2) e_axis, cos(angle / 2)).
+
+    ``axes``: 0 (x), 1 (y) or 2 (z) for every angle, or a sequence of k axes, one for each
+    element of the last dimension of ``angle_rad`` (..., k). Returns angle_rad.shape + (4,).
+    """
     angle_rad = np.asarray(angle_rad, dtype=np.float64)
-    if angle_rad.size == 1 and angle_rad.ndim <= 1:
-        return np.array(about_axis_floats(float(angle_rad.reshape(())), axis)).reshape(
-            angle_rad.shape + (4,)
-        )
+    half = 0.5 * angle_rad
     q = np.zeros(angle_rad.shape + (4,))
-    q[..., axis] = np.sin(0.5 * angle_rad)
-    q[..., 3] = np.cos(0.5 * angle_rad)
+    if isinstance(axes, int):
+        q[..., axes] = np.sin(half)
+    else:
+        q[..., np.arange(len(axes)), axes] = np.sin(half)
+    q[..., 3] = np.cos(half)
     return q
 
 
 def quat_about_z(angle_rad) -> np.ndarray:
     """q_z(angle): rotation about the z axis."""
-    return _about_axis(angle_rad, 2)
+    return quat_about_axes(angle_rad, 2)
 
 
 def quat_about_y(angle_rad) -> np.ndarray:
     """q_y(angle): rotation about the y axis."""
-    return _about_axis(angle_rad, 1)
+    return quat_about_axes(angle_rad, 1)
 
 
 def quat_about_x(angle_rad) -> np.ndarray:
     """q_x(angle): rotation about the x axis."""
-    return _about_axis(angle_rad, 0)
+    return quat_about_axes(angle_rad, 0)
 
 
 def quat_from_euler_zyx(yaw_rad, pitch_rad, roll_rad) -> np.ndarray:
@@ -245,20 +167,15 @@ def wrap_angle(angle_rad):
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a x b for vectors (..., 3), written out term by term (identical bits for any row count)."""
+    """a x b for vectors (..., 3): (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    if _one_row(a, b):
-        (a0, a1, a2), (b0, b1, b2) = a.reshape(3).tolist(), b.reshape(3).tolist()
-        return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]).reshape(a.shape)
-    return np.stack(
-        [
-            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
-        ],
-        axis=-1,
-    )
+    x = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out = np.empty(x.shape + (3,))
+    out[..., 0] = x
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

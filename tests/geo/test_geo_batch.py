@@ -1,11 +1,10 @@
 """Batch = chunks = steps (DESIGN.md invariant 2) for every public geo function.
 
 A point must get the same bits whatever the call it comes in: alone (Python float, 0-d array,
-1-element array), in a call of a few points (run point by point through the scalar kernel, up
-to navsense.geo._arrays.SMALL_N points) and inside a 10 000-point call (the array kernel).
-The kernels are written once for floats and arrays; this holds because +, -, *, / and sqrt are
-correctly rounded and numpy's ufuncs give an element the same bits in a Python-float call, a
-1-element call and a long array (checked here first, on the machine the tests run on).
+1-element array), in a call of a few points and inside a 10 000-point call. The kernels run on
+arrays, elementwise; this holds because +, -, *, / and sqrt are correctly rounded and numpy's
+ufuncs give an element the same bits in a 1-element call and a long array (checked here first,
+on the machine the tests run on).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import pytest
 
 from navsense.errors import DatumError
 from navsense.geo import Georeference, ellipsoid, epoch, helmert, utm
-from navsense.geo._arrays import SMALL_N, on_floats
 from navsense.geo.georef import FRAMES, OUTPUT_KEYS
 
 N = 10_000
@@ -24,8 +22,8 @@ PICK = sorted(
     {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 63, 64, 65, 127, 1000, 4095, 4096, 5001, N - 2, N - 1}
     | set(range(97, N, 997))
 )
-# sizes of the few-point calls: the scalar kernel (<= SMALL_N) and small array kernels
-FEW = (2, SMALL_N, SMALL_N + 1, 7)
+# sizes of the few-point calls (numpy's SIMD loops have tails below 8 elements)
+FEW = (2, 4, 5, 7)
 FRAME_KEYS = {
     "nad83_2011": ("nad83_2011_lat_deg", "nad83_2011_lon_deg", "nad83_2011_height_m"),
     "nad83_harn": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
@@ -78,24 +76,6 @@ def test_numpy_binary_ufuncs_give_a_float_the_bits_of_an_array_element():
     for f in (np.arctan2, np.remainder):
         ref = f(x, y)
         assert all(f(float(a), float(b)) == r for a, b, r in zip(x, y, ref, strict=True))
-
-
-@pytest.mark.parametrize("name", ["sin", "cos", "tan", "sqrt", "arctan2", "arcsinh", "arctanh"])
-def test_on_floats_gives_python_floats_with_the_ufuncs_bits(name):
-    f = getattr(np, name)
-    wrapped = on_floats(f)
-    x, y = np.random.default_rng(3).uniform(-0.9, 0.9, (2, 2000))
-    # (not x[::-1]: numpy's arctan2 runs libm's atan2 on a negative stride, its own SIMD
-    # code on contiguous and positively strided arrays and on scalars; their bits differ)
-    args = (x, y) if name == "arctan2" else (np.abs(x) if name == "sqrt" else x,)
-    ref = f(*args)
-    out = wrapped(*args)  # arrays pass through
-    assert type(out) is np.ndarray and out.tobytes() == ref.tobytes()
-    for i in range(0, 2000, 13):
-        v = wrapped(*(float(a[i]) for a in args))
-        assert type(v) is float and v == ref[i] and np.signbit(v) == np.signbit(ref[i])
-    with np.errstate(invalid="ignore"):
-        assert np.isnan(on_floats(np.sqrt)(-1.0))  # numpy's answer, not math's ValueError
 
 
 # --------------------------------------------------------------------------- Georeference
@@ -211,31 +191,24 @@ def test_enu_to_fix_utm_shapes_and_errors():
 
 @pytest.mark.parametrize("site", SITES)
 @pytest.mark.parametrize("frame", FRAMES)
-def test_the_one_point_float_calls_give_the_bits_of_the_batch(site, frame):
-    """geodetic_of_point (the streaming receiver) and fix_utm_of_point (the streaming INS)."""
+@pytest.mark.parametrize("south", [False, True])
+def test_ins_fix_utm_is_two_fix_calls_in_one(site, frame, south):
+    """The INS's pass: enu_to_fix_utm of its points with the grid rotation and of the truth
+    points without, bit for bit, in a batch and one epoch at a time."""
     geo, zone = SITES[site]
     enu, t = _enu()
-    g = geo.enu_to_geodetic(enu, t)
-    fix = geo.enu_to_fix_utm(enu, t, zone, frame=frame, grid_rotation=True)
+    ins, truth, t = enu[:2000], enu[5000:7000], t[:2000]
+    want = geo.enu_to_fix_utm(ins, t, zone, frame=frame, south=south, grid_rotation=True)
+    want_truth = geo.enu_to_fix_utm(truth, t, zone, frame=frame, south=south)
     keys = ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m", "grid_rotation_deg")
-    for i in PICK:
-        e, n, u = enu[i].tolist()
-        one = geo.geodetic_of_point(e, n, u, float(t[i]))
-        assert all(type(v) is float for v in one)
-        _same(np.array(one), np.array([g[k][i] for k in OUTPUT_KEYS]))
-        got = geo.fix_utm_of_point(e, n, u, float(t[i]), zone, frame, grid_rotation=True)
-        _same(np.array(got), np.array([fix[k][i] for k in keys]))
-        _same(np.array(geo.fix_utm_of_point(e, n, u, float(t[i]), zone, frame)), np.array(got[:5]))
-
-
-def test_the_one_point_float_calls_name_a_bad_point():
-    geo, _ = SITES["acre"]
+    for sl in [slice(0, 2000)] + [slice(i, i + 1) for i in PICK if i < 2000]:
+        got, got_truth = geo.ins_fix_utm(ins[sl], truth[sl], t[sl], zone, frame, south)
+        for key, value in zip(keys, got, strict=True):
+            _same(value, want[key][sl])
+        for key, value in zip(("height_m", "easting_m", "northing_m"), got_truth, strict=True):
+            _same(value, want_truth[key][sl])
     with pytest.raises(DatumError, match="enu must be finite"):
-        geo.geodetic_of_point(float("nan"), 0.0, 0.0, 0.0)
-    with pytest.raises(DatumError, match="t_s must be finite"):
-        geo.fix_utm_of_point(0.0, 0.0, 0.0, float("inf"), 16)
-    with pytest.raises(DatumError, match="enu north = 5000000.0 m is outside"):
-        geo.geodetic_of_point(0.0, 5e6, 0.0, 0.0)
+        geo.ins_fix_utm(ins[:1], np.full((1, 3), np.nan), t[:1], zone, frame, south)
 
 
 @pytest.mark.parametrize("site", SITES)

@@ -4,88 +4,17 @@ Every public geo function takes numpy arrays or scalars and returns the broadcas
 inputs: a Python or numpy scalar or a 0-d array gives a numpy float64 scalar, an (n,) array an
 (n,) array. The output rank never depends on n.
 
-Speed (single points and batches):
-
-* The checks cost one vectorised test and one reduction in the common case (everything valid);
-  only when that fails does the slow path run to find and name the first bad element.
-* The transforms' kernels are written once and run either on numpy arrays (a batch) or on
-  Python/numpy float scalars (one point): the same sequence of IEEE operations (+ - * / and
-  sqrt are correctly rounded in both) and the same numpy ufuncs for every transcendental
-  function (numpy's ufuncs give an element the same bits in a 1-element call, a Python float
-  call and a long array, which tests/geo checks). A point thus gets the same bits whether it
-  comes alone or in a batch (DESIGN.md, "Batch = chunks = steps"), and a single point avoids
-  the ~0.3 us overhead of every numpy call on a tiny array. ``SMALL_N`` is the number of
-  points up to which a public function loops over the scalar kernel instead of running the
-  array kernel.
-* On one point the kernels' transcendental functions are :func:`on_floats` wrappers of the
-  ufuncs: the ufunc's value (its bits) as a Python float, so the arithmetic that follows runs on
-  Python floats (about 11 ns an operation) rather than numpy scalars (about 37 ns).
+The checks cost one vectorised test and one reduction in the common case (everything valid);
+only when that fails does the slow path run to find and name the first bad element. The
+kernels of the geo modules run on numpy arrays only (elementwise, so a point gets the same bits
+alone or in a batch).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from navsense.errors import DatumError
-
-
-def on_floats(ufunc):
-    """``ufunc`` for the kernels: arrays in, arrays out; a scalar in, a Python float out.
-
-    The value is the ufunc's own (numpy float64 and Python float are both IEEE binary64), so a
-    point keeps the bits it has in a batch; only the cost of the arithmetic after it changes.
-    ``numpy.sqrt`` of a non-negative float is ``math.sqrt``: both are correctly rounded (IEEE
-    754), so the bits are the same, at a third of the cost.
-    """
-    float64 = np.float64
-
-    if ufunc is np.sqrt:
-
-        def call(x):
-            if type(x) is float and x >= 0.0:
-                return math.sqrt(x)
-            out = ufunc(x)
-            return float(out) if type(out) is float64 else out
-    else:
-
-        def call(*args):
-            out = ufunc(*args)
-            return float(out) if type(out) is float64 else out
-
-    call.__name__ = call.__qualname__ = ufunc.__name__
-    call.__doc__ = f"numpy.{ufunc.__name__}, a Python float for a scalar (geo._arrays.on_floats)"
-    return call
-
-
-# numpy's ufuncs as the kernels call them (on_floats), once for every geo module and the
-# sensor models' one-step paths
-sin, cos, tan, sqrt, arctan, arctan2, sinh, cosh, arcsinh, arctanh, exp = (
-    on_floats(f)
-    for f in (
-        np.sin,
-        np.cos,
-        np.tan,
-        np.sqrt,
-        np.arctan,
-        np.arctan2,
-        np.sinh,
-        np.cosh,
-        np.arcsinh,
-        np.arctanh,
-        np.exp,
-    )
-)
-
-
-def one_epoch_values(values) -> list | None:
-    """The values of one-epoch arrays (each of shape (1,)) as Python numbers, else None: the
-    test and the unpacking of the models' one-step paths (CONTRACTS.md "One step")."""
-    for v in values:
-        if type(v) is not np.ndarray or v.shape != (1,):
-            return None
-    return [v.item() for v in values]
 
 
 def as_float(name: str, value) -> np.ndarray:
@@ -95,11 +24,6 @@ def as_float(name: str, value) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise DatumError(f"{name} must be a number or an array of numbers, got {value!r}") from exc
     return arr
-
-
-# Up to this many points, public functions run the scalar kernel once per point (faster than
-# the array kernel's ~100 numpy calls on tiny arrays; the same bits either way, see above).
-SMALL_N = 4
 
 
 def require_finite(name: str, arr: np.ndarray) -> None:
@@ -125,16 +49,6 @@ def require_range(name: str, arr: np.ndarray, low: float, high: float, unit: str
                 f"{name} = {float(arr.ravel()[i])!r}{u}{where} is outside the allowed "
                 f"domain [{low!r}, {high!r}]{u}"
             )
-
-
-def finite_floats(**named) -> list[np.ndarray]:
-    """Convert each keyword value to a float64 array and require it to be finite."""
-    out = []
-    for name, value in named.items():
-        arr = as_float(name, value)
-        require_finite(name, arr)
-        out.append(arr)
-    return out
 
 
 def shaped(arr: np.ndarray):
@@ -171,33 +85,3 @@ def zone_int(zone):
         return zone
     z = utm_zone_array(zone)
     return int(z) if z.ndim == 0 else z
-
-
-def wrap(value: float, shape: tuple):
-    """One value as the output of a public function of this broadcast shape (size 1)."""
-    if not shape:
-        return np.float64(value)
-    if shape == (1,):
-        return np.array([value], dtype=np.float64)
-    return np.full(shape, value, dtype=np.float64)
-
-
-def single(*values):
-    """``(floats, shape)`` when every value is one number, else None (the caller's fast path).
-
-    One number: a Python float or int (not bool), a numpy float64 scalar or a float64 array of
-    size 1. ``shape`` is the broadcast shape of the values ((), (1,), (1, 1) ...). Values are
-    not checked for finiteness.
-    """
-    out = []
-    nd = 0
-    for v in values:
-        t = type(v)
-        if t is float or t is np.float64 or t is int:
-            out.append(float(v))
-        elif t is np.ndarray and v.size == 1 and v.dtype == np.float64:
-            out.append(v.item())
-            nd = max(nd, v.ndim)
-        else:
-            return None
-    return out, (1,) * nd

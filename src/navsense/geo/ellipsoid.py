@@ -15,18 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.constants import GRS80_A_M, GRS80_INV_F, WGS84_A_M, WGS84_INV_F
-from navsense.geo import _arrays
-from navsense.geo._arrays import (
-    as_float,
-    require_finite,
-    require_range,
-    shaped,
-    single,
-    wrap,
-)
-
-# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
-_sin, _cos, _sqrt, _arctan2 = _arrays.sin, _arrays.cos, _arrays.sqrt, _arrays.arctan2
+from navsense.geo._arrays import as_float, require_finite, require_range, shaped
 
 __all__ = [
     "ECEF_ITERATIONS",
@@ -106,12 +95,6 @@ def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):
     Raises DatumError for a latitude outside [-90, 90] deg or a non-finite value.
     Returns ``(x_m, y_m, z_m)`` with the broadcast shape of the inputs.
     """
-    one = single(lat_deg, lon_deg, height_m)
-    if one is not None:
-        (lat, lon, h), shape = one
-        if -90.0 <= lat <= 90.0 and math.isfinite(lon) and math.isfinite(h):
-            x, y, z = _geodetic_to_ecef(lat * _D2R, lon * _D2R, h, ellipsoid)
-            return wrap(x, shape), wrap(y, shape), wrap(z, shape)
     lat = as_float("latitude_deg", lat_deg)
     lon = as_float("longitude_deg", lon_deg)
     h = as_float("height_m", height_m)
@@ -123,14 +106,14 @@ def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):
 
 
 def _geodetic_to_ecef(phi, lam, h, ell: Ellipsoid):
-    """geodetic_to_ecef on radians without checks, on floats or arrays (the chain's hot path)."""
+    """geodetic_to_ecef on radians without checks (the chain's hot path)."""
     e2 = ell.e2
-    sphi = _sin(phi)
-    cphi = _cos(phi)
-    ne = ell.a_m / _sqrt(1.0 - e2 * sphi * sphi)  # ECEF: N_e
+    sphi = np.sin(phi)
+    cphi = np.cos(phi)
+    ne = ell.a_m / np.sqrt(1.0 - e2 * sphi * sphi)  # ECEF: N_e
     r = (ne + h) * cphi
-    x = r * _cos(lam)  # ECEF: X
-    y = r * _sin(lam)  # ECEF: Y
+    x = r * np.cos(lam)  # ECEF: X
+    y = r * np.sin(lam)  # ECEF: Y
     z = (ne * (1.0 - e2) + h) * sphi  # ECEF: Z
     return x, y, z
 
@@ -160,12 +143,6 @@ def ecef_to_geodetic(x_m, y_m, z_m, ellipsoid: Ellipsoid = WGS84):
 
     Returns ``(lat_deg, lon_deg, height_m)`` with the broadcast shape of the inputs.
     """
-    one = single(x_m, y_m, z_m)
-    if one is not None:
-        (x, y, z), shape = one
-        if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
-            phi, lam, h = _ecef_to_geodetic_scalar(x, y, z, ellipsoid)
-            return wrap(phi * _R2D, shape), wrap(lam * _R2D, shape), wrap(h, shape)
     x = as_float("x_m", x_m)
     y = as_float("y_m", y_m)
     z = as_float("z_m", z_m)
@@ -178,49 +155,34 @@ def ecef_to_geodetic(x_m, y_m, z_m, ellipsoid: Ellipsoid = WGS84):
 def _ecef_update(p, z, zz, w, a, e2):
     """One EcefToGeodetic iteration on w = p (1 - e^2 N_e / (N_e + h)), phi = atan2(Z, w).
 
-    Floats or arrays. Only correctly rounded operations (+ - * / sqrt), so w' == w means an
-    exact fixed point: later iterations would return the same bits.
+    Only correctly rounded operations (+ - * / sqrt), so w' == w means an exact fixed point:
+    later iterations would return the same bits.
     """
-    r = _sqrt(zz + w * w)
+    r = np.sqrt(zz + w * w)
     s = z / r  # sin phi of the current iterate
     c = w / r  # cos phi of the current iterate
-    root = _sqrt(1.0 - e2 * s * s)
+    root = np.sqrt(1.0 - e2 * s * s)
     ne = a / root  # ECEF: N_e
     h = p * c + z * s - a * root  # ECEF: h (= p / cos phi - N_e at the solution)
     return p * (1.0 - e2 * ne / (ne + h))  # ECEF: phi <- atan2(Z, p (1 - e^2 N_e / (N_e + h)))
 
 
 def _ecef_final(x, y, z, p, zz, w, a, e2):
-    """Latitude, longitude (rad) and height of the final iterate w (floats or arrays)."""
-    r = _sqrt(zz + w * w)
+    """Latitude, longitude (rad) and height of the final iterate w."""
+    r = np.sqrt(zz + w * w)
     s = z / r
     c = w / r
-    h = p * c + z * s - a * _sqrt(1.0 - e2 * s * s)  # height at the final latitude
-    return _arctan2(z, w), _arctan2(y, x), h
-
-
-def _ecef_to_geodetic_scalar(x: float, y: float, z: float, ell: Ellipsoid):
-    """_ecef_to_geodetic for one point (floats): the same operations, the same bits."""
-    a = ell.a_m
-    e2 = ell.e2
-    p = _sqrt(x * x + y * y)  # ECEF: p
-    w = p * (1.0 - e2)  # ECEF: first value, phi = atan2(Z, p (1 - e^2))
-    zz = z * z
-    for _ in range(ECEF_ITERATIONS):
-        wn = _ecef_update(p, z, zz, w, a, e2)
-        if wn == w:
-            break
-        w = wn
-    return _ecef_final(x, y, z, p, zz, w, a, e2)
+    h = p * c + z * s - a * np.sqrt(1.0 - e2 * s * s)  # height at the final latitude
+    return np.arctan2(z, w), np.arctan2(y, x), h
 
 
 def _ecef_to_geodetic(x, y, z, ell: Ellipsoid):
-    """ecef_to_geodetic returning radians, without checks, on arrays (the chain's hot path)."""
+    """ecef_to_geodetic returning radians, without checks (the chain's hot path)."""
     a = ell.a_m
     e2 = ell.e2
     if not (x.shape == y.shape == z.shape):
         x, y, z = np.broadcast_arrays(x, y, z)
-    p = _sqrt(x * x + y * y)  # ECEF: p
+    p = np.sqrt(x * x + y * y)  # ECEF: p
     w = p * (1.0 - e2)  # ECEF: first value, phi = atan2(Z, p (1 - e^2))
     zz = z * z
     # An element with w' == w is at an exact fixed point (see _ecef_update): it leaves the

@@ -78,11 +78,6 @@ def decimal_year(start_utc: str, t_s):
     sum start + t is formed in whole seconds plus a fraction so it loses nothing before that.
     """
     clock = year_clock(start_utc)
-    if type(t_s) is float or type(t_s) is np.float64 or type(t_s) is int:
-        t = float(t_s)
-        if not math.isfinite(t):
-            require_finite("t_s", np.asarray(t))
-        return np.float64(clock.scalar(t))
     t = as_float("t_s", t_s)
     require_finite("t_s", t)
     return shaped(np.asarray(clock.array(t), dtype=np.float64))
@@ -103,12 +98,11 @@ def _year_clock(start_utc: str) -> YearClock:
 class YearClock:
     """Decimal years of start + t for one start time (POSIX s), the constants computed once.
 
-    ``scalar(t)`` (a Python float) and ``array(t)`` (a float64 array) evaluate the same
-    expression, DecimalYear: t_y = Y + (T - T_Y) / (T_{Y+1} - T_Y), with T - T_Y formed as
-    (sw - T_Y) + frac, sw the whole seconds of the start and frac = (start - sw) + t; the
-    same bits for a time alone or in an array. Times in the start's calendar year (the common
-    case) use the year found at construction; others look their year up. Inputs are not
-    checked (finite times expected).
+    ``array(t)`` (a float64 array) evaluates DecimalYear: t_y = Y + (T - T_Y) / (T_{Y+1} - T_Y),
+    with T - T_Y formed as (sw - T_Y) + frac, sw the whole seconds of the start and
+    frac = (start - sw) + t, elementwise (a time gets the same bits alone or in an array). Times
+    in the start's calendar year (the common case) use the year found at construction; others
+    look their year up. Inputs are not checked (finite times expected).
     """
 
     __slots__ = ("_hi", "_length", "_lo", "_off", "_sfrac", "_sw", "_year")
@@ -130,13 +124,6 @@ class YearClock:
         self._hi = t_y1 - sw  # frac of 00:00:00 on 1 January of Y + 1
         self._off = sw - t_y  # sw - T_Y
         self._length = t_y1 - t_y  # T_{Y+1} - T_Y: 365 or 366 days
-
-    def scalar(self, t: float) -> float:
-        """Decimal year of start + t for one time t (s)."""
-        frac = self._sfrac + t
-        if self._lo <= frac < self._hi:
-            return self._year + (self._off + frac) / self._length  # DecimalYear
-        return float(self._any_year(np.array([frac]))[0])
 
     def array(self, t: np.ndarray) -> np.ndarray:
         """Decimal years of start + t for an array of times t (s); same shape."""

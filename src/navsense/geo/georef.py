@@ -55,25 +55,19 @@ from navsense.config.load import deep_merge
 from navsense.config.schema import validate_section
 from navsense.config.typed.datum import DatumConfig
 from navsense.errors import DatumError
-from navsense.geo import _arrays
 from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
 from navsense.geo import utm as _utm
 from navsense.geo._arrays import (
-    SMALL_N,
     as_float,
     require_finite,
     require_range,
     shaped,
     utm_zone_array,
-    wrap,
     zone_int,
 )
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
-
-# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
-_arctan2 = _arrays.arctan2
 
 __all__ = [
     "ACRE_ORIGIN_FT",
@@ -158,63 +152,31 @@ def _check_acre_enu(e, n, x, y) -> None:
 
 
 def _acre_in_domain(x, y) -> bool:
-    """True when all grid points (floats or arrays) are inside the domain box of EPSG:2968."""
-    ok = (abs(x - _sp.FALSE_EASTING_M) <= _sp.MAX_DX_M) & (
-        abs(y - _sp.FALSE_NORTHING_M) <= _sp.MAX_DY_M
+    """True when all grid points are inside the domain box of EPSG:2968."""
+    ok = (np.abs(x - _sp.FALSE_EASTING_M) <= _sp.MAX_DX_M) & (
+        np.abs(y - _sp.FALSE_NORTHING_M) <= _sp.MAX_DY_M
     )
-    return bool(ok) if type(ok) is not np.ndarray else bool(ok.all())
+    return bool(ok.all())
 
 
-def _points(enu, t_s):
-    """Validated points of a public call: ``(few, cols, shape)``.
+def _points(enu, t_s) -> tuple:
+    """Validated points of a public call: ``(e, n, u, t, shape)``.
 
-    ``shape`` is the broadcast shape of enu[..., 0] and t_s. When it holds 1 to SMALL_N points,
-    ``few`` is True and ``cols`` a list of per-point tuples (e, n, u, t) of Python floats;
-    else ``cols`` is (e, n, u, t) as float64 arrays of that shape (t possibly a float).
-    Raises DatumError as before: enu of shape (..., 3), finite values.
+    ``shape`` is the broadcast shape of enu[..., 0] and t_s; e, n, u are float64 arrays of that
+    shape, t a float64 array of that shape or 0-d. Raises DatumError: enu not of shape (..., 3),
+    a value not finite.
     """
-    if type(enu) is np.ndarray and enu.dtype == np.float64 and enu.size == 3 and enu.shape[-1] == 3:
-        tt = type(t_s)
-        if tt is float or tt is int or tt is np.float64:
-            t_shape = ()
-            t = float(t_s)
-        elif tt is np.ndarray and t_s.size == 1 and t_s.dtype == np.float64:
-            t_shape = t_s.shape
-            t = t_s.item()
-        else:
-            t = None
-        if t is not None:
-            e, n, u = enu.ravel().tolist()
-            if math.isfinite(e) and math.isfinite(n) and math.isfinite(u) and math.isfinite(t):
-                nd = max(enu.ndim - 1, len(t_shape))
-                return True, [(e, n, u, t)], (1,) * nd
     arr = _enu_array(enu)
     t = as_float("t_s", t_s)
     require_finite("t_s", t)
     pshape = arr.shape[:-1]
     shape = pshape if pshape == t.shape or t.ndim == 0 else np.broadcast_shapes(pshape, t.shape)
-    size = math.prod(shape)
-    if 0 < size <= SMALL_N:
-        cols = [
-            np.broadcast_to(v, shape).ravel().tolist()
-            for v in (arr[..., 0], arr[..., 1], arr[..., 2], t)
-        ]
-        return True, list(zip(*cols)), shape
     e, n, u = arr[..., 0], arr[..., 1], arr[..., 2]
     if pshape != shape:
         e, n, u = (np.broadcast_to(v, shape) for v in (e, n, u))
-    if t.ndim == 0:
-        t = float(t)
-    elif t.shape != shape:
+    if t.ndim and t.shape != shape:
         t = np.broadcast_to(t, shape)
-    return False, (e, n, u, t), shape
-
-
-def _assemble(values: list, shape: tuple, keys) -> dict:
-    """The per-point value tuples of the scalar path as a dict of outputs of ``shape``."""
-    if len(values) == 1:
-        return {k: wrap(v, shape) for k, v in zip(keys, values[0])}
-    return {k: np.array(col, dtype=np.float64).reshape(shape) for k, col in zip(keys, zip(*values))}
+    return e, n, u, t, shape
 
 
 def _enu_array(enu) -> np.ndarray:
@@ -296,11 +258,10 @@ class Georeference:
     frame at any WGS84 origin). See the module docstring for the chain and the choices made for
     local sites. Instances are immutable.
 
-    Speed: every method runs one kernel written once for Python floats (a single point, or a
-    few points one by one) and for numpy arrays (a batch), so a point gets the same bits alone,
-    in a chunk or in the whole log (navsense.geo._arrays). Constants of the site and the start
-    time (decimal-year calendar, rotation of a local frame) are computed at construction; a
-    method computes only the steps of the chain its frame needs (NAD83 frames stop at step 4).
+    Every method runs the chain's kernels on numpy arrays, elementwise, so a point gets the same
+    bits alone, in a chunk or in the whole log. Constants of the site and the start time
+    (decimal-year calendar, rotation of a local frame) are computed at construction; a method
+    computes only the steps of the chain its frame needs (NAD83 frames stop at step 4).
     """
 
     __slots__ = ("_clock", "_datum", "_kind", "_local", "_local_f", "_start_posix")
@@ -405,16 +366,13 @@ class Georeference:
 
     def decimal_year(self, t_s):
         """Decimal year of start_utc + t_s (DESIGN.md ruling "Decimal year"; see geo.epoch)."""
-        tt = type(t_s)
-        if (tt is float or tt is int or tt is np.float64) and math.isfinite(t_s):
-            return np.float64(self._clock.scalar(float(t_s)))
         t = as_float("t_s", t_s)
         require_finite("t_s", t)
         return shaped(np.asarray(self._clock.array(t), dtype=np.float64))
 
     def _epoch(self, t):
-        """Decimal year of episode time(s) t: a float or an array, unchecked (the kernels)."""
-        return self._clock.array(t) if type(t) is np.ndarray else self._clock.scalar(t)
+        """Decimal years of episode times t (an array), unchecked (the kernels)."""
+        return self._clock.array(t)
 
     # ----------------------------------------------------------------- ENU -> geodetic
     def enu_to_geodetic(self, enu, t_s=0.0) -> dict:
@@ -426,25 +384,11 @@ class Georeference:
         (numpy scalars). Vectorised over points and times; a point gets the same bits alone
         or in any batch.
         """
-        few, cols, shape = _points(enu, t_s)
-        if few:
-            return _assemble(
-                [self._geodetic(e, n, u, t) for e, n, u, t in cols], shape, OUTPUT_KEYS
-            )
-        return dict(zip(OUTPUT_KEYS, self._geodetic(*cols)))
-
-    def geodetic_of_point(self, e: float, n: float, u: float, t_s: float) -> tuple:
-        """:meth:`enu_to_geodetic` of one point on Python floats (the streaming receiver's call).
-
-        Returns the OUTPUT_KEYS values in that order as Python floats, the bits of
-        enu_to_geodetic, without building arrays. Raises DatumError as it does.
-        """
-        if not (math.isfinite(e) and math.isfinite(n) and math.isfinite(u) and math.isfinite(t_s)):
-            _points(np.array([e, n, u]), t_s)  # names the bad value
-        return self._geodetic(e, n, u, t_s)
+        e, n, u, t, _ = _points(enu, t_s)
+        return {k: shaped(v) for k, v in zip(OUTPUT_KEYS, self._geodetic(e, n, u, t))}
 
     def _geodetic(self, e, n, u, t) -> tuple:
-        """All OUTPUT_KEYS values (in that order) of points given as floats or arrays."""
+        """All OUTPUT_KEYS values (in that order) of points (arrays)."""
         if self._kind == "local":
             return self._local_geodetic(e, n, u)
         return self._acre_geodetic(e, n, u, t, wgs84=True)
@@ -457,7 +401,7 @@ class Georeference:
         return x, y
 
     def _acre_geodetic(self, e, n, u, t, wgs84: bool) -> tuple:
-        """The ACRE chain on floats or arrays: OUTPUT_KEYS values in order.
+        """The ACRE chain on arrays: OUTPUT_KEYS values in order.
 
         Steps 1-4 always; steps 5-6 (ECEF, inverse Helmert, WGS84) only when ``wgs84`` (else the
         three WGS84 values are None). Raises DatumError for a point outside EPSG:2968's domain.
@@ -465,9 +409,9 @@ class Georeference:
         d = self._datum
         x, y = self._acre_grid_m(e, n)
         if not _acre_in_domain(x, y):
-            _check_acre_enu(*(np.asarray(v) for v in (e, n, x, y)))
+            _check_acre_enu(e, n, x, y)
         phi_h, lam_h = _sp._inverse_rad(x, y)  # Datum Chain, step 2: EPSG:2968 inverse
-        del x, y  # (dead temporaries of a batch freed at once: a small heap, no page faults)
+        del x, y
         lat_h = phi_h * _R2D
         lon_h = lam_h * _R2D
         del phi_h, lam_h
@@ -487,14 +431,11 @@ class Georeference:
             xg, yg, zg, self._epoch(t), d.helmert
         )  # step 5: inverse Helmert
         del xg, yg, zg
-        if type(xw) is np.ndarray:  # step 6
-            phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)
-        else:
-            phi_w, lam_w, h_w = _ell._ecef_to_geodetic_scalar(xw, yw, zw, _ell.WGS84)
+        phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)  # step 6
         return lat_h, lon_h, lat_11, lon_11, h_11, phi_w * _R2D, lam_w * _R2D, h_w, h_navd, n_g
 
     def _local_geodetic(self, e, n, u) -> tuple:
-        """The local tangent frame on floats or arrays: OUTPUT_KEYS values in order."""
+        """The local tangent frame on arrays: OUTPUT_KEYS values in order."""
         assert self._local is not None and self._local_f is not None  # a local site
         x0, y0, z0, r00, r01, _, r10, r11, r12, r20, r21, r22 = self._local_f
         gu = self._local[3]
@@ -502,17 +443,14 @@ class Georeference:
         x = x0 + r00 * e + r10 * n + r20 * u
         y = y0 + r01 * e + r11 * n + r21 * u
         z = z0 + r12 * n + r22 * u
-        if type(x) is np.ndarray:
-            phi, lam, h = _ell._ecef_to_geodetic(x, y, z, _ell.WGS84)
-        else:
-            phi, lam, h = _ell._ecef_to_geodetic_scalar(x, y, z, _ell.WGS84)
+        phi, lam, h = _ell._ecef_to_geodetic(x, y, z, _ell.WGS84)
         lat = phi * _R2D
         lon = lam * _R2D
-        undulation = np.full_like(h, gu) if type(h) is np.ndarray else gu
+        undulation = np.full_like(h, gu)
         return lat, lon, lat, lon, h, lat, lon, h, h - gu, undulation
 
     def _frame_llh(self, e, n, u, t, frame: str) -> tuple:
-        """Latitude, longitude (deg) and height (m) of points in ``frame`` (floats or arrays).
+        """Latitude, longitude (deg) and height (m) of points in ``frame`` (arrays).
 
         nad83_harn pairs HARN latitude and longitude with the NAD83(2011) height (as
         geodetic_to_enu); only the WGS84 frame runs steps 5-6 of the chain.
@@ -554,16 +492,6 @@ class Georeference:
             lat, lon, h, t = np.broadcast_arrays(lat, lon, h, t)
         if self._kind == "acre":
             _sp._check_geodetic(lat, lon)  # DatumError naming the input value
-        if lat.size == 1:  # one point: the same kernel on floats
-            args = (lat.item(), lon.item(), h.item(), t.item())
-            enu = (
-                self._local_enu(*args[:3])
-                if self._kind == "local"
-                else self._acre_enu(*args, frame)
-            )
-            if self._kind == "acre":
-                _sp._check_forward_result(lat, lon, np.asarray(enu[3]), np.asarray(enu[4]))
-            return np.array(enu[:3], dtype=np.float64).reshape(lat.shape + (3,))
         if self._kind == "local":
             return np.stack(self._local_enu(lat, lon, h)[:3], axis=-1)
         e, n, u, x, y = self._acre_enu(lat, lon, h, t, frame)
@@ -571,15 +499,12 @@ class Georeference:
         return np.stack([e, n, u], axis=-1)
 
     def _acre_enu(self, lat, lon, h, t, frame):
-        """EnuFromWgs84 on floats or arrays (no checks): e, n, u and the grid x, y."""
+        """EnuFromWgs84 on arrays (no checks): e, n, u and the grid x, y."""
         d = self._datum
         if frame == "wgs84_g2139":
             x, y, z = _ell._geodetic_to_ecef(lat * _D2R, lon * _D2R, h, _ell.WGS84)
             x, y, z = _helmert._forward(x, y, z, self._epoch(t), d.helmert)  # Helmert forward
-            if type(x) is np.ndarray:  # NAD83(2011) on GRS80
-                phi, lam, h11 = _ell._ecef_to_geodetic(x, y, z, _ell.GRS80)
-            else:
-                phi, lam, h11 = _ell._ecef_to_geodetic_scalar(x, y, z, _ell.GRS80)
+            phi, lam, h11 = _ell._ecef_to_geodetic(x, y, z, _ell.GRS80)  # NAD83(2011), GRS80
             lat_h = phi * _R2D - d.shift_lat_deg  # reverse of step 3
             lon_h = lam * _R2D - d.shift_lon_deg
         elif frame == "nad83_2011":
@@ -595,7 +520,7 @@ class Georeference:
         return e, n, u, x, y
 
     def _local_enu(self, lat, lon, h):
-        """Local tangent frame ENU of WGS84 points (floats or arrays, no checks)."""
+        """Local tangent frame ENU of WGS84 points (arrays, no checks)."""
         x0, y0, z0, r00, r01, _, r10, r11, r12, r20, r21, r22 = self._local_f
         x, y, z = _ell._geodetic_to_ecef(lat * _D2R, lon * _D2R, h, _ell.WGS84)
         dx, dy, dz = x - x0, y - y0, z - z0
@@ -607,11 +532,8 @@ class Georeference:
     # ----------------------------------------------------------------- UTM, grid rotation
     def _lat_lon(self, enu, t, frame):
         """Latitude, longitude (deg) of ENU points in a frame (helper of the UTM methods)."""
-        few, cols, shape = _points(enu, t)
-        if few:
-            g = _assemble([self._frame_llh(*c, frame)[:2] for c in cols], shape, ("lat", "lon"))
-            return np.asarray(g["lat"]), np.asarray(g["lon"])
-        lat, lon, _ = self._frame_llh(*cols, frame)
+        e, n, u, tt, _ = _points(enu, t)
+        lat, lon, _ = self._frame_llh(e, n, u, tt, frame)
         return lat, lon
 
     def enu_to_utm(self, enu, t_s, zone, frame: str = "nad83_2011", south: bool = False):
@@ -635,40 +557,7 @@ class Georeference:
         Shape: the broadcast shape of enu[..., 0] and t_s. 0.0541 deg at the ACRE origin.
         Only the chain steps the frame needs and only E, N of the projection are computed.
         """
-        _check_frame(frame)
-        z = zone_int(zone)
-        few, cols, shape = _points(enu, t_s)
-        if few and type(z) is int:
-            return _assemble([(self._alpha(*c, z, frame)[0],) for c in cols], shape, ("alpha",))[
-                "alpha"
-            ]
-        e, n, u, t = (
-            (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
-        )
-        if type(z) is not int:
-            z = np.broadcast_to(z, shape)
-        return shaped(np.asarray(self._alpha(e, n, u, t, z, frame)[0]))
-
-    def _alpha(self, e, n, u, t, zone, frame):
-        """Grid rotation (deg) of points (floats or arrays) and P1's lat, lon, h, E, N (north)."""
-        lat1, lon1, h1 = self._frame_llh(e, n, u, t, frame)  # P1
-        lat2, lon2, _ = self._frame_llh(
-            e, n + GRID_ROTATION_STEP_M, u, t, frame
-        )  # P2, 10 m grid-north
-        e1, n1 = self._utm_en(lat1, lon1, zone)
-        e2, n2 = self._utm_en(lat2, lon2, zone)
-        alpha = _arctan2(e2 - e1, n2 - n1) * _R2D  # INS: alpha = atan2(E2 - E1, N2 - N1)
-        return alpha, lat1, lon1, h1, e1, n1
-
-    @staticmethod
-    def _utm_en(lat, lon, zone):
-        """UTM E, N (northern) of floats or arrays, with utm.forward's domain checks."""
-        if type(lat) is np.ndarray:
-            return _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
-        r = _utm._forward_one(lat, lon, zone, factors=False)
-        if r is None:  # not expected from the chain; let forward() name the bad value
-            _utm.forward(lat, lon, zone)
-        return r
+        return self.enu_to_fix_utm(enu, t_s, zone, frame, grid_rotation=True)["grid_rotation_deg"]
 
     def enu_to_fix_utm(
         self,
@@ -692,68 +581,71 @@ class Georeference:
         ``grid_rotation_deg`` (only with ``grid_rotation=True``)
             alpha = atan2(E2 - E1, N2 - N1) with P2 10 m grid-north (northern northings)
 
-        Bit for bit the values of enu_to_geodetic, utm.forward(lat, lon, zone, south) and
-        grid_rotation_deg(enu, t_s, zone, frame), at the cost of one chain per point (two with
-        the grid rotation) instead of three, and only the steps the frame needs. This is the
-        INS's call: one per block for p_ins (grid_rotation=True) and one for the truth point.
+        Bit for bit the values of enu_to_geodetic and utm.forward(lat, lon, zone, south), with
+        only the chain steps the frame needs, the points and their P2 in one pass.
         """
         _check_frame(frame)
         z = zone_int(zone)
-        few, cols, shape = _points(enu, t_s)
-        keys = _FIX_KEYS + (("grid_rotation_deg",) if grid_rotation else ())
-        if few and type(z) is int:
-            return _assemble(
-                [self._fix(*c, z, frame, south, grid_rotation) for c in cols], shape, keys
-            )
-        e, n, u, t = (
-            (np.array(v, dtype=np.float64).reshape(shape) for v in zip(*cols)) if few else cols
-        )
+        e, n, u, t, shape = _points(enu, t_s)
+        size = math.prod(shape)
+        pts = np.stack([e.ravel(), n.ravel(), u.ravel()], axis=-1)
+        times = np.broadcast_to(t, shape).ravel()
         if type(z) is not int:
-            z = np.broadcast_to(z, shape)
-        return dict(
-            zip(
-                keys,
-                (
-                    np.asarray(v, dtype=np.float64).reshape(shape)
-                    for v in self._fix(e, n, u, t, z, frame, south, grid_rotation)
-                ),
-            )
-        )
+            z = np.broadcast_to(z, shape).ravel()
+        if grid_rotation:
+            pts = np.concatenate([pts, pts])
+            pts[size:, 1] += GRID_ROTATION_STEP_M  # P2, 10 m grid-north
+            times = np.concatenate([times, times])
+            if type(z) is not int:
+                z = np.concatenate([z, z])
+        values = self._fix(pts, times, z, frame, south, size, size if grid_rotation else None)
+        keys = _FIX_KEYS + (("grid_rotation_deg",) if grid_rotation else ())
+        return {k: shaped(v.reshape(shape)) for k, v in zip(keys, values)}
 
-    def fix_utm_of_point(
+    def ins_fix_utm(
         self,
-        e: float,
-        n: float,
-        u: float,
-        t_s: float,
+        p_ins: np.ndarray,
+        p_truth: np.ndarray,
+        t_s: np.ndarray,
         zone: int,
-        frame: str = "nad83_2011",
-        south: bool = False,
-        grid_rotation: bool = False,
+        frame: str,
+        south: bool,
     ) -> tuple:
-        """:meth:`enu_to_fix_utm` of one point on Python floats (the streaming INS's call).
+        """The INS epochs' fix and UTM odometry in one pass (spec "INS", "Fix and UTM Odometry";
+        DESIGN.md ruling "INS heights"): :meth:`enu_to_fix_utm` of the INS positions ``p_ins``
+        (m, 3) with their grid rotation, and of the truth points ``p_truth`` (m, 3) without, at
+        the times ``t_s`` (m,) in ``zone`` (an int).
 
-        Returns the floats (lat_deg, lon_deg, height_m, easting_m, northing_m[,
-        grid_rotation_deg]), the bits of enu_to_fix_utm, without building arrays. Raises
-        DatumError as it does: a non-finite value, a point outside the site's domain.
+        Returns ``(lat_deg, lon_deg, height_m, easting_m, northing_m, grid_rotation_deg)`` of
+        p_ins and ``(height_m, easting_m, northing_m)`` of p_truth, arrays (m,).
         """
         _check_frame(frame)
-        if not (math.isfinite(e) and math.isfinite(n) and math.isfinite(u) and math.isfinite(t_s)):
-            _points(np.array([e, n, u]), t_s)  # names the bad value
-        return self._fix(e, n, u, t_s, zone_int(zone), frame, south, grid_rotation)
+        m = t_s.shape[0]
+        pts = np.concatenate([p_ins, p_truth, p_ins])
+        pts[2 * m :, 1] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
+        if not np.isfinite(pts).all():
+            require_finite("enu", pts)
+        require_finite("t_s", t_s)
+        lat, lon, h, east, north, alpha = self._fix(
+            pts, np.concatenate([t_s, t_s, t_s]), zone, frame, south, 2 * m, m
+        )
+        ins = (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha)
+        return ins, (h[m:], east[m:], north[m:])
 
-    def _fix(self, e, n, u, t, zone, frame, south, grid_rotation):
-        """enu_to_fix_utm values on floats or arrays: lat, lon, h, E, N[, alpha]."""
-        if grid_rotation:
-            alpha, lat, lon, h, east, north = self._alpha(e, n, u, t, zone, frame)
-        else:
-            lat, lon, h = self._frame_llh(e, n, u, t, frame)
-            east, north = self._utm_en(lat, lon, zone)
+    def _fix(self, pts, t, zone, frame, south, size: int, rotated: int | None) -> list:
+        """lat, lon, h, E, N of the first ``size`` points (pts (k, 3), t (k,)), and the grid
+        rotation of the first ``rotated`` of them, whose P2 are the points after ``size``
+        (None: no grid rotation)."""
+        lat, lon, h = self._frame_llh(pts[:, 0], pts[:, 1], pts[:, 2], t, frame)
+        east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
+        out = [lat[:size], lon[:size], h[:size], east[:size], north[:size]]
         if south:
-            north = north + _utm.FALSE_NORTHING_SOUTH_M
-        if grid_rotation:
-            return lat, lon, h, east, north, alpha
-        return lat, lon, h, east, north
+            out[4] = out[4] + _utm.FALSE_NORTHING_SOUTH_M
+        if rotated is not None:
+            # INS: alpha = atan2(E2 - E1, N2 - N1)
+            e1, n1 = east[:rotated], north[:rotated]
+            out.append(np.arctan2(east[size:] - e1, north[size:] - n1) * _R2D)
+        return out
 
     def affine_grid_utm(self, zone, frame: str = "nad83_2011", t_s: float = 0.0) -> AffineGridUtm:
         """The affine grid <-> UTM map of "ACRES Core INS" at the origin (see AffineGridUtm)."""

@@ -35,7 +35,6 @@ import math
 import numpy as np
 
 from navsense.errors import DatumError
-from navsense.geo import _arrays
 from navsense.geo._arrays import (
     as_float,
     require_finite,
@@ -43,9 +42,6 @@ from navsense.geo._arrays import (
     shaped,
 )
 from navsense.geo.ellipsoid import GRS80
-
-# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
-_sin, _cos, _tan, _sqrt = _arrays.sin, _arrays.cos, _arrays.tan, _arrays.sqrt
 
 __all__ = [
     "EPSG_FALSE_NORTHING_FT",
@@ -105,7 +101,9 @@ NEWTON_ITERATIONS = 3  # fixed: each step shrinks the error by ~1e-6, see forwar
 
 def _meridian_m(phi):
     """M(phi), m (spec "Inverse projection"; Snyder eq. 3-21)."""
-    return _A * (_M0 * phi - _M2 * _sin(2.0 * phi) + _M4 * _sin(4.0 * phi) - _M6 * _sin(6.0 * phi))
+    return _A * (
+        _M0 * phi - _M2 * np.sin(2.0 * phi) + _M4 * np.sin(4.0 * phi) - _M6 * np.sin(6.0 * phi)
+    )
 
 
 _MPHI0 = float(_meridian_m(_PHI0))  # M(phi0), m
@@ -119,7 +117,7 @@ _INV_AK0 = 1.0 / (_A * K0)
 def _inverse_rad(x, y):
     """The spec's inverse series: projection metres (x, y) -> (phi, lambda) in radians.
 
-    Floats or arrays, no checks (the chain's hot path). The spec's equations, evaluated with
+    Arrays, no checks (the chain's hot path). The spec's equations, evaluated with
     fewer operations (the same mathematics):
 
     * phi_1 = mu + F2 sin 2mu + ... + F8 sin 8mu by Clenshaw's recurrence on sin 2mu and
@@ -136,15 +134,13 @@ def _inverse_rad(x, y):
     accurate as with sin and cos (tests/geo: round trips to nanometres, PROJ to the series'
     truncation).
     """
-    # (``del``: a batch's dead temporaries are freed at once, which keeps the heap small; a
-    # large heap costs a page fault per 4 KiB on every call once glibc has trimmed it)
     phi1 = _footpoint_rad(y)  # spec: phi_1
-    tan1 = _tan(phi1)  # tan phi_1
+    tan1 = np.tan(phi1)  # tan phi_1
     t1 = tan1 * tan1  # spec: T_1
     u = 1.0 + t1  # 1 / cos^2 phi_1
     cc = _EP2 / u  # spec: C_1 = e'^2 cos^2 phi_1
     w = (1.0 + _E2M * t1) / u  # 1 - e^2 sin^2 phi_1: N_1 = a / sqrt(w), R_1 = a (1 - e^2) / w^(3/2)
-    d = (x - FALSE_EASTING_M) * _sqrt(w) * _INV_AK0  # spec: D = (x - x0) / (N_1 k0)
+    d = (x - FALSE_EASTING_M) * np.sqrt(w) * _INV_AK0  # spec: D = (x - x0) / (N_1 k0)
     d2 = d * d
     # spec: phi = phi_1 - (N_1 tan phi_1 / R_1) [D^2/2 - p4 D^4/24 + p6 D^6/720] with
     # p4 = 5 + 3 T_1 + 10 C_1 - 4 C_1^2 - 9 e'^2 and p6 = 61 + 90 T_1 + 298 C_1 + 45 T_1^2 - 252 e'^2 - 3 C_1^2
@@ -159,18 +155,18 @@ def _inverse_rad(x, y):
     q3 = 1.0 + 2.0 * t1 + cc
     q5 = (5.0 + 8.0 * _EP2) + t1 * (28.0 + 24.0 * t1) - cc * (2.0 + 3.0 * cc)
     del t1, cc
-    lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * _sqrt(u)
+    lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
     return phi, lam
 
 
 def _footpoint_rad(y):
-    """phi_1 of the inverse series (floats or arrays): the spec's mu and its sine series.
+    """phi_1 of the inverse series: the spec's mu and its sine series.
 
     mu = (M(phi0) + (y - y0)/k0) / (a (1 - e^2/4 - 3e^4/64 - 5e^6/256)) and
     phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw.
     """
     mu = (y - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu
-    tm = _tan(mu)
+    tm = np.tan(mu)
     tm2 = tm * tm
     inv = 1.0 / (1.0 + tm2)
     s2 = 2.0 * tm * inv  # sin 2mu
@@ -185,14 +181,14 @@ def _footpoint_rad(y):
 def _snyder_forward_m(phi, lam):
     """Snyder (1987) eqs. 8-9 and 8-10, the forward series: first value of the Newton loop.
 
-    Floats or arrays (as every private kernel of this module)."""
-    s = _sin(phi)
-    c = _cos(phi)
+    Arrays (as every private kernel of this module)."""
+    s = np.sin(phi)
+    c = np.cos(phi)
     tn = s / c
     t = tn * tn  # T
     cc = _EP2 * c * c  # C
     aa = (lam - _LAM0) * c  # A
-    n = _A / _sqrt(1.0 - _E2 * s * s)  # N
+    n = _A / np.sqrt(1.0 - _E2 * s * s)  # N
     m = _meridian_m(phi)
     a2 = aa * aa
     x = FALSE_EASTING_M + K0 * n * (
@@ -230,11 +226,11 @@ def _forward_m(phi, lam):
     the whole domain (measured), so three steps reach the float64 floor.
     """
     x, y = _snyder_forward_m(phi, lam)
-    s = _sin(phi)
-    c = _cos(phi)
+    s = np.sin(phi)
+    c = np.cos(phi)
     w = 1.0 - _E2 * s * s
-    n = _A / _sqrt(w)
-    r = _A * (1.0 - _E2) / (w * _sqrt(w))
+    n = _A / np.sqrt(w)
+    r = _A * (1.0 - _E2) / (w * np.sqrt(w))
     for _ in range(NEWTON_ITERATIONS):
         phi_i, lam_i = _inverse_rad(x, y)
         de = n * c * (lam - lam_i)
@@ -242,8 +238,8 @@ def _forward_m(phi, lam):
         d = (x - FALSE_EASTING_M) / (n * K0)
         k = K0 * (1.0 + 0.5 * d * d * (1.0 + _EP2 * c * c))
         gam = (lam_i - _LAM0) * s
-        cg = _cos(gam)
-        sg = _sin(gam)
+        cg = np.cos(gam)
+        sg = np.sin(gam)
         x = x + k * (de * cg - dn * sg)
         y = y + k * (de * sg + dn * cg)
     return x, y

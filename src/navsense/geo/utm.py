@@ -23,33 +23,15 @@ import math
 import numpy as np
 
 from navsense.errors import DatumError
-from navsense.geo import _arrays
 from navsense.geo._arrays import (
-    SMALL_N,
     as_float,
     require_finite,
     require_range,
     shaped,
-    single,
     utm_zone_array,
-    wrap,
     zone_int,
 )
 from navsense.geo.ellipsoid import WGS84
-
-# numpy's ufuncs as the kernels call them: a Python float for one point (_arrays.on_floats)
-_sin, _cos, _tan, _sqrt, _arctan2, _arctan, _arcsinh, _sinh, _cosh, _arctanh = (
-    _arrays.sin,
-    _arrays.cos,
-    _arrays.tan,
-    _arrays.sqrt,
-    _arrays.arctan2,
-    _arrays.arctan,
-    _arrays.arcsinh,
-    _arrays.sinh,
-    _arrays.cosh,
-    _arrays.arctanh,
-)
 
 __all__ = [
     "FALSE_EASTING_M",
@@ -140,8 +122,6 @@ def zone_of(lon_deg):
 
 
 # --------------------------------------------------------------------------- kernels
-# The kernels run on Python floats (one point) or on float64 arrays (a batch) with the same
-# operations, so a point gets the same bits either way (navsense.geo._arrays).
 
 
 def _clenshaw(ar, ai, coef):
@@ -169,8 +149,8 @@ def _clenshaw(ar, ai, coef):
 def _forward_rad(phi, lam, factors: bool = True):
     """forward() on radians (lambda from the central meridian), northern false northing.
 
-    Floats or arrays, no checks. Returns (E, N, gamma_rad, k), or (E, N) when ``factors`` is
-    false (gamma and k then cost nothing; E and N are the same bits).
+    Arrays, no checks. Returns (E, N, gamma_rad, k), or (E, N) when ``factors`` is false (gamma
+    and k then cost nothing; E and N are the same bits).
 
     The harmonic sums need sin, cos of 2 xi' and sinh, cosh of 2 eta'. They come from the
     quantities the spec's formulas already hold, with no further transcendental function:
@@ -182,21 +162,20 @@ def _forward_rad(phi, lam, factors: bool = True):
 
     and k uses sqrt(1 - e^2 sin^2 phi) sqrt(1 + tau^2) = sqrt(1 + (1 - e^2) tau^2).
     """
-    # (``del``: dead temporaries of a batch are freed at once: a small heap, no page faults)
-    tau = _tan(phi)  # spec: tau = tan phi
-    sec = _sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
-    sig = _sinh(_E * _arctanh(_E * tau / sec))  # spec: sigma
-    taup = tau * _sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
+    tau = np.tan(phi)  # spec: tau = tan phi
+    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
+    sig = np.sinh(_E * np.arctanh(_E * tau / sec))  # spec: sigma
+    taup = tau * np.sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
     del sig, sec
-    cl = _cos(lam)
-    sl = _sin(lam)
-    xip = _arctan2(taup, cl)  # spec: xi'
+    cl = np.cos(lam)
+    sl = np.sin(lam)
+    xip = np.arctan2(taup, cl)  # spec: xi'
     taup2 = taup * taup
     cl2 = cl * cl
-    den = _sqrt(taup2 + cl2)
-    etap = _arcsinh(sl / den)  # spec: eta'
+    den = np.sqrt(taup2 + cl2)
+    etap = np.arcsinh(sl / den)  # spec: eta'
     inv = 1.0 / (taup2 + cl2)
-    secp = _sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
+    secp = np.sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
     s2 = 2.0 * taup * cl * inv  # sin 2xi'
     c2 = (cl2 - taup2) * inv  # cos 2xi'
     del taup2, cl2
@@ -204,8 +183,8 @@ def _forward_rad(phi, lam, factors: bool = True):
     ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
     del inv
     if factors:  # the parts of gamma and k that need tau, tau', lambda (then freed)
-        gam1 = _arctan2(taup * sl, secp * cl)  # spec: gamma, first term
-        kk = _sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
+        gam1 = np.arctan2(taup * sl, secp * cl)  # spec: gamma, first term
+        kk = np.sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
     del tau, taup, cl, sl, secp, den
     # sin(2 zeta) = s2 ch2 + i c2 sh2, cos(2 zeta) = c2 ch2 - i s2 sh2 (zeta = xi' + i eta')
     sin2r = s2 * ch2
@@ -233,8 +212,8 @@ def _forward_rad(phi, lam, factors: bool = True):
     p = 1.0 + (z1r * cos2r - z1i * cos2i - z2r)  # spec: p
     q = -(z1r * cos2i + z1i * cos2r - z2i)  # spec: q
     del z1r, z1i, z2r, z2i, cos2r, cos2i
-    gam = gam1 + _arctan2(q, p)  # spec: gamma
-    k = _K0A_A * _sqrt(p * p + q * q) * kk  # spec: k
+    gam = gam1 + np.arctan2(q, p)  # spec: gamma
+    k = _K0A_A * np.sqrt(p * p + q * q) * kk  # spec: k
     return easting, northing, gam, k
 
 
@@ -245,28 +224,11 @@ def _dlon_error(lon, dlon, zone):
     )
 
 
-def _forward_one(lat: float, lon: float, zone: int, factors: bool = True):
-    """The forward of one point (floats, zone an int) with the domain checks of forward().
-
-    Returns None for a latitude outside [-90, 90] deg or a non-finite value (the caller's
-    array path then names it); raises DatumError for a longitude outside the zone's domain.
-    """
-    if not (-90.0 <= lat <= 90.0 and math.isfinite(lon)):
-        return None
-    dlon = lon - (-183.0 + 6.0 * zone)
-    if not -180.0 <= dlon <= 180.0:
-        dlon = float(np.remainder(dlon + 180.0, 360.0)) - 180.0  # same ufunc as the array path
-    if not -MAX_DLON_DEG <= dlon <= MAX_DLON_DEG:
-        _dlon_error(lon, dlon, zone)
-    return _forward_rad(lat * _D2R, dlon * _D2R, factors)
-
-
 def _forward_arrays(
     lat: np.ndarray, lon: np.ndarray, zone, factors: bool = True, check_lat: bool = True
 ):
-    """forward() of arrays (zone an int or an int64 array): checks, then the scalar kernel per
-    point up to SMALL_N points, else the array kernel. ``check_lat=False`` skips the latitude
-    check (latitudes from the datum chain)."""
+    """forward() of arrays (zone an int or an int64 array): the domain checks, then the kernel.
+    ``check_lat=False`` skips the latitude check (latitudes from the datum chain)."""
     if not (lat.shape == lon.shape and (type(zone) is int or zone.shape == lat.shape)):
         lat, lon, zone = np.broadcast_arrays(lat, lon, zone)
     if check_lat:
@@ -283,12 +245,6 @@ def _forward_arrays(
             _dlon_error(
                 lon.ravel()[i], dlon.ravel()[i], np.broadcast_to(zone, bad.shape).ravel()[i]
             )
-    if 0 < lat.size <= SMALL_N:
-        outs = [
-            _forward_rad(a * _D2R, b * _D2R, factors)
-            for a, b in zip(lat.ravel().tolist(), dlon.ravel().tolist())
-        ]
-        return tuple(np.array(col, dtype=np.float64).reshape(lat.shape) for col in zip(*outs))
     return _forward_rad(lat * _D2R, dlon * _D2R, factors)
 
 
@@ -314,15 +270,6 @@ def forward(lat_deg, lon_deg, zone, south: bool = False):
     at |lambda| = 90 deg. lambda - lambda_c is wrapped into [-180, 180) only when it is outside
     (no rounding of in-range values). Returns ``(easting_m, northing_m, convergence_deg, scale)``.
     """
-    one = single(lat_deg, lon_deg)
-    if one is not None and (type(zone) is int and 1 <= zone <= 60):
-        (lat, lon), shape = one
-        r = _forward_one(lat, lon, zone)
-        if r is not None:
-            e, n, gam, k = r
-            if south:
-                n = n + FALSE_NORTHING_SOUTH_M
-            return wrap(e, shape), wrap(n, shape), wrap(gam * _R2D, shape), wrap(k, shape)
     lat = as_float("latitude_deg", lat_deg)
     lon = as_float("longitude_deg", lon_deg)
     z = zone_int(zone)
@@ -334,20 +281,20 @@ def forward(lat_deg, lon_deg, zone, south: bool = False):
 
 
 def _taupf(tau):
-    """tau' of tau (spec forward: sigma and tau'); floats or arrays."""
-    sec = _sqrt(1.0 + tau * tau)
-    sig = _sinh(_E * _arctanh(_E * tau / sec))
-    return tau * _sqrt(1.0 + sig * sig) - sig * sec
+    """tau' of tau (spec forward: sigma and tau')."""
+    sec = np.sqrt(1.0 + tau * tau)
+    sig = np.sinh(_E * np.arctanh(_E * tau / sec))
+    return tau * np.sqrt(1.0 + sig * sig) - sig * sec
 
 
 def _tau_step(tau, taup):
-    """One Newton step for tau (spec "UTM Projection", Inverse); floats or arrays."""
+    """One Newton step for tau (spec "UTM Projection", Inverse)."""
     taupi = _taupf(tau)  # spec: tau'_i
     return (
         (taup - taupi)
-        / _sqrt(1.0 + taupi * taupi)
+        / np.sqrt(1.0 + taupi * taupi)
         * (1.0 + _E2M * tau * tau)
-        / (_E2M * _sqrt(1.0 + tau * tau))
+        / (_E2M * np.sqrt(1.0 + tau * tau))
     )  # spec: Newton step for tau
 
 
@@ -358,8 +305,8 @@ def _tauf(taup):
 
         tau <- tau + (tau' - tau'_i) / sqrt(1 + tau'_i^2) * (1 + (1 - e^2) tau^2) / ((1 - e^2) sqrt(1 + tau^2))
 
-    An element that has stopped is not updated again, so an array gives the same values as one
-    call per element (``_tauf_scalar``).
+    An element that has stopped is not updated again, so its value does not depend on the other
+    elements of the array.
     """
     tau = taup.copy()
     active = np.ones(tau.shape, dtype=bool)
@@ -368,17 +315,6 @@ def _tauf(taup):
         tau = np.where(active, tau + step, tau)
         active &= ~(np.abs(step) < TAU_STEP_TOL)
         if not active.any():
-            break
-    return tau
-
-
-def _tauf_scalar(taup):
-    """_tauf for one value (a float): the same steps and stopping rule."""
-    tau = taup
-    for _ in range(TAU_ITERATIONS):
-        step = _tau_step(tau, taup)
-        tau = tau + step
-        if abs(step) < TAU_STEP_TOL:
             break
     return tau
 
@@ -398,20 +334,6 @@ def inverse(easting_m, northing_m, zone, south: bool = False):
     """
     n0 = FALSE_NORTHING_SOUTH_M if south else 0.0
     half = _K0A * math.pi / 2.0
-    one = single(easting_m, northing_m)
-    if one is not None and (type(zone) is int and 1 <= zone <= 60):
-        (e, n), shape = one
-        if (
-            FALSE_EASTING_M - MAX_DE_M <= e <= FALSE_EASTING_M + MAX_DE_M
-            and n0 - half <= n <= n0 + half
-        ):
-            phi, lam = _inverse_rad(e, n - n0, _tauf_scalar)
-            lon = lam * _R2D + (-183.0 + 6.0 * zone)
-            if lon > 180.0:
-                lon = lon - 360.0
-            elif lon <= -180.0:
-                lon = lon + 360.0
-            return wrap(phi * _R2D, shape), wrap(lon, shape)
     e = as_float("easting_m", easting_m)
     n = as_float("northing_m", northing_m)
     z = utm_zone_array(zone)
@@ -420,29 +342,29 @@ def inverse(easting_m, northing_m, zone, south: bool = False):
     require_finite("northing_m", n)
     require_range("easting_m", e, FALSE_EASTING_M - MAX_DE_M, FALSE_EASTING_M + MAX_DE_M, "m")
     require_range("northing_m", n, n0 - half, n0 + half, "m")
-    phi, lam = _inverse_rad(e, n - n0, _tauf)
+    phi, lam = _inverse_rad(e, n - n0)
     lon = lam * _R2D + (-183.0 + 6.0 * z)
     lon = np.where(lon > 180.0, lon - 360.0, np.where(lon <= -180.0, lon + 360.0, lon))
     return shaped(np.asarray(phi * _R2D)), shaped(np.asarray(lon))
 
 
-def _inverse_rad(easting, northing, tauf):
+def _inverse_rad(easting, northing):
     """inverse() core: (E, N north) -> (phi, lambda from the central meridian) in radians.
 
-    Floats or arrays (``tauf`` is _tauf_scalar or _tauf). sin, cos of 2 xi come from
+    sin, cos of 2 xi come from
     t = tan xi (|xi| <= pi/2 on the domain): 2t / (1 + t^2), (1 - t^2) / (1 + t^2); sinh, cosh
     of 2 eta from one sinh and one cosh of eta; sin xi', cos xi' from tan xi'
     (cos xi' = 1 / sqrt(1 + tan^2 xi') >= 0).
     """
     xi = northing / _K0A  # spec: xi = N / (k0 A)
     eta = (easting - FALSE_EASTING_M) / _K0A  # spec: eta = (E - E0) / (k0 A)
-    t = _tan(xi)
+    t = np.tan(xi)
     t2 = t * t
     inv = 1.0 / (1.0 + t2)
     s2 = 2.0 * t * inv  # sin 2xi
     c2 = (1.0 - t2) * inv  # cos 2xi
-    sh1 = _sinh(eta)
-    ch1 = _cosh(eta)
+    sh1 = np.sinh(eta)
+    ch1 = np.cosh(eta)
     sh2 = 2.0 * sh1 * ch1  # sinh 2eta
     ch2 = 1.0 + 2.0 * sh1 * sh1  # cosh 2eta
     sin2r = s2 * ch2
@@ -452,15 +374,15 @@ def _inverse_rad(easting, northing, tauf):
     y1r, y1i, _, _ = _clenshaw(ar, ai, _BETA)
     xip = xi - (y1r * sin2r - y1i * sin2i)  # spec: xi'
     etap = eta - (y1r * sin2i + y1i * sin2r)  # spec: eta'
-    she = _sinh(etap)
-    tp = _tan(xip)
-    cxi = 1.0 / _sqrt(1.0 + tp * tp)  # cos xi'
+    she = np.sinh(etap)
+    tp = np.tan(xip)
+    cxi = 1.0 / np.sqrt(1.0 + tp * tp)  # cos xi'
     taup = (
-        tp * cxi / _sqrt(she * she + cxi * cxi)
+        tp * cxi / np.sqrt(she * she + cxi * cxi)
     )  # spec: tau' = sin xi' / sqrt(sinh^2 eta' + cos^2 xi')
-    lam = _arctan2(she, cxi)  # spec: lambda
-    tau = tauf(taup)
-    phi = _arctan(tau)  # spec: phi = arctan tau
+    lam = np.arctan2(she, cxi)  # spec: lambda
+    tau = _tauf(taup)
+    phi = np.arctan(tau)  # spec: phi = arctan tau
     return phi, lam
 
 

@@ -65,6 +65,7 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -159,7 +160,7 @@ class InsFrameWriter:
         self.path = Path(path)
         self.overwrite = bool(overwrite)
         self._tmp_path = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
-        self._file = None
+        self._file: BinaryIO | None = None
         self.frames_written = 0
 
     def __enter__(self) -> InsFrameWriter:
