@@ -478,7 +478,7 @@ def simulate(
         }
         for model in models:  # in model order, whichever process ran it
             episode.update(infos[model.name])
-        episode["config"] = cfg
+        episode["config"] = _recorded_config(cfg)
         run.write_json("episode.json", episode)
         if finish is not None:
             finish(run.path, run.final)
@@ -487,6 +487,16 @@ def simulate(
     summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
     summary.wall_s = time.perf_counter() - t_wall
     return summary
+
+
+def _recorded_config(cfg: dict) -> dict:
+    """The configuration episode.json records: ``cfg`` without gnss.signal_outages_s when it is
+    [] (its default), so that a run without signal outages writes the episode.json of the runs
+    before the key existed (issue 19: default outputs byte-identical)."""
+    gnss = cfg.get("gnss")
+    if not isinstance(gnss, dict) or gnss.get("signal_outages_s", None) != []:
+        return cfg
+    return {**cfg, "gnss": {k: v for k, v in gnss.items() if k != "signal_outages_s"}}
 
 
 class _ExtraWriters:

@@ -230,6 +230,7 @@ IMU_CODE = {
 def test_code_defaults_are_the_code_column_and_noise_on():
     assert code_defaults() == {
         "noise": True,
+        "gnss": {"signal_outages_s": []},  # navsense extension (issue 19)
         "imu": IMU_CODE,
         "ins": INS_CODE,
         "mag": MAG_CODE,
@@ -352,6 +353,7 @@ def test_layout_and_order_of_the_effective_configuration():
         "corrections",
         "obstruction",
         "datum",
+        "signal_outages_s",
     ]
     assert list(cfg["gnss"]["datum"]) == [
         "output_frame",

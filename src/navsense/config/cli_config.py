@@ -8,24 +8,26 @@ from.
 The sensor options mirror the specification's command-line options and are shared with
 ``navsense simulate`` through :func:`add_config_arguments` and :func:`config_from_args`:
 
-=====================  ==========================  ===============================
-navsense               specification               key
-=====================  ==========================  ===============================
---seed N               -SensorSeed=                seed
---delay S              -SensorDelay=               delay_s
---gnss-hz HZ           -SensorGnssHz=              gnss.hz
---imu-hz HZ            -SensorImuHz=               imu.hz
---no-gnss              -SensorNoGnss               gnss.enabled = false
---no-imu               -SensorNoImu                imu.enabled = false
---no-ins               -SensorNoIns                ins.enabled = false
---no-noise             -SensorNoNoise              noise = false (navsense extension key)
---gnss-start MODE      -SensorGnssStart=           gnss.start
---gnss-frame FRAME     -SensorGnssFrame=           gnss.datum.output_frame
---gnss-baseline-km KM  -SensorGnssBaselineKm=      gnss.corrections.baseline_km
---gnss-outage A:B      -SensorGnssOutage= (many)   appended to gnss.corrections.outages_s
---config FILE          -SensorConfig=              replaces sensors.json
---overlay FILE         -PolarisSensorConfig=       replaces the vehicle overlay
-=====================  ==========================  ===============================
+========================  ==========================  ======================================
+navsense                  specification               key
+========================  ==========================  ======================================
+--seed N                  -SensorSeed=                seed
+--delay S                 -SensorDelay=               delay_s
+--gnss-hz HZ              -SensorGnssHz=              gnss.hz
+--imu-hz HZ               -SensorImuHz=               imu.hz
+--no-gnss                 -SensorNoGnss               gnss.enabled = false
+--no-imu                  -SensorNoImu                imu.enabled = false
+--no-ins                  -SensorNoIns                ins.enabled = false
+--no-noise                -SensorNoNoise              noise = false (navsense extension key)
+--gnss-start MODE         -SensorGnssStart=           gnss.start
+--gnss-frame FRAME        -SensorGnssFrame=           gnss.datum.output_frame
+--gnss-baseline-km KM     -SensorGnssBaselineKm=      gnss.corrections.baseline_km
+--corrections-outage A:B  -SensorGnssOutage= (many)   appended to gnss.corrections.outages_s
+--gnss-outage A:B         the same (former name)      appended to gnss.corrections.outages_s
+--gnss-signal-outage A:B  (navsense extension, many)  appended to gnss.signal_outages_s
+--config FILE             -SensorConfig=              replaces sensors.json
+--overlay FILE            -PolarisSensorConfig=       replaces the vehicle overlay
+========================  ==========================  ======================================
 
 Errors are raised as :class:`~navsense.errors.ConfigError`; the main command line turns them into
 one line on stderr and exit code 2.
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 
 import orjson
 
@@ -94,6 +97,24 @@ _ON_OFF_FLAGS = (
 )
 
 _OUTAGE_KEY = "gnss.corrections.outages_s+"
+_SIGNAL_OUTAGE_KEY = "gnss.signal_outages_s+"
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One ``START:END`` as given, with the spelling of its option (for the error message)."""
+
+    option: str
+    text: str
+
+
+class _AppendWindow(argparse.Action):
+    """argparse action: append a :class:`_Window` to the list at ``dest``."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append(_Window(option_string or self.dest, str(values)))
+        setattr(namespace, self.dest, items)
 
 
 def _dest(option: str) -> str:
@@ -131,10 +152,27 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             help=f"turn on (or off) {text} (sets {key})",
         )
     group.add_argument(
-        "--gnss-outage",
-        action="append",
+        "--corrections-outage",
+        dest="gnss_outage",
+        action=_AppendWindow,
         metavar="START:END",
-        help="add one correction outage [START, END) in seconds; repeatable",
+        help="add one outage [START, END) in seconds of the RTK corrections only (the "
+        "satellites stay); repeatable (sets gnss.corrections.outages_s)",
+    )
+    group.add_argument(
+        "--gnss-outage",
+        dest="gnss_outage",
+        action=_AppendWindow,
+        metavar="START:END",
+        help="the same as --corrections-outage (its former name)",
+    )
+    group.add_argument(
+        "--gnss-signal-outage",
+        action=_AppendWindow,
+        metavar="START:END",
+        help="add one window [START, END) in seconds in which every satellite is lost "
+        "(jamming, a tunnel): no fix, the RTK lock ends and is reacquired after it; "
+        "repeatable (sets gnss.signal_outages_s)",
     )
 
 
@@ -142,7 +180,8 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
     """The dotted-key overrides of the options that were given.
 
     Attributes missing from ``args`` are skipped, so a parser with only some of the options
-    works; ``gnss_outage`` items may be ``"A:B"`` strings or already parsed pairs.
+    works; ``gnss_outage`` and ``gnss_signal_outage`` items may be ``"A:B"`` strings or already
+    parsed pairs.
     """
     overrides: dict = {}
     for option, _kind, _metavar, key, _text in _VALUE_OPTIONS:
@@ -156,12 +195,23 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
         value = getattr(args, _dest(option), None)
         if value is not None:
             overrides[key] = bool(value)
-    outages = getattr(args, "gnss_outage", None)
-    if outages:
-        overrides[_OUTAGE_KEY] = [
-            item if isinstance(item, (list, tuple)) else parse_outage(item) for item in outages
-        ]
+    for dest, key, option in (
+        ("gnss_outage", _OUTAGE_KEY, "--gnss-outage"),
+        ("gnss_signal_outage", _SIGNAL_OUTAGE_KEY, "--gnss-signal-outage"),
+    ):
+        windows = getattr(args, dest, None)
+        if windows:
+            overrides[key] = [_window(item, option) for item in windows]
     return overrides
+
+
+def _window(item, option: str):
+    """One outage window of an option as ``[start, end]``."""
+    if isinstance(item, _Window):
+        return parse_outage(item.text, item.option)
+    if isinstance(item, (list, tuple)):
+        return item
+    return parse_outage(item, option)
 
 
 def config_from_args(args: argparse.Namespace) -> dict:

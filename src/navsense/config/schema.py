@@ -441,6 +441,13 @@ SCHEMA = Section(
                         ),
                     }
                 ),
+                # navsense extension (issue 19): windows in which every satellite is lost
+                "signal_outages_s": Field(
+                    "intervals",
+                    extension=True,
+                    chosen="[start, end) in s of the run's clock: every satellite is lost "
+                    "(jamming, a tunnel); [] none",
+                ),
             }
         ),
         "imu": Section(

@@ -2,7 +2,8 @@
 
 Built by :meth:`GnssConfig.from_validated` from the effective configuration that
 navsense.config validated (section ``gnss`` of navsense.config.schema: ranges, the start mode,
-the output frame, one system on, [start, end) outages, positive time constants): the conversion
+the output frame, one system on, [start, end) outages of the corrections and of the
+signals, positive time constants): the conversion
 checks nothing. Units are the specification's (s, m, deg, ppm, km).
 """
 
@@ -168,6 +169,7 @@ class GnssConfig:
     near_margin_m: float
     foliage_block_path_m: float
     reflector_range_m: float
+    signal_outages_s: tuple[tuple[float, float], ...]  # gnss.signal_outages_s, [t1, t2) pairs, s
     output_frame: str
     start_utc: str
     fix: FixConfig
@@ -192,6 +194,7 @@ class GnssConfig:
             near_margin_m=float(obstruction["near_margin_m"]),
             foliage_block_path_m=float(obstruction["foliage_block_path_m"]),
             reflector_range_m=float(obstruction["reflector_range_m"]),
+            signal_outages_s=tuple((float(a), float(b)) for a, b in gnss["signal_outages_s"]),
             output_frame=str(gnss["datum"]["output_frame"]),
             start_utc=str(gnss["datum"]["start_utc"]),
             fix=FixConfig.from_validated(cfg),

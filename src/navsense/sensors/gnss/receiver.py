@@ -7,7 +7,9 @@ the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (
    chassis origin (DESIGN.md ruling "Mounts").
 2. Sky view: lines of sight of the constellation (:mod:`navsense.sky.constellation`), the
    elevation mask and the enabled systems, the obstacles of the site
-   (:mod:`navsense.sky.obstruction`): N_u, N_c, N_n, N_f, blocked, above the mask.
+   (:mod:`navsense.sky.obstruction`): N_u, N_c, N_n, N_f, blocked, above the mask. In a
+   window of gnss.signal_outages_s (navsense extension, issue 19; :func:`signal_lost`) every
+   satellite above the mask counts as blocked.
 3. DOP (:mod:`.dop`): H, V, P of the used satellites, H_o, V_o of all above the mask.
 4. Reflector index rho and multipath index m (:mod:`.multipath`).
 5. Correction age a_c (:mod:`.corrections`).
@@ -67,7 +69,7 @@ from navsense.sky.constellation import Constellation, constellation_site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["GnssReceiver", "OUTPUT_FRAMES", "GNSS_SEQUENCE"]
+__all__ = ["GnssReceiver", "OUTPUT_FRAMES", "GNSS_SEQUENCE", "signal_lost"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
 _ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled steps of a one-step call (read only)
@@ -90,6 +92,29 @@ _PREFIXED_KEYS = (
     "wgs84_lon_deg",
     "wgs84_height_m",
 )
+
+
+def signal_lost(status: np.ndarray, t_s: np.ndarray, windows) -> np.ndarray:
+    """The sky view's status (m, nsat) with every satellite lost in the signal outages.
+
+    gnss.signal_outages_s (navsense extension, issue 19): in a window [t1, t2) of the epoch time
+    the receiver tracks no satellite (jamming, a tunnel). A satellite above the mask counts as
+    blocked (satellites_blocked = satellites_above_mask, satellites_used = N_c = N_n = N_f = 0),
+    as when the site's obstacles hide the whole sky; below the mask it stays below the mask. The
+    fix machine then sees N_u = 0 < 4 (no fix, the RTK lock ends) and reacquires by its own rules
+    once the window ends. Epochs outside every window keep their status (same array).
+    """
+    t_s = np.asarray(t_s, dtype=np.float64)
+    lost = np.zeros(t_s.shape, dtype=bool)
+    for t1, t2 in windows:
+        lost |= (t_s >= t1) & (t_s < t2)
+    if not lost.any():
+        return status
+    status = status.copy()
+    rows = status[lost]
+    rows[rows != _sky.BELOW_MASK] = _sky.BLOCKED
+    status[lost] = rows
+    return status
 
 
 class GnssReceiver:
@@ -161,6 +186,8 @@ class GnssReceiver:
         los = self.constellation.los_enu(t)
         visible = self.constellation.visible(los, c.elevation_mask_deg)
         status = self._sky.classify(p_a, los, visible)
+        if c.signal_outages_s:
+            status = signal_lost(status, t, c.signal_outages_s)
         counts = _sky.counts(status)
         # Dilution of Precision: used satellites, and all above the mask
         (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(
