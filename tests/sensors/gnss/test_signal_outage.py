@@ -216,3 +216,5 @@ def test_episode_records_the_key_only_when_set():
     assert "signal_outages_s" in default["gnss"]  # the effective configuration keeps it
     given = load_config(overrides={"gnss.signal_outages_s": [[1, 2]]})
     assert _recorded_config(given)["gnss"]["signal_outages_s"] == [[1, 2]]
+    # a run's recorded configuration (or one from before the key) reads as no outage
+    assert GnssConfig.from_validated(_recorded_config(default)).signal_outages_s == ()
