@@ -249,11 +249,10 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
 
 
 def default_workers() -> int:
-    """The processor cores available to this process."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    """The processor cores available to this process (navsense._runtime.machine)."""
+    from navsense._runtime.machine import available_cores
+
+    return available_cores()
 
 
 # ------------------------------------------------------------------------------- files
