@@ -88,18 +88,17 @@ class _RecentTruth:
             self._chunks.pop(0)
 
     def rows(self, steps: np.ndarray) -> dict:
+        """The truth rows (navsense.stats.truth_at_steps's keys) at ``steps`` (a few, kept)."""
+        picked = []
+        for step in steps.tolist():
+            for chunk in reversed(self._chunks):
+                if chunk.step0 <= step < chunk.step0 + len(chunk):
+                    picked.append((chunk, step - chunk.step0))
+                    break
+            else:  # pragma: no cover - the buffer spans the latency
+                raise RuntimeError(f"live: no truth kept for step {step}")
         names = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m")
-        out = {k: np.zeros((len(steps), 4 if k == "q_xyzw" else 3)) for k in names}
-        found = np.zeros(len(steps), dtype=bool)
-        for chunk in self._chunks:
-            idx = steps - chunk.step0
-            inside = (idx >= 0) & (idx < len(chunk))
-            for k in names:
-                out[k][inside] = getattr(chunk, k)[idx[inside]]
-            found |= inside
-        if not found.all():  # pragma: no cover - the buffer spans the latency
-            raise RuntimeError(f"live: no truth kept for steps {steps[~found].tolist()}")
-        return out
+        return {k: np.array([getattr(c, k)[i] for c, i in picked]) for k in names}
 
 
 class _Delivered:
