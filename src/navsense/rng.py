@@ -122,8 +122,7 @@ class Pcg32:
     """One PCG32 stream: ``Pcg32(seed, seq)`` seeds as ``pcg32_srandom_r(seed, seq)``.
 
     ``next_u32()``, ``uniform()`` and ``gaussian()`` draw one value; ``u32(n)``, ``uniforms(n)``
-    and ``gaussians(n)`` draw n values of the same stream as numpy arrays (shape (n,));
-    ``gaussian_list(n)`` is ``gaussians(n)`` as Python floats.
+    and ``gaussians(n)`` draw n values of the same stream as numpy arrays (shape (n,)).
     """
 
     __slots__ = (
@@ -150,9 +149,9 @@ class Pcg32:
         self._ahead = np.empty(0, dtype=np.uint32)
         self._ahead_pos = 0
         self._ahead_start = self._state
-        # the Gaussians of the read-ahead block's outputs from _gauss_pos on, in pairs (a list of
-        # Python floats; None: not computed for this block)
-        self._gauss: list | None = None
+        # the Gaussians of the read-ahead block's outputs from _gauss_pos on, in pairs (None: not
+        # computed for this block)
+        self._gauss: np.ndarray | None = None
         self._gauss_pos = 0
 
     def _step(self) -> None:
@@ -229,17 +228,10 @@ class Pcg32:
         """The next n standard normal values (Box-Muller cosine branch, 2 uniforms each)."""
         n = int(n)
         if 0 < 2 * n <= len(self._ahead) - self._ahead_pos:
-            return np.array(self._gaussians_ahead(n))
+            return self._gaussians_ahead(n)
         return _box_muller(self.u32(2 * n))
 
-    def gaussian_list(self, n: int) -> list:
-        """:meth:`gaussians` as a list of Python floats (the one-step paths of the models)."""
-        n = int(n)
-        if 0 < 2 * n <= len(self._ahead) - self._ahead_pos:
-            return self._gaussians_ahead(n)
-        return _box_muller(self.u32(2 * n)).tolist()
-
-    def _gaussians_ahead(self, n: int) -> list:
+    def _gaussians_ahead(self, n: int) -> np.ndarray:
         """n Gaussians of the read-ahead block's next 2 n outputs.
 
         The Gaussians of up to _GAUSS_AHEAD outputs are computed at once (one Box-Muller over
@@ -251,11 +243,11 @@ class Pcg32:
         i = (pos - start) // 2
         if self._gauss is None or pos < start or (pos - start) % 2 or i + n > len(self._gauss):
             stop = min(len(self._ahead), pos + max(2 * n, _GAUSS_AHEAD))
-            self._gauss = _box_muller(self._ahead[pos : stop - (stop - pos) % 2]).tolist()
+            self._gauss = _box_muller(self._ahead[pos : stop - (stop - pos) % 2])
             self._gauss_pos = pos
             i = 0
         self._ahead_pos = pos + 2 * n
-        return self._gauss[i : i + n]
+        return self._gauss[i : i + n].copy()
 
     # ---------------------------------------------------------------------------- scalar draws
     def next_u32(self) -> int:
