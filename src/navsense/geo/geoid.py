@@ -27,7 +27,6 @@ row at the north pole. Agrees with NGA's published EGM96 check values to a few c
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from importlib import resources
 
@@ -62,24 +61,11 @@ def _grid() -> tuple[float, float, float, float, np.ndarray]:
 def egm96_undulation_m(lat_deg, lon_deg):
     """EGM96 geoid undulation N (m) at WGS84 latitudes and longitudes (deg; module docstring).
 
-    Floats give a Python float; arrays the broadcast shape of the two. Latitude must be in
+    Scalars give a Python float; arrays the broadcast shape of the two. Latitude must be in
     -90..90 deg (DatumError naming the value); any finite longitude is wrapped.
     """
     lat0, lon0, dlat, dlon, grid = _grid()
     rows, cols = grid.shape[0], grid.shape[1] - 1
-    if type(lat_deg) is float and type(lon_deg) is float:
-        if not (-90.0 <= lat_deg <= 90.0) or not math.isfinite(lon_deg):
-            _check(np.asarray(lat_deg), np.asarray(lon_deg))
-        x = ((lon_deg - lon0) / dlon) % cols
-        y = (lat_deg - lat0) / dlat
-        i = int(x)
-        j = min(int(y), rows - 2)
-        fx, fy = x - i, y - j
-        a, b = grid[j, i], grid[j, i + 1]
-        c, d = grid[j + 1, i], grid[j + 1, i + 1]
-        return float(
-            a * (1.0 - fx) * (1.0 - fy) + b * fx * (1.0 - fy) + c * (1.0 - fx) * fy + d * fx * fy
-        )
     lat = np.asarray(lat_deg, dtype=np.float64)
     lon = np.asarray(lon_deg, dtype=np.float64)
     _check(lat, lon)
@@ -90,7 +76,8 @@ def egm96_undulation_m(lat_deg, lon_deg):
     fx, fy = x - i, y - j
     a, b = grid[j, i], grid[j, i + 1]
     c, d = grid[j + 1, i], grid[j + 1, i + 1]
-    return a * (1.0 - fx) * (1.0 - fy) + b * fx * (1.0 - fy) + c * (1.0 - fx) * fy + d * fx * fy
+    n = a * (1.0 - fx) * (1.0 - fy) + b * fx * (1.0 - fy) + c * (1.0 - fx) * fy + d * fx * fy
+    return n if n.ndim else float(n)
 
 
 def _check(lat: np.ndarray, lon: np.ndarray) -> None:
