@@ -8,6 +8,9 @@ makes the set of files atomic.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
+
+from navsense.errors import NavsenseError
 
 __all__ = ["AppendFile"]
 
@@ -17,13 +20,15 @@ class AppendFile:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._file = None
+        self._file: BinaryIO | None = None
 
     def __enter__(self):
         self._file = open(self.path, "xb")
         return self
 
     def append(self, data: bytes) -> None:
+        if self._file is None:
+            raise NavsenseError(f"{self.path}: append() outside the with block")
         self._file.write(data)
 
     def close(self) -> None:

@@ -41,6 +41,7 @@ import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -517,8 +518,8 @@ class TruthWriter:
         if self.path.exists() and not overwrite:
             raise TruthError(f"{self.path}: exists; refusing to overwrite it")
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self._writer = None
-        self._file = None
+        self._writer: pq.ParquetWriter | None = None
+        self._file: BinaryIO | None = None
         self._next_step: int | None = None
         self.rows = 0
 
@@ -575,7 +576,8 @@ class TruthWriter:
         try:
             if self._writer is not None:
                 self._writer.close()
-            self._file.close()
+            if self._file is not None:
+                self._file.close()
         except BaseException:
             self._tmp.unlink(missing_ok=True)
             raise
