@@ -174,7 +174,9 @@ def prepare_run(
     else:
         profile = vehicle_profile(vehicle or (scen.vehicle.name if scen else "polaris"))
 
-    cfg = load_config(config, overlay, vehicle=profile.name)
+    cfg = load_config(
+        config, overlay, vehicle=profile.name, later_keys=[k for _, lay in layers for k in lay]
+    )
     for label, layer in layers:
         cfg = apply_overrides(cfg, layer, source=label)
 

@@ -18,7 +18,7 @@ from navsense.config import (
     validate,
 )
 from navsense.config.schema import BOOLEAN, RATE_HZ, nonnegative
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, NavsenseWarning
 
 
 @pytest.fixture
@@ -63,7 +63,9 @@ def test_embedded_overlay_wins_over_the_config_file(write):
             "ins": {"velocity_white_mps": 0.5},
         },
     )
-    polaris = load_config(config)
+    with pytest.warns(NavsenseWarning, match="overridden by the vehicle overlay") as seen:
+        polaris = load_config(config)
+    assert len(seen) == 3  # one line per key the overlay replaces (issue 18 item 3)
     assert polaris["mount_frame"] == "base_footprint"
     assert polaris["gnss"]["antenna_flu_m"] == [1.1, 0, 2.15]
     assert polaris["ins"]["velocity_white_mps"] == 0.02

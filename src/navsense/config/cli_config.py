@@ -8,26 +8,11 @@ from.
 The sensor options mirror the specification's command-line options and are shared with
 ``navsense simulate`` through :func:`add_config_arguments` and :func:`config_from_args`:
 
-========================  ==========================  ======================================
-navsense                  specification               key
-========================  ==========================  ======================================
---seed N                  -SensorSeed=                seed
---delay S                 -SensorDelay=               delay_s
---gnss-hz HZ              -SensorGnssHz=              gnss.hz
---imu-hz HZ               -SensorImuHz=               imu.hz
---no-gnss                 -SensorNoGnss               gnss.enabled = false
---no-imu                  -SensorNoImu                imu.enabled = false
---no-ins                  -SensorNoIns                ins.enabled = false
---no-noise                -SensorNoNoise              noise = false (navsense extension key)
---gnss-start MODE         -SensorGnssStart=           gnss.start
---gnss-frame FRAME        -SensorGnssFrame=           gnss.datum.output_frame
---gnss-baseline-km KM     -SensorGnssBaselineKm=      gnss.corrections.baseline_km
---corrections-outage A:B  -SensorGnssOutage= (many)   appended to gnss.corrections.outages_s
---gnss-outage A:B         the same (former name)      appended to gnss.corrections.outages_s
---gnss-signal-outage A:B  (navsense extension, many)  appended to gnss.signal_outages_s
---config FILE             -SensorConfig=              replaces sensors.json
---overlay FILE            -PolarisSensorConfig=       replaces the vehicle overlay
-========================  ==========================  ======================================
+========================  ==========================  ===============================
+The order (specification "Command-Line Options"): the defaults, then the configuration file,
+then the vehicle overlay, then the options (the named ones, then each ``--set`` in the order
+given); a later layer wins. ``navsense config show --explain`` prints where each value came
+from; a configuration-file value that the overlay replaces draws a warning line.
 
 Errors are raised as :class:`~navsense.errors.ConfigError`; the main command line turns them into
 one line on stderr and exit code 2.
@@ -42,10 +27,23 @@ from dataclasses import dataclass
 import orjson
 
 from navsense.config.defaults import VEHICLE_OVERLAYS
-from navsense.config.load import load_config, parse_number, parse_outage
-from navsense.config.schema import describe_keys
+from navsense.config.load import (
+    explain_config,
+    load_config,
+    parse_number,
+    parse_outage,
+    parse_set,
+)
+from navsense.config.schema import describe_keys, format_value
 
-__all__ = ["add_parser", "run", "add_config_arguments", "overrides_from_args", "config_from_args"]
+__all__ = [
+    "add_parser",
+    "run",
+    "add_config_arguments",
+    "overrides_from_args",
+    "option_labels",
+    "config_from_args",
+]
 
 
 def number(text: str) -> int | float:
@@ -174,6 +172,15 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         "(jamming, a tunnel): no fix, the RTK lock ends and is reacquired after it; "
         "repeatable (sets gnss.signal_outages_s)",
     )
+    group.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        dest="set_values",
+        help="set any configuration key (navsense config keys) over the configuration file "
+        "and the vehicle overlay, as the options above do; VALUE is JSON or plain text "
+        "(--set gnss.hz=5 --set ins.frame=wgs84_g2139); repeatable",
+    )
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict:
@@ -202,6 +209,12 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
         windows = getattr(args, dest, None)
         if windows:
             overrides[key] = [_window(item, option) for item in windows]
+    for text in getattr(args, "set_values", None) or ():
+        key, value = parse_set(text)
+        before = overrides.pop(key, None)  # a later value wins, and is applied in its turn
+        if key.endswith("+") and isinstance(before, list) and isinstance(value, list):
+            value = before + value  # appended to a list: both are kept
+        overrides[key] = value
     return overrides
 
 
@@ -212,6 +225,33 @@ def _window(item, option: str):
     if isinstance(item, (list, tuple)):
         return item
     return parse_outage(item, option)
+
+
+def option_labels(args: argparse.Namespace) -> dict[str, str]:
+    """``{dotted key: "option --gnss-hz"}``: the option that set each override of
+    :func:`overrides_from_args` (the origins of ``navsense config show --explain``)."""
+    labels: dict[str, str] = {}
+    for option, _kind, _metavar, key, _text in _VALUE_OPTIONS:
+        if getattr(args, _dest(option), None) is not None:
+            labels[key] = f"option {option}"
+    for option, key, _text in _OFF_FLAGS:
+        if getattr(args, _dest(option), False):
+            labels[key] = f"option {option}"
+    for option, key, _text in _ON_OFF_FLAGS:
+        value = getattr(args, _dest(option), None)
+        if value is not None:
+            labels[key] = f"option {option if value else '--no-' + option[2:]}"
+    for dest, key, option in (
+        ("gnss_outage", _OUTAGE_KEY, "--corrections-outage"),
+        ("gnss_signal_outage", _SIGNAL_OUTAGE_KEY, "--gnss-signal-outage"),
+    ):
+        if getattr(args, dest, None):
+            labels[key] = f"option {option}"
+    for text in getattr(args, "set_values", None) or ():
+        key = parse_set(text)[0]
+        before = labels.get(key) if key.endswith("+") else None
+        labels[key] = "option --set" if before in (None, "option --set") else f"{before}, --set"
+    return labels
 
 
 def config_from_args(args: argparse.Namespace) -> dict:
@@ -239,6 +279,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Print the effective sensor configuration as JSON.",
     )
     add_config_arguments(show)
+    show.add_argument(
+        "--explain",
+        action="store_true",
+        help="print each value with where it came from (default, configuration file, "
+        "vehicle overlay, option) instead of the JSON",
+    )
     actions.add_parser(
         "keys",
         help="list every key, its type and its allowed values",
@@ -252,6 +298,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``navsense config <action>``; returns the exit code. Raises ConfigError on bad input."""
     action = getattr(args, "config_action", None)
+    if action == "show" and getattr(args, "explain", False):
+        cfg, origins = explain_config(
+            getattr(args, "config", None),
+            getattr(args, "overlay", None),
+            getattr(args, "vehicle", None) or "polaris",
+            overrides_from_args(args),
+            option_labels(args),
+        )
+        sys.stdout.write(explain_text(cfg, origins))
+        return 0
     if action == "show":
         cfg = config_from_args(args)
         sys.stdout.write(orjson.dumps(cfg, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -266,3 +322,20 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stderr.write("navsense config: choose an action: show or keys\n")
     return 2
+
+
+def explain_text(cfg: dict, origins: dict[str, str]) -> str:
+    """``KEY = VALUE  # ORIGIN`` lines, one a value of the effective configuration, in the
+    schema's order, after a line stating the order of the layers."""
+    from navsense.config.load import leaves
+
+    lines = [
+        (f"{key} = {format_value(value, limit=10_000)}", origins[key]) for key, value in leaves(cfg)
+    ]
+    width = min(max(len(text) for text, _ in lines), 60)
+    out = [
+        "# the order: defaults < configuration file (--config) < vehicle overlay "
+        "(--overlay, else the vehicle's) < options (the named ones, then --set); later wins"
+    ]
+    out += [f"{text.ljust(width)}  # {origin}" for text, origin in lines]
+    return "\n".join(out) + "\n"

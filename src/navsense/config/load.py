@@ -15,6 +15,15 @@ arrays included, replaces the one below):
 The configuration is validated after each layer, so an error names the layer that caused it:
 the file's path as given, ``sensors.json``/``sensors_polaris.json`` for the embedded files, and
 ``command line`` for the overrides.
+
+The order is the specification's and silent there; navsense makes it visible:
+
+- a value of the configuration file that the vehicle overlay replaces by another draws one
+  warning line (:class:`~navsense.errors.NavsenseWarning`) naming the key and both values (the
+  Polaris overlay sets the whole ``ins`` block, so ``{"ins": {"utm_zone": 32}}`` in ``--config``
+  is overridden: an option, ``--set ins.utm_zone=32``, is applied over both files);
+- :func:`explain_config` returns, with the configuration, where each value came from (the
+  defaults, the configuration file, the overlay, an option): ``navsense config show --explain``.
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ import copy
 import json
 import math
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterable, Mapping
 
 from navsense.config.defaults import (
     VEHICLE_OVERLAYS,
@@ -42,10 +52,12 @@ from navsense.config.schema import (
     unknown_key_error,
     validate,
 )
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, NavsenseWarning
 
 __all__ = [
     "load_config",
+    "explain_config",
+    "parse_set",
     "apply_overrides",
     "read_config_file",
     "parse_config_text",
@@ -64,39 +76,130 @@ def load_config(
     overlay_path: str | os.PathLike | None = None,
     vehicle: str = "polaris",
     overrides: Mapping | None = None,
+    *,
+    later_keys: Iterable[str] = (),
 ) -> dict:
     """The effective sensor configuration: defaults < config file < overlay < overrides.
 
     Returns a new plain nested dict (JSON types only, keys in the schema's order) with every key
     of the schema: the configuration that goes into ``episode.json``. Raises ConfigError (naming
-    the file, the dotted key, the value and what is allowed) on any invalid layer.
-    See the module docstring for the layers and :func:`apply_overrides` for ``overrides``.
+    the file, the dotted key, the value and what is allowed) on any invalid layer; warns
+    (NavsenseWarning) for each value of the configuration file that the overlay replaces, unless
+    ``overrides`` or ``later_keys`` (the dotted keys of overrides the caller applies afterwards)
+    set it again. See the module docstring for the layers and :func:`apply_overrides` for
+    ``overrides``.
     """
+    return _build(config_path, overlay_path, vehicle, overrides, None, None, later_keys)
+
+
+#: The origins :func:`explain_config` names (with the file or option).
+DEFAULT_CODE = "default (navsense code_defaults.json)"
+DEFAULT_SENSORS = "default (sensors.json)"
+
+
+def explain_config(
+    config_path: str | os.PathLike | None = None,
+    overlay_path: str | os.PathLike | None = None,
+    vehicle: str = "polaris",
+    overrides: Mapping | None = None,
+    override_labels: Mapping[str, str] | None = None,
+) -> tuple[dict, dict[str, str]]:
+    """:func:`load_config` and where each value came from: ``(cfg, {dotted key: origin})``.
+
+    The origin of a leaf value (a number, a string, a boolean, an array) is the last layer that
+    set it: :data:`DEFAULT_CODE`, :data:`DEFAULT_SENSORS`, ``config file PATH``, ``vehicle
+    overlay PATH`` (``sensors_polaris.json (embedded, polaris)`` for the embedded one), or for
+    an override ``override_labels[key]`` (default ``command line``), ``(appended)`` added for a
+    key ending in ``+``.
+    """
+    origins: dict[str, str] = {}
+    cfg = _build(config_path, overlay_path, vehicle, overrides, origins, override_labels or {})
+    return cfg, {key: origins.get(key, DEFAULT_CODE) for key, _ in leaves(cfg)}
+
+
+def _build(
+    config_path, overlay_path, vehicle, overrides, origins, override_labels, later_keys=()
+) -> dict:
     if vehicle not in VEHICLE_OVERLAYS:
         raise ConfigError(
             f"vehicle = {format_value(vehicle)} is not one of {', '.join(VEHICLE_OVERLAYS)}"
         )
-    cfg = deep_merge(code_defaults(), sensors_defaults())
+    code, sensors = code_defaults(), sensors_defaults()
+    cfg = deep_merge(code, sensors)
     validate(cfg, "sensors.json")
-    layers: list[tuple[dict, str]] = []
+    # (layer, source named in errors, origin named by explain_config)
+    layers: list[tuple[dict, str, str]] = []
     if config_path is not None:
-        layers.append((read_config_file(config_path), os.fspath(config_path)))
+        source = os.fspath(config_path)
+        layers.append((read_config_file(config_path), source, f"config file {source}"))
     if overlay_path is not None:
-        layers.append((read_config_file(overlay_path), os.fspath(overlay_path)))
+        source = os.fspath(overlay_path)
+        layers.append((read_config_file(overlay_path), source, f"vehicle overlay {source}"))
     else:
         embedded = vehicle_overlay(vehicle)
         if embedded is not None:
-            layers.append(embedded)
-    for layer, source in layers:
+            layer, source = embedded
+            layers.append((layer, source, f"vehicle overlay {source} (embedded, {vehicle})"))
+    for layer, source, _ in layers:
         if not isinstance(layer, Mapping):
             raise ConfigError(
                 f"{source}: the configuration is {format_value(layer, 40)}, not a JSON object"
             )
         cfg = deep_merge(cfg, layer)
         validate(cfg, source)
+    if config_path is not None and len(layers) == 2:
+        again = {k.removesuffix("+") for k in [*(overrides or {}), *later_keys]}
+        _warn_overridden(layers[0], layers[1], again)
     if overrides:
         cfg = apply_overrides(cfg, overrides)
+    if origins is not None:
+        for layer, label in ((code, DEFAULT_CODE), (sensors, DEFAULT_SENSORS)):
+            origins.update((key, label) for key, _ in leaves(layer))
+        for layer, _, label in layers:
+            origins.update((key, label) for key, _ in leaves(layer))
+        for key, value in (overrides or {}).items():
+            path = key.removesuffix("+")
+            label = override_labels.get(key, COMMAND_LINE)
+            if path != key:
+                label += " (appended)"
+            if isinstance(value, Mapping):
+                origins.update((k, label) for k, _ in leaves(value, f"{path}."))
+            else:
+                origins[path] = label
     return canonical(cfg)
+
+
+def leaves(node: Mapping, prefix: str = "") -> list[tuple[str, object]]:
+    """The (dotted key, value) pairs of a nested configuration's leaves (arrays are leaves)."""
+    out: list[tuple[str, object]] = []
+    for key, value in node.items():
+        if isinstance(value, Mapping):
+            out.extend(leaves(value, f"{prefix}{key}."))
+        else:
+            out.append((f"{prefix}{key}", value))
+    return out
+
+
+def _warn_overridden(
+    config: tuple[dict, str, str], overlay: tuple[dict, str, str], overridden: set[str]
+) -> None:
+    """One NavsenseWarning for each value of the configuration file that the overlay replaces
+    by a different value (the layers' order is the specification's; the user may not know it),
+    unless an override sets the key again (``overridden``: its dotted keys and sections)."""
+    replaced = dict(leaves(overlay[0]))
+    for key, value in leaves(config[0]):
+        parts = key.split(".")
+        if any(".".join(parts[:i]) in overridden for i in range(1, len(parts) + 1)):
+            continue
+        if key in replaced and replaced[key] != value:
+            warnings.warn(
+                f"{config[1]}: {key} = {format_value(value)} is overridden by the vehicle "
+                f"overlay {overlay[1]}: {key} = {format_value(replaced[key])} (the order is "
+                f"configuration file < vehicle overlay < options; --set {key}=VALUE is applied "
+                "over both)",
+                NavsenseWarning,
+                stacklevel=4,
+            )
 
 
 def apply_overrides(
@@ -243,3 +346,25 @@ def parse_number(text: str) -> int | float:
         if not math.isfinite(value):
             raise ValueError(text) from None
         return value
+
+
+def parse_set(text: str, option: str = "--set") -> tuple[str, object]:
+    """``KEY=VALUE`` of ``--set`` as (dotted key, value): the value as JSON when it is JSON
+    (``5``, ``true``, ``[0, 0, 1]``, ``"x"``), else the text itself (``cold``,
+    ``2026-01-01T00:00:00Z``). The key and the value are checked with the configuration."""
+    key, sep, value = text.partition("=") if isinstance(text, str) else ("", "", "")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(
+            f"{COMMAND_LINE}: {option} {format_value(text)} is not KEY=VALUE "
+            "(such as --set gnss.hz=5 or --set ins.frame=wgs84_g2139)"
+        )
+    try:
+        parsed = json.loads(value, parse_constant=_refuse_constant)
+    except ValueError:  # not JSON: the text (a string value)
+        parsed = value
+    return key, parsed
+
+
+def _refuse_constant(name: str):
+    raise ValueError(name)
