@@ -198,7 +198,8 @@ def imu_errors(drive: Drive, t0_s: float, truth, vehicle, moving_mps: float = 2.
 
 def write_gpx(path: Path, t: np.ndarray, enu: np.ndarray, origin=(48.1374, 11.5755, 520.0)):
     """A GPX 1.1 track (gpxpy) of ENU points in the tangent frame at ``origin`` (lat, lon,
-    ellipsoidal height), times from 2024-06-01T08:00:00Z, elevations to the millimetre."""
+    ellipsoidal height), times from 2024-06-01T08:00:00Z, elevations above the geoid (EGM96, as
+    a receiver writes them) to the millimetre."""
     import gpxpy.gpx
 
     from navsense.geo import Georeference
@@ -215,7 +216,7 @@ def write_gpx(path: Path, t: np.ndarray, enu: np.ndarray, origin=(48.1374, 11.57
             gpxpy.gpx.GPXTrackPoint(
                 float(g["wgs84_lat_deg"][i]),
                 float(g["wgs84_lon_deg"][i]),
-                elevation=round(float(g["wgs84_height_m"][i]), 3),
+                elevation=round(float(g["navd88_height_m"][i]), 3),  # EGM96 at a local site
                 time=start + dt.timedelta(seconds=float(t[i] - t[0])),
             )
         )

@@ -21,7 +21,11 @@ The rules, in this order:
 
    - ``scenario``: an embedded scenario's name or a scenario file; its site unless one is given;
    - ``truth``: a truth log (CSV or Parquet), read chunk by chunk when the run is written; the
-     site given, else :data:`navsense.site.DEFAULT_SITE` (ACRE);
+     site given, else the log's own (its Parquet metadata or CSV sidecar,
+     :func:`navsense.truth.io.read_truth_metadata`), else :data:`navsense.site.DEFAULT_SITE`
+     (ACRE: the run summary says so in a line); the log's start UTC replaces
+     ``gnss.datum.start_utc`` unless a configuration file, an overlay file or an override sets
+     it;
    - ``track``: a GPX or CSV track or a waypoint route (:mod:`navsense.truth.tracks`), placed on
      the site given, else on ACRE when it lies on the tile, else on a local site at its first
      point, at the configuration's start UTC and datum; a start time the track records replaces
@@ -30,9 +34,12 @@ The rules, in this order:
 
    ``duration_s`` keeps the first ``duration_s`` seconds of any of them (a closed scenario route
    is repeated to that length, :func:`navsense.scenarios.load_scenario`).
-4. **UTM zone**: on a site with a local georeference the INS odometry uses the UTM zone of the
-   site's longitude, unless a configuration file, an overlay file or an override sets
-   ``ins.utm_zone`` (the defaults' zone 16 is the ACRE tile's).
+4. **The site's defaults**, each unless a configuration file, an overlay file or an override
+   sets the key: on a site with a local georeference the INS odometry uses the UTM zone of the
+   site's longitude (``ins.utm_zone``; the defaults' zone 16 is the ACRE tile's; the hemisphere
+   follows the site's latitude); outside the area of NAD83(2011) (:mod:`navsense.geo.areas`)
+   the INS reports WGS84 (G2139) (``ins.frame``; the GNSS's default is already WGS84), and an
+   explicit ``nad83`` frame there is refused (:func:`navsense.simulate.build_models`).
 5. **episode.json's source**: ``{"scenario": NAME or FILE}``, ``{"truth": FILE}`` or
    ``{"track": FILE}``, with ``"duration_s"`` when the run was cut; it is how a reader of the
    run finds its truth again (:func:`navsense.stats.find_truth`).
@@ -44,6 +51,7 @@ vehicle), TruthError (a malformed track; a truth log's own errors come when it i
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,6 +73,8 @@ Layers = Sequence[tuple[str, Mapping[str, Any]]]
 
 _DEFAULT_SCENARIO = "acre-loop"
 _ZONE_KEY = "ins.utm_zone"
+_FRAME_KEY = "ins.frame"
+_START_KEY = "gnss.datum.start_utc"
 
 
 @dataclass(frozen=True)
@@ -76,7 +86,8 @@ class PreparedRun:
     description of the truth; ``label`` the default name of the run directory; ``truth`` the
     whole truth when it is in memory (a scenario, a track), else None and ``truth_path`` the
     truth log streamed from disk; ``duration_s`` the cut (None: the whole source);
-    ``save_truth`` True when the run must keep its truth (a track).
+    ``save_truth`` True when the run must keep its truth (a track); ``notes`` lines for the
+    run summary (a truth log run at ACRE for want of a site).
     """
 
     cfg: dict
@@ -88,6 +99,7 @@ class PreparedRun:
     truth_path: Path | None = None
     duration_s: float | None = None
     save_truth: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def total_steps(self) -> int | None:
@@ -113,7 +125,7 @@ class PreparedRun:
 
         chunk_steps = options.pop("chunk_steps", DEFAULT_CHUNK_STEPS)
         save_truth = options.pop("save_truth", False) or self.save_truth
-        return simulate(
+        summary = simulate(
             self.truth_chunks(chunk_steps),
             self.cfg,
             self.vehicle,
@@ -125,6 +137,8 @@ class PreparedRun:
             save_truth=save_truth,
             **options,
         )
+        summary.notes.extend(self.notes)
+        return summary
 
 
 def prepare_run(
@@ -159,8 +173,8 @@ def prepare_run(
     given = [k for k, v in (("scenario", scenario), ("truth", truth), ("track", track)) if v]
     if len(given) > 1:
         raise ConfigError(f"a run has one truth source; got {' and '.join(given)}")
-    if duration_s is not None and not duration_s > 0:
-        raise ConfigError(f"duration_s = {duration_s!r} must be a number of seconds > 0")
+    if duration_s is not None and not (math.isfinite(duration_s) and duration_s > 0):
+        raise ConfigError(f"duration_s = {duration_s!r} must be a finite number of seconds > 0")
     layers = _layers(overrides)
     chosen_site = resolve_site(site)
 
@@ -193,14 +207,30 @@ def prepare_run(
             duration_s=duration_s,
         )
     elif truth:
+        from navsense.truth.io import read_truth_metadata
+
+        meta = read_truth_metadata(truth)
+        notes: tuple[str, ...] = ()
+        log_site = chosen_site if chosen_site is not None else meta.site
+        if log_site is None:
+            log_site = embedded_site(DEFAULT_SITE)
+            notes = (
+                f"navsense: {truth} names no site: run at the ACRE site (give --site NAME|FILE, "
+                "or write the log with its site: navsense truth, simulate --save-truth)",
+            )
+        start = meta.start_utc
+        if start and start != cfg["gnss"]["datum"]["start_utc"]:
+            if _START_KEY not in _keys_set(config, overlay, layers):
+                cfg = apply_overrides(cfg, {_START_KEY: start}, source=str(meta.where))
         run = PreparedRun(
             cfg=cfg,
             vehicle=profile,
-            site=chosen_site if chosen_site is not None else embedded_site(DEFAULT_SITE),
+            site=log_site,
             source={"truth": str(truth), **extra},
             label=Path(truth).stem,
             truth_path=Path(truth),
             duration_s=duration_s,
+            notes=notes,
         )
     else:
         assert track is not None
@@ -225,12 +255,29 @@ def prepare_run(
             duration_s=duration_s,
             save_truth=True,
         )
-    zone = _local_zone(run.site)
-    if zone is not None and zone != run.cfg["ins"]["utm_zone"]:
-        if _ZONE_KEY not in _keys_set(config, overlay, layers):
-            cfg = apply_overrides(run.cfg, {_ZONE_KEY: zone}, source="the site's UTM zone")
+    defaults = _site_defaults(run.site, run.cfg)
+    if defaults:
+        explicit = _keys_set(config, overlay, layers)
+        defaults = {k: v for k, v in defaults.items() if k not in explicit}
+        if defaults:
+            cfg = apply_overrides(run.cfg, defaults, source="the site's defaults")
             run = dataclasses.replace(run, cfg=cfg)
     return run
+
+
+def _site_defaults(site, cfg: Mapping) -> dict[str, Any]:
+    """The keys a site sets when the user does not (module docstring, rule 4)."""
+    out: dict[str, Any] = {}
+    zone = _local_zone(site)
+    if zone is not None and zone != cfg["ins"]["utm_zone"]:
+        out[_ZONE_KEY] = zone
+    geo = None if site is None else site.georeference
+    if geo and geo.get("kind") == "local" and cfg["ins"]["frame"] == "nad83":
+        from navsense.geo.areas import in_nad83_area
+
+        if not in_nad83_area(geo["lat_deg"], geo["lon_deg"]):
+            out[_FRAME_KEY] = "wgs84_g2139"
+    return out
 
 
 def _layers(overrides: Mapping[str, Any] | Layers) -> list[tuple[str, Mapping[str, Any]]]:

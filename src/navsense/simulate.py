@@ -44,24 +44,36 @@ WORKER_MODES = ("threads", "processes")
 
 @dataclass
 class RunSummary:
-    """What a run wrote: ``rows`` per file stem, the run directory and the wall time."""
+    """What a run wrote: ``rows`` per file stem, the run directory and the wall time; ``notes``
+    lines that the summary adds (navsense.run.PreparedRun.notes)."""
 
     run_dir: Path
     rows: dict = field(default_factory=dict)
     steps: int = 0
     duration_s: float = 0.0
     wall_s: float = 0.0
+    notes: list = field(default_factory=list)
 
     def text(self) -> str:
         parts = ", ".join(f"{k} {v}" for k, v in self.rows.items()) or "no sensor enabled"
-        return (
-            f"navsense: {self.steps} physics steps ({self.duration_s:.1f} s) -> {parts} rows "
-            f"in {self.wall_s:.2f} s\nnavsense: run directory {self.run_dir}"
+        return "\n".join(
+            [
+                f"navsense: {self.steps} physics steps ({self.duration_s:.1f} s) -> {parts} rows "
+                f"in {self.wall_s:.2f} s",
+                *self.notes,
+                f"navsense: run directory {self.run_dir}",
+            ]
         )
 
 
 def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, agent: int = 0):
-    """The enabled sensor models, in output order (gnss, imu, ins, mag, baro, odom)."""
+    """The enabled sensor models, in output order (gnss, imu, ins, mag, baro, odom).
+
+    ConfigError when the GNSS or the INS is to report the nad83 frame at a site outside the area
+    of NAD83(2011) (navsense.geo.areas), where it is not defined.
+    """
+    if georef is not None and not georef.nad83_applies:
+        _refuse_nad83(cfg, site, georef)
     models: list[Any] = []
     if cfg["gnss"]["enabled"]:
         from navsense.config.typed.gnss import GnssConfig
@@ -352,6 +364,27 @@ def _split_models(models, fmt: str, workers: str) -> tuple[list, list]:
     return sorted(local, key=lambda m: order[id(m)]), sorted(remote, key=lambda m: order[id(m)])
 
 
+def _refuse_nad83(cfg: dict, site: Site | None, georef) -> None:
+    from navsense.geo.areas import nad83_area_text
+
+    for enabled, key, value, option in (
+        (cfg["ins"]["enabled"], "ins.frame", cfg["ins"]["frame"], "--set ins.frame=wgs84_g2139"),
+        (
+            cfg["gnss"]["enabled"],
+            "gnss.datum.output_frame",
+            cfg["gnss"]["datum"]["output_frame"],
+            "--gnss-frame wgs84_g2139",
+        ),
+    ):
+        if enabled and value == "nad83":
+            lat, lon, _ = georef.origin_lat_lon_h
+            name = site.name if site is not None else "local"
+            raise ConfigError(
+                f'{key} = "nad83": the site {name!r} at {lat:.4f}, {lon:.4f} deg is outside '
+                f"{nad83_area_text()}, where NAD83 is not defined; use wgs84_g2139 ({option})"
+            )
+
+
 def simulate(
     truth: TruthStates | Iterable[TruthStates],
     cfg: dict,
@@ -375,7 +408,8 @@ def simulate(
     consecutive chunks (a truth log read chunk by chunk). ``source`` describes the truth for
     episode.json (scenario name or file). ``output_format`` is "jsonl" (the specification's rows)
     or "parquet" (one Parquet file per sensor with the same values, flattened column names).
-    ``save_truth`` also writes the truth itself as ``truth.parquet`` (the TruthStates contract).
+    ``save_truth`` also writes the truth itself as ``truth.parquet`` (the TruthStates contract),
+    with the run's site and start time in its metadata (:mod:`navsense.truth.io`).
     ``workers`` "threads" runs the models on threads of this process; "processes" also forks one
     worker process that runs part of them (:mod:`navsense._runtime.worker`; Linux with two cores
     or more, elsewhere it is "threads"). The files are the same bytes either way.
@@ -425,7 +459,9 @@ def simulate(
         if save_truth:
             from navsense.truth.io import TruthWriter
 
-            truth_writer = TruthWriter(run.path / "truth.parquet").__enter__()
+            truth_writer = TruthWriter(
+                run.path / "truth.parquet", site=site, start_utc=start_utc
+            ).__enter__()  # the log carries its site and start time (navsense.truth.io)
         try:
             # the collector paused, and run once a chunk (navsense._runtime.memory)
             with memory.collector_paused():

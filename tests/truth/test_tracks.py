@@ -27,12 +27,13 @@ from navsense.config import load_config
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import NavsenseError, TruthError
 from navsense.geo import Georeference
+from navsense.geo.geoid import egm96_undulation_m
 from navsense.rotation import quat_conjugate, quat_multiply, quat_to_matrix, rotate_inverse
 from navsense.sensors.imu import imu_point_kinematics
 from navsense.simulate import simulate
 from navsense.site import site_from_json
 from navsense.truth import cli_truth
-from navsense.truth.io import read_truth
+from navsense.truth.io import read_truth, read_truth_metadata
 from navsense.truth.track_kinematics import HEADING_BLEND_M
 from navsense.truth.tracks import (
     ACRE_TILE_RADIUS_M,
@@ -107,6 +108,11 @@ def geodetic_circle(lat0: float, lon0: float, h0: float, t: np.ndarray):
     return g["wgs84_lat_deg"], g["wgs84_lon_deg"], g["wgs84_height_m"]
 
 
+def above_geoid(lat, lon, h):
+    """A GPX <ele>: the height above the geoid (EGM96 at a local site) of WGS84 heights h."""
+    return h - egm96_undulation_m(lat, lon)
+
+
 START = dt.datetime(2024, 5, 1, 10, 0, 0, 300000, tzinfo=dt.UTC)
 
 
@@ -116,7 +122,7 @@ def circle_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("circle")
     t = circle_times()
     lat, lon, h = geodetic_circle(48.85, 2.35, 35.0, t)
-    gpx = write_gpx(folder / "circle.gpx", lat, lon, h, t, START)
+    gpx = write_gpx(folder / "circle.gpx", lat, lon, above_geoid(lat, lon, h), t, START)
     enu = circle_enu(t)
     csv = write_csv(folder / "circle.csv", "x_m,y_m,z_m,t_s", np.column_stack([enu, t]))
     return {"gpx": gpx, "csv": csv, "t": t, "enu": enu}
@@ -338,7 +344,9 @@ def test_far_from_acre_builds_on_a_local_site_and_gnss_comes_back_on_the_track(
 ):
     t = circle_times(seed=13, n=30)
     lat, lon, h = geodetic_circle(lat0, lon0, h0, t)
-    track = load_track(write_gpx(tmp_path / "far.gpx", lat, lon, h, t, START))
+    track = load_track(
+        write_gpx(tmp_path / "far.gpx", lat, lon, above_geoid(lat, lon, h), t, START)
+    )
     geo = track.site.georeference
     assert geo["kind"] == "local"
     assert (geo["lat_deg"], geo["lon_deg"]) == pytest.approx((lat[0], lon[0]), abs=1e-12)
@@ -404,7 +412,7 @@ def test_track_on_the_acre_tile_uses_the_acre_site_and_its_geoid(tmp_path):
 def test_a_named_site_wins_and_far_points_cannot_go_on_acre(tmp_path):
     t = circle_times(n=10)
     lat, lon, h = geodetic_circle(48.85, 2.35, 35.0, t)
-    path = write_gpx(tmp_path / "paris.gpx", lat, lon, h, t, START)
+    path = write_gpx(tmp_path / "paris.gpx", lat, lon, above_geoid(lat, lon, h), t, START)
     with pytest.raises(TruthError, match=r"paris\.gpx: cannot place the track on site 'acre'"):
         load_track(path, site="acre")
     mine = site_from_json(
@@ -475,8 +483,13 @@ def test_cli_truth_writes_the_log_and_the_local_site(tmp_path, circle_files, cap
     assert args.func(args) == 0
     truth = read_truth(out)
     assert len(truth) == math.floor(circle_files["t"][-1] * 120 + 1e-9) + 1
-    site = json.loads((tmp_path / "truth.site.json").read_text())
-    assert site["georeference"]["kind"] == "local"
+    # the log carries its site and start time (issue 18 item 2): no file beside it
+    meta = read_truth_metadata(out)
+    assert meta.site is not None and meta.site.georeference["kind"] == "local"
+    assert meta.start_utc == "2024-05-01T10:00:00.300000Z"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("truth")) == [
+        "truth.parquet"
+    ]
     text = capsys.readouterr().out
     assert "local site at 48.85" in text and "start_utc 2024-05-01T10:00:00.300000Z" in text
 

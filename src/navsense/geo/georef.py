@@ -26,16 +26,21 @@ Two kinds of site:
     Any other site: ENU is the local tangent frame (east, north, up) of the WGS84 ellipsoid at
     the given WGS84 (G2139) origin. Such a site has no datum chain, so by this module's choice:
     the nad83_2011_* and nad83_harn_* values EQUAL the WGS84 ones (a local site is one datum;
-    this keeps every sensor output defined, e.g. the INS whose default frame is nad83), the
-    geoid undulation is the constant ``geoid_undulation_m`` given to ``local`` (default 0) and
-    navd88_height_m = wgs84_height_m - geoid_undulation_m. ``frame`` arguments are accepted and
-    all frames give the same result.
+    inside the area of NAD83 this keeps the INS's default frame nad83 defined; outside it the
+    run defaults the frames to WGS84 and refuses nad83, :mod:`navsense.geo.areas`). The geoid is
+    EGM96 (:mod:`navsense.geo.geoid`, NGA's 15' grid): geoid_undulation_m = N_EGM96(lat, lon)
+    of each point and the key navd88_height_m holds the orthometric height of the site's
+    vertical datum, here EGM96, wgs84_height_m - N (``vertical_datum`` says which; the GNSS
+    rows name it ``altitude_egm96_m``). A constant ``geoid_undulation_m`` given to ``local``
+    replaces the model. ``frame`` arguments are accepted and all frames give the same result.
 
 Output dict keys of ``enu_to_geodetic`` (arrays of the broadcast shape of the points and times):
 nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
 nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m, navd88_height_m,
 geoid_undulation_m. NAD83(HARN) has no height of its own: the specification pairs HARN latitude
-and longitude with the NAD83(2011) ellipsoidal height (output_frame nad83).
+and longitude with the NAD83(2011) ellipsoidal height (output_frame nad83). navd88_height_m is
+the orthometric height of the site's vertical datum (``Georeference.vertical_datum``): NAVD88
+(GEOID12B plane, "Datum Chain" step 4) at ACRE, EGM96 at a local site.
 
 ``enu_to_fix_utm`` is the INS's one-pass call (spec "INS", "Fix and UTM Odometry"): latitude,
 longitude and height in one frame, UTM easting and northing, and optionally the grid rotation,
@@ -68,6 +73,7 @@ from navsense.geo._arrays import (
     zone_int,
 )
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
+from navsense.geo.geoid import egm96_undulation_m
 
 __all__ = [
     "ACRE_ORIGIN_FT",
@@ -303,25 +309,24 @@ class Georeference:
         lon_deg: float,
         height_m: float,
         start_utc: str = DEFAULT_START_UTC,
-        geoid_undulation_m: float = 0.0,
+        geoid_undulation_m: float | None = None,
     ) -> Georeference:
         """A local ENU tangent frame on WGS84 at the WGS84 (G2139) origin (lat, lon, h).
 
-        All frames are equal at a local site (see the module docstring); the geoid undulation is
-        the constant ``geoid_undulation_m`` (m, default 0: the NAVD88 key then carries the
-        ellipsoidal height).
+        All frames are equal at a local site (see the module docstring); the geoid is EGM96 at
+        each point, or the constant ``geoid_undulation_m`` (m) when one is given.
         """
-        lat, lon, h, gu = (
+        lat, lon, h = (
             float(as_float(k, v))
-            for k, v in (
-                ("lat_deg", lat_deg),
-                ("lon_deg", lon_deg),
-                ("height_m", height_m),
-                ("geoid_undulation_m", geoid_undulation_m),
-            )
+            for k, v in (("lat_deg", lat_deg), ("lon_deg", lon_deg), ("height_m", height_m))
+        )
+        gu = (
+            None
+            if geoid_undulation_m is None
+            else float(as_float("geoid_undulation_m", geoid_undulation_m))
         )
         require_range("lat_deg", np.asarray(lat), -90.0, 90.0, "deg")
-        for k, v in (("lon_deg", lon), ("height_m", h), ("geoid_undulation_m", gu)):
+        for k, v in (("lon_deg", lon), ("height_m", h), ("geoid_undulation_m", gu or 0.0)):
             require_finite(k, np.asarray(v))
         lon = (lon + 180.0) % 360.0 - 180.0
         phi, lam = math.radians(lat), math.radians(lon)
@@ -352,6 +357,25 @@ class Georeference:
     def datum(self) -> dict:
         """The effective gnss.datum block (a copy)."""
         return self._datum.to_dict()
+
+    @property
+    def vertical_datum(self) -> str:
+        """The datum of the orthometric heights (the key navd88_height_m of enu_to_geodetic):
+        "navd88" at ACRE (GEOID12B plane of the chain), "egm96" at a local site, "geoid" at a
+        local site given a constant geoid_undulation_m."""
+        if self._local is None:
+            return "navd88"
+        return "egm96" if self._local[3] is None else "geoid"
+
+    @property
+    def nad83_applies(self) -> bool:
+        """True where the nad83 frames are defined: ACRE, or a local site whose origin lies in
+        the area of NAD83(2011) (:mod:`navsense.geo.areas`)."""
+        if self._local is None:
+            return True
+        from navsense.geo.areas import in_nad83_area
+
+        return in_nad83_area(self._local[0], self._local[1])
 
     @property
     def origin_lat_lon_h(self) -> tuple[float, float, float] | None:
@@ -446,8 +470,11 @@ class Georeference:
         phi, lam, h = _ell._ecef_to_geodetic(x, y, z, _ell.WGS84)
         lat = phi * _R2D
         lon = lam * _R2D
-        undulation = np.full_like(h, gu)
-        return lat, lon, lat, lon, h, lat, lon, h, h - gu, undulation
+        if gu is None:  # EGM96 at each point (geo.geoid)
+            undulation = np.asarray(egm96_undulation_m(lat, lon))
+        else:
+            undulation = np.full_like(h, gu)
+        return lat, lon, lat, lon, h, lat, lon, h, h - undulation, undulation
 
     def _frame_llh(self, e, n, u, t, frame: str) -> tuple:
         """Latitude, longitude (deg) and height (m) of points in ``frame`` (arrays).

@@ -6,19 +6,17 @@
 Writes the truth log (``.parquet`` or ``.csv``, navsense.truth.io) and prints what was built:
 the points, duration and length, the site (ACRE, or the local site at the first point), the
 start UTC and, with smoothing, how (chosen from the data or given), the RMS residual and the
-standstills found. A local site made for the track exists nowhere
-else, so it is written beside the log as ``<out stem>.site.json``: ``navsense simulate --truth
-truth.parquet --site truth.site.json`` then georeferences the log as the track was (set
-gnss.datum.start_utc to the printed start UTC to keep the recorded time). An existing ``--out``
-(or its site file) is refused unless ``--force``. Conventions and formats:
-:mod:`navsense.truth.tracks`.
+standstills found. The log carries its site (ACRE, the ``--site`` given, or the local site made
+at the track's first point, which exists nowhere else) and the recorded start UTC: in the
+Parquet file's metadata, or for a CSV log in its sidecar ``<out stem>.truth.json``
+(:mod:`navsense.truth.io`), so that ``navsense simulate --truth truth.parquet`` runs the log
+where and when the track was. An existing ``--out`` (or a CSV log's sidecar) is refused unless
+``--force``. Conventions and formats: :mod:`navsense.truth.tracks`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 
 import numpy as np
 
@@ -50,7 +48,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing --out file (and its .site.json)",
+        help="replace an existing --out file (and a CSV log's sidecar .truth.json)",
     )
     p.add_argument(
         "--site",
@@ -105,7 +103,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args) -> int:
     """Execute ``navsense truth`` for parsed ``args``; returns 0. NavsenseError on bad input."""
     from navsense.output.outfiles import check_out_file, naming
-    from navsense.truth.io import write_truth
+    from navsense.truth.io import truth_sidecar, write_truth
     from navsense.truth.tracks import load_track, plan_track
 
     out = check_out_file(args.out, force=args.force)
@@ -113,9 +111,8 @@ def run(args) -> int:
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
     if not (np.isfinite(args.rate_hz) and args.rate_hz > 0):
         raise ConfigError(f"--rate-hz {args.rate_hz:g} must be > 0")
-    site_file = out.with_name(f"{out.stem}.site.json")
-    if args.site is None:
-        check_out_file(site_file, option="--out (its site file)", force=args.force)
+    if out.suffix.lower() == ".csv":
+        check_out_file(truth_sidecar(out), option="--out (its sidecar)", force=args.force)
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)
     traj = plan_track(
         track,
@@ -125,19 +122,8 @@ def run(args) -> int:
         stop_speed_mps=args.stop_speed_mps,
     )
     truth = traj.sample(args.rate_hz)
-    local = args.site is None and (track.site.georeference or {}).get("kind") == "local"
     with naming(out):
-        write_truth(truth, out)
-    if local:
-        tmp = site_file.with_name(f".{site_file.name}.{os.getpid()}.tmp")
-        try:
-            with naming(site_file):
-                tmp.write_text(json.dumps(track.site.to_json(), indent=1) + "\n", encoding="utf-8")
-                os.replace(tmp, site_file)
-        except BaseException:  # the log without its site would georeference wrongly
-            tmp.unlink(missing_ok=True)
-            out.unlink(missing_ok=True)
-            raise
+        write_truth(truth, out, site=track.site, start_utc=track.start_utc)
 
     ev = traj.evaluate(np.arange(len(truth)) / truth.rate_hz)
     step = np.linalg.norm(np.diff(ev.footprint_m, axis=0), axis=1)
@@ -160,8 +146,12 @@ def run(args) -> int:
     )
     print(
         f"navsense: {where}"
-        + (f" (written to {site_file})" if local else "")
         + (f"; start_utc {track.start_utc}" if track.start_utc else "")
+        + (
+            f" (in {truth_sidecar(out)})"
+            if out.suffix.lower() == ".csv"
+            else " (in the log's Parquet metadata)"
+        )
     )
     print(
         f"navsense: wrote {len(truth)} rows ({(len(truth) - 1) / truth.rate_hz:.2f} s at "

@@ -32,30 +32,58 @@ quaternions are not renormalised.
 The writers format floats with the shortest decimal that reads back to the same double (as
 Python's ``repr``), so a CSV round trip is exact; they write to a temporary name in the target
 directory and rename it when complete, so a failed write never leaves a file that looks whole.
+
+**Where and when** (:func:`read_truth_metadata`): a truth log may carry its site and the UTC
+time of t = 0, which ``navsense simulate --truth`` then uses (an explicit ``--site`` or
+``gnss.datum.start_utc`` wins):
+
+- Parquet: the file's key-value metadata ``navsense.site`` (JSON: an embedded site's name such
+  as ``"acre"``, a site JSON file's path relative to the log's folder such as ``"site.json"``,
+  or a site object as in a site JSON file, :mod:`navsense.site`) and ``navsense.start_utc``
+  (ISO 8601 UTC, such as ``"2026-09-23T15:00:00Z"``);
+- CSV: the sidecar file ``<stem>.truth.json`` beside the log (``drive.csv`` ->
+  ``drive.truth.json``), a JSON object with the same two optional keys::
+
+      {"site": {"name": "munich", "georeference": {"kind": "local", "lat_deg": 48.137,
+                "lon_deg": 11.575, "height_m": 519.0}},
+       "start_utc": "2026-05-04T09:30:00Z"}
+
+The writers (:class:`TruthWriter`, :func:`write_truth`) write them when given a ``site`` or a
+``start_utc``; ``navsense truth``, ``simulate --save-truth`` and a track's run do.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from navsense.errors import TruthError
+from navsense.errors import NavsenseError, TruthError
 from navsense.truth.states import PHYSICS_HZ, TRUTH_COLUMNS, TruthStates
+
+if TYPE_CHECKING:
+    from navsense.site import Site
 
 __all__ = [
     "read_truth",
     "write_truth",
     "iter_truth_chunks",
     "TruthWriter",
+    "TruthMetadata",
+    "read_truth_metadata",
+    "truth_sidecar",
+    "SITE_KEY",
+    "START_UTC_KEY",
     "TIME_TOLERANCE_S",
     "QUAT_NORM_TOLERANCE",
     "MIN_TRUTH_ROWS",
@@ -69,6 +97,9 @@ _NUMERIC = TRUTH_COLUMNS[:-1]
 _CSV_BLOCK_BYTES = 1 << 18  # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
 # so a stream holds ~10 MB whatever the file's length
 _PARQUET_BATCH_ROWS = 8192
+SITE_KEY = "navsense.site"  # Parquet key-value metadata: the log's site (module docstring)
+START_UTC_KEY = "navsense.start_utc"  # and the UTC time of t = 0
+_SIDECAR_SUFFIX = ".truth.json"  # a CSV log's site and start time: <stem>.truth.json
 _TRUE = ["1", "true", "True", "TRUE", "1.0"]
 _FALSE = ["0", "false", "False", "FALSE", "0.0"]
 
@@ -504,19 +535,161 @@ def read_truth(path: str | os.PathLike, rate_hz: float = PHYSICS_HZ) -> TruthSta
     return parts[0] if len(parts) == 1 else TruthStates.concatenate(parts)
 
 
+# ------------------------------------------------------------------------ where and when
+
+
+@dataclass(frozen=True)
+class TruthMetadata:
+    """A truth log's site and start time (module docstring): ``site`` a Site or None (the log
+    names none), ``start_utc`` ISO 8601 or None, ``where`` the file they were read from (the
+    log's Parquet metadata or its sidecar; None when there are none)."""
+
+    site: Site | None = None
+    start_utc: str | None = None
+    where: str | None = None
+
+
+def truth_sidecar(path: str | os.PathLike) -> Path:
+    """The sidecar file of a CSV truth log: ``<stem>.truth.json`` beside it."""
+    path = Path(path)
+    return path.with_name(path.stem + _SIDECAR_SUFFIX)
+
+
+def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
+    """The site and start time that the truth log ``path`` carries (module docstring).
+
+    Parquet: its key-value metadata; CSV: its sidecar ``<stem>.truth.json`` if there is one.
+    A log without them gives ``TruthMetadata()``. A malformed value raises a NavsenseError (one
+    line naming the file, the key, the value and what is allowed).
+    """
+    path = Path(path)
+    kind = _format_of(path)
+    if not path.is_file():
+        raise TruthError(f"{path}: no such truth log")
+    if kind == "parquet":
+        raw = _parquet_file(path).schema_arrow.metadata or {}
+        where = f"{path} (Parquet metadata)"
+        values: dict[str, Any] = {}
+        for key, name in ((SITE_KEY, "site"), (START_UTC_KEY, "start_utc")):
+            text = raw.get(key.encode())
+            if text is None:
+                continue
+            try:
+                values[name] = json.loads(text.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                raise TruthError(
+                    f"{where}: {key} = {text[:60]!r} is not JSON (an embedded site's name or a "
+                    "site object; an ISO 8601 UTC time)"
+                ) from None
+    else:
+        sidecar = truth_sidecar(path)
+        if not sidecar.is_file():
+            return TruthMetadata()
+        from navsense.jsonfile import read_json
+
+        where = str(sidecar)
+        values = read_json(sidecar, "truth log sidecar", TruthError)
+        if not isinstance(values, dict):
+            raise TruthError(f"{where}: the sidecar must be a JSON object with site, start_utc")
+        unknown = sorted(set(values) - {"site", "start_utc"})
+        if unknown:
+            raise TruthError(f"{where}: {unknown[0]} is not a known key; allowed: site, start_utc")
+    return TruthMetadata(
+        site=_site_of(values.get("site"), where, path.parent),
+        start_utc=_start_of(values.get("start_utc"), where),
+        where=where if values else None,
+    )
+
+
+def _site_of(value, where: str, folder: Path):
+    """A Site from the metadata's site value (None: none); a file relative to ``folder``."""
+    if value is None:
+        return None
+    from navsense.site import resolve_site, site_from_json
+
+    if isinstance(value, str) and value:
+        try:
+            return resolve_site(value, base=folder)
+        except NavsenseError as exc:
+            raise TruthError(f"{where}: site: {exc}") from None
+    if isinstance(value, dict):
+        return site_from_json(value, source=f"{where}: site")
+    raise TruthError(
+        f"{where}: site = {json.dumps(value)[:60]} is not an embedded site's name, a site "
+        "file or a site object"
+    )
+
+
+def _start_of(value, where: str) -> str | None:
+    if value is None:
+        return None
+    from navsense.geo.epoch import parse_utc
+
+    if not isinstance(value, str):
+        raise TruthError(
+            f"{where}: start_utc = {json.dumps(value)[:60]} is not an ISO 8601 UTC time"
+        )
+    try:
+        parse_utc(value)
+    except NavsenseError as exc:
+        raise TruthError(f"{where}: start_utc: {exc}") from None
+    return value
+
+
+def _site_value(site) -> Any:
+    """The JSON of ``site`` in the metadata: an embedded site's name when it is that site
+    unchanged, else its site object; a Site None (no georeference) as an open-sky site."""
+    from navsense.site import Site, embedded_site, embedded_sites
+
+    if isinstance(site, str):
+        return site
+    if site is None:
+        return {"name": "open sky", "georeference": None}
+    assert isinstance(site, Site)
+    if site.name in embedded_sites() and site.to_json() == embedded_site(site.name).to_json():
+        return site.name
+    return site.to_json()
+
+
+def _metadata(site, start_utc: str | None, with_site: bool) -> dict[str, str]:
+    out = {}
+    if with_site:
+        out[SITE_KEY] = json.dumps(_site_value(site), separators=(",", ":"))
+    if start_utc is not None:
+        out[START_UTC_KEY] = json.dumps(start_utc)
+    return out
+
+
+_NO_SITE: Any = object()  # TruthWriter(site=...) not given
+
+
 class TruthWriter:
     """Write a truth log chunk by chunk (``.csv`` or ``.parquet`` from the suffix).
 
     A context manager: the rows go to a temporary file next to ``path`` that is renamed to
     ``path`` on a clean exit and removed on an error. It refuses to overwrite an existing file
     unless ``overwrite=True``. Chunks must be consecutive physics steps (checked).
+
+    ``site`` (a Site, an embedded site's name or a site file's path relative to the log's
+    folder, or None for a site without georeference) and
+    ``start_utc``: the log's site and start time (module docstring), in the Parquet metadata or
+    the CSV sidecar ``<stem>.truth.json``. A CSV log written without them removes its old
+    sidecar (it described the file it replaces).
     """
 
-    def __init__(self, path: str | os.PathLike, overwrite: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        overwrite: bool = True,
+        *,
+        site: Site | str | None = _NO_SITE,
+        start_utc: str | None = None,
+    ) -> None:
         self.path = Path(path)
         self.kind = _format_of(self.path)
         if self.path.exists() and not overwrite:
             raise TruthError(f"{self.path}: exists; refusing to overwrite it")
+        self._meta = _metadata(site, start_utc, site is not _NO_SITE)
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self._writer: pq.ParquetWriter | None = None
         self._file: BinaryIO | None = None
@@ -567,7 +740,8 @@ class TruthWriter:
                     write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"),
                 )
             else:
-                self._writer = pq.ParquetWriter(self._file, table.schema)
+                schema = table.schema.with_metadata(self._meta) if self._meta else table.schema
+                self._writer = pq.ParquetWriter(self._file, schema)
         self._writer.write_table(table)
         self._next_step = truth.step0 + len(truth)
         self.rows += len(truth)
@@ -590,12 +764,40 @@ class TruthWriter:
                 f"{self.path}: no rows to write; a truth log needs at least "
                 f"{MIN_TRUTH_ROWS} physics steps"
             )
+        if self.kind == "csv":
+            self._write_sidecar()
         os.replace(self._tmp, self.path)
 
+    def _write_sidecar(self) -> None:
+        """The CSV log's sidecar (before the log is renamed: a log never lacks its site)."""
+        sidecar = truth_sidecar(self.path)
+        if not self._meta:
+            sidecar.unlink(missing_ok=True)
+            return
+        body = {
+            {SITE_KEY: "site", START_UTC_KEY: "start_utc"}[k]: json.loads(v)
+            for k, v in self._meta.items()
+        }
+        tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+            os.replace(tmp, sidecar)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            self._tmp.unlink(missing_ok=True)
+            raise
 
-def write_truth(truth: TruthStates, path: str | os.PathLike) -> Path:
-    """Write ``truth`` to ``path`` (``.csv`` or ``.parquet``), replacing it atomically. Returns the path."""
+
+def write_truth(
+    truth: TruthStates,
+    path: str | os.PathLike,
+    *,
+    site: Site | str | None = _NO_SITE,
+    start_utc: str | None = None,
+) -> Path:
+    """Write ``truth`` to ``path`` (``.csv`` or ``.parquet``), replacing it atomically, with the
+    log's ``site`` and ``start_utc`` when given (:class:`TruthWriter`). Returns the path."""
     path = Path(path)
-    with TruthWriter(path) as writer:
+    with TruthWriter(path, site=site, start_utc=start_utc) as writer:
         writer.write(truth)
     return path

@@ -13,9 +13,10 @@ within :data:`ACRE_TILE_RADIUS_M` of the ACRE origin, else a new local site whos
 first point (``{"kind": "local", lat_deg, lon_deg, height_m}``, so that point is ENU (0, 0, 0));
 a named site (Site, embedded name or site JSON file) is used as given. Heights: an ``alt_m``
 (geoid) height is the site's ``navd88_height_m`` (ACRE: NAVD88 through the GEOID12B plane of the
-chain, so ENU z = alt - 705 ftUS; a local site has no geoid model, undulation 0, so alt is taken
-as the ellipsoidal height); ``height_m`` is the WGS84 ellipsoidal height; a track without heights
-runs on the site's ground plane, ENU z = 0. ``Track.height_m`` is always the WGS84 height.
+chain, so ENU z = alt - 705 ftUS; a local site: EGM96, navsense.geo.geoid, so the local site's
+origin is at the first point's alt + N_EGM96); ``height_m`` is the WGS84 ellipsoidal height; a
+track without heights runs on the site's ground plane, ENU z = 0 (a local site's origin on the
+geoid). ``Track.height_m`` is always the WGS84 height.
 ENU tracks and waypoint routes use the named site, default ACRE.
 
 Errors (:class:`navsense.errors.TruthError`, one line naming the file and the point or line):
@@ -198,7 +199,11 @@ def place_track(
         if _on_acre_tile(lat, lon):
             chosen = embedded_site("acre")
         else:
-            h0 = float(raw.c[0]) if raw.c is not None else 0.0  # geoid = ellipsoid locally
+            from navsense.geo.geoid import egm96_undulation_m
+
+            h0 = float(raw.c[0]) if raw.c is not None else 0.0
+            if raw.c_kind != "height_m":  # above the geoid (or on it): + N_EGM96
+                h0 += egm96_undulation_m(float(lat[0]), float(lon[0]))
             chosen = site_from_json(
                 {
                     "name": "local",

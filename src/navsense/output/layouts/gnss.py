@@ -32,9 +32,14 @@ chosen by navsense, :data:`ROW_DECIMALS`)::
                               sqrt((sigma_e^2 + sigma_n^2) / 2) (= sigma_e = sigma_n), 5 decimals
     latitude_deg, longitude_deg        output frame, 9 decimals (1e-9 deg ~ 0.1 mm)
     ellipsoidal_height_m               output frame, 4 decimals
-    altitude_navd88_m, geoid_undulation_nad83_m   4 decimals
+    altitude_navd88_m, geoid_undulation_nad83_m   4 decimals: the orthometric height and the
+                              geoid undulation of the site's vertical datum; at a local site
+                              (EGM96, navsense.geo.geoid) altitude_egm96_m,
+                              geoid_undulation_egm96_m
     nad83_harn_lat_deg, nad83_harn_lon_deg, nad83_2011_lat_deg, nad83_2011_lon_deg,
-    nad83_2011_height_m, wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m   (9 / 4 decimals)
+    nad83_2011_height_m       9 / 4 decimals; only where NAD83 applies (ACRE, a local site in
+                              the area of NAD83(2011), navsense.geo.areas)
+    wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m   (9 / 4 decimals)
     nmea_gga                  the $GNGGA sentence
 
 In no_fix the position keys (position_enu_m, sigma_enu_m, covariance_enu_m2, position_std_m and
@@ -42,8 +47,9 @@ every geodetic key) are null. Without a georeference (the block has no ``latitud
 has no geodetic keys and no nmea_gga, and gnss.nmea gets no sentence.
 
 The GGA sentence (:func:`navsense.output.nmea.gga_sentences`) carries the time start_utc + t, the
-position of the output frame, the quality, satellites_used, hdop (the row's value), the NAVD88
-altitude, the geoid separation (ellipsoidal_height_m - altitude_navd88_m), the correction age and
+position of the output frame, the quality, satellites_used, hdop (the row's value), the
+orthometric altitude (NAVD88 at ACRE, EGM96 at a local site), the geoid separation
+(ellipsoidal_height_m - the altitude), the correction age and
 station 0001; those two fields are empty when no correction has arrived (the row's
 correction_age_s is null), as DESIGN.md's ruling "GGA number formats" says, whatever the fix
 state. A no_fix epoch gets the no-fix form (empty position, altitude, separation, age, station).
@@ -59,7 +65,15 @@ import numpy as np
 from navsense.output.columns import Column
 from navsense.output.nmea import gga_sentences, utc_seconds_of_day
 
-__all__ = ["GnssLayout", "ROW_DECIMALS", "SOLUTION_MODES", "COUNT_KEYS", "GEODETIC_KEYS"]
+__all__ = [
+    "GnssLayout",
+    "ROW_DECIMALS",
+    "SOLUTION_MODES",
+    "COUNT_KEYS",
+    "GEODETIC_KEYS",
+    "HEIGHT_KEYS",
+    "NAD83_KEYS",
+]
 
 GGA_NO_FIX = 0  # GGA quality 0: no valid position (the receiver numbers its states so)
 # NMEA 0183 v4.1 position mode indicator of each GGA quality (navsense's "solution" key)
@@ -72,12 +86,12 @@ COUNT_KEYS = (
     "satellites_blocked",
     "satellites_above_mask",
 )
-GEODETIC_KEYS = (
+GEODETIC_KEYS = (  # the row's geodetic keys at ACRE (block keys, row names in HEIGHT_KEYS)
     "latitude_deg",
     "longitude_deg",
     "ellipsoidal_height_m",
-    "altitude_navd88_m",
-    "geoid_undulation_nad83_m",
+    "orthometric_height_m",
+    "geoid_undulation_m",
     "nad83_harn_lat_deg",
     "nad83_harn_lon_deg",
     "nad83_2011_lat_deg",
@@ -87,6 +101,14 @@ GEODETIC_KEYS = (
     "wgs84_lon_deg",
     "wgs84_height_m",
 )
+NAD83_KEYS = GEODETIC_KEYS[5:10]  # only where NAD83 applies
+# the site's vertical datum (output_info) -> the row names of orthometric_height_m and
+# geoid_undulation_m; "navd88" the specification's (ACRE)
+HEIGHT_KEYS = {
+    "navd88": ("altitude_navd88_m", "geoid_undulation_nad83_m"),
+    "egm96": ("altitude_egm96_m", "geoid_undulation_egm96_m"),
+    "geoid": ("altitude_geoid_m", "geoid_undulation_m"),
+}
 
 ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
     "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
@@ -152,6 +174,13 @@ class GnssLayout:
         self._fix_types = {int(k): str(v) for k, v in info["fix_types"].items()}
         self._multipath_tau = round(float(info["multipath_tau_s"]), ROW_DECIMALS["tau_s"])
         self._utc0_s = utc_seconds_of_day(info["start_utc"])
+        altitude, undulation = HEIGHT_KEYS[str(info.get("vertical_datum", "navd88"))]
+        rename = {"orthometric_height_m": altitude, "geoid_undulation_m": undulation}
+        nad83 = bool(info.get("nad83", True))
+        # (block key, row key) of the geodetic keys, in row order
+        self._geodetic = [
+            (k, rename.get(k, k)) for k in GEODETIC_KEYS if nad83 or k not in NAD83_KEYS
+        ]
         self._empty: list[Column] | None = None  # the columns of a block without an epoch
         self._gga_block: Mapping | None = None  # the last block whose sentences were built
         self._gga: list[str] = []
@@ -167,8 +196,8 @@ class GnssLayout:
         else:
             fix = block["fix"]
             no_fix = fix == GGA_NO_FIX
-            # GGA: geoid separation = ellipsoidal height of the output frame - NAVD88 altitude
-            sep = block["ellipsoidal_height_m"] - block["altitude_navd88_m"]
+            # GGA: geoid separation = ellipsoidal height of the output frame - the altitude
+            sep = block["ellipsoidal_height_m"] - block["orthometric_height_m"]
             out = gga_sentences(
                 self._utc0_s + block["sample_time_s"],
                 block["latitude_deg"],
@@ -176,7 +205,7 @@ class GnssLayout:
                 fix,
                 block["satellites_used"],
                 np.round(block["hdop"], ROW_DECIMALS["dop"]),
-                block["altitude_navd88_m"],
+                block["orthometric_height_m"],
                 sep,
                 np.where(no_fix, np.nan, block["correction_age_s"]),  # empty in the no-fix form
                 no_fix=no_fix,
@@ -236,7 +265,8 @@ class GnssLayout:
         if geodetic:
             ang, hgt = d["angle_deg"], d["height_m"]
             specs += [
-                (k, block[k], ang if k.endswith("_deg") else hgt, has_fix) for k in GEODETIC_KEYS
+                (name, block[k], ang if k.endswith("_deg") else hgt, has_fix)
+                for k, name in self._geodetic
             ]
         numeric = _rounded_columns([sp for sp in specs if sp[1] is not None])
         numeric["model.multipath_tau_s"] = Column(

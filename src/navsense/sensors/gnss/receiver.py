@@ -36,12 +36,14 @@ code, numbered as its GGA quality), the six satellite counts, ``hdop``, ``vdop``
 available), ``sigma_gm_m``, ``sigma_white_m``, ``sigma_mp_m``, ``tau_s``, ``k_h``, ``k_v``,
 ``dt_s``, ``antenna_enu_m``, ``error_enu_m``, ``position_enu_m`` (p_out), ``sigma_enu_m``, the
 unit states ``u`` and ``z``, and with a georeference the datum chain of p_out: every key of
-Georeference.enu_to_geodetic but ``navd88_height_m`` and ``geoid_undulation_m`` (which are
-``altitude_navd88_m`` and ``geoid_undulation_nad83_m``), and ``latitude_deg``, ``longitude_deg``,
-``ellipsoidal_height_m`` of the output frame: gnss.datum.output_frame wgs84_g2139 -> WGS84
-(G2139) latitude, longitude and height; nad83 -> NAD83(HARN) latitude and longitude with the
-NAD83(2011) ellipsoidal height. Its gnss.jsonl rows and $GNGGA sentences are built by
-:class:`navsense.output.layouts.gnss.GnssLayout` from the block and :meth:`GnssReceiver.output_info`.
+Georeference.enu_to_geodetic but ``navd88_height_m`` (which is ``orthometric_height_m``, the
+height in the site's vertical datum: NAVD88 at ACRE, EGM96 at a local site), and
+``latitude_deg``, ``longitude_deg``, ``ellipsoidal_height_m`` of the output frame:
+gnss.datum.output_frame wgs84_g2139 -> WGS84 (G2139) latitude, longitude and height; nad83 ->
+NAD83(HARN) latitude and longitude with the NAD83(2011) ellipsoidal height. Its gnss.jsonl rows
+and $GNGGA sentences are built by :class:`navsense.output.layouts.gnss.GnssLayout` from the
+block and :meth:`GnssReceiver.output_info` (which names the vertical datum and says whether the
+NAD83 keys apply at the site).
 """
 
 from __future__ import annotations
@@ -272,22 +274,26 @@ class GnssReceiver:
         out["latitude_deg"] = out[lat_key]
         out["longitude_deg"] = out[lon_key]
         out["ellipsoidal_height_m"] = out[h_key]
-        out["altitude_navd88_m"] = np.asarray(geo["navd88_height_m"], dtype=np.float64).reshape(-1)
-        out["geoid_undulation_nad83_m"] = np.asarray(
-            geo["geoid_undulation_m"], dtype=np.float64
-        ).reshape(-1)
+        out["orthometric_height_m"] = np.asarray(geo["navd88_height_m"], dtype=np.float64).reshape(
+            -1
+        )
+        out["geoid_undulation_m"] = np.asarray(geo["geoid_undulation_m"], dtype=np.float64).reshape(
+            -1
+        )
         return out
 
     # ------------------------------------------------------------------------------ run info
     def output_info(self) -> dict:
         """What the layout needs (navsense.output.layouts.gnss): the fix-state names by code,
-        multipath_tau_s (a constant of the row) and the UTC time at t = 0 of the sentences."""
+        multipath_tau_s (a constant of the row), the UTC time at t = 0 of the sentences, the
+        site's ``vertical_datum`` (navd88, egm96) and ``nad83`` (the NAD83 keys apply there)."""
+        geo = self.georef
         return {
             "fix_types": dict(FIX_TYPES),
             "multipath_tau_s": self.config.errors.multipath_tau_s,
-            "start_utc": self.georef.start_utc
-            if self.georef is not None
-            else self.config.start_utc,
+            "start_utc": geo.start_utc if geo is not None else self.config.start_utc,
+            "vertical_datum": geo.vertical_datum if geo is not None else "navd88",
+            "nad83": geo.nad83_applies if geo is not None else True,
         }
 
     def episode_info(self) -> dict:
