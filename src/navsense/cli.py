@@ -78,7 +78,16 @@ def _add_simulate(sub) -> None:
     p.add_argument(
         "--site",
         metavar="NAME|FILE",
-        help="site of a truth log: an embedded site name or a site JSON file (default acre)",
+        help="site: an embedded site name or a site JSON file (default: the scenario's; a "
+        "truth log's own, else acre; a track's)",
+    )
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="keep the first S seconds of the truth (any source; a closed scenario route is "
+        "repeated to that length)",
     )
     add_config_arguments(p)
     p.add_argument(
@@ -163,6 +172,7 @@ def _run_simulate(args) -> int:
         overrides=overrides_from_args(args),
         smoothing_m=args.smoothing_m,
         bank=args.bank,
+        duration_s=args.duration,
     )
     finish = None
     if (args.gnss_fix or args.raw_imu) and not args.mcap:

@@ -201,25 +201,52 @@ def test_rerun_refuses_a_changed_input(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def bad_campaign(folder) -> Path:
-    """A campaign whose sweep point p001 is invalid (gnss.hz = 240)."""
+    """A campaign whose sweep point p001 fails its runs: the GNSS in the nad83 frame at a site in
+    Munich, outside NAD83 (a valid value that the run's site refuses)."""
+    site = {"name": "munich", "georeference": {"kind": "local", "lat_deg": 48.1, "lon_deg": 11.6}}
+    (folder / "munich.site.json").write_text(json.dumps(site))
     return write_campaign(
         folder / "bad.json",
+        seeds=[1, 2],
+        sources=[{"truth": "circle.csv", "site": "munich.site.json"}],
+        sweep={"points": [{}, {"gnss.datum.output_frame": "nad83"}, {"gnss.hz": 5}]},
+    )
+
+
+def test_a_sweep_value_is_refused_before_the_first_run(folder, capsys):
+    """Issue 18 item 5: a wrong value is refused when the campaign is read, as a wrong key is,
+    naming the file, the sweep point, the key, the value and the range; no run starts."""
+    path = write_campaign(
+        folder / "bad-value.json",
         seeds=[1, 2],
         sources=[{"truth": "circle.csv"}],
         sweep={"points": [{}, {"gnss.hz": 240}, {"gnss.hz": 5}]},
     )
+    out = folder / "bad-value"
+    assert campaign_cli(["run", str(path), "--out", str(out), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "bad-value.json: sweep point p001: gnss.hz = 240 is out of range 1..120" in err
+    assert not out.exists()
+    overrides = write_campaign(
+        folder / "bad-override.json",
+        seeds=[1],
+        sources=[{"truth": "circle.csv"}],
+        overrides={"gnss.start": "lukewarm"},
+    )
+    assert campaign_cli(["run", str(overrides), "--out", str(out), "--quiet"]) == 2
+    assert 'bad-override.json: overrides: gnss.start = "lukewarm"' in capsys.readouterr().err
 
 
-def test_one_invalid_sweep_point_fails_alone_with_a_clear_message(folder, bad_campaign, capsys):
+def test_one_failing_sweep_point_fails_alone_with_a_clear_message(folder, bad_campaign, capsys):
     path = bad_campaign
     out = folder / "bad"
     assert campaign_cli(["run", str(path), "--out", str(out), "--workers", "0", "--quiet"]) == 1
     err = capsys.readouterr().err
-    message = "bad.json: sweep point p001: gnss.hz = 240 is out of range 1..120"
+    message = "gnss.datum.output_frame = \"nad83\": the site 'munich' at 48.1000, 11.6000 deg"
     assert "4 ok, 2 failed" in err and message in err
     table = statistics_table(out).to_pylist()
     assert [r["status"] for r in table] == ["ok", "ok", "failed", "failed", "ok", "ok"]
-    assert {r["error"] for r in table if r["status"] == "failed"} == {message}
+    assert all(message in r["error"] for r in table if r["status"] == "failed")
     assert all(r["gnss_epochs"] is None for r in table if r["status"] == "failed")
     summary = write_summary(out).to_pylist()
     p1 = [r for r in summary if r["point"] == 1]

@@ -59,9 +59,11 @@ def test_toml_campaign_resolves_every_run(folder):
     scenario, log = c.sources
     assert scenario["run_source"] == {"scenario": "acre-loop", "duration_s": 30}
     assert scenario["vehicle"] == "polaris" and scenario["label"] == "acre-loop[30s]"
-    # a truth log: absolute path, content digest, the default site
+    # a truth log: absolute path, content digest, cut to the campaign's duration too; no site:
+    # the log's own, else acre (issue 18 items 2 and 5)
     assert log["run_source"]["truth"] == str((folder / "logs" / "circle.csv").resolve())
-    assert len(log["run_source"]["sha256"]) == 64 and log["run_source"]["site"] == "acre"
+    assert len(log["run_source"]["sha256"]) == 64 and "site" not in log["run_source"]
+    assert log["run_source"]["duration_s"] == 30 and log["label"] == "circle.csv[30s]"
     run = c.runs[-1]
     assert run["run_id"].startswith("p003-s0007-")
     assert run["overrides"] == [

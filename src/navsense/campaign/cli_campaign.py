@@ -9,7 +9,8 @@
 
 ``run`` executes every run of the campaign file (navsense.campaign.spec) that ``DIR`` does not
 hold yet, on a local Dask cluster of N worker processes (default: one a core), on an existing
-Dask scheduler (``--scheduler``), or serially in this process (``--workers 0``); it prints a
+Dask scheduler (``--scheduler``), or serially in this process (``--workers 0``, and by default
+when there are fewer runs than two a core, said in one line); it prints a
 progress bar on stderr and ends with exit code 0 when every run is ok, 1 when some failed (their
 messages are printed and kept in DIR/results/), 2 on a bad campaign file. ``summary`` rebuilds
 DIR/statistics.parquet, writes DIR/summary.parquet and DIR/summary.csv and prints the
@@ -49,8 +50,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes of the local Dask cluster (default: one a core); "
-        "0 runs serially in this process without Dask",
+        help="worker processes of the local Dask cluster (default: one a core, or serially "
+        "when there are fewer runs than two a core); 0 runs serially in this process without Dask",
     )
     p.add_argument(
         "--scheduler",

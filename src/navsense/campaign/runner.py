@@ -18,8 +18,9 @@ statistics and returns them. Every exception of a run becomes a "failed" result 
 the other runs go on. :func:`simulate_run` is the same run into a given directory, which
 ``navsense campaign rerun`` uses: same inputs, same bytes.
 
-Executors: :func:`serial_executor` (in this process, one run after the other; ``--workers 0``)
-and :func:`dask_executor` (a ``LocalCluster(n_workers, threads_per_worker=1, processes=True)``, or
+Executors: :func:`serial_executor` (in this process, one run after the other; ``--workers 0``,
+and by default for fewer runs than two a core, where a local cluster's start costs more than it
+saves) and :func:`dask_executor` (a ``LocalCluster(n_workers, threads_per_worker=1, processes=True)``, or
 an existing scheduler by address). Both yield results in completion order; the table does not
 depend on it. With an existing scheduler the workers must reach the same paths as this process
 (the truth logs and, for keep = "runs", ``DIR``): a shared file system, and navsense installed.
@@ -248,6 +249,32 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
     return execute
 
 
+#: A local Dask cluster pays for its start (about 5 s: processes, imports) from this many runs
+#: per worker; fewer runs go serially unless --workers asks for the cluster (8 runs of 120 s on
+#: 2 cores: Dask 10.0 s, serial 4.5 s; issue 18)
+SERIAL_BELOW_RUNS_PER_WORKER = 2
+
+
+def _executor(runs: int, workers: int | None, scheduler: str | None, log) -> Executor:
+    """The executor of ``runs`` runs: an existing scheduler; serial for ``workers`` 0, or when
+    ``workers`` is not given and there are fewer than SERIAL_BELOW_RUNS_PER_WORKER runs a core
+    (said in one line on ``log``); else a local Dask cluster."""
+    if scheduler:
+        return dask_executor(workers, scheduler)
+    if workers == 0:
+        return serial_executor
+    if workers is None and 0 < runs < SERIAL_BELOW_RUNS_PER_WORKER * default_workers():
+        n = default_workers()
+        print(
+            f"navsense: {runs} run(s) to do, fewer than {SERIAL_BELOW_RUNS_PER_WORKER} per core "
+            f"({n} cores): run serially in this process, where a local Dask cluster would cost "
+            f"more than it saves (--workers {n} runs them on Dask)",
+            file=log,
+        )
+        return serial_executor
+    return dask_executor(workers, scheduler)
+
+
 def default_workers() -> int:
     """The processor cores available to this process (navsense._runtime.machine)."""
     from navsense._runtime.machine import available_cores
@@ -359,7 +386,9 @@ def run_campaign(
     ``out_dir``, then rebuild ``out_dir/statistics.parquet``.
 
     ``workers`` 0 runs serially in this process; otherwise Dask (``scheduler`` an address, or a
-    LocalCluster of ``workers`` processes, default one a core). ``executor`` replaces both (tests).
+    LocalCluster of ``workers`` processes, default one a core). Without ``workers`` and
+    ``scheduler``, fewer runs than 2 a core run serially, said in one line on ``log``
+    (:data:`SERIAL_BELOW_RUNS_PER_WORKER`). ``executor`` replaces all of it (tests).
     """
     from navsense.campaign.stats import STATISTICS_VERSION
     from navsense.campaign.summary import write_statistics_table
@@ -398,9 +427,7 @@ def run_campaign(
             continue
         todo.append(run)
     if executor is None:
-        executor = (
-            serial_executor if workers == 0 and not scheduler else dask_executor(workers, scheduler)
-        )
+        executor = _executor(len(todo), workers, scheduler, log)
     fn = functools.partial(
         execute_run,
         campaign_file=campaign.path.name,
@@ -501,9 +528,9 @@ def _check_inputs(run: dict) -> None:
     if "sha256" in source:
         ref = source.get("truth") or source.get("track") or source.get("scenario")
         refs.append((ref, source["sha256"]))
-    site = source.get("site")
-    if isinstance(site, Mapping):
-        refs.append((site["path"], site["sha256"]))
+    for ref in (source.get("site"), source.get("sidecar")):
+        if isinstance(ref, Mapping):
+            refs.append((ref["path"], ref["sha256"]))
     for key in ("config", "overlay"):
         if run.get(key):
             refs.append((run[key]["path"], run[key]["sha256"]))

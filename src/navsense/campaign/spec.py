@@ -5,7 +5,8 @@ are relative to the file. Example (TOML)::
 
     name = "baseline-sweep"            # optional; default: the file's stem
     keep = "statistics"                # "statistics" (default) or "runs": keep every run directory
-    duration_s = 120                   # optional: cut every scenario and track to this, s
+    duration_s = 120                   # optional: cut every source to this, s (a source may
+                                       # set its own duration_s)
     vehicles = ["polaris"]             # optional: default each source's own (a truth log: polaris)
     agents = [0]                       # optional: INS agent indices (seed + 7919 agent); default [0]
     seeds = { start = 1, count = 50 }  # or a list: seeds = [1, 2, 3]
@@ -18,7 +19,9 @@ are relative to the file. Example (TOML)::
 
     [[sources]]
     truth = "logs/drive.parquet"       # a truth log (.csv or .parquet)
-    site = "acre"                      # optional: embedded site or site JSON file; default acre
+    site = "acre"                      # optional: embedded site or site JSON file; default the
+                                       # log's own (navsense.truth.io), else acre
+    # duration_s = 60                  # optional, per source
 
     [[sources]]
     track = "drives/field.gpx"         # a GPS track (.gpx, .csv) or a waypoint route (.json)
@@ -49,8 +52,10 @@ it comes from ``seeds``.
 :func:`load_campaign` checks the structure, the types, the ranges and the override keys, and
 raises :class:`~navsense.errors.ConfigError` naming the file, the key, the value and what is
 allowed (``campaign.toml: keep = "all" is not one of statistics, runs``). Override *values* are
-checked per run, when the run builds its configuration: a sweep point with a bad value fails its
-runs with that message and the other runs go on.
+checked too, before any run starts, by building each vehicle's configuration with the overrides
+and each sweep point as the runs do (``c.toml: sweep point p002: gnss.hz = 240 is out of range
+1..120``); what depends on a run's site or truth (a frame the site does not have, a bad row of a
+truth log) fails that run alone, with its message, and the other runs go on.
 
 The result, :class:`Campaign`, holds the resolved runs: every source with absolute paths and the
 SHA-256 of each input file, the sweep points, and one JSON-ready dict a run (:data:`RUN_KEYS`).
@@ -110,7 +115,7 @@ TOP_KEYS = (
 )
 SOURCE_KEYS = {
     "scenario": ("scenario", "duration_s", "site"),
-    "truth": ("truth", "site"),
+    "truth": ("truth", "site", "duration_s"),
     "track": ("track", "site", "duration_s", "smoothing_m", "bank"),
 }
 TRACK_SUFFIXES = (".gpx", ".csv", ".json")
@@ -314,6 +319,7 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
                                 estimator,
                             )
                         )
+    _check_values(src, runs)
     return Campaign(
         path=path,
         name=name,
@@ -331,6 +337,29 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
         runs=tuple(runs),
         estimator=estimator,
     )
+
+
+def _check_values(src: str, runs: list[dict]) -> None:
+    """Each vehicle's configuration with the campaign's overrides and each sweep point, built
+    as its runs will build it (navsense.run.prepare_run): a bad value is a ConfigError now,
+    before the first run, naming the file and the layer."""
+    from navsense.config.load import apply_overrides, load_config
+
+    seen: set[str] = set()
+    for run in runs:
+        key = json.dumps([run["vehicle"], run["config"], run["overlay"], run["overrides"]])
+        if key in seen:
+            continue
+        seen.add(key)
+        later = [k for _, layer in run["overrides"] for k in layer]
+        cfg = load_config(
+            (run["config"] or {}).get("path"),
+            (run["overlay"] or {}).get("path"),
+            vehicle=run["vehicle"],
+            later_keys=later,
+        )
+        for label, layer in run["overrides"]:
+            cfg = apply_overrides(cfg, layer, source=f"{src}: {label}")
 
 
 def _run(
@@ -447,9 +476,20 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
                 raise _err(src, f"{where}.truth", ref, f"is not a file ({p} not found)")
             run_source["truth"] = str(p)
             run_source["sha256"] = sha256_of(p)
+            from navsense.truth.io import truth_sidecar
+
+            sidecar = truth_sidecar(p) if p.suffix.lower() == ".csv" else None
+            if sidecar is not None and sidecar.is_file():  # the log's site and start time
+                run_source["sidecar"] = {"path": str(sidecar), "sha256": sha256_of(sidecar)}
             vehicle = "polaris"
             label = p.name
-        site = item.get("site", "acre" if kind == "truth" else None)
+            d = item.get("duration_s", duration)
+            if d is not None:
+                if not (_is_number(d) and d > 0):
+                    raise _err(src, f"{where}.duration_s", d, "is not a number of seconds > 0")
+                run_source["duration_s"] = d
+                label = f"{label}[{d:g}s]"
+        site = item.get("site")
         if site is not None:
             run_source["site"] = _site_ref(src, base, f"{where}.site", site)
         k = labels.get(label, 0)

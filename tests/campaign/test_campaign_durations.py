@@ -1,0 +1,103 @@
+"""Durations and campaign execution (issue 18 item 5): ``simulate --duration`` cuts any truth
+source; a campaign's ``duration_s`` applies to every source and a source may set its own; few
+runs run serially by default, and say so."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from campaign.campaign_helpers import write_campaign, write_open_sky_truth
+from navsense.campaign import runner
+from navsense.campaign.runner import run_campaign, simulate_run
+from navsense.campaign.spec import load_campaign
+from navsense.cli import main
+
+REFERENCE = Path(__file__).parents[1] / "reference"
+PARIS_TRACK = REFERENCE / "track_paris_loop.gpx"
+
+
+def _steps(run: Path) -> int:
+    return json.loads((run / "episode.json").read_text())["steps"]
+
+
+@pytest.mark.parametrize("source", ["scenario", "truth", "track"])
+def test_simulate_duration_cuts_any_truth_source(tmp_path, source):
+    log = write_open_sky_truth(tmp_path / "drive.parquet", seconds=20.0)
+    argv = {
+        "scenario": ["--scenario", "acre-loop"],
+        "truth": ["--truth", str(log)],
+        "track": ["--track", str(PARIS_TRACK)],
+    }[source]
+    out = tmp_path / "run"
+    assert main(["simulate", *argv, "--duration", "5", "--out", str(out), "--quiet"]) == 0
+    episode = json.loads((out / "episode.json").read_text())
+    assert episode["steps"] == 601  # t = 0 .. 5 s at 120 Hz
+    assert episode["source"]["duration_s"] == 5.0
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "nan", "inf"])
+def test_a_bad_duration_is_one_line(tmp_path, capsys, bad):
+    out = tmp_path / "run"
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", bad, "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "must be a finite number of seconds > 0" in err[0]
+    assert not out.exists()
+
+
+def test_a_campaign_duration_applies_to_every_source_and_a_source_may_set_its_own(tmp_path):
+    write_open_sky_truth(tmp_path / "drive.csv", seconds=20.0)
+    write_open_sky_truth(tmp_path / "long.parquet", seconds=20.0)
+    path = write_campaign(
+        tmp_path / "c.json",
+        seeds=[1],
+        duration_s=3,
+        sources=[
+            {"truth": "drive.csv"},
+            {"truth": "long.parquet", "duration_s": 4},
+            {"scenario": "acre-loop"},
+            {"track": str(PARIS_TRACK), "duration_s": 2},
+        ],
+    )
+    campaign = load_campaign(path)
+    assert [s["run_source"].get("duration_s") for s in campaign.sources] == [3, 4, 3, 2]
+    assert [s["label"] for s in campaign.sources][:2] == ["drive.csv[3s]", "long.parquet[4s]"]
+    steps = []
+    for run in campaign.runs:
+        out = tmp_path / run["run_id"]
+        simulate_run(run, out)
+        steps.append(_steps(out))
+    assert steps == [361, 481, 361, 241]
+
+
+def test_few_runs_run_serially_by_default_and_say_so(tmp_path, monkeypatch):
+    write_open_sky_truth(tmp_path / "drive.csv", seconds=2.0)
+    path = write_campaign(tmp_path / "c.json", seeds=[1, 2], sources=[{"truth": "drive.csv"}])
+    monkeypatch.setattr(runner, "default_workers", lambda: 2)  # 2 runs < 2 x 2 cores
+
+    def no_dask(*args, **kwargs):
+        raise AssertionError("a local Dask cluster for 2 runs")
+
+    monkeypatch.setattr(runner, "dask_executor", no_dask)
+    log = io.StringIO()
+    outcome = run_campaign(load_campaign(path), tmp_path / "out", progress=False, log=log)
+    assert outcome.ok == 2
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 1 and "run serially" in lines[0] and "--workers 2" in lines[0]
+    workers = {
+        json.loads(p.read_text())["worker"] for p in (tmp_path / "out" / "results").glob("*.json")
+    }
+    assert workers == {f"{socket.gethostname()}:{os.getpid()}"}  # in this process
+    # enough runs (or --workers N) take the cluster
+    chosen = []
+    monkeypatch.setattr(runner, "dask_executor", lambda w, s: chosen.append((w, s)) or "dask")
+    assert runner._executor(4, None, None, io.StringIO()) == "dask"
+    assert runner._executor(2, 2, None, io.StringIO()) == "dask"
+    assert runner._executor(2, 0, None, io.StringIO()) is runner.serial_executor
+    assert chosen == [(None, None), (2, None)]
