@@ -432,16 +432,36 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
     return "\n".join(parts)
 
 
+def _check_sky_time(gnss_t_s, sky_time_s: float) -> None:
+    """ConfigError unless ``sky_time_s`` lies within the run's GNSS epochs (half an interval of
+    margin at each end): a time after the run is a mistake, not the last epoch (issue 18)."""
+    from navsense.errors import ConfigError
+
+    t = np.asarray([] if gnss_t_s is None else gnss_t_s, dtype=np.float64)
+    if t.size == 0:
+        raise ConfigError(f"--time-s {sky_time_s:g}: the run has no GNSS epochs for the sky plot")
+    margin = 0.5 * (t[-1] - t[0]) / (t.size - 1) if t.size > 1 else 0.0
+    if not (math.isfinite(sky_time_s) and t[0] - margin <= sky_time_s <= t[-1] + margin):
+        raise ConfigError(
+            f"--time-s {sky_time_s:g} is outside the run: its GNSS epochs are at "
+            f"{t[0]:g} .. {t[-1]:g} s"
+        )
+
+
 def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     """Write RUN_DIR/report/ (report.html and the plots as PNG) and return report.html's path.
 
     ``sky_time_s``: episode time of the sky plot (the nearest GNSS epoch is used; default: the
-    epoch that shows the most kinds of obstruction, see report_plots.sky_epoch). An existing report folder is replaced when the new one is complete.
+    epoch that shows the most kinds of obstruction, see report_plots.sky_epoch); a time outside
+    the run's GNSS epochs (by more than half an epoch interval) is refused (ConfigError). An
+    existing report folder is replaced when the new one is complete.
     """
     from navsense.output import report_plots
 
     report_plots.require_matplotlib("navsense report")
     data = read_run(run_dir)
+    if sky_time_s is not None:
+        _check_sky_time(data.gnss_t_s, sky_time_s)
     # the truth read_run found with the shared lookup (None: none, unreadable or not covering)
     stats = run_statistics(data.run_dir, truth=data.truth, search_truth=False)
     notes = []
