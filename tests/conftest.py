@@ -63,8 +63,11 @@ def open_sky_circle(n: int, radius_m: float = 30.0, speed_mps: float = 4.0) -> T
     return TruthStates(t.step0, t.p_m + shift, t.q_xyzw, t.v_mps, t.w_radps, t.c_m + shift, t.reset)
 
 
-def make_site(boxes=(), cylinders=(), crowns=()):
-    """A Site from plain tuples: boxes (min, max); cylinders (x, y, base, top, r); crowns (x, y, z, r)."""
+def make_site(boxes=(), cylinders=(), crowns=(), overhead=None):
+    """A Site from plain tuples: boxes (min, max); cylinders (x, y, base, top, r); crowns (x, y, z, r).
+
+    ``overhead``: a bool per box, True for a box that does not stand on the ground (its min z is
+    its underside, as a building's base_m gives it)."""
     from navsense.site import Site
 
     cyl = np.array(cylinders, dtype=float).reshape(-1, 5)
@@ -80,6 +83,7 @@ def make_site(boxes=(), cylinders=(), crowns=()):
         cyl_radius_m=cyl[:, 4].copy(),
         crown_center_m=crn[:, :3].copy(),
         crown_radius_m=crn[:, 3].copy(),
+        box_overhead=None if overhead is None else np.array(overhead, dtype=bool),
     )
 
 

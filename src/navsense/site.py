@@ -11,10 +11,19 @@ A site file is JSON::
                    or {"kind": "local", "lat_deg": .., "lon_deg": .., "height_m": ..}
                    or null                         # no georeference: no geodetic output
       "buildings":   [{"name": "garage", "min_enu_m": [x, y, z], "max_enu_m": [x, y, z]}, ...],
+                                                   # optional "base_m": see below
       "grain_bins":  [{"name": "bin 1", "center_enu_m": [x, y], "base_z_m": 0, "radius_m": r,
                        "height_m": h}, ...],
       "tree_crowns": [{"name": "...", "center_enu_m": [x, y, z], "radius_m": r}, ...]
     }
+
+Overhead obstacles (navsense extension, issue 19 section 2): a building may carry ``base_m``, the
+height of its underside above the ground it stands on (``min_enu_m`` z), 0 <= base_m < the box's
+height. With base_m > 0 it is a box that does not stand on the ground: a bridge deck, an
+overpass, a tunnel roof, a carport. Its solid part runs from min z + base_m to max z, so an
+antenna can be beneath it; the sky view culls it by the distance to its footprint rather than to
+its centre (:mod:`navsense.sky.obstruction`). Without the key (or with 0) a building is the
+specification's box, unchanged.
 """
 
 from __future__ import annotations
@@ -43,7 +52,9 @@ class Site:
 
     boxes: ``box_min_m``, ``box_max_m`` (nb, 3). Cylinders: ``cyl_xy_m`` (nc, 2) axis,
     ``cyl_base_m`` (nc,) bottom height, ``cyl_top_m`` (nc,) top height, ``cyl_radius_m`` (nc,).
-    Crowns: ``crown_center_m`` (ns, 3), ``crown_radius_m`` (ns,).
+    Crowns: ``crown_center_m`` (ns, 3), ``crown_radius_m`` (ns,). ``box_overhead`` (nb,) bool:
+    the boxes that do not stand on the ground (a building's ``base_m`` > 0; their ``box_min_m``
+    z is already the underside); None: no box is overhead.
     """
 
     name: str
@@ -56,6 +67,7 @@ class Site:
     cyl_radius_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
     crown_center_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     crown_radius_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    box_overhead: np.ndarray | None = None
     names: dict = field(default_factory=dict)
     source: dict = field(default_factory=dict)
 
@@ -103,6 +115,17 @@ def _num(obj: dict, key: str, where: str, positive: bool = False, default=None) 
     return float(value)
 
 
+def _base_m(value, height_m: float, where: str) -> float:
+    """A building's base_m: a finite number, 0 <= base_m < its height (max z - min z)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+    if not ok or not 0.0 <= value < height_m:
+        raise ConfigError(
+            f"{where} = {json.dumps(value)} is out of range: 0 <= base_m < {height_m:g} "
+            "(the height of the underside above min_enu_m z, below the top max_enu_m z)"
+        )
+    return float(value)
+
+
 def site_from_json(data: dict, source: str = "site.json") -> Site:
     """Build a :class:`Site` from its JSON object; errors name the file and the key."""
     if not isinstance(data, dict):
@@ -125,12 +148,18 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
             if not -90.0 <= lat <= 90.0:
                 raise ConfigError(f"{source}: georeference.lat_deg = {lat} is out of range -90..90")
     names: dict[str, list] = {"buildings": [], "grain_bins": [], "tree_crowns": []}
-    bmin, bmax = [], []
+    bmin, bmax, overhead = [], [], []
     for i, b in enumerate(data.get("buildings", [])):
         where = f"{source}: buildings[{i}]"
         lo, hi = _vec(b, "min_enu_m", 3, where), _vec(b, "max_enu_m", 3, where)
         if not all(a < b for a, b in zip(lo, hi, strict=True)):
             raise ConfigError(f"{where}: min_enu_m {lo} must be below max_enu_m {hi} on every axis")
+        if "base_m" in b:
+            base = _base_m(b["base_m"], hi[2] - lo[2], f"{source}: buildings[{i}].base_m")
+            lo[2] += base  # the underside: the solid part runs from here to the top
+            overhead.append(base > 0.0)
+        else:
+            overhead.append(False)
         bmin.append(lo)
         bmax.append(hi)
         names["buildings"].append(b.get("name", f"building {i}"))
@@ -160,6 +189,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
         cyl_radius_m=np.array(crad, dtype=np.float64),
         crown_center_m=np.array(sc, dtype=np.float64).reshape(-1, 3),
         crown_radius_m=np.array(sr, dtype=np.float64),
+        box_overhead=np.array(overhead, dtype=bool) if any(overhead) else None,
         names=names,
         source=data,
     )

@@ -18,6 +18,17 @@ obstacle's centre: box centre, cylinder axis, crown centre (DESIGN.md ruling "Di
 obstacle"). The culling is part of the model: it is not conservative for a wide box whose centre
 is far while its wall is close, and it is applied exactly as written.
 
+Overhead boxes (navsense extension, issue 19 section 2; a building's ``base_m`` > 0 in the site
+JSON: a bridge deck, an overpass, a tunnel roof) are culled with D the horizontal distance from
+the antenna to the box's footprint, 0 beneath it::
+
+    D = hypot(max(x_lo - x_a, x_a - x_hi, 0), max(y_lo - y_a, y_a - y_hi, 0))
+
+so an antenna beneath a roof always tests it (the centre of a long tunnel roof may be far), and
+one above its top never does. Their ray tests are RayBox from the underside to the top: a ray
+from beneath is blocked where the slab hides it, and a roof that spans the antenna's sky above
+the mask blocks every satellite.
+
 Ray tests: the ray p_a + t l, t >= 0, against each kept obstacle. Shapes are closed (a ray that
 touches a face, an edge or the mantle counts as a hit); an antenna inside a box or a cylinder
 hits it.
@@ -213,14 +224,27 @@ _CULL_TAN_MARGIN = 1e-9  # relative margin of that decision (see _keep)
 def _keep(ax, ay, az, cx, cy, top_dn, mask_deg: float) -> np.ndarray:
     """The culling: (rise > 0) & (atan2(rise, D) >= mask), rise = (z_t + d_n) - z_a.
 
-    ``ax``, ``ay``, ``az`` (m, 1); ``cx``, ``cy``, ``top_dn`` = z_t + d_n (K,). arctan2 is only
-    evaluated where rise / D lies within a relative 1e-9 of tan(mask): elsewhere the comparison
-    of the ratio decides, and gives the result of the comparison of the angle (for |mask| <= 80
-    deg, 1e-9 of the ratio is more than 1e-11 rad of angle, a thousand times the error of
-    arctan2, tan and the division).
+    ``ax``, ``ay``, ``az`` (m, 1); ``cx``, ``cy``, ``top_dn`` = z_t + d_n (K,); D the distance to
+    the centres (:func:`_keep_angle`).
     """
-    rise = top_dn - az
-    dist = np.hypot(cx - ax, cy - ay)
+    return _keep_angle(top_dn - az, np.hypot(cx - ax, cy - ay), mask_deg)
+
+
+def _footprint_distance(ax, ay, lo_x, lo_y, hi_x, hi_y) -> np.ndarray:
+    """Horizontal distance (m, K) from antennas (m, 1) to boxes' footprints (K,); 0 beneath."""
+    ex = np.maximum(np.maximum(lo_x - ax, ax - hi_x), 0.0)
+    ey = np.maximum(np.maximum(lo_y - ay, ay - hi_y), 0.0)
+    return np.hypot(ex, ey)
+
+
+def _keep_angle(rise, dist, mask_deg: float) -> np.ndarray:
+    """(rise > 0) & (atan2(rise, dist) >= mask) for (m, K) rises and horizontal distances.
+
+    arctan2 is only evaluated where rise / D lies within a relative 1e-9 of tan(mask):
+    elsewhere the comparison of the ratio decides, and gives the result of the comparison of the
+    angle (for |mask| <= 80 deg, 1e-9 of the ratio is more than 1e-11 rad of angle, a thousand
+    times the error of arctan2, tan and the division).
+    """
     mask_rad = np.radians(mask_deg)
     keep = rise > 0.0
     if not abs(mask_deg) <= _FAST_CULL_MAX_DEG:
@@ -334,6 +358,13 @@ class SkyView:
         self._cx, self._cy = centres[:, 0].copy(), centres[:, 1].copy()
         self._top_dn = tops + d_n
         nb, nc = len(box_lo), len(cyl_xy)
+        # overhead boxes (a building's base_m > 0): culled by the distance to their footprint
+        over = site.box_overhead
+        self._over = (
+            np.zeros(0, dtype=np.int64) if over is None else np.flatnonzero(np.asarray(over))
+        )
+        self._over_lo = [box_lo[self._over, k].copy() for k in range(2)]
+        self._over_hi = [box_hi[self._over, k].copy() for k in range(2)]
         self._slices = (slice(0, nb), slice(nb, nb + nc), slice(nb + nc, len(tops)))
         # triples per kept obstacle of each kind (two tests for boxes and cylinders)
         self._weight = np.concatenate(
@@ -362,6 +393,8 @@ class SkyView:
                 self._top_dn,
                 self.mask_deg,
             )
+            if self._over.size:
+                keep[:, self._over] = self._keep_overhead(antenna)
             keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
             blocks = _epoch_blocks(
                 n_vis * (1 + keep.astype(np.int64) @ self._weight), _BLOCK_TRIPLES
@@ -376,6 +409,12 @@ class SkyView:
                     status[b0:b1],
                 )
         return status
+
+    def _keep_overhead(self, antenna: np.ndarray) -> np.ndarray:
+        """The culling of the overhead boxes (m, K_o): D is the distance to the footprint."""
+        ax, ay = antenna[:, 0:1], antenna[:, 1:2]
+        dist = _footprint_distance(ax, ay, *self._over_lo, *self._over_hi)
+        return _keep_angle(self._top_dn[self._over] - antenna[:, 2:3], dist, self.mask_deg)
 
     def _classify_block(self, ant, lb, vis, count, keeps, status) -> None:
         """Statuses of a block of epochs (into ``status``), under np.errstate of the caller.
