@@ -197,3 +197,48 @@ def test_open_sky_with_the_same_outage_reacquires_alike(truth, under):
     steps = math.ceil(o["rtk_time_to_fix_s"][hi] / 0.1 - 1e-9)
     assert o_fix - hi == steps - 1
     assert k_fix > o_fix
+
+
+# ---------------------------------------------------------------------------------- readers
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """``navsense simulate --track underpass.waypoints.json --site underpass.site.json``."""
+    from navsense.cli import main
+
+    out = tmp_path_factory.mktemp("underpass") / "run"
+    argv = ["simulate", "--track", str(ROUTE), "--site", str(SITE), "--out", str(out)]
+    assert main([*argv, "--seed", str(SEED)]) == 0
+    return out
+
+
+def test_the_report_recomputes_the_rows_sky_under_the_deck(run_dir):
+    """The report's sky (navsense.sky from episode.json's site) gives the receiver's counts at
+    epochs under, before and after the deck, and draws the raised deck."""
+    pytest.importorskip("matplotlib")
+    from navsense.output import report_plots
+    from navsense.output.report import read_run, write_report
+    from navsense.sky import obstruction as sky
+
+    data = read_run(run_dir)
+    run_sky = data.sky()
+    assert run_sky.site.box_overhead.tolist() == [True, False, False]
+    used = data.gnss_counts["satellites_used"]
+    zero = np.flatnonzero(used == 0)
+    assert zero.size >= 20
+    t = data.gnss_t_s
+    for k in (zero[0] - 15, zero[0], zero[zero.size // 2], zero[-1] + 10, zero[-1] + 40):
+        _, antenna, _, status = report_plots.sky_status(data, int(k), run_sky)
+        counts = sky.counts(status[None, :])
+        for key, value in counts.items():
+            assert int(value[0]) == int(data.gnss_counts[key][k]), (key, t[k])
+    # the drawn sky under the middle of the deck: the zenith blocked, the sky through the
+    # portals below the deck's edge open (a skyline from the horizon could not show that)
+    k = int(zero[zero.size // 2])
+    _, antenna, _, _ = report_plots.sky_status(data, k, run_sky)
+    az, el, blocked, _ = report_plots._sky_grid(antenna, run_sky.site, 8.0)
+    assert blocked[:, el > 30.0].all()
+    north = int(np.argmin(np.abs(az - 0.0)))
+    assert not blocked[north, el < 2.0].all() and blocked[north, el > 12.0].all()
+    path = write_report(run_dir, sky_time_s=float(t[k]))
+    assert (path.parent / "sky.png").stat().st_size > 10_000
+    assert (path.parent / "track.png").stat().st_size > 10_000

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -94,18 +95,23 @@ def track_figure(data) -> Figure | None:
     ax = fig.add_subplot()
     xs, ys = [], []
     if site is not None:
-        for lo, hi in zip(site.box_min_m, site.box_max_m):
-            ax.add_patch(
-                Rectangle(
-                    (lo[0], lo[1]),
-                    hi[0] - lo[0],
-                    hi[1] - lo[1],
-                    facecolor="#cfcfcf",
-                    edgecolor="#555555",
-                    lw=0.8,
-                    zorder=1,
-                )
-            )
+        over = site.box_overhead
+        if over is None:
+            over = np.zeros(len(site.box_min_m), dtype=bool)
+        labelled = False
+        for lo, hi, up in zip(site.box_min_m, site.box_max_m, over):
+            style: dict[str, Any] = {
+                "facecolor": "#cfcfcf",
+                "edgecolor": "#555555",
+                "lw": 0.8,
+                "zorder": 1,
+            }
+            if up:  # a deck, a roof: hatched and dashed, the ground beneath it drivable
+                style.update(facecolor="none", hatch="///", ls="--")
+                if not labelled:
+                    style["label"] = f"overhead from {lo[2]:.1f} m (base_m)"
+                    labelled = True
+            ax.add_patch(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1], **style))
             xs += [lo[0], hi[0]]
             ys += [lo[1], hi[1]]
         for (x, y), r in zip(site.cyl_xy_m, site.cyl_radius_m):
@@ -347,16 +353,33 @@ def _antenna_at(data, k: int, sky) -> np.ndarray | None:
     return data.ins_position_enu_m[j] + rotate(r, sky.lever_arm_m - ins_arm)
 
 
+_SKY_AZ_DEG = np.arange(0, 361, 1.0)  # the illustration's grid of rays
+_SKY_EL_DEG = np.arange(0.0, 90.01, 0.5)
+
+
 def _skyline(antenna, site, foliage_block_path_m: float):
     """Upper elevation (deg) of the blocked and of the foliage sky at each azimuth, (361,) each.
 
     Illustration only: rays on a 1-degree azimuth grid and a 0.5-degree elevation grid against
     the raw obstacle shapes (the model's culling is not applied).
     """
+    az_deg, deg, blocked, foliage = _sky_grid(antenna, site, foliage_block_path_m)
+
+    def top(mask):
+        any_ = mask.any(axis=1)
+        idx = mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
+        return np.where(any_, deg[idx], np.nan)
+
+    return az_deg, top(blocked), top(foliage | blocked)
+
+
+def _sky_grid(antenna, site, foliage_block_path_m: float):
+    """The rays of the illustration: azimuths (naz,) and elevations (nel,) in degrees, and the
+    blocked and foliage rays (naz, nel) against the raw obstacle shapes."""
     from navsense.sky import obstruction as sky
 
-    az = np.radians(np.arange(0, 361, 1.0))
-    el = np.radians(np.arange(0.0, 90.01, 0.5))
+    az = np.radians(_SKY_AZ_DEG)
+    el = np.radians(_SKY_EL_DEG)
     ca, sa = np.cos(el)[None, :], np.sin(el)[None, :]
     d = np.stack(
         [
@@ -376,14 +399,32 @@ def _skyline(antenna, site, foliage_block_path_m: float):
         chord += sky.sphere_chord(antenna, d, c, r)
     blocked |= chord >= foliage_block_path_m
     foliage = (chord > 0) & ~blocked
-    deg = np.degrees(el)
+    return np.degrees(az), np.degrees(el), blocked, foliage
 
-    def top(mask):
-        any_ = mask.any(axis=1)
-        idx = mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
-        return np.where(any_, deg[idx], np.nan)
 
-    return np.degrees(az), top(blocked), top(foliage | blocked)
+def _sky_cells(ax, antenna, site, foliage_block_path_m: float) -> None:
+    """The blocked and foliage sky drawn ray by ray (a cell of the 1 x 0.5 degree grid each):
+    for a site with overhead obstacles, whose blocked sky need not reach down to the horizon
+    (the open sky under a bridge's edge, a deck seen from afar)."""
+    from matplotlib.colors import ListedColormap
+
+    az_deg, el_deg, blocked, foliage = _sky_grid(antenna, site, foliage_block_path_m)
+    th = np.radians(np.concatenate([az_deg - 0.5, [az_deg[-1] + 0.5]]))
+    el_edges = np.clip(np.concatenate([el_deg - 0.25, [el_deg[-1] + 0.25]]), 0.0, 90.0)
+    kind = np.where(blocked, 2.0, np.where(foliage, 1.0, np.nan)).T  # (nel, naz)
+    ax.pcolormesh(
+        th,
+        90 - el_edges,
+        np.ma.masked_invalid(kind),
+        cmap=ListedColormap(["#74c476", "#969696"]),
+        vmin=1.0,
+        vmax=2.0,
+        alpha=0.5,
+        shading="flat",
+        zorder=1,
+    )
+    for color, label, alpha in (("#74c476", "foliage", 0.35), ("#969696", "obstacles", 0.5)):
+        ax.fill_between([], [], color=color, alpha=alpha, lw=0, label=label)
 
 
 def sky_status(data, k: int, sky=None):
@@ -421,7 +462,9 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     ax = fig.add_subplot(projection="polar")
     ax.set_theta_zero_location("N")
     ax.set_theta_direction(-1)
-    if antenna is not None and data.site() is not None:
+    if antenna is not None and data.site() is not None and run_sky.site.box_overhead is not None:
+        _sky_cells(ax, antenna, run_sky.site, run_sky.view.foliage_block_path_m)
+    elif antenna is not None and data.site() is not None:
         az_deg, top_blocked, top_foliage = _skyline(
             antenna, run_sky.site, run_sky.view.foliage_block_path_m
         )
