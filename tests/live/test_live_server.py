@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import struct
+import subprocess
 import threading
 import time
 
@@ -134,20 +135,12 @@ def served(tmp_path_factory):
     tcp_leaver = TcpClient(live.nmea_tcp.port)
     _wait(lambda: live.nmea_tcp.clients == 2)
     pty_fd = os.open(live.nmea_pty.device, os.O_RDONLY | os.O_NOCTTY)
-    pty_data = bytearray()
-
-    def read_pty():
-        while True:
-            try:
-                chunk = os.read(pty_fd, 65536)
-            except OSError:  # EIO: the server closed its end
-                return
-            if not chunk:
-                return
-            pty_data.extend(chunk)
-
-    pty_reader = threading.Thread(target=read_pty, daemon=True)
-    pty_reader.start()
+    # the pty's reader is a process of its own (cat, ending at EIO when the server closes its
+    # end), as gpsd is: a thread of this one could wait on the models for the GIL while the
+    # terminal's 20 KiB and the server's queue of 100 epochs fill (1 s at SPEED 10)
+    pty_file = tmp_path_factory.mktemp("pty") / "received"
+    with open(pty_file, "wb") as sink:
+        pty_reader = subprocess.Popen(["cat"], stdin=pty_fd, stdout=sink)
     for client in (ws, tcp):
         client.start_reading()
 
@@ -167,14 +160,14 @@ def served(tmp_path_factory):
     result = serve_paced(truth, Leave(), pacer=pacer)
     summary = live.close(wait_until=pacer.wait_until)
     assert ws.closed.wait(30) and tcp.done.wait(30)
-    pty_reader.join(5)
+    pty_reader.wait(30)
     os.close(pty_fd)
     write_mcap(out, gnss_fix=True, raw_imu=True)
     return {
         "live": live,
         "ws": ws,
         "tcp": tcp,
-        "pty": bytes(pty_data),
+        "pty": pty_file.read_bytes(),
         "out": out,
         "pacer": pacer,
         "result": result,
@@ -336,6 +329,7 @@ def test_nmea_over_tcp_and_pty_is_the_runs_gnss_nmea(served):
     expected = (out / "gnss.nmea").read_bytes()
     assert expected.count(b"\r\n") > 60  # (the schedule's first due time is t = 0: catch-up)
     assert bytes(served["tcp"].data) == expected
+    assert served["live"].nmea_pty.dropped == 0
     assert served["pty"] == expected
     rows = [json.loads(line) for line in (out / "gnss.jsonl").read_text().splitlines()]
     lines = expected.decode("ascii").split("\r\n")[:-1]
@@ -375,6 +369,52 @@ def test_a_client_that_never_reads_never_stalls_the_nmea_server():
     assert reader.done.wait(10)
     assert bytes(reader.data) == b"$LAST*00\r\n"
     stuck.close()
+
+
+def test_a_pty_nobody_reads_never_stalls_and_a_late_reader_gets_whole_epochs():
+    from navsense.live.nmea_out import NmeaPty
+
+    pty = NmeaPty(backlog=5)
+    epochs = [b"$GNGGA,%05d," % k + b"0" * 1000 + b"*00\r\n" for k in range(2000)]
+    t0 = time.monotonic()
+    for epoch in epochs:  # 2 MB: a hundred times the terminal's buffer
+        pty.send(epoch)
+    assert time.monotonic() - t0 < 5.0  # queued and dropped, never waited for
+    _wait(lambda: pty.dropped > 0)
+    fd = os.open(pty.device, os.O_RDONLY | os.O_NOCTTY)
+    got = bytearray()
+
+    def read_all():
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: closed
+                return
+            if not chunk:
+                return
+            got.extend(chunk)
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    pty.send(b"$LAST*00\r\n")
+    t0 = time.monotonic()
+    pty.close(timeout=5.0)
+    assert time.monotonic() - t0 < 5.0
+    reader.join(5)
+    os.close(fd)
+    lines = bytes(got).split(b"\r\n")
+    assert lines[-2:] == [b"$LAST*00", b""]
+    # whole sentences only, the most recent ones, in order: the oldest were dropped whole
+    kept = [int(x[7:12]) for x in lines[:-2]]
+    assert all(x + b"\r\n" in epochs for x in lines[:-2])
+    assert kept == sorted(kept) and kept[-1] == 1999 and pty.dropped == 2000 - len(kept)
+    # closing without a reader gives up after its timeout
+    lonely = NmeaPty(backlog=5)
+    for epoch in epochs[:100]:
+        lonely.send(epoch)
+    t0 = time.monotonic()
+    lonely.close(timeout=0.2)
+    assert time.monotonic() - t0 < 2.0
 
 
 def test_a_websocket_client_that_never_reads_never_stalls_the_run(tmp_path):

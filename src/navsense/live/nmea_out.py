@@ -10,12 +10,13 @@ each ended by <CR><LF>, an epoch's lines at the epoch's delivery time.
 - :class:`NmeaPty`: a pseudo-terminal in raw mode whose other end (``/dev/pts/N``, or a symbolic
   link to it) reads like a serial receiver (``gpsd /dev/pts/N``, ``nmea_serial_driver``).
 
-Nothing a client does stalls the run: :meth:`send` only queues. Each TCP client has its own
-sender thread and a queue of at most ``backlog`` epochs; when a slow client lets it fill, its
-oldest epoch is dropped (whole epochs, never part of a sentence) and counted in ``dropped``. A
-client that disconnects is forgotten. The pseudo-terminal is written without blocking: when its
-buffer (about 20 KiB on Linux) is full because nobody reads, what waits unread is discarded for
-the new epoch.
+Nothing a client does stalls the run: :meth:`send` only queues. Each TCP client, and the
+pseudo-terminal, has its own writer thread and a queue of at most ``backlog`` epochs; when a slow
+reader lets it fill, its oldest epoch is dropped (whole epochs, never part of a sentence) and
+counted in ``dropped``. A TCP client that disconnects is forgotten. The pseudo-terminal's own
+buffer holds about 20 KiB on Linux (some 20 epochs of the full sentence set): beyond it its
+writer waits for the reader, up to the queue's ``backlog`` epochs; what nobody reads waits there
+for a reader that comes later.
 """
 
 from __future__ import annotations
@@ -161,54 +162,103 @@ class NmeaTcpServer:
 class NmeaPty:
     """A pseudo-terminal that reads like a serial NMEA receiver.
 
-    ``NmeaPty(link=None)`` opens the pair in raw mode (no echo, no line-end translation);
-    :attr:`device` is the name of the terminal to read (``/dev/pts/N``); with ``link`` a
-    symbolic link at that path points to it (replacing an existing link, never a file) and is
-    removed by :meth:`close`.
+    ``NmeaPty(link=None, backlog=DEFAULT_BACKLOG)`` opens the pair in raw mode (no echo, no
+    line-end translation); :attr:`device` is the name of the terminal to read (``/dev/pts/N``);
+    with ``link`` a symbolic link at that path points to it (replacing an existing link, never a
+    file) and is removed by :meth:`close`. :meth:`send` queues an epoch for the writer thread
+    (module docstring).
     """
 
-    def __init__(self, link: str | None = None) -> None:
+    def __init__(self, link: str | None = None, backlog: int = DEFAULT_BACKLOG) -> None:
         import tty
 
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)  # the reader sees the bytes as sent: <CR><LF> stays
         os.set_blocking(self._master, False)
         self.device = os.ttyname(self._slave)
+        self.backlog = backlog
         self.dropped = 0
         self.link = link
+        self._queue: deque[bytes] = deque()
+        self._wake = threading.Condition()
+        self._closing = False  # no more epochs: write what is queued, then end
+        self._abandon = threading.Event()  # end now, written or not
         if link is not None:
             if os.path.lexists(link) and not os.path.islink(link):
                 from navsense.errors import ConfigError
 
-                self.close()
+                self._close_fds()
                 raise ConfigError(f"--nmea-pty {link}: a file is there; not replacing it")
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(link)
             os.symlink(self.device, link)
+        self._writer = threading.Thread(target=self._write_loop, name="navsense-nmea-pty")
+        self._writer.daemon = True
+        self._writer.start()
 
     def send(self, data: bytes) -> None:
-        """Write ``data`` (one epoch) without blocking. When the terminal is full (nobody reads,
-        or too slowly), what waits unread is discarded (tcflush) and ``data`` written in its
-        place: the oldest data goes, as for a slow TCP client, and a reader that comes later
-        starts with fresh sentences."""
+        """Queue ``data`` (one epoch); when ``backlog`` epochs wait, the oldest goes."""
+        with self._wake:
+            if len(self._queue) >= self.backlog:
+                self._queue.popleft()
+                self.dropped += 1
+            self._queue.append(data)
+            self._wake.notify()
+
+    def _write_loop(self) -> None:
+        import select
+
+        while True:
+            with self._wake:
+                while not self._queue and not self._closing:
+                    self._wake.wait()
+                if not self._queue:  # closing and drained
+                    return
+                view = memoryview(b"".join(self._queue))
+                self._queue.clear()
+            while view:
+                if self._abandon.is_set():
+                    return
+                try:
+                    view = view[os.write(self._master, view) :]
+                except BlockingIOError:  # the terminal is full: wait for its reader
+                    select.select([], [self._master], [], 0.05)
+                except OSError:
+                    return
+
+    def _close_fds(self) -> None:
+        for fd in (self._master, self._slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _unread(self) -> int:
+        """Bytes written to the terminal that its reader has not read yet."""
+        import fcntl
+        import struct
         import termios
 
         try:
-            n = os.write(self._master, data)
-        except BlockingIOError:
-            n = 0
-        if n == len(data):
-            return
-        termios.tcflush(self._slave, termios.TCIFLUSH)  # the partly written epoch goes too
-        self.dropped += 1
-        with contextlib.suppress(BlockingIOError):
-            os.write(self._master, data)
+            raw = fcntl.ioctl(self._slave, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return 0
+        return int(struct.unpack("i", raw)[0])
 
-    def close(self) -> None:
+    def close(self, timeout: float = 0.5) -> None:
+        """Write what is queued and let the reader read it (within ``timeout`` s: nobody may be
+        reading), then close (closing the terminal discards what is still unread)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
+        self._writer.join(timeout)
+        self._abandon.set()
+        self._writer.join()
+        while self._unread() and time.monotonic() < deadline:
+            time.sleep(0.01)
         if self.link is not None:
             with contextlib.suppress(OSError):
                 if os.path.islink(self.link):
                     os.unlink(self.link)
-        for fd in (self._master, self._slave):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self._close_fds()
