@@ -14,6 +14,8 @@ __all__ = [
     "GRS80_INV_F",
     "EARTH_ROTATION_RADPS",
     "DEG",
+    "KNOT_MPS",
+    "KMH_MPS",
 ]
 
 GRAVITY_MPS2 = 9.80665  # m/s^2, standard gravity (CGPM 1901; specification "IMU" and "INS")
@@ -27,3 +29,6 @@ GRS80_INV_F = 298.257222101  # GRS80 inverse flattening (Moritz 1980)
 EARTH_ROTATION_RADPS = 7.292115e-5  # rad/s, WGS84 Earth rotation rate (NGA.STND.0036)
 
 DEG = 0.017453292519943295  # rad per degree, pi / 180 rounded to binary64
+
+KNOT_MPS = 1852.0 / 3600.0  # m/s per knot: the international nautical mile (1852 m) per hour
+KMH_MPS = 1000.0 / 3600.0  # m/s per km/h

@@ -536,7 +536,7 @@ def _recorded_config(cfg: dict) -> dict:
 
 
 class _ExtraWriters:
-    """The files beside the JSONL rows: gnss.nmea (GGA sentences) and ins.frames (40 x float64)."""
+    """The files beside the JSONL rows: gnss.nmea (NMEA sentences) and ins.frames (40 x float64)."""
 
     def __init__(self, folder: Path, models, queue: _WriteQueue) -> None:
         self._queue = queue
@@ -553,7 +553,7 @@ class _ExtraWriters:
             self._frames = InsFrameWriter(folder / "ins.frames").__enter__()
 
     def payload(self, name: str, layout: Layout, block: dict):
-        """What a model adds beside its rows: GGA sentences or INS frames (None: nothing)."""
+        """What a model adds beside its rows: NMEA sentences or INS frames (None: nothing)."""
         if (name == "gnss" and self._nmea is not None) or (
             name == "ins" and self._frames is not None
         ):

@@ -68,6 +68,8 @@ def test_show_with_every_sensor_option(capsys):
         "10:20",
         "--gnss-outage",
         "30.5:40",
+        "--nmea-sentences",
+        "gga, RMC,gsv",
     )
     assert shown == load_config(
         overrides={
@@ -83,9 +85,11 @@ def test_show_with_every_sensor_option(capsys):
             "gnss.datum.output_frame": "nad83",
             "gnss.corrections.baseline_km": 20,
             "gnss.corrections.outages_s+": [[10, 20], [30.5, 40]],
+            "gnss.nmea.sentences": ["GGA", "RMC", "GSV"],
         }
     )
     assert type(shown["gnss"]["hz"]) is int
+    assert _show(capsys, "--nmea-sentences", "")["gnss"]["nmea"]["sentences"] == []
 
 
 def test_overrides_from_args_skips_what_was_not_given():
@@ -110,6 +114,10 @@ def test_errors_are_config_errors(capsys):
         ConfigError, match=r'^command line: --gnss-outage = "10" is not <start>:<end>'
     ):
         cli_config.run(parser.parse_args(["config", "show", "--gnss-outage", "10"]))
+    with pytest.raises(
+        ConfigError, match=r'^command line: gnss\.nmea\.sentences\[1\] = "GLL" is not one of RMC, '
+    ):
+        cli_config.run(parser.parse_args(["config", "show", "--nmea-sentences", "GGA,GLL"]))
     with pytest.raises(ConfigError, match=r"nowhere\.json: cannot read the configuration file"):
         cli_config.run(parser.parse_args(["config", "show", "--config", "nowhere.json"]))
     assert capsys.readouterr().out == ""

@@ -230,7 +230,11 @@ IMU_CODE = {
 def test_code_defaults_are_the_code_column_and_noise_on():
     assert code_defaults() == {
         "noise": True,
-        "gnss": {"signal_outages_s": []},  # navsense extension (issue 19)
+        # navsense extensions: issue 19's signal outages, issue 20's sentences of gnss.nmea
+        "gnss": {
+            "signal_outages_s": [],
+            "nmea": {"sentences": ["RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA"]},
+        },
         "imu": IMU_CODE,
         "ins": INS_CODE,
         "mag": MAG_CODE,
@@ -354,6 +358,7 @@ def test_layout_and_order_of_the_effective_configuration():
         "obstruction",
         "datum",
         "signal_outages_s",
+        "nmea",
     ]
     assert list(cfg["gnss"]["datum"]) == [
         "output_frame",

@@ -67,7 +67,7 @@ def test_unknown_key_suggests_the_nearest(in_tmp):
             "command line: gnss.qqq.www = 5 is not a known key; the keys of gnss are "
             "enabled, hz, antenna_flu_m, std_m, start, cold_ttff_s, elevation_mask_deg, constellations, "
             "multipath_tau_s, multipath_vertical_ratio, states, rtk, corrections, obstruction, datum, "
-            "signal_outages_s",
+            "signal_outages_s, nmea",
         ),
         # A key in the wrong section: the same name elsewhere.
         (
@@ -205,6 +205,38 @@ def test_outage_pairs(in_tmp, outages, message):
 def test_outages_may_start_before_t0_and_overlap():
     cfg = load_config(overrides={"gnss.corrections.outages_s": [[-5, 1], [0.5, 2.5], [100, 1e6]]})
     assert cfg["gnss"]["corrections"]["outages_s"] == [[-5, 1], [0.5, 2.5], [100, 1e6]]
+
+
+_ALLOWED = "RMC, VTG, GGA, GSA, GSV, GST, ZDA"
+
+
+@pytest.mark.parametrize(
+    "sentences, message",
+    [
+        ("GGA", f'gnss.nmea.sentences = "GGA" is not an array of strings from {_ALLOWED}'),
+        (["GGA", "GLL"], f'gnss.nmea.sentences[1] = "GLL" is not one of {_ALLOWED}'),
+        (["gga"], f'gnss.nmea.sentences[0] = "gga" is not one of {_ALLOWED}'),
+        ([1], f"gnss.nmea.sentences[0] = 1 is not one of {_ALLOWED}"),
+        (
+            ["RMC", "GGA", "RMC"],
+            'gnss.nmea.sentences[2] = "RMC" is given twice; each value at most once',
+        ),
+    ],
+)
+def test_nmea_sentences(in_tmp, sentences, message):
+    name = in_tmp("my.json", {"gnss": {"nmea": {"sentences": sentences}}})
+    assert _error(config_path=name) == f"my.json: {message}"
+
+
+def test_nmea_sentences_any_order_none_or_appended():
+    cfg = load_config(overrides={"gnss.nmea.sentences": ["ZDA", "GGA"]})
+    assert cfg["gnss"]["nmea"]["sentences"] == ["ZDA", "GGA"]
+    assert load_config(overrides={"gnss.nmea.sentences": []})["gnss"]["nmea"]["sentences"] == []
+    cfg = load_config(overrides={"gnss.nmea.sentences": ["GGA"], "gnss.nmea.sentences+": ["GSV"]})
+    assert cfg["gnss"]["nmea"]["sentences"] == ["GGA", "GSV"]
+    assert _error(overrides={"gnss.nmea.sentences+": ["GGA"]}) == (
+        'command line: gnss.nmea.sentences[7] = "GGA" is given twice; each value at most once'
+    )
 
 
 def test_section_that_is_not_an_object(in_tmp):

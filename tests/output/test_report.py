@@ -316,6 +316,51 @@ def test_default_sky_epoch_shows_obstructions(full_run):
     assert c["satellites_near_obstruction"] + c["satellites_blocked"] > 0
 
 
+def test_gsv_of_the_sky_epoch_is_the_sky_plot(full_run):
+    """gnss.nmea's GSV at the epoch the sky plot shows: the satellites it plots (the run's sky
+    recomputed, navsense.sky) at their elevation and azimuth; the blocked ones without a signal,
+    the others with one (issue 20)."""
+    from pynmeagps import VALCKSUM, NMEAReader
+
+    from navsense.output import report_plots
+    from navsense.sky import obstruction as sky
+
+    data = read_run(full_run)
+    k = report_plots.sky_epoch(data, None)
+    run_sky = data.sky()
+    _, _, los, status = report_plots.sky_status(data, k, run_sky)
+    lines = (full_run / "gnss.nmea").read_bytes().decode("ascii").split("\r\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("$GNRMC")] + [len(lines)]
+    assert len(starts) == len(data.gnss_t_s) + 1
+    epoch = lines[starts[k] : starts[k + 1]]
+    talkers = {"gps": ("GP", 0), "glonass": ("GL", 64), "galileo": ("GA", 0)}
+    got = {}
+    for line in epoch:
+        msg = NMEAReader.parse(line, validate=VALCKSUM)
+        if msg.msgID != "GSV":
+            continue
+        for i in range(1, 5):
+            if hasattr(msg, f"svid_{i:02d}"):
+                key = (msg.talker, getattr(msg, f"svid_{i:02d}"))
+                got[key] = tuple(getattr(msg, f"{f}_{i:02d}") for f in ("elv", "az", "cno"))
+    k_sky = run_sky.constellation
+    el = np.degrees(np.arcsin(los[0, :, 2]))
+    az = np.degrees(np.arctan2(los[0, :, 0], los[0, :, 1])) % 360.0
+    want = {}
+    for j in np.flatnonzero(status != sky.BELOW_MASK):
+        talker, offset = talkers[str(k_sky.system[j])]
+        want[(talker, int(k_sky.prn[j]) + offset)] = (
+            int(np.rint(el[j])),
+            int(np.rint(az[j])) % 360,
+            status[j] == sky.BLOCKED,
+        )
+    assert set(got) == set(want) and len(want) > 10
+    for key, (elv, azi, blocked) in want.items():
+        assert got[key][:2] == (elv, azi)
+        assert (got[key][2] == "") == blocked, key
+    assert {sky.BLOCKED, sky.FOLIAGE} <= set(status.tolist())
+
+
 # ----------------------------------------------------------------------- the truth lookup
 def _copy_run(short_run: Path, run: Path, source: dict) -> Path:
     shutil.copytree(short_run, run, ignore=shutil.ignore_patterns("report", "*.mcap"))

@@ -56,6 +56,11 @@ def integer(text: str) -> int:
     return int(text)
 
 
+def name_list(text: str) -> list[str]:
+    """argparse type: comma-separated names, upper case ("rmc,GGA" -> ["RMC", "GGA"]; "" -> [])."""
+    return [name.strip().upper() for name in text.split(",") if name.strip()]
+
+
 # (option, type, metavar, dotted key, help): options that set one key to their value.
 _VALUE_OPTIONS = (
     ("--seed", integer, "N", "seed", "seed of all noise streams"),
@@ -76,6 +81,14 @@ _VALUE_OPTIONS = (
         "KM",
         "gnss.corrections.baseline_km",
         "distance to the RTK base station, 0..200 km",
+    ),
+    (
+        "--nmea-sentences",
+        name_list,
+        "LIST",
+        "gnss.nmea.sentences",
+        "the sentences of gnss.nmea, comma separated, of RMC, VTG, GGA, GSA, GSV, GST, ZDA "
+        '(default: all; "" for none)',
     ),
 )
 

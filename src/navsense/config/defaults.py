@@ -13,8 +13,9 @@ Three JSON files ship inside this package and are read with :mod:`importlib.reso
     "Default" column.
 ``code_defaults.json``
     What the code assumes for keys that ``sensors.json`` does not set: the INS table's "Code"
-    column (``ins.enabled`` false, ``ins.velocity_white_mps`` 0.01, ...) and the navsense
-    extension ``noise`` (true; false is ``-SensorNoNoise``). These lie under ``sensors.json``,
+    column (``ins.enabled`` false, ``ins.velocity_white_mps`` 0.01, ...), the navsense
+    extension ``noise`` (true; false is ``-SensorNoNoise``) and the other extension keys
+    (``gnss.nmea.sentences``, the ``mag``, ``baro`` and ``odom`` blocks, ``imu.model``, ...). These lie under ``sensors.json``,
     so the effective configuration always has a complete ``ins`` block, and a partial ``ins``
     block in an overlay takes the "Code" value for every key it leaves out.
 

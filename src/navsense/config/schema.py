@@ -11,7 +11,7 @@ to :data:`SCHEMA` (and its defaults to ``code_defaults.json``), never by adding 
     }),
 
 A field knows its kind (``number``, ``integer``, ``boolean``, ``enum``, ``vector``, ``intervals``,
-``utc``), its range or allowed values, and, where the specification gives no range, the reason
+``utc``, ``enum_list``), its range or allowed values, and, where the specification gives no range, the reason
 for the one navsense chose (``Field.chosen``; empty when the range is the specification's).
 :func:`describe_keys` lists them all; ``navsense config keys`` prints that list.
 
@@ -58,6 +58,7 @@ __all__ = [
     "nonnegative",
     "positive",
     "enum",
+    "NMEA_SENTENCES",
 ]
 
 #: A check of a whole section: returns what is wrong ("has no system on; ...") or None.
@@ -113,10 +114,11 @@ class Field:
             "vector": f"array of {self.length} numbers",
             "intervals": "array of [start, end) pairs",
             "utc": "string, ISO 8601 UTC",
+            "enum_list": "array of strings, each at most once",
         }[self.kind]
 
     def allowed_text(self) -> str:
-        if self.kind == "enum":
+        if self.kind in ("enum", "enum_list"):
             return ", ".join(self.choices)
         if self.kind == "intervals":
             return "start < end"
@@ -182,6 +184,17 @@ def _check_enum(f: Field, value, path: str):
     return None
 
 
+def _check_enum_list(f: Field, value, path: str):
+    if not isinstance(value, (list, tuple)):
+        return path, value, f"is not an array of strings from {', '.join(f.choices)}"
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or item not in f.choices:
+            return f"{path}[{i}]", item, f"is not one of {', '.join(f.choices)}"
+        if item in value[:i]:
+            return f"{path}[{i}]", item, "is given twice; each value at most once"
+    return None
+
+
 def _check_vector(f: Field, value, path: str):
     if (
         not isinstance(value, (list, tuple))
@@ -237,10 +250,15 @@ KINDS: dict[str, Callable] = {
     "vector": _check_vector,
     "intervals": _check_intervals,
     "utc": _check_utc,
+    "enum_list": _check_enum_list,
 }
 
 #: kinds whose value is a JSON array (the "+" override appends to these).
-LIST_KINDS = frozenset({"intervals"})
+LIST_KINDS = frozenset({"intervals", "enum_list"})
+
+#: gnss.nmea.sentences: the NMEA 0183 sentences gnss.nmea may carry (navsense.output.nmea),
+#: in the order a receiver sends them within an epoch.
+NMEA_SENTENCES = ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
 
 
 # --------------------------------------------------------------------------------------------
@@ -447,6 +465,18 @@ SCHEMA = Section(
                     extension=True,
                     chosen="[start, end) in s of the run's clock: every satellite is lost "
                     "(jamming, a tunnel); [] none",
+                ),
+                # navsense extension (issue 20): the sentences of gnss.nmea
+                "nmea": Section(
+                    {
+                        "sentences": Field(
+                            "enum_list",
+                            choices=NMEA_SENTENCES,
+                            extension=True,
+                            chosen="written in this order within an epoch, whatever the order "
+                            "given; [] writes no sentence",
+                        ),
+                    }
                 ),
             }
         ),

@@ -1,6 +1,6 @@
-"""NMEA 0183 GGA sentences of the GNSS receiver (``gnss.nmea``, the row key ``nmea_gga``).
+"""NMEA 0183 sentences of the GNSS receiver (``gnss.nmea``, the row key ``nmea_gga``).
 
-Specification, "GNSS Receiver / Output Row"; DESIGN.md ruling "GGA number formats"::
+GGA: specification, "GNSS Receiver / Output Row"; DESIGN.md ruling "GGA number formats"::
 
     $GNGGA,hhmmss.ss,ddmm.mmmmmmm,N,dddmm.mmmmmmm,W,q,ss,h.hh,a.aaa,M,g.ggg,M,c.c,0001*CS
 
@@ -23,12 +23,46 @@ fields (u-blox style: ``$GNGGA,150001.00,,,,,0,03,99.99,,,,,,*..``). Pass ``lat_
 
 :func:`gga_sentences` is the one implementation, vectorised over the epochs of a block (one
 epoch or a whole log: the same code); :func:`gga_sentence` calls it for one row.
+
+The other sentences (navsense extension, issue 20; NMEA 0183 4.10 as u-blox receivers send it),
+time and position fields as GGA's, speeds and distances rounded as rint(x 10^d)::
+
+    $GNRMC,hhmmss.ss,A,ddmm.mmmmmmm,N,dddmm.mmmmmmm,W,s.sss,c.cc,ddmmyy,,,M,V*CS
+        status A (V without a fix: position, speed and course empty), speed over ground in
+        knots (3 decimals), true course (2 decimals, in [0, 360)), date, no magnetic variation,
+        the mode indicator (N A D F R, the row's "solution"), navigational status V
+    $GNVTG,c.cc,T,,M,s.sss,N,k.kkk,K,M*CS
+        true course, no magnetic course, speed in knots and in km/h (3 decimals), the mode;
+        without a fix every field but the mode empty (u-blox: $GNVTG,,,,,,,,,N*2E)
+    $GPGSA,A,3,pp,...,pp,p.pp,h.hh,v.vv,1*CS          one a system (GP, GL, GA)
+        automatic 2D/3D, navigation mode 3 (1 without a fix, no PRN), 12 PRN fields of the
+        system's satellites used (more than 12: another sentence), PDOP, HDOP, VDOP of the
+        solution (2 decimals), the system ID (1 GPS, 2 GLONASS, 3 Galileo)
+    $GPGSV,t,i,nn,pp,ee,aaa,ss,...,1*CS                one set a system
+        t sentences, this one's number, the satellites in view, up to four (PRN, elevation
+        00..90 deg, azimuth 000..359 deg, C/N0 00..99 dB-Hz or empty: no signal), the signal ID
+        (GPS L1 C/A 1, GLONASS L1 OF 1, Galileo E1 B/C 7); none in view: $GPGSV,1,1,00,1*CS
+    $GNGST,hhmmss.ss,r.rrr,a.aaa,b.bbb,o.o,y.yyy,x.xxx,z.zzz*CS
+        range RMS, the error ellipse's semi-major and semi-minor axes and the orientation of
+        the major axis (deg from true north), the standard deviations of latitude, longitude and
+        altitude (m, one sigma; 3 decimals); without a fix every field but the time empty
+    $GNZDA,hhmmss.ss,dd,mm,yyyy,00,00*CS              UTC date and time, zone 00:00
+
+PRNs as NMEA 4.10 numbers them: GPS 1..32, GLONASS 65..96 (slot + 64), Galileo 1..36. The date
+of an epoch is the start date plus the whole days of its time rounded to the hundredth, so
+23:59:59.996 is 00:00:00.00 of the next day in every field. :data:`SENTENCE_ORDER` is the order
+within an epoch (u-blox's: RMC, VTG, GGA, GSA, GSV, (GLL), GST, ZDA); :func:`interleave` puts the
+sentences of several types in it.
+
+These sentences are built as character matrices, all rows of a type at once (see "text
+matrices" below): the same code for one epoch or a whole log.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,9 +81,23 @@ __all__ = [
     "STATION_ID",
     "TALKER_GGA",
     "LINE_END",
+    "SENTENCE_ORDER",
+    "TALKER_COMBINED",
+    "rmc_sentences",
+    "vtg_sentences",
+    "gsa_sentences",
+    "gsv_sentences",
+    "gst_sentences",
+    "zda_sentences",
+    "interleave",
 ]
 
 TALKER_GGA = "GNGGA"  # multi-system talker (GPS, Galileo, GLONASS)
+#: The sentences navsense writes, in the order a receiver sends them within an epoch (u-blox:
+#: RMC, VTG, GGA, GSA, GSV, GLL, GST, ZDA; navsense writes no GLL)
+SENTENCE_ORDER = ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
+TALKER_COMBINED = "GN"  # the talker of a fix from several systems (NMEA 0183 4.10)
+NAV_STATUS = "V"  # RMC navigational status (NMEA 4.10): V, not given (as u-blox receivers send)
 STATION_ID = "0001"  # specification, "Output Row": the station 0001
 LINE_END = "\r\n"  # NMEA 0183: every sentence ends with <CR><LF>
 _MINUTE_UNITS = 10_000_000  # 7 decimals of a minute
@@ -97,12 +145,17 @@ def utc_seconds_of_day(start_utc) -> float:
     )
 
 
+def _centiseconds(seconds: np.ndarray) -> np.ndarray:
+    """Hundredths of a second, floor(s 100 + 0.5) (int64), of a time in seconds."""
+    s = np.asarray(seconds, dtype=np.float64)
+    if not np.isfinite(s).all():
+        raise ValueError("NMEA: the UTC time of day must be finite")
+    return np.floor(s * 100.0 + 0.5).astype(np.int64)
+
+
 def _centiseconds_of_day(seconds_of_day: np.ndarray) -> np.ndarray:
     """Hundredths of a second, floor(s 100 + 0.5), wrapped at midnight (int64)."""
-    s = np.asarray(seconds_of_day, dtype=np.float64)
-    if not np.isfinite(s).all():
-        raise ValueError("GGA: the UTC time of day must be finite")
-    return np.floor(s * 100.0 + 0.5).astype(np.int64) % _DAY_CS
+    return _centiseconds(seconds_of_day) % _DAY_CS
 
 
 def _time_fields(centiseconds):
@@ -281,6 +334,439 @@ def gga_sentence(
         no_fix=no_fix,
         station=station,
     )[0]
+
+
+# ---------------------------------------------------------------------------- text matrices
+# The sentences other than GGA are built as character matrices, all rows of a sentence type at
+# once. A part is a (w, n) uint8 matrix of characters, column i the characters of row i, with
+# a mask of those it prints (broadcast to (w, n)), so a part of varying width (an empty field, a
+# number of 1 to 4 integer digits) is a fixed-width matrix; a field is a list of parts, a
+# sentence body the list of its fields' parts and commas. :func:`_lines` stacks them in one
+# matrix, XORs the kept characters of each column into its checksum and reads the kept
+# characters row by row. (Characters of one row run down a column: each part is written as
+# whole rows of the matrix, contiguous, and the checksum is an XOR of rows.)
+
+
+class _Text(NamedTuple):
+    """n texts: text i is ``chars[:, i][keep[:, i]]``; ``chars`` (w, n) or (w, 1) (the same
+    characters in every text) uint8, ``keep`` bool broadcastable to (w, n)."""
+
+    chars: np.ndarray
+    keep: np.ndarray | bool
+
+
+Field = list[_Text]
+
+_ZERO = ord("0")
+# the digits of 0 .. 999, zero-padded to three: column v holds the three characters of v
+_TRIPLES = np.array(
+    [[_ZERO + v // 100, _ZERO + v // 10 % 10, _ZERO + v % 10] for v in range(1000)], dtype=np.uint8
+).T.copy()
+_HEX_CHARS = np.frombuffer("".join(_HEX).encode("ascii"), dtype=np.uint8).reshape(256, 2)
+_POW10 = 10 ** np.arange(19, dtype=np.int64)  # 10^0 .. 10^18
+
+
+def _literal(text: str) -> Field:
+    """The same text in every row."""
+    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(-1, 1)
+    return [_Text(b, True)]
+
+
+def _digit_chars(values, width: int) -> np.ndarray:
+    """The digits (width, n) uint8 of non-negative integers below 10^width, zero-padded, three
+    digits at a time from a table."""
+    v = np.asarray(values, dtype=np.int64).reshape(-1)
+    out = np.empty((width, v.size), dtype=np.uint8)
+    col = width
+    while col > 3:
+        v, low = np.divmod(v, 1000)
+        out[col - 3 : col] = _TRIPLES[:, low]
+        col -= 3
+    out[:col] = _TRIPLES[3 - col :, v]
+    return out
+
+
+def _digits(values, width: int) -> Field:
+    """Non-negative integers below 10^width, zero-padded to ``width`` digits (%0{width}d)."""
+    return [_Text(_digit_chars(values, width), True)]
+
+
+def _number(units, decimals: int) -> Field:
+    """Non-negative integers ``units`` printed as units / 10^decimals with ``decimals`` decimals
+    and no leading zero before the units digit: 4 with 3 decimals prints 0.004, 12345 with 2
+    prints 123.45 (as "%.{decimals}f" of the value)."""
+    u = np.asarray(units, dtype=np.int64).reshape(-1)
+    whole, frac = np.divmod(u, _POW10[decimals])
+    width = len(str(int(whole.max()))) if u.size else 1
+    out: Field = []
+    if width > 1:  # the leading digits, each where the number has it
+        lead = _digit_chars(whole, width)
+        keep = whole >= _POW10[width - 1 : 0 : -1, None]  # digit j shown when whole >= 10^(w-1-j)
+        out.append(_Text(lead[:-1], keep))
+        out.append(_Text(lead[-1:], True))
+    else:
+        out += _digits(whole, 1)
+    if decimals:
+        out += _literal(".") + _digits(frac, decimals)
+    return out
+
+
+def _decimal(values, decimals: int) -> Field:
+    """The "%.{decimals}f" of finite non-negative values, rounded as rint(x 10^decimals)."""
+    x = np.asarray(values, dtype=np.float64)
+    return _number(np.rint(x * 10.0**decimals).astype(np.int64), decimals)
+
+
+def _choice(codes, options: tuple[str, ...]) -> Field:
+    """Row i prints ``options[codes[i]]``."""
+    width = max(1, max(map(len, options)))
+    table = np.zeros((width, len(options)), dtype=np.uint8)
+    for k, text in enumerate(options):
+        table[: len(text), k] = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    lengths = np.array([len(t) for t in options])
+    c = np.asarray(codes, dtype=np.intp).reshape(-1)
+    return [_Text(table[:, c], np.arange(width)[:, None] < lengths[c])]
+
+
+def _one_char(codes) -> Field:
+    """One ASCII character a row, from an array of one-character strings."""
+    return [_Text(np.asarray(codes, dtype="S1").view(np.uint8).reshape(1, -1), True)]
+
+
+def _blank(field: Field, empty) -> Field:
+    """The field with the rows where ``empty`` is True printing nothing."""
+    show = ~np.asarray(empty, dtype=bool).reshape(1, -1)
+    return [_Text(p.chars, np.logical_and(p.keep, show)) for p in field]
+
+
+def _fields(head: str, *fields: Field) -> Field:
+    """``head`` (the address field, e.g. "GNRMC") and the fields, comma separated."""
+    comma = _literal(",")
+    out = _literal(head)
+    for f in fields:
+        out += comma + f
+    return out
+
+
+def _lines(body: Field, n: int) -> list[str]:
+    """The n sentences $body*CS of the bodies (checksum: XOR of a row's kept characters)."""
+    if n == 0:
+        return []
+    width = sum(p.chars.shape[0] for p in body)
+    chars = np.empty((width + 5, n), dtype=np.uint8)
+    keep = np.ones((width + 5, n), dtype=bool)
+    col = 1
+    for p in body:
+        w = p.chars.shape[0]
+        chars[col : col + w] = p.chars
+        keep[col : col + w] = p.keep
+        col += w
+    chars *= keep  # NUL where not kept (a sentence has no NUL)
+    cs = np.bitwise_xor.reduce(chars[1:col], axis=0)
+    chars[0] = ord("$")
+    chars[col] = ord("*")
+    chars[col + 1] = _HEX_CHARS[cs, 0]
+    chars[col + 2] = _HEX_CHARS[cs, 1]
+    chars[col + 3] = ord("\n")
+    rows = np.ascontiguousarray(chars.T)  # (n, width + 5): a sentence a row
+    return rows[rows != 0].tobytes().decode("ascii").split("\n")[:-1]
+
+
+def _time_text(utc_s) -> Field:
+    """hhmmss.ss of times in seconds (floor(100 s + 0.5) hundredths, wrapped at midnight)."""
+    hhmmss, hund = _time_fields(_centiseconds_of_day(utc_s))
+    return _digits(hhmmss, 6) + _literal(".") + _digits(hund, 2)
+
+
+def _dates(utc_s, date0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(year, month, day) of the times ``utc_s`` (seconds since 00:00 UTC of the date ``date0``,
+    rounded to the hundredth as the time fields are, so 23:59:59.996 is the next day's 00:00)."""
+    days = _centiseconds(utc_s) // _DAY_CS
+    d = np.datetime64(date0, "D") + days
+    month_start = d.astype("datetime64[M]")
+    year = month_start.astype("datetime64[Y]").astype(np.int64) + 1970
+    month = month_start.astype(np.int64) % 12 + 1
+    day = (d - month_start).astype(np.int64) + 1
+    return year, month, day
+
+
+def _position_text(lat_deg, lon_deg, valid) -> list[Field]:
+    """The four fields ddmm.mmmmmmm, N|S, dddmm.mmmmmmm, E|W of GGA (same rounding), empty where
+    not ``valid``."""
+    out = []
+    for value, hemi, width in ((lat_deg, ("N", "S"), 4), (lon_deg, ("E", "W"), 5)):
+        v = np.where(valid, value, 0.0)
+        whole, frac = _angle_fields(_minute_units(v))
+        number = _digits(whole, width) + _literal(".") + _digits(frac, 7)
+        out += [_blank(number, ~valid), _blank(_choice(v < 0.0, hemi), ~valid)]
+    return out
+
+
+def _rows(values, m: int, dtype=np.float64) -> np.ndarray:
+    return _as_rows(values, m, dtype)
+
+
+# ---------------------------------------------------------------------------- sentences
+def _course_text(course_deg, valid) -> Field:
+    """The course with 2 decimals in [0, 360) (359.996 prints 0.00), empty where not valid."""
+    units = np.rint(np.where(valid, course_deg, 0.0) * 100.0).astype(np.int64) % 36000
+    return _blank(_number(units, 2), ~valid)
+
+
+def _speed_text(speed, valid) -> Field:
+    """A speed with 3 decimals, empty where not valid."""
+    return _blank(_decimal(np.where(valid, speed, 0.0), 3), ~valid)
+
+
+def rmc_sentences(
+    utc_s,
+    date0,
+    lat_deg,
+    lon_deg,
+    speed_knots,
+    course_deg,
+    mode,
+    valid,
+    talker: str = TALKER_COMBINED,
+) -> list[str]:
+    """The $GNRMC sentences of m epochs (module docstring).
+
+    ``utc_s`` seconds since 00:00 UTC of the date ``date0`` (a datetime64 or an ISO date),
+    ``mode`` the mode indicators (one-character strings), ``valid`` bool: status A with the
+    position, speed and course, else status V and those fields empty. Arrays (m,); scalars
+    broadcast to the length of ``utc_s``.
+    """
+    utc = np.asarray(utc_s, dtype=np.float64).reshape(-1)
+    m = utc.size
+    ok = _rows(valid, m, bool)
+    year, month, day = _dates(utc, date0)
+    return _lines(
+        _fields(
+            talker + "RMC",
+            _time_text(utc),
+            _choice(~ok, ("A", "V")),
+            *_position_text(_rows(lat_deg, m), _rows(lon_deg, m), ok),
+            _speed_text(_rows(speed_knots, m), ok),
+            _course_text(_rows(course_deg, m), ok),
+            _digits(day * 10000 + month * 100 + year % 100, 6),
+            [],  # magnetic variation and its direction
+            [],
+            _one_char(_rows(mode, m, "S1")),
+            _literal(NAV_STATUS),
+        ),
+        m,
+    )
+
+
+def vtg_sentences(
+    course_deg, speed_knots, speed_kmh, mode, valid, talker: str = TALKER_COMBINED
+) -> list[str]:
+    """The $GNVTG sentences of m epochs: true course, T, (no magnetic course), M, the speed in
+    knots, N, in km/h, K, the mode indicator; every field but the mode empty where not
+    ``valid`` (as u-blox receivers send it)."""
+    course = np.asarray(course_deg, dtype=np.float64).reshape(-1)
+    m = course.size
+    ok = _rows(valid, m, bool)
+    unit = [_blank(_literal(u), ~ok) for u in "TMNK"]
+    return _lines(
+        _fields(
+            talker + "VTG",
+            _course_text(course, ok),
+            unit[0],
+            [],
+            unit[1],
+            _speed_text(_rows(speed_knots, m), ok),
+            unit[2],
+            _speed_text(_rows(speed_kmh, m), ok),
+            unit[3],
+            _one_char(_rows(mode, m, "S1")),
+        ),
+        m,
+    )
+
+
+def gst_sentences(
+    utc_s, rms_m, major_m, minor_m, orientation_deg, sigma_m, valid, talker=TALKER_COMBINED
+) -> list[str]:
+    """The $GNGST sentences of m epochs: time, RMS, the error ellipse's semi-major and
+    semi-minor axes (m, one sigma) and the semi-major axis's orientation (deg from true north),
+    the standard deviations of latitude, longitude and altitude (``sigma_m`` (m, 3) in that
+    order, m); 3 decimals (the orientation 1); every field but the time empty where not
+    ``valid``."""
+    utc = np.asarray(utc_s, dtype=np.float64).reshape(-1)
+    m = utc.size
+    ok = _rows(valid, m, bool)
+    sig = np.asarray(sigma_m, dtype=np.float64).reshape(m, 3)
+
+    def metres(x) -> Field:
+        return _blank(_decimal(np.where(ok, x, 0.0), 3), ~ok)
+
+    orient = np.rint(np.where(ok, _rows(orientation_deg, m), 0.0) * 10.0).astype(np.int64) % 3600
+    return _lines(
+        _fields(
+            talker + "GST",
+            _time_text(utc),
+            metres(_rows(rms_m, m)),
+            metres(_rows(major_m, m)),
+            metres(_rows(minor_m, m)),
+            _blank(_number(orient, 1), ~ok),
+            metres(sig[:, 0]),
+            metres(sig[:, 1]),
+            metres(sig[:, 2]),
+        ),
+        m,
+    )
+
+
+def zda_sentences(utc_s, date0, talker: str = TALKER_COMBINED) -> list[str]:
+    """The $GNZDA sentences of m epochs: time, day, month, year, local zone hours and minutes
+    (00, 00: the time is UTC). ``utc_s`` and ``date0`` as :func:`rmc_sentences`."""
+    utc = np.asarray(utc_s, dtype=np.float64).reshape(-1)
+    m = utc.size
+    year, month, day = _dates(utc, date0)
+    return _lines(
+        _fields(
+            talker + "ZDA",
+            _time_text(utc),
+            _digits(day, 2),
+            _digits(month, 2),
+            _digits(year, 4),
+            _literal("00"),
+            _literal("00"),
+        ),
+        m,
+    )
+
+
+def _compact(mask: np.ndarray, group: int):
+    """The entries where ``mask`` (m, k) of each row, in column order, packed to the left in
+    sentences of ``group`` entries (a row without any gets one sentence).
+
+    Returns the count of each row (m,), its number of sentences (m,), the row of each sentence
+    (n,), the (row, column) of each entry (r, c), its place (slot, sentence) and the places
+    taken, slot by slot (group, n).
+    """
+    m = mask.shape[0]
+    count = np.count_nonzero(mask, axis=1)
+    groups = np.maximum(1, -(-count // group))
+    r, c = np.nonzero(mask)
+    slot = np.arange(r.size) - (np.cumsum(count) - count)[r]  # place within its row
+    line = (np.cumsum(groups) - groups)[r] + slot // group  # the row's sentence of the entry
+    place = (slot % group, line)
+    n = int(groups.sum())
+    taken = np.zeros((group, n), dtype=bool)
+    taken[place] = True
+    return count, groups, np.repeat(np.arange(m), groups), (r, c), place, taken
+
+
+def _packed(values: np.ndarray, place, n: int, group: int) -> np.ndarray:
+    """(group, n) int64, slot by slot: the entries' ``values`` at their places (slot, sentence),
+    0 elsewhere."""
+    out = np.zeros((group, n), dtype=np.int64)
+    out[place] = values
+    return out
+
+
+def gsa_sentences(
+    used, prn, nav_mode, pdop, hdop, vdop, talker: str, system_id: int
+) -> tuple[list[str], np.ndarray]:
+    """The GSA sentences of one system over m epochs, and the epoch of each.
+
+    ``used`` (m, k) bool the satellites used, ``prn`` (k,) their NMEA numbers in the order
+    printed, ``nav_mode`` (m,) 1 (no fix), 2 (2D) or 3 (3D), the DOPs (m,) printed with 2
+    decimals. Each sentence: A (automatic 2D/3D), the mode, 12 PRN fields (empty beyond the
+    used ones), PDOP, HDOP, VDOP and the NMEA 4.10 system ID; a system with more than 12
+    satellites used gets one more sentence for each 12 more, one with none a sentence with
+    no PRN.
+    """
+    used = np.asarray(used, dtype=bool)
+    m = used.shape[0]
+    _, _, epoch, (_, c), place, ok = _compact(used, 12)
+    n = epoch.size
+    ids = _packed(np.asarray(prn, dtype=np.int64)[c], place, n, 12)
+    # the 12 PRN fields as one part: (field, [comma, two digits], sentence)
+    svs = np.empty((12, 3, n), dtype=np.uint8)
+    svs[:, 0] = ord(",")
+    svs[:, 1] = _TRIPLES[1, ids]
+    svs[:, 2] = _TRIPLES[2, ids]
+    shown = np.ones((12, 3, n), dtype=bool)
+    shown[:, 1] = shown[:, 2] = ok
+    dops = [
+        _decimal(np.asarray(d, dtype=np.float64).reshape(m)[epoch], 2) for d in (pdop, hdop, vdop)
+    ]
+    body = _fields(
+        talker + "GSA",
+        _literal("A"),
+        _digits(np.asarray(nav_mode).reshape(m)[epoch], 1),
+    )
+    body.append(_Text(svs.reshape(36, n), shown.reshape(36, n)))
+    body += _fields("", *dops, _literal(f"{system_id:X}"))
+    return _lines(body, n), epoch
+
+
+def gsv_sentences(
+    in_view, prn, elevation_deg, azimuth_deg, cn0_dbhz, talker: str, signal_id: int
+) -> tuple[list[str], np.ndarray]:
+    """The GSV sentences of one system over m epochs, and the epoch of each.
+
+    ``in_view`` (m, k) bool the satellites in view, ``prn`` (k,) their NMEA numbers in the
+    order printed, ``elevation_deg``, ``azimuth_deg``, ``cn0_dbhz`` (m, k) (C/N0 NaN: no
+    signal). Each sentence: the number of sentences, its number, the satellites in view (two
+    digits), up to four satellites (PRN, elevation 00..90, azimuth 000..359, C/N0 00..99 in
+    dB-Hz or empty; integers, rounded), and the NMEA 4.10 signal ID; no satellite in view gives
+    one sentence with none.
+    """
+    in_view = np.asarray(in_view, dtype=bool)
+    count, groups, epoch, (r, c), place, ok = _compact(in_view, 4)
+    n = epoch.size
+    cn0 = np.asarray(cn0_dbhz, dtype=np.float64)[r, c]
+    has_cn0 = np.isfinite(cn0)
+    el = np.rint(np.asarray(elevation_deg, dtype=np.float64)[r, c]).astype(np.int64)
+    az = np.rint(np.asarray(azimuth_deg, dtype=np.float64)[r, c]).astype(np.int64) % 360
+    snr = np.rint(np.where(has_cn0, cn0, 0.0)).astype(np.int64)
+    ids = _packed(np.asarray(prn, dtype=np.int64)[c], place, n, 4)
+    e = _packed(np.minimum(np.maximum(el, 0), 99), place, n, 4)
+    a = _packed(az, place, n, 4)
+    sig = _packed(np.where(has_cn0, np.minimum(np.maximum(snr, 0), 99), -1), place, n, 4)
+    number = np.arange(n) - (np.cumsum(groups) - groups)[epoch]  # 0-based within its epoch
+    parts = _fields(
+        talker + "GSV",
+        _digits(groups[epoch], 1),
+        _digits(number + 1, 1),
+        _digits(np.minimum(count[epoch], 99), 2),
+    )
+    # the four satellites as one part: (slot, [,PP,EE,AAA,SS], sentence); a slot beyond the
+    # last satellite prints nothing (not four empty fields), a C/N0 without signal nothing
+    sats = np.empty((4, 13, n), dtype=np.uint8)
+    sats[:, [0, 3, 6, 10]] = ord(",")
+    for row, values, digits in ((1, ids, 2), (4, e, 2), (7, a, 3), (11, np.maximum(sig, 0), 2)):
+        for d in range(digits):
+            sats[:, row + d] = _TRIPLES[3 - digits + d, values]
+    shown = np.empty((4, 13, n), dtype=bool)
+    shown[:] = ok[:, None, :]
+    shown[:, 11] &= sig >= 0
+    shown[:, 12] = shown[:, 11]
+    parts.append(_Text(sats.reshape(52, n), shown.reshape(52, n)))
+    parts += _literal(f",{signal_id:X}")
+    return _lines(parts, n), epoch
+
+
+def interleave(groups: list[tuple[list[str], np.ndarray]], m: int) -> list[str]:
+    """The lines of several sentence groups in epoch order, and within an epoch in the order of
+    ``groups`` (each: its lines and the epoch of each line, ascending)."""
+    if not groups:
+        return []
+    counts = np.zeros((m, len(groups)), dtype=np.int64)
+    for j, (_, epoch) in enumerate(groups):
+        counts[:, j] = np.bincount(epoch, minlength=m)
+    flat = counts.ravel()
+    start = (np.cumsum(flat) - flat).reshape(m, len(groups))  # first line of (epoch, group)
+    out = np.empty(int(flat.sum()), dtype=object)
+    for j, (lines, epoch) in enumerate(groups):
+        first_of_epoch = np.cumsum(counts[:, j]) - counts[:, j]
+        rank = np.arange(epoch.size) - first_of_epoch[epoch]
+        out[start[epoch, j] + rank] = lines
+    return out.tolist()
 
 
 class NmeaWriter(AppendFile):

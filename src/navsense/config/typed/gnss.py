@@ -175,6 +175,7 @@ class GnssConfig:
     fix: FixConfig
     errors: ErrorConfig
     corrections: CorrectionsConfig
+    nmea_sentences: tuple[str, ...]  # gnss.nmea.sentences, as given
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> GnssConfig:
@@ -203,4 +204,5 @@ class GnssConfig:
             fix=FixConfig.from_validated(cfg),
             errors=ErrorConfig.from_validated(cfg),
             corrections=CorrectionsConfig.from_validated(cfg),
+            nmea_sentences=tuple(str(name) for name in gnss["nmea"]["sentences"]),
         )

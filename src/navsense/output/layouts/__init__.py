@@ -6,7 +6,7 @@ turns them into what the writers write:
 
 - ``columns(block) -> list[Column]``: the row keys (dotted names, values rounded to the row's
   decimals, validity masks for nulls), from which JSON Lines rows and Parquet columns are built;
-- ``extra(block)``: what the model adds beside its rows (the GGA sentences of ``gnss.nmea``, the
+- ``extra(block)``: what the model adds beside its rows (the NMEA sentences of ``gnss.nmea``, the
   40-value frames of ``ins.frames``), or None.
 
 A layout never imports a model; a model never imports ``navsense.output``. :func:`layout_for`

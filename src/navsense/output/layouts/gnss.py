@@ -53,6 +53,21 @@ orthometric altitude (NAVD88 at ACRE, EGM96 at a local site), the geoid separati
 station 0001; those two fields are empty when no correction has arrived (the row's
 correction_age_s is null), as DESIGN.md's ruling "GGA number formats" says, whatever the fix
 state. A no_fix epoch gets the no-fix form (empty position, altitude, separation, age, station).
+
+gnss.nmea (navsense extension, issue 20) holds, epoch by epoch, the sentences of
+gnss.nmea.sentences in a receiver's order (:mod:`navsense.output.nmea`): RMC and VTG (the row's
+position; speed over ground ``speed_mps`` in knots and km/h and true course ``course_deg`` of
+the receiver's velocity; status and mode from the fix state), GGA (the row's nmea_gga), GSA and
+GSV for each system that is on (talkers GP, GL, GA; NMEA 4.10 system and signal IDs; GSA: the
+PRNs of ``sat_used``, none without a fix, and the row's PDOP, HDOP, VDOP; GSV: the satellites at
+or above the elevation mask, blocked ones included, with ``sat_elevation_deg``,
+``sat_azimuth_deg`` and ``sat_cn0_dbhz``, empty where the sky view blocks the signal), GST and
+ZDA. GST's standard deviations of latitude, longitude and altitude are the row's sigma_enu_m
+(north, east, up); the error ellipse of its diagonal horizontal covariance has the semi-major
+axis max(sigma_e, sigma_n), the semi-minor min(...), oriented north (0 deg) unless sigma_e is
+the larger (90 deg); the range RMS is the range standard deviation that the covariance implies,
+sqrt(sigma_e^2 + sigma_n^2 + sigma_u^2) / PDOP (the trace of the covariance is PDOP^2 times the
+range variance). Combined sentences have the talker GN, whatever systems are on.
 """
 
 from __future__ import annotations
@@ -62,8 +77,21 @@ from typing import Any
 
 import numpy as np
 
+from navsense.constants import KMH_MPS, KNOT_MPS
 from navsense.output.columns import Column
-from navsense.output.nmea import gga_sentences, utc_seconds_of_day
+from navsense.output.nmea import (
+    SENTENCE_ORDER,
+    gga_sentences,
+    gsa_sentences,
+    gst_sentences,
+    gsv_sentences,
+    interleave,
+    rmc_sentences,
+    utc_seconds_of_day,
+    vtg_sentences,
+    zda_sentences,
+)
+from navsense.utc import utc_datetime
 
 __all__ = [
     "GnssLayout",
@@ -73,6 +101,7 @@ __all__ = [
     "GEODETIC_KEYS",
     "HEIGHT_KEYS",
     "NAD83_KEYS",
+    "NMEA_SYSTEMS",
 ]
 
 GGA_NO_FIX = 0  # GGA quality 0: no valid position (the receiver numbers its states so)
@@ -109,6 +138,16 @@ HEIGHT_KEYS = {
     "egm96": ("altitude_egm96_m", "geoid_undulation_egm96_m"),
     "geoid": ("altitude_geoid_m", "geoid_undulation_m"),
 }
+
+#: Per system, in the order of its NMEA 4.10 system ID: (system, talker of its GSA and GSV,
+#: system ID, GSV signal ID (GPS L1 C/A 1, GLONASS L1 OF 1, Galileo E1 B/C 7), the offset of its
+#: NMEA satellite numbers (GLONASS slot + 64 = 65..96))
+NMEA_SYSTEMS = (
+    ("gps", "GP", 1, 1, 0),
+    ("glonass", "GL", 2, 1, 64),
+    ("galileo", "GA", 3, 7, 0),
+)
+NAV_MODE_NO_FIX, NAV_MODE_3D = 1, 3  # GSA navigation mode
 
 ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
     "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
@@ -181,6 +220,21 @@ class GnssLayout:
         self._geodetic = [
             (k, rename.get(k, k)) for k in GEODETIC_KEYS if nad83 or k not in NAD83_KEYS
         ]
+        self._date0 = utc_datetime(info["start_utc"]).date()  # the day of utc0_s
+        chosen = set(info["nmea_sentences"])
+        self._nmea = tuple(name for name in SENTENCE_ORDER if name in chosen)
+        systems = list(info["systems"])
+        on = set(info["systems_on"])
+        # (sat_system index, talker, system ID, signal ID, PRN offset) of the systems that are on
+        self._systems = [
+            (systems.index(name), talker, sys_id, sig_id, offset)
+            for name, talker, sys_id, sig_id, offset in NMEA_SYSTEMS
+            if name in on
+        ]
+        self._below_mask = list(info["sky_classes"]).index("below_mask")
+        self._modes = np.array(
+            [SOLUTION_MODES.get(q, "N") for q in range(max(SOLUTION_MODES) + 1)], dtype="S1"
+        )
         self._empty: list[Column] | None = None  # the columns of a block without an epoch
         self._gga_block: Mapping | None = None  # the last block whose sentences were built
         self._gga: list[str] = []
@@ -214,8 +268,95 @@ class GnssLayout:
         return out
 
     def extra(self, block: Mapping[str, np.ndarray]) -> list[str]:
-        """The block's lines of gnss.nmea."""
-        return list(self.sentences(block))
+        """The block's lines of gnss.nmea: the sentences of gnss.nmea.sentences, epoch by
+        epoch, each epoch's in the order RMC, VTG, GGA, GSA, GSV, GST, ZDA (module docstring);
+        none without a georeference."""
+        m = len(block["sample_time_s"])
+        if "latitude_deg" not in block or not self._nmea or m == 0:
+            return []
+        epochs = np.arange(m)
+        groups = []
+        for name in self._nmea:
+            if name == "GGA":
+                groups.append((self.sentences(block), epochs))
+            elif name in ("GSA", "GSV"):
+                groups += self._per_system(name, block)
+            else:
+                groups.append((self._combined(name, block), epochs))
+        return interleave(groups, m)
+
+    def _combined(self, name: str, block: Mapping[str, np.ndarray]) -> list[str]:
+        """RMC, VTG, GST or ZDA (talker GN) of the block's epochs."""
+        utc = self._utc0_s + block["sample_time_s"]
+        if name == "ZDA":
+            return zda_sentences(utc, self._date0)
+        fix = block["fix"]
+        ok = fix != GGA_NO_FIX
+        if name == "GST":
+            sigma = block["sigma_enu_m"]  # [e, n, u]
+            s_e, s_n, s_u = sigma[:, 0], sigma[:, 1], sigma[:, 2]
+            # the range RMS of the reported covariance: sqrt(trace) = PDOP x range sigma
+            rms = np.sqrt(s_e * s_e + s_n * s_n + s_u * s_u) / block["pdop"]
+            return gst_sentences(
+                utc,
+                rms,
+                np.maximum(s_e, s_n),
+                np.minimum(s_e, s_n),
+                np.where(s_e > s_n, 90.0, 0.0),  # the covariance is diagonal in east, north
+                np.column_stack([s_n, s_e, s_u]),
+                ok,
+            )
+        mode = self._modes[fix]
+        speed = block["speed_mps"]
+        if name == "RMC":
+            return rmc_sentences(
+                utc,
+                self._date0,
+                block["latitude_deg"],
+                block["longitude_deg"],
+                speed / KNOT_MPS,
+                block["course_deg"],
+                mode,
+                ok,
+            )
+        return vtg_sentences(block["course_deg"], speed / KNOT_MPS, speed / KMH_MPS, mode, ok)
+
+    def _per_system(self, name: str, block: Mapping[str, np.ndarray]) -> list:
+        """The GSA or GSV sentences of each system that is on, with their epochs."""
+        fix = block["fix"]
+        ok = fix != GGA_NO_FIX
+        system = block["sat_system"][0]
+        out = []
+        for index, talker, sys_id, sig_id, offset in self._systems:
+            first, last = np.flatnonzero(system == index)[[0, -1]]
+            cols = slice(first, last + 1)  # a system's satellites are consecutive
+            prn = block["sat_prn"][0, cols].astype(np.int64) + offset
+            if name == "GSA":
+                out.append(
+                    gsa_sentences(
+                        block["sat_used"][:, cols] & ok[:, None],
+                        prn,
+                        np.where(ok, NAV_MODE_3D, NAV_MODE_NO_FIX),
+                        block["pdop"],
+                        block["hdop"],
+                        block["vdop"],
+                        talker,
+                        sys_id,
+                    )
+                )
+            else:
+                out.append(
+                    gsv_sentences(
+                        block["sat_class"][:, cols] != self._below_mask,
+                        prn,
+                        block["sat_elevation_deg"][:, cols],
+                        block["sat_azimuth_deg"][:, cols],
+                        block["sat_cn0_dbhz"][:, cols],
+                        talker,
+                        sig_id,
+                    )
+                )
+        return out
 
     # ------------------------------------------------------------------------------ rows
     def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:

@@ -4,6 +4,7 @@ A position-domain receiver (:mod:`.receiver`): the sky of the site (the syntheti
 and the obstructions, the library :mod:`navsense.sky`), the dilution of precision
 (:mod:`.dop`), the reflector and multipath indices (:mod:`.multipath`), the correction stream
 (:mod:`.corrections`), the fix-state machine (:mod:`.fixstate`) and the correlated errors
-(:mod:`.error_model`). Its rows and GGA sentences are laid out by
-:mod:`navsense.output.layouts.gnss`.
+(:mod:`.error_model`); beyond the specification, its velocity (:mod:`.velocity`) and each
+satellite's elevation, azimuth and C/N0 (:mod:`.signal`). Its rows and NMEA sentences are laid
+out by :mod:`navsense.output.layouts.gnss`.
 """

@@ -16,6 +16,10 @@ the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (
 6. Fix state (:mod:`.fixstate`), with the epoch's uniform and g_t.
 7. Errors (:mod:`.error_model`): p_out = p_a + e, with the epoch's nine Gaussians.
 8. Datum chain (navsense.geo.Georeference.enu_to_geodetic) of p_out at the epoch's time.
+9. Velocity (:mod:`.velocity`, navsense extension): the antenna's truth velocity plus a Doppler
+   error, its speed over ground and true course.
+10. Satellites (:mod:`.signal`, navsense extension): each satellite's elevation, azimuth, class
+    and C/N0, from the sky view of step 2.
 
 dt (the time since the previous epoch) is the number of physics steps between the two epochs
 divided by the physics rate (exactly 0.1 s at 10 Hz on the 120 Hz clock, whatever t is); it is
@@ -25,8 +29,8 @@ The constellation is seen from the site's WGS84 origin (DESIGN.md ruling "Site p
 constellation"). A site without a georeference sees the sky of the specification's ACRE tile
 (its blocks have no geodetic keys, so its rows none and no sentence).
 
-State carried between chunks (batch = chunks = steps): the sampler (Due), the stream
-Pcg32(seed, 1), the fix machine (:class:`~.fixstate.FixMachineState`), the unit Gauss-Markov
+State carried between chunks (batch = chunks = steps): the sampler (Due), the streams
+Pcg32(seed, 1), Pcg32(seed + 4051, 16) (C/N0) and Pcg32(seed + 4051, 17) (velocity), the fix machine (:class:`~.fixstate.FixMachineState`), the unit Gauss-Markov
 states u and z, and the step of the last epoch. Every other quantity depends on its epoch alone.
 
 The block (the SI arrays of the m epochs, leading axis m): ``sample_time_s``, ``fix`` (state
@@ -35,13 +39,17 @@ code, numbered as its GGA quality), the six satellite counts, ``hdop``, ``vdop``
 ``correction_age_s``, ``rtk_lock_age_s``, ``rtk_converge_s``, ``rtk_time_to_fix_s`` (NaN: not
 available), ``sigma_gm_m``, ``sigma_white_m``, ``sigma_mp_m``, ``tau_s``, ``k_h``, ``k_v``,
 ``dt_s``, ``antenna_enu_m``, ``error_enu_m``, ``position_enu_m`` (p_out), ``sigma_enu_m``, the
-unit states ``u`` and ``z``, and with a georeference the datum chain of p_out: every key of
+unit states ``u`` and ``z``; the velocity (:mod:`.velocity`): ``antenna_velocity_enu_mps``,
+``velocity_enu_mps``, ``sigma_velocity_enu_mps`` (m, 3), ``speed_mps``, ``course_deg``; the
+satellites (:mod:`.signal`), each (m, nsat) in the constellation's order: ``sat_prn``,
+``sat_system``, ``sat_elevation_deg``, ``sat_azimuth_deg``, ``sat_class``, ``sat_used``,
+``sat_cn0_dbhz``; and with a georeference the datum chain of p_out: every key of
 Georeference.enu_to_geodetic but ``navd88_height_m`` (which is ``orthometric_height_m``, the
 height in the site's vertical datum: NAVD88 at ACRE, EGM96 at a local site), and
 ``latitude_deg``, ``longitude_deg``, ``ellipsoidal_height_m`` of the output frame:
 gnss.datum.output_frame wgs84_g2139 -> WGS84 (G2139) latitude, longitude and height; nad83 ->
 NAD83(HARN) latitude and longitude with the NAD83(2011) ellipsoidal height. Its gnss.jsonl rows
-and $GNGGA sentences are built by :class:`navsense.output.layouts.gnss.GnssLayout` from the
+and gnss.nmea sentences are built by :class:`navsense.output.layouts.gnss.GnssLayout` from the
 block and :meth:`GnssReceiver.output_info` (which names the vertical datum and says whether the
 NAD83 keys apply at the site).
 """
@@ -65,9 +73,11 @@ from navsense.sensors.gnss.error_model import (
     phi_of,
 )
 from navsense.sensors.gnss.fixstate import FIX_TYPES, FixMachineState, run_fix_states
+from navsense.sensors.gnss.signal import SignalModel
+from navsense.sensors.gnss.velocity import VelocityModel, antenna_velocity_enu
 from navsense.site import Site
 from navsense.sky import obstruction as _sky
-from navsense.sky.constellation import Constellation, constellation_site
+from navsense.sky.constellation import SYSTEMS, Constellation, constellation_site
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -153,6 +163,8 @@ class GnssReceiver:
         self._corrections = CorrectionStream.of(c.corrections)
         self._u = GaussMarkovStates(3)  # the unit Gauss-Markov error u (east, north, up)
         self._z = GaussMarkovStates(3)  # the unit multipath error z
+        self._signal = SignalModel(self.constellation, c.seed, c.noise)
+        self._velocity = VelocityModel(c.seed, c.noise, georef)
         self._last_step: int | None = None
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
 
@@ -228,6 +240,10 @@ class GnssReceiver:
         z = self._z.run(phi_of(dt, c.errors.multipath_tau_s, first), draws.g_z)
         e, sigma = combine(sig, u, draws.g_white, z)
         p_out = p_a + e
+        # Velocity and satellites (navsense extension)
+        v_a = antenna_velocity_enu(truth.v_mps[idx], truth.w_radps[idx], p_a, truth.c_m[idx])
+        velocity = self._velocity.velocities(v_a, hdop, vdop)
+        satellites = self._signal.satellites(los, status)
 
         block = {
             "sample_time_s": t,
@@ -257,6 +273,8 @@ class GnssReceiver:
             "sigma_enu_m": sigma,
             "u": u,
             "z": z,
+            **velocity,
+            **satellites,
         }
         if self.georef is not None:
             block.update(self._geodetic(block))
@@ -286,7 +304,9 @@ class GnssReceiver:
     def output_info(self) -> dict:
         """What the layout needs (navsense.output.layouts.gnss): the fix-state names by code,
         multipath_tau_s (a constant of the row), the UTC time at t = 0 of the sentences, the
-        site's ``vertical_datum`` (navd88, egm96) and ``nad83`` (the NAD83 keys apply there)."""
+        site's ``vertical_datum`` (navd88, egm96), ``nad83`` (the NAD83 keys apply there), the
+        sentences of gnss.nmea (gnss.nmea.sentences), the system names by ``sat_system`` index,
+        the systems that are on and the sky-view class names by ``sat_class`` code."""
         geo = self.georef
         return {
             "fix_types": dict(FIX_TYPES),
@@ -294,6 +314,10 @@ class GnssReceiver:
             "start_utc": geo.start_utc if geo is not None else self.config.start_utc,
             "vertical_datum": geo.vertical_datum if geo is not None else "navd88",
             "nad83": geo.nad83_applies if geo is not None else True,
+            "nmea_sentences": list(self.config.nmea_sentences),
+            "systems": list(SYSTEMS),
+            "systems_on": [s for s, on in self.config.constellations if on],
+            "sky_classes": list(_sky.STATUS_NAMES),
         }
 
     def episode_info(self) -> dict:

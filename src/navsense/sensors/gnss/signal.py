@@ -1,0 +1,143 @@
+"""The satellites in view and their carrier-to-noise density C/N0 (navsense extension, issue 20).
+
+The specification's receiver counts satellites; a receiver's NMEA reports each one (GSV: PRN,
+elevation, azimuth, C/N0; GSA: the PRNs used). This module gives the receiver those
+per-satellite values so that they agree with its sky view (:mod:`navsense.sky.obstruction`):
+a satellite the sky view blocks has no signal, one seen through foliage a weaker one.
+
+Geometry, from the unit line of sight l = (l_e, l_n, l_u) of the constellation (computed in the
+local ENU of the site's WGS84 origin, :mod:`navsense.sky.constellation`, so its north is true
+north)::
+
+    elevation = asin(l_u),   azimuth = atan2(l_e, l_n) mod 360 deg
+
+C/N0 of a satellite the receiver tracks (status CLEAR, NEAR or FOLIAGE; a link budget)::
+
+    C/N0 = P_s + G(el) - N_0 - F - L_c + sigma_c g,   at least CN0_MIN_DBHZ        [dB-Hz]
+    G(el) = G_z - (G_z - G_h) (1 - sin el)                                         [dBic]
+
+where
+
+    P_s       the minimum received power at the ground of the system's open signal, as its
+              interface specification states it: GPS L1 C/A -158.5 dBW (IS-GPS-200), Galileo
+              E1 -157.0 dBW (Galileo OS SIS ICD), GLONASS L1OF -161.0 dBW (GLONASS ICD);
+              satellites deliver a few dB more, and receivers lose a few dB to implementation,
+              which the model takes as cancelling
+    G(el)     the gain of a patch antenna toward the satellite: G_z = +4 dBic at the zenith,
+              rolling off linearly in sin(el) to G_h = -6 dBic at the horizon (-4.3 dBic at
+              10 deg), the shape of the patch antennas' datasheet patterns
+    N_0       the thermal noise density k T_0, T_0 = 290 K: -204.0 dBW/Hz
+    F         the receiver's noise figure, 2 dB
+    L_c       the mean loss of the sky view's class, sigma_c the spread about it:
+              clear     0 dB, 1.0 dB  the epoch-to-epoch scatter of a receiver's C/N0 estimate
+              near      3 dB, 2.5 dB  a ray that passes within near_margin_m of an edge: diffraction
+                                      loss between 0 dB (well inside the lit region) and 6.0 dB
+                                      (grazing incidence, the single knife edge of ITU-R P.526,
+                                      J(0) = 6.0 dB), with the fading of the nearby face's
+                                      reflection
+              foliage  10 dB, 3.0 dB  a path through tree crowns shorter than foliage_block_path_m:
+                                      single roadside trees attenuate 10 to 20 dB at UHF and
+                                      L-band, median about 12 dB (Goldhirsh and Vogel, Handbook of
+                                      Propagation Effects for Vehicular and Personal Mobile
+                                      Satellite Systems, 1998, ch. 2); the partial paths of this
+                                      class take the lower end
+    g         one standard Gaussian for each satellite and epoch
+
+GPS in the clear reads about 47.5 dB-Hz at the zenith and 39 dB-Hz at 10 deg. A tracked
+satellite is at least CN0_MIN_DBHZ = 20 dB-Hz (the receiver uses it: it keeps its lock). A
+satellite the sky view blocks, one below the mask and one of a system that is off have no
+C/N0 (NaN). With noise off sigma_c is zero (the losses stay; the draws go on).
+
+Random values: the stream Pcg32(seed + 4051, 16) (a sequence no other stream uses): one
+Gaussian for every satellite of the constellation (all three systems, in the constellation's
+order, whatever is tracked, enabled or written) at every epoch, so the count depends on the
+number of epochs alone and no other stream moves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navsense.rng import Pcg32
+from navsense.sky import obstruction as _sky
+from navsense.sky.constellation import SYSTEMS, Constellation, elevation_deg
+
+__all__ = [
+    "SignalModel",
+    "SIGNAL_SEED_OFFSET",
+    "CN0_SEQUENCE",
+    "CN0_MIN_DBHZ",
+    "MIN_RECEIVED_POWER_DBW",
+    "CLASS_LOSS_DB",
+    "CLASS_SIGMA_DB",
+    "azimuth_deg",
+]
+
+SIGNAL_SEED_OFFSET = 4051  # navsense: the signal streams' seed + 4051 (no specification stream)
+CN0_SEQUENCE = 16  # navsense: sequence 16 (the specification uses 1, 2, 4, 6)
+
+MIN_RECEIVED_POWER_DBW = {  # minimum received power at the ground, dBW
+    "gps": -158.5,  # IS-GPS-200, L1 C/A
+    "galileo": -157.0,  # Galileo OS SIS ICD, E1 (E1-B + E1-C)
+    "glonass": -161.0,  # GLONASS ICD, L1 open signal
+}
+ANTENNA_ZENITH_DBIC = 4.0  # dBic, patch antenna gain at the zenith
+ANTENNA_HORIZON_DBIC = -6.0  # dBic, at the horizon (linear in sin(el) between)
+THERMAL_NOISE_DBW_HZ = -204.0  # dBW/Hz, k T_0 with T_0 = 290 K (-203.98)
+NOISE_FIGURE_DB = 2.0  # dB, receiver noise figure
+CN0_MIN_DBHZ = 20.0  # dB-Hz, the weakest signal of a satellite the receiver uses
+CLASS_LOSS_DB = {_sky.CLEAR: 0.0, _sky.NEAR: 3.0, _sky.FOLIAGE: 10.0}  # L_c, dB
+CLASS_SIGMA_DB = {_sky.CLEAR: 1.0, _sky.NEAR: 2.5, _sky.FOLIAGE: 3.0}  # sigma_c, dB
+
+
+def azimuth_deg(los: np.ndarray) -> np.ndarray:
+    """Azimuth atan2(l_e, l_n) in degrees clockwise from north, in [0, 360), (..., 3) -> (...)."""
+    los = np.asarray(los, dtype=np.float64)
+    az = np.degrees(np.arctan2(los[..., 0], los[..., 1]))
+    az = np.where(az < 0.0, az + 360.0, az)
+    return np.where(az >= 360.0, az - 360.0, az)  # -1e-300 + 360 is 360.0
+
+
+class SignalModel:
+    """The per-satellite values of the receiver's epochs: ``SignalModel(constellation, seed,
+    noise)``; :meth:`satellites` of each block of epochs, in order (the stream carries on)."""
+
+    def __init__(self, constellation: Constellation, seed: int, noise: bool) -> None:
+        self.nsat = constellation.nsat
+        self._rng = Pcg32(int(seed) + SIGNAL_SEED_OFFSET, CN0_SEQUENCE)
+        self.system = np.array([SYSTEMS.index(s) for s in constellation.system], dtype=np.int8)
+        self.prn = constellation.prn.astype(np.int16)
+        power = np.array([MIN_RECEIVED_POWER_DBW[s] for s in constellation.system])
+        # P_s - N_0 - F of each satellite; G(el) and the class's loss are added per epoch
+        self._base_dbhz = power - THERMAL_NOISE_DBW_HZ - NOISE_FIGURE_DB
+        loss = np.full(_sky.BLOCKED + 1, np.nan)  # by status code: NaN where no signal
+        sigma = np.zeros(_sky.BLOCKED + 1)
+        for code in (_sky.CLEAR, _sky.NEAR, _sky.FOLIAGE):
+            loss[code] = CLASS_LOSS_DB[code]
+            sigma[code] = CLASS_SIGMA_DB[code] if noise else 0.0
+        self._loss_db = loss
+        self._sigma_db = sigma
+
+    def satellites(self, los: np.ndarray, status: np.ndarray) -> dict[str, np.ndarray]:
+        """The block's per-satellite arrays, each (m, nsat): ``sat_prn`` (number within its
+        system), ``sat_system`` (index into navsense.sky.constellation.SYSTEMS), ``sat_elevation_deg``,
+        ``sat_azimuth_deg``, ``sat_class`` (the sky view's status code), ``sat_used`` and
+        ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch."""
+        m = status.shape[0]
+        g = self._rng.gaussians(m * self.nsat).reshape(m, self.nsat)
+        up = los[..., 2]
+        # G(el) = G_z - (G_z - G_h) (1 - sin el), sin el = l_u
+        gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
+        code = status.astype(np.intp)
+        cn0 = self._base_dbhz + gain - self._loss_db[code] + self._sigma_db[code] * g
+        np.maximum(cn0, CN0_MIN_DBHZ, out=cn0)  # NaN stays NaN
+        shape = status.shape
+        return {
+            "sat_prn": np.broadcast_to(self.prn, shape),
+            "sat_system": np.broadcast_to(self.system, shape),
+            "sat_elevation_deg": elevation_deg(los),
+            "sat_azimuth_deg": azimuth_deg(los),
+            "sat_class": status,
+            "sat_used": _sky.used_mask(status),
+            "sat_cn0_dbhz": cn0,
+        }

@@ -1,0 +1,280 @@
+"""gnss.nmea as a receiver sends it (issue 20): every sentence parsed by pynmeagps and equal to
+its epoch's row and block (position, speed, course, DOPs, satellites, sigma), in a receiver's
+order, with the talkers and NMEA 4.10 system and signal IDs."""
+
+import datetime
+import itertools
+
+import numpy as np
+import orjson
+import pytest
+from pynmeagps import VALCKSUM, NMEAReader
+
+from navsense.config import load_config
+from navsense.config.schema import NMEA_SENTENCES
+from navsense.config.typed.gnss import GnssConfig
+from navsense.constants import KMH_MPS, KNOT_MPS
+from navsense.output.columns import rows_from_columns
+from navsense.output.layouts import layout_for
+from navsense.output.nmea import SENTENCE_ORDER, nmea_checksum
+from navsense.scenarios import load_scenario
+from navsense.sensors.gnss.receiver import GnssReceiver
+from navsense.sky import obstruction as sky
+
+mm = 1e-3
+START = datetime.datetime(2026, 9, 23, 15, 0, 0)
+MINUTE_UNIT_DEG = 1e-7 / 60.0
+SYSTEMS = {"GP": ("gps", 1, "1", 0), "GL": ("glonass", 2, "1", 64), "GA": ("galileo", 3, "7", 0)}
+
+
+def receiver(**overrides):
+    sc = load_scenario("acre-loop", duration_s=300.0)
+    cfg = load_config(vehicle=sc.vehicle.name, overrides=overrides)
+    georef = sc.site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
+    return GnssReceiver(GnssConfig.from_validated(cfg), sc.vehicle, sc.site, georef), sc.truth
+
+
+@pytest.fixture(scope="module")
+def run():
+    """300 s of acre-loop: the garage (no fix), open sky, buildings, grain bins, the windbreak."""
+    rx, truth = receiver()
+    block = rx.process(truth)
+    layout = layout_for(rx)
+    rows = rows_from_columns(layout.columns(block), len(block["sample_time_s"]))
+    lines = layout.extra(block)
+    return rx, block, rows, lines
+
+
+def epochs_of(lines):
+    """The lines of each epoch (each starts with its RMC)."""
+    out = []
+    for line in lines:
+        if line.startswith("$GNRMC"):
+            out.append([])
+        out[-1].append(line)
+    return out
+
+
+def parse(line):
+    return NMEAReader.parse(line, validate=VALCKSUM)
+
+
+def system_columns(block, name):
+    return np.flatnonzero(block["sat_system"][0] == ("gps", "galileo", "glonass").index(name))
+
+
+# --------------------------------------------------------------------------- structure
+def test_every_line_parses_with_its_checksum_and_the_order_of_a_receiver(run):
+    _, block, rows, lines = run
+    epochs = epochs_of(lines)
+    assert len(epochs) == len(rows) == len(block["sample_time_s"])
+    for epoch in epochs:
+        kinds = []
+        for line in epoch:
+            body, cs = line[1:].split("*")
+            assert cs == nmea_checksum(body) and len(cs) == 2 and cs == cs.upper()
+            msg = parse(line)
+            kinds.append((msg.talker, msg.msgID))
+        ids = [k for k, _ in itertools.groupby(kinds)]
+        assert ids[:3] == [("GN", "RMC"), ("GN", "VTG"), ("GN", "GGA")]
+        assert ids[3:6] == [("GP", "GSA"), ("GL", "GSA"), ("GA", "GSA")]
+        assert ids[6:9] == [("GP", "GSV"), ("GL", "GSV"), ("GA", "GSV")]
+        assert ids[9:] == [("GN", "GST"), ("GN", "ZDA")]
+    assert {r["fix_type"] for r in rows} >= {"no_fix", "rtk_float", "rtk_fixed"}
+    assert set(NMEA_SENTENCES) == set(SENTENCE_ORDER)
+
+
+def test_gga_is_the_rows_sentence_unchanged(run):
+    _, _, rows, lines = run
+    assert [x for x in lines if x.startswith("$GNGGA")] == [r["nmea_gga"] for r in rows]
+
+
+# --------------------------------------------------------------------------- RMC, VTG, ZDA
+def test_rmc_and_vtg_agree_with_the_row_and_the_velocity(run):
+    _, block, rows, lines = run
+    for k, epoch in enumerate(epochs_of(lines)):
+        r = rows[k]
+        rmc, vtg = parse(epoch[0]), parse(epoch[1])
+        when = START + datetime.timedelta(seconds=float(block["sample_time_s"][k]))
+        assert rmc.time == when.time() and rmc.date == when.date()
+        assert rmc.posMode == vtg.posMode == r["solution"] and rmc.navStatus == "V"
+        if r["fix_type"] == "no_fix":
+            assert rmc.status == "V" and rmc.lat == "" and rmc.spd == "" and rmc.cog == ""
+            assert vtg.cogt == "" and vtg.sogn == "" and vtg.sogk == ""
+            continue
+        assert rmc.status == "A"
+        assert rmc.lat == pytest.approx(r["latitude_deg"], abs=MINUTE_UNIT_DEG / 2 + 1e-9)
+        assert rmc.lon == pytest.approx(r["longitude_deg"], abs=MINUTE_UNIT_DEG / 2 + 1e-9)
+        speed = block["speed_mps"][k]
+        course = block["course_deg"][k]
+        assert rmc.spd == vtg.sogn == pytest.approx(speed / KNOT_MPS, abs=0.0005 + 1e-9)
+        assert vtg.sogk == pytest.approx(speed / KMH_MPS, abs=0.0005 + 1e-9)
+        assert rmc.cog == vtg.cogt
+        assert (rmc.cog - course + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=0.005 + 1e-9)
+        assert 0.0 <= rmc.cog < 360.0
+
+
+def test_speed_and_course_follow_the_truth(run):
+    """The reported speed is the antenna's truth speed within a few Doppler sigmas; the course,
+    once the vehicle moves, its truth course (true north: grid course + convergence)."""
+    rx, block, rows, _ = run
+    v_a = block["antenna_velocity_enu_mps"]
+    truth_speed = np.hypot(v_a[:, 0], v_a[:, 1])
+    sigma_h = block["sigma_velocity_enu_mps"][:, 0]
+    fix = block["fix"] != 0
+    assert (np.abs(block["speed_mps"] - truth_speed)[fix] < 6 * np.sqrt(2) * sigma_h[fix]).all()
+    moving = fix & (truth_speed > 2.0)
+    assert moving.sum() > 500
+    grid_course = np.degrees(np.arctan2(v_a[:, 0], v_a[:, 1]))
+    alpha = rx._velocity.grid_north_azimuth_deg
+    diff = (block["course_deg"] - grid_course - alpha + 180.0) % 360.0 - 180.0
+    assert np.abs(diff[moving]).max() < 3.0  # 0.1 m/s of error at 2 m/s is 2.9 deg
+
+
+def test_zda_date_and_time(run):
+    _, block, _, lines = run
+    for k, epoch in enumerate(epochs_of(lines)[:50]):
+        zda = parse(epoch[-1])
+        when = START + datetime.timedelta(seconds=float(block["sample_time_s"][k]))
+        assert zda.msgID == "ZDA" and zda.time == when.time()
+        assert (zda.day, zda.month, zda.year) == (when.day, when.month, when.year)
+        assert epoch[-1].split(",")[5:7] == ["00", "00*" + epoch[-1][-2:]]
+
+
+# --------------------------------------------------------------------------- GSA, GSV
+def test_gsa_lists_the_used_satellites_with_the_rows_dops(run):
+    _, block, rows, lines = run
+    for k, epoch in enumerate(epochs_of(lines)):
+        r = rows[k]
+        gsa = [parse(x) for x in epoch if x[3:6] == "GSA"]
+        assert [m.talker for m in gsa] == ["GP", "GL", "GA"]
+        total = 0
+        for m in gsa:
+            name, sys_id, _, offset = SYSTEMS[m.talker]
+            assert m.opMode == "A" and m.systemId == str(sys_id)
+            assert (r["pdop"], r["hdop"], r["vdop"]) == (m.PDOP, m.HDOP, m.VDOP)
+            prns = [getattr(m, f"svid_{i:02d}") for i in range(1, 13)]
+            prns = [p for p in prns if p != ""]
+            cols = system_columns(block, name)
+            used = block["sat_prn"][k, cols][block["sat_used"][k, cols]] + offset
+            if r["fix_type"] == "no_fix":
+                assert m.navMode == 1 and prns == []
+            else:
+                assert m.navMode == 3 and prns == used.tolist()
+                total += len(prns)
+        if r["fix_type"] != "no_fix":
+            assert total == r["satellites_used"]
+
+
+def test_gsv_reports_the_sky_view(run):
+    _, block, rows, lines = run
+    snr = {sky.CLEAR: [], sky.NEAR: [], sky.FOLIAGE: []}
+    for k, epoch in enumerate(epochs_of(lines)):
+        in_view = 0
+        for talker, (name, _, signal, offset) in SYSTEMS.items():
+            gsv = [parse(x) for x in epoch if x.startswith(f"${talker}GSV")]
+            cols = system_columns(block, name)
+            status = block["sat_class"][k, cols]
+            view = status != sky.BELOW_MASK
+            assert len(gsv) == max(1, -(-int(view.sum()) // 4))
+            got = []
+            for j, m in enumerate(gsv):
+                assert (m.numMsg, m.msgNum, m.numSV, m.signalID) == (
+                    len(gsv),
+                    j + 1,
+                    int(view.sum()),
+                    signal,
+                )
+                f = gsv_fields(m)
+                got += [f[4 * i : 4 * i + 4] for i in range(len(f) // 4)]
+            want = []
+            for c in np.flatnonzero(view):
+                cn0 = block["sat_cn0_dbhz"][k, cols[c]]
+                want.append(
+                    [
+                        int(block["sat_prn"][k, cols[c]]) + offset,
+                        int(np.rint(block["sat_elevation_deg"][k, cols[c]])),
+                        int(np.rint(block["sat_azimuth_deg"][k, cols[c]])) % 360,
+                        "" if np.isnan(cn0) else int(np.rint(cn0)),
+                    ]
+                )
+                # blocked: no signal; clear, near, foliage: a signal
+                assert (want[-1][3] == "") == (status[c] == sky.BLOCKED)
+                if status[c] != sky.BLOCKED:
+                    snr[int(status[c])].append(cn0)
+            assert got == want
+            in_view += int(view.sum())
+        assert in_view == rows[k]["satellites_above_mask"]
+    # through foliage weaker than near an obstacle, weaker than in the clear
+    mean = {c: np.mean(v) for c, v in snr.items()}
+    assert min(len(v) for v in snr.values()) > 200
+    assert mean[sky.FOLIAGE] < mean[sky.NEAR] < mean[sky.CLEAR]
+
+
+def gsv_fields(msg):
+    """The satellites' fields of a parsed GSV, in order."""
+    out = []
+    for i in range(1, 5):
+        if not hasattr(msg, f"svid_{i:02d}"):
+            break
+        out += [getattr(msg, f"{f}_{i:02d}") for f in ("svid", "elv", "az", "cno")]
+    return out
+
+
+# --------------------------------------------------------------------------- GST
+def test_gst_carries_the_reported_sigma(run):
+    _, block, rows, lines = run
+    for k, epoch in enumerate(epochs_of(lines)):
+        r = rows[k]
+        gst = parse(epoch[-2])
+        assert gst.msgID == "GST"
+        if r["fix_type"] == "no_fix":
+            assert gst.rangeRms == gst.stdLat == gst.stdAlt == ""
+            continue
+        s_e, s_n, s_u = r["sigma_enu_m"]
+        half = 0.5 * mm + 1e-5 + 1e-9  # 3 decimals of the sentence, 5 of the row
+        assert gst.stdLat == pytest.approx(s_n, abs=half)
+        assert gst.stdLong == pytest.approx(s_e, abs=half)
+        assert gst.stdAlt == pytest.approx(s_u, abs=half)
+        assert gst.stdMajor == pytest.approx(max(s_e, s_n), abs=half)
+        assert gst.stdMinor == pytest.approx(min(s_e, s_n), abs=half)
+        assert gst.orient == 0.0  # sigma_e = sigma_n: a circle, reported north
+        sigma = block["sigma_enu_m"][k]  # trace = PDOP^2 x the range variance
+        rms = np.sqrt(np.sum(sigma * sigma)) / block["pdop"][k]
+        assert gst.rangeRms == pytest.approx(rms, abs=0.0005 + 1e-9)
+
+
+# --------------------------------------------------------------------------- configuration
+def test_the_sentence_set_is_configurable_and_keeps_the_order():
+    rx, truth = receiver(**{"gnss.nmea.sentences": ["ZDA", "GGA", "GSV"]})
+    part = truth.slice(0, 1200)
+    block = rx.process(part)
+    lines = layout_for(rx).extra(block)
+    kinds = [k for k, _ in itertools.groupby(x[3:6] for x in lines)]
+    assert kinds[:3] == ["GGA", "GSV", "ZDA"] and set(kinds) == {"GGA", "GSV", "ZDA"}
+    rx, _ = receiver(**{"gnss.nmea.sentences": ["GGA"]})
+    block = rx.process(part)
+    rows = rows_from_columns(layout_for(rx).columns(block), len(block["sample_time_s"]))
+    assert layout_for(rx).extra(block) == [r["nmea_gga"] for r in rows]  # today's gnss.nmea
+    rx, _ = receiver(**{"gnss.nmea.sentences": []})
+    assert layout_for(rx).extra(rx.process(part)) == []
+
+
+def test_systems_that_are_off_send_no_gsa_or_gsv():
+    rx, truth = receiver(**{"gnss.constellations.glonass": False})
+    lines = layout_for(rx).extra(rx.process(truth.slice(0, 600)))
+    talkers = {x[1:6] for x in lines}
+    assert "GLGSV" not in talkers and "GLGSA" not in talkers
+    assert {"GPGSV", "GAGSV", "GPGSA", "GAGSA"} <= talkers
+
+
+def test_batch_chunks_and_steps_give_identical_sentences():
+    rx, truth = receiver()
+    part = truth.slice(0, 1500)
+    want = layout_for(rx).extra(rx.process(part))
+    stepped, _ = receiver()
+    layout = layout_for(stepped)
+    got = []
+    for k in range(len(part)):
+        got += layout.extra(stepped.process(part.slice(k, k + 1)))
+    assert orjson.dumps(got) == orjson.dumps(want)

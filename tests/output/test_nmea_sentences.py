@@ -1,0 +1,290 @@
+"""RMC, VTG, GSA, GSV, GST and ZDA (navsense.output.nmea), checked against sentences published by
+receiver makers and with a real NMEA parser (pynmeagps, test-only)."""
+
+import datetime
+
+import numpy as np
+import pytest
+from pynmeagps import VALCKSUM, NMEAReader
+
+from navsense.output.nmea import (
+    SENTENCE_ORDER,
+    gsa_sentences,
+    gst_sentences,
+    gsv_sentences,
+    interleave,
+    nmea_checksum,
+    rmc_sentences,
+    vtg_sentences,
+    zda_sentences,
+)
+
+MINUTE_UNIT_DEG = 1e-7 / 60.0  # the last digit of ddmm.mmmmmmm
+
+
+def parse(sentence):
+    return NMEAReader.parse(sentence, validate=VALCKSUM)  # raises on a bad checksum
+
+
+def fields(sentence):
+    body, cs = sentence[1:].split("*")
+    assert cs == nmea_checksum(body)
+    return body.split(",")
+
+
+# ------------------------------------------------------------------- published sentences
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # u-blox 8 / M8 receiver description, NMEA messages: examples
+        "$GPRMC,083559.00,A,4717.11437,N,00833.91522,E,0.004,77.52,091202,,,A*57",
+        "$GPVTG,77.52,T,,M,0.004,N,0.008,K,A*06",
+        "$GPGSA,A,3,23,29,07,08,09,18,26,28,,,,,1.94,1.18,1.54*0D",
+        "$GPGSV,3,1,10,23,38,230,44,29,71,156,47,07,29,116,41,08,09,081,36*7F",
+        "$GPGST,082356.00,1.8,,,,1.7,1.3,2.2*7E",
+        "$GPZDA,082710.00,16,09,2002,00,00*64",
+        # a Hemisphere VS100 log (NOAA PSL, ATOMIC 2020 cruise, RHB gps02001420_raw.txt)
+        "$GPGST,195959.00,0.30,0.36,0.26,283.74,0.26,0.36,0.68*68",
+        "$GPGSV,3,1,12,03,09,280,,04,11,322,,08,11,209,35,14,68,160,42*70",
+    ],
+)
+def test_checksums_of_published_sentences(sentence):
+    body, cs = sentence[1:].split("*")
+    assert nmea_checksum(body) == cs
+    parse(sentence)
+
+
+def test_vtg_and_zda_equal_the_published_examples():
+    # u-blox's examples, byte for byte (their number formats are navsense's)
+    assert vtg_sentences([77.52], [0.004], [0.008], ["A"], [True], talker="GP") == [
+        "$GPVTG,77.52,T,,M,0.004,N,0.008,K,A*06"
+    ]
+    assert zda_sentences([8 * 3600 + 27 * 60 + 10.0], "2002-09-16", talker="GP") == [
+        "$GPZDA,082710.00,16,09,2002,00,00*64"
+    ]
+    # a u-blox 8 receiver without a fix
+    assert vtg_sentences([0.0], [0.0], [0.0], ["N"], [False]) == ["$GNVTG,,,,,,,,,N*2E"]
+
+
+# ------------------------------------------------------------------- RMC
+def test_rmc_fields_and_parse():
+    utc = 15 * 3600 + 0.1
+    s = rmc_sentences(
+        [utc], "2026-09-23", [40.4715765], [-86.9943737], [12.3456], [77.5251], ["R"], [True]
+    )
+    assert len(s) == 1
+    assert fields(s[0]) == [
+        "GNRMC",
+        "150000.10",
+        "A",
+        "4028.2945900",
+        "N",
+        "08659.6624220",
+        "W",
+        "12.346",
+        "77.53",
+        "230926",
+        "",
+        "",
+        "R",
+        "V",
+    ]
+    msg = parse(s[0])
+    assert msg.msgID == "RMC" and msg.talker == "GN" and msg.status == "A"
+    assert msg.lat == pytest.approx(40.4715765, abs=MINUTE_UNIT_DEG)
+    assert msg.lon == pytest.approx(-86.9943737, abs=MINUTE_UNIT_DEG)
+    assert msg.spd == 12.346 and msg.cog == 77.53
+    assert msg.date == datetime.date(2026, 9, 23) and msg.time == datetime.time(15, 0, 0, 100000)
+    assert msg.posMode == "R" and msg.navStatus == "V"
+
+
+def test_rmc_without_a_fix_keeps_time_and_date():
+    s = rmc_sentences(
+        [54000.0], "2026-09-23", [np.nan], [np.nan], [np.nan], [np.nan], ["N"], [False]
+    )
+    assert s == [
+        "$GNRMC,150000.00,V,,,,,,,230926,,,N,V*"
+        + nmea_checksum("GNRMC,150000.00,V,,,,,,,230926,,,N,V")
+    ]
+    msg = parse(s[0])
+    assert msg.status == "V" and msg.lat == "" and msg.spd == ""
+
+
+def test_rmc_hemispheres_course_wrap_and_the_date_at_midnight():
+    s = rmc_sentences(
+        [86399.996, 86400.0 + 3600.0, 0.0],
+        "2026-12-31",
+        [-5.5, 0.0, 89.999999999999],
+        [7.25, -0.5, -179.9999999999999],
+        [0.0, 1000.0, 0.0004],
+        [359.996, 0.004, 180.0],
+        ["A", "D", "F"],
+        True,
+    )
+    f = [fields(x) for x in s]
+    assert f[0][1:10] == [
+        "000000.00",
+        "A",
+        "0530.0000000",
+        "S",
+        "00715.0000000",
+        "E",
+        "0.000",
+        "0.00",
+        "010127",
+    ]
+    assert f[1][1] == "010000.00" and f[1][9] == "010127"  # the day after the start date
+    assert f[1][3:7] == ["0000.0000000", "N", "00030.0000000", "W"]
+    assert f[1][7:9] == ["1000.000", "0.00"]
+    assert f[2][3:9] == ["9000.0000000", "N", "18000.0000000", "W", "0.000", "180.00"]
+    assert [x[12] for x in f] == ["A", "D", "F"]
+
+
+# ------------------------------------------------------------------- VTG
+def test_vtg_fields():
+    s = vtg_sentences([0.0, 123.456], [0.0, 1234.5678], [0.0, 2286.41], ["A", "R"], True)
+    assert [fields(x)[1:] for x in s] == [
+        ["0.00", "T", "", "M", "0.000", "N", "0.000", "K", "A"],
+        ["123.46", "T", "", "M", "1234.568", "N", "2286.410", "K", "R"],
+    ]
+    msg = parse(s[1])
+    assert msg.cogt == pytest.approx(123.46) and msg.sogn == pytest.approx(1234.568)
+    assert msg.sogk == pytest.approx(2286.41) and msg.posMode == "R"
+
+
+def test_numbers_print_as_python_formats():
+    rng = np.random.default_rng(5)
+    units = np.concatenate([rng.integers(0, 10**8, 2000), [0, 1, 9, 10, 99, 100, 999, 1000]])
+    values = units / 1000.0
+    s = vtg_sentences(np.zeros(units.size), values, values, ["A"] * units.size, True)
+    got = [fields(x)[5] for x in s]
+    assert got == [f"{v:.3f}" for v in values]
+
+
+# ------------------------------------------------------------------- GST
+def test_gst_fields_and_no_fix():
+    s = gst_sentences(
+        [54000.0, 54000.1],
+        [0.0123, 1.0],
+        [0.015, 1.0],
+        [0.0149, 1.0],
+        [0.0, 90.0],
+        [[0.0149, 0.015, 0.0241], [1.0, 1.0, 1.0]],
+        [True, False],
+    )
+    assert fields(s[0])[1:] == [
+        "150000.00",
+        "0.012",
+        "0.015",
+        "0.015",
+        "0.0",
+        "0.015",
+        "0.015",
+        "0.024",
+    ]
+    assert fields(s[1])[1:] == ["150000.10", "", "", "", "", "", "", ""]
+    msg = parse(s[0])
+    assert msg.stdLat == 0.015 and msg.stdLong == 0.015 and msg.stdAlt == 0.024
+    assert msg.rangeRms == 0.012 and msg.orient == 0.0
+
+
+# ------------------------------------------------------------------- ZDA
+def test_zda_rolls_over_days_months_and_years():
+    s = zda_sentences([86399.994, 86399.995, 2 * 86400.0 + 1.0], "2027-02-28")
+    assert [fields(x)[1:5] for x in s] == [
+        ["235959.99", "28", "02", "2027"],
+        ["000000.00", "01", "03", "2027"],  # rounded to the hundredth: the next day
+        ["000001.00", "02", "03", "2027"],
+    ]
+    assert parse(s[1]).year == 2027
+
+
+# ------------------------------------------------------------------- GSA
+def test_gsa_lists_the_used_prns_twelve_a_sentence():
+    used = np.zeros((3, 20), dtype=bool)
+    used[0, [0, 2, 5]] = True
+    used[1, :15] = True
+    prn = np.arange(65, 85)  # GLONASS numbers
+    lines, epoch = gsa_sentences(
+        used, prn, [3, 3, 1], [1.5, 1.234, 99.99], [0.8, 0.705, 99.99], [1.2, 1.0, 99.99], "GL", 2
+    )
+    assert epoch.tolist() == [0, 1, 1, 2]
+    f = [fields(x) for x in lines]
+    assert f[0] == ["GLGSA", "A", "3", "65", "67", "70"] + [""] * 9 + ["1.50", "0.80", "1.20", "2"]
+    assert f[1][3:15] == [str(p) for p in range(65, 77)]
+    assert f[2][3:15] == ["77", "78", "79"] + [""] * 9
+    assert f[1][15:] == ["1.23", "0.70", "1.00", "2"]  # rint(123.4), rint(70.5) = 70 (even)
+    assert f[3] == ["GLGSA", "A", "1"] + [""] * 12 + ["99.99", "99.99", "99.99", "2"]
+    msg = parse(lines[0])
+    assert msg.navMode == 3 and msg.svid_01 == 65 and msg.svid_03 == 70 and msg.systemId == "2"
+    assert msg.PDOP == 1.5 and msg.HDOP == 0.8 and msg.VDOP == 1.2
+
+
+# ------------------------------------------------------------------- GSV
+@pytest.mark.parametrize("in_view_count", [0, 1, 4, 5, 8, 12, 13])
+def test_gsv_sentence_counts_and_satellites(in_view_count):
+    k = 16
+    rng = np.random.default_rng(in_view_count)
+    in_view = np.zeros((1, k), dtype=bool)
+    in_view[0, rng.choice(k, in_view_count, replace=False)] = True
+    el = rng.uniform(0.0, 90.0, (1, k))
+    az = rng.uniform(0.0, 360.0, (1, k))
+    cn0 = np.where(rng.random((1, k)) < 0.3, np.nan, rng.uniform(20.0, 55.0, (1, k)))
+    prn = np.arange(1, k + 1)
+    lines, epoch = gsv_sentences(in_view, prn, el, az, cn0, "GA", 7)
+    total = max(1, -(-in_view_count // 4))
+    assert len(lines) == total and epoch.tolist() == [0] * total
+    seen = []
+    for j, line in enumerate(lines):
+        msg = parse(line)
+        assert msg.talker == "GA" and msg.msgID == "GSV" and msg.signalID == "7"
+        assert (msg.numMsg, msg.msgNum, msg.numSV) == (total, j + 1, in_view_count)
+        n_here = len(fields(line)) - 5
+        assert n_here % 4 == 0 and n_here // 4 == min(4, in_view_count - 4 * j)
+        for i in range(1, n_here // 4 + 1):
+            seen.append(
+                (
+                    getattr(msg, f"svid_{i:02d}"),
+                    getattr(msg, f"elv_{i:02d}"),
+                    getattr(msg, f"az_{i:02d}"),
+                    getattr(msg, f"cno_{i:02d}"),
+                )
+            )
+    want = []
+    for c in np.flatnonzero(in_view[0]):  # in PRN order
+        snr = "" if np.isnan(cn0[0, c]) else int(np.rint(cn0[0, c]))
+        want.append((int(prn[c]), int(np.rint(el[0, c])), int(np.rint(az[0, c])) % 360, snr))
+    assert seen == want
+
+
+def test_gsv_field_widths():
+    lines, _ = gsv_sentences(
+        [[True, True]], [5, 88], [[0.4, 89.6]], [[359.6, 7.0]], [[np.nan, 9.4]], "GL", 1
+    )
+    assert lines == [
+        "$GLGSV,1,1,02,05,00,000,,88,90,007,09,1*"
+        + nmea_checksum("GLGSV,1,1,02,05,00,000,,88,90,007,09,1")
+    ]
+
+
+# ------------------------------------------------------------------- epochs
+def test_interleave_orders_by_epoch_then_group():
+    a = (["a0", "a1", "a2"], np.array([0, 1, 2]))
+    b = (["b0", "b0'", "b2"], np.array([0, 0, 2]))
+    c = (["c1"], np.array([1]))
+    assert interleave([a, b, c], 3) == ["a0", "b0", "b0'", "a1", "c1", "a2", "b2"]
+    assert interleave([], 3) == []
+
+
+def test_sentence_order_is_the_receivers():
+    # u-blox: RMC, VTG, GGA, GSA, GSV, (GLL), GST, ZDA within an epoch
+    assert SENTENCE_ORDER == ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
+
+
+def test_no_rows_no_sentences():
+    assert rmc_sentences([], "2026-01-01", [], [], [], [], [], []) == []
+    assert zda_sentences([], "2026-01-01") == []
+    lines, epoch = gsv_sentences(
+        np.zeros((0, 4), bool), [1, 2, 3, 4], *[np.zeros((0, 4))] * 3, "GP", 1
+    )
+    assert lines == [] and epoch.size == 0
