@@ -111,7 +111,8 @@ def test_truth_then_simulate_runs_the_drive_where_and_when_it_was(tmp_path, caps
     assert episode["site"]["georeference"]["lat_deg"] == pytest.approx(48.8462)
     assert episode["start_utc"] == PARIS_START
     assert episode["ins"]["utm_zone"] == 31 and episode["ins"]["datum"] == "wgs84_g2139"
-    gga = (run / "gnss.nmea").read_text().splitlines()[0].split(",")
+    lines = (run / "gnss.nmea").read_text().splitlines()
+    gga = next(line for line in lines if line.startswith("$GNGGA")).split(",")
     assert gga[1] == "112428.78" and gga[2:5] == ["4850.7720089", "N", "00220.2268746"]
     # an explicit --site wins over the log's
     acre = tmp_path / "acre"
