@@ -9,6 +9,14 @@ Specification, "Frames and Sample Times":
 - ``t_available = t_sample + T_d`` (T_d = delay_s); a row is delivered at the first physics step
   with ``t >= t_available``; ``delivery_time_s`` is that step's time k / rate_hz.
 
+The models' schedules start at the first physics step they are given (``Due(hz, start_s=None)``).
+For the specification's runs, which start at t = 0, that is its first sample at t = 0. A user's
+truth log may start later (a recording's own clock, t = 100 s): its first row is its t = 0, so
+every sensor samples at its rate from there. Read literally, a schedule due at t = 0 would sample
+at every physics step until it caught up with the log's clock (a 10 Hz receiver at 120 Hz for the
+first 100 s of schedule), which no receiver does. (navsense's ruling; the specification's runs are
+unchanged.)
+
 :class:`Due` evaluates the rule over any run of consecutive physics steps at once: the due times
 are the sequential running sum (``np.add.accumulate`` adds in order, so every value equals the
 scalar loop's), and sample k lands on the first step i with ``t_i + 1e-8 >= due_k`` that comes

@@ -91,7 +91,7 @@ class BarometerModel:
         self._rng = Pcg32(c.seed + BARO_SEED_OFFSET, BARO_SEQUENCE)
         self._sigma_w = c.noise_std_pa if c.noise else 0.0
         self._sigma_b = c.bias_sigma_pa if c.noise else 0.0
-        self._due = Due(c.hz, start_s=0.0)
+        self._due = Due(c.hz, start_s=None)
         self._bias_pa = 0.0  # b at the previous sample
         self._t_prev: float | None = None  # time of the previous sample (None: no sample yet)
 

@@ -18,8 +18,8 @@ Random values (specification "Seeds and Determinism"): stream Pcg32(seed + 1009,
 for the biases at the start (accelerometer x, y, z, then gyroscope x, y, z), then 6 per sample
 (g_a then g_g). With noise off every sigma is zero but the same values are drawn.
 
-Sample times: the IMU's Due (imu.hz, first due at t = 0) is evaluated at every physics step; a due
-step writes a row once two finite differences exist since the start or the last reset (the first
+Sample times: the IMU's Due (imu.hz, first due at the first physics step: t = 0 in the
+specification, navsense.clock) is evaluated at every physics step; a due step writes a row once two finite differences exist since the start or the last reset (the first
 row is at the third physics step); a due step without them writes nothing and draws nothing.
 A reset at step k restarts the differences: steps k and k + 1 write no row.
 """
@@ -67,7 +67,7 @@ class ImuModel:
         # b_a and b_g, sigma_a and sigma_g as rows 0 (accelerometer) and 1 (gyro) of f^b, w^b
         self._bias = np.stack([self.accel_bias_mps2, self.gyro_bias_radps])
         self._sigma = np.array([[c.accel_std_mps2], [c.gyro_std_radps]]) * (1.0 if c.noise else 0.0)
-        self._due = Due(c.hz, start_s=0.0)
+        self._due = Due(c.hz, start_s=None)
         # state carried between chunks: the previous step's IMU-point velocity and body values
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
         self._prev_vi = np.zeros(3)

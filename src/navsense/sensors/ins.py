@@ -321,7 +321,8 @@ class InsModel:
     (``InsConfig.from_validated(cfg)`` of the effective configuration), ``vehicle`` the
     VehicleProfile (for a base_footprint mount), ``georef`` a navsense.geo.Georeference,
     ``agent`` the ACRES Core agent index (seed + 7919 agent). Epochs at ``ins.hz`` with the first
-    at t = 0 (Due). See the module docstring for the equations.
+    at the first physics step given (t = 0 in the specification; navsense.clock). See the
+    module docstring for the equations.
     """
 
     name = "ins"
@@ -334,7 +335,7 @@ class InsModel:
             self.config.position_flu_m, self.config.mount_frame, vehicle
         )
         self._core = InsCore(self.config, georef, agent)
-        self._due = Due(self.config.hz)  # first epoch at t = 0
+        self._due = Due(self.config.hz, start_s=None)
         self._reset_pending = False
 
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:

@@ -309,7 +309,7 @@ class MagnetometerModel:
         self.hard_iron_ut = np.array(c.hard_iron_ut if c.noise else (0.0, 0.0, 0.0))
         soft = np.array(c.soft_iron_matrix).reshape(3, 3) if c.noise else np.eye(3)
         self.soft_iron = soft
-        self._due = Due(c.hz, start_s=0.0)
+        self._due = Due(c.hz, start_s=None)
 
     def process(self, truth: TruthStates) -> dict:
         """The magnetometer samples in this chunk of physics steps."""

@@ -73,7 +73,7 @@ class OdometerModel:
         g0 = float(self._rng.gaussians(1)[0])  # the scale factor, drawn once at the start
         self.scale_factor_error = (c.scale_factor_sigma * g0) if c.noise else 0.0
         self._sigma_v = c.noise_std_mps if c.noise else 0.0
-        self._due = Due(c.hz, start_s=0.0)
+        self._due = Due(c.hz, start_s=None)
         self._t_prev: float | None = None
         self._distance_m = 0.0  # d at the previous sample (unquantised)
         self._ticks = 0.0  # N at the previous sample

@@ -124,7 +124,7 @@ class ConfigurableImuModel:
         self._g_sens = c.gyro.g_sensitivity if c.noise else np.zeros(3)
         yaw, pitch, roll = (math.radians(x) for x in c.platform_ypr_deg)
         self.dcm_pb = euler_321_to_dcm(yaw, pitch, roll)
-        self._due = Due(c.hz, start_s=0.0)
+        self._due = Due(c.hz, start_s=None)
         self._age = -1
         self._prev_vi = np.zeros(3)
         self._prev_fb = np.zeros(3)

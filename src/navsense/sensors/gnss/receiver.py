@@ -1,7 +1,8 @@
 """The GNSS receiver model: the epochs of ``gnss.jsonl`` and ``gnss.nmea`` from truth.
 
 Specification "INS and GNSS", section "GNSS Receiver" (FAcresGnssModel::Epoch), every subsection;
-the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (first at t = 0):
+the sensor-model contract of CONTRACTS.md. One epoch at each sample of gnss.hz (first at the first
+physics step, t = 0 in the specification; navsense.clock):
 
 1. Antenna position p_a = p + R r_a, r_a = gnss.antenna_flu_m moved from ``mount_frame`` to the
    chassis origin (DESIGN.md ruling "Mounts").
@@ -157,7 +158,7 @@ class GnssReceiver:
             self.site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg
         )
         self._reflectors = _mp.Reflectors(self.site, c.reflector_range_m)
-        self._due = Due(c.hz)
+        self._due = Due(c.hz, start_s=None)
         self._rng = Pcg32(c.seed, GNSS_SEQUENCE)
         self._fix_state = FixMachineState.initial(c.fix)
         self._corrections = CorrectionStream.of(c.corrections)
