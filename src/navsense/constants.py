@@ -13,6 +13,9 @@ __all__ = [
     "GRS80_A_M",
     "GRS80_INV_F",
     "EARTH_ROTATION_RADPS",
+    "WGS84_GM_M3PS2",
+    "WGS84_GAMMA_EQUATOR_MPS2",
+    "WGS84_GAMMA_POLE_MPS2",
     "DEG",
     "KNOT_MPS",
     "KMH_MPS",
@@ -27,6 +30,9 @@ GRS80_A_M = 6_378_137.0  # m, GRS80 semi-major axis (Moritz 1980; NAD83(HARN), N
 GRS80_INV_F = 298.257222101  # GRS80 inverse flattening (Moritz 1980)
 
 EARTH_ROTATION_RADPS = 7.292115e-5  # rad/s, WGS84 Earth rotation rate (NGA.STND.0036)
+WGS84_GM_M3PS2 = 3.986004418e14  # m^3/s^2, WGS84 geocentric gravitational constant (NGA.STND.0036)
+WGS84_GAMMA_EQUATOR_MPS2 = 9.7803253359  # m/s^2, WGS84 normal gravity at the equator (TR8350.2)
+WGS84_GAMMA_POLE_MPS2 = 9.8321849378  # m/s^2, WGS84 normal gravity at the poles (TR8350.2)
 
 DEG = 0.017453292519943295  # rad per degree, pi / 180 rounded to binary64
 

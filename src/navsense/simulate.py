@@ -85,12 +85,14 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
             from navsense.config.typed.configurable_imu import ConfigurableImuConfig
             from navsense.sensors.configurable_imu import ConfigurableImuModel
 
-            models.append(ConfigurableImuModel(ConfigurableImuConfig.from_validated(cfg), vehicle))
+            models.append(
+                ConfigurableImuModel(ConfigurableImuConfig.from_validated(cfg), vehicle, georef)
+            )
         else:
             from navsense.config.typed.imu import ImuConfig
             from navsense.sensors.imu import ImuModel
 
-            models.append(ImuModel(ImuConfig.from_validated(cfg), vehicle))
+            models.append(ImuModel(ImuConfig.from_validated(cfg), vehicle, georef))
     if cfg["ins"]["enabled"]:
         from navsense.config.typed.ins import InsConfig
         from navsense.sensors.ins import InsModel
@@ -525,14 +527,23 @@ def simulate(
     return summary
 
 
+#: navsense extension keys that episode.json leaves out at their default (issue 19: a default
+#: run writes the episode.json of the runs before the key existed): (section, key, default)
+_LEFT_OUT_AT_DEFAULT: tuple[tuple[str, str, object], ...] = (
+    ("gnss", "signal_outages_s", []),
+    ("imu", "earth", "none"),
+)
+
+
 def _recorded_config(cfg: dict) -> dict:
-    """The configuration episode.json records: ``cfg`` without gnss.signal_outages_s when it is
-    [] (its default), so that a run without signal outages writes the episode.json of the runs
-    before the key existed (issue 19: default outputs byte-identical)."""
-    gnss = cfg.get("gnss")
-    if not isinstance(gnss, dict) or gnss.get("signal_outages_s", None) != []:
-        return cfg
-    return {**cfg, "gnss": {k: v for k, v in gnss.items() if k != "signal_outages_s"}}
+    """The configuration episode.json records: ``cfg`` without the keys of
+    ``_LEFT_OUT_AT_DEFAULT`` that hold their default."""
+    out = cfg
+    for section, key, default in _LEFT_OUT_AT_DEFAULT:
+        block = out.get(section)
+        if isinstance(block, dict) and key in block and block[key] == default:
+            out = {**out, section: {k: v for k, v in block.items() if k != key}}
+    return out
 
 
 class _ExtraWriters:

@@ -215,6 +215,7 @@ _ACCEL_KEYS = (
     "saturation_mps2",
 )
 IMU_CODE = {
+    "earth": "none",  # navsense extension (issue 19 s.3): the specification's Earth
     "model": "acres",
     "preset": "none",
     "configurable": {

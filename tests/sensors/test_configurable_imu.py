@@ -300,7 +300,8 @@ def test_noise_free_stationary_and_turning_deltas():
     )
 
 
-def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
+@pytest.mark.parametrize("earth", ["none", "wgs84"])
+def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same(earth):
     truth = circle_truth(700)
     reset = truth.reset.copy()
     reset[333] = True
@@ -310,6 +311,7 @@ def test_batch_equals_chunks_equals_steps_and_noise_off_draws_the_same():
         "gyro": {"carry_error": True, "lsb_radps": 1e-4, "random_walk_bound_radps": [1e-4] * 3},
     }
     cfg = _cfg(conf, preset="bmi088", hz=50.0)
+    cfg["imu"]["earth"] = earth  # wgs84: the ACRE tile's Earth (no georeference given)
 
     def run(chunks):
         m = _imu(cfg, POLARIS)

@@ -7,6 +7,7 @@ import pytest
 from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.config.typed.imu import ImuConfig
 from navsense.constants import GRAVITY_MPS2
+from navsense.geo import Georeference
 from navsense.rng import Pcg32
 from navsense.sensors.imu import ImuModel
 from navsense.truth.states import TruthStates
@@ -15,7 +16,9 @@ from navsense.vehicles import VEHICLES
 POLARIS = VEHICLES["polaris"]
 
 
-def _cfg_dict(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis"):
+def _cfg_dict(
+    noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis", earth="none"
+):
     return {
         "seed": seed,
         "noise": noise,
@@ -29,6 +32,7 @@ def _cfg_dict(noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="ch
             "accel_bias_mps2": 0.01,
             "gyro_bias_radps": 0.001,
             "position_flu_m": list(position),
+            "earth": earth,
         },
     }
 
@@ -127,8 +131,10 @@ def _bytes(model, chunks):
     return out + b"".join(raw[k] for k in sorted(raw))
 
 
-@pytest.mark.parametrize("hz", [120.0, 100.0, 33.0])
-def test_batch_equals_chunks_equals_steps(hz):
+@pytest.mark.parametrize(
+    "hz, earth", [(120.0, "none"), (100.0, "none"), (33.0, "none"), (100.0, "wgs84")]
+)
+def test_batch_equals_chunks_equals_steps(hz, earth):
     truth = circle_truth(1500)
     reset = truth.reset.copy()
     reset[[96, 97, 700, 1499]] = True  # at a chunk's end, twice in a row, alone, the last step
@@ -141,10 +147,11 @@ def test_batch_equals_chunks_equals_steps(hz):
         truth.c_m + [0.1, 0.0, 0.05],
         reset,
     )
-    cfg = _cfg(hz=hz, position=(0.95, -0.45, 0.7), mount="base_footprint")
-    whole = _bytes(ImuModel(cfg, POLARIS), [truth])
-    chunked = _bytes(ImuModel(cfg, POLARIS), list(truth.chunks(97)))
-    steps = _bytes(ImuModel(cfg, POLARIS), list(truth.chunks(1)))
+    cfg = _cfg(hz=hz, position=(0.95, -0.45, 0.7), mount="base_footprint", earth=earth)
+    georef = Georeference.acre()  # imu.earth wgs84: the Earth's terms at every step
+    whole = _bytes(ImuModel(cfg, POLARIS, georef), [truth])
+    chunked = _bytes(ImuModel(cfg, POLARIS, georef), list(truth.chunks(97)))
+    steps = _bytes(ImuModel(cfg, POLARIS, georef), list(truth.chunks(1)))
     assert whole == chunked == steps
     assert whole.count(b"\n") > 0
 

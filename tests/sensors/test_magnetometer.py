@@ -10,15 +10,13 @@ from conftest import circle_truth, layout_rows, stationary_truth
 from navsense.config.typed.mag import MagConfig
 from navsense.errors import ConfigError
 from navsense.geo import Georeference
+from navsense.geo.earth import grid_convergence_deg, grid_enu_to_ned, ned_to_grid_enu
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.sensors.magnetometer import (
     MAG_SEED_OFFSET,
     MAG_SEQUENCE,
     MagnetometerModel,
-    grid_convergence_deg,
-    grid_enu_to_ned,
-    ned_to_grid_enu,
     wmm_field_ned_nt,
 )
 from navsense.truth.states import TruthStates

@@ -493,6 +493,15 @@ SCHEMA = Section(
                 "model": Field("enum", choices=("acres", "configurable"), extension=True),
                 "preset": Field("enum", choices=("none", *PRESETS), extension=True),
                 "configurable": _CONFIGURABLE_IMU,
+                # navsense extension (issue 19 s.3): the turning WGS84 Earth in the IMU readings
+                # (the ACRES IMU, the configurable IMU and the INS's rate and force), geo/earth.py
+                "earth": Field(
+                    "enum",
+                    choices=("none", "wgs84"),
+                    extension=True,
+                    chosen="none: the specification (g = 9.80665, no Earth rate); wgs84: Earth "
+                    "rate, transport rate, Coriolis and WGS84 normal gravity, at true north",
+                ),
             }
         ),
         "ins": Section(

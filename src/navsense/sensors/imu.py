@@ -14,6 +14,16 @@ where r_i is imu.position_flu_m (converted from mount_frame, DESIGN.md ruling "M
 centre of mass, sigma_a = accel_std_mps2, sigma_g = gyro_std_radps, sigma_ba = accel_bias_mps2,
 sigma_bg = gyro_bias_radps.
 
+With ``imu.earth`` "wgs84" (navsense extension, issue 19; navsense.geo.earth) the Earth turns
+under the grid: at each physics step, with the IMU point p_i,k = p_k + R_k r_i, its WGS84
+latitude and height and the grid convergence there::
+
+    f^b_k = R_k^T (a_k + F_k),   w^b_k = R_k^T (w_k + W_k)
+    F = A^T ((2 Omega_ie + omega_eg) x v^n + (0, 0, g(phi, h))),   W = A^T (Omega_ie + omega_eg)
+
+(F replaces -g = (0, 0, 9.80665): Coriolis, transport rate and WGS84 normal gravity; W the
+Earth rate and the transport rate; v^n = A v_i,k; :meth:`navsense.geo.earth.SiteEarth.terms`).
+
 Random values (specification "Seeds and Determinism"): stream Pcg32(seed + 1009, 2); 6 Gaussians
 for the biases at the start (accelerometer x, y, z, then gyroscope x, y, z), then 6 per sample
 (g_a then g_g). With noise off every sigma is zero but the same values are drawn.
@@ -33,6 +43,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.config.typed.imu import ImuConfig
 from navsense.constants import GRAVITY_MPS2
+from navsense.geo.earth import SiteEarth, site_earth
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -55,9 +66,10 @@ class ImuModel:
 
     name = "imu"
 
-    def __init__(self, config: ImuConfig, vehicle: VehicleProfile) -> None:
+    def __init__(self, config: ImuConfig, vehicle: VehicleProfile, georef=None) -> None:
         self.config = c = config
         self.lever_arm_m = lever_arm_from_chassis(c.position_flu_m, c.mount_frame, vehicle)
+        self._earth = site_earth(c.earth, georef)
         self._rng = Pcg32(c.seed + IMU_SEED_OFFSET, IMU_SEQUENCE)
         g = self._rng.gaussians(6)  # "Start draws them one time"
         sigma_ba = c.accel_bias_mps2 if c.noise else 0.0
@@ -78,7 +90,13 @@ class ImuModel:
         if len(truth) == 0:
             return _empty_block()
         kin = imu_point_kinematics(
-            truth, self.lever_arm_m, self._age, self._prev_vi, self._prev_fw[0], self._prev_fw[1]
+            truth,
+            self.lever_arm_m,
+            self._age,
+            self._prev_vi,
+            self._prev_fw[0],
+            self._prev_fw[1],
+            self._earth,
         )
         t = truth.t_s
         due = self._due.sample_indices(t)
@@ -120,6 +138,7 @@ class ImuKinematics(NamedTuple):
     )  # f^b (from the finite difference ending at the step) and w^b, body FLU, (n, 2, 3)
     fw_prev: np.ndarray  # fw of the step before (carried over the chunk boundary), (n, 2, 3)
     age: np.ndarray  # physics steps since the start or the last reset, int64 (n,)
+    earth: np.ndarray | None = None  # the Earth's terms F, W in grid axes (n, 2, 3), or None
 
     @property
     def f_b(self) -> np.ndarray:
@@ -150,25 +169,34 @@ def imu_point_kinematics(
     prev_vi: np.ndarray,
     prev_fb: np.ndarray,
     prev_wb: np.ndarray,
+    earth: SiteEarth | None = None,
 ) -> ImuKinematics:
     """The IMU section's truth terms for one chunk (shared by the ACRES and configurable IMUs).
 
     ``age_before`` is the age of the last step before the chunk (-1: none); ``prev_*`` that step's
     IMU-point velocity, specific force and rate. A row needs ``age >= 2``. One physics step
-    takes this path too: numpy calls are few and on whole (n, 2, 3) blocks.
+    takes this path too: numpy calls are few and on whole (n, 2, 3) blocks. ``earth``: the
+    site's Earth (imu.earth "wgs84"; module docstring), None for the specification's.
     """
     n = len(truth)
     r = quat_to_matrix(truth.q_xyzw)
     # IMU section: v_i = v + w x (p + R r_i - p_c), after the previous step's
     v_all = np.empty((n + 1, 3))
     v_all[0] = prev_vi
-    arm = truth.p_m + rotate(r, lever_arm_m) - truth.c_m
+    p_i = truth.p_m + rotate(r, lever_arm_m)
+    arm = p_i - truth.c_m
     np.add(truth.v_mps, cross(truth.w_radps, arm), out=v_all[1:])
     # f^b = R^T (a - g) with a = (v_i,k - v_i,k-1) / dt, and w^b = R^T w: rotated as one block
     dt = 1.0 / truth.rate_hz
     body = np.empty((n, 2, 3))
-    np.subtract((v_all[1:] - v_all[:-1]) / dt, _GRAVITY, out=body[:, 0])
-    body[:, 1] = truth.w_radps
+    terms = None
+    if earth is None:
+        np.subtract((v_all[1:] - v_all[:-1]) / dt, _GRAVITY, out=body[:, 0])
+        body[:, 1] = truth.w_radps
+    else:  # f^b = R^T (a + F), w^b = R^T (w + W)
+        terms = earth.terms(p_i, v_all[1:], truth.t_s)
+        np.add((v_all[1:] - v_all[:-1]) / dt, terms[:, 0], out=body[:, 0])
+        np.add(truth.w_radps, terms[:, 1], out=body[:, 1])
     fw_all = np.empty((n + 1, 2, 3))
     fw_all[0, 0] = prev_fb
     fw_all[0, 1] = prev_wb
@@ -179,7 +207,7 @@ def imu_point_kinematics(
         idx = np.arange(n, dtype=np.int64)
         last_reset = np.maximum.accumulate(np.where(truth.reset, idx, -1))
         age = np.where(last_reset >= 0, idx - last_reset, age)
-    return ImuKinematics(r, v_all[1:], fw_all[1:], fw_all[:-1], age)
+    return ImuKinematics(r, v_all[1:], fw_all[1:], fw_all[:-1], age, terms)
 
 
 def _empty_block() -> dict:

@@ -33,6 +33,11 @@ north, up, heading, roll, pitch)::
     sigma_v, sigma_f, sigma_w   velocity_white_mps, accel_white_mps2, gyro_white_radps
     g_*      standard normal values of the INS stream
 
+With ``imu.earth`` "wgs84" (navsense extension, issue 19; navsense.geo.earth) the rate and the
+force see the turning Earth at the truth INS point p_n: w_ins = R^T (w + W) + sigma_w g_w and
+(0, 0, 9.80665) becomes F (Earth and transport rate; Coriolis and WGS84 normal gravity; the
+terms of :meth:`navsense.geo.earth.SiteEarth.terms` with v_n).
+
 The first epoch and the first epoch after a reset report gravity alone, f_ins = R^T (0, 0, g)
 + sigma_f g_f (a reset flag at any physics step after the previous INS epoch, up to and including
 the epoch's own step, counts; the streaming API's Ins.teleported sets the same flag).
@@ -85,6 +90,7 @@ from navsense.config.typed.ins import InsConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError
 from navsense.gauss_markov import GaussMarkovStates
+from navsense.geo.earth import site_earth
 from navsense.rng import Pcg32
 from navsense.rotation import (
     cross,
@@ -210,6 +216,7 @@ class InsCore:
         self.rng = Pcg32(self.stream_seed, INS_SEQUENCE)
         self.period_s = 1.0 / float(config.hz)
         self.geo_frame = INS_FRAMES[config.frame][0]
+        self.earth = site_earth(config.earth, georef)
         # a site south of the equator uses the southern UTM (false northing 10 000 km)
         self._south = bool(georef is not None and georef.site_wgs84_lat_lon_h()[0] < 0.0)
         self.states = GaussMarkovStates(6)  # the Gauss-Markov states x_1..x_6
@@ -266,9 +273,15 @@ class InsCore:
         gravity_only[0] |= first or self.reset_pending
         acc = (v_n - np.concatenate([[self.v_prev], v_n[:-1]])) / dt[:, None]
         acc[gravity_only] = 0.0
-        acc[:, 2] += GRAVITY_MPS2
+        w = w_radps
+        if self.earth is None:
+            acc[:, 2] += GRAVITY_MPS2
+        else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
+            terms = self.earth.terms(p_n, v_n, t_s)
+            acc += terms[:, 0]
+            w = w_radps + terms[:, 1]
         vectors = np.empty((m, 3, 3))
-        vectors[:, 0], vectors[:, 1], vectors[:, 2] = v_n, acc, w_radps
+        vectors[:, 0], vectors[:, 1], vectors[:, 2] = v_n, acc, w
         body = rotate_inverse(r[:, None], vectors)
         body += s.white_vfw * g[:, 9:18].reshape(m, 3, 3)
 

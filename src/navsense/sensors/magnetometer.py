@@ -35,9 +35,8 @@ Geodetic north/east/down to grid ENU. The WMM gives X (north), Y (east), Z (down
 true (geodetic) meridian. The site's grid north differs from true north by the grid
 convergence gamma (the ACRE tile's EPSG:2968 transverse Mercator: gamma = +0.0578 deg, grid
 north east of true north; a local tangent site: 0 at the origin). At each evaluation point
-gamma is measured, not approximated: the point and the point 10 m grid-north of it go through
-``Georeference.enu_to_geodetic``, and gamma = atan2(dlambda (N + h) cos phi, dphi (M + h))
-(WGS84 radii of curvature M, N). Then::
+gamma is measured by navsense.geo.earth.grid_convergence_deg (the one true north of the site,
+shared with the IMUs' and the INS's Earth, ``imu.earth``). Then::
 
     B_east  = -X sin(gamma) + Y cos(gamma)
     B_north =  X cos(gamma) + Y sin(gamma)
@@ -71,8 +70,8 @@ import numpy as np
 
 from navsense.clock import Due
 from navsense.config.typed.mag import MagConfig
-from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError, NavsenseError
+from navsense.geo.earth import grid_convergence_deg, ned_to_grid_enu
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
@@ -83,7 +82,6 @@ __all__ = [
     "SiteField",
     "site_field",
     "wmm_field_ned_nt",
-    "grid_convergence_deg",
     "MAG_SEED_OFFSET",
     "MAG_SEQUENCE",
     "WMM_COEFFICIENTS",
@@ -100,11 +98,6 @@ WMM_VALID_YEARS = (2025.0, 2030.0)  # WMM2025 life span, decimal years [start, e
 
 GRADIENT_STEP_M = 500.0  # half-width of the central differences of the field's gradient, m
 RATE_STEP_S = 86_400.0  # the field's rate from the field one day after the start, s
-GRID_NORTH_STEP_M = 10.0  # second point of the grid convergence, 10 m grid north, m
-
-_WGS84_A_M = WGS84_A_M
-_WGS84_INV_F = WGS84_INV_F
-_WGS84_E2 = (2.0 - 1.0 / _WGS84_INV_F) / _WGS84_INV_F  # e^2 = f (2 - f)
 
 
 # ------------------------------------------------------------------------------ the WMM
@@ -139,49 +132,6 @@ def wmm_field_ned_nt(
         glat=float(lat_deg), glon=lon, alt=float(height_m) / 1000.0, time=float(decimal_year)
     )
     return np.array([r.x, r.y, r.z], dtype=np.float64)
-
-
-def _radii_m(lat_rad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """WGS84 meridian (M) and prime-vertical (N) radii of curvature, m."""
-    w2 = 1.0 - _WGS84_E2 * np.sin(lat_rad) ** 2
-    return _WGS84_A_M * (1.0 - _WGS84_E2) / (w2 * np.sqrt(w2)), _WGS84_A_M / np.sqrt(w2)
-
-
-def grid_convergence_deg(georef, enu_m, t_s: float = 0.0) -> np.ndarray:
-    """Azimuth of the site's grid north from true (WGS84 geodetic) north, deg, positive east.
-
-    ``enu_m`` (n, 3): points of the site's grid ENU. Measured from the point and the point
-    10 m grid-north of it through the georeference (module docstring).
-    """
-    enu = np.asarray(enu_m, dtype=np.float64).reshape(-1, 3)
-    ahead = enu + np.array([0.0, GRID_NORTH_STEP_M, 0.0])
-    g = georef.enu_to_geodetic(np.concatenate([enu, ahead]), t_s)
-    n = enu.shape[0]
-    lat = np.radians(g["wgs84_lat_deg"])
-    lon = np.radians(g["wgs84_lon_deg"])
-    h = g["wgs84_height_m"]
-    m_r, n_r = _radii_m(lat[:n])
-    d_north = (lat[n:] - lat[:n]) * (m_r + h[:n])
-    d_east = (lon[n:] - lon[:n]) * (n_r + h[:n]) * np.cos(lat[:n])
-    return np.degrees(np.arctan2(d_east, d_north))
-
-
-def ned_to_grid_enu(b_ned: np.ndarray, gamma_deg) -> np.ndarray:
-    """Geodetic north/east/down (..., 3) to grid east/north/up, grid north at ``gamma_deg``."""
-    b = np.asarray(b_ned, dtype=np.float64)
-    gam = np.radians(np.asarray(gamma_deg, dtype=np.float64))
-    c, s = np.cos(gam), np.sin(gam)
-    x, y, z = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([-x * s + y * c, x * c + y * s, -z], axis=-1)
-
-
-def grid_enu_to_ned(b_enu: np.ndarray, gamma_deg) -> np.ndarray:
-    """The inverse of :func:`ned_to_grid_enu`."""
-    b = np.asarray(b_enu, dtype=np.float64)
-    gam = np.radians(np.asarray(gamma_deg, dtype=np.float64))
-    c, s = np.cos(gam), np.sin(gam)
-    e, n, u = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([n * c - e * s, n * s + e * c, -u], axis=-1)
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,8 @@ class ConfigurableImuConfig:
     """The configurable IMU's settings, with the run's seed, noise switch and mount frame.
 
     ``platform_ypr_deg`` the body-to-platform yaw, pitch, roll (deg, 3-2-1); temperatures in
-    deg C; ``preset`` the name of ``imu.preset`` ("none": no preset).
+    deg C; ``preset`` the name of ``imu.preset`` ("none": no preset); ``earth`` imu.earth
+    (navsense.geo.earth).
     """
 
     hz: float
@@ -127,6 +128,7 @@ class ConfigurableImuConfig:
     reference_temperature_c: float
     gyro: SensorErrors
     accel: SensorErrors
+    earth: str = "none"
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:
@@ -154,6 +156,7 @@ class ConfigurableImuConfig:
             accel=SensorErrors.from_validated(
                 "accel", conf.get("accel") or {}, pre.get("accel", {})
             ),
+            earth=str(imu.get("earth", "none")),  # episode.json leaves it out at "none"
         )
 
 

@@ -14,7 +14,8 @@ class ImuConfig:
     """The ACRES IMU's settings, with the run's seed, noise switch and mount frame.
 
     Rates in Hz, standard deviations in m/s^2 and rad/s, ``position_flu_m`` in ``mount_frame``
-    axes (chassis or base_footprint), m.
+    axes (chassis or base_footprint), m. ``earth`` imu.earth ("none" or "wgs84",
+    navsense.geo.earth).
     """
 
     enabled: bool
@@ -27,6 +28,7 @@ class ImuConfig:
     mount_frame: str
     seed: int
     noise: bool
+    earth: str = "none"
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:
@@ -43,4 +45,5 @@ class ImuConfig:
             mount_frame=str(cfg["mount_frame"]),
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
+            earth=str(imu.get("earth", "none")),  # episode.json leaves it out at "none"
         )

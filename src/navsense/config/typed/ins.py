@@ -20,6 +20,7 @@ class InsConfig:
     Units in the names (specification "INS" table); ``frame`` nad83 | wgs84_g2139; ``utm_zone``
     1..60. ``mount_frame`` is always base_footprint: FInsConfig's point is "in base_footprint
     FLU, m" whatever the other mounts' frame (so the Maxxum's INS reports base_footprint too).
+    ``earth`` is imu.earth (one key for every IMU reading, the INS's rate and force included).
     """
 
     enabled: bool
@@ -38,6 +39,7 @@ class InsConfig:
     seed: int
     noise: bool
     mount_frame: str = "base_footprint"
+    earth: str = "none"
 
     @classmethod
     def from_validated(cls, cfg: Mapping) -> InsConfig:
@@ -60,4 +62,5 @@ class InsConfig:
             utm_zone=int(ins["utm_zone"]),
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
+            earth=str(cfg.get("imu", {}).get("earth", "none")),  # out of episode.json at "none"
         )

@@ -19,6 +19,13 @@ x_s = (I + M) [PB] x_FLU; the gyro adds g-sensitivity G * a_true before the erro
 error terms of :mod:`navsense.sensors.configurable_imu.error_terms`. Delta-velocity and delta-angle
 between consecutive samples as ``BasiliskImu``'s DV and DR.
 
+With ``imu.earth`` "wgs84" (issue 19; navsense.geo.earth) the truth specific force and rate are
+the ACRES IMU's with the Earth (navsense.sensors.imu), and the deltas take the Earth's terms F,
+W (grid axes) of the sample: dv_b = R_2^T ((v_2 - v_1) + F dt) instead of -g dt, and the delta
+angle the grid's turn against inertial space over the interval, exp(-[W dt x])::
+
+    C = [PB] R_2^T exp(-[W dt x]) R_1 [PB]^T     (the specification's C with exp = I)
+
 Random streams: accelerometer ``Pcg32(seed + 7001, 12)``, gyro ``Pcg32(seed + 7001, 13)``; at the
 start 6 Gaussians per sensor (turn-on bias x, y, z; initial bias-instability state x, y, z), then 9
 per sensor per output epoch (white x, y, z; bias instability x, y, z; random walk x, y, z). With
@@ -34,6 +41,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.config.typed.configurable_imu import ConfigurableImuConfig, SensorErrors
 from navsense.constants import GRAVITY_MPS2
+from navsense.geo.earth import site_earth
 from navsense.rng import Pcg32
 from navsense.rotation import dcm_to_prv, euler_321_to_dcm, matrix_product, rotate, rotate_inverse
 from navsense.sensors.configurable_imu.error_terms import (
@@ -109,9 +117,10 @@ class ConfigurableImuModel:
 
     name = "imu"
 
-    def __init__(self, config: ConfigurableImuConfig, vehicle: VehicleProfile) -> None:
+    def __init__(self, config: ConfigurableImuConfig, vehicle: VehicleProfile, georef=None) -> None:
         self.config = c = config
         self.lever_arm_m = lever_arm_from_chassis(c.position_flu_m, c.mount_frame, vehicle)
+        self._earth = site_earth(c.earth, georef)
         dt = 1.0 / c.hz
         dtemp = c.temperature_c - c.reference_temperature_c
         seed = c.seed + IMU_STREAM_SEED_OFFSET
@@ -139,7 +148,13 @@ class ConfigurableImuModel:
         if n == 0:
             return _empty_block()
         kin = imu_point_kinematics(
-            truth, self.lever_arm_m, self._age, self._prev_vi, self._prev_fb, self._prev_wb
+            truth,
+            self.lever_arm_m,
+            self._age,
+            self._prev_vi,
+            self._prev_fb,
+            self._prev_wb,
+            self._earth,
         )
         due = self._due.sample_indices(truth.t_s)
         rows = due[kin.age[due] >= 2]
@@ -181,14 +196,24 @@ class ConfigurableImuModel:
         r = kin.r[rows]
         f_b = 0.5 * (kin.f_b[rows] + kin.f_b_prev[rows])  # IMU section: the ACRES average
         w_b = 0.5 * (kin.w_b[rows] + kin.w_b_prev[rows])
-        gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
-        # specification's delta-v: change of the IMU point's velocity minus gravity's, current axes
-        dv_b = rotate_inverse(r, (kin.v_i[rows] - ref_vi) - gravity * dt[:, None])
-        # delta angle: PRV of [PB][BN]_2 ([PB][BN]_1)^T = [PB] R_2^T R_1 [PB]^T
         pb = np.broadcast_to(self.dcm_pb, (m, 3, 3))
-        c = matrix_product(
-            matrix_product(pb, matrix_product(r.swapaxes(-1, -2), ref_r)), pb.swapaxes(-1, -2)
-        )
+        if kin.earth is None:
+            gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
+            # specification's delta-v: change of the IMU point's velocity minus gravity's,
+            # current axes
+            dv_b = rotate_inverse(r, (kin.v_i[rows] - ref_vi) - gravity * dt[:, None])
+            # delta angle: PRV of [PB][BN]_2 ([PB][BN]_1)^T = [PB] R_2^T R_1 [PB]^T
+            c = matrix_product(
+                matrix_product(pb, matrix_product(r.swapaxes(-1, -2), ref_r)), pb.swapaxes(-1, -2)
+            )
+        else:  # the Earth's F and W of the sample (module docstring)
+            f_earth, w_earth = kin.earth[rows, 0], kin.earth[rows, 1]
+            dv_b = rotate_inverse(r, (kin.v_i[rows] - ref_vi) + f_earth * dt[:, None])
+            turn = _exp_minus_skew(w_earth * dt[:, None])
+            c = matrix_product(
+                matrix_product(pb, matrix_product(r.swapaxes(-1, -2), matrix_product(turn, ref_r))),
+                pb.swapaxes(-1, -2),
+            )
         dr_p = dcm_to_prv(c)
         true = {
             "accel": rotate(sa, f_b),
@@ -236,6 +261,16 @@ class ConfigurableImuModel:
             "imu_model": "configurable",
             "imu_preset": self.config.preset,
         }
+
+
+def _exp_minus_skew(theta: np.ndarray) -> np.ndarray:
+    """exp(-[theta x]) of rotation vectors theta (m, 3), (m, 3, 3), to second order (the Earth's
+    turn over one sample, |theta| < 1e-5 rad: the third-order term is below 1e-16)."""
+    x, y, z = theta[:, 0], theta[:, 1], theta[:, 2]
+    k = np.zeros((theta.shape[0], 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -z, y, -x
+    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = z, -y, x
+    return np.eye(3) - k + 0.5 * matrix_product(k, k)
 
 
 def _empty_block() -> dict:
