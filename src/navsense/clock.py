@@ -1,5 +1,5 @@
 """The physics clock: sensor scheduling (:class:`Due`) and the delivery time of the modelled
-latency (:func:`delivery_times`, :func:`delivery_time` for one row).
+latency (:func:`delivery_times`).
 
 Specification, "Frames and Sample Times":
 
@@ -26,11 +26,9 @@ give the same samples.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-__all__ = ["Due", "DUE_SLACK_S", "delivery_time", "delivery_times"]
+__all__ = ["Due", "DUE_SLACK_S", "delivery_times"]
 
 DUE_SLACK_S = 1e-8  # specification, "Frames and Sample Times": t + 1e-8 >= t_due
 
@@ -87,14 +85,4 @@ def delivery_times(available_s: np.ndarray, rate_hz: float) -> np.ndarray:
     # correct the rare rounding of the product so the comparison holds exactly as written
     low = (k - 1.0) / rate_hz
     k = np.where(low >= available_s, k - 1.0, np.where(t < available_s, k + 1.0, k))
-    return k / rate_hz
-
-
-def delivery_time(available_s: float, rate_hz: float) -> float:
-    """Scalar form of :func:`delivery_times`."""
-    k = math.ceil(available_s * rate_hz)
-    if (k - 1) / rate_hz >= available_s:
-        k -= 1
-    elif k / rate_hz < available_s:
-        k += 1
     return k / rate_hz

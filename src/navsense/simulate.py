@@ -24,9 +24,9 @@ import numpy as np
 from navsense import __version__
 from navsense._runtime import machine, memory
 from navsense._runtime.worker import ChunkWorker, fork_safe
-from navsense.clock import delivery_time, delivery_times
+from navsense.clock import delivery_times
 from navsense.errors import ConfigError
-from navsense.output.columns import Column, arrow_table, jsonl_from_columns, round_float
+from navsense.output.columns import Column, arrow_table, jsonl_from_columns
 from navsense.output.jsonl import JsonlWriter
 from navsense.output.layouts import Layout, layout_for
 from navsense.output.rundir import RunDirectory
@@ -119,16 +119,6 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
 def timed_columns(layout: Layout, block: dict, delay_s: float, rate_hz: float) -> list[Column]:
     """The layout's columns of ``block`` after ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
     sample = np.asarray(block["sample_time_s"], dtype=np.float64)
-    if sample.shape == (1,):  # one row (streaming): the same operations on Python floats
-        t = sample.item()
-        t_available = t + delay_s
-        t_delivery = delivery_time(t_available, rate_hz)
-        return [
-            Column("sample_time_s", np.array([round_float(t, TIME_DECIMALS)])),
-            Column("available_time_s", np.array([round_float(t_available, TIME_DECIMALS)])),
-            Column("delivery_time_s", np.array([round_float(t_delivery, TIME_DECIMALS)])),
-            *layout.columns(block),
-        ]
     available = sample + delay_s
     delivery = delivery_times(available, rate_hz)
     return [

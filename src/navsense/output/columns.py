@@ -20,7 +20,6 @@ Both carry the very same values, so JSONL and Parquet agree by construction.
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,7 +31,6 @@ __all__ = [
     "jsonl_from_columns",
     "arrow_table",
     "TIME_COLUMNS",
-    "round_float",
 ]
 
 TIME_COLUMNS = ("sample_time_s", "available_time_s", "delivery_time_s")
@@ -48,26 +46,6 @@ class Column(NamedTuple):
     values: Any
     valid: np.ndarray | None = None
     constant: bool = False
-
-
-_POWERS_OF_TEN = [10.0**k for k in range(23)]  # exact doubles, as numpy's power_of_ten
-
-
-def round_float(x: float, decimals: int) -> float:
-    """``np.round(x, decimals)`` of one Python float, the same bits, at a sixth of the cost.
-
-    numpy rounds a float64 to decimals >= 0 as ``rint(x * 10^d) / 10^d`` (rint: halves to
-    even, the sign of x kept on a zero); Python's round(y) of a float is that rint as an exact
-    int (a y of 2^53 or more is already whole, so the int converts back exactly).
-    """
-    f = _POWERS_OF_TEN[decimals]
-    y = x * f
-    if y != y or y == math.inf or y == -math.inf:
-        return y / f
-    r = round(y)
-    if r == 0:
-        return math.copysign(0.0, y) / f
-    return r / f
 
 
 def _python_values(col: Column, m: int) -> list:
