@@ -32,7 +32,6 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import overload
 
@@ -44,6 +43,7 @@ from navsense.jsonfile import read_json
 __all__ = ["Site", "load_site", "embedded_sites", "embedded_site", "resolve_site", "DEFAULT_SITE"]
 
 DEFAULT_SITE = "acre"  # the specification's tile: the site of a truth log that names none
+_SITES = Path(__file__).parent / "scenarios" / "sites"  # the embedded site files
 
 
 @dataclass(frozen=True)
@@ -202,14 +202,12 @@ def load_site(path: str | Path) -> Site:
 
 def embedded_sites() -> list[str]:
     """Names of the sites shipped with navsense (``navsense/scenarios/sites/*.json``)."""
-    folder = resources.files("navsense.scenarios").joinpath("sites")
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+    return sorted(p.name[:-5] for p in _SITES.iterdir() if p.name.endswith(".json"))
 
 
 def embedded_site(name: str) -> Site:
     """An embedded site by name (``acre`` is the specification's tile)."""
-    folder = resources.files("navsense.scenarios").joinpath("sites")
-    res = folder.joinpath(f"{name}.json")
+    res = _SITES / f"{name}.json"
     if not res.is_file():
         raise ConfigError(
             f"site = {name!r} is not an embedded site; known: {', '.join(embedded_sites())}"

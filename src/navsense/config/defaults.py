@@ -1,6 +1,6 @@
 """The embedded defaults (specification "Parameters", "INS" and "Command-Line Options").
 
-Three JSON files ship inside this package and are read with :mod:`importlib.resources`:
+Three JSON files ship inside this package, next to this module:
 
 ``sensors.json``
     The specification's ``Acres/Content/Simulation/sensors.json``, verbatim: the "Default" column
@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from importlib import resources
+from pathlib import Path
 
 __all__ = [
     "VEHICLE_OVERLAYS",
@@ -46,8 +46,7 @@ VEHICLE_OVERLAYS: dict[str, str | None] = {
 
 @functools.cache
 def _parsed(name: str) -> dict:
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads((Path(__file__).parent / name).read_text(encoding="utf-8"))
 
 
 def read_embedded(name: str) -> dict:

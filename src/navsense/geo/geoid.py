@@ -28,7 +28,7 @@ row at the north pole. Agrees with NGA's published EGM96 check values to a few c
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -43,8 +43,7 @@ GRID_FILE = "egm96_15.npz"  # in navsense/geo/data/
 def _grid() -> tuple[float, float, float, float, np.ndarray]:
     """(lat0, lon0, dlat, dlon) in degrees and the grid (721, 1441) in metres, the first column
     repeated at the end (so that i + 1 never wraps in the arrays)."""
-    res = resources.files("navsense.geo").joinpath("data", GRID_FILE)
-    with res.open("rb") as f, np.load(f) as data:
+    with np.load(Path(__file__).parent / "data" / GRID_FILE) as data:
         lat0, lon0, dlat, dlon = (float(v) for v in data["header_deg"])
         first = data["first_mm"].astype(np.int64)
         steps = data["steps_mm"].astype(np.int64)

@@ -1,4 +1,4 @@
-"""Embedded sites and scenarios (data files read with importlib.resources).
+"""Embedded sites and scenarios (data files in this package's folder).
 
 ``list_scenarios()`` describes the embedded scenarios; ``load_scenario(name)`` returns a
 :class:`Scenario` (site, vehicle, waypoint route and its truth log). Site files are under

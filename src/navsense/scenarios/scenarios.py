@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 
 from navsense.errors import ConfigError
@@ -68,7 +67,7 @@ class Scenario:
 
 
 def _folder():
-    return resources.files("navsense.scenarios")
+    return Path(__file__).parent
 
 
 def scenario_names() -> list[str]:
