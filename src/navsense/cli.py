@@ -41,13 +41,9 @@ MAX_CHUNK_STEPS = 10_000_000  # --chunk-steps: a day at 120 Hz (the chunk is hel
 MAX_AGENT = 1_000_000  # --agent: the INS seed adds 7919 K
 
 
-def _add_simulate(sub) -> None:
-    p = sub.add_parser(
-        "simulate",
-        help="run the sensors over a truth log or an embedded scenario",
-        description="Run the GNSS receiver, IMU and INS over a truth log (--truth) or an embedded "
-        "scenario (default: acre-loop) and write a run directory.",
-    )
+def add_truth_source_arguments(p: argparse.ArgumentParser) -> None:
+    """The truth source options of ``simulate`` and ``live`` (:func:`navsense.run.prepare_run`):
+    ``--truth | --scenario | --track``, ``--smoothing-m``, ``--bank`` and ``--site``."""
     src = p.add_mutually_exclusive_group()
     src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
     src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
@@ -71,15 +67,25 @@ def _add_simulate(sub) -> None:
         help="--track: roll zero, or the coordinated-turn bank",
     )
     p.add_argument(
-        "--save-truth",
-        action="store_true",
-        help="also write the truth as truth.parquet in the run directory (on with --track)",
-    )
-    p.add_argument(
         "--site",
         metavar="NAME|FILE",
         help="site: an embedded site name or a site JSON file (default: the scenario's; a "
         "truth log's own, else acre; a track's)",
+    )
+
+
+def _add_simulate(sub) -> None:
+    p = sub.add_parser(
+        "simulate",
+        help="run the sensors over a truth log or an embedded scenario",
+        description="Run the GNSS receiver, IMU and INS over a truth log (--truth) or an embedded "
+        "scenario (default: acre-loop) and write a run directory.",
+    )
+    add_truth_source_arguments(p)
+    p.add_argument(
+        "--save-truth",
+        action="store_true",
+        help="also write the truth as truth.parquet in the run directory (on with --track)",
     )
     p.add_argument(
         "--duration",

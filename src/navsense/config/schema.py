@@ -287,6 +287,11 @@ BOOLEAN = Field("boolean")
 RATE_HZ = Field("number", minimum=1, maximum=120)  # spec: "Range 1 to 120"
 VECTOR3_M = Field("vector", length=3)
 FINITE = Field("number")  # any finite number
+# the navsense extension sensors' switch and rate (mag, baro, odom)
+EXTENSION_ENABLED = Field("boolean", extension=True)
+EXTENSION_RATE_HZ = Field(
+    "number", minimum=1, maximum=120, extension=True, chosen="as every sensor: 1..120"
+)
 
 
 def _at_least_one_system(section: Mapping) -> str | None:
@@ -524,14 +529,8 @@ SCHEMA = Section(
         # navsense extensions (issue 7), off by default: magnetometer, barometer, wheel odometer.
         "mag": Section(
             {
-                "enabled": Field("boolean", extension=True),
-                "hz": Field(
-                    "number",
-                    minimum=1,
-                    maximum=120,
-                    extension=True,
-                    chosen="as every sensor: 1..120",
-                ),
+                "enabled": EXTENSION_ENABLED,
+                "hz": EXTENSION_RATE_HZ,
                 "noise_std_ut": Field("number", minimum=0, extension=True, chosen=_SIGMA),
                 "hard_iron_ut": Field("vector", length=3, extension=True),
                 "soft_iron_matrix": Field(
@@ -544,14 +543,8 @@ SCHEMA = Section(
         ),
         "baro": Section(
             {
-                "enabled": Field("boolean", extension=True),
-                "hz": Field(
-                    "number",
-                    minimum=1,
-                    maximum=120,
-                    extension=True,
-                    chosen="as every sensor: 1..120",
-                ),
+                "enabled": EXTENSION_ENABLED,
+                "hz": EXTENSION_RATE_HZ,
                 "noise_std_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
                 "bias_sigma_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
                 "bias_tau_s": Field(
@@ -569,14 +562,8 @@ SCHEMA = Section(
         ),
         "odom": Section(
             {
-                "enabled": Field("boolean", extension=True),
-                "hz": Field(
-                    "number",
-                    minimum=1,
-                    maximum=120,
-                    extension=True,
-                    chosen="as every sensor: 1..120",
-                ),
+                "enabled": EXTENSION_ENABLED,
+                "hz": EXTENSION_RATE_HZ,
                 "noise_std_mps": Field("number", minimum=0, extension=True, chosen=_SIGMA),
                 "scale_factor_sigma": Field(
                     "number",

@@ -79,6 +79,7 @@ __all__ = [
     "ACRE_ORIGIN_FT",
     "DEFAULT_DATUM",
     "FRAMES",
+    "FRAME_KEYS",
     "GRID_ROTATION_STEP_M",
     "OUTPUT_KEYS",
     "AffineGridUtm",
@@ -115,6 +116,7 @@ OUTPUT_KEYS = (
     "navd88_height_m",
     "geoid_undulation_m",
 )
+FRAME_KEYS = OUTPUT_KEYS[:8]  # the frames' latitude, longitude and height (before NAVD88's)
 
 # Frames accepted by geodetic_to_enu and grid_rotation_deg. "nad83" alone is refused on
 # purpose: it means HARN for the GNSS receiver and NAD83(2011) for the INS (spec caveat

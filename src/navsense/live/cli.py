@@ -27,6 +27,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``live`` on an argparse ``subparsers`` object."""
+    from navsense.cli import add_truth_source_arguments
     from navsense.config.cli_config import add_config_arguments
     from navsense.live.foxglove_out import DEFAULT_FOXGLOVE_PORT
 
@@ -38,32 +39,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "bag and every sensor's rows on a Foxglove WebSocket server, the NMEA sentences of "
         "gnss.nmea over TCP and on a pseudo-terminal. Ctrl-C stops.",
     )
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
-    src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
-    src.add_argument(
-        "--track",
-        metavar="FILE",
-        help="a route or GPS track (.gpx, .csv, waypoint .json) turned into truth",
-    )
-    p.add_argument(
-        "--smoothing-m",
-        type=float,
-        default=0.0,
-        metavar="SIGMA",
-        help="--track: position noise of the recording, m (0: pass through every point)",
-    )
-    p.add_argument(
-        "--bank",
-        choices=["none", "coordinated"],
-        default="none",
-        help="--track: roll zero, or the coordinated-turn bank",
-    )
-    p.add_argument(
-        "--site",
-        metavar="NAME|FILE",
-        help="site of a truth log: an embedded site name or a site JSON file (default acre)",
-    )
+    add_truth_source_arguments(p)
     add_config_arguments(p)
     p.add_argument(
         "--agent",

@@ -251,22 +251,17 @@ def encode_twist_stamped(layout: CdrLayout, stamp_ns, linear, angular) -> np.nda
     return rec
 
 
-@functools.cache
 def tf_layout(parent: str, child: str) -> CdrLayout:
-    return CdrLayout(
-        "tf2_msgs/msg/TFMessage",
-        sequences={"transforms": 1},
-        strings={"transforms.0.header.frame_id": parent, "transforms.0.child_frame_id": child},
-    )
+    """tf2_msgs/TFMessage of one transform: :func:`transforms_layout` of one pair."""
+    return transforms_layout(((parent, child),))
 
 
 def encode_tf(layout: CdrLayout, stamp_ns, translation, rotation) -> np.ndarray:
-    """tf2_msgs/TFMessage messages of one transform each."""
-    rec = layout.records(len(stamp_ns))
-    _set_stamp(rec, "transforms.0.header.stamp.", stamp_ns)
-    _set_xyz(rec, "transforms.0.transform.translation.", translation)
-    _set_xyzw(rec, "transforms.0.transform.rotation.", rotation)
-    return rec
+    """tf2_msgs/TFMessage messages of one transform each: (m, 3) translations, (m, 4)
+    rotations (:func:`encode_transforms` with n = 1)."""
+    translation = np.asarray(translation, dtype=np.float64)[:, None]
+    rotation = np.asarray(rotation, dtype=np.float64)[:, None]
+    return encode_transforms(layout, stamp_ns, translation, rotation)
 
 
 @functools.cache

@@ -62,6 +62,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.config.typed.gnss import GnssConfig
 from navsense.gauss_markov import GaussMarkovStates
+from navsense.geo.georef import FRAME_KEYS
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
 from navsense.sensors.gnss import multipath as _mp
@@ -95,16 +96,6 @@ OUTPUT_FRAMES = {
     "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
     "nad83": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
 }
-_PREFIXED_KEYS = (
-    "nad83_harn_lat_deg",
-    "nad83_harn_lon_deg",
-    "nad83_2011_lat_deg",
-    "nad83_2011_lon_deg",
-    "nad83_2011_height_m",
-    "wgs84_lat_deg",
-    "wgs84_lon_deg",
-    "wgs84_height_m",
-)
 
 
 def signal_lost(status: np.ndarray, t_s: np.ndarray, windows) -> np.ndarray:
@@ -289,7 +280,7 @@ class GnssReceiver:
         p = block["position_enu_m"]
         geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
         lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
-        out = {k: np.asarray(geo[k], dtype=np.float64).reshape(-1) for k in _PREFIXED_KEYS}
+        out = {k: np.asarray(geo[k], dtype=np.float64).reshape(-1) for k in FRAME_KEYS}
         out["latitude_deg"] = out[lat_key]
         out["longitude_deg"] = out[lon_key]
         out["ellipsoidal_height_m"] = out[h_key]
