@@ -1,8 +1,16 @@
 """The figures of the run report (matplotlib, Agg canvas, no pyplot state).
 
 Each function takes a :class:`navsense.output.report.RunData` and returns a :class:`Figure`
-(title, caption, file name, PNG bytes) or None when the run lacks the data. Colours are fixed
-per fix state and per satellite status so that every plot reads the same way.
+(title, caption, file name, PNG bytes) or None when the run lacks the data; :func:`all_figures`
+calls them in report order. A figure starts with :func:`_new`, draws series against time with
+:func:`line` (or its indices from :func:`time_columns`) and ends with :func:`_png`. Colours are
+fixed per fix state and per satellite status so that every plot reads the same way.
+
+Speed: a plot against time draws at most a few points per pixel column of the figure, those
+that keep the column's extremes (:func:`line`, :mod:`navsense.output.decimate`), so an hour's
+run draws as fast as a minute's and looks the same; the track keeps a point per sub-pixel cell
+(:func:`navsense.output.decimate.path_cells`). :func:`_png` runs the constrained layout once and
+draws once (``savefig`` alone draws the figure twice to lay it out).
 """
 
 from __future__ import annotations
@@ -14,9 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from navsense.output.decimate import PixelColumns, path_cells
+
 __all__ = [
     "Figure",
     "all_figures",
+    "line",
+    "pixel_columns",
+    "time_columns",
     "require_matplotlib",
     "FIX_COLORS",
     "SKY_COLORS",
@@ -77,7 +90,32 @@ def _new(width_in: float, height_in: float):
     return fig
 
 
+def pixel_columns(fig) -> int:
+    """Columns to decimate a time axis on: twice the figure's width in pixels (no axes is
+    wider, so a column is at most half a pixel; at one column a pixel the extremes are the
+    same, and the antialiased edges of a dense line a little lighter than with every sample)."""
+    return 2 * int(math.ceil(fig.get_figwidth() * _DPI))
+
+
+def time_columns(fig, t: np.ndarray) -> PixelColumns:
+    """The pixel columns of a time axis ``t`` on ``fig`` (:func:`pixel_columns`)."""
+    return PixelColumns(t, pixel_columns(fig))
+
+
+def line(ax, cols: PixelColumns, t: np.ndarray, y: np.ndarray, **kwargs):
+    """``ax.plot(t, y, **kwargs)`` drawing only the samples that keep each pixel column's
+    extremes and gaps (:meth:`navsense.output.decimate.PixelColumns.extremes`); axis limits and
+    statistics still come from the whole data."""
+    k = cols.extremes(y)
+    return ax.plot(t[k], y[k], **kwargs)
+
+
 def _png(fig, title: str, caption: str, filename: str) -> Figure:
+    # the constrained layout once, then one draw (savefig would draw twice: layout, then pixels)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine("none")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=_DPI)
     w, h = fig.canvas.get_width_height()
@@ -85,6 +123,21 @@ def _png(fig, title: str, caption: str, filename: str) -> Figure:
 
 
 # ---------------------------------------------------------------------------------- track
+def _track_points(fig, ax, points: np.ndarray, limits_set: bool):
+    """x and y of a path on the track's equal-aspect axes, one point per half-pixel cell
+    (:func:`navsense.output.decimate.path_cells`): a pixel of the axes spans at least the
+    larger of the view's width and height over the figure's pixels; without set limits (the
+    view then follows the data) the path's own extent."""
+    x, y = points[:, 0], points[:, 1]
+    if limits_set:
+        (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    else:
+        x0, x1, y0, y1 = np.nanmin(x), np.nanmax(x), np.nanmin(y), np.nanmax(y)
+    w, h = fig.get_figwidth() * _DPI, fig.get_figheight() * _DPI
+    k = path_cells(x, y, 0.5 * max(abs(x1 - x0) / w, abs(y1 - y0) / h))
+    return x[k], y[k]
+
+
 def track_figure(data) -> Figure | None:
     from matplotlib.patches import Circle, Rectangle
 
@@ -134,23 +187,19 @@ def track_figure(data) -> Figure | None:
             )
             xs += [c[0] - r, c[0] + r]
             ys += [c[1] - r, c[1] + r]
+    paths = []  # (line, (n, 2+) points): drawn once the view, and so the pixel size, is known
     if data.ins_truth_enu_m is not None:
         tr = data.ins_truth_enu_m
-        ax.plot(tr[:, 0], tr[:, 1], color="black", lw=1.4, label="truth (INS point)", zorder=2)
-        ax.plot(
-            data.ins_position_enu_m[:, 0],
-            data.ins_position_enu_m[:, 1],
-            color="#6a3d9a",
-            lw=0.8,
-            ls="--",
-            label="INS",
-            zorder=3,
-        )
+        (line,) = ax.plot([], [], color="black", lw=1.4, label="truth (INS point)", zorder=2)
+        paths.append((line, tr))
+        (line,) = ax.plot([], [], color="#6a3d9a", lw=0.8, ls="--", label="INS", zorder=3)
+        paths.append((line, data.ins_position_enu_m))
         xs += [np.nanmin(tr[:, 0]), np.nanmax(tr[:, 0])]
         ys += [np.nanmin(tr[:, 1]), np.nanmax(tr[:, 1])]
     elif data.gnss_truth_antenna_enu_m is not None:
         tr = data.gnss_truth_antenna_enu_m
-        ax.plot(tr[:, 0], tr[:, 1], color="black", lw=1.4, label="truth (antenna)", zorder=2)
+        (line,) = ax.plot([], [], color="black", lw=1.4, label="truth (antenna)", zorder=2)
+        paths.append((line, tr))
     if data.gnss_t_s is not None:
         pos = data.gnss_position_enu_m
         for s in FIX_ORDER[1:]:
@@ -174,6 +223,8 @@ def track_figure(data) -> Figure | None:
         pad = 10.0
         ax.set_xlim(min(xs) - pad, max(xs) + pad)
         ax.set_ylim(min(ys) - pad, max(ys) + pad)
+    for line, points in paths:
+        line.set_data(*_track_points(fig, ax, points, bool(xs)))
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("grid east (m)")
     ax.set_ylabel("grid north (m)")
@@ -190,8 +241,9 @@ def track_figure(data) -> Figure | None:
 
 
 # ---------------------------------------------------------------------------------- errors
-def _bands(ax, t, sigma, color):
-    s = np.ma.masked_invalid(sigma)
+def _bands(ax, cols: PixelColumns, t, sigma, color):
+    k = cols.extremes(sigma)
+    t, s = t[k], np.ma.masked_invalid(sigma[k])
     ax.fill_between(t, -2 * s, 2 * s, color=color, alpha=0.15, lw=0, label="±2σ reported")
     ax.fill_between(t, -s, s, color=color, alpha=0.30, lw=0, label="±1σ reported")
 
@@ -199,12 +251,13 @@ def _bands(ax, t, sigma, color):
 def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None) -> Figure:
     fig = _new(10, 6.5)
     ax_h, ax_v = fig.subplots(2, 1, sharex=True)
-    _bands(ax_h, t, sigma[:, 0], "#1f77b4")
-    ax_h.plot(t, err[:, 0], color="#08306b", lw=0.7, label="east error")
-    ax_h.plot(t, err[:, 1], color="#e6550d", lw=0.7, label="north error")
+    cols = time_columns(fig, t)
+    _bands(ax_h, cols, t, sigma[:, 0], "#1f77b4")
+    line(ax_h, cols, t, err[:, 0], color="#08306b", lw=0.7, label="east error")
+    line(ax_h, cols, t, err[:, 1], color="#e6550d", lw=0.7, label="north error")
     ax_h.set_ylabel("horizontal error (m)")
-    _bands(ax_v, t, sigma[:, 2], "#31a354")
-    ax_v.plot(t, err[:, 2], color="#00441b", lw=0.7, label="up error")
+    _bands(ax_v, cols, t, sigma[:, 2], "#31a354")
+    line(ax_v, cols, t, err[:, 2], color="#00441b", lw=0.7, label="up error")
     ax_v.set_ylabel("vertical error (m)")
     ax_v.set_xlabel("episode time (s)")
     for ax in (ax_h, ax_v):
@@ -248,6 +301,15 @@ def ins_error_figure(data) -> Figure | None:
 
 
 # ------------------------------------------------------------------------------ fix states
+_COUNT_KEYS = (
+    "satellites_used",
+    "satellites_clear",
+    "satellites_near_obstruction",
+    "satellites_foliage",
+    "satellites_blocked",
+)
+
+
 def _runs(values: np.ndarray):
     """(start index, end index, value) of each run of equal values."""
     if len(values) == 0:
@@ -265,14 +327,17 @@ def fix_state_figure(data) -> Figure | None:
     period = 1.0 / data.gnss_hz
     fig = _new(10, 7.5)
     ax_f, ax_n, ax_d = fig.subplots(3, 1, sharex=True, height_ratios=[1.0, 1.6, 1.0])
-    level = {s: i for i, s in enumerate(FIX_ORDER)}
+    spans: dict = {s: [] for s in FIX_ORDER}
     for a, b, s in _runs(fix):
-        ax_f.broken_barh(
-            [(t[a], t[b - 1] - t[a] + period)], (level[s] - 0.4, 0.8), facecolors=FIX_COLORS[s]
-        )
+        spans[str(s)].append((t[a], t[b - 1] - t[a] + period))
+    for i, s in enumerate(FIX_ORDER):  # one collection per state, not one per run
+        if spans[s]:
+            ax_f.broken_barh(spans[s], (i - 0.4, 0.8), facecolors=FIX_COLORS[s])
     ax_f.set_yticks(range(len(FIX_ORDER)), FIX_ORDER, fontsize=8)
     ax_f.set_ylim(-0.6, len(FIX_ORDER) - 0.4)
     ax_f.set_title("Fix state, satellites and HDOP")
+    hdop = np.where(data.gnss_hdop >= 99.0, np.nan, data.gnss_hdop)  # 99.99: no geometry
+    cols = time_columns(fig, t)
     for key, label, color in (
         ("satellites_used", "used", "black"),
         ("satellites_clear", "clear", SKY_COLORS["clear"]),
@@ -280,9 +345,10 @@ def fix_state_figure(data) -> Figure | None:
         ("satellites_foliage", "foliage", SKY_COLORS["foliage"]),
         ("satellites_blocked", "blocked", SKY_COLORS["blocked"]),
     ):
+        k = cols.extremes(c[key])
         ax_n.step(
-            t,
-            c[key],
+            t[k],
+            c[key][k],
             where="post",
             color=color,
             lw=1.0 if key != "satellites_used" else 1.6,
@@ -291,8 +357,7 @@ def fix_state_figure(data) -> Figure | None:
     ax_n.set_ylabel("satellites")
     ax_n.set_ylim(-0.5, max(4, int(c["satellites_above_mask"].max(initial=0))) * 1.3)
     ax_n.legend(loc="upper right", fontsize=8, ncol=5)
-    hdop = np.where(data.gnss_hdop >= 99.0, np.nan, data.gnss_hdop)  # 99.99: no geometry
-    ax_d.plot(t, hdop, color="#6a3d9a", lw=1.0)
+    line(ax_d, cols, t, hdop, color="#6a3d9a", lw=1.0)
     ax_d.set_ylabel("HDOP")
     ax_d.set_xlabel("episode time (s)")
     if np.isfinite(hdop).any():
@@ -562,12 +627,13 @@ def imu_figure(data) -> Figure | None:
     f, w = data.imu_specific_force_flu_mps2, data.imu_angular_velocity_flu_radps
     fig = _new(10, 8)
     ax_h, ax_u, ax_w = fig.subplots(3, 1, sharex=True, height_ratios=[1.2, 0.8, 1.2])
+    cols = time_columns(fig, t)
     colors = {"forward": "#d62728", "left": "#2ca02c", "up": "#1f77b4"}
-    ax_h.plot(t, f[:, 0], color=colors["forward"], lw=0.5, label="forward")
-    ax_h.plot(t, f[:, 1], color=colors["left"], lw=0.5, label="left")
-    ax_u.plot(t, f[:, 2], color=colors["up"], lw=0.5, label="up")
+    line(ax_h, cols, t, f[:, 0], color=colors["forward"], lw=0.5, label="forward")
+    line(ax_h, cols, t, f[:, 1], color=colors["left"], lw=0.5, label="left")
+    line(ax_u, cols, t, f[:, 2], color=colors["up"], lw=0.5, label="up")
     for i, name in enumerate(colors):
-        ax_w.plot(t, w[:, i], color=colors[name], lw=0.5, label=name)
+        line(ax_w, cols, t, w[:, i], color=colors[name], lw=0.5, label=name)
     ax_h.set_ylabel("specific force\n(m/s²)")
     ax_u.set_ylabel("specific force\nup (m/s²)")
     ax_w.set_ylabel("angular rate\n(rad/s)")

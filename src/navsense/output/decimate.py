@@ -1,0 +1,124 @@
+"""Decimation of plotted series to what a figure can show, keeping the extremes.
+
+A line over n samples drawn on a figure w pixels wide looks the same when, in every pixel
+column, the samples kept are the first and the last (the line enters and leaves the column
+where it did), the lowest and the highest (the column's vertical extent: spikes stay visible)
+and, where the column has a gap (NaN), its first non-finite sample (the line still breaks).
+That is the "M4" aggregation of Jugel et al., "M4: A Visualization-Oriented Time Series Data
+Aggregation", PVLDB 7(10), 2014, with the gap kept. At most 5 points per column are drawn
+whatever n is, so a one-hour run's 432 000 IMU samples become a few thousand points.
+
+:class:`PixelColumns` and :func:`column_extremes` give the indices to keep for a time axis
+(samples in time order);
+:func:`path_cells` does the same for a path in the plane (the track: x and y both data), keeping
+a sample whenever the path enters another cell of a grid finer than the pixels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PixelColumns", "column_extremes", "path_cells"]
+
+
+def _first_per_segment(candidates: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """The first index of ``candidates`` (sorted indices) in each segment it touches."""
+    if candidates.size == 0:
+        return candidates
+    s = seg[candidates]
+    return candidates[np.concatenate([[True], s[1:] != s[:-1]])]
+
+
+class PixelColumns:
+    """The samples of a time axis ``x`` ((n,), non-decreasing) grouped into ``columns`` pixel
+    columns spanning ``x_range`` (default: x's own, first to last; samples outside it go to
+    the first or last column): column j holds the samples with
+    ``floor((x - lo) / (hi - lo) * columns) == j``. :meth:`extremes` picks the samples to draw
+    of each series against x; the grouping is done once for all of them."""
+
+    def __init__(
+        self, x: np.ndarray, columns: int, x_range: tuple[float, float] | None = None
+    ) -> None:
+        x = np.asarray(x, dtype=np.float64)
+        if columns < 1:
+            raise ValueError(f"columns = {columns}: at least 1")
+        n = self.n = x.shape[0]
+        self.whole = n <= 4 * columns  # nothing to gain: every sample is drawn
+        if self.whole:
+            return
+        lo, hi = (float(x[0]), float(x[-1])) if x_range is None else map(float, x_range)
+        span = hi - lo
+        if span > 0 and np.isfinite(span):
+            col = np.floor((x - lo) * (columns / span))
+            col = np.clip(np.nan_to_num(col, nan=0.0), 0, columns - 1).astype(np.int64)
+        else:
+            col = np.zeros(n, dtype=np.int64)
+        starts = np.concatenate([[0], np.flatnonzero(col[1:] != col[:-1]) + 1])
+        self.starts = starts
+        self.ends = np.concatenate([starts[1:] - 1, [n - 1]])
+        self.seg = np.repeat(np.arange(starts.size), np.diff(np.concatenate([starts, [n]])))
+
+    def extremes(self, *series: np.ndarray) -> np.ndarray:
+        """Sorted indices of the samples to draw of ``series`` ((n,) or (n, k) each; the union
+        over them, so they can be drawn from the same indices): in each column its first and
+        last sample, and of each series the first sample at its minimum, the first at its
+        maximum (finite values) and its first non-finite sample. With as many columns as the
+        axes has pixels or more, the drawing keeps every column's extent and its gaps, so the
+        figure looks the same. ``arange(n)`` when a column holds 4 samples or fewer on
+        average."""
+        n = self.n
+        for v in series:
+            if np.shape(v)[0] != n:
+                raise ValueError(f"x has {n} samples but a series {np.shape(v)[0]}")
+        if self.whole:
+            return np.arange(n)
+        seg, starts = self.seg, self.starts
+        keep = [starts, self.ends]
+        for s in series:
+            for v in np.asarray(s, dtype=np.float64).reshape(n, -1).T:
+                finite = np.isfinite(v)
+                low = np.minimum.reduceat(np.where(finite, v, np.inf), starts)
+                high = np.maximum.reduceat(np.where(finite, v, -np.inf), starts)
+                keep.append(_first_per_segment(np.flatnonzero(finite & (v == low[seg])), seg))
+                keep.append(_first_per_segment(np.flatnonzero(finite & (v == high[seg])), seg))
+                if not finite.all():
+                    keep.append(_first_per_segment(np.flatnonzero(~finite), seg))
+        return _sorted_unique(n, keep)
+
+
+def column_extremes(
+    x: np.ndarray,
+    y: np.ndarray,
+    columns: int,
+    x_range: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """Sorted indices of the samples of ``y`` ((n,) or (n, k)) against the time axis ``x`` to
+    draw on ``columns`` pixel columns: ``PixelColumns(x, columns, x_range).extremes(y)``
+    (:class:`PixelColumns`)."""
+    return PixelColumns(x, columns, x_range).extremes(y)
+
+
+def _sorted_unique(n: int, parts: list) -> np.ndarray:
+    mask = np.zeros(n, dtype=bool)
+    for part in parts:
+        mask[part] = True
+    return np.flatnonzero(mask)
+
+
+def path_cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
+    """Sorted indices of the samples of the path (x, y) to draw at a resolution of ``cell``
+    (data units; half a pixel or less): the first and the last sample of each run of
+    consecutive samples in the same square ``cell`` x ``cell`` of the grid, and every
+    non-finite sample (a break in the path). The path drawn through them stays within a cell
+    of the full path, which is less than a pixel."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = x.shape[0]
+    if n <= 2 or not (cell > 0 and np.isfinite(cell)):
+        return np.arange(n)
+    finite = np.isfinite(x) & np.isfinite(y)
+    ix = np.floor(np.where(finite, x, 0.0) / cell)
+    iy = np.floor(np.where(finite, y, 0.0) / cell)
+    change = (ix[1:] != ix[:-1]) | (iy[1:] != iy[:-1]) | ~finite[1:] | ~finite[:-1]
+    edges = np.flatnonzero(change)  # sample i is the last of a run, i + 1 the first of the next
+    return _sorted_unique(n, [[0, n - 1], edges, edges + 1, ~finite])
