@@ -173,9 +173,14 @@ _GNSS_COLUMNS = {
 
 
 def run_statistics(
-    run_dir: str | os.PathLike, truth: TruthStates | None = None, *, search_truth: bool = True
+    run_dir: str | os.PathLike | RunReader,
+    truth: TruthStates | None = None,
+    *,
+    search_truth: bool = True,
 ) -> dict[str, float]:
-    """GNSS and INS error statistics of the run directory ``run_dir`` (module docstring).
+    """GNSS and INS error statistics of the run directory ``run_dir`` (module docstring; or of
+    a :class:`~navsense.output.runreader.RunReader` of it, whose cache then serves what the
+    caller read already).
 
     ``truth`` is the run's truth if the caller holds it (it must cover the run's physics steps);
     without it the truth is the one :func:`find_truth` finds, unless ``search_truth`` is false
@@ -220,6 +225,8 @@ def run_statistics(
 
 # ------------------------------------------------------------------------------------- reading
 def _reader(run_dir) -> RunReader:
+    if isinstance(run_dir, RunReader):  # the caller's reader (its cache: what it read already)
+        return run_dir
     run = Path(run_dir)
     if not run.is_dir():
         raise FormatError(f"{run}: not a run directory (not found)")
@@ -244,7 +251,7 @@ def _read_gnss(run: RunReader, rate_hz: float) -> dict:
 
 
 def _read_ins(run: RunReader, rate_hz: float) -> dict:
-    frames, times = run.ins_epochs()
+    frames, times = run.ins_epochs(("sample_time_s",))
     t = times[:, 0]
     return {"t_s": t, "steps": _steps_of(t, rate_hz), "frames": frames}
 

@@ -91,6 +91,7 @@ class RunData:
 
     run_dir: Path
     episode: dict
+    reader: RunReader | None = None  # the run's reader, its cache holding what was read
     truth_source: str | None = None
     truth: Any = None  # navsense.truth.TruthStates
     gnss_t_s: np.ndarray | None = None
@@ -224,9 +225,9 @@ def read_run(run_dir) -> RunData:
     and ins.frames; :class:`navsense.output.runreader.RunReader`) and its truth (module
     docstring); the truth is dropped, with the reason in ``truth_source``, if it does not cover
     every GNSS and INS epoch."""
-    run = RunReader(run_dir)
+    run = RunReader(run_dir, cache=True)
     run_dir = run.path
-    data = RunData(run_dir=run_dir, episode=run.episode)
+    data = RunData(run_dir=run_dir, episode=run.episode, reader=run)
     data.truth, data.truth_source = _load_truth(run_dir, data.episode)
 
     if run.has("gnss"):
@@ -239,7 +240,7 @@ def read_run(run_dir) -> RunData:
         data.gnss_sigma_enu_m = got["sigma_enu_m"]
 
     if run.has_ins_frames():
-        frames, times = run.ins_epochs()
+        frames, times = run.ins_epochs(("sample_time_s",))
         col = lambda name: frames[:, INS_FIELD_INDEX[name]]
         data.ins_t_s = times[:, 0]
         data.ins_position_enu_m = np.stack([col("InsEnuX"), col("InsEnuY"), col("InsEnuZ")], -1)
@@ -463,7 +464,9 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     if sky_time_s is not None:
         _check_sky_time(data.gnss_t_s, sky_time_s)
     # the truth read_run found with the shared lookup (None: none, unreadable or not covering)
-    stats = run_statistics(data.run_dir, truth=data.truth, search_truth=False)
+    stats = run_statistics(
+        data.reader or data.run_dir, truth=data.truth, search_truth=False
+    )  # the rows read_run read, from the reader's cache
     notes = []
     if data.gnss_t_s is not None and data.gnss_error_enu_m is None:
         notes.append(f"No truth for the GNSS errors: {data.truth_source}.")

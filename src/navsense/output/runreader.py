@@ -15,7 +15,8 @@ A sensor's rows are ``<sensor>.jsonl`` or ``<sensor>.parquet``: episode.json's
 other one if that is there (a run converted by hand, or written before the key existed). Both hold the same values
 (:mod:`navsense.output.columns`), so a column reads back as the same float64 bits from either:
 JSON Lines through Arrow's JSON reader with an explicit schema of the columns asked for (the
-other keys are skipped), Parquet reading only those columns. A column is named by its dotted
+other keys are skipped; one or two scalar keys are found in the raw bytes instead, faster on
+long rows), Parquet reading only those columns. A column is named by its dotted
 key (``fix.latitude``, ``position_enu_m``), whatever the file's flattening (``position_enu_m.0``,
 ``.1``, ``.2`` in Parquet), and read as one of:
 
@@ -30,6 +31,7 @@ directory, no episode.json, a sensor's rows missing, a column missing or of anot
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,6 +47,7 @@ __all__ = [
     "INT",
     "TEXT",
     "RunReader",
+    "TIME_KEYS",
     "columns_of_rows",
     "read_episode",
     "vector",
@@ -57,6 +60,7 @@ ROW_FORMATS = ("jsonl", "parquet")  # episode.json's output_format = the rows' f
 FLOAT = "float"
 INT = "int"
 TEXT = "text"
+TIME_KEYS = ("sample_time_s", "available_time_s", "delivery_time_s")  # every row's times
 _JSON_BLOCK_BYTES = 1 << 22  # Arrow's JSON reader: bytes parsed at a time
 
 
@@ -85,7 +89,11 @@ def read_episode(run_dir: str | os.PathLike) -> dict:
 class RunReader:
     """A run directory written by :func:`navsense.simulate.simulate` (module docstring)."""
 
-    def __init__(self, run_dir: str | os.PathLike) -> None:
+    def __init__(self, run_dir: str | os.PathLike, *, cache: bool = False) -> None:
+        """``cache``: keep every column and the INS frames read, so that a second request
+        (another reader of the same run in the same process: the report's plots, then its
+        statistics) costs nothing; the arrays returned are then shared, not copies."""
+        self._cache: dict | None = {} if cache else None
         self.path = Path(run_dir)
         if not self.path.is_dir():
             raise FormatError(f"{self.path}: not a run directory")
@@ -160,39 +168,47 @@ class RunReader:
         """The columns ``spec`` (dotted key -> FLOAT, INT, TEXT or vector(k)) of ``sensor``'s
         rows, as numpy arrays (module docstring)."""
         path = self.require(sensor)
-        if path.suffix == ".parquet":
-            return _parquet_columns(path, spec)
-        return _jsonl_columns(path, spec)
+        cache = self._cache
+        if cache is None:
+            return _read_columns(path, spec)
+        missing = {k: v for k, v in spec.items() if (sensor, k, v) not in cache}
+        if missing:
+            for k, column in _read_columns(path, missing).items():
+                cache[(sensor, k, missing[k])] = column
+        return {k: cache[(sensor, k, v)] for k, v in spec.items()}
 
-    def times(self, sensor: str) -> np.ndarray:
-        """(m, 3) float64: ``sample_time_s``, ``available_time_s``, ``delivery_time_s``."""
-        got = self.columns(
-            sensor, {"sample_time_s": FLOAT, "available_time_s": FLOAT, "delivery_time_s": FLOAT}
-        )
-        return np.stack(
-            [got["sample_time_s"], got["available_time_s"], got["delivery_time_s"]], axis=-1
-        ).reshape(-1, 3)
+    def times(self, sensor: str, keys: tuple[str, ...] = TIME_KEYS) -> np.ndarray:
+        """(m, len(keys)) float64: by default ``sample_time_s``, ``available_time_s``,
+        ``delivery_time_s`` (:data:`TIME_KEYS`)."""
+        got = self.columns(sensor, dict.fromkeys(keys, FLOAT))
+        return np.stack([got[k] for k in keys], axis=-1).reshape(-1, len(keys))
 
     def has_ins_frames(self) -> bool:
         """True when the run has ``ins.frames`` (the INS was on)."""
         return (self.path / "ins.frames").is_file()
 
-    def ins_epochs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The INS epochs: ``ins.frames`` as (m, 40) float64 and their rows' times (m, 3), the
-        same m (FormatError when they differ)."""
+    def ins_epochs(self, times: tuple[str, ...] = TIME_KEYS) -> tuple[np.ndarray, np.ndarray]:
+        """The INS epochs: ``ins.frames`` as (m, 40) float64 and their rows' times (m, 3; or
+        the ``times`` keys asked for: ``("sample_time_s",)`` reads the rows' one key), the same
+        m (FormatError when they differ)."""
         from navsense.output.frames import read_ins_frames
 
         frames_path = self.path / "ins.frames"
         if not frames_path.is_file():
             raise FormatError(f"{self.path}: no ins.frames (ins off)")
-        frames = read_ins_frames(frames_path)
-        times = self.times("ins")
-        if len(frames) != len(times):
+        if self._cache is None:
+            frames = read_ins_frames(frames_path)
+        else:
+            if "ins.frames" not in self._cache:
+                self._cache["ins.frames"] = read_ins_frames(frames_path)
+            frames = self._cache["ins.frames"]
+        rows = self.times("ins", times)
+        if len(frames) != len(rows):
             raise FormatError(
                 f"{self.path}: ins.frames has {len(frames)} epochs but "
-                f"{self.file('ins').name} {len(times)} rows"
+                f"{self.file('ins').name} {len(rows)} rows"
             )
-        return frames, times
+        return frames, rows
 
 
 def columns_of_rows(rows: list[dict], spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -222,6 +238,12 @@ def columns_of_rows(rows: list[dict], spec: Mapping[str, Any]) -> dict[str, np.n
                 [np.nan if v is None else v for v in values], dtype=np.float64
             ).reshape(len(values))
     return out
+
+
+def _read_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    if path.suffix == ".parquet":
+        return _parquet_columns(path, spec)
+    return _jsonl_columns(path, spec)
 
 
 # ------------------------------------------------------------------------------------ JSON Lines
@@ -260,6 +282,127 @@ def _jsonl_schema(spec: Mapping[str, Any]):
 
 
 def _jsonl_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    fast = _jsonl_top_level_columns(path, spec)
+    if fast is not None:
+        return fast
+    return _jsonl_arrow_columns(path, spec)
+
+
+_SCALAR = rb'("(?:[^"\\]|\\.)*"|[^,}\]]*)'  # a string or a number, true, false, null
+_FAST_BLOCK_BYTES = 1 << 26  # bytes scanned at a time by the top-level reader
+_FAST_MAX_KEYS = 2  # a scan of the bytes per key: beyond this, Arrow's one pass is faster
+
+
+def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray] | None:
+    """A few scalar columns (FLOAT, INT, TEXT; at most ``_FAST_MAX_KEYS``) read by scanning the
+    raw bytes for their keys; None when the request or the file is not of that shape (then
+    Arrow's JSON reader reads it). Arrow parses every value of every row; this reads only the
+    keys asked for, several times faster on long rows (the INS rows' times: 1 KB a row).
+
+    Covered: every key asked for is a top-level key of the first row that occurs nowhere deeper
+    in it, and occurs as often as the file has rows (the rows of one layout share their
+    structure: a null may replace a value, never add a key). A regular expression per key
+    (a literal prefix, which the engine searches fast) finds ``"key":value``; a key cannot
+    match inside a string, where its quotes are escaped. Numbers are converted by Python's
+    correctly rounded ``float``, the same float64 as Arrow's. Blocks of 64 MiB at a time, so
+    memory stays bounded."""
+    import re
+
+    names = list(spec)
+    if (
+        not names
+        or len(names) > _FAST_MAX_KEYS
+        or any("." in n or spec[n] not in (FLOAT, INT, TEXT) for n in names)
+    ):
+        return None
+    with open(path, "rb") as f:
+        first = f.readline()
+    try:
+        row = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(row, dict):
+        return None
+    if any(n not in row for n in names) or _nested_key_count(row, set(names)) != 0:
+        return None
+    patterns = {n: re.compile(b'"' + re.escape(n.encode()) + b'":' + _SCALAR) for n in names}
+    values: dict[str, list[bytes]] = {n: [] for n in names}
+    with open(path, "rb") as f:
+        rest = b""
+        while True:
+            chunk = f.read(_FAST_BLOCK_BYTES)
+            data = rest + chunk if rest else chunk
+            if chunk:
+                cut = data.rfind(b"\n") + 1
+                block, rest = data[:cut], data[cut:]
+            else:
+                block, rest = data, b""
+            if block:
+                lines = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+                for name, pattern in patterns.items():
+                    found = pattern.findall(block)
+                    if len(found) != lines:
+                        return None
+                    values[name] += found
+            if not chunk:
+                break
+    out = {}
+    for name, kind in spec.items():
+        column = _parse_scalars(values[name], kind)
+        if column is None:
+            return None
+        out[name] = column
+    return out
+
+
+def _nested_key_count(node: Any, names: set, depth: int = 0) -> int:
+    """How often a key of ``names`` occurs below the top level of a parsed row."""
+    count = 0
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            count += (depth > 0 and k in names) + _nested_key_count(v, names, depth + 1)
+    elif isinstance(node, list):
+        for v in node:
+            count += _nested_key_count(v, names, depth + 1)
+    return count
+
+
+def _number(v: bytes) -> float:
+    return math.nan if v == b"null" else float(v)
+
+
+def _parse_scalars(raw: list[bytes], kind) -> np.ndarray | None:
+    """The raw JSON values of one key as the numpy column of ``kind`` (module docstring), None
+    when a value is not of that kind."""
+    n = len(raw)
+    if kind == TEXT:
+        out = np.empty(n, dtype=object)
+        for i, v in enumerate(raw):
+            if v == b"null":
+                out[i] = None
+            elif v[:1] == b'"' and b"\\" not in v:
+                out[i] = v[1:-1].decode()
+            else:
+                try:
+                    out[i] = orjson.loads(v)
+                except orjson.JSONDecodeError:
+                    return None
+                if not isinstance(out[i], str):
+                    return None
+        return out
+    nulls = b"null" in raw
+    try:  # float() also takes what JSON does not write (inf, nan, 1_0, " 1"): not in our rows
+        if kind == INT and not nulls:
+            return np.array(list(map(int, raw)), dtype=np.int64)
+        values = np.array(list(map(_number if nulls else float, raw)), dtype=np.float64)
+    except (ValueError, OverflowError):  # a string, true, false: Arrow's reader says what is wrong
+        return None
+    if kind == INT and not np.all(np.isnan(values) | (values == np.round(values))):
+        return None  # a fraction in an INT column: Arrow's reader says what is wrong
+    return values
+
+
+def _jsonl_arrow_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
     import pyarrow as pa
     import pyarrow.json as pajson
 
