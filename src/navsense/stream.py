@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["SensorStream"]
 
 _LATENCY_SLACK = 1e-6  # of a step: delivery - sample >= delay_s * rate_hz up to rounding
-_WORKER_STEP_S = 1e-3  # the worker's time per physics step, generously (measured 0.4-0.7 ms)
+_WORKER_STEP_S = 1e-3  # the worker's mean time per physics step, generously (measured 0.4-0.7 ms)
 EXTRA_FILES = {"gnss": "gnss.nmea", "ins": "ins.frames"}  # model -> its file beside the rows
 
 
@@ -261,13 +261,17 @@ class SensorStream:
         return self._deliver(last)
 
     def _batch_size(self) -> int:
-        """Steps a batch: the first step of a batch of B is due L - B + 1 steps after it is sent,
-        time for the worker to compute the B steps: B <= (L + 1) pace / (pace + w), w a generous
-        bound of the worker's time per step (half the latency before the pace is known)."""
+        """Steps a batch: the first step of a batch of B is due L - B + 1 steps after it is sent.
+        The worker gets twice the time its B steps take at w a step (w a generous mean: a GNSS
+        epoch, a busy core or a slow wake-up make some batches slower, and a late batch stops
+        the caller): (L - B + 1) pace >= 2 B w, B <= (L + 1) pace / (pace + 2 w); half the
+        latency before the pace is known. At 120 Hz (L = 6) B = 5, due two steps after it is
+        sent; at 1 kHz B = 2, due five steps after."""
         lat = self.latency_steps
         if self._pace_s is None:
             return max(1, lat // 2)
-        return max(1, min(lat, int((lat + 1) * self._pace_s / (self._pace_s + _WORKER_STEP_S))))
+        pace = self._pace_s
+        return max(1, min(lat, int((lat + 1) * pace / (pace + 2.0 * _WORKER_STEP_S))))
 
     def _send_batch(self) -> None:
         if self._batch:
