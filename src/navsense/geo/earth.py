@@ -48,10 +48,13 @@ a^g the truth's acceleration in grid axes (the derivative of A^T v^n is a^g: the
 -gamma_dot up x v^n of d(v^n)/dt is the one in omega_eg). :func:`SiteEarth.terms` returns the
 two added terms (the Earth's part of w_ib^g and the term that replaces the specification's
 constant gravity (0, 0, 9.80665) in f^g) for points, velocities and times, elementwise.
-gamma is the first-order model gamma_0 + grad(gamma) . (e, n) of the site origin
-(central differences over +-500 m): over 10 km its error is below 3e-6 rad (a 2e-10 rad/s
-Earth rate). Latitude and height are the WGS84 (G2139) values of the point through the site's
-georeference, at every point.
+gamma, the WGS84 (G2139) latitude phi and the ellipsoidal height h are first-order models of
+the site origin, x = x_0 + grad(x) . p (the georeference's values there at t = 0 and their
+central differences over +-500 m, as the magnetometer's field): every step is elementwise and
+cheap (no datum chain a step). Over 10 km the latitude's error is below 3e-6 rad (1e-7 m/s^2 of
+gravity, 2e-10 rad/s of Earth rate), gamma's below 3e-6 rad; the height is the origin's plus
+the grid's rise (a local site's tangent plane, rising d^2 / 2R above the ellipsoid, is read as
+level: the ruling above).
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ __all__ = [
 
 EARTH_MODELS = ("none", "wgs84")  # imu.earth: the specification's Earth, or WGS84's
 GRID_NORTH_STEP_M = 10.0  # second point of the grid convergence, 10 m grid north, m
-CONVERGENCE_STEP_M = 500.0  # half-width of the central differences of grad(gamma), m
+GRADIENT_STEP_M = 500.0  # half-width of the central differences of the gradients, m
 
 _F = 1.0 / WGS84_INV_F
 _E2 = (2.0 - _F) * _F  # e^2 = f (2 - f)
@@ -145,40 +148,50 @@ def grid_enu_to_ned(b_enu: np.ndarray, gamma_deg) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SiteEarth:
-    """The Earth under one site: its georeference and the first-order grid convergence.
+    """The Earth under one site: first-order models of the latitude (rad), the ellipsoidal
+    height (m) and the grid convergence (rad) at the site origin, ``x = x_0 + grad . p``.
 
-    ``gamma0_rad`` gamma at the origin; ``gamma_gradient_rad_per_m`` (d gamma / d e,
-    d gamma / d n) there. Build with :meth:`of`.
+    ``origin`` (lat_0, h_0, gamma_0); ``gradient`` (3, 3): rows d lat, d h, d gamma by
+    d (e, n, u), per m. Build with :meth:`of`.
     """
 
-    georef: object
-    gamma0_rad: float
-    gamma_gradient_rad_per_m: tuple[float, float]
+    origin: tuple[float, float, float]
+    gradient: tuple[tuple[float, ...], ...]
 
     @classmethod
     def of(cls, georef) -> SiteEarth:
-        """gamma and its gradient at the site origin (t = 0) through ``georef``."""
-        d = CONVERGENCE_STEP_M
-        pts = np.array([[0.0, 0.0, 0.0], [d, 0.0, 0.0], [-d, 0.0, 0.0], [0.0, d, 0.0], [0, -d, 0]])
-        gamma = np.radians(grid_convergence_deg(georef, pts, 0.0))
+        """The models at the site origin (t = 0) through ``georef`` (module docstring)."""
+        d = GRADIENT_STEP_M
+        pts = np.zeros((7, 3))
+        for j in range(3):
+            pts[1 + 2 * j, j], pts[2 + 2 * j, j] = d, -d
+        geo = georef.enu_to_geodetic(pts, 0.0)
+        values = np.stack(
+            [
+                np.radians(geo["wgs84_lat_deg"]),
+                geo["wgs84_height_m"],
+                np.radians(grid_convergence_deg(georef, pts, 0.0)),
+            ]
+        )
+        grad = (values[:, 1::2] - values[:, 2::2]) / (2.0 * d)
         return cls(
-            georef,
-            float(gamma[0]),
-            (float((gamma[1] - gamma[2]) / (2 * d)), float((gamma[3] - gamma[4]) / (2 * d))),
+            (float(values[0, 0]), float(values[1, 0]), float(values[2, 0])),
+            tuple(tuple(float(x) for x in row) for row in grad),
         )
 
-    def terms(self, p_m: np.ndarray, v_mps: np.ndarray, t_s: np.ndarray) -> np.ndarray:
-        """The Earth's terms at grid points ``p_m`` (n, 3) moving with ``v_mps`` (n, 3), times
-        (n,): (n, 2, 3), row 0 the term of the specific force (replacing (0, 0, 9.80665)), row
-        1 the Earth's part of the angular rate, both grid axes (module docstring)."""
+    def terms(self, p_m: np.ndarray, v_mps: np.ndarray) -> np.ndarray:
+        """The Earth's terms at grid points ``p_m`` (n, 3) moving with ``v_mps`` (n, 3): (n, 2, 3),
+        row 0 the term of the specific force (replacing (0, 0, 9.80665)), row 1 the Earth's part
+        of the angular rate, both grid axes (module docstring). The site's Earth does not
+        change over a run (the datum's epoch moves it by millimetres)."""
         p = np.asarray(p_m, dtype=np.float64)
         v = np.asarray(v_mps, dtype=np.float64)
-        geo = self.georef.enu_to_geodetic(p, t_s)  # type: ignore[attr-defined]
-        lat = np.radians(geo["wgs84_lat_deg"])
-        h = geo["wgs84_height_m"]
-        ge, gn = self.gamma_gradient_rad_per_m
-        gamma = self.gamma0_rad + ge * p[:, 0] + gn * p[:, 1]
-        gamma_dot = ge * v[:, 0] + gn * v[:, 1]
+        e, n, u = p[:, 0], p[:, 1], p[:, 2]
+        (lat0, h0, gamma0), (d_lat, d_h, d_gamma) = self.origin, self.gradient
+        lat = lat0 + d_lat[0] * e + d_lat[1] * n + d_lat[2] * u
+        h = h0 + d_h[0] * e + d_h[1] * n + d_h[2] * u
+        gamma = gamma0 + d_gamma[0] * e + d_gamma[1] * n + d_gamma[2] * u
+        gamma_dot = d_gamma[0] * v[:, 0] + d_gamma[1] * v[:, 1] + d_gamma[2] * v[:, 2]
         c, s = np.cos(gamma), np.sin(gamma)
         v_e = v[:, 0] * c + v[:, 1] * s  # v^n = A(gamma) v^g
         v_n = -v[:, 0] * s + v[:, 1] * c

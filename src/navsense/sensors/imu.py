@@ -16,7 +16,7 @@ sigma_bg = gyro_bias_radps.
 
 With ``imu.earth`` "wgs84" (navsense extension, issue 19; navsense.geo.earth) the Earth turns
 under the grid: at each physics step, with the IMU point p_i,k = p_k + R_k r_i, its WGS84
-latitude and height and the grid convergence there::
+latitude and height and the grid convergence there (first-order models of the site origin)::
 
     f^b_k = R_k^T (a_k + F_k),   w^b_k = R_k^T (w_k + W_k)
     F = A^T ((2 Omega_ie + omega_eg) x v^n + (0, 0, g(phi, h))),   W = A^T (Omega_ie + omega_eg)
@@ -194,7 +194,7 @@ def imu_point_kinematics(
         np.subtract((v_all[1:] - v_all[:-1]) / dt, _GRAVITY, out=body[:, 0])
         body[:, 1] = truth.w_radps
     else:  # f^b = R^T (a + F), w^b = R^T (w + W)
-        terms = earth.terms(p_i, v_all[1:], truth.t_s)
+        terms = earth.terms(p_i, v_all[1:])
         np.add((v_all[1:] - v_all[:-1]) / dt, terms[:, 0], out=body[:, 0])
         np.add(truth.w_radps, terms[:, 1], out=body[:, 1])
     fw_all = np.empty((n + 1, 2, 3))

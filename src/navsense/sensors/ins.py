@@ -277,7 +277,7 @@ class InsCore:
         if self.earth is None:
             acc[:, 2] += GRAVITY_MPS2
         else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
-            terms = self.earth.terms(p_n, v_n, t_s)
+            terms = self.earth.terms(p_n, v_n)
             acc += terms[:, 0]
             w = w_radps + terms[:, 1]
         vectors = np.empty((m, 3, 3))
