@@ -76,6 +76,7 @@ class RunSky(NamedTuple):
     constellation: Any  # navsense.sky.constellation.Constellation
     view: Any  # navsense.sky.obstruction.SkyView: the site, the margins and the mask
     site: Any  # navsense.site.Site (open sky when the run has no site)
+    signal_outages_s: tuple = ()  # gnss.signal_outages_s: [t1, t2) windows with every satellite lost
 
 
 @dataclass
@@ -169,6 +170,7 @@ class RunData:
             ),
             view=SkyView(site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg),
             site=site,
+            signal_outages_s=c.signal_outages_s,
         )
 
 

@@ -496,7 +496,8 @@ def sky_status(data, k: int, sky=None):
     """The sky of GNSS epoch k recomputed with the run's receiver settings and site
     (``data.sky()``, navsense.sky): (t_s, antenna (3,) or None, lines of sight (1, nsat, 3),
     status (nsat,) of navsense.sky.obstruction). Without an antenna position only the mask
-    applies."""
+    applies. In a window of gnss.signal_outages_s every tracked satellite is lost, as in the
+    receiver (:func:`navsense.sky.obstruction.signal_lost`)."""
     from navsense.sky import obstruction
 
     sky = sky if sky is not None else data.sky()
@@ -508,6 +509,8 @@ def sky_status(data, k: int, sky=None):
         status = sky.view.classify(antenna[None, :], los, visible)[0]
     else:  # no pose: only the elevation mask
         status = np.where(visible[0], obstruction.CLEAR, obstruction.BELOW_MASK).astype(np.int8)
+    if sky.signal_outages_s:
+        status = obstruction.signal_lost(status[None, :], np.array([t]), sky.signal_outages_s)[0]
     return t, antenna, los, status
 
 
@@ -595,10 +598,12 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     ax.set_rlabel_position(135)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
     row = {key: int(v[k]) for key, v in data.gnss_counts.items()}
+    lost = any(t1 <= t < t2 for t1, t2 in run_sky.signal_outages_s)
     ax.set_title(
         f"Sky at t = {t:.1f} s ({data.gnss_fix_type[k]}): {row['satellites_used']} used, "
         f"{row['satellites_clear']} clear, {row['satellites_near_obstruction']} near, "
-        f"{row['satellites_foliage']} foliage, {row['satellites_blocked']} blocked",
+        f"{row['satellites_foliage']} foliage, {row['satellites_blocked']} blocked"
+        + ("\nsignal outage (gnss.signal_outages_s): every satellite lost" if lost else ""),
         fontsize=10,
     )
     source = (

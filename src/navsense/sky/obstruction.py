@@ -80,6 +80,7 @@ __all__ = [
     "SkyView",
     "counts",
     "used_mask",
+    "signal_lost",
 ]
 
 BELOW_MASK = 0  # not tracked: below the elevation mask, or its system off
@@ -534,6 +535,30 @@ def classify(
     return SkyView(site, near_margin_m, foliage_block_path_m, elevation_mask_deg).classify(
         antenna_enu_m, los, visible
     )
+
+
+def signal_lost(status: np.ndarray, t_s: np.ndarray, windows) -> np.ndarray:
+    """The sky view's status (m, nsat) with every satellite lost in the signal outages.
+
+    gnss.signal_outages_s (navsense extension, issue 19): in a window [t1, t2) of the epoch time
+    the receiver tracks no satellite (jamming, a tunnel). A satellite above the mask counts as
+    blocked (satellites_blocked = satellites_above_mask, satellites_used = N_c = N_n = N_f = 0),
+    as when the site's obstacles hide the whole sky; below the mask it stays below the mask. The
+    fix machine then sees N_u = 0 < 4 (no fix, the RTK lock ends) and reacquires by its own rules
+    once the window ends. Epochs outside every window keep their status (same array). The
+    receiver and the readers (the report's sky plot) both apply it.
+    """
+    t_s = np.asarray(t_s, dtype=np.float64)
+    lost = np.zeros(t_s.shape, dtype=bool)
+    for t1, t2 in windows:
+        lost |= (t_s >= t1) & (t_s < t2)
+    if not lost.any():
+        return status
+    status = status.copy()
+    rows = status[lost]
+    rows[rows != BELOW_MASK] = BLOCKED
+    status[lost] = rows
+    return status
 
 
 def used_mask(status) -> np.ndarray:

@@ -218,3 +218,34 @@ def test_episode_records_the_key_only_when_set():
     assert _recorded_config(given)["gnss"]["signal_outages_s"] == [[1, 2]]
     # a run's recorded configuration (or one from before the key) reads as no outage
     assert GnssConfig.from_validated(_recorded_config(default)).signal_outages_s == ()
+
+
+def test_an_outage_from_the_start_ends_the_converged_lock():
+    """Converged start: the lock held at t = 0 ends at the first epoch of a window that opens
+    the log (t_loss = 0), and the new one after it has r = r_q (5 s <= reacquire_window_s)."""
+    rx, b = _run(**{"gnss.signal_outages_s": [[0, 5]]})
+    t = b["sample_time_s"]
+    k0 = int(np.searchsorted(t, 5 - 1e-9))
+    assert np.all(b["fix"][:k0] == NO_FIX) and np.all(b["satellites_used"][:k0] == 0)
+    assert b["fix"][k0] == RTK_FLOAT and b["rtk_lock_age_s"][k0] == 0.0
+    g_t = draw_epochs(Pcg32(SEED, GNSS_SEQUENCE), len(t)).g_t
+    want = time_to_fix_s(rx.config.fix, g_t[k0], b["multipath_index"][k0], t[k0] - t[0])
+    assert b["rtk_time_to_fix_s"][k0] == pytest.approx(float(want), rel=1e-12)
+    assert b["rtk_time_to_fix_s"][k0] < float(
+        time_to_fix_s(rx.config.fix, g_t[k0], b["multipath_index"][k0], np.inf)
+    )
+
+
+def test_a_cold_start_inside_an_outage_waits_for_both():
+    """Cold start (no fix before cold_ttff_s) and an outage [10, 30) over it: no fix until the
+    later of the two ends, then a fix at once; no lock was ever lost, so r = 1."""
+    rx, b = _run(**{"gnss.start": "cold", "gnss.signal_outages_s": [[10, 30]]})
+    t = b["sample_time_s"]
+    assert rx.config.fix.cold_ttff_s < 30
+    first = int(np.flatnonzero(b["fix"] != NO_FIX)[0])
+    assert t[first] == pytest.approx(30.0)
+    assert np.all(b["satellites_used"][t < 10] > 0)  # before the window: satellites, no fix yet
+    assert b["fix"][first] == RTK_FLOAT and b["rtk_lock_age_s"][first] == 0.0
+    g_t = draw_epochs(Pcg32(SEED, GNSS_SEQUENCE), len(t)).g_t
+    want = time_to_fix_s(rx.config.fix, g_t[first], b["multipath_index"][first], np.inf)
+    assert b["rtk_time_to_fix_s"][first] == pytest.approx(float(want), rel=1e-12)

@@ -80,6 +80,7 @@ from navsense.sensors.gnss.velocity import VelocityModel, antenna_velocity_enu
 from navsense.site import Site
 from navsense.sky import obstruction as _sky
 from navsense.sky.constellation import SYSTEMS, Constellation, constellation_site
+from navsense.sky.obstruction import signal_lost
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -96,29 +97,6 @@ OUTPUT_FRAMES = {
     "wgs84_g2139": ("wgs84_lat_deg", "wgs84_lon_deg", "wgs84_height_m"),
     "nad83": ("nad83_harn_lat_deg", "nad83_harn_lon_deg", "nad83_2011_height_m"),
 }
-
-
-def signal_lost(status: np.ndarray, t_s: np.ndarray, windows) -> np.ndarray:
-    """The sky view's status (m, nsat) with every satellite lost in the signal outages.
-
-    gnss.signal_outages_s (navsense extension, issue 19): in a window [t1, t2) of the epoch time
-    the receiver tracks no satellite (jamming, a tunnel). A satellite above the mask counts as
-    blocked (satellites_blocked = satellites_above_mask, satellites_used = N_c = N_n = N_f = 0),
-    as when the site's obstacles hide the whole sky; below the mask it stays below the mask. The
-    fix machine then sees N_u = 0 < 4 (no fix, the RTK lock ends) and reacquires by its own rules
-    once the window ends. Epochs outside every window keep their status (same array).
-    """
-    t_s = np.asarray(t_s, dtype=np.float64)
-    lost = np.zeros(t_s.shape, dtype=bool)
-    for t1, t2 in windows:
-        lost |= (t_s >= t1) & (t_s < t2)
-    if not lost.any():
-        return status
-    status = status.copy()
-    rows = status[lost]
-    rows[rows != _sky.BELOW_MASK] = _sky.BLOCKED
-    status[lost] = rows
-    return status
 
 
 class GnssReceiver:
