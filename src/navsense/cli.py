@@ -325,6 +325,7 @@ class _sigterm_raises:
 
 
 def _main(words: list[str], debug: bool) -> int:
+    caught: list[warnings.WarningMessage] = []
     try:
         parser = build_parser(next((w for w in words if not w.startswith("-")), None))
         args = parser.parse_args(words)
@@ -345,9 +346,13 @@ def _main(words: list[str], debug: bool) -> int:
             import importlib
 
             func = importlib.import_module(module).run
-        with warnings.catch_warnings():  # a NavsenseWarning is one line (showwarning below)
-            warnings.showwarning = _show_warning
-            return int(func(args) or 0)
+        # warnings are held until the command ends: printed after a success (a NavsenseWarning
+        # as one line), left out after a failure, whose one line says what went wrong
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")  # each distinct warning once
+            code = int(func(args) or 0)
+        _show_warnings(caught, debug)
+        return code
     except KeyboardInterrupt:
         _report("navsense: interrupted", debug)
         return 130
@@ -356,23 +361,28 @@ def _main(words: list[str], debug: bool) -> int:
         return 143
     except BaseException as exc:  # the one boundary: every failure ends as one line
         if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
-            code = exc.code
-            return code if isinstance(code, int) else (0 if code is None else 2)
+            status = exc.code
+            return status if isinstance(status, int) else (0 if status is None else 2)
+        if debug:
+            _show_warnings(caught, debug)
         _report(error_line(exc), debug and not isinstance(exc, _UsageError))
         return 2
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """``navsense: warning: MESSAGE`` on one line of stderr for a NavsenseWarning (input that
-    is usable but probably not what was meant); any other warning as Python shows it."""
-    if not issubclass(category, NavsenseWarning):
-        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
-        return
-    with contextlib.suppress(OSError, ValueError):  # stderr itself is gone
-        print(_one_line(f"navsense: warning: {message}"), file=file or sys.stderr)
-
-
-_PYTHON_SHOWWARNING = warnings.showwarning
+def _show_warnings(caught: list, debug: bool) -> None:
+    """``navsense: warning: MESSAGE`` on one line of stderr for each NavsenseWarning (input that
+    is usable but probably not what was meant); other warnings (numpy's, a library's) only with
+    --debug, as Python shows them."""
+    for w in caught:
+        with contextlib.suppress(OSError, ValueError):  # stderr itself is gone
+            if issubclass(w.category, NavsenseWarning):
+                print(_one_line(f"navsense: warning: {w.message}"), file=sys.stderr)
+            elif debug:
+                print(
+                    warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line),
+                    end="",
+                    file=sys.stderr,
+                )
 
 
 def _command_index(words: list[str]) -> int:

@@ -1,28 +1,160 @@
-"""JSON input files (sites, waypoint routes, scenarios): read and parse with errors that name the
-file, and the line and column of a syntax error."""
+"""Input files read whole (sites, waypoint routes, scenarios, configurations, campaigns, tracks):
+checked, decoded and parsed with errors that name the file, and the line and column at fault.
+
+- :func:`check_input_file`: the path names a regular file of at most :data:`MAX_INPUT_BYTES`
+  (a directory, a FIFO or a device such as /dev/zero is refused before it is opened: reading
+  one would fail late or never end);
+- :func:`decode_text`: UTF-8, with or without a byte-order mark; UTF-16 or UTF-32 (their BOM)
+  and bytes that are not UTF-8 are refused with the line and column of the first bad byte;
+- :func:`parse_json`: JSON, nested at most :data:`MAX_JSON_DEPTH` levels, without the
+  non-standard constants NaN and Infinity (a number where navsense expects one must be finite).
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
-__all__ = ["parse_json", "read_json"]
+__all__ = [
+    "parse_json",
+    "read_json",
+    "read_text",
+    "check_input_file",
+    "decode_text",
+    "json_depth_error",
+    "MAX_INPUT_BYTES",
+    "MAX_JSON_DEPTH",
+]
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024  # a file read whole (JSON, TOML, GPX, a track's CSV)
+MAX_JSON_DEPTH = 64  # nesting of objects and arrays (navsense's own files use at most 5)
+
+
+def check_input_file(
+    path: str | os.PathLike, what: str, error: type[Exception], max_bytes: int | None = None
+) -> Path:
+    """``path`` if it is a regular file (of at most ``max_bytes``); ``error`` "PATH: cannot read
+    the WHAT (reason)" otherwise."""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    except ValueError as exc:  # a NUL in the path
+        raise error(f"{str(path)!r}: cannot read the {what} ({exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(st.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )
+        raise error(f"{path}: cannot read the {what} (it is {kind}, not a file)")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise error(
+            f"{path}: the {what} has {st.st_size} bytes; at most {max_bytes} are read "
+            f"({max_bytes // (1024 * 1024)} MiB)"
+        )
+    return path
+
+
+def decode_text(raw: bytes, source: str, error: type[Exception]) -> str:
+    """``raw`` as UTF-8 text (a UTF-8 byte-order mark is skipped); ``error`` naming ``source``
+    and the line and column of the first byte that is not UTF-8."""
+    for bom, name in (
+        (b"\xff\xfe\x00\x00", "UTF-32"),
+        (b"\x00\x00\xfe\xff", "UTF-32"),
+        (b"\xff\xfe", "UTF-16"),
+        (b"\xfe\xff", "UTF-16"),
+    ):
+        if raw.startswith(bom):
+            raise error(f"{source}: the text is {name} (byte-order mark); save it as UTF-8")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+        before = raw[:start]
+        line = before.count(b"\n") + 1
+        column = start - (before.rfind(b"\n") + 1) + 1
+        raise error(
+            f"{source}: line {line} column {column}: byte 0x{raw[start]:02x} is not UTF-8 "
+            "text; save the file as UTF-8"
+        ) from None
+
+
+def read_text(path: str | Path, what: str, error: type[Exception]) -> str:
+    """The UTF-8 text of the file ``path`` (:func:`check_input_file`, :func:`decode_text`)."""
+    path = check_input_file(path, what, error, MAX_INPUT_BYTES)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    return decode_text(raw, str(path), error)
+
+
+def json_depth_error(text: str, source: str, error: type[Exception], limit: int = MAX_JSON_DEPTH):
+    """``error`` if the JSON ``text`` nests objects and arrays deeper than ``limit`` (found by a
+    scan that skips strings), else None. Checked before parsing: a parser recurses per level."""
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    in_string = escaped = False
+    line = 1
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            if depth > limit:
+                return error(
+                    f"{source}: line {line}: nested deeper than {limit} levels of objects "
+                    "and arrays"
+                )
+        elif c in "]}":
+            depth -= 1
+        elif c == "\n":
+            line += 1
+    return None
+
+
+def _no_constant(source: str, error: type[Exception]):
+    def refuse(name: str):
+        raise error(f"{source}: {name} is not a JSON number (a finite number is required)")
+
+    return refuse
 
 
 def parse_json(text: str, source: str, error: type[Exception]):
-    """The JSON value of ``text``; ``error`` "SOURCE: line L column C: message" if it is not JSON."""
+    """The JSON value of ``text``; ``error`` "SOURCE: line L column C: message" if it is not JSON,
+    nests deeper than :data:`MAX_JSON_DEPTH` or holds NaN or Infinity."""
+    deep = json_depth_error(text, source, error)
+    if deep is not None:
+        raise deep
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant(source, error))
     except json.JSONDecodeError as exc:
         raise error(f"{source}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:  # pragma: no cover - the depth is checked first
+        raise error(f"{source}: nested too deeply") from None
+    except error:  # NaN or Infinity (the hook)
+        raise
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise error(f"{source}: not JSON navsense reads ({str(exc).split(';')[0]})") from None
 
 
 def read_json(path: str | Path, what: str, error: type[Exception]):
     """The JSON value of the file ``path`` (UTF-8); ``error`` "PATH: cannot read the WHAT (reason)"
-    if it cannot be read, as :func:`parse_json` if it is not JSON."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise error(f"{path}: cannot read the {what} ({exc.strerror})") from None
-    return parse_json(text, str(path), error)
+    if it cannot be read, as :func:`decode_text` and :func:`parse_json` otherwise."""
+    return parse_json(read_text(path, what, error), str(Path(path)), error)

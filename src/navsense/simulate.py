@@ -97,6 +97,13 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
         from navsense.config.typed.ins import InsConfig
         from navsense.sensors.ins import InsModel
 
+        if georef is None:
+            raise ConfigError(
+                f"site {getattr(site, 'name', None)!r} has no georeference; the INS "
+                "(ins.enabled) reports UTM and geodetic positions and needs one: give the site "
+                'a "georeference", or turn the INS off (--no-ins)'
+            )
+
         models.append(InsModel(InsConfig.from_validated(cfg), vehicle, georef, agent=agent))
     if cfg["mag"]["enabled"]:
         from navsense.config.typed.mag import MagConfig

@@ -29,6 +29,7 @@ specification's box, unchanged.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -92,38 +93,78 @@ class Site:
         return self.source
 
 
+MAX_SITE_ENU_M = 1e6  # an obstacle's coordinates: within 1000 km of the site's origin
+MAX_OBSTACLE_SIZE_M = 1e4  # a radius or height, m
+MAX_OBSTACLES = 10_000  # of each kind (the sky model tests every line of sight against each)
+HEIGHT_RANGE_M = (-1e4, 1e5)  # a local georeference's height, m
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _vec(obj: dict, key: str, n: int, where: str) -> list:
     value = obj.get(key)
     if (
         not isinstance(value, list)
         or len(value) != n
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-        or not all(np.isfinite(value))
+        or not all(_finite(v) and abs(v) <= MAX_SITE_ENU_M for v in value)
     ):
         raise ConfigError(
-            f"{where}.{key} = {json.dumps(value)} is not an array of {n} finite numbers"
+            f"{where}.{key} = {_text(value)} is not an array of {n} finite numbers within "
+            f"{MAX_SITE_ENU_M:g} m of the site's origin"
         )
     return [float(v) for v in value]
 
 
-def _num(obj: dict, key: str, where: str, positive: bool = False, default=None) -> float:
+def _num(
+    obj: dict,
+    key: str,
+    where: str,
+    positive: bool = False,
+    default=None,
+    limit: float = MAX_SITE_ENU_M,
+) -> float:
     value = obj.get(key, default)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
-        raise ConfigError(f"{where}.{key} = {json.dumps(value)} is not a finite number")
+    if not _finite(value):
+        raise ConfigError(f"{where}.{key} = {_text(value)} is not a finite number")
     if positive and value <= 0:
         raise ConfigError(f"{where}.{key} = {value} must be > 0")
+    if abs(value) > limit:
+        raise ConfigError(f"{where}.{key} = {value} is out of range -{limit:g}..{limit:g}")
     return float(value)
 
 
 def _base_m(value, height_m: float, where: str) -> float:
     """A building's base_m: a finite number, 0 <= base_m < its height (max z - min z)."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
-    if not ok or not 0.0 <= value < height_m:
+    if not _finite(value) or not 0.0 <= value < height_m:
         raise ConfigError(
-            f"{where} = {json.dumps(value)} is out of range: 0 <= base_m < {height_m:g} "
+            f"{where} = {_text(value)} is out of range: 0 <= base_m < {height_m:g} "
             "(the height of the underside above min_enu_m z, below the top max_enu_m z)"
         )
     return float(value)
+
+
+def _text(value) -> str:
+    """A JSON value as a message shows it (short)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _objects(data: dict, key: str, source: str) -> list[dict]:
+    """The list of objects under ``key`` (absent: none)."""
+    items = data.get(key, [])
+    if not isinstance(items, list):
+        raise ConfigError(f"{source}: {key} = {_text(items)} is not an array of objects")
+    if len(items) > MAX_OBSTACLES:
+        raise ConfigError(f"{source}: {key} has {len(items)} entries; at most {MAX_OBSTACLES}")
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ConfigError(f"{source}: {key}[{i}] = {_text(item)} is not a JSON object")
+    return items
 
 
 def site_from_json(data: dict, source: str = "site.json") -> Site:
@@ -143,13 +184,18 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
                 f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local"
             )
         if geo["kind"] == "local":
-            lat = _num(geo, "lat_deg", f"{source}: georeference")
-            _num(geo, "lon_deg", f"{source}: georeference")
-            if not -90.0 <= lat <= 90.0:
-                raise ConfigError(f"{source}: georeference.lat_deg = {lat} is out of range -90..90")
+            where = f"{source}: georeference"
+            _num(geo, "lat_deg", where, limit=90.0)
+            _num(geo, "lon_deg", where, limit=180.0)
+            height = _num(geo, "height_m", where, default=0.0, limit=max(map(abs, HEIGHT_RANGE_M)))
+            if not HEIGHT_RANGE_M[0] <= height <= HEIGHT_RANGE_M[1]:
+                raise ConfigError(
+                    f"{where}.height_m = {height} is out of range "
+                    f"{HEIGHT_RANGE_M[0]:g}..{HEIGHT_RANGE_M[1]:g}"
+                )
     names: dict[str, list] = {"buildings": [], "grain_bins": [], "tree_crowns": []}
     bmin, bmax, overhead = [], [], []
-    for i, b in enumerate(data.get("buildings", [])):
+    for i, b in enumerate(_objects(data, "buildings", source)):
         where = f"{source}: buildings[{i}]"
         lo, hi = _vec(b, "min_enu_m", 3, where), _vec(b, "max_enu_m", 3, where)
         if not all(a < b for a, b in zip(lo, hi, strict=True)):
@@ -162,22 +208,22 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
             overhead.append(False)
         bmin.append(lo)
         bmax.append(hi)
-        names["buildings"].append(b.get("name", f"building {i}"))
+        names["buildings"].append(str(b.get("name", f"building {i}")))
     cxy, cbase, ctop, crad = [], [], [], []
-    for i, c in enumerate(data.get("grain_bins", [])):
+    for i, c in enumerate(_objects(data, "grain_bins", source)):
         where = f"{source}: grain_bins[{i}]"
         cxy.append(_vec(c, "center_enu_m", 2, where))
         base = _num(c, "base_z_m", where, default=0.0)
         cbase.append(base)
-        ctop.append(base + _num(c, "height_m", where, positive=True))
-        crad.append(_num(c, "radius_m", where, positive=True))
-        names["grain_bins"].append(c.get("name", f"grain bin {i}"))
+        ctop.append(base + _num(c, "height_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
+        crad.append(_num(c, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
+        names["grain_bins"].append(str(c.get("name", f"grain bin {i}")))
     sc, sr = [], []
-    for i, s in enumerate(data.get("tree_crowns", [])):
+    for i, s in enumerate(_objects(data, "tree_crowns", source)):
         where = f"{source}: tree_crowns[{i}]"
         sc.append(_vec(s, "center_enu_m", 3, where))
-        sr.append(_num(s, "radius_m", where, positive=True))
-        names["tree_crowns"].append(s.get("name", f"crown {i}"))
+        sr.append(_num(s, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
+        names["tree_crowns"].append(str(s.get("name", f"crown {i}")))
     return Site(
         name=str(data.get("name", "site")),
         georeference=geo,

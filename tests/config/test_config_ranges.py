@@ -90,6 +90,18 @@ RANGES = {
     "imu.configurable.accel.turn_on_bias_sigma_mps2": ("vector", 0, None, False),
     "imu.configurable.accel.lsb_mps2": ("number", 0, None, False),
     "imu.configurable.accel.saturation_mps2": ("number", 0, None, False),
+    # Chosen by navsense (issue 21): the datum chain's parameters, far beyond the published ones.
+    "gnss.datum.harn_to_nad83_2011_shift_deg": ("vector", -0.01, 0.01, False),
+    "gnss.datum.geoid.n0_m": ("number", -200, 200, False),
+    "gnss.datum.geoid.dn_de": ("number", -0.01, 0.01, False),
+    "gnss.datum.geoid.dn_dn": ("number", -0.01, 0.01, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.t_m": ("vector", -1000, 1000, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.r_arcsec": ("vector", -100, 100, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.s_ppm": ("number", -1000, 1000, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.dt_m_per_yr": ("vector", -1, 1, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.dr_arcsec_per_yr": ("vector", -1, 1, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.ds_ppm_per_yr": ("number", -1, 1, False),
+    "gnss.datum.helmert_itrf2014_to_nad83_2011.reference_epoch": ("number", 1900, 2200, False),
 }
 for _state in ("rtk_fixed", "rtk_float", "dgps", "single"):
     for _key in (
@@ -151,8 +163,8 @@ def _message(source, key, value):
 
 
 def _value(key, value):
-    """A vector key takes the case's value on each of its three axes."""
-    return [value] * 3 if RANGES[key][0] == "vector" else value
+    """A vector key takes the case's value on each of its axes."""
+    return [value] * lookup(key).length if RANGES[key][0] == "vector" else value
 
 
 def test_the_table_lists_every_ranged_key_of_the_schema():

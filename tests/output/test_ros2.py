@@ -482,12 +482,14 @@ def test_refuses_to_overwrite_and_leaves_no_partial_file(polaris_run, polaris_ba
 
 
 def test_failed_export_leaves_nothing(polaris_run, tmp_path):
-    (tmp_path / "episode.json").write_bytes((polaris_run / "episode.json").read_bytes())
+    # the run's files (a sensor episode.json has on must have its rows), ins.frames truncated
+    names = sorted(p.name for p in polaris_run.iterdir() if p.is_file() and p.suffix != ".mcap")
+    for name in names:
+        (tmp_path / name).write_bytes((polaris_run / name).read_bytes())
     (tmp_path / "ins.frames").write_bytes((polaris_run / "ins.frames").read_bytes()[:-8])
-    (tmp_path / "ins.jsonl").write_bytes((polaris_run / "ins.jsonl").read_bytes())
     with pytest.raises(FormatError, match="whole number"):
         write_mcap(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["episode.json", "ins.frames", "ins.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
 def test_not_a_run_directory(tmp_path):

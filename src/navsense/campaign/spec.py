@@ -95,6 +95,7 @@ __all__ = [
     "RUN_KEYS",
     "SEED_MIN",
     "SEED_MAX",
+    "MAX_CAMPAIGN_RUNS",
 ]
 
 KEEP_CHOICES = ("statistics", "runs")
@@ -136,6 +137,8 @@ _SEED_FIELD: Any = lookup("seed", SCHEMA)  # a Field, with its range
 SEED_MIN = int(_SEED_FIELD.minimum)
 SEED_MAX = int(_SEED_FIELD.maximum)
 HASH_HEX_DIGITS = 10  # 40 bits: a collision among 10^5 runs has probability ~5e-3 %
+MAX_CAMPAIGN_RUNS = 100_000  # runs in one campaign (its ids stay unique: HASH_HEX_DIGITS)
+MAX_AGENT = 1_000_000  # an agent index (as navsense simulate --agent)
 _READ_BLOCK_BYTES = 1 << 20
 
 
@@ -215,28 +218,34 @@ def _is_number(v) -> bool:
 
 # ------------------------------------------------------------------------------------- reading
 def _read(path: Path) -> dict:
+    from navsense.jsonfile import json_depth_error, read_text
+
     source = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            f"{source}: cannot read the campaign file ({exc.strerror or exc})"
-        ) from None
     suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json"):
+        raise ConfigError(
+            f"{source}: unknown campaign file type {path.suffix!r}; use .toml or .json"
+        )
+    text = read_text(path, "campaign file", ConfigError)
     if suffix == ".toml":
+        deep = json_depth_error(_toml_brackets(text), source, ConfigError)
+        if deep is not None:  # tomllib recurses per level of arrays and inline tables
+            raise deep
         try:
-            return tomllib.loads(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{source}: is not UTF-8 text (byte {exc.start})") from None
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{source}: invalid TOML: {exc}") from None
-    if suffix == ".json":
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{source}: is not UTF-8 text (byte {exc.start})") from None
-        return parse_config_text(text, source)
-    raise ConfigError(f"{source}: unknown campaign file type {path.suffix!r}; use .toml or .json")
+        except RecursionError:
+            raise ConfigError(f"{source}: invalid TOML: nested too deeply") from None
+        return data
+    return parse_config_text(text, source)
+
+
+def _toml_brackets(text: str) -> str:
+    """The brackets of TOML ``text`` as JSON-like text (table headers ``[x]`` and ``[[x]]`` at
+    the start of a line left out), for the nesting check; strings keep their quotes."""
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("[")]
+    return "\n".join(lines).replace("'", '"')
 
 
 def sha256_of(path: Path) -> str:
@@ -300,6 +309,18 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
 
     estimator = estimator_from_data(src, base, data.get("estimator"))
 
+    total = (
+        sum(len(vehicles) if vehicles else 1 for _ in sources)
+        * len(agents)
+        * len(points)
+        * len(seeds)
+    )
+    if total > MAX_CAMPAIGN_RUNS:  # refused before the runs are built
+        raise ConfigError(
+            f"{src}: {total} runs ({len(sources)} sources x {len(vehicles or ()) or 1} vehicles "
+            f"x {len(agents)} agents x {len(points)} sweep points x {len(seeds)} seeds); at most "
+            f"{MAX_CAMPAIGN_RUNS} runs in one campaign"
+        )
     runs = []
     for source in sources:
         for vehicle in vehicles or (source["vehicle"],):
@@ -572,16 +593,23 @@ def _seeds(src: str, value) -> list[int]:
             raise _err(src, "seeds.start", start, f"is not an integer in {SEED_MIN}..{SEED_MAX}")
         if not (_is_int(count) and count >= 1):
             raise _err(src, "seeds.count", count, "is not an integer >= 1")
+        if count > MAX_CAMPAIGN_RUNS:
+            raise _err(src, "seeds.count", count, f"is more than {MAX_CAMPAIGN_RUNS} runs")
         if start + count - 1 > SEED_MAX:
             raise _err(src, "seeds.count", count, f"takes the seeds past {SEED_MAX}")
         return list(range(start, start + count))
     if isinstance(value, list) and value:
+        if len(value) > MAX_CAMPAIGN_RUNS:
+            raise _err(
+                src, "seeds", f"[{len(value)} seeds]", f"is more than {MAX_CAMPAIGN_RUNS} runs"
+            )
+        seen: set[int] = set()
         for i, v in enumerate(value):
             if not _seed_ok(v):
                 raise _err(src, f"seeds[{i}]", v, f"is not an integer in {SEED_MIN}..{SEED_MAX}")
-        if len(set(value)) != len(value):
-            dup = next(v for v in value if value.count(v) > 1)
-            raise _err(src, "seeds", value, f"lists the seed {dup} twice")
+            if v in seen:
+                raise _err(src, "seeds", value, f"lists the seed {v} twice")
+            seen.add(v)
         return list(value)
     raise _err(
         src, "seeds", value, f"is not {{start = N, count = M}} or a non-empty array of {allowed}"
@@ -606,9 +634,13 @@ def _vehicles(src: str, value) -> tuple[str, ...] | None:
 def _agents(src: str, value) -> list[int]:
     if not isinstance(value, list) or not value:
         raise _err(src, "agents", value, "is not a non-empty array of integers >= 0")
+    if len(value) > MAX_CAMPAIGN_RUNS:
+        raise _err(src, "agents", f"[{len(value)} agents]", f"is more than {MAX_CAMPAIGN_RUNS}")
     for i, v in enumerate(value):
         if not (_is_int(v) and v >= 0):
             raise _err(src, f"agents[{i}]", v, "is not an integer >= 0")
+        if v > MAX_AGENT:
+            raise _err(src, f"agents[{i}]", v, f"is more than {MAX_AGENT}")
     if len(set(value)) != len(value):
         raise _err(src, "agents", value, "lists an agent twice")
     return list(value)
@@ -694,12 +726,24 @@ def _sweep(src: str, value) -> tuple[list[str], list[dict]]:
             _check_key(src, "sweep.grid", key, item)
             keys.append(key)
             lists.append(item)
+        size = math.prod(len(item) for item in lists)
+        if size > MAX_CAMPAIGN_RUNS:
+            raise _err(
+                src,
+                "sweep.grid",
+                f"[{' x '.join(str(len(item)) for item in lists)} points]",
+                f"is more than {MAX_CAMPAIGN_RUNS} sweep points",
+            )
         combos = itertools.product(*lists)
         points = [dict(zip(keys, combo)) for combo in combos]
     else:
         raw = value["points"]
         if not isinstance(raw, list) or not raw:
             raise _err(src, "sweep.points", raw, "is not a non-empty array of override tables")
+        if len(raw) > MAX_CAMPAIGN_RUNS:
+            raise _err(
+                src, "sweep.points", f"[{len(raw)} points]", f"is more than {MAX_CAMPAIGN_RUNS}"
+            )
         points, keys = [], []
         for i, item in enumerate(raw):
             ovr = _overrides(src, f"sweep.points[{i}]", item)

@@ -62,14 +62,54 @@ def read_campaign_json(out_dir: str | os.PathLike) -> dict:
     """The resolved campaign saved in ``out_dir/campaign.json``; ConfigError if there is none."""
     path = Path(out_dir) / CAMPAIGN_JSON
     try:
-        return orjson.loads(path.read_bytes())
+        data = orjson.loads(path.read_bytes())
     except FileNotFoundError:
         raise ConfigError(
             f"{out_dir}: not a campaign directory (no {CAMPAIGN_JSON}); "
             f"run navsense campaign run FILE --out {out_dir} first"
         ) from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a directory, not the campaign's {CAMPAIGN_JSON}") from None
     except orjson.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON ({exc})") from None
+    _check_shape(data, _CAMPAIGN_SHAPE, str(path), "")
+    return data
+
+
+# what the readers of campaign.json use (campaign run writes more): key -> type, or a list of
+# one shape, or a nested shape
+_RUN_SHAPE = {
+    "run_id": str,
+    "source_label": str,
+    "vehicle": str,
+    "agent": int,
+    "seed": int,
+    "point": int,
+}
+_POINT_SHAPE = {"point": int, "label": str, "overrides": dict}
+_CAMPAIGN_SHAPE = {"runs": [_RUN_SHAPE], "points": [_POINT_SHAPE], "sweep_keys": [str]}
+
+
+def _check_shape(value, shape, source: str, where: str) -> None:
+    """ConfigError naming ``source`` and the key when ``value`` does not have ``shape``."""
+    what = where or "the file"
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{source}: {what} is not a JSON object; a damaged {CAMPAIGN_JSON}")
+        for key, sub in shape.items():
+            if key not in value:
+                raise ConfigError(f"{source}: {where}{'.' if where else ''}{key} is missing")
+            _check_shape(value[key], sub, source, f"{where}{'.' if where else ''}{key}")
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            raise ConfigError(f"{source}: {what} is not a JSON array")
+        for i, item in enumerate(value):
+            _check_shape(item, shape[0], source, f"{where}[{i}]")
+    elif not isinstance(value, shape) or (shape is int and isinstance(value, bool)):
+        raise ConfigError(
+            f"{source}: {what} = {orjson.dumps(value).decode()[:60]} is not "
+            f"{'an integer' if shape is int else 'a ' + shape.__name__.replace('str', 'string')}"
+        )
 
 
 def _sweep_columns(campaign: dict, runs: list[dict]) -> list[tuple[str, pa.Array]]:

@@ -262,7 +262,17 @@ def deep_merge(base: Mapping, layer: Mapping) -> dict:
 
 def read_config_file(path: str | os.PathLike) -> dict:
     """The JSON object in the file ``path``; ConfigError naming the path if it cannot be read."""
+    from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
+
     source = os.fspath(path)
+    try:  # a directory, FIFO or device is refused before it is opened
+        check_input_file(path, "configuration file", ConfigError, MAX_INPUT_BYTES)
+    except ConfigError as e:
+        if os.path.lexists(path):
+            raise
+        raise ConfigError(
+            f"{source}: cannot read the configuration file: No such file or directory"
+        ) from e
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
@@ -281,6 +291,11 @@ def parse_config_text(text: str, source: str) -> dict:
     Stricter than :func:`json.loads`: a key twice in one object and the non-JSON constants
     NaN and Infinity are errors. The top level must be an object.
     """
+    from navsense.jsonfile import json_depth_error
+
+    deep = json_depth_error(text, source, ConfigError)
+    if deep is not None:
+        raise deep
     try:
         value = json.loads(
             text, object_pairs_hook=_no_duplicate_keys(source), parse_constant=_no_constant(source)
@@ -289,6 +304,10 @@ def parse_config_text(text: str, source: str) -> dict:
         raise ConfigError(
             f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
         ) from None
+    except ConfigError:  # a repeated key or NaN, from the hooks
+        raise
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise ConfigError(f"{source}: invalid JSON: {str(e).split(';')[0]}") from None
     if not isinstance(value, dict):
         raise ConfigError(
             f"{source}: the configuration is {format_value(value, 40)}, not a JSON object"

@@ -148,10 +148,27 @@ def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
+#: Every number navsense reads is at most this in magnitude, also where a key states no range
+#: of its own: a noise, time, lever arm or coefficient beyond it turns some model's arithmetic
+#: into infinities (issue 21); no key's meaningful value in its SI unit comes near it.
+MAGNITUDE_LIMIT = 1e9
+
+
 def _in_range(f: Field, value) -> bool:
     if f.minimum is not None and (value <= f.minimum if f.min_open else value < f.minimum):
         return False
     return f.maximum is None or value <= f.maximum
+
+
+def _range_complaint(f: Field, value) -> str | None:
+    """What is wrong with a number's value (its range, or :data:`MAGNITUDE_LIMIT`), or None."""
+    if not _in_range(f, value):
+        return f"is out of range {f.range_text()}"
+    if abs(value) > MAGNITUDE_LIMIT:
+        return f"is out of range: navsense takes numbers up to {MAGNITUDE_LIMIT:g} in magnitude" + (
+            f" ({f.range_text()})" if f.has_range else ""
+        )
+    return None
 
 
 def _check_number(f: Field, value, path: str):
@@ -159,17 +176,17 @@ def _check_number(f: Field, value, path: str):
         return path, value, "is not a number"
     if not math.isfinite(value):
         return path, value, "is not a finite number"
-    if not _in_range(f, value):
-        return path, value, f"is out of range {f.range_text()}"
-    return None
+    complaint = _range_complaint(f, value)
+    return None if complaint is None else (path, value, complaint)
 
 
 def _check_integer(f: Field, value, path: str):
     if not _is_integer(value):
         return path, value, "is not an integer"
-    if not _in_range(f, value):
-        return path, value, f"is out of range {f.range_text()}"
-    return None
+    if f.maximum is not None and f.maximum > MAGNITUDE_LIMIT:  # e.g. a 32-bit seed
+        return None if _in_range(f, value) else (path, value, f"is out of range {f.range_text()}")
+    complaint = _range_complaint(f, value)
+    return None if complaint is None else (path, value, complaint)
 
 
 def _check_boolean(f: Field, value, path: str):
@@ -203,8 +220,9 @@ def _check_vector(f: Field, value, path: str):
     ):
         return path, value, f"is not an array of {f.length} numbers"
     for i, x in enumerate(value):
-        if not _in_range(f, x):
-            return f"{path}[{i}]", x, f"is out of range {f.range_text()}"
+        complaint = _range_complaint(f, x)
+        if complaint is not None:
+            return f"{path}[{i}]", x, complaint
     return None
 
 
@@ -220,6 +238,12 @@ def _check_intervals(f: Field, value, path: str):
             return f"{path}[{i}]", pair, "is not a [start, end) pair of numbers"
         if not pair[0] < pair[1]:
             return f"{path}[{i}]", pair, "is not a [start, end) pair: start must be less than end"
+        if max(abs(pair[0]), abs(pair[1])) > MAGNITUDE_LIMIT:
+            return (
+                f"{path}[{i}]",
+                pair,
+                f"is out of range: navsense takes times up to {MAGNITUDE_LIMIT:g} s in magnitude",
+            )
     return None
 
 
@@ -265,6 +289,7 @@ NMEA_SENTENCES = ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
 # Building blocks of the table.
 
 _SIGMA = "a standard deviation is not negative"
+_HELMERT = "the published ITRF2014 -> NAD83(2011) parameters are a thousand times smaller"
 _TAU = "a correlation time divides the time step, exp(-dt / tau)"
 _TIME = "a duration is not negative"
 
@@ -292,6 +317,13 @@ EXTENSION_ENABLED = Field("boolean", extension=True)
 EXTENSION_RATE_HZ = Field(
     "number", minimum=1, maximum=120, extension=True, chosen="as every sensor: 1..120"
 )
+
+
+def _datum(lo: float, hi: float, why: str, length: int | None = None) -> Field:
+    """A datum parameter: a range around the published values (``why``), far beyond them."""
+    return Field(
+        "vector" if length else "number", length=length, minimum=lo, maximum=hi, chosen=why
+    )
 
 
 def _at_least_one_system(section: Mapping) -> str | None:
@@ -449,17 +481,25 @@ SCHEMA = Section(
                     {
                         "output_frame": enum("wgs84_g2139", "nad83"),
                         "start_utc": Field("utc"),
-                        "harn_to_nad83_2011_shift_deg": Field("vector", length=2),
-                        "geoid": Section({"n0_m": FINITE, "dn_de": FINITE, "dn_dn": FINITE}),
+                        "harn_to_nad83_2011_shift_deg": _datum(
+                            -0.01, 0.01, "the realisations differ by centimetres (1e-7 deg)", 2
+                        ),
+                        "geoid": Section(
+                            {
+                                "n0_m": _datum(-200, 200, "the geoid is within 110 m of WGS84"),
+                                "dn_de": _datum(-0.01, 0.01, "a geoid slope is below 10 m/km"),
+                                "dn_dn": _datum(-0.01, 0.01, "a geoid slope is below 10 m/km"),
+                            }
+                        ),
                         "helmert_itrf2014_to_nad83_2011": Section(
                             {
-                                "t_m": VECTOR3_M,
-                                "r_arcsec": Field("vector", length=3),
-                                "s_ppm": FINITE,
-                                "dt_m_per_yr": Field("vector", length=3),
-                                "dr_arcsec_per_yr": Field("vector", length=3),
-                                "ds_ppm_per_yr": FINITE,
-                                "reference_epoch": FINITE,
+                                "t_m": _datum(-1000, 1000, _HELMERT, 3),
+                                "r_arcsec": _datum(-100, 100, _HELMERT, 3),
+                                "s_ppm": _datum(-1000, 1000, _HELMERT),
+                                "dt_m_per_yr": _datum(-1, 1, _HELMERT, 3),
+                                "dr_arcsec_per_yr": _datum(-1, 1, _HELMERT, 3),
+                                "ds_ppm_per_yr": _datum(-1, 1, _HELMERT),
+                                "reference_epoch": _datum(1900, 2200, "a year"),
                             }
                         ),
                     }

@@ -168,10 +168,30 @@ def _site(args) -> Georeference:
     return Georeference.acre(start_utc=args.start_utc)
 
 
+MAX_EPISODE_S = 1e10  # an episode time, s (317 years: the datum chain's rates act per year)
+
+
+def _check_time(name: str, t) -> None:
+    """ConfigError unless every time is finite and within MAX_EPISODE_S of the start."""
+    t = np.asarray(t, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(t) <= MAX_EPISODE_S)
+    if np.any(bad):
+        value = float(t.ravel()[int(np.argmax(bad.ravel()))])
+        raise ConfigError(
+            f"{name} = {value!r} s is out of range -{MAX_EPISODE_S:g}..{MAX_EPISODE_S:g} s "
+            "from the start UTC"
+        )
+
+
 def _time_s(args, geo: Georeference) -> float:
     if args.utc is not None:
-        return utc_to_episode_s(args.utc, geo.start_utc)
-    return 0.0 if args.epoch_s is None else args.epoch_s
+        t = utc_to_episode_s(args.utc, geo.start_utc)
+        _check_time(f"--utc {args.utc}", t)
+        return t
+    t = 0.0 if args.epoch_s is None else args.epoch_s
+    _check_time("--epoch-s", t)
+    return t
 
 
 def convert(
@@ -296,36 +316,44 @@ def _json_value(v):
 
 # --------------------------------------------------------------------------- CSV files
 def _read_csv(path: str, source: str):
+    import io
+
+    from navsense.jsonfile import read_text
+
     cols = _IN_COLUMNS[source]
+    text = read_text(path, "input file", FormatError)  # a regular file, UTF-8
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
-        fh = open(path, newline="", encoding="utf-8")  # noqa: SIM115 - closed by the with below
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read the input file ({exc.strerror})") from exc
-    with fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        missing = [c for c in cols if c not in header]
-        if missing:
-            raise FormatError(
-                f"{path}: missing column(s) {missing} for --from {source}; header is {header}"
-            )
-        has_t = "t_s" in header
-        rows: dict[str, list[float]] = {c: [] for c in (*cols, "t_s")}
-        for row in reader:
-            line = reader.line_num
-            for c in cols + (("t_s",) if has_t else ()):
-                text = row.get(c)
-                try:
-                    v = float(text)  # type: ignore[arg-type]  # None: TypeError, named below
-                except (TypeError, ValueError):
-                    raise FormatError(
-                        f"{path}, line {line}: column {c} = {text!r} is not a number"
-                    ) from None
-                if not math.isfinite(v):
-                    raise DatumError(
-                        f"{path}, line {line}: column {c} = {text!r} is not a finite number"
-                    )
-                rows[c].append(v)
+        return _csv_columns(path, source, cols, reader)
+    except csv.Error as exc:
+        raise FormatError(f"{path}, line {reader.line_num + 1}: not CSV ({exc})") from None
+
+
+def _csv_columns(path: str, source: str, cols, reader):
+    """The columns of a CSV reader positioned after its header (csv.Error passes on)."""
+    header = reader.fieldnames or []
+    missing = [c for c in cols if c not in header]
+    if missing:
+        raise FormatError(
+            f"{path}: missing column(s) {missing} for --from {source}; header is {header}"
+        )
+    has_t = "t_s" in header
+    rows: dict[str, list[float]] = {c: [] for c in (*cols, "t_s")}
+    for row in reader:
+        line = reader.line_num
+        for c in cols + (("t_s",) if has_t else ()):
+            text = row.get(c)
+            try:
+                v = float(text)  # None: TypeError, named below
+            except (TypeError, ValueError):
+                raise FormatError(
+                    f"{path}, line {line}: column {c} = {text!r} is not a number"
+                ) from None
+            if not math.isfinite(v):
+                raise DatumError(
+                    f"{path}, line {line}: column {c} = {text!r} is not a finite number"
+                )
+            rows[c].append(v)
     n = len(rows[cols[0]])
     if n == 0:
         raise FormatError(f"{path}: no data rows")
@@ -381,6 +409,8 @@ def run(args) -> int:
 
         check_out_file(args.outfile, force=args.force)  # before the work
         (a, b, c), t = _read_csv(args.infile, args.source)
+        if t is not None:
+            _check_time(f"{args.infile}: t_s", t)
         out = convert(
             geo,
             args.source,

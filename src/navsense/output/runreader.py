@@ -64,6 +64,12 @@ TIME_KEYS = ("sample_time_s", "available_time_s", "delivery_time_s")  # every ro
 _JSON_BLOCK_BYTES = 1 << 22  # Arrow's JSON reader: bytes parsed at a time
 
 
+def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (Arrow's messages add detail lines)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def vector(k: int) -> tuple[str, int]:
     """The column kind of a k-vector key (``position_enu_m``: ``vector(3)``)."""
     return ("vector", int(k))
@@ -118,9 +124,25 @@ class RunReader:
                 return other
         return path
 
+    def enabled(self, sensor: str) -> bool | None:
+        """episode.json's ``config.<sensor>.enabled`` (None when it does not say)."""
+        cfg = self.episode.get("config")
+        section = cfg.get(sensor) if isinstance(cfg, dict) else None
+        value = section.get("enabled") if isinstance(section, dict) else None
+        return value if isinstance(value, bool) else None
+
     def has(self, sensor: str) -> bool:
-        """True when the run has rows of ``sensor`` (the sensor was on)."""
-        return self.file(sensor).is_file()
+        """True when the run has rows of ``sensor`` (the sensor was on). A sensor that
+        episode.json says was on but whose rows are missing is a damaged run (FormatError)."""
+        path = self.file(sensor)
+        if path.is_file():
+            return True
+        if os.path.lexists(path) or self.enabled(sensor):
+            raise FormatError(
+                f"{self.path}: {path.name} is missing or not a file, but episode.json has "
+                f"{sensor}.enabled true: a damaged run directory"
+            )
+        return False
 
     def require(self, sensor: str, why: str = "") -> Path:
         """The file of ``sensor``'s rows; FormatError naming it (and ``why``) when it is missing."""
@@ -134,9 +156,13 @@ class RunReader:
         per vector (``position_enu_m``, not its elements); [] for a file without rows."""
         path = self.require(sensor)
         if path.suffix == ".parquet":
+            import pyarrow as pa
             import pyarrow.parquet as pq
 
-            names = pq.read_schema(path).names
+            try:
+                names = pq.read_schema(path).names
+            except (pa.ArrowException, OSError) as exc:
+                raise FormatError(f"{path}: not a Parquet file ({_first_line(exc)})") from None
             out: list[str] = []
             for name in names:
                 head, _, tail = name.rpartition(".")
@@ -184,8 +210,17 @@ class RunReader:
         return np.stack([got[k] for k in keys], axis=-1).reshape(-1, len(keys))
 
     def has_ins_frames(self) -> bool:
-        """True when the run has ``ins.frames`` (the INS was on)."""
-        return (self.path / "ins.frames").is_file()
+        """True when the run has ``ins.frames`` (the INS was on); FormatError when episode.json
+        says the INS was on and the file is missing."""
+        path = self.path / "ins.frames"
+        if path.is_file():
+            return True
+        if os.path.lexists(path) or self.enabled("ins"):
+            raise FormatError(
+                f"{self.path}: ins.frames is missing or not a file, but episode.json has "
+                "ins.enabled true: a damaged run directory"
+            )
+        return False
 
     def ins_epochs(self, times: tuple[str, ...] = TIME_KEYS) -> tuple[np.ndarray, np.ndarray]:
         """The INS epochs: ``ins.frames`` as (m, 40) float64 and their rows' times (m, 3; or
@@ -415,7 +450,7 @@ def _jsonl_arrow_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.nd
             ),
         )
     except (pa.ArrowInvalid, OSError) as exc:
-        raise FormatError(f"{path}: cannot read the rows ({exc})") from None
+        raise FormatError(f"{path}: cannot read the rows ({_first_line(exc)})") from None
     out = {}
     for name, kind in spec.items():
         top, *rest = name.split(".")
@@ -468,7 +503,9 @@ def _parquet_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarra
     try:
         table = pq.read_table(path, columns=wanted, use_threads=False)
     except (pa.ArrowInvalid, OSError, KeyError) as exc:
-        raise FormatError(f"{path}: cannot read the columns {', '.join(wanted)} ({exc})") from None
+        raise FormatError(
+            f"{path}: cannot read the columns {', '.join(wanted)} ({_first_line(exc)})"
+        ) from None
     out = {}
     for name, kind in spec.items():
         if isinstance(kind, tuple):

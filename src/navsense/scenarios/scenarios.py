@@ -101,8 +101,13 @@ def _scenario_from(
     wp = base.joinpath(data["waypoints"]) if embedded else Path(base) / data["waypoints"]
     wp_source = f"{data['waypoints']} (embedded)" if embedded else str(wp)
     try:
-        text = wp.read_text(encoding="utf-8")
-    except (OSError, FileNotFoundError) as exc:
+        if embedded:
+            text = wp.read_text(encoding="utf-8")
+        else:
+            from navsense.jsonfile import read_text
+
+            text = read_text(wp, "waypoint file", ConfigError)
+    except (OSError, ConfigError) as exc:
         raise ConfigError(
             f"{source}: waypoints = {data['waypoints']!r} cannot be read "
             f"({getattr(exc, 'strerror', None) or exc})"
@@ -139,8 +144,10 @@ def load_scenario(name: str, duration_s: float | None = None) -> Scenario:
         )
     path = Path(name)
     if name.endswith(".json") and path.is_file():
+        from navsense.jsonfile import read_text
+
         return _scenario_from(
-            _read_json(path.read_text(encoding="utf-8"), str(path)),
+            _read_json(read_text(path, "scenario file", ConfigError), str(path)),
             str(path),
             path.parent,
             False,

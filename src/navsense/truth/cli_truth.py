@@ -27,6 +27,8 @@ from navsense.vehicles import VEHICLES
 
 __all__ = ["add_parser", "run"]
 
+MAX_RATE_HZ = 10_000.0  # --rate-hz: physics rates of simulators are 50 Hz .. a few kHz
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register the ``truth`` subcommand on an argparse subparsers object and return its parser."""
@@ -109,8 +111,8 @@ def run(args) -> int:
     out = check_out_file(args.out, force=args.force)
     if out.suffix.lower() not in (".parquet", ".csv"):
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
-    if not (np.isfinite(args.rate_hz) and args.rate_hz > 0):
-        raise ConfigError(f"--rate-hz {args.rate_hz:g} must be > 0")
+    if not (np.isfinite(args.rate_hz) and 1.0 <= args.rate_hz <= MAX_RATE_HZ):
+        raise ConfigError(f"--rate-hz {args.rate_hz:g} must be 1..{MAX_RATE_HZ:g} Hz")
     if out.suffix.lower() == ".csv":
         check_out_file(truth_sidecar(out), option="--out (its sidecar)", force=args.force)
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)

@@ -18,7 +18,10 @@ Format (DESIGN.md, "Data contracts"): one row per physics step, the 18 columns o
 Validation (specification "Frames and Sample Times", DESIGN.md invariant 4), in row order; the
 first row that breaks a rule is reported with the file, its line (row), the value and the rule:
 
-- every value finite (no NaN, no infinity, no empty field);
+- every value finite (no NaN, no infinity, no empty field) and within its limit: t_s up to
+  :data:`MAX_TIME_S` (1e8 s), positions within :data:`MAX_POSITION_M` (1e9 m) of the grid's
+  origin (a site's georeference bounds it further), velocity components up to
+  :data:`MAX_SPEED_MPS` (1e4 m/s), angular rates up to :data:`MAX_RATE_RADPS` (1e3 rad/s);
 - time on the physics clock: with ``k0 = round(t_0 rate_hz) >= 0``, row i must have
   ``|t_i - (k0 + i) / rate_hz| <= 1e-6 s`` (consecutive steps, no gap, no repeat);
 - quaternion of unit norm: ``| |q| - 1 | <= 1e-6``;
@@ -87,13 +90,37 @@ __all__ = [
     "TIME_TOLERANCE_S",
     "QUAT_NORM_TOLERANCE",
     "MIN_TRUTH_ROWS",
+    "MAX_TIME_S",
+    "MAX_POSITION_M",
+    "MAX_SPEED_MPS",
+    "MAX_RATE_RADPS",
+    "check_truth_values",
 ]
 
 TIME_TOLERANCE_S = 1e-6  # t_s of a row vs k / rate_hz, s (issue 2, item 4)
+# Limits of the values (issue 21): far beyond any vehicle, and small enough that every model's
+# arithmetic stays finite and the physics clock's steps stay exact integers
+MAX_TIME_S = 1e8  # episode time, s (3.2 years)
+MAX_POSITION_M = 1e9  # grid ENU coordinate, m (a million km: the georeference bounds a site)
+MAX_SPEED_MPS = 1e4  # velocity component, m/s
+MAX_RATE_RADPS = 1e3  # angular-velocity component, rad/s
 QUAT_NORM_TOLERANCE = 1e-6  # | |q| - 1 | allowed (issue 2, item 4)
 MIN_TRUTH_ROWS = 3  # the IMU's first row is at the third physics step (spec, "IMU")
 
 _NUMERIC = TRUTH_COLUMNS[:-1]
+_LIMITS = {
+    "t_s": (MAX_TIME_S, "s", "the episode time (3.2 years)"),
+    **{
+        c: (MAX_POSITION_M, "m", "a grid coordinate")
+        for c in _NUMERIC
+        if c[1:] in ("x_m", "y_m", "z_m")
+    },
+    **{c: (MAX_SPEED_MPS, "m/s", "a speed") for c in ("vx_mps", "vy_mps", "vz_mps")},
+    **{
+        c: (MAX_RATE_RADPS, "rad/s", "an angular rate")
+        for c in ("wx_radps", "wy_radps", "wz_radps")
+    },
+}
 _CSV_BLOCK_BYTES = 1 << 18  # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
 # so a stream holds ~10 MB whatever the file's length
 _PARQUET_BATCH_ROWS = 8192
@@ -173,9 +200,30 @@ class _Validator:
             i, _, c = min(bad_rows)
             failures.append((i, 0, f"{c} = {float(cols[c][i])!r} is not a finite number"))
 
+        # values a vehicle can have (and the models can turn into finite readings)
+        beyond = []
+        for j, c in enumerate(_NUMERIC):
+            if c not in _LIMITS:  # quaternions: their norm is checked below
+                continue
+            limit, unit, what = _LIMITS[c]
+            with np.errstate(invalid="ignore"):
+                out = np.isfinite(cols[c]) & (np.abs(cols[c]) > limit)
+            if np.any(out):
+                beyond.append((int(np.argmax(out)), j, c, limit, unit, what))
+        if beyond:
+            i, _, c, limit, unit, what = min(beyond)
+            failures.append(
+                (
+                    i,
+                    0,
+                    f"{c} = {float(cols[c][i])!r} is beyond the limit of {what}: "
+                    f"|{c}| <= {limit:g} {unit}",
+                )
+            )
+
         # the physics clock: t_i = (k0 + i) / rate within 1e-6 s
         t = cols["t_s"]
-        if n and self.k0 is None and np.isfinite(t[0]):
+        if n and self.k0 is None and np.isfinite(t[0]) and abs(t[0]) <= MAX_TIME_S:
             k0 = int(round(float(t[0]) * self.rate_hz))
             if k0 < 0:
                 failures.append(
@@ -284,7 +332,7 @@ def _csv_header(path: Path) -> list[str]:
 
 def _csv_line_of_row(path: Path, row: int) -> int:
     """The 1-based line of data row ``row`` (0-based; empty lines are skipped like the reader)."""
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         f.readline()
         line, seen = 1, -1
         for text in f:
@@ -300,11 +348,18 @@ def _csv_syntax_error(path: Path, names: list[str], arrow_message: str) -> Truth
     """Find the first line pyarrow could not parse or convert (error path only; streams the file)."""
     reset_col = names.index("reset")
     allowed = set(_TRUE) | set(_FALSE)
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         f.readline()
-        for line, fields in enumerate(csv.reader(f), start=2):
+        try:
+            rows = list(_numbered_rows(f))
+        except csv.Error as exc:
+            return TruthError(f"{path}: line {exc.args[1]}: not CSV ({exc.args[0]})")
+        for line, fields in rows:
             if not fields:
                 continue
+            text = ",".join(fields)
+            if any("\udc80" <= c <= "\udcff" for c in text):
+                return TruthError(f"{path}: line {line}: not UTF-8 text (a CSV truth log)")
             if len(fields) != len(names):
                 return TruthError(
                     f"{path}: line {line}: {len(fields)} values, expected "
@@ -324,6 +379,20 @@ def _csv_syntax_error(path: Path, names: list[str], arrow_message: str) -> Truth
                 except ValueError:
                     return TruthError(f"{path}: line {line}: {name} = {text!r} is not a number")
     return TruthError(f"{path}: cannot parse the CSV truth log: {arrow_message.splitlines()[0]}")
+
+
+def _numbered_rows(f) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of a CSV file object whose header is read; csv.Error's args are (message,
+    line)."""
+    reader = csv.reader(f)
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise csv.Error(str(exc), reader.line_num + 1) from None
+        yield reader.line_num + 1, fields
 
 
 def _csv_options(names: list[str]):
@@ -375,7 +444,9 @@ def _columns(batch) -> dict[str, np.ndarray]:
                 cols[name] = col.to_numpy(zero_copy_only=False)  # the file's number type
         elif numeric:
             if not pa.types.is_float64(col.type):
-                col = col.cast(pa.float64())  # loads pyarrow.compute (70 ms): only when needed
+                # loads pyarrow.compute (70 ms): only when needed; an integer beyond 2^53 is
+                # rounded (the limits below refuse such values by name)
+                col = col.cast(pa.float64(), safe=False)
             if col.null_count:
                 col = col.fill_null(float("nan"))
             cols[name] = _buffer_values(col, np.float64)
@@ -433,9 +504,27 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
     return pf
 
 
+def _batches(path: Path, pf: pq.ParquetFile, batch_rows: int) -> Iterator:
+    """The file's record batches; a damaged page is a TruthError naming the file."""
+    batches = pf.iter_batches(batch_size=batch_rows, columns=list(TRUTH_COLUMNS))
+    rows = 0
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException) as exc:
+            raise TruthError(
+                f"{path}: a damaged Parquet file (after row {rows}): "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from None
+        rows += batch.num_rows
+        yield batch
+
+
 def _parquet_blocks(path: Path, validator: _Validator, batch_rows: int) -> Iterator[TruthStates]:
     pf = _parquet_file(path)
-    for batch in pf.iter_batches(batch_size=batch_rows, columns=list(TRUTH_COLUMNS)):
+    for batch in _batches(path, pf, batch_rows):
         if batch.num_rows == 0:
             continue
         for name in TRUTH_COLUMNS:
@@ -456,10 +545,13 @@ def _blocks(
 ) -> Iterator[TruthStates]:
     """Validated blocks of the reader (any sizes; ``batch_rows`` rows for Parquet), then the
     minimum-length check."""
+    from navsense.jsonfile import check_input_file
+
     kind = _format_of(path)
     validator = _Validator(path, rate_hz, kind)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise TruthError(f"{path}: no such truth log")
+    check_input_file(path, "truth log", TruthError)
     blocks = (
         _csv_blocks(path, validator)
         if kind == "csv"
@@ -467,6 +559,32 @@ def _blocks(
     )
     yield from blocks
     validator.finish()
+
+
+def check_truth_values(truth: TruthStates, source: str) -> None:
+    """TruthError naming ``source`` and the time when ``truth`` (built from a track or a route,
+    not read) has a value a truth log may not have: not finite or beyond its limit (module
+    docstring), so that what ``navsense truth`` writes reads back and every model gets numbers
+    it can turn into finite readings."""
+    rate = truth.rate_hz
+    for name, values, limit, unit in (
+        ("position", truth.p_m, MAX_POSITION_M, "m"),
+        ("centre of mass", truth.c_m, MAX_POSITION_M, "m"),
+        ("velocity", truth.v_mps, MAX_SPEED_MPS, "m/s"),
+        ("angular velocity", truth.w_radps, MAX_RATE_RADPS, "rad/s"),
+        ("attitude quaternion", truth.q_xyzw, 1.0 + QUAT_NORM_TOLERANCE, ""),
+    ):
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.abs(values) <= limit)
+        if np.any(bad):
+            i = int(np.flatnonzero(bad.any(axis=1))[0])
+            value = float(values[i][bad[i]][0])
+            raise TruthError(
+                f"{source}: the truth built from it has a {name} component of {value:.6g} "
+                f"{unit} at t = {(truth.step0 + i) / rate:.3f} s; a truth log allows at most "
+                f"{limit:g} {unit} (points too far apart for their times: a jump in the "
+                "recording?)"
+            )
 
 
 def iter_truth_chunks(

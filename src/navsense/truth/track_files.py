@@ -171,7 +171,10 @@ def read_gpx(path: Path) -> RawTrack:
     import gpxpy
     import gpxpy.gpx
 
+    from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
+
     source = str(path)
+    check_input_file(path, "track", TruthError, MAX_INPUT_BYTES)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -254,13 +257,10 @@ def read_gpx(path: Path) -> RawTrack:
 
 
 def read_csv(path: Path) -> RawTrack:
+    from navsense.jsonfile import read_text
+
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise TruthError(f"{source}: not a CSV text file (not UTF-8)") from None
-    except OSError as exc:
-        raise TruthError(f"{source}: cannot read the track ({exc.strerror})") from None
+    text = read_text(path, "track", TruthError)
     kept = [
         (i, line)
         for i, line in enumerate(text.splitlines(), start=1)

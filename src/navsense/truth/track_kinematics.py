@@ -489,7 +489,7 @@ class TrackTrajectory:
             if rate[i] > worst_rate[0]:
                 worst_rate = (float(rate[i]), float(ev.t_s[i]))
         self._warn_if_impossible(worst_acc, worst_rate)
-        return TruthStates(
+        truth = TruthStates(
             step0=0,
             p_m=p,
             q_xyzw=q,
@@ -499,6 +499,10 @@ class TrackTrajectory:
             reset=np.zeros(n, dtype=np.bool_),
             rate_hz=float(rate_hz),
         )
+        from navsense.truth.io import check_truth_values
+
+        check_truth_values(truth, self.source)
+        return truth
 
     def _warn_if_impossible(self, acc: tuple[float, float], rate: tuple[float, float]) -> None:
         parts = []

@@ -154,6 +154,32 @@ def _check_lat_lon(raw: RawTrack) -> None:
             )
 
 
+MAX_TRACK_ENU_M = 1e6  # an ENU track's coordinates: within 1000 km of the site's origin
+TRACK_HEIGHT_RANGE_M = (-1e4, 1e5)  # a geodetic track's heights (alt_m, height_m, <ele>)
+
+
+def _check_coordinates(raw: RawTrack) -> None:
+    """ENU coordinates within :data:`MAX_TRACK_ENU_M`; heights within
+    :data:`TRACK_HEIGHT_RANGE_M` (the splines and the datum chain need nothing beyond)."""
+    lo, hi = TRACK_HEIGHT_RANGE_M
+    big = MAX_TRACK_ENU_M
+    checks = [] if raw.geodetic else [(raw.a, "x_m", -big, big), (raw.b, "y_m", -big, big)]
+    if raw.c is not None:
+        checks.append(
+            (raw.c, raw.c_kind or "height", lo, hi) if raw.geodetic else (raw.c, "z_m", -big, big)
+        )
+    for values, name, low, high in checks:
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~((values >= low) & (values <= high)))
+        if bad.size:
+            i = int(bad[0])
+            raise point_error(
+                raw.source,
+                raw.labels[i],
+                f"{name} {float(values[i])!r} m is out of range {low:g}..{high:g} m",
+            )
+
+
 @lru_cache(maxsize=1)
 def _acre_tangent():
     from navsense.geo import Georeference
@@ -172,6 +198,7 @@ def place_track(
 ) -> Track:
     """The raw track checked (times, coordinates) and placed on ``site`` (module docstring)."""
     t_s, recorded = _check_times(raw)
+    _check_coordinates(raw)
     if start_utc is not None:
         from navsense.geo.epoch import parse_utc
 

@@ -105,6 +105,8 @@ MIN_RAMP_S = 1.0  # shortest speed ramp, s
 RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
 ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
 CLOSE_TOLERANCE_M = 1e-3  # a closed route's last point must equal its first within this
+MAX_WAYPOINT_ENU_M = 1e6  # a waypoint's coordinates: within 1000 km of the site's origin
+MAX_ROUTE_LENGTH_M = 1e6  # a route planned at once (its arc-length table: a node every 2 m)
 MAX_TRUTH_STEPS = 24 * 3600 * 120  # longest truth log built from a route or track: 24 h at
 # 120 Hz (1.2 GB of states); longer is refused before any memory is taken
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
@@ -289,13 +291,16 @@ def _waypoint(obj, where: str) -> Waypoint:
         not isinstance(enu, (list, tuple))
         or len(enu) != 3
         or any(
-            isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not math.isfinite(v)
+            or abs(v) > MAX_WAYPOINT_ENU_M
             for v in enu
         )
     ):
         raise TruthError(
             f"{where}.enu_m = {json.dumps(enu, default=str)} is not [x, y, z] "
-            f"(3 finite numbers, metres)"
+            f"(3 finite numbers, metres, within {MAX_WAYPOINT_ENU_M:g} m of the site's origin)"
         )
     speed = obj.get("speed_mps")
     t = obj.get("t_s")
@@ -355,7 +360,7 @@ def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute
         if key not in known:
             raise TruthError(f"{source}: {key!r} is not a known key; allowed: {', '.join(known)}")
     vehicle = data.get("vehicle")
-    if vehicle is not None and vehicle not in VEHICLES:
+    if vehicle is not None and (not isinstance(vehicle, str) or vehicle not in VEHICLES):
         raise TruthError(
             f"{source}: vehicle = {json.dumps(vehicle)} is not one of {', '.join(sorted(VEHICLES))}"
         )
@@ -626,6 +631,12 @@ class Trajectory:
                     f"is not the first {xyz[0].tolist()}"
                 )
             xyz[-1] = xyz[0]
+        chords = float(np.sum(np.linalg.norm(np.diff(xyz, axis=0), axis=1)))
+        if not chords <= MAX_ROUTE_LENGTH_M:  # the arc-length table has a node every 2 m
+            raise TruthError(
+                f"{source}: the route is {chords:.6g} m long (point to point); at most "
+                f"{MAX_ROUTE_LENGTH_M:g} m ({MAX_ROUTE_LENGTH_M / 1000:g} km) are planned"
+            )
         self._path = _Path(xyz, closed, source)
         self._timing = _Timing(self.points, self._path.knot_s, dwell_s, accel_mps2, source)
         self.length_m = self._path.length_m
@@ -722,7 +733,7 @@ class Trajectory:
             idx, lap = k % n_run, k // n_run
             p, v, w = p[idx], v[idx], w[idx]
             q = q[idx] * np.where(lap % 2 == 1, seam, 1.0)[:, None]
-        return TruthStates(
+        truth = TruthStates(
             step0=0,
             p_m=np.ascontiguousarray(p),
             q_xyzw=np.ascontiguousarray(q),
@@ -732,6 +743,10 @@ class Trajectory:
             reset=np.zeros(n_rows, dtype=np.bool_),
             rate_hz=rate_hz,
         )
+        from navsense.truth.io import check_truth_values
+
+        check_truth_values(truth, self.source)
+        return truth
 
 
 def plan_trajectory(

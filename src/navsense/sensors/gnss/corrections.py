@@ -34,6 +34,9 @@ __all__ = ["CorrectionStream", "J_SLACK"]
 J_SLACK = 1e-9  # specification, "Correction Stream": j = floor((t - T_l) / T_c + 1e-9)
 
 
+_MAX_CORRECTION_STEPS = 4  # floor() is off by at most one step; more would be a lost cause
+
+
 @dataclass(frozen=True)
 class CorrectionStream:
     """The base station's message schedule; ``outages_s`` a tuple of ``(t1, t2)`` pairs, s.
@@ -53,11 +56,18 @@ class CorrectionStream:
         return cls(config.interval_s, config.latency_s, config.outages_s, cold=config.cold)
 
     def _last_before(self, t1: float) -> int:
-        """The largest j with ``j T_c < t1`` (the generation times compared as computed)."""
+        """The largest j with ``j T_c < t1`` (the generation times compared as computed).
+
+        floor(t1 / T_c) is within one step of it; the corrections are bounded (a few steps), so
+        a time beyond float64's resolution, where stepping changes nothing, cannot loop."""
         j = math.floor(t1 / self.interval_s)
-        while j * self.interval_s >= t1:
+        for _ in range(_MAX_CORRECTION_STEPS):
+            if j * self.interval_s < t1:
+                break
             j -= 1
-        while (j + 1) * self.interval_s < t1:
+        for _ in range(_MAX_CORRECTION_STEPS):
+            if (j + 1) * self.interval_s >= t1:
+                break
             j += 1
         return j
 

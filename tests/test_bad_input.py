@@ -1,0 +1,363 @@
+"""One regression test per class of bad input of issue 21 (the fuzz suite, tests/fuzz, tries
+many more): each ends in one line on stderr and exit 2, no traceback, nothing left behind."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import open_sky_circle
+from fuzz.fuzz_helpers import memory_cap, time_limit
+from navsense.cli import main
+from navsense.errors import NavsenseError
+from navsense.truth.io import write_truth
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("bad-input")
+    write_truth(open_sky_circle(240), folder / "truth.csv")
+    write_truth(open_sky_circle(240), folder / "truth.parquet")
+    args = ["--quiet", "--workers", "threads", "--save-truth"]
+    assert (
+        main(
+            ["simulate", "--truth", str(folder / "truth.csv"), "--out", str(folder / "run"), *args]
+        )
+        == 0
+    )
+    return folder
+
+
+def _fails_in_one_line(capsys, argv, cwd: Path | None = None, words: str = "") -> str:
+    before = _listing(cwd) if cwd else None
+    with time_limit(60), memory_cap():  # a hang or a MemoryError fails the test, not the machine
+        code = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("navsense"), err
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert words in lines[0], err
+    if cwd is not None:
+        assert _listing(cwd) == before, "a failed command left something behind"
+    return lines[0]
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def _simulate(folder: Path, truth: Path, *options) -> list:
+    return [
+        "simulate",
+        "--truth",
+        truth,
+        "--out",
+        folder / "out",
+        "--quiet",
+        "--workers",
+        "threads",
+        *options,
+    ]
+
+
+# 1. damaged run directories -------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, damage",
+    [
+        ("episode.json", b'{"navsense_version": "0.1", "conf'),
+        ("episode.json", b"[" * 100_000),
+        ("episode.json", b"\xff\xfe\x00{"),
+        ("gnss.jsonl", b'{"sample_time_s": 0.0, "fix_t'),
+        ("ins.jsonl", b"not json at all\n"),
+        ("imu.jsonl", None),
+        ("truth.parquet", b"PAR1\x00\x00PAR1"),
+    ],
+)
+def test_a_damaged_run_directory(tmp_path, base, capsys, name, damage):
+    from navsense.stats import run_statistics
+
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    if damage is None:
+        (run / name).unlink()
+    else:
+        (run / name).write_bytes(damage)
+    commands = [["export", "mcap", run, "--out", tmp_path / "b.mcap", "--gnss-fix", "--raw-imu"]]
+    if name != "truth.parquet":  # the report notes an unreadable truth and goes on without it
+        commands.append(["report", run])
+    for argv in commands:
+        _fails_in_one_line(capsys, argv, tmp_path)
+    if name != "imu.jsonl":  # the statistics do not read the IMU
+        with pytest.raises(NavsenseError):
+            run_statistics(run)
+
+
+# 2. site files --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "site, words",
+    [
+        ({"name": "s", "buildings": [[{"min_enu_m": [0, 0, 0]}]]}, "buildings[0]"),
+        ({"name": "s", "grain_bins": {"a": 1}}, "grain_bins"),
+        ({"name": "s", "georeference": None}, "no georeference"),
+        (
+            {"name": "s", "georeference": {"kind": "local", "lat_deg": 40, "lon_deg": 540}},
+            "lon_deg",
+        ),
+        (
+            {"name": "s", "georeference": {"kind": "local", "lat_deg": 48.1, "lon_deg": 150.0}},
+            "UTM",
+        ),
+    ],
+)
+def test_a_bad_site_file(tmp_path, base, capsys, site, words):
+    """The last: a site far from the INS's UTM zone (16, set in a configuration file)."""
+    (tmp_path / "s.json").write_text(json.dumps(site))
+    (tmp_path / "c.json").write_text(json.dumps({"ins": {"utm_zone": 16}}))
+    for workers in ("threads", "processes"):
+        argv = _simulate(
+            tmp_path,
+            base / "truth.csv",
+            "--site",
+            tmp_path / "s.json",
+            "--config",
+            tmp_path / "c.json",
+        )
+        argv[argv.index("--workers") + 1] = workers
+        _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+# 3. tracks and waypoints at the edges ----------------------------------------------------
+@pytest.mark.parametrize(
+    "name, text, options",
+    [
+        ("t.csv", "x_m,y_m,z_m,t_s\n0,0,0,0\n1,0,0,1e-6\n2,1,0,2e-6\n3,0,0,3e-6\n", ()),
+        ("t.csv", "x_m,y_m,z_m,t_s\n0,0,0,0\n1,0,0,1\n2,1,0,2\n3,0,0,31536000\n", ()),
+        ("t.csv", "x_m,y_m,z_m,t_s\n0,0,0,0\n1e300,0,0,1\n2,1,0,2\n3,0,0,3\n", ()),
+        (
+            "t.csv",
+            "x_m,y_m,z_m,t_s\n0,0,0,0\n1,0,0,1\n2,1,0,2\n3,0,0,3\n4,1,0,4\n",
+            ("--smoothing-m", "1e-300"),
+        ),
+        (
+            "t.json",
+            json.dumps(
+                {"points": [{"enu_m": [0, 0, 0]}, {"enu_m": [30, 0, 0], "speed_mps": 1e-9}]}
+            ),
+            (),
+        ),
+        (
+            "t.json",
+            json.dumps({"points": [{"enu_m": [0, 0, 0]}, {"enu_m": [1e9, 0, 0], "speed_mps": 5}]}),
+            (),
+        ),
+        ("t.json", json.dumps({"vehicle": ["polaris"], "points": []}), ()),
+    ],
+)
+def test_a_track_at_the_edges(tmp_path, capsys, name, text, options):
+    (tmp_path / name).write_text(text)
+    _fails_in_one_line(
+        capsys,
+        ["truth", "--track", tmp_path / name, "--out", tmp_path / "o.parquet", *options],
+        tmp_path,
+    )
+
+
+# 4. truth logs ---------------------------------------------------------------------------
+def _columns(path: Path) -> dict:
+    table = pacsv.read_csv(path)
+    return {n: table.column(n).to_numpy().copy() for n in table.column_names}
+
+
+@pytest.mark.parametrize(
+    "case", ["t0 1e17", "value 1e300", "jump 1000 km", "int64 min", "damaged page", "speed 1e6"]
+)
+def test_a_bad_truth_log(tmp_path, base, capsys, case):
+    cols = _columns(base / "truth.csv")
+    path = tmp_path / "t.parquet"
+    if case == "t0 1e17":
+        cols["t_s"] = (np.float64(round(1e17 * 120)) + np.arange(240)) / 120.0
+    elif case == "value 1e300":
+        cols["vx_mps"][5] = 1e300
+    elif case == "jump 1000 km":
+        cols["px_m"][100:] += 1e6
+        cols["cx_m"][100:] += 1e6
+    elif case == "speed 1e6":
+        cols["vy_mps"][:] = 1e6
+    table = pa.table(cols)
+    if case == "int64 min":
+        table = table.set_column(1, "px_m", pa.array(np.full(240, np.iinfo(np.int64).min)))
+    pq.write_table(table, path)
+    if case == "damaged page":
+        data = bytearray(path.read_bytes())
+        data[200:260] = b"\xff" * 60
+        path.write_bytes(bytes(data))
+    for workers in ("threads", "processes"):
+        argv = _simulate(tmp_path, path)
+        argv[argv.index("--workers") + 1] = workers
+        _fails_in_one_line(capsys, argv, tmp_path)
+
+
+# 5. text files that are not what they claim ------------------------------------------------
+@pytest.mark.parametrize("encoding", ["utf-16", "latin-1", "binary", "deep", "bom"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "config",
+        "site",
+        "route",
+        "campaign.toml",
+        "campaign.json",
+        "gpx",
+        "track.csv",
+        "truth.csv",
+        "geo.csv",
+    ],
+)
+def test_a_text_file_that_is_not_utf8_json(tmp_path, base, capsys, encoding, kind):
+    text = {
+        "config": '{"gnss": {"hz": 5}, "name": "\u00e9"}',
+        "site": '{"name": "\u00e9"}',
+        "route": '{"name": "\u00e9", "points": []}',
+        "campaign.toml": 'name = "\u00e9"\nseeds = [1]\n',
+        "campaign.json": '{"name": "\u00e9", "seeds": [1]}',
+        "gpx": '<?xml version="1.0"?><gpx><trk><name>\u00e9</name></trk></gpx>',
+        "track.csv": "x_m,y_m,t_s\n0,0,0\n\u00e9,1,1\n",
+        "truth.csv": (base / "truth.csv").read_text()[:2000] + "\u00e9\n",
+        "geo.csv": "e_m,n_m,u_m\n\u00e9,1,1\n",
+    }[kind]
+    deep = {
+        "gpx": "<a>" * 100_000,
+        "track.csv": '"' * 100_000,
+        "geo.csv": '"' * 100_000,
+        "truth.csv": '"' * 100_000,
+        "campaign.toml": "a = " + "[" * 100_000,
+    }.get(kind, "[" * 100_000)
+    data = {
+        "utf-16": text.encode("utf-16"),
+        "latin-1": text.encode("latin-1"),
+        "binary": bytes(range(256)) * 4,
+        "deep": deep.encode(),
+        "bom": b"\xfe\xff" + text.encode("utf-16-be"),
+    }[encoding]
+    suffix = {
+        "config": ".json",
+        "site": ".json",
+        "route": ".json",
+        "campaign.toml": ".toml",
+        "campaign.json": ".json",
+        "gpx": ".gpx",
+        "track.csv": ".csv",
+        "truth.csv": ".csv",
+        "geo.csv": ".csv",
+    }[kind]
+    path = tmp_path / f"f{suffix}"
+    path.write_bytes(data)
+    argv = {
+        "config": _simulate(tmp_path, base / "truth.csv", "--config", path),
+        "site": _simulate(tmp_path, base / "truth.csv", "--site", path),
+        "route": ["truth", "--track", path, "--out", tmp_path / "o.parquet"],
+        "campaign.toml": ["campaign", "run", path, "--out", tmp_path / "c", "--workers", "0"],
+        "campaign.json": ["campaign", "run", path, "--out", tmp_path / "c", "--workers", "0"],
+        "gpx": ["truth", "--track", path, "--out", tmp_path / "o.parquet"],
+        "track.csv": ["truth", "--track", path, "--out", tmp_path / "o.parquet"],
+        "truth.csv": _simulate(tmp_path, path),
+        "geo.csv": ["geo", "--from", "enu", "--in", path, "--out", tmp_path / "o.csv"],
+    }[kind]
+    _fails_in_one_line(capsys, argv, tmp_path)
+
+
+# 6. configuration values that break a model -------------------------------------------------
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("gnss.states.rtk_fixed.sigma_h_m", 1e300),
+        ("ins.position_flu_m", [1e300, 0, 0]),
+        ("gnss.datum.helmert_itrf2014_to_nad83_2011.s_ppm", 1e12),
+        ("gnss.datum.harn_to_nad83_2011_shift_deg", [90, 0]),
+        ("gnss.datum.helmert_itrf2014_to_nad83_2011.reference_epoch", 2**70),
+        ("seed", "1"),
+    ],
+)
+def test_a_configuration_value_that_breaks_a_model(tmp_path, base, capsys, key, value):
+    doc: dict = {}
+    node = doc
+    *parents, last = key.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    _fails_in_one_line(
+        capsys,
+        _simulate(tmp_path, base / "truth.csv", "--config", tmp_path / "c.json"),
+        tmp_path,
+        last,
+    )
+
+
+# 8. campaigns ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "seeds", [{"start": 1, "count": 10**12}, list(range(300_000)), {"start": 0, "count": 2**64}]
+)
+def test_a_campaign_of_too_many_runs_is_refused_before_it_starts(tmp_path, base, capsys, seeds):
+    doc = {"seeds": seeds, "sources": [{"truth": str(base / "truth.csv")}]}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, "seeds")
+
+
+def test_a_damaged_campaign_directory(tmp_path, base, capsys):
+    doc = {"seeds": [1], "sources": [{"truth": str(base / "truth.csv")}]}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    out = tmp_path / "o"
+    assert (
+        main(
+            [
+                "campaign",
+                "run",
+                str(tmp_path / "c.json"),
+                "--out",
+                str(out),
+                "--workers",
+                "0",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    campaign = json.loads((out / "campaign.json").read_text())
+    campaign["runs"][0]["seed"] = [1]
+    (out / "campaign.json").write_text(json.dumps(campaign))
+    _fails_in_one_line(capsys, ["campaign", "summary", out], tmp_path, "campaign.json")
+
+
+# 11. loops that never end --------------------------------------------------------------------
+def test_a_correction_outage_of_the_whole_float_range_ends(tmp_path, base, capsys):
+    lines = (base / "truth.csv").read_text().splitlines()[:13]  # 12 rows
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "c.json").write_text(
+        json.dumps({"gnss": {"corrections": {"outages_s": [[-1e300, 1e300]]}}})
+    )
+    _fails_in_one_line(
+        capsys,
+        _simulate(tmp_path, tmp_path / "t.csv", "--config", tmp_path / "c.json"),
+        tmp_path,
+        "outages_s",
+    )
+
+
+def test_the_correction_stream_steps_back_a_bounded_number_of_times():
+    from navsense.sensors.gnss.corrections import CorrectionStream
+
+    stream = CorrectionStream(interval_s=0.1, latency_s=0.0, outages_s=((-1e300, 1e300),))
+    with time_limit(10):  # Hang (a test failure) if it loops
+        j = stream.message_index(np.array([0.0, 1.0]))
+    assert j.shape == (2,)
