@@ -95,3 +95,20 @@ def stationary():
 @pytest.fixture
 def circle():
     return circle_truth
+
+
+# ------------------------------------------------------------------ the fuzz suite's options
+def pytest_addoption(parser):
+    group = parser.getgroup("navsense fuzz suite (tests/fuzz)")
+    group.addoption(
+        "--fuzz",
+        action="store_true",
+        help="long fuzz run: many examples per test (--fuzz-examples), new random ones each run",
+    )
+    group.addoption(
+        "--fuzz-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="examples per fuzz test (default: 12 in a normal run, 500 with --fuzz)",
+    )

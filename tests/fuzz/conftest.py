@@ -1,0 +1,139 @@
+"""The fuzz suite's settings and valid inputs (the seeds that the tests damage).
+
+A normal run tries a small, fixed set of examples per test (derandomized: the same inputs every
+run, so CI is stable); ``pytest tests/fuzz --fuzz`` tries many more, new ones each run
+(``--fuzz-examples N`` sets the count). Hypothesis keeps failing examples in .hypothesis/ and
+tries them first next time.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from conftest import open_sky_circle
+
+_COMMON = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+    "report_multiple_bugs": True,
+}
+settings.register_profile("navsense-fuzz-ci", max_examples=12, derandomize=True, **_COMMON)
+settings.register_profile("navsense-fuzz-long", max_examples=500, **_COMMON)
+
+
+def pytest_configure(config):
+    """Choose the profile of the fuzz tests (fuzz_helpers.fuzz_settings; other tests keep
+    hypothesis's defaults)."""
+    from fuzz import fuzz_helpers
+
+    fuzz = config.getoption("--fuzz", default=False)
+    n = config.getoption("--fuzz-examples", default=None)
+    profile = settings.get_profile("navsense-fuzz-long" if fuzz else "navsense-fuzz-ci")
+    if n is not None:
+        profile = settings(profile, max_examples=int(n))
+    fuzz_helpers.PROFILE = profile
+
+
+ROUTE_POINTS = [
+    {"enu_m": [400.0, 300.0, 0.0]},
+    {"enu_m": [430.0, 300.0, 0.0], "speed_mps": 5.0},
+    {"enu_m": [430.0, 330.0, 0.0], "speed_mps": 5.0},
+]
+
+
+@pytest.fixture(scope="session")
+def bases(tmp_path_factory) -> dict[str, Path]:
+    """Valid inputs of every format, small enough for a run in tens of milliseconds."""
+    import navsense.scenarios
+    from navsense.cli import main
+    from navsense.truth.io import write_truth
+
+    base = tmp_path_factory.mktemp("fuzz-bases")
+    truth = open_sky_circle(240)
+    write_truth(truth, base / "truth.csv")
+    write_truth(truth, base / "truth.parquet")
+    # a GPS track: 20 points 1 s apart near the ACRE tile (lat 40.4716, lon -86.9944)
+    lines = []
+    for i in range(20):
+        lat = 40.4740 + 2.0e-5 * i
+        lon = -86.9900 + 1.5e-5 * i
+        lines.append(
+            f'<trkpt lat="{lat:.7f}" lon="{lon:.7f}"><ele>{180.0 + 0.1 * i:.2f}</ele>'
+            f"<time>2026-05-01T12:00:{i:02d}Z</time></trkpt>"
+        )
+    (base / "track.gpx").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="fuzz" '
+        'xmlns="http://www.topografix.com/GPX/1/1"><trk><name>t</name><trkseg>\n'
+        + "\n".join(lines)
+        + "\n</trkseg></trk></gpx>\n",
+        encoding="utf-8",
+    )
+    rows = ["lat_deg,lon_deg,alt_m,time"]
+    for i in range(20):
+        rows.append(
+            f"{40.4740 + 2.0e-5 * i:.7f},{-86.9900 + 1.5e-5 * i:.7f},{180.0:.2f},"
+            f"2026-05-01T12:00:{i:02d}Z"
+        )
+    (base / "track.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rows = ["x_m,y_m,z_m,t_s"] + [f"{400 + 2.0 * i},{300 + 1.0 * i},0,{i}" for i in range(20)]
+    (base / "track-enu.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    route = {"name": "fuzz", "vehicle": "polaris", "rate_hz": 120, "points": ROUTE_POINTS}
+    (base / "route.json").write_text(json.dumps(route, indent=1), encoding="utf-8")
+    sites = Path(navsense.scenarios.__file__).parent / "sites"
+    shutil.copy(sites / "acre.json", base / "site.json")
+    local = {
+        "name": "local",
+        "georeference": {"kind": "local", "lat_deg": 48.1, "lon_deg": 11.6, "height_m": 520.0},
+        "buildings": [{"name": "b", "min_enu_m": [-5, -5, 0], "max_enu_m": [5, 5, 6]}],
+        "grain_bins": [],
+        "tree_crowns": [],
+    }
+    (base / "site-local.json").write_text(json.dumps(local, indent=1), encoding="utf-8")
+    config = {
+        "seed": 7,
+        "delay_s": 0.05,
+        "gnss": {"hz": 5, "std_m": 0.02, "antenna_flu_m": [1.1, 0, 2.15]},
+        "imu": {"hz": 100},
+        "ins": {"hz": 50},
+    }
+    (base / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    campaign = {
+        "name": "fuzz",
+        "seeds": [1, 2],
+        "sources": [{"truth": "truth.csv"}],
+        "sweep": {"grid": {"gnss.corrections.baseline_km": [1, 30]}},
+    }
+    (base / "campaign.json").write_text(json.dumps(campaign, indent=1), encoding="utf-8")
+    (base / "campaign.toml").write_text(
+        'name = "fuzz"\nseeds = [1, 2]\n\n[[sources]]\ntruth = "truth.csv"\n\n'
+        '[sweep.grid]\n"gnss.corrections.baseline_km" = [1, 30]\n',
+        encoding="utf-8",
+    )
+    (base / "points.csv").write_text("e_m,n_m,u_m\n1.5,2.5,3.5\n-100,200,5\n", encoding="utf-8")
+    for args in (
+        ["--out", base / "run", "--mag", "--baro", "--odom", "--save-truth"],
+        ["--out", base / "run-parquet", "--format", "parquet"],
+    ):
+        argv = ["simulate", "--truth", base / "truth.csv", "--quiet", "--workers", "threads"]
+        assert main([str(a) for a in argv + args]) == 0
+    assert (
+        main(
+            [
+                "campaign",
+                "run",
+                str(base / "campaign.json"),
+                "--out",
+                str(base / "campaign-dir"),
+                "--workers",
+                "0",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    return {p.name: p for p in base.iterdir()}

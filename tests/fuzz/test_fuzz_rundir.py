@@ -1,0 +1,205 @@
+"""Fuzz: damaged run directories given to ``report``, ``export mcap``,
+``navsense.stats.run_statistics`` and ``campaign summary``; campaign files to ``campaign run``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from fuzz.fuzz_helpers import (
+    check_outcome,
+    damaged_bytes,
+    fuzz_settings,
+    json_mutation,
+    json_text,
+    run_cli,
+    scratch,
+    tree,
+)
+
+RUN_FILES = [
+    "episode.json",
+    "gnss.jsonl",
+    "imu.jsonl",
+    "ins.jsonl",
+    "ins.frames",
+    "gnss.nmea",
+    "mag.jsonl",
+    "truth.parquet",
+]
+PARQUET_RUN_FILES = ["episode.json", "gnss.parquet", "imu.parquet", "ins.parquet", "ins.frames"]
+
+
+@st.composite
+def damaged_run(draw, bases):
+    """(the run's folder name, {file: new bytes or None (removed) or "dir"}, note)."""
+    parquet = draw(st.booleans())
+    names = PARQUET_RUN_FILES if parquet else RUN_FILES
+    base = bases["run-parquet" if parquet else "run"]
+    changes: dict[str, object] = {}
+    for _ in range(draw(st.integers(1, 2))):
+        name = draw(st.sampled_from(names))
+        how = draw(st.sampled_from(["bytes", "bytes", "json", "remove", "dir", "row"]))
+        data = (base / name).read_bytes()
+        if how == "bytes":
+            changes[name] = draw(damaged_bytes(data, deep_text=b"["))
+        elif how == "json" and name == "episode.json":
+            doc = draw(json_mutation(json.loads(data)))
+            changes[name] = json_text(doc.doc).encode()
+        elif how == "row" and name.endswith(".jsonl"):
+            lines = data.splitlines()
+            i = draw(st.integers(0, len(lines) - 1))
+            doc = draw(json_mutation(json.loads(lines[i])))
+            lines[i] = json_text(doc.doc).replace("\n", " ").encode()
+            changes[name] = b"\n".join(lines) + b"\n"
+        elif how == "remove":
+            changes[name] = None
+        elif how == "dir":
+            changes[name] = "dir"
+        else:  # a change that does not fit this file: byte damage
+            changes[name] = draw(damaged_bytes(data, deep_text=b"["))
+    return base, changes
+
+
+def _make_run(folder, base, changes):
+    run = folder / "run"
+    shutil.copytree(base, run)
+    for name, value in changes.items():
+        p = run / name
+        p.unlink(missing_ok=True)
+        if value == "dir":
+            p.mkdir()
+        elif value is not None:
+            p.write_bytes(value)
+    return run
+
+
+@fuzz_settings()
+@given(data=st.data())
+def test_export_mcap_of_a_damaged_run(bases, data):
+    base, changes = data.draw(damaged_run(bases))
+    with scratch() as folder:
+        _make_run(folder, base, changes)
+        before = tree(folder)
+        outcome = run_cli(["export", "mcap", "run", "--out", "bag.mcap", "--gnss-fix"], folder)
+        check_outcome(outcome, before, tree(folder), may_create=("bag.mcap",))
+
+
+@fuzz_settings()
+@given(data=st.data())
+def test_run_statistics_of_a_damaged_run(bases, data):
+    from navsense.errors import NavsenseError
+    from navsense.stats import run_statistics
+
+    base, changes = data.draw(damaged_run(bases))
+    with scratch() as folder:
+        run = _make_run(folder, base, changes)
+        try:
+            stats = run_statistics(run)
+        except NavsenseError as exc:
+            assert "\n" not in str(exc), str(exc)
+            return
+        assert isinstance(stats, dict)
+
+
+@fuzz_settings(share=0.3)
+@given(data=st.data())
+def test_report_of_a_damaged_run(bases, data):
+    base, changes = data.draw(damaged_run(bases))
+    with scratch() as folder:
+        _make_run(folder, base, changes)
+        before = tree(folder)
+        outcome = run_cli(["report", "run"], folder)
+        after = tree(folder)
+        if outcome.code == 0:  # the report folder is its output
+            after = {k: v for k, v in after.items() if not k.startswith("run/report")}
+        check_outcome(outcome, before, after)
+
+
+@fuzz_settings()
+@given(data=st.data())
+def test_campaign_summary_of_a_damaged_campaign(bases, data):
+    base = bases["campaign-dir"]
+    files = sorted(p.relative_to(base) for p in base.rglob("*") if p.is_file())
+    with scratch() as folder:
+        camp = folder / "c"
+        shutil.copytree(base, camp)
+        for _ in range(data.draw(st.integers(1, 2))):
+            rel = data.draw(st.sampled_from(files))
+            target = camp / rel
+            how = data.draw(st.sampled_from(["bytes", "json", "remove"]))
+            if how == "remove":
+                target.unlink(missing_ok=True)
+            elif how == "json" and rel.suffix == ".json":
+                try:
+                    doc = data.draw(json_mutation(json.loads(target.read_bytes())))
+                except (ValueError, OSError):
+                    continue
+                target.write_text(json_text(doc.doc), encoding="utf-8")
+            elif target.exists():
+                target.write_bytes(data.draw(damaged_bytes(target.read_bytes(), b"[")))
+        before = tree(folder)
+        outcome = run_cli(["campaign", "summary", "c"], folder)
+        after = tree(folder)
+        if outcome.code == 0:  # it rewrites its own tables; nothing else changes
+            tables = ("summary.parquet", "summary.csv", "statistics.parquet")
+            before = {k: v for k, v in before.items() if not k.endswith(tables)}
+            after = {k: v for k, v in after.items() if not k.endswith(tables)}
+        check_outcome(outcome, before, after)
+
+
+# ------------------------------------------------------------------------ campaign files
+@fuzz_settings()
+@given(data=st.data(), fmt=st.sampled_from(["json", "toml"]))
+def test_a_campaign_file_damaged_or_changed(bases, data, fmt):
+    from navsense.campaign.spec import load_campaign
+    from navsense.errors import NavsenseError
+
+    if fmt == "toml" or data.draw(st.booleans()):
+        name = f"campaign.{fmt}"
+        damaged = data.draw(damaged_bytes(bases[name].read_bytes(), deep_text=b"["))
+    else:
+        doc = data.draw(json_mutation(json.loads(bases["campaign.json"].read_text())))
+        damaged = json_text(doc.doc).encode()
+    with scratch() as folder:
+        shutil.copy(bases["truth.csv"], folder / "truth.csv")
+        path = folder / f"c.{fmt}"
+        path.write_bytes(damaged)
+        try:
+            runs = len(load_campaign(path).runs)
+        except NavsenseError:
+            runs = 0
+        assume(runs <= 4)  # a valid campaign of many runs is not the point here
+        before = tree(folder)
+        outcome = run_cli(
+            ["campaign", "run", path.name, "--out", "out", "--workers", "0", "--quiet"], folder
+        )
+        after = tree(folder)
+        if outcome.code == 1:  # some runs failed: their messages, one line each
+            assert "Traceback" not in outcome.err and "internal error" not in outcome.err
+            return
+        check_outcome(outcome, before, after, may_create=("out",))
+
+
+@fuzz_settings()
+@given(
+    count=st.sampled_from([10**6, 10**9, 10**12, 2**63, 10**30]),
+    start=st.sampled_from([0, 1, 2**31 - 1, 2**32]),
+    as_list=st.booleans(),
+)
+def test_a_campaign_of_too_many_runs_is_refused_at_once(bases, count, start, as_list):
+    with scratch() as folder:
+        shutil.copy(bases["truth.csv"], folder / "truth.csv")
+        seeds = list(range(200_000)) if as_list else {"start": start, "count": count}
+        doc = {"seeds": seeds, "sources": [{"truth": "truth.csv"}]}
+        (folder / "c.json").write_text(json.dumps(doc), encoding="utf-8")
+        before = tree(folder)
+        outcome = run_cli(
+            ["campaign", "run", "c.json", "--out", "out", "--workers", "0", "--quiet"],
+            folder,
+            timeout_s=20.0,
+        )
+        check_outcome(outcome, before, tree(folder), must_fail=True)

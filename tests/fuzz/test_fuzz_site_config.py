@@ -1,0 +1,179 @@
+"""Fuzz: site files (``simulate --site``), configuration files (``--config``, ``--overlay``,
+``config show``) and the geo command's CSV (``geo --in``)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fuzz.fuzz_helpers import (
+    SPECIAL_KINDS,
+    check_outcome,
+    check_run_directory,
+    damaged_bytes,
+    fuzz_settings,
+    json_mutation,
+    json_text,
+    nasty_token,
+    nasty_value,
+    run_cli,
+    scratch,
+    special_path,
+    tree,
+)
+
+
+def _simulate(bases, folder, *options, must_fail=False):
+    (folder / "truth.csv").write_bytes(bases["truth.csv"].read_bytes())
+    before = tree(folder)
+    argv = ["simulate", "--truth", "truth.csv", "--out", "out", "--quiet", "--workers", "threads"]
+    outcome = run_cli([*argv, *options], folder)
+    after = tree(folder)
+    check_outcome(outcome, before, after, must_fail=must_fail, may_create=("out",))
+    if outcome.code == 0:
+        check_run_directory(folder / "out")
+    return outcome
+
+
+# --------------------------------------------------------------------------------- sites
+@fuzz_settings()
+@given(name=st.sampled_from(["site.json", "site-local.json"]), data=st.data())
+def test_a_site_file_with_changed_values(bases, name, data):
+    doc = data.draw(json_mutation(json.loads(bases[name].read_text())))
+    with scratch() as folder:
+        (folder / "s.json").write_text(json_text(doc.doc), encoding="utf-8")
+        _simulate(bases, folder, "--site", "s.json")
+
+
+@fuzz_settings()
+@given(data=st.data())
+def test_a_site_file_damaged_byte_by_byte(bases, data):
+    damaged = data.draw(damaged_bytes(bases["site-local.json"].read_bytes(), deep_text=b"["))
+    with scratch() as folder:
+        (folder / "s.json").write_bytes(damaged)
+        _simulate(bases, folder, "--site", "s.json")
+
+
+@fuzz_settings()
+@given(
+    lat=st.sampled_from([48.1, 90.0, -90.0, 89.99999, 0.0, 91.0]),
+    lon=st.sampled_from([11.6, 180.0, -180.0, 179.99999, 0.0, 540.0]),
+    height=st.sampled_from([520.0, -1e4, 1e7, 0.0]),
+    kind=st.sampled_from(["local", "acre", "utm", None]),
+    utm_zone=st.sampled_from([None, 1, 16, 32, 60, 61, 0]),
+)
+def test_a_site_at_the_edges_of_the_earth_and_of_its_utm_zone(
+    bases, lat, lon, height, kind, utm_zone
+):
+    """A local site at a pole, on the antimeridian, far from the INS's UTM zone."""
+    site = {"name": "edge", "buildings": [], "grain_bins": [], "tree_crowns": []}
+    if kind is not None:
+        site["georeference"] = {"kind": kind, "lat_deg": lat, "lon_deg": lon, "height_m": height}
+    else:
+        site["georeference"] = None
+    with scratch() as folder:
+        (folder / "s.json").write_text(json.dumps(site), encoding="utf-8")
+        options = ["--site", "s.json"]
+        if utm_zone is not None:
+            (folder / "c.json").write_text(json.dumps({"ins": {"utm_zone": utm_zone}}))
+            options += ["--config", "c.json"]
+        _simulate(bases, folder, *options)
+
+
+# -------------------------------------------------------------------------- configuration
+@st.composite
+def config_document(draw, base):
+    """The effective configuration (every key) with values changed, or the small base file."""
+    if draw(st.booleans()):
+        return draw(json_mutation(base))
+    from navsense.config import load_config
+
+    return draw(json_mutation(load_config()))
+
+
+@fuzz_settings(share=2.0)
+@given(data=st.data(), as_overlay=st.booleans())
+def test_a_configuration_with_changed_values(bases, data, as_overlay):
+    doc = data.draw(config_document(json.loads(bases["config.json"].read_text())))
+    with scratch() as folder:
+        (folder / "c.json").write_text(json_text(doc.doc), encoding="utf-8")
+        _simulate(bases, folder, "--overlay" if as_overlay else "--config", "c.json")
+
+
+@fuzz_settings()
+@given(data=st.data())
+def test_a_configuration_damaged_byte_by_byte(bases, data):
+    damaged = data.draw(damaged_bytes(bases["config.json"].read_bytes(), deep_text=b'{"a":'))
+    with scratch() as folder:
+        (folder / "c.json").write_bytes(damaged)
+        before = tree(folder)
+        outcome = run_cli(["config", "show", "--config", "c.json"], folder)
+        check_outcome(outcome, before, tree(folder))
+
+
+@st.composite
+def override(draw):
+    """A real dotted key and a JSON value at the edges."""
+    from navsense.config import load_config
+
+    def keys(node, prefix=""):
+        for k, v in node.items():
+            if isinstance(v, dict):
+                yield from keys(v, f"{prefix}{k}.")
+            else:
+                yield f"{prefix}{k}"
+
+    key = draw(st.sampled_from(sorted(keys(load_config()))))
+    return key, draw(nasty_value())
+
+
+@fuzz_settings(share=2.0)
+@given(kv=override())
+def test_one_configuration_key_at_the_edges(bases, kv):
+    """A file that sets one key (every key of ``config keys``) to a value of the wrong kind or at
+    an extreme: refused with the key's name, or a run whose rows are all numbers."""
+    key, value = kv
+    doc: dict = {}
+    node = doc
+    *parents, last = key.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    with scratch() as folder:
+        (folder / "c.json").write_text(json_text(doc), encoding="utf-8")
+        outcome = _simulate(bases, folder, "--config", "c.json")
+        if outcome.code == 2:
+            assert last in outcome.err or "c.json" in outcome.err, outcome.describe()
+
+
+@fuzz_settings(share=0.5)
+@given(kind=st.sampled_from(SPECIAL_KINDS), option=st.sampled_from(["--config", "--site"]))
+def test_a_configuration_or_site_that_is_not_a_readable_file(bases, kind, option):
+    with scratch() as folder:
+        path = special_path(folder, kind, ".json")
+        _simulate(bases, folder, option, path.name, must_fail=True)
+
+
+# ---------------------------------------------------------------------------- geo --in
+@fuzz_settings()
+@given(data=st.data(), source=st.sampled_from(["enu", "wgs84", "utm"]))
+def test_a_geo_csv_damaged(bases, data, source):
+    if data.draw(st.booleans()):
+        damaged = data.draw(damaged_bytes(bases["points.csv"].read_bytes(), deep_text=b'"'))
+    else:
+        lines = bases["points.csv"].read_text().splitlines()
+        row = data.draw(st.integers(1, len(lines) - 1))
+        fields = lines[row].split(",")
+        fields[data.draw(st.integers(0, 2))] = data.draw(nasty_token())
+        lines[row] = ",".join(fields)
+        damaged = ("\n".join(lines) + "\n").encode()
+    with scratch() as folder:
+        (folder / "p.csv").write_bytes(damaged)
+        before = tree(folder)
+        argv = ["geo", "--from", source, "--in", "p.csv", "--out", "o.csv"]
+        if source == "utm":
+            argv += ["--zone", "16"]
+        outcome = run_cli(argv, folder)
+        check_outcome(outcome, before, tree(folder), may_create=("o.csv",))

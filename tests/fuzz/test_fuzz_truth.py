@@ -1,0 +1,237 @@
+"""Fuzz: truth logs (CSV and Parquet) given to ``navsense simulate --truth``."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fuzz.fuzz_helpers import (
+    NASTY_NUMBERS,
+    SPECIAL_KINDS,
+    check_outcome,
+    check_run_directory,
+    damaged_bytes,
+    fuzz_settings,
+    nasty_token,
+    run_cli,
+    scratch,
+    special_path,
+    tree,
+)
+from navsense.truth.states import TRUTH_COLUMNS
+
+
+def _simulate(folder, truth_name, must_fail=False, extra=()):
+    before = tree(folder)
+    argv = ["simulate", "--truth", truth_name, "--out", "out", "--quiet", "--workers", "threads"]
+    outcome = run_cli([*argv, *extra], folder)
+    after = tree(folder)
+    check_outcome(outcome, before, after, must_fail=must_fail, may_create=("out",))
+    if outcome.code == 0:
+        check_run_directory(folder / "out")
+    return outcome
+
+
+# --------------------------------------------------------------------------------- CSV
+@fuzz_settings()
+@given(data=st.data())
+def test_a_csv_truth_log_damaged_byte_by_byte(bases, data):
+    damaged = data.draw(damaged_bytes(bases["truth.csv"].read_bytes(), deep_text=b'"'))
+    with scratch() as folder:
+        (folder / "t.csv").write_bytes(damaged)
+        _simulate(folder, "t.csv")
+
+
+@fuzz_settings()
+@given(
+    row=st.integers(0, 239),
+    column=st.sampled_from(TRUTH_COLUMNS),
+    token=nasty_token(),
+)
+def test_a_csv_truth_log_with_a_bad_field(bases, row, column, token):
+    lines = bases["truth.csv"].read_text().splitlines()
+    header = lines[0].split(",")
+    fields = lines[1 + row].split(",")
+    fields[header.index(column)] = token
+    lines[1 + row] = ",".join(fields)
+    with scratch() as folder:
+        (folder / "t.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _simulate(folder, "t.csv")
+
+
+@st.composite
+def extreme_truth(draw):
+    """A truth table (dict of columns) that is well formed but extreme: far away, fast, a jump,
+    huge times, few rows, spinning, every step a reset."""
+    from conftest import open_sky_circle
+
+    n = draw(st.sampled_from([2, 3, 4, 240]))
+    truth = open_sky_circle(max(n, 3))
+    cols = {
+        "t_s": truth.t_s[:n].copy(),
+        **{c: truth.p_m[:n, i].copy() for i, c in enumerate(("px_m", "py_m", "pz_m"))},
+        **{c: truth.q_xyzw[:n, i].copy() for i, c in enumerate(("qx", "qy", "qz", "qw"))},
+        **{c: truth.v_mps[:n, i].copy() for i, c in enumerate(("vx_mps", "vy_mps", "vz_mps"))},
+        **{
+            c: truth.w_radps[:n, i].copy()
+            for i, c in enumerate(("wx_radps", "wy_radps", "wz_radps"))
+        },
+        **{c: truth.c_m[:n, i].copy() for i, c in enumerate(("cx_m", "cy_m", "cz_m"))},
+        "reset": np.zeros(n, dtype=np.int64),
+    }
+    kind = draw(
+        st.sampled_from(["offset", "jump", "scale", "time", "value", "reset", "quaternion"])
+    )
+    i = draw(st.integers(0, n - 1))
+    if kind == "offset":  # the whole drive far away (or at a pole of the grid)
+        d = draw(st.sampled_from([1e4, 1e5, 1e6, 6.4e6, 1e7, 1e9, 1e15, 1e300]))
+        axis = draw(st.sampled_from(["px_m", "py_m", "pz_m"]))
+        cols[axis] = cols[axis] + d
+        cols["c" + axis[1:]] = cols["c" + axis[1:]] + d
+    elif kind == "jump":  # positions jump by D from row i on
+        d = draw(st.sampled_from([1e3, 1e5, 1e6, 1e7]))
+        for c in ("px_m", "cx_m"):
+            cols[c][i:] += d
+    elif kind == "scale":  # fast or spinning
+        c = draw(st.sampled_from(["vx_mps", "vy_mps", "wz_radps", "wx_radps"]))
+        cols[c] = cols[c] * draw(st.sampled_from([1e3, 1e6, 1e12, 1e300]))
+    elif kind == "time":  # the clock starts late
+        t0 = draw(st.sampled_from([1e6, 1e9, 3.2e9, 1e12, 1e15, 1e17, 1e300]))
+        cols["t_s"] = (np.float64(round(t0 * 120)) + np.arange(n)) / 120.0
+    elif kind == "value":
+        c = draw(st.sampled_from([c for c in TRUTH_COLUMNS if c not in ("t_s", "reset")]))
+        cols[c][i] = draw(st.sampled_from(NASTY_NUMBERS))
+    elif kind == "reset":
+        cols["reset"][:] = 1
+    elif kind == "quaternion":  # a unit quaternion with tiny or negative parts
+        q = draw(
+            st.sampled_from(
+                [(0, 0, 0, -1.0), (1e-300, 0, 0, 1.0), (0, 0, 1.0, 5e-324), (0.6, 0.8, 0, 0)]
+            )
+        )
+        for c, v in zip(("qx", "qy", "qz", "qw"), q, strict=True):
+            cols[c][:] = v
+    return cols, f"{kind} (row {i} of {n})"
+
+
+@fuzz_settings()
+@given(case=extreme_truth(), fmt=st.sampled_from(["csv", "parquet"]))
+def test_a_well_formed_truth_log_with_extreme_values(case, fmt):
+    cols, note = case
+    with scratch() as folder:
+        path = folder / f"t.{fmt}"
+        table = pa.table({k: pa.array(v) for k, v in cols.items()})
+        if fmt == "csv":
+            import pyarrow.csv as pacsv
+
+            pacsv.write_csv(table, path)
+        else:
+            pq.write_table(table, path)
+        _simulate(folder, path.name)
+
+
+# ------------------------------------------------------------------------------ Parquet
+@fuzz_settings()
+@given(data=st.data())
+def test_a_parquet_truth_log_damaged_byte_by_byte(bases, data):
+    damaged = data.draw(damaged_bytes(bases["truth.parquet"].read_bytes()))
+    with scratch() as folder:
+        (folder / "t.parquet").write_bytes(damaged)
+        _simulate(folder, "t.parquet")
+
+
+_TYPES = {
+    "int8": pa.int8(),
+    "uint64": pa.uint64(),
+    "int64": pa.int64(),
+    "float16": pa.float16(),
+    "float32": pa.float32(),
+    "string": pa.string(),
+    "bool": pa.bool_(),
+    "timestamp": pa.timestamp("ns"),
+    "decimal": pa.decimal128(38, 10),
+    "null": pa.null(),
+    "list": pa.list_(pa.float64()),
+    "dictionary": pa.dictionary(pa.int32(), pa.string()),
+}
+
+
+@st.composite
+def parquet_column(draw, n):
+    """A column of another type, or at the limits of its integer type, or with nulls."""
+    kind = draw(st.sampled_from(sorted(_TYPES) + ["int limits", "nulls"]))
+    if kind == "int limits":
+        typ = draw(st.sampled_from([pa.int64(), pa.uint64(), pa.int32(), pa.int8()]))
+        info = np.iinfo(typ.to_pandas_dtype())
+        v = draw(st.sampled_from([info.min, info.max, 0, 1]))
+        return pa.array(np.full(n, v, dtype=typ.to_pandas_dtype()), type=typ), kind
+    if kind == "nulls":
+        values = [None if k % 7 == 0 else float(k) for k in range(n)]
+        return pa.array(values, type=pa.float64()), kind
+    typ = _TYPES[kind]
+    if kind == "null":
+        return pa.nulls(n), kind
+    if kind == "string":
+        return pa.array([draw(st.sampled_from(["1", "x", ""])) for _ in range(n)]), kind
+    if kind == "list":
+        return pa.array([[1.0, 2.0]] * n, type=typ), kind
+    if kind == "dictionary":
+        return pa.array(["a"] * n).dictionary_encode(), kind
+    if kind == "bool":
+        return pa.array([k % 2 == 0 for k in range(n)]), kind
+    if kind == "timestamp":
+        return pa.array(np.arange(n, dtype="int64"), type=typ), kind
+    if kind == "decimal":
+        import decimal
+
+        return pa.array([decimal.Decimal(k) for k in range(n)], type=typ), kind
+    if kind == "float16":
+        return pa.array(np.arange(n, dtype=np.float16)), kind
+    return pa.array(np.arange(n) % 100).cast(typ), kind
+
+
+@fuzz_settings()
+@given(
+    data=st.data(),
+    column=st.sampled_from(TRUTH_COLUMNS),
+    change=st.sampled_from(["type", "drop", "duplicate", "extra", "rows"]),
+)
+def test_a_parquet_truth_log_with_odd_columns(bases, data, column, change):
+    table = pq.read_table(bases["truth.parquet"])
+    n = table.num_rows
+    if change == "type":
+        col, _ = data.draw(parquet_column(n))
+        table = table.set_column(table.column_names.index(column), column, col)
+    elif change == "drop":
+        table = table.drop_columns([column])
+    elif change == "duplicate":
+        table = table.append_column(column, table.column(column))
+    elif change == "extra":
+        table = table.append_column("extra", pa.array(np.zeros(n)))
+    elif change == "rows":
+        table = table.slice(0, data.draw(st.sampled_from([0, 1, 2, 3])))
+    with scratch() as folder:
+        pq.write_table(table, folder / "t.parquet")
+        _simulate(folder, "t.parquet")
+
+
+# ------------------------------------------------------------------- not a regular file
+@fuzz_settings(share=0.6)
+@given(kind=st.sampled_from(SPECIAL_KINDS), suffix=st.sampled_from([".csv", ".parquet"]))
+def test_a_truth_log_that_is_not_a_readable_file(kind, suffix):
+    with scratch() as folder:
+        path = special_path(folder, kind, suffix)
+        _simulate(folder, path.name, must_fail=True)
+
+
+def test_the_base_truth_logs_run(bases):
+    """The seeds of the damage are valid: a run of each succeeds."""
+    for name in ("truth.csv", "truth.parquet"):
+        with scratch() as folder:
+            shutil.copy(bases[name], folder / name)
+            assert _simulate(folder, name).code == 0
