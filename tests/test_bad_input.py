@@ -302,6 +302,36 @@ def test_a_configuration_value_that_breaks_a_model(tmp_path, base, capsys, key, 
     )
 
 
+_HUGE = "1" + "0" * 400  # a JSON integer no float holds (math.isfinite raises OverflowError)
+
+
+@pytest.mark.parametrize(
+    "kind, text, words",
+    [
+        ("config", '{"gnss": {"std_m": ' + _HUGE + "}}", "gnss.std_m"),
+        ("set", "gnss.std_m=" + _HUGE, "gnss.std_m"),
+        (
+            "site",
+            '{"name": "s", "grain_bins": [{"center_enu_m": [0, 0], "height_m": 5, '
+            '"radius_m": ' + _HUGE + "}]}",
+            "radius_m",
+        ),
+        ("track", '{"points": [{"enu_m": [0, 0, 0]}, {"enu_m": [' + _HUGE + ", 0, 0]}]}", "enu_m"),
+    ],
+)
+def test_a_json_integer_no_float_holds(tmp_path, base, capsys, kind, text, words):
+    path = tmp_path / ("t.json" if kind == "track" else "f.json")
+    if kind != "set":
+        path.write_text(text)
+    argv = {
+        "config": _simulate(tmp_path, base / "truth.csv", "--config", path),
+        "set": _simulate(tmp_path, base / "truth.csv", "--set", text),
+        "site": _simulate(tmp_path, base / "truth.csv", "--site", path),
+        "track": ["truth", "--track", path, "--out", tmp_path / "o.parquet"],
+    }[kind]
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
 # 8. campaigns ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "seeds", [{"start": 1, "count": 10**12}, list(range(300_000)), {"start": 0, "count": 2**64}]

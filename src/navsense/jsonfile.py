@@ -13,8 +13,10 @@ checked, decoded and parsed with errors that name the file, and the line and col
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
+import sys
 from pathlib import Path
 
 __all__ = [
@@ -30,6 +32,14 @@ __all__ = [
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a file read whole (JSON, TOML, GPX, a track's CSV)
 MAX_JSON_DEPTH = 64  # nesting of objects and arrays (navsense's own files use at most 5)
+
+
+def is_finite(value) -> bool:
+    """True for a finite float, or an int that a float holds; math.isfinite of a JSON integer
+    of 400 digits raises OverflowError, and float() of it too, so it is not a finite number."""
+    if isinstance(value, int):
+        return abs(value) <= sys.float_info.max
+    return math.isfinite(value)
 
 
 def check_input_file(

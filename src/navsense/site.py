@@ -29,7 +29,6 @@ specification's box, unchanged.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from typing import overload
 import numpy as np
 
 from navsense.errors import ConfigError
-from navsense.jsonfile import read_json
+from navsense.jsonfile import is_finite, read_json
 
 __all__ = ["Site", "load_site", "embedded_sites", "embedded_site", "resolve_site", "DEFAULT_SITE"]
 
@@ -100,7 +99,7 @@ HEIGHT_RANGE_M = (-1e4, 1e5)  # a local georeference's height, m
 
 
 def _finite(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and is_finite(v)
 
 
 def _vec(obj: dict, key: str, n: int, where: str) -> list:

@@ -2,13 +2,14 @@
 
 A normal run tries a small, fixed set of examples per test (derandomized: the same inputs every
 run, so CI is stable); ``pytest tests/fuzz --fuzz`` tries many more, new ones each run
-(``--fuzz-examples N`` sets the count). Hypothesis keeps failing examples in .hypothesis/ and
-tries them first next time.
+(``--fuzz-examples N`` or the environment variable ``NAVSENSE_FUZZ_EXAMPLES=N`` sets the count).
+Hypothesis keeps failing examples in .hypothesis/ and tries them first next time.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -33,6 +34,8 @@ def pytest_configure(config):
 
     fuzz = config.getoption("--fuzz", default=False)
     n = config.getoption("--fuzz-examples", default=None)
+    if n is None and os.environ.get("NAVSENSE_FUZZ_EXAMPLES"):
+        n = int(os.environ["NAVSENSE_FUZZ_EXAMPLES"])
     profile = settings.get_profile("navsense-fuzz-long" if fuzz else "navsense-fuzz-ci")
     if n is not None:
         profile = settings(profile, max_examples=int(n))

@@ -84,6 +84,7 @@ from navsense import __version__
 from navsense.config.load import parse_config_text
 from navsense.config.schema import SCHEMA, format_value, lookup, unknown_key_error
 from navsense.errors import ConfigError
+from navsense.jsonfile import is_finite
 
 __all__ = [
     "Campaign",
@@ -213,7 +214,7 @@ def _is_int(v) -> bool:
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and is_finite(v)
 
 
 # ------------------------------------------------------------------------------------- reading

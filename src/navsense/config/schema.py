@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime
 import difflib
 import json
-import math
 import numbers
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -35,6 +34,7 @@ import numpy as np
 
 from navsense.config.imu_presets import PRESETS
 from navsense.errors import ConfigError
+from navsense.jsonfile import is_finite
 from navsense.utc import utc_datetime
 
 __all__ = [
@@ -174,7 +174,7 @@ def _range_complaint(f: Field, value) -> str | None:
 def _check_number(f: Field, value, path: str):
     if not _is_number(value):
         return path, value, "is not a number"
-    if not math.isfinite(value):
+    if not is_finite(value):
         return path, value, "is not a finite number"
     complaint = _range_complaint(f, value)
     return None if complaint is None else (path, value, complaint)
@@ -216,7 +216,7 @@ def _check_vector(f: Field, value, path: str):
     if (
         not isinstance(value, (list, tuple))
         or len(value) != f.length
-        or not all(_is_number(x) and math.isfinite(x) for x in value)
+        or not all(_is_number(x) and is_finite(x) for x in value)
     ):
         return path, value, f"is not an array of {f.length} numbers"
     for i, x in enumerate(value):
@@ -233,7 +233,7 @@ def _check_intervals(f: Field, value, path: str):
         if (
             not isinstance(pair, (list, tuple))
             or len(pair) != 2
-            or not all(_is_number(x) and math.isfinite(x) for x in pair)
+            or not all(_is_number(x) and is_finite(x) for x in pair)
         ):
             return f"{path}[{i}]", pair, "is not a [start, end) pair of numbers"
         if not pair[0] < pair[1]:

@@ -466,7 +466,7 @@ class TrackTrajectory:
         steps = self.steps(rate_hz)
         if steps > MAX_TRUTH_STEPS:
             raise TruthError(
-                f"{self.source}: {self.end_s:g} s at {rate_hz:g} Hz are {steps} steps; at most "
+                f"{self.source}: {self.end_s:g} s at {rate_hz:g} Hz are {float(steps):.6g} steps; at most "
                 f"{MAX_TRUTH_STEPS} (24 h at {PHYSICS_HZ:g} Hz) are built"
             )
         n = steps + 1

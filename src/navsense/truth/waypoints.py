@@ -78,7 +78,7 @@ from typing import NamedTuple, cast
 import numpy as np
 
 from navsense.errors import TruthError
-from navsense.jsonfile import read_json
+from navsense.jsonfile import is_finite, read_json
 from navsense.rotation import quat_about_x, quat_multiply
 from navsense.truth.hermite import QuinticHermite
 from navsense.truth.states import PHYSICS_HZ, TruthStates
@@ -262,7 +262,7 @@ def chassis_from_footprint(
 
 
 def _number(value, where: str, *, minimum: float | None = None, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not is_finite(value):
         raise TruthError(f"{where} = {json.dumps(value)} is not a finite number")
     if positive and value <= 0:
         raise TruthError(f"{where} = {value} must be > 0")
@@ -293,7 +293,7 @@ def _waypoint(obj, where: str) -> Waypoint:
         or any(
             isinstance(v, bool)
             or not isinstance(v, (int, float))
-            or not math.isfinite(v)
+            or not is_finite(v)
             or abs(v) > MAX_WAYPOINT_ENU_M
             for v in enu
         )
@@ -721,7 +721,8 @@ class Trajectory:
         if n_rows - 1 > MAX_TRUTH_STEPS:
             raise TruthError(
                 f"{self.source}: {(n_rows - 1) / rate_hz:g} s at {rate_hz:g} Hz are "
-                f"{n_rows - 1} steps; at most {MAX_TRUTH_STEPS} (24 h at {PHYSICS_HZ:g} Hz) "
+                f"{float(n_rows - 1):.6g} steps; at most {MAX_TRUTH_STEPS} (24 h at "
+                f"{PHYSICS_HZ:g} Hz) "
                 f"are built"
             )
         m = min(n_rows, n_run + 1)
