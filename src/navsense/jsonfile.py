@@ -146,13 +146,16 @@ def _no_constant(source: str, error: type[Exception]):
     return refuse
 
 
-def parse_json(text: str, source: str, error: type[Exception]):
+def parse_json(text: str, source: str, error: type[Exception], allow_nan: bool = False):
     """The JSON value of ``text``; ``error`` "SOURCE: line L column C: message" if it is not JSON,
-    nests deeper than :data:`MAX_JSON_DEPTH` or holds NaN or Infinity."""
+    nests deeper than :data:`MAX_JSON_DEPTH` or holds NaN or Infinity (``allow_nan``: passed on
+    as floats, for a reader that checks every number itself and names its key)."""
     deep = json_depth_error(text, source, error)
     if deep is not None:
         raise deep
     try:
+        if allow_nan:
+            return json.loads(text)
         return json.loads(text, parse_constant=_no_constant(source, error))
     except json.JSONDecodeError as exc:
         raise error(f"{source}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
@@ -164,7 +167,7 @@ def parse_json(text: str, source: str, error: type[Exception]):
         raise error(f"{source}: not JSON navsense reads ({str(exc).split(';')[0]})") from None
 
 
-def read_json(path: str | Path, what: str, error: type[Exception]):
+def read_json(path: str | Path, what: str, error: type[Exception], allow_nan: bool = False):
     """The JSON value of the file ``path`` (UTF-8); ``error`` "PATH: cannot read the WHAT (reason)"
     if it cannot be read, as :func:`decode_text` and :func:`parse_json` otherwise."""
-    return parse_json(read_text(path, what, error), str(Path(path)), error)
+    return parse_json(read_text(path, what, error), str(Path(path)), error, allow_nan)

@@ -242,7 +242,8 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
 
 def load_site(path: str | Path) -> Site:
     """Read a site JSON file."""
-    return site_from_json(read_json(path, "site file", ConfigError), source=str(Path(path)))
+    data = read_json(path, "site file", ConfigError, allow_nan=True)  # NaN: refused by its key
+    return site_from_json(data, source=str(Path(path)))
 
 
 def embedded_sites() -> list[str]:
