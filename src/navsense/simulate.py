@@ -104,7 +104,14 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
                 'a "georeference", or turn the INS off (--no-ins)'
             )
 
-        models.append(InsModel(InsConfig.from_validated(cfg), vehicle, georef, agent=agent))
+        ins = InsConfig.from_validated(cfg)
+        receiver = None
+        if ins.aiding == "gnss":  # the INS's own receiver (navsense.sensors.ins_aiding)
+            from navsense.config.typed.gnss import GnssConfig
+            from navsense.sensors.gnss.receiver import GnssReceiver
+
+            receiver = GnssReceiver(GnssConfig.from_validated(cfg), vehicle, site, georef)
+        models.append(InsModel(ins, vehicle, georef, agent=agent, receiver=receiver))
     if cfg["mag"]["enabled"]:
         from navsense.config.typed.mag import MagConfig
         from navsense.sensors.magnetometer import MagnetometerModel
@@ -529,17 +536,23 @@ def simulate(
 _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, str, object], ...] = (
     ("gnss", "signal_outages_s", []),
     ("imu", "earth", "none"),
+    ("ins", "aiding", "none"),
 )
+_AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at "none"
 
 
 def _recorded_config(cfg: dict) -> dict:
     """The configuration episode.json records: ``cfg`` without the keys of
-    ``_LEFT_OUT_AT_DEFAULT`` that hold their default."""
+    ``_LEFT_OUT_AT_DEFAULT`` that hold their default, and without ins.aiding_tau_s and
+    ins.drift when ins.aiding is "none" (the aided INS's keys: unused then)."""
     out = cfg
     for section, key, default in _LEFT_OUT_AT_DEFAULT:
         block = out.get(section)
         if isinstance(block, dict) and key in block and block[key] == default:
             out = {**out, section: {k: v for k, v in block.items() if k != key}}
+    ins = out.get("ins")
+    if isinstance(ins, dict) and "aiding" not in ins:
+        out = {**out, "ins": {k: v for k, v in ins.items() if k not in _AIDING_KEYS}}
     return out
 
 

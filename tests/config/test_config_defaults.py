@@ -125,6 +125,20 @@ INS_CODE = dict(
         (False, 100, [0, 0, 0], 0.01, 30, 0.003, 0.1, 0.03, 0.01, 0.02, 0.0005, "nad83", 16),
     )
 )
+# navsense extension (issue 19): the aided INS, off; its filter and the AV200's inertial errors
+INS_EXTENSION = dict(
+    aiding="none",
+    aiding_tau_s=1.0,
+    drift={
+        "velocity_sigma_mps": 0.014,
+        "tilt_sigma_deg": 0.0006,
+        "accel_bias_ug": 10,
+        "gyro_bias_deg_per_h": 2,
+        "accel_vrw_mps_per_sqrt_h": 0.03,
+        "gyro_arw_deg_per_sqrt_h": 0.2,
+    },
+)
+INS_CODE.update(INS_EXTENSION)
 
 
 def _get(cfg, dotted):
@@ -311,7 +325,7 @@ def test_polaris_effective_configuration():
     assert cfg["mount_frame"] == "base_footprint"
     assert cfg["gnss"]["antenna_flu_m"] == [1.1, 0, 2.15]
     assert cfg["imu"]["position_flu_m"] == [0.95, -0.45, 0.7]
-    assert cfg["ins"] == INS_DEFAULT
+    assert cfg["ins"] == {**INS_DEFAULT, **INS_EXTENSION}
 
 
 def test_maxxum_effective_configuration_uses_the_code_column():

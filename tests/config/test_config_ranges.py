@@ -73,6 +73,14 @@ RANGES = {
     "odom.noise_std_mps": ("number", 0, INF, False),
     "odom.scale_factor_sigma": ("number", 0, 0.1, False),
     "odom.encoder_tick_m": ("number", 0, INF, False),
+    # navsense extension (issue 19): the aided INS's filter and inertial errors.
+    "ins.aiding_tau_s": ("number", 0.01, 100, False),
+    "ins.drift.velocity_sigma_mps": ("number", 0, 1, False),
+    "ins.drift.tilt_sigma_deg": ("number", 0, 1, False),
+    "ins.drift.accel_bias_ug": ("number", 0, 10000, False),
+    "ins.drift.gyro_bias_deg_per_h": ("number", 0, 100, False),
+    "ins.drift.accel_vrw_mps_per_sqrt_h": ("number", 0, 10, False),
+    "ins.drift.gyro_arw_deg_per_sqrt_h": ("number", 0, 10, False),
     # navsense extension (issue 8): the configurable IMU (null = the preset's value).
     "imu.configurable.gyro.noise_density_radps_rthz": ("vector", 0, None, False),
     "imu.configurable.gyro.bias_instability_radps": ("vector", 0, None, False),

@@ -351,6 +351,31 @@ _FIX_STATE = Section(
 )
 
 
+def _drift(maximum: float, unit: str) -> Field:
+    """A navsense-extension key of ``ins.drift``: 0 .. ``maximum`` (``unit``)."""
+    return Field(
+        "number",
+        minimum=0,
+        maximum=maximum,
+        extension=True,
+        chosen=f"{unit}; a 1-sigma is not negative; <= {maximum:g} keeps the "
+        "closed form of a dead-reckoning error to its inertial-grade range",
+    )
+
+
+#: ins.drift: the inertial error model of the dead-reckoning INS (navsense.sensors.ins_aiding)
+_INS_DRIFT = Section(
+    {
+        "velocity_sigma_mps": _drift(1.0, "m/s, velocity error at the loss of aiding"),
+        "tilt_sigma_deg": _drift(1.0, "deg, residual tilt at the loss of aiding"),
+        "accel_bias_ug": _drift(10000.0, "micro-g, accelerometer bias"),
+        "gyro_bias_deg_per_h": _drift(100.0, "deg/h, gyro bias"),
+        "accel_vrw_mps_per_sqrt_h": _drift(10.0, "m/s/sqrt(h), velocity random walk"),
+        "gyro_arw_deg_per_sqrt_h": _drift(10.0, "deg/sqrt(h), angle random walk"),
+    }
+)
+
+
 def _imu_triad(u: str, rw: str, gyro: bool) -> Section:
     """``imu.configurable.gyro`` / ``.accel``: null takes the preset's value (or 0)."""
 
@@ -564,6 +589,17 @@ SCHEMA = Section(
                 "gyro_white_radps": nonnegative(_SIGMA),
                 "frame": enum("nad83", "wgs84_g2139"),
                 "utm_zone": Field("integer", minimum=1, maximum=60),
+                # navsense extension (issue 19): the GNSS-aided INS, sensors/ins_aiding.py
+                "aiding": Field("enum", choices=("none", "gnss"), extension=True),
+                "aiding_tau_s": Field(
+                    "number",
+                    minimum=0.01,
+                    maximum=100,
+                    extension=True,
+                    chosen="s, the loosely coupled filter's time constant: >= 0.01 s (one "
+                    "epoch at 100 Hz), <= 100 s",
+                ),
+                "drift": _INS_DRIFT,
             }
         ),
         # navsense extensions (issue 7), off by default: magnetometer, barometer, wheel odometer.

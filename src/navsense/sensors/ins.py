@@ -192,10 +192,27 @@ _BLOCK_SHAPES: dict[str, tuple[int, ...]] = {
 }
 
 
-def _empty_block() -> dict[str, np.ndarray]:
+def _empty_block(aided: bool = False) -> dict[str, np.ndarray]:
     block = {k: np.zeros((0,) + s) for k, s in _BLOCK_SHAPES.items()}
     block["gravity_only"] = np.zeros(0, dtype=bool)
+    if aided:
+        block["ins_state"] = np.zeros(0, dtype=np.int64)
     return block
+
+
+# block keys without a value before the aided INS is initialised (ins.aiding "gnss")
+_NOT_INITIALISED_KEYS = (
+    "position_enu_m",
+    "orientation_enu_xyzw",
+    "velocity_flu_mps",
+    "lat_deg",
+    "lon_deg",
+    "height_m",
+    "utm_m",
+    "orientation_utm_xyzw",
+    "grid_rotation_deg",
+    "covariance_enu_m2",
+)
 
 
 class InsCore:
@@ -228,13 +245,17 @@ class InsCore:
         """What the layout needs (navsense.output.layouts.ins): the fix's datum and the UTM zone."""
         return {"datum": self.geo_frame, "utm_zone": self.config.utm_zone}
 
-    def run(self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset, r=None) -> dict[str, np.ndarray]:
+    def run(
+        self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset, r=None, aid=None
+    ) -> dict[str, np.ndarray]:
         """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
         centre-of-mass velocity, angular velocity (m, 3), reset since the previous epoch (m,);
-        ``r`` the attitude's matrices (m, 3, 3) when the caller has them."""
+        ``r`` the attitude's matrices (m, 3, 3) when the caller has them; ``aid`` the epochs of
+        navsense.sensors.ins_aiding.GnssAiding.run (ins.aiding "gnss"), None: the
+        specification's INS."""
         m = t_s.shape[0]
         if m == 0:
-            return _empty_block()
+            return _empty_block(aid is not None)
         s = self.sigmas
         # spec "INS": 18 values an epoch: 6 states, 3 position, 3 velocity, 3 force, 3 rate
         g = self.rng.gaussians(DRAWS_PER_EPOCH * m).reshape(m, DRAWS_PER_EPOCH)
@@ -285,11 +306,24 @@ class InsCore:
         body = rotate_inverse(r[:, None], vectors)
         body += s.white_vfw * g[:, 9:18].reshape(m, 3, 3)
 
+        covariance = np.tile(s.fix_covariance_m2, (m, 1))
+        p_fix = p_ins
+        if aid is not None:  # ins.aiding "gnss": the aided INS's errors (ins_aiding)
+            p_ins = p_ins + aid["position_error_enu_m"]
+            phi = aid["attitude_error_enu_rad"]
+            q_phi = quat_about_axes(phi[:, ::-1], (2, 1, 0))  # q_z(phi_U) q_y(phi_N) q_x(phi_E)
+            q_phi = quat_multiply(quat_multiply(q_phi[:, 0], q_phi[:, 1]), q_phi[:, 2])
+            q_ins = quat_multiply(q_phi, q_ins)
+            body[:, 0] += rotate_inverse(r, aid["velocity_error_enu_mps"])
+            covariance = aid["variance_enu_m2"] + s.fix_covariance_m2
+            # before initialisation the chain runs on the truth point (no value is kept)
+            p_fix = np.where(aid["initialised"][:, None], p_ins, p_n)
+
         # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n (one
         # pass), alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins,
         # the truth attitude q_z(-alpha) q_true
         (lat, lon, h, east, north, alpha_deg), (h_t, east_t, north_t) = self.georef.ins_fix_utm(
-            p_ins, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
+            p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
         )
         q_rot = quat_about_axes(-(alpha_deg * _DEG), 2)
         attitudes = np.empty((m, 2, 4))
@@ -302,7 +336,7 @@ class InsCore:
         self.v_prev = v_n[-1]
         self.reset_pending = False
 
-        return {
+        block = {
             "sample_time_s": np.array(t_s, dtype=np.float64),
             "dt_s": dt,
             "gravity_only": gravity_only,
@@ -318,12 +352,20 @@ class InsCore:
             "utm_m": _columns3(east, north, h),
             "orientation_utm_xyzw": q_utm[:, 0],
             "grid_rotation_deg": alpha_deg,
-            "covariance_enu_m2": np.tile(s.fix_covariance_m2, (m, 1)),
+            "covariance_enu_m2": covariance,
             "truth_position_enu_m": p_n,
             "truth_utm_m": _columns3(east_t, north_t, h_t),
             "truth_orientation_utm_xyzw": q_utm[:, 1],
             "truth_speed_mps": np.sqrt(vv[:, 0] + vv[:, 1] + vv[:, 2]),  # |v_n|
         }
+        if aid is not None:
+            block["ins_state"] = aid["state"]
+            blank = ~aid["initialised"]
+            if blank.any():
+                for key in _NOT_INITIALISED_KEYS:
+                    block[key] = np.array(block[key], dtype=np.float64)
+                    block[key][blank] = np.nan
+        return block
 
 
 # ------------------------------------------------------------------------------ the batch model
@@ -335,12 +377,20 @@ class InsModel:
     VehicleProfile (for a base_footprint mount), ``georef`` a navsense.geo.Georeference,
     ``agent`` the ACRES Core agent index (seed + 7919 agent). Epochs at ``ins.hz`` with the first
     at the first physics step given (t = 0 in the specification; navsense.clock). See the
-    module docstring for the equations.
+    module docstring for the equations. With ``ins.aiding`` "gnss", ``receiver`` is this INS's
+    own GnssReceiver of the run's gnss configuration (navsense.sensors.ins_aiding).
     """
 
     name = "ins"
 
-    def __init__(self, config: InsConfig, vehicle: VehicleProfile, georef, agent: int = 0) -> None:
+    def __init__(
+        self,
+        config: InsConfig,
+        vehicle: VehicleProfile,
+        georef,
+        agent: int = 0,
+        receiver=None,
+    ) -> None:
         self.config = config
         self.vehicle = vehicle
         # spec "Truth at the INS Point": r_n, body FLU from the chassis origin (ruling "Mounts")
@@ -350,14 +400,22 @@ class InsModel:
         self._core = InsCore(self.config, georef, agent)
         self._due = Due(self.config.hz, start_s=None)
         self._reset_pending = False
+        self._aiding = None
+        if config.aiding == "gnss":
+            from navsense.sensors.ins_aiding import GnssAiding
+
+            if receiver is None:
+                raise ConfigError('ins.aiding = "gnss" needs the run\'s GNSS receiver')
+            self._aiding = GnssAiding(config, receiver, agent)
 
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
         """The INS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
         idx = self._due.sample_indices(truth.t_s)
         reset = np.asarray(truth.reset, dtype=bool)
+        aid = None if self._aiding is None else self._aiding.run(truth, truth.t_s[idx])
         if idx.size == 0:
             self._reset_pending = self._reset_pending or bool(reset.any())
-            return _empty_block()
+            return _empty_block(aid is not None)
         # a reset at any step after the previous epoch, up to and including this epoch's step
         end = int(idx[-1]) + 1
         epoch_reset = np.logical_or.reduceat(reset[:end], np.concatenate([[0], idx[:-1] + 1]))
@@ -377,16 +435,23 @@ class InsModel:
             truth.w_radps[idx],
             epoch_reset,
             r,
+            aid,
         )
 
     def output_info(self) -> dict:
-        """What the layout needs (navsense.output.layouts.ins): the fix's datum and the UTM zone."""
-        return self._core.output_info()
+        """What the layout needs (navsense.output.layouts.ins): the fix's datum, the UTM zone
+        and, with ins.aiding "gnss", ``aiding`` (the INS state's code -> name)."""
+        info = self._core.output_info()
+        if self._aiding is not None:
+            from navsense.sensors.ins_aiding import INS_STATES
+
+            info["aiding"] = dict(INS_STATES)
+        return info
 
     def episode_info(self) -> dict:
         """episode.json keys: the INS stream, the agent and the INS point from the chassis."""
         core = self._core
-        return {
+        info = {
             "ins": {
                 "agent": core.agent,
                 "rng_seed": core.stream_seed,
@@ -396,6 +461,12 @@ class InsModel:
                 "point_chassis_flu_m": [float(v) for v in self.lever_arm_m],
             }
         }
+        if self._aiding is not None:
+            info["ins"]["aiding"] = {
+                "rng_seed": self._aiding.stream_seed,
+                "rng_sequence": self._aiding.rng_sequence,
+            }
+        return info
 
 
 def __getattr__(name: str):

@@ -10,7 +10,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["InsConfig"]
+__all__ = ["InsConfig", "InsDriftConfig"]
+
+
+@dataclass(frozen=True)
+class InsDriftConfig:
+    """``ins.drift``: the inertial error model of the dead-reckoning INS (navsense extension,
+    issue 19; navsense.sensors.ins_aiding), in the datasheet's units of its names."""
+
+    velocity_sigma_mps: float = 0.014
+    tilt_sigma_deg: float = 0.0006
+    accel_bias_ug: float = 10.0
+    gyro_bias_deg_per_h: float = 2.0
+    accel_vrw_mps_per_sqrt_h: float = 0.03
+    gyro_arw_deg_per_sqrt_h: float = 0.2
+
+    @classmethod
+    def from_validated(cls, drift: Mapping) -> InsDriftConfig:
+        """From the validated ``ins.drift`` block."""
+        return cls(**{k: float(drift[k]) for k in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,9 @@ class InsConfig:
     noise: bool
     mount_frame: str = "base_footprint"
     earth: str = "none"
+    aiding: str = "none"  # navsense extension (issue 19): none | gnss
+    aiding_tau_s: float = 1.0  # the loosely coupled filter's time constant, s
+    drift: InsDriftConfig = InsDriftConfig()
 
     @classmethod
     def from_validated(cls, cfg: Mapping) -> InsConfig:
@@ -63,4 +84,7 @@ class InsConfig:
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
             earth=str(cfg.get("imu", {}).get("earth", "none")),  # out of episode.json at "none"
+            aiding=str(ins["aiding"]),
+            aiding_tau_s=float(ins["aiding_tau_s"]),
+            drift=InsDriftConfig.from_validated(ins["drift"]),
         )

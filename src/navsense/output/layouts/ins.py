@@ -21,6 +21,18 @@ Rows (decimals chosen by navsense, the specification gives none for the INS)::
 
 Frames: (m, 40) float64 in EInsField order (navsense.output.frames.INS_FIELDS), see
 :data:`FRAME_LAYOUT`.
+
+The aided INS (``ins.aiding`` "gnss", navsense extension, issue 19; output_info() has
+``aiding``, the INS state names by code, and the block ``ins_state``): the status and service
+follow the state (:data:`NAVSAT_STATUS`, :data:`NAVSAT_SERVICE`; sensor_msgs/NavSatStatus as
+nmea_navsat_driver maps the GGA quality: RTK -> GBAS_FIX 2, DGPS -> SBAS_FIX 1, single -> FIX 0;
+dead reckoning is a fix from no GNSS service, FIX 0 with service 0, its covariance says how
+good; not initialised NO_FIX -1, service 0), the row adds ``fix.ins_state`` (the state's name)
+and ``fix.oxts_position_mode`` (:data:`OXTS_POSITION_MODE`, the OxTS NCOM GNSS position mode
+the filter uses: 0 none, 3 SPS, 4 differential, 5 RTK float, 6 RTK integer), and before
+initialisation every navigation value is null (the position, its covariance, the attitude, the
+velocity, the odometry; an OxTS unit outputs none before it is initialised), NaN in the frame;
+the measured angular rate and specific force stay. InsFixStatus is the status.
 """
 
 from __future__ import annotations
@@ -38,6 +50,11 @@ __all__ = ["InsLayout", "ROW_DECIMALS", "FRAME_LAYOUT"]
 
 FIX_STATUS_RTK = 2  # spec "INS": the fix has status 2 (RTK)
 FIX_SERVICE_GPS = 1  # spec "Outputs": service 1 (sensor_msgs/NavSatStatus SERVICE_GPS)
+# the aided INS (ins.aiding "gnss"): INS state code (GGA quality) -> NavSatStatus status,
+# service and the OxTS NCOM GNSS position mode
+NAVSAT_STATUS = {0: -1, 1: 0, 2: 1, 4: 2, 5: 2, 6: 0}
+NAVSAT_SERVICE = {0: 0, 1: 1, 2: 1, 4: 1, 5: 1, 6: 0}
+OXTS_POSITION_MODE = {0: 0, 1: 3, 2: 4, 4: 6, 5: 5, 6: 0}
 ROW_FRAME_ID = "oxts_link"  # spec "Outputs": frame name of a row
 ODOM_FRAME_ID = "utm"  # spec "Outputs": odom frame utm, child frame base_footprint
 ODOM_CHILD_FRAME_ID = "base_footprint"
@@ -79,6 +96,14 @@ FRAME_LAYOUT = (
 )
 
 
+def _table(mapping: Mapping[int, int]) -> np.ndarray:
+    """A lookup array indexed by the INS state code (codes 0..6; 3 is unused)."""
+    out = np.zeros(7, dtype=np.int64)
+    for code, value in mapping.items():
+        out[code] = value
+    return out
+
+
 class InsLayout:
     """The INS's row keys and frames for one run (``info``: InsModel.output_info())."""
 
@@ -89,6 +114,19 @@ class InsLayout:
             "fix_status": float(FIX_STATUS_RTK),
             "utm_zone": float(self.utm_zone),
         }
+        # the aided INS: the state's names, and lookup tables of the state's outputs by code
+        self.states: dict[int, str] | None = None
+        if info.get("aiding"):
+            self.states = {int(k): str(v) for k, v in info["aiding"].items()}
+            self._status = _table(NAVSAT_STATUS)
+            self._service = _table(NAVSAT_SERVICE)
+            self._mode = _table(OXTS_POSITION_MODE)
+
+    def fix_status(self, block: Mapping[str, np.ndarray]) -> np.ndarray | int:
+        """The NavSatStatus status of each epoch (the specification's 2 without aiding)."""
+        if self.states is None:
+            return FIX_STATUS_RTK
+        return self._status[np.asarray(block["ins_state"], dtype=np.intp)]
 
     def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:
         """The ins.jsonl keys as columns, rounded to :data:`ROW_DECIMALS`."""
@@ -99,6 +137,8 @@ class InsLayout:
 
         gyro = rnd("angular_velocity_flu_radps", d["angular_velocity"])
         vel = rnd("velocity_flu_mps", d["linear_velocity"])
+        if self.states is not None:
+            return self._aided_columns(block, rnd, gyro, vel)
         return [
             Column("frame", ROW_FRAME_ID, constant=True),
             Column("fix.latitude", rnd("lat_deg", d["latitude"])),
@@ -127,13 +167,61 @@ class InsLayout:
             Column("odom.zone", self.utm_zone, constant=True),
         ]
 
+    def _aided_columns(self, block, rnd, gyro, vel) -> list[Column]:
+        """The rows of the aided INS: the state's status, service, name and OxTS position
+        mode; null navigation values before initialisation."""
+        d = ROW_DECIMALS
+        state = np.asarray(block["ins_state"], dtype=np.intp)
+        ok = state != 0
+        valid = None if ok.all() else ok
+        assert self.states is not None
+        return [
+            Column("frame", ROW_FRAME_ID, constant=True),
+            Column("fix.latitude", rnd("lat_deg", d["latitude"]), valid),
+            Column("fix.longitude", rnd("lon_deg", d["longitude"]), valid),
+            Column("fix.altitude", rnd("height_m", d["altitude"]), valid),
+            Column("fix.datum", self.datum, constant=True),
+            Column("fix.status", self._status[state]),
+            Column("fix.service", self._service[state]),
+            Column("fix.ins_state", [self.states[k] for k in state.tolist()]),
+            Column("fix.oxts_position_mode", self._mode[state]),
+            Column(
+                "fix.position_covariance",
+                rnd("covariance_enu_m2", d["position_covariance"]),
+                valid,
+            ),
+            Column("imu.orientation_enu_xyzw", rnd("orientation_enu_xyzw", d["quaternion"]), valid),
+            Column("imu.angular_velocity_flu_radps", gyro),
+            Column(
+                "imu.linear_acceleration_flu_mps2",
+                rnd("specific_force_flu_mps2", d["linear_acceleration"]),
+            ),
+            Column("velocity.linear_flu_mps", vel, valid),
+            Column("velocity.angular_flu_radps", gyro),
+            Column("position_enu_m", rnd("position_enu_m", d["position_enu_m"]), valid),
+            Column("odom.frame_id", ODOM_FRAME_ID, constant=True),
+            Column("odom.child_frame_id", ODOM_CHILD_FRAME_ID, constant=True),
+            Column("odom.position_m", rnd("utm_m", d["position_utm_m"]), valid),
+            Column("odom.orientation_xyzw", rnd("orientation_utm_xyzw", d["quaternion"]), valid),
+            Column("odom.twist.linear_flu_mps", vel, valid),
+            Column("odom.twist.angular_flu_radps", gyro),
+            Column(
+                "odom.grid_rotation_deg",
+                rnd("grid_rotation_deg", d["grid_rotation_deg"]),
+                valid,
+            ),
+            Column("odom.zone", self.utm_zone, constant=True),
+        ]
+
     def extra(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
         """The block's epochs as (m, 40) float64 frames (``ins.frames``): the fields of
         :data:`FRAME_LAYOUT`, EInsField order."""
         m = block["sample_time_s"].shape[0]
         parts = []
         for key in FRAME_LAYOUT:
-            if key in self._frame_constants:
+            if key == "fix_status" and self.states is not None:
+                parts.append(np.asarray(self.fix_status(block), dtype=np.float64)[:, None])
+            elif key in self._frame_constants:
                 parts.append(np.full((m, 1), self._frame_constants[key]))
             else:
                 v = block[key]
