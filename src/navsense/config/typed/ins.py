@@ -27,8 +27,8 @@ class InsDriftConfig:
 
     @classmethod
     def from_validated(cls, drift: Mapping) -> InsDriftConfig:
-        """From the validated ``ins.drift`` block."""
-        return cls(**{k: float(drift[k]) for k in cls.__dataclass_fields__})
+        """From the validated ``ins.drift`` block (a key left out keeps its default)."""
+        return cls(**{k: float(v) for k, v in drift.items() if k in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,8 @@ class InsConfig:
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
             earth=str(cfg.get("imu", {}).get("earth", "none")),  # out of episode.json at "none"
-            aiding=str(ins["aiding"]),
-            aiding_tau_s=float(ins["aiding_tau_s"]),
-            drift=InsDriftConfig.from_validated(ins["drift"]),
+            # a recorded configuration (episode.json) leaves these out at ins.aiding "none"
+            aiding=str(ins.get("aiding", "none")),
+            aiding_tau_s=float(ins.get("aiding_tau_s", 1.0)),
+            drift=InsDriftConfig.from_validated(ins.get("drift", {})),
         )
