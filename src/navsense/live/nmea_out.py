@@ -159,6 +159,10 @@ class NmeaTcpServer:
                 client.thread.join(timeout)
 
 
+# NmeaPty.close: how long the terminal shows nothing unread before it counts as read
+SETTLE_S = 0.05
+
+
 class NmeaPty:
     """A pseudo-terminal that reads like a serial NMEA receiver.
 
@@ -255,7 +259,17 @@ class NmeaPty:
         self._writer.join(timeout)
         self._abandon.set()
         self._writer.join()
-        while self._unread() and time.monotonic() < deadline:
+        # the kernel moves what was written into the terminal's read buffer a moment later (a
+        # work queue: later still on a busy machine), so the terminal counts as read only once
+        # it has shown nothing unread for SETTLE_S
+        quiet_since = None
+        while (now := time.monotonic()) < deadline:
+            if self._unread():
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = now
+            elif now - quiet_since >= SETTLE_S:
+                break
             time.sleep(0.01)
         if self.link is not None:
             with contextlib.suppress(OSError):
