@@ -302,6 +302,35 @@ def test_a_configuration_value_that_breaks_a_model(tmp_path, base, capsys, key, 
     )
 
 
+def test_a_csv_field_beyond_the_csv_modules_limit(tmp_path, base, capsys):
+    """A line of 200 000 characters in one quoted field (a damaged or binary file): csv.Error
+    (an internal error before) becomes one line naming the file and line (found by the fuzz)."""
+    field = '"' + "x" * 200_000
+    (tmp_path / "t.csv").write_text(f"lat_deg,lon_deg,alt_m,time\n{field}\n40,-86,1,0\n")
+    (tmp_path / "e.csv").write_text(f"t_s,e_m,n_m,u_m\n{field}\n1,2,3,4\n")
+    line = _fails_in_one_line(
+        capsys, ["truth", "--track", tmp_path / "t.csv", "--out", tmp_path / "o.parquet"], tmp_path
+    )
+    assert "t.csv: line 2" in line
+    line = _fails_in_one_line(
+        capsys, ["score", base / "run", tmp_path / "e.csv", "--format", "csv"], tmp_path
+    )
+    assert "e.csv: line 2" in line
+
+
+def test_a_damaged_parquet_truth_log_is_named_on_one_line(tmp_path, base):
+    """Arrow's messages run over several lines (a thrift error of a file saved with CRLF line
+    ends): the error keeps the first (found by the fuzz)."""
+    from navsense.truth.io import iter_truth_chunks
+
+    (tmp_path / "t.parquet").write_bytes(
+        (base / "truth.parquet").read_bytes().replace(b"\n", b"\r\n")
+    )
+    with pytest.raises(NavsenseError) as err:
+        list(iter_truth_chunks(tmp_path / "t.parquet", 100))
+    assert "\n" not in str(err.value) and "t.parquet" in str(err.value)
+
+
 _HUGE = "1" + "0" * 400  # a JSON integer no float holds (math.isfinite raises OverflowError)
 
 

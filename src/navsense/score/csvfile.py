@@ -79,7 +79,12 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
         ]
     if not numbered:
         raise FormatError(f"{path}: empty (a CSV estimate starts with a header line)")
-    rows = list(csv.reader(line for _, line in numbered))
+    reader = csv.reader(line for _, line in numbered)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # a field beyond the csv module's limit: binary or damaged
+        line = numbered[min(reader.line_num, len(numbered)) - 1][0]
+        raise FormatError(f"{path}: line {line}: not CSV ({exc})") from None
     header = [h.strip() for h in rows[0]]
     header_line = numbered[0][0]
     times = [c for c in _TIME if c in header]

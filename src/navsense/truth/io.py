@@ -486,7 +486,9 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
     try:
         pf = pq.ParquetFile(path)
     except OSError as exc:
-        raise TruthError(f"{path}: cannot read the truth log ({exc})") from None
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else type(exc).__name__  # Arrow adds lines
+        raise TruthError(f"{path}: cannot read the truth log ({reason})") from None
     except (pa.ArrowInvalid, pa.ArrowException) as exc:
         raise TruthError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]})") from None
     schema = pf.schema_arrow

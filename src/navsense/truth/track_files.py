@@ -79,6 +79,15 @@ def point_error(source: str, where: str, message: str) -> TruthError:
     return TruthError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
+def _csv_row(line: str, delim: str, source: str, where: str) -> list[str]:
+    """The fields of one CSV line; TruthError naming the line when it is not CSV (a field
+    longer than the csv module's limit of 131072 characters: binary or a damaged file)."""
+    try:
+        return next(csv.reader([line], delimiter=delim))
+    except csv.Error as exc:
+        raise point_error(source, where, f"not CSV ({exc})") from None
+
+
 def _number(text: str | None, name: str, source: str, where: str) -> float:
     if text is None or not text.strip():
         raise point_error(source, where, f"{name} is empty; a number is required")
@@ -272,7 +281,7 @@ def read_csv(path: Path) -> RawTrack:
         )
     header_line, header = kept[0]
     delim = "," if "," in header else ";" if ";" in header else "\t" if "\t" in header else ","
-    names = [n.strip().lower() for n in next(csv.reader([header], delimiter=delim))]
+    names = [n.strip().lower() for n in _csv_row(header, delim, source, f"line {header_line}")]
     col: dict[str, int] = {}
     for j, name in enumerate(names):
         for canon, aliases in CSV_COLUMNS.items():
@@ -333,9 +342,9 @@ def read_csv(path: Path) -> RawTrack:
     t_key = "time" if "time" in col else "t_s"
     labels, a, b, c, times = [], [], [], [], []
     absolute = None
-    rows = csv.reader((line for _, line in kept[1:]), delimiter=delim)
-    for (lineno, _), row in zip(kept[1:], rows):
+    for lineno, line in kept[1:]:
         where = f"line {lineno}"
+        row = _csv_row(line, delim, source, where)
         if len(row) != len(names):
             raise point_error(source, where, f"{len(row)} fields, the header has {len(names)}")
         a.append(_number(row[col[need[0]]], need[0], source, where))
