@@ -484,6 +484,10 @@ def _ins_statistics(
 
     f = ins["frames"]
     out: dict[str, float] = {"ins_epochs": float(f.shape[0])}
+    solution = np.isfinite(f[:, F["InsUtmE"]])
+    if not solution.all():  # an aided INS before initialisation (ins.aiding "gnss"): left out
+        f = f[solution]
+        ins = {**ins, "frames": f, "steps": ins["steps"][solution]}
     if f.shape[0] == 0:
         return out
     col = lambda *names: f[:, [F[n] for n in names]]

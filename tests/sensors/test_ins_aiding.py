@@ -444,3 +444,53 @@ def test_a_run_is_the_same_bytes_whole_chunked_step_by_step_and_streamed(tmp_pat
             lines += [orjson.dumps(r) for r in stream.step(truth.slice(k, k + 1)).get("ins", [])]
         lines += [orjson.dumps(r) for r in stream.close().get("ins", [])]
     assert lines == whole["ins.jsonl"].splitlines()
+
+
+# ----------------------------------------------------------- statistics, report and ROS 2 bag
+def test_an_aided_run_has_statistics_a_report_figure_and_a_bag(tmp_path):
+    """A cold start with a signal outage: the statistics leave the epochs before initialisation
+    out, the report draws the aided INS's figure, and the bag's /oxts/fix follows the state
+    (NO_FIX -1 and no covariance before initialisation, FIX 0 with service 0 in dead
+    reckoning, GBAS 2 with service 1 in RTK) while odometry and /tf start at initialisation."""
+    pytest.importorskip("matplotlib")
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+
+    from navsense.output.report import write_report
+    from navsense.output.ros2.export import write_mcap
+    from navsense.simulate import simulate
+    from navsense.site import embedded_site
+    from navsense.stats import run_statistics
+
+    truth = open_sky_circle(int(RATE * 40))
+    cfg = load_config(
+        vehicle="polaris",
+        overrides={
+            "ins.aiding": "gnss",
+            "gnss.start": "cold",
+            "gnss.cold_ttff_s": 3,
+            "gnss.signal_outages_s": [[20, 30]],
+        },
+    )
+    run = tmp_path / "run"
+    simulate(truth, cfg, POLARIS, embedded_site("acre"), run, save_truth=True)
+    stats = run_statistics(run)
+    assert stats["ins_epochs"] == 4000
+    assert 0.0 < stats["ins_pos_h_rms_m"] < 1.0
+    report = write_report(run)
+    assert "Aided INS" in report.read_text()
+    bag = write_mcap(run)
+    fix: list = []
+    odom = 0
+    with open(bag, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        for _, channel, _, msg in reader.iter_decoded_messages(topics=["/oxts/fix", "/tf"]):
+            if channel.topic == "/oxts/fix":
+                fix.append((msg.status.status, msg.status.service, msg.position_covariance_type))
+            else:
+                odom += 1
+    rows = [orjson.loads(line) for line in (run / "ins.jsonl").read_bytes().splitlines()]
+    assert [(r["fix"]["status"], r["fix"]["service"]) for r in rows] == [f[:2] for f in fix]
+    assert fix[0] == (-1, 0, 0)
+    assert (0, 0, 2) in fix and (2, 1, 2) in fix
+    assert odom == sum(r["fix"]["status"] != -1 for r in rows) < len(rows)

@@ -107,6 +107,7 @@ class RunData:
     ins_position_enu_m: np.ndarray | None = None
     ins_error_enu_m: np.ndarray | None = None
     ins_sigma_enu_m: np.ndarray | None = None
+    ins_state: np.ndarray | None = None  # the aided INS's state names (ins.aiding "gnss")
     ins_truth_enu_m: np.ndarray | None = None
     ins_q_enu_xyzw: np.ndarray | None = None
     imu_t_s: np.ndarray | None = None
@@ -259,6 +260,8 @@ def read_run(run_dir) -> RunData:
             np.stack([col("InsCovE"), col("InsCovN"), col("InsCovU")], -1)
         )
         data.ins_truth_enu_m = data.ins_position_enu_m - err
+        if str((data.config.get("ins") or {}).get("aiding")) == "gnss":
+            data.ins_state = run.columns("ins", {"fix.ins_state": TEXT})["fix.ins_state"]
 
     if run.has("imu"):
         got = run.columns("imu", _IMU_COLUMNS)

@@ -300,6 +300,56 @@ def ins_error_figure(data) -> Figure | None:
     )
 
 
+#: the aided INS's states (ins.aiding "gnss") in the order of the strip, and their colours
+INS_STATE_ORDER = ("not_initialised", "dead_reckoning", *FIX_ORDER[1:])
+INS_STATE_COLORS = {"not_initialised": "#9e9e9e", "dead_reckoning": "#9467bd", **FIX_COLORS}
+
+
+def ins_aided_figure(data) -> Figure | None:
+    """The aided INS (ins.aiding "gnss"): its state over time, and its position error with
+    the reported +-1 sigma and +-2 sigma (symmetric-log scale: centimetres aided, metres after
+    a long outage)."""
+    if data.ins_state is None or data.ins_error_enu_m is None:
+        return None
+    t, err, sigma = data.ins_t_s, data.ins_error_enu_m, data.ins_sigma_enu_m
+    fig = _new(10, 7.5)
+    ax_s, ax_h, ax_v = fig.subplots(3, 1, sharex=True, height_ratios=[0.8, 1.6, 1.2])
+    period = float(np.median(np.diff(t))) if len(t) > 1 else 0.01
+    level = {s: i for i, s in enumerate(INS_STATE_ORDER)}
+    states = np.asarray(data.ins_state)
+    for state in INS_STATE_ORDER:
+        spans = [(t[a], t[b - 1] - t[a] + period) for a, b, s in _runs(states) if s == state]
+        if spans:
+            ax_s.broken_barh(spans, (level[state] - 0.4, 0.8), facecolors=INS_STATE_COLORS[state])
+    ax_s.set_yticks(range(len(INS_STATE_ORDER)), INS_STATE_ORDER, fontsize=7)
+    ax_s.set_ylim(-0.6, len(INS_STATE_ORDER) - 0.4)
+    cols = time_columns(fig, t)
+    _bands(ax_h, cols, t, sigma[:, 0], "#1f77b4")
+    line(ax_h, cols, t, err[:, 0], color="#08306b", lw=0.7, label="east error")
+    line(ax_h, cols, t, err[:, 1], color="#e6550d", lw=0.7, label="north error")
+    ax_h.set_ylabel("horizontal error (m)")
+    _bands(ax_v, cols, t, sigma[:, 2], "#31a354")
+    line(ax_v, cols, t, err[:, 2], color="#00441b", lw=0.7, label="up error")
+    ax_v.set_ylabel("vertical error (m)")
+    ax_v.set_xlabel("episode time (s)")
+    for ax in (ax_h, ax_v):
+        ax.set_yscale("symlog", linthresh=0.01)
+        ax.legend(loc="upper right", fontsize=8, ncol=4)
+    for ax in (ax_s, ax_h, ax_v):
+        ax.set_axisbelow(True)
+        ax.grid(True, color="#eeeeee")
+    ax_s.set_title("Aided INS: state and position error")
+    return _png(
+        fig,
+        "Aided INS",
+        "State of the GNSS-aided INS (ins.aiding gnss: not initialised before the receiver's "
+        "first fix, dead reckoning without a usable fix, else the receiver's fix state) and the "
+        "error of its position against the truth INS point (grid axes) with ±1σ and ±2σ of the "
+        "reported covariance; symmetric-log scale, linear within ±1 cm. Gaps: not initialised.",
+        "ins_aided.png",
+    )
+
+
 # ------------------------------------------------------------------------------ fix states
 _COUNT_KEYS = (
     "satellites_used",
@@ -662,7 +712,7 @@ def all_figures(data, *, sky_time_s: float | None = None, notes: list | None = N
     figs = [
         track_figure(data),
         gnss_error_figure(data),
-        ins_error_figure(data),
+        ins_aided_figure(data) or ins_error_figure(data),
         fix_state_figure(data),
         sky_figure(data, sky_time_s),
         imu_figure(data),

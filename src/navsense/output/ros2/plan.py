@@ -266,7 +266,10 @@ class BagPlan:
                     if rows is not None:
                         k = point_kinematics(rows, chassis_points(ep)["ins"])
                         twist = (k["velocity_body_mps"], k["angular_body_radps"])
-                out += ins_topic_messages(frames, t_sample, t_delivery, ep, start, twist)
+                service = None
+                if str(((ep.get("config") or {}).get("ins") or {}).get("aiding")) == "gnss":
+                    service = data.columns("ins", {"fix.service": "int"})["fix.service"]
+                out += ins_topic_messages(frames, t_sample, t_delivery, ep, start, twist, service)
         rx = MAXXUM_RECEIVER_TOPICS
         gnss_cols: dict[str, np.ndarray] | None = None
 

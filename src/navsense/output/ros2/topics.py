@@ -210,12 +210,17 @@ def ins_topic_messages(
     episode: Mapping,
     start_ns: int,
     truth_twist: tuple[np.ndarray, np.ndarray] | None = None,
+    service: np.ndarray | None = None,
 ) -> list[TopicMessages]:
     """The INS topics of a vehicle (module docstring) of ``frames`` (m, 40), the ``ins.frames``
     records, whose rows have the sample and delivery times given (s). ``episode``: the run's
     episode.json or its keys ``vehicle``, ``noise`` and ``config``; ``start_ns`` start_utc in
     ns since the Unix epoch. ``truth_twist``: the truth's body-frame linear (m/s) and angular
-    (rad/s) velocity at the INS point, (m, 3) each (None: unknown, NaN)."""
+    (rad/s) velocity at the INS point, (m, 3) each (None: unknown, NaN). ``service``: the
+    rows' fix.service of an aided INS (ins.aiding "gnss", navsense extension, issue 19): then
+    the fix's status is the frame's InsFixStatus and its service this, and before the INS is
+    initialised (status -1) the fix has no covariance (COVARIANCE_TYPE_UNKNOWN, zeros) and no
+    odometry, /tf, imu or velocity message is written (the INS has no solution to publish)."""
     topics = topics_for(str(episode.get("vehicle", "")))
     polaris = topics is POLARIS_TOPICS
     stamp = start_ns + seconds_to_ns(sample_time_s)
@@ -242,6 +247,18 @@ def ins_topic_messages(
     accel_cov9 = np.diag([s["accel_mps2"] ** 2] * 3).ravel()
     fix_cov9 = np.zeros((len(cov), 9))
     fix_cov9[:, list(COV3_DIAG)] = cov
+    fix_status: np.ndarray | int = INS_FIX_STATUS
+    fix_service: np.ndarray | int = INS_FIX_SERVICE
+    fix_cov_type: np.ndarray | int = COVARIANCE_TYPE_DIAGONAL_KNOWN
+    nav = slice(None)  # the epochs with a navigation solution (all but an aided INS's first)
+    if service is not None:
+        fix_status = col("InsFixStatus").astype(np.int8)
+        fix_service = np.asarray(service, dtype=np.uint16)
+        blank = fix_status == -1
+        fix_cov9[blank] = 0.0
+        fix_cov_type = np.where(blank, COVARIANCE_TYPE_UNKNOWN, fix_cov_type).astype(np.uint8)
+        if blank.any():
+            nav = np.flatnonzero(~blank)  # type: ignore[assignment]
     if polaris:  # the OxTS mounting axes: x left, y forward, z down
         imu_q = quat_multiply(q_enu, OXTS_MOUNT_XYZW)
         swap = lambda v: np.stack([v[:, 1], v[:, 0], -v[:, 2]], axis=-1)
@@ -252,6 +269,10 @@ def ins_topic_messages(
         truth_lin = truth_ang = np.full((len(cov), 3), np.nan)
     else:
         truth_lin, truth_ang = truth_twist
+    # the navigation topics' epochs
+    n_stamp, n_log, n_pos, n_q = stamp[nav], log[nav], utm_pos[nav], q_utm[nav]
+    n_cov, n_vel, n_gyro = pose_cov[nav], vel[nav], gyro[nav]
+    n_imu_q, n_imu_rate, n_imu_accel = imu_q[nav], imu_rate[nav], imu_accel[nav]
 
     streams = []
     spec = topics["odom"]
@@ -259,15 +280,15 @@ def ins_topic_messages(
     streams.append(
         TopicMessages(
             spec,
-            log,
+            n_log,
             lambda a, b: encode_odometry(
                 lay_odom,
-                stamp[a:b],
-                utm_pos[a:b],
-                q_utm[a:b],
-                pose_cov[a:b],
-                vel[a:b],
-                gyro[a:b],
+                n_stamp[a:b],
+                n_pos[a:b],
+                n_q[a:b],
+                n_cov[a:b],
+                n_vel[a:b],
+                n_gyro[a:b],
                 twist_cov,
             ),
         )
@@ -281,13 +302,13 @@ def ins_topic_messages(
             lambda a, b: encode_navsatfix(
                 lay_fix,
                 stamp[a:b],
-                INS_FIX_STATUS,
-                INS_FIX_SERVICE,
+                fix_status if isinstance(fix_status, int) else fix_status[a:b],
+                fix_service if isinstance(fix_service, int) else fix_service[a:b],
                 lat[a:b],
                 lon[a:b],
                 height[a:b],
                 fix_cov9[a:b],
-                COVARIANCE_TYPE_DIAGONAL_KNOWN,
+                fix_cov_type if isinstance(fix_cov_type, int) else fix_cov_type[a:b],
             ),
         )
     )
@@ -296,15 +317,15 @@ def ins_topic_messages(
     streams.append(
         TopicMessages(
             spec,
-            log,
+            n_log,
             lambda a, b: encode_imu(
                 lay_imu,
-                stamp[a:b],
-                imu_q[a:b],
+                n_stamp[a:b],
+                n_imu_q[a:b],
                 q_cov9,
-                imu_rate[a:b],
+                n_imu_rate[a:b],
                 rate_cov9,
-                imu_accel[a:b],
+                n_imu_accel[a:b],
                 accel_cov9,
             ),
         )
@@ -315,9 +336,9 @@ def ins_topic_messages(
         streams.append(
             TopicMessages(
                 spec,
-                log,
+                n_log,
                 lambda a, b: encode_twist_stamped(
-                    lay_vel, stamp[a:b], vel[a:b], gyro[a:b] * _RAD_TO_DEG
+                    lay_vel, n_stamp[a:b], n_vel[a:b], n_gyro[a:b] * _RAD_TO_DEG
                 ),
             )
         )
@@ -343,7 +364,7 @@ def ins_topic_messages(
     lay_tf = tf_layout(spec.frame_id, spec.child_frame_id)
     streams.append(
         TopicMessages(
-            spec, log, lambda a, b: encode_tf(lay_tf, stamp[a:b], utm_pos[a:b], q_utm[a:b])
+            spec, n_log, lambda a, b: encode_tf(lay_tf, n_stamp[a:b], n_pos[a:b], n_q[a:b])
         )
     )
     return streams
