@@ -207,7 +207,7 @@ def run_statistics(
         steps.append(ins["steps"])
     if not steps:
         return out
-    wanted = np.unique(np.concatenate(steps))
+    wanted = _sorted_unique(np.concatenate(steps))
     source: TruthStates | TruthSource | None = truth
     if source is None and search_truth:
         source = find_truth(run, episode)
@@ -231,6 +231,13 @@ def _reader(run_dir) -> RunReader:
     if not run.is_dir():
         raise FormatError(f"{run}: not a run directory (not found)")
     return RunReader(run)
+
+
+def _sorted_unique(steps: np.ndarray) -> np.ndarray:
+    """np.unique of int64 steps by a sort (numpy 2.4's hashing np.unique is ~80x slower on
+    an hour's 400 000 steps: 0.38 s against 5 ms)."""
+    s = np.sort(steps)
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if s.size else s
 
 
 def _steps_of(t_s: np.ndarray, rate_hz: float) -> np.ndarray:

@@ -1,13 +1,12 @@
 """Decimation of plotted series (navsense.output.decimate) against brute-force computations:
-every pixel column keeps its first and last sample, its minimum and maximum and its gaps; a path
-keeps every cell it passes through."""
+every pixel column keeps its first and last sample, its minimum and maximum and its gaps."""
 
 import math
 
 import numpy as np
 import pytest
 
-from navsense.output.decimate import PixelColumns, column_extremes, path_cells
+from navsense.output.decimate import PixelColumns, column_extremes
 
 
 def _columns_brute(x, columns, lo, hi):
@@ -102,29 +101,6 @@ def test_mismatched_lengths_are_refused():
         column_extremes(np.arange(10.0), np.arange(11.0), 1)
 
 
-@pytest.mark.parametrize("seed", [4, 5])
-def test_a_path_keeps_every_cell_it_passes_through(seed):
-    rng = np.random.default_rng(seed)
-    n = 30_000
-    xy = np.cumsum(rng.normal(scale=0.05, size=(n, 2)), axis=0)
-    xy[rng.choice(n, size=10, replace=False)] = np.nan
-    cell = 0.3
-    kept = path_cells(xy[:, 0], xy[:, 1], cell)
-    assert kept.size < n / 2
-    assert np.all(np.diff(kept) > 0) and kept[0] == 0 and kept[-1] == n - 1
-    cells = [
-        None if not np.isfinite(p).all() else (math.floor(p[0] / cell), math.floor(p[1] / cell))
-        for p in xy
-    ]
-    # brute force: a sample is dropped only inside a run of samples in one cell, so the last
-    # drawn sample before it and the next one after it are in its cell
-    dropped = np.setdiff1d(np.arange(n), kept)
-    pos = np.searchsorted(kept, dropped)
-    for i, before, after in zip(dropped, kept[pos - 1], kept[pos]):
-        assert cells[i] is not None
-        assert cells[before] == cells[i] == cells[after]
-
-
 def test_the_report_figures_draw_the_extremes_of_an_hours_imu_and_ins(monkeypatch):
     """imu_figure and ins_error_figure on an hour of synthetic rows: every line is decimated,
     keeps every spike and the data's range, and the PNG is still written."""
@@ -171,3 +147,39 @@ def test_the_report_figures_draw_the_extremes_of_an_hours_imu_and_ins(monkeypatc
         assert yd.size < m / 20
         assert np.nanmin(yd) == np.nanmin(y) and np.nanmax(yd) == np.nanmax(y)
         assert np.isnan(yd).any()  # the gap is drawn as a gap
+
+
+def test_the_track_draws_an_hours_laps_as_few_points_and_keeps_an_excursion(monkeypatch):
+    """Six laps of a 150 m circle at 100 Hz with one 40 m excursion: the drawn truth path has a
+    small fraction of the points, all of them points of the path, and reaches the excursion's
+    tip."""
+    pytest.importorskip("matplotlib")
+    from pathlib import Path
+
+    from navsense.output import report_plots
+    from navsense.output.report import RunData
+
+    m = 360_000
+    a = np.linspace(0.0, 12 * np.pi, m)
+    truth = np.column_stack([150 * np.cos(a), 150 * np.sin(a), np.zeros(m)])
+    tip = 200_000
+    bump = np.exp(-0.5 * ((np.arange(m) - tip) / 30.0) ** 2) * 40.0
+    truth[:, 0] += bump * np.cos(a)
+    truth[:, 1] += bump * np.sin(a)
+    data = RunData(run_dir=Path("."), episode={})
+    data.ins_t_s = np.arange(m) / 100.0
+    data.ins_truth_enu_m = truth
+    data.ins_position_enu_m = truth + 0.01
+    drawn = []
+    png = report_plots._png
+    monkeypatch.setattr(report_plots, "_png", lambda fig, *a: (drawn.append(fig), png(fig, *a))[1])
+    report_plots.track_figure(data)
+    ax = drawn[0].axes[0]
+    line = next(ln for ln in ax.lines if ln.get_label() == "truth (INS point)")
+    xy = np.column_stack([line.get_xdata(), line.get_ydata()])
+    assert len(xy) < m / 100
+    r = np.hypot(xy[:, 0], xy[:, 1])
+    assert r.max() == pytest.approx(np.hypot(*truth[tip, :2]), abs=0.1)  # the tip is drawn
+    # every drawn point is a point of the path (to a micrometre: scaled to pixels and back)
+    on_path = {tuple(p) for p in np.round(truth[:, :2], 6)}
+    assert all(tuple(p) in on_path for p in np.round(xy, 6))

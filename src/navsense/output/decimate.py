@@ -9,16 +9,14 @@ Aggregation", PVLDB 7(10), 2014, with the gap kept. At most 5 points per column 
 whatever n is, so a one-hour run's 432 000 IMU samples become a few thousand points.
 
 :class:`PixelColumns` and :func:`column_extremes` give the indices to keep for a time axis
-(samples in time order);
-:func:`path_cells` does the same for a path in the plane (the track: x and y both data), keeping
-a sample whenever the path enters another cell of a grid finer than the pixels.
+(samples in time order).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PixelColumns", "column_extremes", "path_cells"]
+__all__ = ["PixelColumns", "column_extremes"]
 
 
 def _first_per_segment(candidates: np.ndarray, seg: np.ndarray) -> np.ndarray:
@@ -103,22 +101,3 @@ def _sorted_unique(n: int, parts: list) -> np.ndarray:
     for part in parts:
         mask[part] = True
     return np.flatnonzero(mask)
-
-
-def path_cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
-    """Sorted indices of the samples of the path (x, y) to draw at a resolution of ``cell``
-    (data units; half a pixel or less): the first and the last sample of each run of
-    consecutive samples in the same square ``cell`` x ``cell`` of the grid, and every
-    non-finite sample (a break in the path). The path drawn through them stays within a cell
-    of the full path, which is less than a pixel."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    n = x.shape[0]
-    if n <= 2 or not (cell > 0 and np.isfinite(cell)):
-        return np.arange(n)
-    finite = np.isfinite(x) & np.isfinite(y)
-    ix = np.floor(np.where(finite, x, 0.0) / cell)
-    iy = np.floor(np.where(finite, y, 0.0) / cell)
-    change = (ix[1:] != ix[:-1]) | (iy[1:] != iy[:-1]) | ~finite[1:] | ~finite[:-1]
-    edges = np.flatnonzero(change)  # sample i is the last of a run, i + 1 the first of the next
-    return _sorted_unique(n, [[0, n - 1], edges, edges + 1, ~finite])

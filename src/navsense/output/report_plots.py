@@ -8,8 +8,8 @@ fixed per fix state and per satellite status so that every plot reads the same w
 
 Speed: a plot against time draws at most a few points per pixel column of the figure, those
 that keep the column's extremes (:func:`line`, :mod:`navsense.output.decimate`), so an hour's
-run draws as fast as a minute's and looks the same; the track keeps a point per sub-pixel cell
-(:func:`navsense.output.decimate.path_cells`). :func:`_png` runs the constrained layout once and
+run draws as fast as a minute's and looks the same; the track's paths are simplified as Agg
+simplifies them when drawing (:func:`_track_points`). :func:`_png` runs the constrained layout once and
 draws once (``savefig`` alone draws the figure twice to lay it out).
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from navsense.output.decimate import PixelColumns, path_cells
+from navsense.output.decimate import PixelColumns
 
 __all__ = [
     "Figure",
@@ -124,18 +124,29 @@ def _png(fig, title: str, caption: str, filename: str) -> Figure:
 
 # ---------------------------------------------------------------------------------- track
 def _track_points(fig, ax, points: np.ndarray, limits_set: bool):
-    """x and y of a path on the track's equal-aspect axes, one point per half-pixel cell
-    (:func:`navsense.output.decimate.path_cells`): a pixel of the axes spans at least the
-    larger of the view's width and height over the figure's pixels; without set limits (the
-    view then follows the data) the path's own extent."""
+    """x and y of a path on the track's equal-aspect axes, simplified as Agg simplifies a line
+    when it draws it (matplotlib's path simplification: the path stays within 1/9 of a pixel),
+    here in units of the largest a pixel can be (the view's width and height over the
+    figure's pixels; an axes pixel spans at least that): an hour's 360 000 INS points become a
+    few hundred, and the legend's "best" place and the layout no longer walk through them all.
+    Without set limits (the view follows the data) the path's own extent."""
+    from matplotlib.path import Path as MplPath
+
     x, y = points[:, 0], points[:, 1]
     if limits_set:
         (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     else:
         x0, x1, y0, y1 = np.nanmin(x), np.nanmax(x), np.nanmin(y), np.nanmax(y)
     w, h = fig.get_figwidth() * _DPI, fig.get_figheight() * _DPI
-    k = path_cells(x, y, 0.5 * max(abs(x1 - x0) / w, abs(y1 - y0) / h))
-    return x[k], y[k]
+    unit = max(abs(x1 - x0) / w, abs(y1 - y0) / h)
+    if not (unit > 0 and np.isfinite(unit)) or len(x) < 2:
+        return x, y
+    path = MplPath(np.column_stack([x, y]) / unit).cleaned(remove_nans=True, simplify=True)
+    v, codes = np.asarray(path.vertices), np.asarray(path.codes)
+    v, codes = v[codes != MplPath.STOP], codes[codes != MplPath.STOP]
+    # a MOVETO after the first vertex starts a piece after NaNs: a NaN row keeps the break
+    v = np.insert(v, np.flatnonzero(codes[1:] == MplPath.MOVETO) + 1, np.nan, axis=0) * unit
+    return v[:, 0], v[:, 1]
 
 
 def track_figure(data) -> Figure | None:

@@ -339,8 +339,9 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
     structure: a null may replace a value, never add a key). A regular expression per key
     (a literal prefix, which the engine searches fast) finds ``"key":value``; a key cannot
     match inside a string, where its quotes are escaped. Numbers are converted by Python's
-    correctly rounded ``float``, the same float64 as Arrow's. Blocks of 64 MiB at a time, so
-    memory stays bounded."""
+    correctly rounded ``float``, the same float64 as Arrow's. The file is mapped and scanned in
+    blocks of 64 MiB of whole rows, so memory stays bounded."""
+    import mmap
     import re
 
     names = list(spec)
@@ -354,7 +355,7 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
         first = f.readline()
     try:
         row = orjson.loads(first)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError:  # also an empty file (Arrow's reader: no rows)
         return None
     if not isinstance(row, dict):
         return None
@@ -362,25 +363,24 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
         return None
     patterns = {n: re.compile(b'"' + re.escape(n.encode()) + b'":' + _SCALAR) for n in names}
     values: dict[str, list[bytes]] = {n: [] for n in names}
-    with open(path, "rb") as f:
-        rest = b""
-        while True:
-            chunk = f.read(_FAST_BLOCK_BYTES)
-            data = rest + chunk if rest else chunk
-            if chunk:
-                cut = data.rfind(b"\n") + 1
-                block, rest = data[:cut], data[cut:]
-            else:
-                block, rest = data, b""
-            if block:
-                lines = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        size, start = len(mm), 0
+        while start < size:  # blocks of whole rows, scanned in place (no copy)
+            end = mm.find(b"\n", min(start + _FAST_BLOCK_BYTES, size) - 1)
+            end = size if end < 0 else end + 1
+            block = memoryview(mm)[start:end]
+            newlines = np.frombuffer(block, dtype=np.uint8) == 10
+            lines = int(np.count_nonzero(newlines)) + (0 if newlines[-1] else 1)
+            del newlines
+            try:
                 for name, pattern in patterns.items():
                     found = pattern.findall(block)
                     if len(found) != lines:
                         return None
                     values[name] += found
-            if not chunk:
-                break
+            finally:
+                block.release()
+            start = end
     out = {}
     for name, kind in spec.items():
         column = _parse_scalars(values[name], kind)
