@@ -1,5 +1,7 @@
-"""Decimation of plotted series (navsense.output.decimate) against brute-force computations:
-every pixel column keeps its first and last sample, its minimum and maximum and its gaps."""
+"""The report's figures made fast and the same: the decimation of plotted series
+(navsense.output.decimate) against brute-force computations (every pixel column keeps its first
+and last sample, its minimum and maximum and its gaps), the figures of an hour's run drawn from
+few points with the extremes kept, and the figures drawn in two processes as in one."""
 
 import math
 
@@ -183,3 +185,62 @@ def test_the_track_draws_an_hours_laps_as_few_points_and_keeps_an_excursion(monk
     # every drawn point is a point of the path (to a micrometre: scaled to pixels and back)
     on_path = {tuple(p) for p in np.round(truth[:, :2], 6)}
     assert all(tuple(p) in on_path for p in np.round(xy, 6))
+
+
+def _parent_pid_maker(parent: int, value: str, fail_in_child: str = ""):
+    import os
+
+    def make(data):
+        if os.getpid() != parent and fail_in_child == "raise":
+            raise RuntimeError("a bug in the child")
+        if os.getpid() != parent and fail_in_child == "die":
+            os._exit(3)
+        return (value, os.getpid() == parent)
+
+    return make
+
+
+@pytest.mark.parametrize("fail", ["", "raise", "die"])
+def test_figures_drawn_in_two_processes_come_back_in_order(monkeypatch, fail):
+    """The odd figures are drawn in a forked child; when it fails or dies the parent draws them
+    itself; the order is the makers' either way."""
+    import os
+
+    from navsense._runtime import machine
+    from navsense.output import report_plots
+
+    monkeypatch.setattr(machine, "available_cores", lambda: 2)
+    me = os.getpid()
+    makers = [_parent_pid_maker(me, f"fig{i}", fail) for i in range(5)]
+    got = report_plots._draw(None, makers, parallel=True)
+    assert [v for v, _ in got] == [f"fig{i}" for i in range(5)]
+    in_parent = [p for _, p in got]
+    assert in_parent[0::2] == [True, True, True]
+    assert in_parent[1::2] == ([False, False] if not fail else [True, True])
+    assert all(p for _, p in report_plots._draw(None, makers, parallel=False))
+
+
+def test_parallel_and_serial_figures_are_the_same_pngs(monkeypatch):
+    pytest.importorskip("matplotlib")
+    from pathlib import Path
+
+    from navsense._runtime import machine
+    from navsense.output import report_plots
+    from navsense.output.report import RunData
+
+    monkeypatch.setattr(machine, "available_cores", lambda: 2)
+    rng = np.random.default_rng(5)
+    n = 20_000
+    data = RunData(run_dir=Path("."), episode={})
+    data.imu_t_s = np.arange(n) / 120.0
+    data.imu_specific_force_flu_mps2 = rng.normal(size=(n, 3))
+    data.imu_angular_velocity_flu_radps = rng.normal(size=(n, 3))
+    data.ins_t_s = np.arange(n) / 100.0
+    data.ins_truth_enu_m = np.cumsum(rng.normal(size=(n, 3)), axis=0)
+    data.ins_position_enu_m = data.ins_truth_enu_m + 0.01
+    data.ins_error_enu_m = rng.normal(size=(n, 3)) * 0.01
+    data.ins_sigma_enu_m = np.full((n, 3), 0.01)
+    serial = report_plots.all_figures(data, parallel=False)
+    parallel = report_plots.all_figures(data, parallel=True)
+    assert [f.filename for f in serial] == ["track.png", "ins_error.png", "imu.png"]
+    assert [(f.filename, f.png) for f in parallel] == [(f.filename, f.png) for f in serial]

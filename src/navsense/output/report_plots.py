@@ -1,8 +1,9 @@
 """The figures of the run report (matplotlib, Agg canvas, no pyplot state).
 
 Each function takes a :class:`navsense.output.report.RunData` and returns a :class:`Figure`
-(title, caption, file name, PNG bytes) or None when the run lacks the data; :func:`all_figures`
-calls them in report order. A figure starts with :func:`_new`, draws series against time with
+(title, caption, file name, PNG bytes) or None when the run lacks the data; :func:`figure_makers`
+lists them in report order and :func:`all_figures` draws them (two processes where there are two
+cores). A figure starts with :func:`_new`, draws series against time with
 :func:`line` (or its indices from :func:`time_columns`) and ends with :func:`_png`. Colours are
 fixed per fix state and per satellite status so that every plot reads the same way.
 
@@ -15,6 +16,7 @@ draws once (``savefig`` alone draws the figure twice to lay it out).
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from navsense.output.decimate import PixelColumns
 __all__ = [
     "Figure",
     "all_figures",
+    "figure_makers",
     "line",
     "pixel_columns",
     "time_columns",
@@ -718,16 +721,33 @@ def imu_figure(data) -> Figure | None:
     )
 
 
-def all_figures(data, *, sky_time_s: float | None = None, notes: list | None = None) -> list:
-    """Every figure the run's data allow, in report order."""
-    figs = [
-        track_figure(data),
-        gnss_error_figure(data),
-        ins_aided_figure(data) or ins_error_figure(data),
-        fix_state_figure(data),
-        sky_figure(data, sky_time_s),
-        imu_figure(data),
+def ins_figure(data) -> Figure | None:
+    """The INS's figure: the aided INS's (ins.aiding "gnss") or else the INS position error."""
+    return ins_aided_figure(data) or ins_error_figure(data)
+
+
+def figure_makers(sky_time_s: float | None = None) -> list:
+    """The report's figures in report order: functions of the run's data, each returning a
+    :class:`Figure` or None (a new figure is one more entry here)."""
+    return [
+        track_figure,
+        gnss_error_figure,
+        ins_figure,
+        fix_state_figure,
+        functools.partial(sky_figure, sky_time_s=sky_time_s),
+        imu_figure,
     ]
+
+
+def all_figures(
+    data, *, sky_time_s: float | None = None, notes: list | None = None, parallel: bool = True
+) -> list:
+    """Every figure the run's data allow, in report order (:func:`figure_makers`).
+
+    ``parallel``: where the machine has a second core and the process may fork
+    (navsense._runtime.worker.fork_safe), a forked child draws every other figure while this
+    process draws the rest (:func:`_draw`); the PNGs are the same bytes either way."""
+    figs = _draw(data, figure_makers(sky_time_s), parallel)
     if notes is not None and sky_time_s is not None and data.gnss_t_s is not None:
         k = sky_epoch(data, sky_time_s)
         if not math.isclose(float(data.gnss_t_s[k]), float(sky_time_s), abs_tol=1e-6):
@@ -736,3 +756,57 @@ def all_figures(data, *, sky_time_s: float | None = None, notes: list | None = N
                 f"t = {data.gnss_t_s[k]:.2f} s."
             )
     return [f for f in figs if f is not None]
+
+
+def _draw(data, makers: list, parallel: bool) -> list:
+    """``[make(data) for make in makers]``, the odd ones in a forked child when ``parallel`` and
+    a second core allow it. The child inherits the data (nothing is pickled but the PNGs it
+    sends back); if it fails or dies, this process draws its figures itself, so an error is
+    raised here as without a child."""
+    from navsense._runtime.machine import available_cores
+    from navsense._runtime.worker import fork_safe
+
+    if not parallel or len(makers) < 2 or available_cores() < 2 or not fork_safe():
+        return [make(data) for make in makers]
+    import multiprocessing
+    import pickle
+
+    ctx = multiprocessing.get_context("fork")
+    theirs = list(range(1, len(makers), 2))
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(
+        target=_draw_child,
+        args=(data, [makers[i] for i in theirs], send),
+        name="navsense-report-figures",
+        daemon=True,
+    )
+    child.start()
+    send.close()
+    out: list = [None] * len(makers)
+    try:
+        for i in range(0, len(makers), 2):
+            out[i] = makers[i](data)
+        try:
+            kind, payload = pickle.loads(receive.recv_bytes())
+        except (EOFError, OSError):
+            kind, payload = "lost", None
+    finally:
+        receive.close()
+        child.join()
+    drawn = payload if kind == "ok" else [makers[i](data) for i in theirs]
+    for i, fig in zip(theirs, drawn, strict=True):
+        out[i] = fig
+    return out
+
+
+def _draw_child(data, makers: list, send) -> None:
+    """The forked child of :func:`_draw`: its figures, or word that it failed."""
+    import pickle
+
+    message: tuple[str, object]
+    try:
+        message = ("ok", [make(data) for make in makers])
+    except BaseException as exc:  # the parent draws them again and raises the error itself
+        message = ("failed", repr(exc))
+    send.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+    send.close()
