@@ -469,15 +469,23 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     if sky_time_s is not None:
         _check_sky_time(data.gnss_t_s, sky_time_s)
     # the truth read_run found with the shared lookup (None: none, unreadable or not covering)
-    stats = run_statistics(
-        data.reader or data.run_dir, truth=data.truth, search_truth=False
-    )  # the rows read_run read, from the reader's cache
+    got: dict = {}
+
+    def statistics() -> None:  # the rows read_run read, from the reader's cache
+        got["stats"] = run_statistics(
+            data.reader or data.run_dir, truth=data.truth, search_truth=False
+        )
+
     notes = []
     if data.gnss_t_s is not None and data.gnss_error_enu_m is None:
         notes.append(f"No truth for the GNSS errors: {data.truth_source}.")
     from navsense.score.plots import run_report_figures
 
-    figures = report_plots.all_figures(data, sky_time_s=sky_time_s, notes=notes)
+    # the statistics while a forked child draws figures (report_plots.all_figures)
+    figures = report_plots.all_figures(
+        data, sky_time_s=sky_time_s, notes=notes, meanwhile=statistics
+    )
+    stats = got["stats"]
     figures += run_report_figures(data.run_dir)  # RUN_DIR/score/ of navsense score, if any
     page = _html(data, stats, figures, notes)
 

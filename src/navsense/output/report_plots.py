@@ -3,7 +3,7 @@
 Each function takes a :class:`navsense.output.report.RunData` and returns a :class:`Figure`
 (title, caption, file name, PNG bytes) or None when the run lacks the data; :func:`figure_makers`
 lists them in report order and :func:`all_figures` draws them (two processes where there are two
-cores). A figure starts with :func:`_new`, draws series against time with
+cores: the report's statistics are computed meanwhile). A figure starts with :func:`_new`, draws series against time with
 :func:`line` (or its indices from :func:`time_columns`) and ends with :func:`_png`. Colours are
 fixed per fix state and per satellite status so that every plot reads the same way.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -740,14 +741,21 @@ def figure_makers(sky_time_s: float | None = None) -> list:
 
 
 def all_figures(
-    data, *, sky_time_s: float | None = None, notes: list | None = None, parallel: bool = True
+    data,
+    *,
+    sky_time_s: float | None = None,
+    notes: list | None = None,
+    parallel: bool = True,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> list:
     """Every figure the run's data allow, in report order (:func:`figure_makers`).
 
     ``parallel``: where the machine has a second core and the process may fork
-    (navsense._runtime.worker.fork_safe), a forked child draws every other figure while this
-    process draws the rest (:func:`_draw`); the PNGs are the same bytes either way."""
-    figs = _draw(data, figure_makers(sky_time_s), parallel)
+    (navsense._runtime.worker.fork_safe), a forked child draws two figures of every three
+    while this process calls ``meanwhile`` (the report's statistics) and draws the rest
+    (:func:`_draw`); the PNGs are the same bytes either way. ``meanwhile`` is called once,
+    before this process's figures, in any case."""
+    figs = _draw(data, figure_makers(sky_time_s), parallel, meanwhile)
     if notes is not None and sky_time_s is not None and data.gnss_t_s is not None:
         k = sky_epoch(data, sky_time_s)
         if not math.isclose(float(data.gnss_t_s[k]), float(sky_time_s), abs_tol=1e-6):
@@ -758,21 +766,25 @@ def all_figures(
     return [f for f in figs if f is not None]
 
 
-def _draw(data, makers: list, parallel: bool) -> list:
-    """``[make(data) for make in makers]``, the odd ones in a forked child when ``parallel`` and
-    a second core allow it. The child inherits the data (nothing is pickled but the PNGs it
-    sends back); if it fails or dies, this process draws its figures itself, so an error is
-    raised here as without a child."""
+def _draw(data, makers: list, parallel: bool, meanwhile: Callable[[], Any] | None = None) -> list:
+    """``[make(data) for make in makers]``; with ``parallel`` and a second core, every figure
+    but the first of each three in a forked child, while this process calls ``meanwhile`` and
+    draws the others. The child inherits the data (nothing is pickled but the PNGs it sends
+    back); if it fails or dies, this process draws its figures itself, so an error is raised
+    here as without a child."""
     from navsense._runtime.machine import available_cores
     from navsense._runtime.worker import fork_safe
 
     if not parallel or len(makers) < 2 or available_cores() < 2 or not fork_safe():
+        if meanwhile is not None:
+            meanwhile()
         return [make(data) for make in makers]
     import multiprocessing
     import pickle
 
     ctx = multiprocessing.get_context("fork")
-    theirs = list(range(1, len(makers), 2))
+    mine = list(range(0, len(makers), 3))
+    theirs = [i for i in range(len(makers)) if i not in mine]
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(
         target=_draw_child,
@@ -784,7 +796,9 @@ def _draw(data, makers: list, parallel: bool) -> list:
     send.close()
     out: list = [None] * len(makers)
     try:
-        for i in range(0, len(makers), 2):
+        if meanwhile is not None:
+            meanwhile()
+        for i in mine:
             out[i] = makers[i](data)
         try:
             kind, payload = pickle.loads(receive.recv_bytes())
