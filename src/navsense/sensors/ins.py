@@ -2,7 +2,10 @@
 
 Specification "INS and GNSS", section "INS" (FAcresSensorRecorder::InsEpoch) and section "ACRES
 Core INS"; CoreSimIns.h (FInsConfig, FInsModel, EInsField). The INS is the truth with errors: no
-inertial mechanisation, no alignment, no GNSS outage.
+inertial mechanisation, no alignment, no GNSS outage. With ``ins.aiding`` "gnss" (navsense
+extension, issue 19) :class:`InsModel` adds the errors of a GNSS-aided INS that follows its own
+receiver (navsense.sensors.ins_aiding: states, filtered receiver error, dead reckoning) to these;
+the streaming API navsense.ins_stream.Ins (FInsModel, fed truth alone) stays the specification's.
 
 Truth at the INS point (section "INS", "Truth at the INS Point")::
 
