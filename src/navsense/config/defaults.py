@@ -33,6 +33,7 @@ __all__ = [
     "VEHICLE_OVERLAYS",
     "sensors_defaults",
     "code_defaults",
+    "complete_recorded_config",
     "vehicle_overlay",
     "read_embedded",
 ]
@@ -62,6 +63,22 @@ def sensors_defaults() -> dict:
 def code_defaults() -> dict:
     """The keys the code assumes without a file: ``noise`` and the INS "Code" column."""
     return read_embedded("code_defaults.json")
+
+
+def complete_recorded_config(recorded: dict) -> dict:
+    """The configuration a run used, from the ``config`` its episode.json records.
+
+    episode.json leaves out the extension keys that hold their default (navsense.simulate's
+    ``_recorded_config``: ``gnss.signal_outages_s`` empty, ``imu.earth`` none, the aided INS's keys
+    with ``ins.aiding`` none), and a run written before navsense had a key does not name it
+    either; both ran with the code's default. So every key the record lacks takes the defaults
+    under every configuration (``code_defaults.json``, then ``sensors.json``), and every key it
+    has keeps its recorded value. (A run older than ``gnss.nmea.sentences`` then reads as the
+    default sentence set; its gnss.nmea holds GGA alone: only the files tell.)
+    """
+    from navsense.config.load import deep_merge
+
+    return deep_merge(deep_merge(code_defaults(), sensors_defaults()), recorded)
 
 
 def vehicle_overlay(vehicle: str) -> tuple[dict, str] | None:

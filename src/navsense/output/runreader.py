@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from navsense.config.defaults import complete_recorded_config
 from navsense.errors import FormatError
 
 __all__ = [
@@ -76,7 +77,9 @@ def vector(k: int) -> tuple[str, int]:
 
 
 def read_episode(run_dir: str | os.PathLike) -> dict:
-    """episode.json of a run directory (FormatError when missing, not JSON or not an object)."""
+    """episode.json of a run directory (FormatError when missing, not JSON or not an object); its
+    ``config`` completed with the defaults of the keys it leaves out
+    (navsense.config.defaults.complete_recorded_config)."""
     run = Path(run_dir)
     path = run / EPISODE_FILE
     try:
@@ -89,6 +92,9 @@ def read_episode(run_dir: str | os.PathLike) -> dict:
         raise FormatError(f"{path}: not JSON ({exc})") from None
     if not isinstance(episode, dict):
         raise FormatError(f"{path}: not a JSON object")
+    if isinstance(episode.get("config"), dict):
+        # the keys a run's record leaves out (at their default, or newer than the run) as it ran
+        episode["config"] = complete_recorded_config(episode["config"])
     return episode
 
 
