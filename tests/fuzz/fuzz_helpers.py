@@ -219,6 +219,22 @@ def check_outcome(
 GNSS_NULLABLE = {"correction_age_s", "rtk_lock_age_s", "rtk_converge_s", "rtk_time_to_fix_s"}
 
 
+def simulate_checked(
+    folder: Path, source: list[str], options=(), *, must_fail: bool = False
+) -> Outcome:
+    """``navsense simulate`` of ``source`` (``["--truth", "t.csv"]``, ``["--track", ...]``) with
+    ``options`` into ``folder/out``, checked by :func:`check_outcome`; a run that succeeds must
+    be a complete run directory (:func:`check_run_directory`)."""
+    before = tree(folder)
+    argv = ["simulate", *source, "--out", "out", "--quiet", "--workers", "threads"]
+    outcome = run_cli([*argv, *options], folder)
+    after = tree(folder)
+    check_outcome(outcome, before, after, must_fail=must_fail, may_create=("out",))
+    if outcome.code == 0:
+        check_run_directory(folder / "out")
+    return outcome
+
+
 def _nulls(value, path: str = "") -> Iterator[str]:
     if value is None:
         yield path

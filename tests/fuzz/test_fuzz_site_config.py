@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from fuzz.fuzz_helpers import (
     SPECIAL_KINDS,
     check_outcome,
-    check_run_directory,
     damaged_bytes,
     fuzz_settings,
     json_mutation,
@@ -20,6 +19,7 @@ from fuzz.fuzz_helpers import (
     nasty_value,
     run_cli,
     scratch,
+    simulate_checked,
     special_path,
     tree,
 )
@@ -27,14 +27,7 @@ from fuzz.fuzz_helpers import (
 
 def _simulate(bases, folder, *options, must_fail=False):
     (folder / "truth.csv").write_bytes(bases["truth.csv"].read_bytes())
-    before = tree(folder)
-    argv = ["simulate", "--truth", "truth.csv", "--out", "out", "--quiet", "--workers", "threads"]
-    outcome = run_cli([*argv, *options], folder)
-    after = tree(folder)
-    check_outcome(outcome, before, after, must_fail=must_fail, may_create=("out",))
-    if outcome.code == 0:
-        check_run_directory(folder / "out")
-    return outcome
+    return simulate_checked(folder, ["--truth", "truth.csv"], options, must_fail=must_fail)
 
 
 # --------------------------------------------------------------------------------- sites

@@ -12,7 +12,6 @@ from fuzz.fuzz_helpers import (
     NASTY_NUMBERS,
     SPECIAL_KINDS,
     check_outcome,
-    check_run_directory,
     damaged_bytes,
     fuzz_settings,
     json_mutation,
@@ -20,6 +19,7 @@ from fuzz.fuzz_helpers import (
     nasty_token,
     run_cli,
     scratch,
+    simulate_checked,
     special_path,
     tree,
 )
@@ -42,14 +42,7 @@ def _truth(folder, track, *options, must_fail=False):
 
 
 def _simulate(folder, track, *options, must_fail=False):
-    before = tree(folder)
-    argv = ["simulate", "--track", track, "--out", "out", "--quiet", "--workers", "threads"]
-    outcome = run_cli([*argv, *options], folder)
-    after = tree(folder)
-    check_outcome(outcome, before, after, must_fail=must_fail, may_create=("out",))
-    if outcome.code == 0:
-        check_run_directory(folder / "out")
-    return outcome
+    return simulate_checked(folder, ["--track", track], options, must_fail=must_fail)
 
 
 # --------------------------------------------------------------------------- byte damage

@@ -13,28 +13,18 @@ from hypothesis import strategies as st
 from fuzz.fuzz_helpers import (
     NASTY_NUMBERS,
     SPECIAL_KINDS,
-    check_outcome,
-    check_run_directory,
     damaged_bytes,
     fuzz_settings,
     nasty_token,
-    run_cli,
     scratch,
+    simulate_checked,
     special_path,
-    tree,
 )
 from navsense.truth.states import TRUTH_COLUMNS
 
 
 def _simulate(folder, truth_name, must_fail=False, extra=()):
-    before = tree(folder)
-    argv = ["simulate", "--truth", truth_name, "--out", "out", "--quiet", "--workers", "threads"]
-    outcome = run_cli([*argv, *extra], folder)
-    after = tree(folder)
-    check_outcome(outcome, before, after, must_fail=must_fail, may_create=("out",))
-    if outcome.code == 0:
-        check_run_directory(folder / "out")
-    return outcome
+    return simulate_checked(folder, ["--truth", truth_name], extra, must_fail=must_fail)
 
 
 # --------------------------------------------------------------------------------- CSV

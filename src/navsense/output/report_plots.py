@@ -263,10 +263,8 @@ def _bands(ax, cols: PixelColumns, t, sigma, color):
     ax.fill_between(t, -s, s, color=color, alpha=0.30, lw=0, label="±1σ reported")
 
 
-def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None) -> Figure:
-    fig = _new(10, 6.5)
-    ax_h, ax_v = fig.subplots(2, 1, sharex=True)
-    cols = time_columns(fig, t)
+def _error_lines(ax_h, ax_v, cols, t, err, sigma) -> None:
+    """East and north error over the horizontal sigma band, up error over the vertical one."""
     _bands(ax_h, cols, t, sigma[:, 0], "#1f77b4")
     line(ax_h, cols, t, err[:, 0], color="#08306b", lw=0.7, label="east error")
     line(ax_h, cols, t, err[:, 1], color="#e6550d", lw=0.7, label="north error")
@@ -275,6 +273,13 @@ def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None)
     line(ax_v, cols, t, err[:, 2], color="#00441b", lw=0.7, label="up error")
     ax_v.set_ylabel("vertical error (m)")
     ax_v.set_xlabel("episode time (s)")
+
+
+def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None) -> Figure:
+    fig = _new(10, 6.5)
+    ax_h, ax_v = fig.subplots(2, 1, sharex=True)
+    cols = time_columns(fig, t)
+    _error_lines(ax_h, ax_v, cols, t, err, sigma)
     for ax in (ax_h, ax_v):
         if symlog:
             ax.set_yscale("symlog", linthresh=symlog)
@@ -339,14 +344,7 @@ def ins_aided_figure(data) -> Figure | None:
     ax_s.set_yticks(range(len(INS_STATE_ORDER)), INS_STATE_ORDER, fontsize=7)
     ax_s.set_ylim(-0.6, len(INS_STATE_ORDER) - 0.4)
     cols = time_columns(fig, t)
-    _bands(ax_h, cols, t, sigma[:, 0], "#1f77b4")
-    line(ax_h, cols, t, err[:, 0], color="#08306b", lw=0.7, label="east error")
-    line(ax_h, cols, t, err[:, 1], color="#e6550d", lw=0.7, label="north error")
-    ax_h.set_ylabel("horizontal error (m)")
-    _bands(ax_v, cols, t, sigma[:, 2], "#31a354")
-    line(ax_v, cols, t, err[:, 2], color="#00441b", lw=0.7, label="up error")
-    ax_v.set_ylabel("vertical error (m)")
-    ax_v.set_xlabel("episode time (s)")
+    _error_lines(ax_h, ax_v, cols, t, err, sigma)
     for ax in (ax_h, ax_v):
         ax.set_yscale("symlog", linthresh=0.01)
         ax.legend(loc="upper right", fontsize=8, ncol=4)
