@@ -74,6 +74,8 @@ def test_round_trip_little_endian(tmp_path):
     rng = np.random.default_rng(7)
     frames = rng.normal(size=(25, 40)) * 1e6
     frames[3, 5] = -0.0
+    variances = [INS_FIELD_INDEX[name] for name in ("InsCovE", "InsCovN", "InsCovU")]
+    frames[:, variances] = np.abs(frames[:, variances])  # the reader refuses a negative variance
     path = tmp_path / "ins.frames"
     with InsFrameWriter(path) as w:
         w.write(frames[:10])

@@ -204,6 +204,32 @@ def read_ins_frames(path) -> np.ndarray:
         raise FormatError(
             f"{path}: {len(data)} bytes is not a whole number of {INS_FRAME_BYTES}-byte INS frames"
         )
-    return (
+    frames = (
         np.frombuffer(data, dtype=INS_FRAME_DTYPE).astype(np.float64).reshape(-1, INS_FIELD_COUNT)
+    )
+    _check_frame_values(path, frames)
+    return frames
+
+
+#: the fields that are variances: NaN (an aided INS before initialisation) or >= 0
+_VARIANCE_FIELDS = ("InsCovE", "InsCovN", "InsCovU")
+
+
+def _check_frame_values(path: Path, frames: np.ndarray) -> None:
+    """FormatError naming the epoch, field and value when a frame holds an infinity or a
+    negative variance (no INS writes either: a damaged file)."""
+    variances = frames[:, [INS_FIELD_INDEX[name] for name in _VARIANCE_FIELDS]]
+    bad_rows = np.isinf(frames).any(axis=1) | (variances < 0.0).any(axis=1)
+    if not bad_rows.any():
+        return
+    k = int(np.flatnonzero(bad_rows)[0])
+    row = frames[k]
+    field = next(
+        name
+        for i, name in enumerate(INS_FIELDS)
+        if np.isinf(row[i]) or (name in _VARIANCE_FIELDS and row[i] < 0.0)
+    )
+    allowed = "a variance >= 0 (or NaN)" if field in _VARIANCE_FIELDS else "a finite number"
+    raise FormatError(
+        f"{path}: epoch {k}: {field} = {float(row[INS_FIELD_INDEX[field]])!r} is not {allowed}"
     )
