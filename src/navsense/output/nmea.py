@@ -380,9 +380,9 @@ def _digit_chars(values, width: int) -> np.ndarray:
     col = width
     while col > 3:
         v, low = np.divmod(v, 1000)
-        out[col - 3 : col] = _TRIPLES[:, low]
+        out[col - 3 : col] = _TRIPLES.take(low, axis=1)
         col -= 3
-    out[:col] = _TRIPLES[3 - col :, v]
+    out[:col] = _TRIPLES[3 - col :].take(v, axis=1)
     return out
 
 
@@ -643,28 +643,30 @@ def _compact(mask: np.ndarray, group: int):
     sentences of ``group`` entries (a row without any gets one sentence).
 
     Returns the count of each row (m,), its number of sentences (m,), the row of each sentence
-    (n,), the (row, column) of each entry (r, c), its place (slot, sentence) and the places
-    taken, slot by slot (group, n).
+    (n,), the flat index (into ``mask.ravel()``) and the column of each entry, its place as a
+    flat index into a (group, n) matrix (slot * n + sentence) and the places taken, slot by
+    slot (group, n).
     """
-    m = mask.shape[0]
+    m, k = mask.shape
     count = np.count_nonzero(mask, axis=1)
     groups = np.maximum(1, -(-count // group))
-    r, c = np.nonzero(mask)
+    flat = np.flatnonzero(mask)
+    r, c = np.divmod(flat, k)
     slot = np.arange(r.size) - (np.cumsum(count) - count)[r]  # place within its row
     line = (np.cumsum(groups) - groups)[r] + slot // group  # the row's sentence of the entry
-    place = (slot % group, line)
     n = int(groups.sum())
-    taken = np.zeros((group, n), dtype=bool)
+    place = slot % group * n + line
+    taken = np.zeros(group * n, dtype=bool)
     taken[place] = True
-    return count, groups, np.repeat(np.arange(m), groups), (r, c), place, taken
+    return count, groups, np.repeat(np.arange(m), groups), (flat, c), place, taken.reshape(group, n)
 
 
-def _packed(values: np.ndarray, place, n: int, group: int) -> np.ndarray:
-    """(group, n) int64, slot by slot: the entries' ``values`` at their places (slot, sentence),
-    0 elsewhere."""
-    out = np.zeros((group, n), dtype=np.int64)
+def _packed(values: np.ndarray, place: np.ndarray, n: int, group: int) -> np.ndarray:
+    """(group, n) int64, slot by slot: the entries' ``values`` at their places (flat indices
+    slot * n + sentence), 0 elsewhere."""
+    out = np.zeros(group * n, dtype=np.int64)
     out[place] = values
-    return out
+    return out.reshape(group, n)
 
 
 def gsa_sentences(
@@ -687,8 +689,8 @@ def gsa_sentences(
     # the 12 PRN fields as one part: (field, [comma, two digits], sentence)
     svs = np.empty((12, 3, n), dtype=np.uint8)
     svs[:, 0] = ord(",")
-    svs[:, 1] = _TRIPLES[1, ids]
-    svs[:, 2] = _TRIPLES[2, ids]
+    svs[:, 1] = _TRIPLES[1].take(ids)
+    svs[:, 2] = _TRIPLES[2].take(ids)
     shown = np.ones((12, 3, n), dtype=bool)
     shown[:, 1] = shown[:, 2] = ok
     dops = [
@@ -717,12 +719,12 @@ def gsv_sentences(
     one sentence with none.
     """
     in_view = np.asarray(in_view, dtype=bool)
-    count, groups, epoch, (r, c), place, ok = _compact(in_view, 4)
+    count, groups, epoch, (flat, c), place, ok = _compact(in_view, 4)
     n = epoch.size
-    cn0 = np.asarray(cn0_dbhz, dtype=np.float64)[r, c]
+    cn0 = np.asarray(cn0_dbhz, dtype=np.float64).reshape(-1)[flat]
     has_cn0 = np.isfinite(cn0)
-    el = np.rint(np.asarray(elevation_deg, dtype=np.float64)[r, c]).astype(np.int64)
-    az = np.rint(np.asarray(azimuth_deg, dtype=np.float64)[r, c]).astype(np.int64) % 360
+    el = np.rint(np.asarray(elevation_deg, dtype=np.float64).reshape(-1)[flat]).astype(np.int64)
+    az = np.rint(np.asarray(azimuth_deg, dtype=np.float64).reshape(-1)[flat]).astype(np.int64) % 360
     snr = np.rint(np.where(has_cn0, cn0, 0.0)).astype(np.int64)
     ids = _packed(np.asarray(prn, dtype=np.int64)[c], place, n, 4)
     e = _packed(np.minimum(np.maximum(el, 0), 99), place, n, 4)
@@ -738,10 +740,11 @@ def gsv_sentences(
     # the four satellites as one part: (slot, [,PP,EE,AAA,SS], sentence); a slot beyond the
     # last satellite prints nothing (not four empty fields), a C/N0 without signal nothing
     sats = np.empty((4, 13, n), dtype=np.uint8)
-    sats[:, [0, 3, 6, 10]] = ord(",")
+    for row in (0, 3, 6, 10):
+        sats[:, row] = ord(",")
     for row, values, digits in ((1, ids, 2), (4, e, 2), (7, a, 3), (11, np.maximum(sig, 0), 2)):
         for d in range(digits):
-            sats[:, row + d] = _TRIPLES[3 - digits + d, values]
+            sats[:, row + d] = _TRIPLES[3 - digits + d].take(values)
     shown = np.empty((4, 13, n), dtype=bool)
     shown[:] = ok[:, None, :]
     shown[:, 11] &= sig >= 0
