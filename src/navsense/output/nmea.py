@@ -454,14 +454,14 @@ def _lines(body: Field, n: int) -> list[str]:
         return []
     width = sum(p.chars.shape[0] for p in body)
     chars = np.empty((width + 5, n), dtype=np.uint8)
-    keep = np.ones((width + 5, n), dtype=bool)
     col = 1
     for p in body:
         w = p.chars.shape[0]
-        chars[col : col + w] = p.chars
-        keep[col : col + w] = p.keep
+        if p.keep is True:
+            chars[col : col + w] = p.chars
+        else:  # NUL where not kept (a sentence has no NUL)
+            np.multiply(p.chars, p.keep, out=chars[col : col + w])
         col += w
-    chars *= keep  # NUL where not kept (a sentence has no NUL)
     cs = np.bitwise_xor.reduce(chars[1:col], axis=0)
     chars[0] = ord("$")
     chars[col] = ord("*")
