@@ -473,23 +473,55 @@ def _null_parent(struct_array, part: str):
     return pc.if_else(struct_array.is_valid(), struct_array.field(part), None)
 
 
+def _valid(arr) -> np.ndarray:
+    """An Arrow array's validity as numpy bool (its bitmap: least significant bit first)."""
+    n = len(arr)
+    bitmap = arr.buffers()[0]
+    if bitmap is None or arr.null_count == 0:
+        return np.ones(n, dtype=bool)
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    return np.unpackbits(bits, count=arr.offset + n, bitorder="little")[arr.offset :].astype(bool)
+
+
+def _plain_numpy(arr) -> np.ndarray:
+    """A fixed-width numeric Arrow array (float64, int64, int32, ...) as numpy, a null as NaN in
+    float64: the values of ``arr.to_numpy(zero_copy_only=False)``, read from the array's
+    buffers, because ``to_numpy`` loads pyarrow's pandas layer (pandas: 0.4-0.8 s) at its first
+    call. Without nulls a read-only view of the buffer (which it keeps alive), as ``to_numpy``'s."""
+    import pyarrow as pa
+
+    if arr.type == pa.bool_() or not (
+        pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)
+    ):
+        return arr.to_numpy(zero_copy_only=False)
+    dtype = np.dtype(arr.type.to_pandas_dtype())
+    values = np.frombuffer(
+        arr.buffers()[1], dtype=dtype, count=len(arr), offset=dtype.itemsize * arr.offset
+    )
+    if arr.null_count == 0:
+        return values
+    out = values.astype(np.float64)
+    out[~_valid(arr)] = np.nan
+    return out
+
+
 def _numpy(arr, kind, path: Path, name: str) -> np.ndarray:
     """An Arrow array as the numpy column of ``kind`` (module docstring)."""
     n = len(arr)
     if kind == TEXT:
         return np.asarray(arr.to_pylist(), dtype=object).reshape(n)
     if kind in (FLOAT, INT):
-        values = arr.to_numpy(zero_copy_only=False)
+        values = _plain_numpy(arr)
         return np.asarray(values, dtype=np.float64 if kind == FLOAT else values.dtype)
     k = kind[1]
     out = np.full((n, k), np.nan)
-    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    valid = _valid(arr)
     if valid.any():
-        lengths = np.asarray(arr.value_lengths().to_numpy(zero_copy_only=False))[valid]
+        lengths = np.asarray(_plain_numpy(arr.value_lengths()))[valid]
         if np.any(lengths != k):
             row = int(np.flatnonzero(valid)[np.argmax(lengths != k)]) + 1
             raise FormatError(f"{path}: row {row}: {name} has not {k} values")
-        values = arr.drop_null().flatten().to_numpy(zero_copy_only=False)
+        values = _plain_numpy(arr.drop_null().flatten())
         out[valid] = np.asarray(values, dtype=np.float64).reshape(-1, k)
     return out
 
@@ -506,18 +538,26 @@ def _parquet_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarra
         else:
             _arrow_type(kind)  # a known kind
             wanted.append(name)
-    try:
-        table = pq.read_table(path, columns=wanted, use_threads=False)
+    try:  # ParquetFile, not read_table: that loads pyarrow.dataset, which loads pandas (0.4 s)
+        with pq.ParquetFile(path) as pf:
+            missing = [c for c in wanted if c not in pf.schema_arrow.names]
+            # ParquetFile.read leaves out a column it does not have
+            table = None if missing else pf.read(columns=wanted, use_threads=False)
     except (pa.ArrowInvalid, OSError, KeyError) as exc:
         raise FormatError(
             f"{path}: cannot read the columns {', '.join(wanted)} ({_first_line(exc)})"
         ) from None
+    if table is None:
+        raise FormatError(
+            f"{path}: cannot read the columns {', '.join(wanted)} "
+            f"(the file has no column {', '.join(missing)})"
+        )
     out = {}
     for name, kind in spec.items():
         if isinstance(kind, tuple):
             parts = [
                 np.asarray(
-                    table.column(f"{name}.{j}").to_numpy(zero_copy_only=False), dtype=np.float64
+                    _plain_numpy(table.column(f"{name}.{j}").combine_chunks()), dtype=np.float64
                 )
                 for j in range(kind[1])
             ]
