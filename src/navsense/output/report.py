@@ -237,6 +237,7 @@ def read_run(run_dir) -> RunData:
         got = run.columns("gnss", _GNSS_COLUMNS)
         data.gnss_t_s = got["sample_time_s"]
         data.gnss_fix_type = got["fix_type"]
+        _check_fix_types(run.file("gnss"), data.gnss_fix_type)
         data.gnss_counts = {k: got[k] for k in _GNSS_COUNTS}
         data.gnss_hdop = got["hdop"]
         data.gnss_position_enu_m = got["position_enu_m"]
@@ -515,3 +516,18 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final / "report.html"
+
+
+def _check_fix_types(path: Path, fix_type: np.ndarray) -> None:
+    """FormatError naming the file, row and value when a GNSS row's fix_type is not one the
+    receiver writes (a damaged file)."""
+    from navsense.errors import FormatError
+    from navsense.output.report_plots import FIX_ORDER
+
+    known = np.isin(fix_type.astype(str), list(FIX_ORDER))
+    if not known.all():
+        k = int(np.flatnonzero(~known)[0])
+        raise FormatError(
+            f"{path}: row {k + 1}: fix_type = {str(fix_type[k])!r} is not one of "
+            f"{', '.join(FIX_ORDER)}"
+        )

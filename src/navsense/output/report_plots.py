@@ -786,13 +786,14 @@ def _draw(data, makers: list, parallel: bool, meanwhile: Callable[[], Any] | Non
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(
         target=_draw_child,
-        args=(data, [makers[i] for i in theirs], send),
+        args=(data, [makers[i] for i in theirs], send, receive),
         name="navsense-report-figures",
         daemon=True,
     )
     child.start()
     send.close()
     out: list = [None] * len(makers)
+    received = False
     try:
         if meanwhile is not None:
             meanwhile()
@@ -802,8 +803,11 @@ def _draw(data, makers: list, parallel: bool, meanwhile: Callable[[], Any] | Non
             kind, payload = pickle.loads(receive.recv_bytes())
         except (EOFError, OSError):
             kind, payload = "lost", None
+        received = True
     finally:
         receive.close()
+        if not received:  # this process failed first: the child's figures are not wanted
+            child.kill()
         child.join()
     drawn = payload if kind == "ok" else [makers[i](data) for i in theirs]
     for i, fig in zip(theirs, drawn, strict=True):
@@ -811,10 +815,12 @@ def _draw(data, makers: list, parallel: bool, meanwhile: Callable[[], Any] | Non
     return out
 
 
-def _draw_child(data, makers: list, send) -> None:
-    """The forked child of :func:`_draw`: its figures, or word that it failed."""
+def _draw_child(data, makers: list, send, receive) -> None:
+    """The forked child of :func:`_draw`: its figures, or word that it failed. It closes its
+    copy of the pipe's reading end, so that only the parent reads what it sends."""
     import pickle
 
+    receive.close()
     message: tuple[str, object]
     try:
         message = ("ok", [make(data) for make in makers])

@@ -41,7 +41,8 @@ import numpy as np
 import orjson
 
 from navsense.config.defaults import complete_recorded_config
-from navsense.errors import FormatError
+from navsense.config.schema import validate
+from navsense.errors import ConfigError, FormatError
 
 __all__ = [
     "FLOAT",
@@ -79,7 +80,8 @@ def vector(k: int) -> tuple[str, int]:
 def read_episode(run_dir: str | os.PathLike) -> dict:
     """episode.json of a run directory (FormatError when missing, not JSON or not an object); its
     ``config`` completed with the defaults of the keys it leaves out
-    (navsense.config.defaults.complete_recorded_config)."""
+    (navsense.config.defaults.complete_recorded_config) and checked against the schema as an
+    effective configuration (FormatError naming the file and the key)."""
     run = Path(run_dir)
     path = run / EPISODE_FILE
     try:
@@ -95,6 +97,10 @@ def read_episode(run_dir: str | os.PathLike) -> dict:
     if isinstance(episode.get("config"), dict):
         # the keys a run's record leaves out (at their default, or newer than the run) as it ran
         episode["config"] = complete_recorded_config(episode["config"])
+        try:  # every reader may then trust the configuration's types and ranges
+            validate(episode["config"], f"{path}: config")
+        except ConfigError as exc:
+            raise FormatError(str(exc)) from None
     return episode
 
 
