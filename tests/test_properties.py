@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from conftest import circle_truth, layout_rows
 from navsense.clock import Due
+from navsense.config import load_config
 from navsense.config.typed.imu import ImuConfig
 from navsense.geo import utm
 from navsense.output.columns import Column, arrow_table, jsonl_from_columns, rows_from_columns
@@ -65,21 +66,22 @@ def test_utm_round_trip_closes(lat, dlon, zone):
 )
 def test_imu_rows_do_not_depend_on_the_chunks(cuts, seed, hz):
     truth = circle_truth(600)
-    cfg = {
-        "seed": seed,
-        "noise": True,
-        "mount_frame": "base_footprint",
-        "delay_s": 0.05,
-        "imu": {
-            "enabled": True,
-            "hz": hz,
-            "accel_std_mps2": 0.03,
-            "gyro_std_radps": 0.002,
-            "accel_bias_mps2": 0.01,
-            "gyro_bias_radps": 0.001,
-            "position_flu_m": [0.95, -0.45, 0.7],
-        },
-    }
+    cfg = load_config(  # the Polaris: mount frame base_footprint
+        overrides={
+            "seed": seed,
+            "noise": True,
+            "delay_s": 0.05,
+            "imu": {
+                "enabled": True,
+                "hz": hz,
+                "accel_std_mps2": 0.03,
+                "gyro_std_radps": 0.002,
+                "accel_bias_mps2": 0.01,
+                "gyro_bias_radps": 0.001,
+                "position_flu_m": [0.95, -0.45, 0.7],
+            },
+        }
+    )
 
     def run(pieces):
         model = ImuModel(ImuConfig.from_validated(cfg), VEHICLES["polaris"])

@@ -81,7 +81,7 @@ def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, 
 
         models.append(GnssReceiver(GnssConfig.from_validated(cfg), vehicle, site, georef))
     if cfg["imu"]["enabled"]:
-        if cfg["imu"].get("model", "acres") == "configurable":
+        if cfg["imu"]["model"] == "configurable":
             from navsense.config.typed.configurable_imu import ConfigurableImuConfig
             from navsense.sensors.configurable_imu import ConfigurableImuModel
 
@@ -510,7 +510,7 @@ def simulate(
             "vehicle": vehicle.name,
             "agent": agent,
             "seed": cfg["seed"],
-            "noise": cfg.get("noise", True),
+            "noise": cfg["noise"],
             "start_utc": start_utc,
             "physics_hz": (chunk.rate_hz if steps else None),
             "first_step": first_step,
@@ -531,22 +531,27 @@ def simulate(
     return summary
 
 
-#: navsense extension keys that episode.json leaves out at their default (issue 19: a default
-#: run writes the episode.json of the runs before the key existed): (section, key, default)
-_LEFT_OUT_AT_DEFAULT: tuple[tuple[str, str, object], ...] = (
-    ("gnss", "signal_outages_s", []),
-    ("imu", "earth", "none"),
-    ("ins", "aiding", "none"),
+#: navsense extension keys that episode.json leaves out when they hold their default of
+#: code_defaults.json (issue 19: a default run writes the episode.json of the runs before the key
+#: existed; navsense.config.defaults.complete_recorded_config puts them back): (section, key)
+_LEFT_OUT_AT_DEFAULT: tuple[tuple[str, str], ...] = (
+    ("gnss", "signal_outages_s"),
+    ("imu", "earth"),
+    ("ins", "aiding"),
 )
-_AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at "none"
+_AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")
 
 
 def _recorded_config(cfg: dict) -> dict:
     """The configuration episode.json records: ``cfg`` without the keys of
     ``_LEFT_OUT_AT_DEFAULT`` that hold their default, and without ins.aiding_tau_s and
-    ins.drift when ins.aiding is "none" (the aided INS's keys: unused then)."""
+    ins.drift when ins.aiding is left out (the aided INS's keys: unused then)."""
+    from navsense.config.defaults import code_defaults
+
+    defaults = code_defaults()
     out = cfg
-    for section, key, default in _LEFT_OUT_AT_DEFAULT:
+    for section, key in _LEFT_OUT_AT_DEFAULT:
+        default = defaults[section][key]
         block = out.get(section)
         if isinstance(block, dict) and key in block and block[key] == default:
             out = {**out, section: {k: v for k, v in block.items() if k != key}}

@@ -5,6 +5,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config import load_config
 from navsense.config.typed.baro import BaroConfig
 from navsense.geo import Georeference
 from navsense.rng import Pcg32
@@ -35,7 +36,7 @@ def _cfg_dict(
     position=(0.0, 0.0, 0.0),
     mount="chassis",
 ):
-    return {
+    overrides = {
         "seed": seed,
         "noise": noise,
         "mount_frame": mount,
@@ -50,6 +51,8 @@ def _cfg_dict(
             "position_flu_m": list(position),
         },
     }
+    # an effective configuration: every key, the Maxxum's defaults under these
+    return load_config(vehicle="maxxum", overrides=overrides)
 
 
 def _cfg(**kw) -> BaroConfig:

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config import load_config
 from navsense.config.imu_presets import PRESETS
 from navsense.config.typed.configurable_imu import ConfigurableImuConfig
 from navsense.constants import GRAVITY_MPS2
@@ -259,19 +260,21 @@ def test_reset_restarts_the_streams():
 
 # --------------------------------------------------------------------- the navsense-level model
 def _cfg(conf=None, preset="none", hz=120.0, seed=3, noise=True, position=(0.5, -0.2, 0.3)):
-    return {
-        "seed": seed,
-        "noise": noise,
-        "mount_frame": "chassis",
-        "imu": {
-            "enabled": True,
-            "hz": hz,
-            "position_flu_m": list(position),
-            "model": "configurable",
-            "preset": preset,
-            "configurable": conf or {},
+    """An effective configuration (load_config; the Maxxum's: mount frame chassis) with the
+    configurable IMU: ``conf`` merged over the defaults of ``imu.configurable``."""
+    return load_config(
+        vehicle="maxxum",
+        overrides={
+            "seed": seed,
+            "noise": noise,
+            "imu.enabled": True,
+            "imu.hz": hz,
+            "imu.position_flu_m": list(position),
+            "imu.model": "configurable",
+            "imu.preset": preset,
+            "imu.configurable": conf or {},
         },
-    }
+    )
 
 
 def _imu(cfg: dict, vehicle=POLARIS) -> ConfigurableImuModel:
@@ -334,7 +337,7 @@ def test_presets_load_and_explicit_keys_win():
     for name in PRESETS:
         model = _imu(_cfg(preset=name), POLARIS)
         assert model.episode_info()["imu_preset"] == name
-    m = _imu(_cfg({"gyro": {"noise_density_radps_rthz": 0.5}}, preset="kvh1750"), POLARIS)
+    m = _imu(_cfg({"gyro": {"noise_density_radps_rthz": [0.5] * 3}}, preset="kvh1750"), POLARIS)
     assert np.all(m.config.gyro.noise_density == 0.5)
     assert m.config.accel.noise_density[0] == PRESETS["kvh1750"]["accel"]["noise_density_mps2_rthz"]
 
@@ -363,16 +366,16 @@ def allan_fit(hz, n, seed=0):
         rate_hz=hz,
     )
     gyro = {
-        "noise_density_radps_rthz": N_DENSITY,
-        "bias_instability_radps": B_INSTAB,
+        "noise_density_radps_rthz": [N_DENSITY] * 3,
+        "bias_instability_radps": [B_INSTAB] * 3,
         "bias_instability_tau_s": TAU_S,
-        "random_walk_radps2_rthz": K_WALK,
+        "random_walk_radps2_rthz": [K_WALK] * 3,
     }
     accel = {
-        "noise_density_mps2_rthz": N_DENSITY,
-        "bias_instability_mps2": B_INSTAB,
+        "noise_density_mps2_rthz": [N_DENSITY] * 3,
+        "bias_instability_mps2": [B_INSTAB] * 3,
         "bias_instability_tau_s": TAU_S,
-        "random_walk_mps3_rthz": K_WALK,
+        "random_walk_mps3_rthz": [K_WALK] * 3,
     }
     blk = _imu(
         _cfg({"gyro": gyro, "accel": accel}, hz=hz, seed=seed, position=(0, 0, 0)), POLARIS

@@ -5,6 +5,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config import load_config
 from navsense.config.typed.imu import ImuConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.geo import Georeference
@@ -19,7 +20,7 @@ POLARIS = VEHICLES["polaris"]
 def _cfg_dict(
     noise=True, seed=42, hz=120.0, position=(0.0, 0.0, 0.0), mount="chassis", earth="none"
 ):
-    return {
+    overrides = {
         "seed": seed,
         "noise": noise,
         "mount_frame": mount,
@@ -35,6 +36,8 @@ def _cfg_dict(
             "earth": earth,
         },
     }
+    # an effective configuration: every key, the Maxxum's defaults under these
+    return load_config(vehicle="maxxum", overrides=overrides)
 
 
 def _cfg(**kw) -> ImuConfig:

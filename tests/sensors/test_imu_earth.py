@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import stationary_truth
+from navsense.config import load_config
 from navsense.config.typed.configurable_imu import ConfigurableImuConfig
 from navsense.config.typed.imu import ImuConfig
 from navsense.config.typed.ins import InsConfig
@@ -30,21 +31,23 @@ RATE_HZ = 120.0
 
 def _imu_cfg(earth="wgs84", hz=RATE_HZ):
     return ImuConfig.from_validated(
-        {
-            "seed": 7,
-            "noise": False,
-            "mount_frame": "chassis",
-            "imu": {
-                "enabled": True,
-                "hz": hz,
-                "accel_std_mps2": 0.03,
-                "gyro_std_radps": 0.002,
-                "accel_bias_mps2": 0.01,
-                "gyro_bias_radps": 0.001,
-                "position_flu_m": [0.0, 0.0, 0.0],
-                "earth": earth,
+        load_config(
+            vehicle="maxxum",  # mount frame chassis
+            overrides={
+                "seed": 7,
+                "noise": False,
+                "imu": {
+                    "enabled": True,
+                    "hz": hz,
+                    "accel_std_mps2": 0.03,
+                    "gyro_std_radps": 0.002,
+                    "accel_bias_mps2": 0.01,
+                    "gyro_bias_radps": 0.001,
+                    "position_flu_m": [0.0, 0.0, 0.0],
+                    "earth": earth,
+                },
             },
-        }
+        )
     )
 
 
@@ -269,12 +272,20 @@ def test_configurable_imu_and_ins_read_the_same_earth():
     georef = Georeference.acre()
     truth = _moving_truth(1200)
     acres = ImuModel(_imu_cfg(hz=100.0), POLARIS, georef).process(truth)
-    cfg = {
-        "seed": 7,
-        "noise": False,
-        "mount_frame": "chassis",
-        "imu": {"hz": 100.0, "position_flu_m": [0, 0, 0], "preset": "none", "earth": "wgs84"},
-    }
+    cfg = load_config(
+        vehicle="maxxum",  # mount frame chassis
+        overrides={
+            "seed": 7,
+            "noise": False,
+            "imu": {
+                "hz": 100.0,
+                "position_flu_m": [0, 0, 0],
+                "model": "configurable",
+                "preset": "none",
+                "earth": "wgs84",
+            },
+        },
+    )
     conf = ConfigurableImuModel(ConfigurableImuConfig.from_validated(cfg), POLARIS, georef)
     block = conf.process(truth)
     rows = np.isin(acres["sample_time_s"], block["sample_time_s"])
@@ -311,29 +322,28 @@ def test_configurable_imu_and_ins_read_the_same_earth():
     df = block["specific_force_flu_mps2"] - spec["specific_force_flu_mps2"]
     np.testing.assert_allclose(dv[1:], df[1:] * dt, rtol=0, atol=1e-7)
 
-    ins_cfg = {
-        "seed": 7,
-        "noise": False,
-        "imu": {"earth": "wgs84"},
-        "ins": {
-            "enabled": True,
-            "hz": 100.0,
-            "position_flu_m": [0, 0, 0],
-            "position_sigma_m": 0.01,
-            "position_tau_s": 30,
-            "position_white_m": 0.003,
-            "heading_sigma_deg": 0.1,
-            "attitude_sigma_deg": 0.03,
-            "velocity_white_mps": 0.01,
-            "accel_white_mps2": 0.02,
-            "gyro_white_radps": 0.0005,
-            "frame": "nad83",
-            "utm_zone": 16,
-        },
+    ins_block = {
+        "enabled": True,
+        "hz": 100.0,
+        "position_flu_m": [0, 0, 0],
+        "position_sigma_m": 0.01,
+        "position_tau_s": 30,
+        "position_white_m": 0.003,
+        "heading_sigma_deg": 0.1,
+        "attitude_sigma_deg": 0.03,
+        "velocity_white_mps": 0.01,
+        "accel_white_mps2": 0.02,
+        "gyro_white_radps": 0.0005,
+        "frame": "nad83",
+        "utm_zone": 16,
     }
+    ins_cfg = load_config(
+        vehicle="maxxum",
+        overrides={"seed": 7, "noise": False, "imu.earth": "wgs84", "ins": ins_block},
+    )
     vehicle = VEHICLES["polaris"]
     ins = InsModel(InsConfig.from_validated(ins_cfg), vehicle, georef).process(truth)
-    ins_cfg["imu"] = {"earth": "none"}
+    ins_cfg["imu"]["earth"] = "none"
     ins0 = InsModel(InsConfig.from_validated(ins_cfg), vehicle, georef).process(truth)
     steps = np.rint(ins["sample_time_s"] * RATE_HZ).astype(int)
     r = quat_to_matrix(truth.q_xyzw[steps])
@@ -361,8 +371,6 @@ def test_configurable_imu_and_ins_read_the_same_earth():
 
 
 def test_ins_with_the_earth_batch_equals_chunks_equals_steps():
-    from navsense.config import load_config
-
     cfg = load_config()
     cfg["imu"]["earth"] = "wgs84"
     georef = Georeference.acre()

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import layout_rows, open_sky_circle
 from navsense.config import load_config
+from navsense.config.defaults import code_defaults
 from navsense.config.typed.gnss import GnssConfig
 from navsense.config.typed.ins import InsConfig, InsDriftConfig
 from navsense.constants import GRAVITY_MPS2
@@ -172,9 +173,14 @@ def test_float_ins_is_as_poor_as_its_receiver_less_its_noise(runs):
 
 
 # ------------------------------------------------------------------------ 3. dead reckoning
+def _default_drift() -> InsDriftConfig:
+    """ins.drift of the default configuration (code_defaults.json)."""
+    return InsConfig.from_validated(load_config()).drift
+
+
 def _drift_sigma(T: float, h: bool) -> float:
     """1-sigma of one axis after T s of free-inertial propagation (closed forms), defaults."""
-    d = InsDriftConfig()
+    d = _default_drift()
     sv = d.velocity_sigma_mps
     sa = d.accel_bias_ug * 1e-6 * G
     sphi = d.tilt_sigma_deg * DEG
@@ -199,7 +205,7 @@ def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
     # the outage's draws: the stream Pcg32(seed + 10007, 16), 18 Gaussians, first outage
     rng = Pcg32(SEED + 10007, 16)
     xi = np.array([rng.gaussian() for _ in range(18)])
-    d = InsDriftConfig()
+    d = _default_drift()
     sv, sa = d.velocity_sigma_mps, d.accel_bias_ug * 1e-6 * G
     sphi, sg = d.tilt_sigma_deg * DEG, d.gyro_bias_deg_per_h * DEG / 3600
     nv, ng = d.accel_vrw_mps_per_sqrt_h / 60, d.gyro_arw_deg_per_sqrt_h * DEG / 60
@@ -395,10 +401,13 @@ def test_sigma_honesty_per_state_over_96_seeds(georef):
 
 
 # ------------------------------------------------------------------------------- config
-def test_drift_defaults_are_the_typed_defaults_and_ranges_are_checked():
+def test_drift_defaults_are_the_code_defaults_and_ranges_are_checked():
     cfg = load_config()
     assert cfg["ins"]["aiding"] == "none"
-    assert InsConfig.from_validated(cfg).drift == InsDriftConfig()
+    # one place for the defaults: code_defaults.json (no overlay sets ins.drift)
+    drift = code_defaults()["ins"]["drift"]
+    assert InsConfig.from_validated(cfg).drift == InsDriftConfig.from_validated(drift)
+    assert set(drift) == set(InsDriftConfig.__dataclass_fields__)
     with pytest.raises(ConfigError, match="ins.drift.gyro_bias_deg_per_h"):
         load_config(overrides={"ins.drift.gyro_bias_deg_per_h": -1})
     with pytest.raises(ConfigError, match="ins.aiding"):

@@ -7,6 +7,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config import load_config
 from navsense.config.typed.mag import MagConfig
 from navsense.errors import ConfigError
 from navsense.geo import Georeference
@@ -43,7 +44,7 @@ def _cfg_dict(
     hard=(0.0, 0.0, 0.0),
     soft=(1, 0, 0, 0, 1, 0, 0, 0, 1),
 ):
-    return {
+    overrides = {
         "seed": seed,
         "noise": noise,
         "mount_frame": "chassis",
@@ -57,6 +58,8 @@ def _cfg_dict(
             "soft_iron_matrix": list(soft),
         },
     }
+    # an effective configuration: every key, the Maxxum's defaults under these
+    return load_config(vehicle="maxxum", overrides=overrides)
 
 
 def _cfg(**kw) -> MagConfig:

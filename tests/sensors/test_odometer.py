@@ -5,6 +5,7 @@ import orjson
 import pytest
 
 from conftest import circle_truth, layout_rows, stationary_truth
+from navsense.config import load_config
 from navsense.config.typed.odom import OdomConfig
 from navsense.rng import Pcg32
 from navsense.sensors.odometer import ODOM_SEED_OFFSET, ODOM_SEQUENCE, OdometerModel
@@ -17,7 +18,7 @@ mps = 1.0
 
 
 def _cfg_dict(noise=True, seed=42, hz=50.0, white=0.02, scale=0.01, tick=0.0):
-    return {
+    overrides = {
         "seed": seed,
         "noise": noise,
         "mount_frame": "chassis",
@@ -30,6 +31,8 @@ def _cfg_dict(noise=True, seed=42, hz=50.0, white=0.02, scale=0.01, tick=0.0):
             "encoder_tick_m": tick,
         },
     }
+    # an effective configuration: every key, the Maxxum's defaults under these
+    return load_config(vehicle="maxxum", overrides=overrides)
 
 
 def _cfg(**kw) -> OdomConfig:

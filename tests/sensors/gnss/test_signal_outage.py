@@ -209,6 +209,7 @@ def test_a_reversed_window_is_refused():
 
 
 def test_episode_records_the_key_only_when_set():
+    from navsense.config.defaults import complete_recorded_config
     from navsense.simulate import _recorded_config
 
     default = load_config()
@@ -217,7 +218,8 @@ def test_episode_records_the_key_only_when_set():
     given = load_config(overrides={"gnss.signal_outages_s": [[1, 2]]})
     assert _recorded_config(given)["gnss"]["signal_outages_s"] == [[1, 2]]
     # a run's recorded configuration (or one from before the key) reads as no outage
-    assert GnssConfig.from_validated(_recorded_config(default)).signal_outages_s == ()
+    recorded = complete_recorded_config(_recorded_config(default))  # as read_episode reads it
+    assert GnssConfig.from_validated(recorded).signal_outages_s == ()
 
 
 def test_an_outage_from_the_start_ends_the_converged_lock():

@@ -1,8 +1,8 @@
 """The ``imu`` section with ``imu.model`` "configurable" (the configurable IMU), typed.
 
-Each key of ``imu.configurable.gyro`` / ``.accel`` that is null (or absent) takes the value of
-``imu.preset`` (navsense.config.imu_presets), else its default below (zero: no such error).
-A preset may give one number for the three axes.
+Each key of ``imu.configurable.gyro`` / ``.accel`` that is null (code_defaults.json's value)
+takes the value of ``imu.preset`` (navsense.config.imu_presets), else its default below (zero:
+no such error). A preset may give one number for the three axes.
 """
 
 from __future__ import annotations
@@ -87,10 +87,11 @@ class SensorErrors:
     def from_validated(
         cls, sensor: str, explicit: Mapping[str, Any], preset: Mapping[str, Any]
     ) -> SensorErrors:
-        """Explicit keys (not null) win over the preset's; a key in neither takes the default."""
+        """Explicit keys (not null) win over the preset's; a key null in both (``explicit`` has
+        every key: the validated configuration) takes the default."""
         kw: dict[str, Any] = {}
         for f, key in sensor_keys(sensor).items():
-            value = explicit.get(key)
+            value = explicit[key]
             if value is None:
                 value = preset.get(key)
             if value is None:
@@ -128,20 +129,15 @@ class ConfigurableImuConfig:
     reference_temperature_c: float
     gyro: SensorErrors
     accel: SensorErrors
-    earth: str = "none"
+    earth: str
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:
-        """From the effective configuration that navsense.config validated (no check here).
-
-        In ``imu.configurable`` a key that is absent reads as null (the preset's value, or the
-        default: no platform rotation, temperatures 25 deg C).
-        """
+        """From the effective configuration that navsense.config validated (no check here)."""
         imu = cfg["imu"]
         name = imu["preset"]
-        pre = PRESETS.get(name, {})
-        conf = imu.get("configurable") or {}
-        ypr = conf.get("platform_ypr_deg") or (0.0, 0.0, 0.0)
+        pre = PRESETS.get(name, {})  # "none": no preset
+        conf = imu["configurable"]
         return cls(
             hz=float(imu["hz"]),
             position_flu_m=tuple(float(x) for x in imu["position_flu_m"]),
@@ -149,16 +145,10 @@ class ConfigurableImuConfig:
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
             preset=name,
-            platform_ypr_deg=tuple(float(x) for x in ypr),
-            temperature_c=float(_or(conf.get("temperature_c"), 25.0)),
-            reference_temperature_c=float(_or(conf.get("reference_temperature_c"), 25.0)),
-            gyro=SensorErrors.from_validated("gyro", conf.get("gyro") or {}, pre.get("gyro", {})),
-            accel=SensorErrors.from_validated(
-                "accel", conf.get("accel") or {}, pre.get("accel", {})
-            ),
-            earth=str(imu.get("earth", "none")),  # episode.json leaves it out at "none"
+            platform_ypr_deg=tuple(float(x) for x in conf["platform_ypr_deg"]),
+            temperature_c=float(conf["temperature_c"]),
+            reference_temperature_c=float(conf["reference_temperature_c"]),
+            gyro=SensorErrors.from_validated("gyro", conf["gyro"], pre.get("gyro", {})),
+            accel=SensorErrors.from_validated("accel", conf["accel"], pre.get("accel", {})),
+            earth=str(imu["earth"]),
         )
-
-
-def _or(value, default):
-    return default if value is None else value

@@ -195,10 +195,7 @@ class GnssConfig:
             near_margin_m=float(obstruction["near_margin_m"]),
             foliage_block_path_m=float(obstruction["foliage_block_path_m"]),
             reflector_range_m=float(obstruction["reflector_range_m"]),
-            # absent from the configuration episode.json records when it is [] (navsense.simulate)
-            signal_outages_s=tuple(
-                (float(a), float(b)) for a, b in gnss.get("signal_outages_s", ())
-            ),
+            signal_outages_s=tuple((float(a), float(b)) for a, b in gnss["signal_outages_s"]),
             output_frame=str(gnss["datum"]["output_frame"]),
             start_utc=str(gnss["datum"]["start_utc"]),
             fix=FixConfig.from_validated(cfg),

@@ -28,7 +28,7 @@ class ImuConfig:
     mount_frame: str
     seed: int
     noise: bool
-    earth: str = "none"
+    earth: str
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:
@@ -45,5 +45,5 @@ class ImuConfig:
             mount_frame=str(cfg["mount_frame"]),
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
-            earth=str(imu.get("earth", "none")),  # episode.json leaves it out at "none"
+            earth=str(imu["earth"]),
         )

@@ -18,17 +18,17 @@ class InsDriftConfig:
     """``ins.drift``: the inertial error model of the dead-reckoning INS (navsense extension,
     issue 19; navsense.sensors.ins_aiding), in the datasheet's units of its names."""
 
-    velocity_sigma_mps: float = 0.014
-    tilt_sigma_deg: float = 0.0006
-    accel_bias_ug: float = 10.0
-    gyro_bias_deg_per_h: float = 2.0
-    accel_vrw_mps_per_sqrt_h: float = 0.03
-    gyro_arw_deg_per_sqrt_h: float = 0.2
+    velocity_sigma_mps: float
+    tilt_sigma_deg: float
+    accel_bias_ug: float
+    gyro_bias_deg_per_h: float
+    accel_vrw_mps_per_sqrt_h: float
+    gyro_arw_deg_per_sqrt_h: float
 
     @classmethod
     def from_validated(cls, drift: Mapping) -> InsDriftConfig:
-        """From the validated ``ins.drift`` block (a key left out keeps its default)."""
-        return cls(**{k: float(v) for k, v in drift.items() if k in cls.__dataclass_fields__})
+        """From the validated, complete ``ins.drift`` block (its defaults: code_defaults.json)."""
+        return cls(**{k: float(drift[k]) for k in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,11 @@ class InsConfig:
     utm_zone: int
     seed: int
     noise: bool
+    earth: str
+    aiding: str  # navsense extension (issue 19): none | gnss
+    aiding_tau_s: float  # the loosely coupled filter's time constant, s
+    drift: InsDriftConfig
     mount_frame: str = "base_footprint"
-    earth: str = "none"
-    aiding: str = "none"  # navsense extension (issue 19): none | gnss
-    aiding_tau_s: float = 1.0  # the loosely coupled filter's time constant, s
-    drift: InsDriftConfig = InsDriftConfig()
 
     @classmethod
     def from_validated(cls, cfg: Mapping) -> InsConfig:
@@ -83,9 +83,8 @@ class InsConfig:
             utm_zone=int(ins["utm_zone"]),
             seed=int(cfg["seed"]),
             noise=bool(cfg["noise"]),
-            earth=str(cfg.get("imu", {}).get("earth", "none")),  # out of episode.json at "none"
-            # a recorded configuration (episode.json) leaves these out at ins.aiding "none"
-            aiding=str(ins.get("aiding", "none")),
-            aiding_tau_s=float(ins.get("aiding_tau_s", 1.0)),
-            drift=InsDriftConfig.from_validated(ins.get("drift", {})),
+            earth=str(cfg["imu"]["earth"]),
+            aiding=str(ins["aiding"]),
+            aiding_tau_s=float(ins["aiding_tau_s"]),
+            drift=InsDriftConfig.from_validated(ins["drift"]),
         )
