@@ -8,11 +8,14 @@ Hypothesis keeps failing examples in .hypothesis/ and tries them first next time
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -118,25 +121,61 @@ def bases(tmp_path_factory) -> dict[str, Path]:
         encoding="utf-8",
     )
     (base / "points.csv").write_text("e_m,n_m,u_m\n1.5,2.5,3.5\n-100,200,5\n", encoding="utf-8")
-    for args in (
-        ["--out", base / "run", "--mag", "--baro", "--odom", "--save-truth"],
-        ["--out", base / "run-parquet", "--format", "parquet"],
-    ):
-        argv = ["simulate", "--truth", base / "truth.csv", "--quiet", "--workers", "threads"]
-        assert main([str(a) for a in argv + args]) == 0
-    assert (
-        main(
-            [
-                "campaign",
-                "run",
-                str(base / "campaign.json"),
-                "--out",
-                str(base / "campaign-dir"),
-                "--workers",
-                "0",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    # The bases' bytes are the same on every machine and in every session (the examples are
+    # drawn from them: CI's derandomized examples are then the same too), so no file may record
+    # the temporary folder. The runs are made from it with relative paths: episode.json's source
+    # is "truth.csv", which find_truth takes relative to the run directory (the log is copied
+    # there) when the working directory has none.
+    with contextlib.chdir(base):
+        for args in (
+            ["--out", "run", "--mag", "--baro", "--odom", "--save-truth"],
+            ["--out", "run-parquet", "--format", "parquet"],
+        ):
+            argv = ["simulate", "--truth", "truth.csv", "--quiet", "--workers", "threads"]
+            assert main(argv + args) == 0
+            shutil.copy("truth.csv", Path(args[1]) / "truth.csv")
+    _campaign_dir(base, base / "campaign-dir")
     return {p.name: p for p in base.iterdir()}
+
+
+#: Where the base campaign is run: a campaign records the absolute paths of its file and of its
+#: truth logs (campaign.json), and its run ids (the results' file names) hash them.
+FIXED_CAMPAIGN_FOLDER = Path("/tmp/navsense-fuzz-campaign")
+
+
+def _campaign_dir(base: Path, out: Path) -> None:
+    """``campaign run base/campaign.json`` into ``out``, run from :data:`FIXED_CAMPAIGN_FOLDER`
+    (one session at a time: a lock file beside it), so that its files are the same bytes in
+    every session (from a folder of this session where the fixed one cannot be made: another
+    user's; then with this session's paths)."""
+    from navsense.campaign.runner import RESULTS_DIR, write_json_atomic
+    from navsense.cli import main
+
+    try:
+        lock = open(f"{FIXED_CAMPAIGN_FOLDER}.lock", "a")  # noqa: SIM115 (held until closed)
+    except OSError:
+        lock, folder = None, base / "campaign-build"
+    else:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        folder = FIXED_CAMPAIGN_FOLDER
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            folder.mkdir()
+        except OSError:
+            folder = base / "campaign-build"
+            folder.mkdir()
+        for name in ("campaign.json", "truth.csv"):
+            shutil.copy(base / name, folder / name)
+        argv = ["campaign", "run", folder / "campaign.json", "--out", folder / "campaign-dir"]
+        assert main([str(a) for a in argv + ["--workers", "0", "--quiet"]]) == 0
+        shutil.copytree(folder / "campaign-dir", out)
+        shutil.rmtree(folder)
+    finally:
+        if lock is not None:
+            lock.close()
+    # and each result's wall time and worker (host:pid) are of this session: fixed ones instead
+    for path in sorted((out / RESULTS_DIR).glob("*.json")):
+        result = orjson.loads(path.read_bytes())
+        result.update(wall_s=0.05, worker="fuzz:1")
+        write_json_atomic(path, result)

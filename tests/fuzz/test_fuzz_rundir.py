@@ -203,3 +203,18 @@ def test_a_campaign_of_too_many_runs_is_refused_at_once(bases, count, start, as_
             timeout_s=20.0,
         )
         check_outcome(outcome, before, tree(folder), must_fail=True)
+
+
+def test_the_bases_do_not_record_their_folder(bases):
+    """The examples are drawn from the bases' bytes: no file of theirs names this session's
+    temporary folder or host (the derandomized examples are then the same on every machine)."""
+    import socket
+
+    folder = next(iter(bases.values())).parent
+    marks = [str(folder).encode(), f'"{socket.gethostname()}:'.encode()]
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    assert len(files) > 20
+    for path in files:
+        data = path.read_bytes()
+        for mark in marks:
+            assert mark not in data, (path, mark)
