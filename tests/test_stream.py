@@ -83,7 +83,8 @@ def test_the_rows_are_the_runs_files_each_at_its_delivery_step(scenario, cfg, fi
 def test_chunks_give_the_rows_of_steps_by_the_end_of_each_chunk(scenario, cfg, files):
     truth = scenario.truth.slice(0, STEPS)
     stream = SensorStream(cfg, scenario.vehicle, scenario.site, worker=True)
-    delivered, rest = _stream_steps(stream, truth, sizes=(1, 7, 2, 40, 3, 300))
+    # 600 steps fill more slots than the worker's ring has (8 of 64 steps)
+    delivered, rest = _stream_steps(stream, truth, sizes=(1, 7, 2, 40, 3, 300, 600))
     assert _lines(delivered, rest) == files
     for last, rows in delivered:
         for sensor_rows in rows.values():

@@ -15,10 +15,13 @@ so fed one step at a time each epoch's lines come with its row). Their order is 
 
 ``worker=True`` runs the models in a worker process. The modelled latency leaves the worker
 ``L = ceil(delay_s * rate_hz)`` physics steps to compute a row before it is due (6 steps at the
-default 0.05 s and 120 Hz), so the simulator's thread only sends the steps (in batches as long as
-its pace leaves the worker time for, since each write wakes the worker) and picks up finished
-rows; it waits only when rows due now are
-not back yet, i.e. when the worker has fallen behind. The work moves to another core; the rows
+default 0.05 s and 120 Hz), so the simulator's thread only hands over the steps (in batches as
+long as its pace leaves the worker time for) and picks up finished rows; it waits only when rows
+due now are not back yet, i.e. when the worker has fallen behind. A forked worker gets the steps
+through a ring of shared slots that it looks at every millisecond
+(:class:`navsense._runtime.transport.StepRing`): handing over a batch is a copy and a semaphore
+post, no system call that wakes the worker (a pipe write to a sleeping worker costs the caller
+about 65 us); a spawned worker gets them through its pipe. The work moves to another core; the rows
 and their delivery steps stay the same. With ``delay_s`` = 0 every row is due at the step it is
 sampled, and the stream runs the models in the calling process, as it does on a machine of one
 core. The worker (:mod:`navsense._runtime.worker`'s protocol) is forked where Linux allows it,
@@ -45,6 +48,7 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
 if TYPE_CHECKING:
+    from navsense._runtime.transport import StepRing
     from navsense._runtime.worker import Worker
 
 __all__ = ["SensorStream"]
@@ -111,8 +115,9 @@ def _stream_worker(channel, cfg, vehicle, site, agent, extras) -> float:
     sensors = _Sensors(cfg, vehicle, site, agent, extras)
     channel.reply(None)  # ready
     cpu0 = time.process_time()
-    while (messages := channel.receive()) is not None:
-        truth = truth_of_steps(messages)
+    while (request := channel.receive()) is not None:
+        # the steps of a ring slot, or (spawned worker) a batch of steps through the pipe
+        truth = request if isinstance(request, TruthStates) else truth_of_steps(request)
         channel.reply((truth.step0 + len(truth) - 1, sensors.run(truth)))
     return time.process_time() - cpu0
 
@@ -174,6 +179,8 @@ class SensorStream:
         self._batch_limit = self._batch_size()
         self._last_call: float | None = None
         self._sent_step = -1  # the last step sent to the worker
+        self._ring: StepRing | None = None  # shared slots to a forked worker (else the pipe)
+        self._out_slots = 0  # ring slots opened whose rows have not come back
         if worker:
             self._start_worker(cfg, vehicle, site, agent, extras)
         else:
@@ -185,12 +192,28 @@ class SensorStream:
         return self._process is not None
 
     def _start_worker(self, cfg, vehicle, site, agent, extras) -> None:
-        from navsense._runtime.worker import Worker
+        import multiprocessing
 
-        # forked where it is safe, else a fresh interpreter (spawned)
+        from navsense._runtime.transport import StepRing
+        from navsense._runtime.worker import Worker, fork_safe
+
+        # forked where it is safe, with the steps through shared slots; else a fresh interpreter
+        # (spawned) and the steps through the pipe
+        ring = None
+        if fork_safe():
+            try:
+                ring = StepRing(multiprocessing.get_context("fork"), self.rate_hz)
+            except OSError:  # no POSIX semaphores here (no /dev/shm): the steps by the pipe
+                ring = None
         self._worker = worker = Worker(
-            _stream_worker, (dict(cfg), vehicle, site, agent, extras), name="navsense-stream"
+            _stream_worker,
+            (dict(cfg), vehicle, site, agent, extras),
+            name="navsense-stream",
+            method="fork" if ring is not None else None,
+            slots=ring,
         )
+        self._ring = worker.slots
+        self._batch_limit = self._batch_size()
         self._process = worker.process
         # a stream dropped without close(): its pipes close, and the worker ends on its own
         weakref.finalize(self, worker.close_pipes)
@@ -210,6 +233,8 @@ class SensorStream:
         elif payload is not None:
             self._done_step, rows = payload
             self._hold(rows)
+            if self._ring is not None:
+                self._out_slots -= 1
 
     def step(self, truth: TruthStates) -> dict[str, list[Any]]:
         """Feed the next consecutive physics step(s); return the rows delivered by the last one."""
@@ -251,8 +276,11 @@ class SensorStream:
                     pace if self._pace_s is None else self._pace_s + 0.1 * (pace - self._pace_s)
                 )
             self._last_call = now
-            self._batch.append(steps_message(truth))
-            self._batch_steps += n
+            if self._ring is not None:
+                self._fill_ring(truth)
+            else:
+                self._batch.append(steps_message(truth))
+                self._batch_steps += n
             need = last - self.latency_steps
             if self._batch_steps >= self._batch_limit or self._sent_step < need:
                 self._send_batch()
@@ -271,10 +299,36 @@ class SensorStream:
         if self._pace_s is None:
             return max(1, lat // 2)
         pace = self._pace_s
-        return max(1, min(lat, int((lat + 1) * pace / (pace + 2.0 * _WORKER_STEP_S))))
+        poll = self._ring.poll_s if self._ring is not None else 0.0  # the worker's look, at most
+        b = ((lat + 1) * pace - poll) / (pace + 2.0 * _WORKER_STEP_S)
+        return max(1, min(lat, int(b)))
 
-    def _send_batch(self) -> None:
-        if self._batch:
+    def _fill_ring(self, truth: TruthStates) -> None:
+        """Copy the steps into the ring's slots; a full slot is posted (the first step of the
+        next is due soon after). A new slot is opened only when the worker has taken one: with
+        every slot out, one reply is read first (the worker frees a slot before it replies)."""
+        ring = self._ring
+        assert ring is not None
+        start, n = 0, len(truth)
+        while start < n:
+            if ring.filled == 0:
+                while self._out_slots >= ring.n_slots:
+                    self._receive()
+                self._out_slots += 1
+            start += ring.fill(truth, start)
+            if ring.full:
+                self._send_batch(truth.step0 + start - 1)
+        self._batch_steps = ring.filled
+
+    def _send_batch(self, last: int | None = None) -> None:
+        """Send the steps fed and not yet sent (``last``: the last of them, default the last
+        fed)."""
+        if self._ring is not None:
+            if self._ring.post():
+                self._sent_step = self._last_fed() if last is None else last
+                self._batch_steps = 0
+                self._batch_limit = self._batch_size()
+        elif self._batch:
             self._send(self._batch)
             self._sent_step = self._last_fed()
             self._batch = []

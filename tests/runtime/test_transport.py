@@ -1,5 +1,6 @@
 """Truth to a worker: chunks through shared-memory slots (the same bits, slots freed in order),
-steps as lists (the same bits)."""
+steps as lists (the same bits), and SensorStream's steps through a ring of slots that the worker
+looks at without being woken (the same bits, in order, the end after the last slot)."""
 
 import multiprocessing
 import time
@@ -7,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from navsense._runtime.transport import TruthSlots, steps_message, truth_of_steps
-from navsense._runtime.worker import ChunkWorker, fork_available
+from navsense._runtime.transport import StepRing, TruthSlots, steps_message, truth_of_steps
+from navsense._runtime.worker import ChunkWorker, Worker, fork_available
 from navsense.truth.states import TruthStates
 
 
@@ -106,3 +107,61 @@ def test_steps_travel_as_lists_with_their_bits():
     one = truth_of_steps([steps_message(whole)])
     parts = truth_of_steps([steps_message(whole.slice(0, 2)), steps_message(whole.slice(2, 5))])
     assert _same(one, whole) and _same(parts, whole)
+
+
+def _fill_and_post(ring: StepRing, chunk: TruthStates) -> None:
+    start = 0
+    while start < len(chunk):
+        start += ring.fill(chunk, start)
+        if ring.full:
+            ring.post()
+
+
+def test_a_ring_slot_gives_its_steps_bit_for_bit_step_by_step_or_in_chunks():
+    ring = StepRing(multiprocessing.get_context(), 120.0, n_slots=4, capacity=8)
+    whole = _chunk(100, 8 * 3 + 5, 6)
+    assert ring.take() is None  # nothing posted
+    for k in range(8):  # one step at a time: the slot's first row is written alone
+        assert ring.fill(whole.slice(k, k + 1)) == 1
+    assert ring.full and ring.post() and not ring.post()  # an empty slot is not posted
+    _fill_and_post(ring, whole.slice(8, len(whole)))  # a chunk over two slots and a part
+    assert ring.filled == 5 and ring.post()
+    got = [ring.take() for _ in range(4)]
+    assert ring.take() is None
+    assert [len(g) for g in got] == [8, 8, 8, 5]
+    assert _same(TruthStates.concatenate(got), whole)
+    assert not np.shares_memory(got[0].p_m, ring._map)  # a copy: the slot is reused next
+
+
+def _ring_echo(channel):
+    out = []
+    while (chunk := channel.receive()) is not None:
+        out.append(chunk)
+        channel.reply(chunk.step0)
+    return out
+
+
+@pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
+def test_a_forked_worker_takes_every_ring_slot_in_order_then_the_end():
+    """More slots than the ring has: the parent reads an answer before reusing a slot (the
+    worker freed it by taking it), and the slot posted just before the end is not lost."""
+    ring = StepRing(multiprocessing.get_context("fork"), 120.0, n_slots=2, capacity=4)
+    worker = Worker(_ring_echo, method="fork", slots=ring)
+    assert worker.slots is ring
+    whole, out, answers = _chunk(0, 4 * 7 + 3, 8), 0, []
+    for k in range(len(whole)):
+        if ring.filled == 0 and out == ring.n_slots:
+            answers.append(worker.receive()[1])
+            out -= 1
+        if ring.filled == 0:
+            out += 1
+        ring.fill(whole.slice(k, k + 1))
+        if ring.full:
+            ring.post()
+    ring.post()
+    worker.end()
+    while not (reply := worker.receive())[0]:
+        answers.append(reply[1])
+    got = reply[1]
+    assert answers == [4 * k for k in range(8)]
+    assert _same(TruthStates.concatenate(got), whole)

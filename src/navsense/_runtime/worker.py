@@ -15,7 +15,9 @@ the target) with two one-way pipes:
 
 - requests, parent -> child: pickled messages; ``None`` (or the parent closing its end) ends the
   stream: :meth:`Channel.receive` returns None. A truth chunk may go through shared memory
-  (:class:`navsense._runtime.transport.TruthSlots`): the pipe carries only its slot;
+  (:class:`navsense._runtime.transport.TruthSlots`): the pipe carries only its slot. Or the
+  steps go through a :class:`navsense._runtime.transport.StepRing`, which the child looks at
+  between short waits on the pipe, and the pipe carries only the end;
 - replies, child -> parent: pickled ``(kind, payload)``: ``("reply", x)`` for each
   :meth:`Channel.reply`, then exactly one ``("done", the target's return value)`` or
   ``("error", (exception or None, type name, message, traceback))``.
@@ -97,20 +99,40 @@ def fork_safe() -> bool:
 class Channel:
     """The child's end of the protocol: :meth:`receive` requests, :meth:`reply` payloads."""
 
-    __slots__ = ("_requests", "_replies", "_slots")
+    __slots__ = ("_requests", "_replies", "_slots", "_ring", "_ended")
 
     def __init__(self, requests, replies, slots) -> None:
+        from navsense._runtime.transport import StepRing
+
         self._requests = requests
         self._replies = replies
         self._slots = slots
+        self._ring = slots if isinstance(slots, StepRing) else None
+        self._ended = False
 
     def receive(self):
-        """The next request; None at the end of the stream (or when the parent has gone)."""
+        """The next request; None at the end of the stream (or when the parent has gone).
+
+        With a :class:`~navsense._runtime.transport.StepRing`: the steps of the next posted
+        slot, looked for every ``poll_s`` while the pipe is quiet; the parent posts its last
+        slot before it ends the stream, so the end is returned once no posted slot is left."""
+        ring = self._ring
+        if ring is not None:
+            while True:
+                chunk = ring.take()
+                if chunk is not None:
+                    return chunk
+                if self._ended:
+                    return None
+                if self._requests.poll(ring.poll_s):
+                    break
         try:
-            data = self._requests.recv_bytes()
+            message = pickle.loads(self._requests.recv_bytes())
         except EOFError:
-            return None
-        message = pickle.loads(data)
+            message = None
+        if message is None and ring is not None:
+            self._ended = True
+            return self.receive()
         if type(message) is tuple and message and message[0] == _SLOT:
             return self._slots.take(message[1:])
         return message
@@ -187,7 +209,9 @@ class Worker:
     ``method``: "fork", "spawn", or None for a fork where :func:`fork_safe` allows it and a
     spawn elsewhere (the target and ``args`` must then pickle). ``slots``: a
     :class:`~navsense._runtime.transport.TruthSlots` made before (fork only), through which
-    :meth:`send_truth` passes chunks that fit.
+    :meth:`send_truth` passes chunks that fit, or a
+    :class:`~navsense._runtime.transport.StepRing` that the parent fills itself (fork only;
+    :attr:`slots` is None when the child was spawned).
     """
 
     def __init__(
