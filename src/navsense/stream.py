@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from navsense._runtime.transport import steps_message, truth_of_steps
+from navsense._runtime.transport import MIN_POLL_MS, steps_message, truth_of_steps
 from navsense.errors import StreamError
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
@@ -292,16 +292,22 @@ class SensorStream:
         """Steps a batch: the first step of a batch of B is due L - B + 1 steps after it is sent.
         The worker gets twice the time its B steps take at w a step (w a generous mean: a GNSS
         epoch, a busy core or a slow wake-up make some batches slower, and a late batch stops
-        the caller): (L - B + 1) pace >= 2 B w, B <= (L + 1) pace / (pace + 2 w); half the
-        latency before the pace is known. At 120 Hz (L = 6) B = 5, due two steps after it is
-        sent; at 1 kHz B = 2, due five steps after."""
+        the caller), plus its shortest wait p between looks at a ring:
+        (L - B + 1) pace >= 2 B w + p, B <= ((L + 1) pace - p) / (pace + 2 w); half the latency
+        before the pace is known. At 120 Hz (L = 6) B = 5, due two steps after it is sent; at
+        1 kHz B = 2, due five steps after. A ring's worker then waits a quarter of that time
+        between looks (1 to 10 ms: 4 ms at 120 Hz, two looks a step instead of eight), leaving
+        at least 1.5 times its mean time for the batch."""
         lat = self.latency_steps
         if self._pace_s is None:
             return max(1, lat // 2)
         pace = self._pace_s
-        poll = self._ring.poll_s if self._ring is not None else 0.0  # the worker's look, at most
-        b = ((lat + 1) * pace - poll) / (pace + 2.0 * _WORKER_STEP_S)
-        return max(1, min(lat, int(b)))
+        ring = self._ring
+        p = MIN_POLL_MS / 1000.0 if ring is not None else 0.0
+        b = max(1, min(lat, int(((lat + 1) * pace - p) / (pace + 2.0 * _WORKER_STEP_S))))
+        if ring is not None:
+            ring.poll_ms = min(10, int(250.0 * (lat - b + 1) * pace))
+        return b
 
     def _fill_ring(self, truth: TruthStates) -> None:
         """Copy the steps into the ring's slots; a full slot is posted (the first step of the

@@ -29,8 +29,16 @@ import numpy as np
 
 from navsense.truth.states import TruthStates
 
-__all__ = ["MAX_SLOT_STEPS", "StepRing", "TruthSlots", "steps_message", "truth_of_steps"]
+__all__ = [
+    "MAX_SLOT_STEPS",
+    "MIN_POLL_MS",
+    "StepRing",
+    "TruthSlots",
+    "steps_message",
+    "truth_of_steps",
+]
 
+MIN_POLL_MS = 1  # StepRing: the worker's shortest wait between two looks at the ring
 MAX_SLOT_STEPS = 100_000  # longer chunks go pickled through the pipe (a slot: 129 bytes a step)
 
 # (field, columns): the float64 arrays of a TruthStates, in slot order
@@ -148,8 +156,9 @@ class StepRing:
     sleeping process, 65 us, against 3 us for posting a semaphore nobody waits on); a woken
     worker can even take the caller's core. Here the parent copies each step into the slot it
     is filling (:meth:`fill`) and announces a slot (:meth:`post`) by posting a semaphore the
-    worker never blocks on: the worker looks every ``poll_s`` (:meth:`take`, non-blocking),
-    sleeping in between on its own timer. Slots are filled and taken in ring order; the worker
+    worker never blocks on: the worker looks every :attr:`poll_ms` (:meth:`take`, non-blocking;
+    at least :data:`MIN_POLL_MS`, set by the parent from its pace: each look costs the worker
+    some CPU), sleeping in between on its own timer. Slots are filled and taken in ring order; the worker
     frees a slot by taking it (its steps are copied out), before it answers for them, so the
     parent, which counts the slots whose answers it has not read, reads one answer before it
     opens a slot while all ``n_slots`` are out. The semaphore's post and take order the slot's
@@ -165,15 +174,17 @@ class StepRing:
         self.n_slots = int(n_slots)
         self.capacity = int(capacity)
         self.rate_hz = float(rate_hz)
-        self.poll_s = 0.001
         width = _FLOATS_PER_STEP + 1
-        self._map = mmap.mmap(-1, self.n_slots * self.capacity * width * 8 + self.n_slots * 16)
         rows = self.n_slots * self.capacity
+        self._map = mmap.mmap(-1, rows * width * 8 + self.n_slots * 16 + 8)
         self._rows = np.frombuffer(self._map, dtype=np.float64, count=rows * width)
         self._rows = self._rows.reshape(rows, width)
         self._heads = np.frombuffer(
-            self._map, dtype=np.int64, count=2 * self.n_slots, offset=rows * width * 8
-        ).reshape(self.n_slots, 2)
+            self._map, dtype=np.int64, count=2 * self.n_slots + 1, offset=rows * width * 8
+        )
+        self._poll = self._heads[-1:]  # the worker's wait between looks, ms (set by the parent)
+        self._heads = self._heads[:-1].reshape(self.n_slots, 2)
+        self._poll[0] = MIN_POLL_MS
         self._pack_step = struct.Struct(f"{width}d").pack_into
         self._step_bytes = width * 8
         self._posted = ctx.Semaphore(0)
@@ -181,6 +192,15 @@ class StepRing:
         self._filled = 0  # parent: its steps so far
         self._step0 = 0  # parent: its first step
         self._take = 0  # worker: the next slot to take
+
+    @property
+    def poll_ms(self) -> int:
+        """The worker's wait between two looks at the ring, milliseconds."""
+        return int(self._poll[0])
+
+    @poll_ms.setter
+    def poll_ms(self, ms: int) -> None:
+        self._poll[0] = max(MIN_POLL_MS, int(ms))
 
     @property
     def filled(self) -> int:
