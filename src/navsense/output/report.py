@@ -223,12 +223,13 @@ def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
     return steps
 
 
-def read_run(run_dir) -> RunData:
+def read_run(run_dir, *, imu: bool = True) -> RunData:
     """Read a run directory (episode.json, the GNSS, INS and IMU rows, JSON Lines or Parquet,
-    and ins.frames; :class:`navsense.output.runreader.RunReader`) and its truth (module
-    docstring); the truth is dropped, with the reason in ``truth_source``, if it does not cover
-    every GNSS and INS epoch."""
-    run = RunReader(run_dir, cache=True)
+    and ins.frames; :class:`navsense.output.runreader.RunReader`, or that reader itself) and
+    its truth (module docstring); the truth is dropped, with the reason in ``truth_source``, if
+    it does not cover every GNSS and INS epoch. ``imu=False``: not the IMU rows (the report's
+    figure child reads them, :func:`read_imu`)."""
+    run = run_dir if isinstance(run_dir, RunReader) else RunReader(run_dir, cache=True)
     run_dir = run.path
     data = RunData(run_dir=run_dir, episode=run.episode, reader=run)
     data.truth, data.truth_source = _load_truth(run_dir, data.episode)
@@ -264,11 +265,8 @@ def read_run(run_dir) -> RunData:
         if str((data.config.get("ins") or {}).get("aiding")) == "gnss":
             data.ins_state = run.columns("ins", {"fix.ins_state": TEXT})["fix.ins_state"]
 
-    if run.has("imu"):
-        got = run.columns("imu", _IMU_COLUMNS)
-        data.imu_t_s = got["sample_time_s"]
-        data.imu_specific_force_flu_mps2 = got["specific_force_flu_mps2"]
-        data.imu_angular_velocity_flu_radps = got["angular_velocity_flu_radps"]
+    if imu:
+        read_imu(data)
 
     if data.truth is not None:
         epochs = [t for t in (data.gnss_t_s, data.ins_t_s) if t is not None and len(t)]
@@ -287,6 +285,16 @@ def read_run(run_dir) -> RunData:
         )
         data.gnss_error_enu_m = data.gnss_position_enu_m - data.gnss_truth_antenna_enu_m
     return data
+
+
+def read_imu(data: RunData) -> None:
+    """The IMU rows into ``data`` (by its reader), if the run has them."""
+    run = data.reader if data.reader is not None else RunReader(data.run_dir, cache=True)
+    if run.has("imu"):
+        got = run.columns("imu", _IMU_COLUMNS)
+        data.imu_t_s = got["sample_time_s"]
+        data.imu_specific_force_flu_mps2 = got["specific_force_flu_mps2"]
+        data.imu_angular_velocity_flu_radps = got["angular_velocity_flu_radps"]
 
 
 # ----------------------------------------------------------------------------------- HTML
@@ -464,29 +472,33 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     existing report folder is replaced when the new one is complete.
     """
     from navsense.output import report_plots
+    from navsense.output.report_draw import FigureWorker
 
     report_plots.require_matplotlib("navsense report")
-    data = read_run(run_dir)
-    if sky_time_s is not None:
-        _check_sky_time(data.gnss_t_s, sky_time_s)
-    # the truth read_run found with the shared lookup (None: none, unreadable or not covering)
-    got: dict = {}
+    run = RunReader(run_dir, cache=True)
+    makers = report_plots.figure_makers(sky_time_s)
+    start = RunData(run_dir=run.path, episode=run.episode, reader=run)
+    # a forked child reads the IMU rows and draws their figure while this process reads the
+    # rest; then the two draw the other figures while this one computes the statistics
+    with FigureWorker(start, read_imu, makers, [makers.index(report_plots.imu_figure)]) as w:
+        data = read_run(run, imu=False)
+        if sky_time_s is not None:
+            _check_sky_time(data.gnss_t_s, sky_time_s)
+        # the truth read_run found with the shared lookup (None: none, unreadable or not
+        # covering)
+        got: dict = {}
 
-    def statistics() -> None:  # the rows read_run read, from the reader's cache
-        got["stats"] = run_statistics(
-            data.reader or data.run_dir, truth=data.truth, search_truth=False
-        )
+        def statistics() -> None:  # the rows read_run read, from the reader's cache
+            got["stats"] = run_statistics(run, truth=data.truth, search_truth=False)
 
-    notes = []
-    if data.gnss_t_s is not None and data.gnss_error_enu_m is None:
-        notes.append(f"No truth for the GNSS errors: {data.truth_source}.")
+        notes = []
+        if data.gnss_t_s is not None and data.gnss_error_enu_m is None:
+            notes.append(f"No truth for the GNSS errors: {data.truth_source}.")
+        figures = [f for f in w.draw(data, meanwhile=statistics) if f is not None]
+    report_plots.sky_time_note(data, sky_time_s, notes)
+    stats = got["stats"]
     from navsense.score.plots import run_report_figures
 
-    # the statistics while a forked child draws figures (report_plots.all_figures)
-    figures = report_plots.all_figures(
-        data, sky_time_s=sky_time_s, notes=notes, meanwhile=statistics
-    )
-    stats = got["stats"]
     figures += run_report_figures(data.run_dir)  # RUN_DIR/score/ of navsense score, if any
     page = _html(data, stats, figures, notes)
 

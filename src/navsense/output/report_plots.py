@@ -754,14 +754,20 @@ def all_figures(
     (:func:`_draw`); the PNGs are the same bytes either way. ``meanwhile`` is called once,
     before this process's figures, in any case."""
     figs = _draw(data, figure_makers(sky_time_s), parallel, meanwhile)
-    if notes is not None and sky_time_s is not None and data.gnss_t_s is not None:
+    if notes is not None:
+        sky_time_note(data, sky_time_s, notes)
+    return [f for f in figs if f is not None]
+
+
+def sky_time_note(data, sky_time_s: float | None, notes: list) -> None:
+    """The note that the sky plot moved ``sky_time_s`` to the nearest GNSS epoch, if it did."""
+    if sky_time_s is not None and data.gnss_t_s is not None:
         k = sky_epoch(data, sky_time_s)
         if not math.isclose(float(data.gnss_t_s[k]), float(sky_time_s), abs_tol=1e-6):
             notes.append(
                 f"Sky plot: --time-s {sky_time_s:g} moved to the nearest GNSS epoch, "
                 f"t = {data.gnss_t_s[k]:.2f} s."
             )
-    return [f for f in figs if f is not None]
 
 
 def _draw(data, makers: list, parallel: bool, meanwhile: Callable[[], Any] | None = None) -> list:

@@ -1,0 +1,180 @@
+"""The report's figures drawn in two processes, the second one forked before the run is read.
+
+Why: of an hour's JSON Lines report, reading the rows takes seconds of one core (Arrow's JSON
+parse of the GNSS, INS and IMU rows), importing matplotlib and drawing the first figure half a
+second, each figure about half a second more. Forked once the run's episode.json is read, a
+child imports matplotlib, reads the rows only its first figures need (``early``: the IMU's, read
+nowhere else) and draws them while this process reads the GNSS and INS rows and the truth
+(:class:`FigureWorker`). This process then sends it what it read (pickled: the arrays of the
+figures, not the truth nor the reader's cache) and the two share out the other figures, each
+taking the next one not yet taken (a counter in shared memory: whichever is free draws it, so
+the load of a shared machine balances itself), while this process also computes the
+statistics. Each figure is drawn by the same function from the same arrays as in one process:
+the same PNG bytes.
+
+Failures: if the child fails or dies, this process reads and draws what it did not deliver, so
+that an error (a damaged imu.jsonl) is raised here as without a child; if this process fails
+first, the child is killed. Without fork (or a second core), :meth:`FigureWorker.draw` reads
+the early rows and draws every figure here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import pickle
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["FigureWorker"]
+
+_NOT_SENT = ("reader", "truth")  # the child has its own reader; the figures do not use the truth
+
+
+def _send(conn, fields: dict) -> None:
+    # OSError, ValueError: the child has gone (or was stopped); its figures are drawn here
+    with contextlib.suppress(OSError, ValueError):
+        conn.send_bytes(pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+class FigureWorker:
+    """``with FigureWorker(start, early, makers, early_makers) as w: data = ...; w.draw(data)``.
+
+    ``start``: the child's data before anything is read (a RunData with the episode and the
+    reader); ``early(data)`` reads into it what ``early_makers`` (indices into ``makers``)
+    need; the other makers need the data this process reads meanwhile and passes to
+    :meth:`draw`. ``parallel=False`` (or no fork, no second core): no child.
+    """
+
+    def __init__(
+        self,
+        start: Any,
+        early: Callable[[Any], None],
+        makers: Sequence[Callable[[Any], Any]],
+        early_makers: Sequence[int],
+        *,
+        parallel: bool = True,
+    ) -> None:
+        self._early = early
+        self._makers = list(makers)
+        self._early_makers = list(early_makers)
+        self._late = [i for i in range(len(self._makers)) if i not in self._early_makers]
+        self._child: Any = None
+        if parallel and len(self._makers) > 1:
+            from navsense._runtime.machine import available_cores
+            from navsense._runtime.worker import fork_safe
+
+            if available_cores() >= 2 and fork_safe():
+                self._fork(start)
+
+    # ------------------------------------------------------------------------------ parent
+    def _fork(self, start: Any) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
+        self._next = ctx.Value("i", 0)  # the next of self._late to draw, for both processes
+        self._from_child, child_send = ctx.Pipe(duplex=False)
+        child_receive, self._to_child = ctx.Pipe(duplex=False)
+        self._child = ctx.Process(
+            target=self._child_main,
+            args=(start, child_send, child_receive),
+            name="navsense-report-figures",
+            daemon=True,
+        )
+        self._child.start()
+        child_send.close()
+        child_receive.close()
+
+    def __enter__(self) -> FigureWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the child (killed unless it has delivered its figures)."""
+        child, self._child = self._child, None
+        if child is None:
+            return
+        self._to_child.close()
+        self._from_child.close()
+        if child.exitcode is None:
+            child.kill()
+        child.join()
+
+    def _take(self) -> int | None:
+        """The index (into makers) of the next late figure not yet taken, or None."""
+        with self._next.get_lock():
+            k = self._next.value
+            if k >= len(self._late):
+                return None
+            self._next.value = k + 1
+        return self._late[k]
+
+    def draw(self, data: Any, meanwhile: Callable[[], Any] | None = None) -> list:
+        """Every maker's figure, in the makers' order, from ``data`` (what this process read:
+        the early data are read by the child, or here without one); ``meanwhile`` is called
+        once, in this process, while the child draws."""
+        makers = self._makers
+        out: dict[int, Any] = {}
+        if self._child is None:
+            self._early(data)
+            if meanwhile is not None:
+                meanwhile()
+            return [m(data) for m in makers]
+        fields = {
+            f.name: getattr(data, f.name)
+            for f in dataclasses.fields(data)
+            if f.name not in _NOT_SENT and getattr(data, f.name) is not None
+        }
+        # sent by a thread: the child reads it only once its early figures are drawn, and the
+        # pipe holds 64 KiB (the INS arrays of an hour: 50 MB)
+        sender = threading.Thread(
+            target=_send, args=(self._to_child, fields), name="navsense-report-send", daemon=True
+        )
+        sender.start()
+        if meanwhile is not None:
+            meanwhile()
+        while (i := self._take()) is not None:
+            out[i] = makers[i](data)
+        try:
+            kind, payload = pickle.loads(self._from_child.recv_bytes())
+        except (EOFError, OSError):
+            kind, payload = "lost", None
+        self.close()
+        sender.join()
+        if kind == "ok":
+            out.update(payload)
+        else:  # the child failed: the early rows and its figures here, raising its error
+            self._early(data)
+            with self._next.get_lock():
+                self._next.value = len(self._late)
+            for i in range(len(makers)):
+                if i not in out:
+                    out[i] = makers[i](data)
+        return [out[i] for i in range(len(makers))]
+
+    # ------------------------------------------------------------------------------- child
+    def _child_main(self, data: Any, send, receive) -> None:
+        """The forked child: the early figures, then the parent's data and late figures taken
+        one by one; sends ``("ok", {index: figure})`` or word that it failed."""
+        self._to_child.close()  # only the parent reads what this process sends, and vice versa
+        self._from_child.close()
+        message: tuple[str, object]
+        try:
+            self._early(data)
+            drawn = {i: self._makers[i](data) for i in self._early_makers}
+            try:
+                fields = pickle.loads(receive.recv_bytes())
+            except EOFError:  # the parent failed: nothing more is wanted
+                return
+            for name, value in fields.items():
+                setattr(data, name, value)
+            while (i := self._take()) is not None:
+                drawn[i] = self._makers[i](data)
+            message = ("ok", drawn)
+        except BaseException as exc:  # the parent draws them again and raises the error itself
+            message = ("failed", repr(exc))
+        send.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        send.close()

@@ -1,0 +1,101 @@
+"""navsense.output.report_draw.FigureWorker: the child forked before the run is read."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+
+
+@dataclasses.dataclass
+class _Data:
+    early: object = None
+    late: object = None
+    reader: object = None  # not sent to the child
+    truth: object = None
+
+
+def _maker(name: str, fail: str = ""):
+    def make(data):
+        if os.getpid() != PARENT[0] and fail == "raise":
+            raise RuntimeError("a bug in the child")
+        if os.getpid() != PARENT[0] and fail == "die":
+            os._exit(3)
+        return (name, data.early, data.late, os.getpid() == PARENT[0])
+
+    return make
+
+
+PARENT = [0]
+
+
+def _early(fail: str = ""):
+    def read(data):
+        if fail == "damaged":
+            raise ValueError("imu.jsonl: line 3: damaged")
+        data.early = ("early rows", os.getpid() == PARENT[0])
+
+    return read
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    from navsense._runtime import machine, worker
+
+    if not worker.fork_available():
+        pytest.skip("no fork here")
+    monkeypatch.setattr(machine, "available_cores", lambda: 2)
+    monkeypatch.setattr(worker, "fork_safe", lambda: True)  # other tests' threads may linger
+    PARENT[0] = os.getpid()
+
+
+@pytest.mark.parametrize("fail", ["", "raise", "die"])
+def test_the_early_figure_is_drawn_in_the_child_from_its_own_rows(two_cores, fail):
+    """The child reads the early rows and draws the early figure; the late figures see the
+    parent's data; order is the makers'; a child that fails or dies is replaced by the parent
+    (which then reads the early rows itself)."""
+    from navsense.output.report_draw import FigureWorker
+
+    makers = [_maker(f"fig{i}", fail) for i in range(5)]
+    with FigureWorker(_Data(), _early(), makers, [4]) as w:
+        data = _Data(late="parent's rows", reader=object(), truth=object())
+        calls = []
+        got = w.draw(data, meanwhile=lambda: calls.append(os.getpid()))
+    assert calls == [os.getpid()]
+    assert [g[0] for g in got] == [f"fig{i}" for i in range(5)]
+    assert all(g[2] == "parent's rows" for g in got[:4])
+    name, early, late, in_parent = got[4]
+    assert early == ("early rows", bool(fail)) and in_parent == bool(fail)
+    assert late == ("parent's rows" if fail else None)  # drawn before the parent's data came
+    if not fail:  # the late figures are shared out: the child's early rows reach the others
+        assert all(g[1] is None or g[1] == ("early rows", False) for g in got[:4])
+
+
+def test_a_damaged_early_file_raises_in_the_parent(two_cores):
+    from navsense.output.report_draw import FigureWorker
+
+    makers = [_maker(f"fig{i}") for i in range(3)]
+    with FigureWorker(_Data(), _early("damaged"), makers, [2]) as w:
+        with pytest.raises(ValueError, match="line 3: damaged"):
+            w.draw(_Data(late="parent's rows"))
+
+
+def test_a_parent_failing_before_drawing_stops_the_child(two_cores):
+    from navsense.output.report_draw import FigureWorker
+
+    with pytest.raises(KeyError):
+        with FigureWorker(_Data(), _early(), [_maker("a"), _maker("b")], [1]) as w:
+            child = w._child
+            raise KeyError("episode.json damaged")
+    assert child is not None and child.exitcode is not None
+
+
+def test_without_a_child_everything_is_drawn_here(two_cores):
+    from navsense.output.report_draw import FigureWorker
+
+    makers = [_maker(f"fig{i}") for i in range(3)]
+    with FigureWorker(_Data(), _early(), makers, [2], parallel=False) as w:
+        assert w._child is None
+        got = w.draw(_Data(late="rows"))
+    assert [g[3] for g in got] == [True] * 3 and got[2][1] == ("early rows", True)
