@@ -99,3 +99,26 @@ def test_without_a_child_everything_is_drawn_here(two_cores):
         assert w._child is None
         got = w.draw(_Data(late="rows"))
     assert [g[3] for g in got] == [True] * 3 and got[2][1] == ("early rows", True)
+
+
+def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):
+    """report_plots._png: one constrained layout and one draw of the figure (savefig draws a
+    figure that keeps a layout engine, even the "none" placeholder, twice); the layout is the
+    constrained one's."""
+    pytest.importorskip("matplotlib")
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from navsense.output import report_plots
+
+    draws = []
+    real = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, r: (draws.append(1), real(self, r))[1])
+    fig = report_plots._new(6, 4)
+    ax = fig.add_subplot()
+    ax.plot(np.arange(10.0), np.arange(10.0) ** 2)
+    ax.set_ylabel("a long label\non two lines")
+    fig_png = report_plots._png(fig, "t", "c", "f.png")
+    assert len(draws) == 1
+    assert fig_png.png.startswith(b"\x89PNG")
+    assert ax.get_position().x0 > 0.1  # the constrained layout made room for the label

@@ -476,6 +476,7 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
 
     report_plots.require_matplotlib("navsense report")
     run = RunReader(run_dir, cache=True)
+    report_plots.preload()
     makers = report_plots.figure_makers(sky_time_s)
     start = RunData(run_dir=run.path, episode=run.episode, reader=run)
     # a forked child reads the IMU rows and draws their figure while this process reads the
