@@ -56,6 +56,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from navsense.config.defaults import sensors_defaults
 from navsense.config.load import deep_merge
 from navsense.config.schema import validate_section
 from navsense.config.typed.datum import DatumConfig
@@ -90,19 +91,9 @@ __all__ = [
 # (E0, N0, Z0) = 2 977 500 ftUS, 1 902 500 ftUS (EPSG:2968 grid) and 705 ftUS (NAVD88).
 ACRE_ORIGIN_FT = (2_977_500.0, 1_902_500.0, 705.0)
 
-# gnss.datum defaults of the specification ("Parameters", GNSS receiver table and the block
-# gnss.datum.helmert_itrf2014_to_nad83_2011). Units in the key names.
-DEFAULT_DATUM: dict = {
-    "output_frame": "wgs84_g2139",  # wgs84_g2139 | nad83 (used by the GNSS model, not here)
-    "start_utc": DEFAULT_START_UTC,  # UTC at t = 0
-    "harn_to_nad83_2011_shift_deg": [-7.742258e-09, 2.4261007e-07],  # deg (lat, lon)
-    "geoid": {
-        "n0_m": -33.6268735,  # m, GEOID12B plane fit at the origin
-        "dn_de": -1.07779725e-05,  # m/m, slope to the east
-        "dn_dn": -6.19783884e-06,  # m/m, slope to the north
-    },
-    "helmert_itrf2014_to_nad83_2011": _helmert.ITRF2014_TO_NAD83_2011.to_dict(),
-}
+#: gnss.datum defaults of the specification ("Parameters", GNSS receiver table and the block
+#: gnss.datum.helmert_itrf2014_to_nad83_2011): the embedded sensors.json's, the one copy.
+DEFAULT_DATUM: dict = sensors_defaults()["gnss"]["datum"]
 
 OUTPUT_KEYS = (
     "nad83_harn_lat_deg",

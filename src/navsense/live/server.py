@@ -144,7 +144,7 @@ class _Ros2Topics:
         self.start_ns = self.plan.start_ns
         self.specs = self.plan.specs()
         # a row is delivered at most delay_s + one physics step after its sample
-        keep = int(math.ceil(float(cfg.get("delay_s", 0.0)) * rate_hz)) + 4
+        keep = int(math.ceil(float(cfg["delay_s"]) * rate_hz)) + 4
         self.truth = _RecentTruth(keep)
         self.static_stamp_ns: int | None = None  # /tf_static's stamp: the first step's time
 

@@ -147,7 +147,7 @@ class BagPlan:
         """The plan of a run about to be made (live serving, ``simulate --mcap``'s checks):
         ``cfg`` the effective configuration, ``site`` a navsense.site.Site or None; the truth
         is known (it is being fed)."""
-        episode = {"vehicle": vehicle, "noise": cfg.get("noise", True), "config": cfg}
+        episode = {"vehicle": vehicle, "noise": cfg["noise"], "config": cfg}
         sensors = sensors_of_config(cfg)
         geodetic = site is not None and site.georeference is not None
         georef = None
