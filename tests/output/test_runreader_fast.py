@@ -216,3 +216,11 @@ def test_reading_a_run_does_not_load_pandas(tmp_path):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "False", fmt
+
+
+def test_newlines_are_counted_across_the_counting_blocks(monkeypatch):
+    monkeypatch.setattr(runreader, "_COUNT_BYTES", 1000)
+    rng = np.random.default_rng(4)
+    data = rng.choice(np.frombuffer(b"ab\n{", dtype=np.uint8), size=12_345).tobytes()
+    for part in (data, data[:1000], data[:999], data[:1], b""):
+        assert runreader._newlines(memoryview(part)) == part.count(b"\n")

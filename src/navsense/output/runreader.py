@@ -381,9 +381,7 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
             end = mm.find(b"\n", min(start + _FAST_BLOCK_BYTES, size) - 1)
             end = size if end < 0 else end + 1
             block = memoryview(mm)[start:end]
-            newlines = np.frombuffer(block, dtype=np.uint8) == 10
-            lines = int(np.count_nonzero(newlines)) + (0 if newlines[-1] else 1)
-            del newlines
+            lines = _newlines(block) + (0 if block[-1] == 10 else 1)
             try:
                 for name, pattern in patterns.items():
                     found = pattern.findall(block)
@@ -400,6 +398,22 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
             return None
         out[name] = column
     return out
+
+
+_COUNT_BYTES = 1 << 20  # newlines counted a MiB at a time: its comparison stays in the cache
+
+
+def _newlines(block: memoryview) -> int:
+    """The newline bytes of ``block``, counted a MiB at a time (over 64 MiB at once, the
+    comparison's bool array leaves the cache: twice the time, 0.15 s for an hour's INS rows)."""
+    data = np.frombuffer(block, dtype=np.uint8)
+    out = np.empty(min(data.size, _COUNT_BYTES), dtype=bool)
+    count = 0
+    for s in range(0, data.size, _COUNT_BYTES):
+        part = data[s : s + _COUNT_BYTES]
+        np.equal(part, 10, out=out[: part.size])
+        count += int(np.count_nonzero(out[: part.size]))
+    return count
 
 
 def _nested_key_count(node: Any, names: set, depth: int = 0) -> int:
