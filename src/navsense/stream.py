@@ -295,9 +295,10 @@ class SensorStream:
         the caller), plus its shortest wait p between looks at a ring:
         (L - B + 1) pace >= 2 B w + p, B <= ((L + 1) pace - p) / (pace + 2 w); half the latency
         before the pace is known. At 120 Hz (L = 6) B = 5, due two steps after it is sent; at
-        1 kHz B = 2, due five steps after. A ring's worker then waits a quarter of that time
-        between looks (1 to 10 ms: 4 ms at 120 Hz, two looks a step instead of eight), leaving
-        at least 1.5 times its mean time for the batch."""
+        1 kHz B = 2, due five steps after. A ring's worker then waits an eighth of that time
+        between looks (1 to 5 ms: 2 ms at 120 Hz, four looks a step, some 30 us of its CPU),
+        leaving it at least 1.75 times its mean time for the batch (with a quarter, 4 ms, a
+        slow batch missed its step now and then)."""
         lat = self.latency_steps
         if self._pace_s is None:
             return max(1, lat // 2)
@@ -306,7 +307,7 @@ class SensorStream:
         p = MIN_POLL_MS / 1000.0 if ring is not None else 0.0
         b = max(1, min(lat, int(((lat + 1) * pace - p) / (pace + 2.0 * _WORKER_STEP_S))))
         if ring is not None:
-            ring.poll_ms = min(10, int(250.0 * (lat - b + 1) * pace))
+            ring.poll_ms = min(5, int(125.0 * (lat - b + 1) * pace))
         return b
 
     def _fill_ring(self, truth: TruthStates) -> None:
