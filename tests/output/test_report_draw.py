@@ -122,3 +122,17 @@ def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):
     assert len(draws) == 1
     assert fig_png.png.startswith(b"\x89PNG")
     assert ax.get_position().x0 > 0.1  # the constrained layout made room for the label
+
+
+@pytest.mark.parametrize("fail", ["", "die"])
+def test_a_child_late_figure_sees_the_early_and_the_parents_data(two_cores, fail):
+    """child_late: drawn by the child once the parent's data came (it needs both); the parent
+    never takes it, unless the child failed (then after reading the early rows itself)."""
+    from navsense.output.report_draw import FigureWorker
+
+    makers = [_maker(f"fig{i}", fail if i == 1 else "") for i in range(4)]
+    with FigureWorker(_Data(), _early(), makers, [3], child_late=[1]) as w:
+        got = w.draw(_Data(late="parent's rows"))
+    name, early, late, in_parent = got[1]
+    assert late == "parent's rows" and early == ("early rows", bool(fail))
+    assert in_parent == bool(fail)

@@ -223,12 +223,12 @@ def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
     return steps
 
 
-def read_run(run_dir, *, imu: bool = True) -> RunData:
+def read_run(run_dir, *, early: bool = True) -> RunData:
     """Read a run directory (episode.json, the GNSS, INS and IMU rows, JSON Lines or Parquet,
     and ins.frames; :class:`navsense.output.runreader.RunReader`, or that reader itself) and
     its truth (module docstring); the truth is dropped, with the reason in ``truth_source``, if
-    it does not cover every GNSS and INS epoch. ``imu=False``: not the IMU rows (the report's
-    figure child reads them, :func:`read_imu`)."""
+    it does not cover every GNSS and INS epoch. ``early=False``: not the rows that only the
+    report's figure child needs (:func:`read_early`: the IMU rows, the aided INS's states)."""
     run = run_dir if isinstance(run_dir, RunReader) else RunReader(run_dir, cache=True)
     run_dir = run.path
     data = RunData(run_dir=run_dir, episode=run.episode, reader=run)
@@ -262,11 +262,11 @@ def read_run(run_dir, *, imu: bool = True) -> RunData:
             np.stack([col("InsCovE"), col("InsCovN"), col("InsCovU")], -1)
         )
         data.ins_truth_enu_m = data.ins_position_enu_m - err
-        if str((data.config.get("ins") or {}).get("aiding")) == "gnss":
-            data.ins_state = run.columns("ins", {"fix.ins_state": TEXT})["fix.ins_state"]
+        if early:
+            _read_ins_state(data)
 
-    if imu:
-        read_imu(data)
+    if early:
+        _read_imu(data)
 
     if data.truth is not None:
         epochs = [t for t in (data.gnss_t_s, data.ins_t_s) if t is not None and len(t)]
@@ -287,7 +287,29 @@ def read_run(run_dir, *, imu: bool = True) -> RunData:
     return data
 
 
-def read_imu(data: RunData) -> None:
+def aided(data: RunData) -> bool:
+    """True when the run's INS was aided by the GNSS (ins.aiding "gnss"): its rows name the
+    state (``fix.ins_state``)."""
+    return str((data.config.get("ins") or {}).get("aiding")) == "gnss"
+
+
+def read_early(data: RunData) -> None:
+    """What the report's figure child reads itself (navsense.output.report_draw), into
+    ``data``: the IMU rows and the aided INS's states. Both only for figures: the IMU's, and
+    the INS's (its state strip), whose nested key makes Arrow parse every INS row."""
+    run = data.reader if data.reader is not None else RunReader(data.run_dir, cache=True)
+    if run.has_ins_frames():
+        _read_ins_state(data)
+    _read_imu(data)
+
+
+def _read_ins_state(data: RunData) -> None:
+    if aided(data):
+        run = data.reader if data.reader is not None else RunReader(data.run_dir, cache=True)
+        data.ins_state = run.columns("ins", {"fix.ins_state": TEXT})["fix.ins_state"]
+
+
+def _read_imu(data: RunData) -> None:
     """The IMU rows into ``data`` (by its reader), if the run has them."""
     run = data.reader if data.reader is not None else RunReader(data.run_dir, cache=True)
     if run.has("imu"):
@@ -479,10 +501,13 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     report_plots.preload()
     makers = report_plots.figure_makers(sky_time_s)
     start = RunData(run_dir=run.path, episode=run.episode, reader=run)
-    # a forked child reads the IMU rows and draws their figure while this process reads the
-    # rest; then the two draw the other figures while this one computes the statistics
-    with FigureWorker(start, read_imu, makers, [makers.index(report_plots.imu_figure)]) as w:
-        data = read_run(run, imu=False)
+    # a forked child reads the IMU rows (and the aided INS's states) and draws their figure
+    # while this process reads the rest; then the two draw the other figures (the aided INS's:
+    # the child) while this one computes the statistics
+    early = [makers.index(report_plots.imu_figure)]
+    child_late = [makers.index(report_plots.ins_figure)] if aided(start) else []
+    with FigureWorker(start, read_early, makers, early, child_late=child_late) as w:
+        data = read_run(run, early=False)
         if sky_time_s is not None:
             _check_sky_time(data.gnss_t_s, sky_time_s)
         # the truth read_run found with the shared lookup (None: none, unreadable or not
