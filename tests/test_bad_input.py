@@ -420,3 +420,171 @@ def test_the_correction_stream_steps_back_a_bounded_number_of_times():
     with time_limit(10):  # Hang (a test failure) if it loops
         j = stream.message_index(np.array([0.0, 1.0]))
     assert j.shape == (2,)
+
+
+# 12. estimates given to navsense score (found by tests/fuzz/test_fuzz_score.py) ---------------
+def _estimate_rows(run: Path, every: int = 4) -> list[tuple[float, ...]]:
+    """t, e, n, u, qx, qy, qz, qw of the run's INS rows."""
+    import orjson
+
+    rows = [orjson.loads(x) for x in (run / "ins.jsonl").read_bytes().splitlines()][::every]
+    return [
+        (r["sample_time_s"], *r["position_enu_m"], *r["imu"]["orientation_enu_xyzw"]) for r in rows
+    ]
+
+
+def _tum(path: Path, rows, head: bytes = b"") -> Path:
+    path.write_bytes(head + "".join(" ".join(map(repr, r)) + "\n" for r in rows).encode())
+    return path
+
+
+@pytest.mark.parametrize(
+    ("case", "words"),
+    [
+        ("latin-1 comment", "byte 0xe9 is not UTF-8"),
+        ("huge positions, se3", "beyond 1e+09"),
+        ("far times", "more than 1e+09 s from the run's start"),
+        ("tiny spread, sim3", "do not fix a rotation"),
+        ("rpe delta 1e-300", None),
+        ("singular covariance", None),
+        ("no stamp inside", "no estimate stamp is inside the run's episode time"),
+    ],
+)
+def test_a_bad_estimate_for_score(tmp_path, base, capsys, case, words):
+    rows = _estimate_rows(base / "run")
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    options: list[str] = []
+    path = tmp_path / "e.tum"
+    if case == "latin-1 comment":
+        _tum(path, rows, "# caf\u00e9\n".encode("latin-1"))
+    elif case == "huge positions, se3":
+        _tum(path, [(r[0], 1e300 * k, 1e300 * k * k, 0.0, *r[4:]) for k, r in enumerate(rows)])
+        options = ["--align", "se3"]
+    elif case == "far times":
+        _tum(path, [(1e17 + r[0] * 1e3, *r[1:]) for r in rows])
+    elif case == "tiny spread, sim3":
+        _tum(path, [(r[0], 1e-300 * k, 1e-300 * k * k, 0.0, *r[4:]) for k, r in enumerate(rows)])
+        options = ["--align", "sim3"]
+    elif case == "no stamp inside":
+        _tum(path, [(r[0] + 100.0, *r[1:]) for r in rows])
+    elif case == "rpe delta 1e-300":  # a delta below the time tolerance: consecutive pairs
+        _tum(path, rows)
+        assert main(["score", str(run), str(path), "--rpe-delta", "1e-300", "--no-plots"]) == 0
+        return
+    else:  # variance 0 east, turned from the geodetic axes to the grid's: no NEES there
+        import orjson
+
+        path = tmp_path / "e.csv"
+        lines = [
+            "t_s,lat_deg,lon_deg,height_m,cov_ee_m2,cov_en_m2,cov_eu_m2,cov_nn_m2,cov_nu_m2,cov_uu_m2"
+        ]
+        for k, x in enumerate((run / "ins.jsonl").read_bytes().splitlines()[::4]):
+            r = orjson.loads(x)
+            f = r["fix"]
+            ce, cn, cu = f["position_covariance"]
+            cov = (0.0 if k == 0 else ce, 0.0, 0.0, cn, 0.0, cu)
+            values = (r["sample_time_s"], f["latitude"], f["longitude"], f["altitude"], *cov)
+            lines.append(",".join(map(repr, values)))
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out = f"{tmp_path}/s.json"
+        assert main(["score", str(run), str(path), "--no-plots", "--out", out]) == 0
+        score = json.loads((tmp_path / "s.json").read_text())
+        assert score["nees_epochs"] == len(rows) - 1
+        return
+    line = _fails_in_one_line(capsys, ["score", run, path, "--no-plots", *options], tmp_path)
+    assert words in line and ("e.tum" in line or "--align" in line)
+
+
+def test_a_damaged_mcap_estimate(tmp_path, base, capsys):
+    """A chunk whose zstd frame is damaged, and a bag cut short, end in one line naming the bag."""
+    import struct
+
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    assert main(["export", "mcap", str(run), "--out", str(tmp_path / "b.mcap")]) == 0
+    raw = bytearray((tmp_path / "b.mcap").read_bytes())
+    off = 8  # the magic; then records: opcode (1 byte), length (8 bytes), body
+    while raw[off] != 0x06:
+        off += 9 + struct.unpack_from("<Q", raw, off + 1)[0]
+    body = off + 9
+    (n,) = struct.unpack_from("<I", raw, body + 28)  # the compression's name
+    assert raw[body + 32 : body + 32 + n] == b"zstd"
+    frame = body + 32 + n + 8
+    raw[frame + 4 : frame + 6] = b"\xff\xff"  # the frame header's descriptor
+    (tmp_path / "d.mcap").write_bytes(bytes(raw))
+    topic = ["--topic", "/vehicle/odom", "--no-plots"]
+    line = _fails_in_one_line(capsys, ["score", run, tmp_path / "d.mcap", *topic], tmp_path)
+    assert "d.mcap: a damaged zstd chunk" in line
+    (tmp_path / "c.mcap").write_bytes(bytes(raw[: frame + 100]))
+    line = _fails_in_one_line(capsys, ["score", run, tmp_path / "c.mcap", *topic], tmp_path)
+    assert "c.mcap: no topic '/vehicle/odom'" in line and "cut short" in line
+
+
+@pytest.mark.parametrize(
+    ("out", "words"),
+    [
+        ("run/episode.json", "exists and is not a score.json; not overwriting it"),
+        ("e.tum", "exists and is not a score.json"),
+        (".", "not a file name"),
+        ("", "not a file name"),
+        ("e.tum/s.json", "is not a directory"),
+        ("run", "exists and is not a file"),
+    ],
+)
+def test_score_out_never_overwrites_what_is_not_a_score(tmp_path, base, capsys, out, words):
+    """Ruling (navsense.score.writer): --out replaces a score.json, refuses any other file."""
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    path = _tum(tmp_path / "e.tum", _estimate_rows(run))
+    argv = ["score", "run", "e.tum", "--no-plots", "--out", out]
+    import contextlib
+
+    with contextlib.chdir(tmp_path):
+        line = _fails_in_one_line(capsys, argv, tmp_path)
+        assert words in line, line
+        assert main(["score", "run", "e.tum", "--no-plots", "--out", "s.json", "--quiet"]) == 0
+        first = (tmp_path / "s.json").read_bytes()
+        assert main([*argv[:-1], "s.json", "--align", "se3", "--quiet"]) == 0  # a re-score
+        assert (tmp_path / "s.json").read_bytes() != first
+    assert path.read_bytes() == _tum(tmp_path / "again.tum", _estimate_rows(run)).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("--utm-zone", "0", "--utm-zone 0 is not a UTM zone (1..60)"),
+        ("--utm-zone", "61", "--utm-zone 61 is not a UTM zone (1..60)"),
+        ("--rpe-delta", "0", "--rpe-delta 0.0 must be a finite number > 0"),
+        ("--rpe-delta", "nan", "--rpe-delta nan must be a finite number > 0"),
+        ("--rpe-delta=-inf", None, "--rpe-delta -inf must be a finite number > 0"),
+    ],
+)
+def test_score_options_are_checked_before_anything_is_read(tmp_path, capsys, option, value, words):
+    """The run and the estimate do not exist: the option is refused first."""
+    argv = ["score", tmp_path / "norun", tmp_path / "none.tum", option]
+    argv += [] if value is None else [value]
+    assert words in _fails_in_one_line(capsys, argv, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("source", 1e300, "source = 1e+300 is not an object"),
+        ("vehicle", 5, "vehicle = 5 is not one of"),
+        ("physics_hz", "x", "physics_hz = 'x' is not a rate"),
+        ("steps", -3, "steps = -3 is not an integer"),
+        ("ins", {"utm_zone": 0}, "ins.utm_zone = 0 is not a UTM zone"),
+        ("config", None, "config = None is not the run's configuration"),
+    ],
+)
+def test_score_of_a_run_whose_episode_is_damaged(tmp_path, base, capsys, key, value, words):
+    """episode.json's values that scoring reads are named when damaged (navsense.score.runinfo)."""
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    episode = json.loads((run / "episode.json").read_text())
+    episode[key] = value
+    (run / "episode.json").write_text(json.dumps(episode))
+    path = _tum(tmp_path / "e.tum", _estimate_rows(run))
+    line = _fails_in_one_line(capsys, ["score", run, path, "--no-plots"], tmp_path)
+    assert "episode.json: " + words in line, line

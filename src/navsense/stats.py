@@ -300,6 +300,10 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
         episode = read_episode(run)
     source = episode.get("source") or {}
     where = run / "episode.json"
+    if not isinstance(source, Mapping) or not all(
+        isinstance(source.get(k), (str, type(None))) for k in ("truth", "scenario", "track")
+    ):
+        raise FormatError(f"{where}: source = {source!r:.80} is not an object of paths or names")
     if source.get("truth"):
         path = Path(source["truth"])
         if not path.is_absolute() and not path.exists():

@@ -179,3 +179,53 @@ def _campaign_dir(base: Path, out: Path) -> None:
         result = orjson.loads(path.read_bytes())
         result.update(wall_s=0.05, worker="fuzz:1")
         write_json_atomic(path, result)
+
+
+@pytest.fixture(scope="session")
+def score_bases(bases) -> dict[str, Path]:
+    """Valid estimates of the base run ``run`` for ``navsense score`` (from its INS rows, every
+    4th: 40 epochs over 2 s): ``est.tum`` (site ENU), ``est-utm.tum`` (UTM easting, northing,
+    height with --frame utm), ``est.csv`` (ENU with attitude and sigmas), ``est-geo.csv``
+    (latitude, longitude, height with a full covariance) and ``est.mcap`` (``navsense export
+    mcap`` of the run: /vehicle/odom, /oxts/fix, /sim/ground_truth/odom ...). Their bytes follow
+    from the base run's, the same in every session."""
+    from navsense.cli import main
+
+    folder = bases["run"].parent / "score-bases"
+    folder.mkdir(exist_ok=True)
+    rows = [orjson.loads(line) for line in (bases["run"] / "ins.jsonl").read_bytes().splitlines()]
+    rows = rows[::4]
+
+    def text(header: str | None, sep: str, values) -> str:
+        lines = [] if header is None else [header]
+        lines += [sep.join(repr(float(v)) for v in row) for row in values]
+        return "\n".join(lines) + "\n"
+
+    enu = [
+        (r["sample_time_s"], *r["position_enu_m"], *r["imu"]["orientation_enu_xyzw"]) for r in rows
+    ]
+    (folder / "est.tum").write_text(text("# t x y z qx qy qz qw", " ", enu), encoding="utf-8")
+    utm = [
+        (r["sample_time_s"], *r["odom"]["position_m"], *r["odom"]["orientation_xyzw"]) for r in rows
+    ]
+    (folder / "est-utm.tum").write_text(text(None, " ", utm), encoding="utf-8")
+    sig = [
+        (*e, *(c**0.5 for c in r["fix"]["position_covariance"]))
+        for e, r in zip(enu, rows, strict=True)
+    ]
+    header = "t_s,e_m,n_m,u_m,qx,qy,qz,qw,sigma_e_m,sigma_n_m,sigma_u_m"
+    (folder / "est.csv").write_text(text(header, ",", sig), encoding="utf-8")
+    geo = []
+    for r in rows:
+        f, (ce, cn, cu) = r["fix"], r["fix"]["position_covariance"]
+        geo.append(
+            (r["sample_time_s"], f["latitude"], f["longitude"], f["altitude"], ce, 0, 0, cn, 0, cu)
+        )
+    header = (
+        "t_s,lat_deg,lon_deg,height_m,cov_ee_m2,cov_en_m2,cov_eu_m2,cov_nn_m2,cov_nu_m2,cov_uu_m2"
+    )
+    (folder / "est-geo.csv").write_text(text(header, ",", geo), encoding="utf-8")
+    if not (folder / "est.mcap").exists():
+        with contextlib.chdir(folder.parent):  # relative paths: the bag names no temporary folder
+            assert main(["export", "mcap", "run", "--out", "score-bases/est.mcap"]) == 0
+    return {p.name: p for p in folder.iterdir()}

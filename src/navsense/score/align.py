@@ -29,6 +29,9 @@ from navsense.rotation import quat_multiply
 __all__ = ["ALIGNMENTS", "Alignment", "umeyama"]
 
 ALIGNMENTS = ("none", "se3", "sim3")
+#: Points "lie on one line" when the second singular value of Sigma_xy is at most this times the
+#: first (a straight drive with centimetres of lateral motion is about 1e-7).
+COLLINEAR_RATIO = 1e-12
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class Alignment:
 def umeyama(x: np.ndarray, y: np.ndarray, kind: str) -> Alignment:
     """The alignment of positions x (n, 3) onto y (n, 3) (module docstring); ``kind`` none,
     se3 or sim3. ConfigError when the points do not fix a rotation (fewer than 3, or all on
-    one line)."""
+    one line: :data:`COLLINEAR_RATIO`)."""
     if kind not in ALIGNMENTS:
         raise ConfigError(f"--align {kind!r} is not one of {', '.join(ALIGNMENTS)}")
     if kind == "none":
@@ -78,7 +81,12 @@ def umeyama(x: np.ndarray, y: np.ndarray, kind: str) -> Alignment:
     sigma2_x = float(np.sum(dx * dx)) / n  # (36)
     cov_xy = dy.T @ dx / n  # (38)
     u, d, vt = np.linalg.svd(cov_xy)
-    if n < 3 or np.count_nonzero(d > np.finfo(np.float64).eps) < 2:
+    if (
+        n < 3
+        or not np.isfinite(d).all()
+        or not d[1] > COLLINEAR_RATIO * d[0]
+        or not sigma2_x > 0.0  # spread below the float's resolution (squares underflow)
+    ):
         raise ConfigError(
             f"--align {kind}: the estimate's {n} positions lie on one line or point; they do "
             "not fix a rotation (use --align none)"

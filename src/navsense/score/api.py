@@ -6,6 +6,7 @@ score``) also writes score.json, the plots, and returns where.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,8 @@ SCORE_FILE = "score.json"
 #: An estimate (without --align) whose median distance from the truth exceeds this is taken to
 #: be in another frame, m.
 FRAME_MISMATCH_M = 100_000.0
+#: The truth points (--point).
+POINTS = ("ins", "antenna", "base_footprint")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,42 @@ class ScoreOptions:
     align: str = "none"
     rpe_delta: float = 1.0
     rpe_unit: str = "s"
+
+    def check(self) -> ScoreOptions:
+        """The options if each is one that scoring can use, else a ConfigError naming the option,
+        the value and what is allowed (checked before any file is read). ``--utm-zone`` 1..60;
+        ``--rpe-delta`` a finite number > 0 (a delta longer than the estimate gives no pair: the
+        RPE figures are null); ``--topic`` a non-empty name."""
+        from navsense.score.align import ALIGNMENTS
+        from navsense.score.estimate import FORMATS, FRAMES
+        from navsense.score.metrics import RPE_UNITS
+        from navsense.score.runinfo import DATUMS
+
+        choices = {
+            "--format": (self.format, (None, *FORMATS)),
+            "--frame": (self.frame, (None, *FRAMES)),
+            "--datum": (self.datum, (None, *DATUMS)),
+            "--point": (self.point, POINTS),
+            "--align": (self.align, ALIGNMENTS),
+            "--rpe-unit": (self.rpe_unit, RPE_UNITS),
+        }
+        for option, (value, allowed) in choices.items():
+            if value not in allowed:
+                names = ", ".join(a for a in allowed if a is not None)
+                raise ConfigError(f"{option} {value!r} is not one of {names}")
+        zone = self.utm_zone
+        if zone is not None and (isinstance(zone, bool) or not isinstance(zone, int)):
+            raise ConfigError(f"--utm-zone {zone!r} is not a zone number 1..60")
+        if zone is not None and not 1 <= zone <= 60:
+            raise ConfigError(f"--utm-zone {zone} is not a UTM zone (1..60)")
+        delta = self.rpe_delta
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)):
+            raise ConfigError(f"--rpe-delta {delta!r} is not a number")
+        if not 0.0 < delta < math.inf:
+            raise ConfigError(f"--rpe-delta {delta!r} must be a finite number > 0")
+        if self.topic is not None and (not isinstance(self.topic, str) or not self.topic):
+            raise ConfigError(f"--topic {self.topic!r} is not a topic name")
+        return self
 
 
 @dataclass
@@ -87,9 +126,7 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, tr
     from navsense.score.scores import all_figures
     from navsense.score.truth import truth_at_estimate
 
-    options = options or ScoreOptions()
-    if options.point not in ("ins", "antenna", "base_footprint"):
-        raise ConfigError(f"--point {options.point!r} is not one of ins, antenna, base_footprint")
+    options = (options or ScoreOptions()).check()
     run = read_run_info(run_dir)
     fmt = format_of(estimate, options.format)
     est = read_estimate(estimate, fmt, start_ns=run.start_ns, topic=options.topic)
@@ -104,7 +141,7 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, tr
     georef = run.georeference() if frame != "enu" else None
     traj = to_site_enu(est, frame, georef, datum=datum, zone=zone)
 
-    truth = truth_at_estimate(run, traj.t_s, options.point, truth=truth)
+    truth = truth_at_estimate(run, traj.t_s, options.point, truth=truth, estimate=est.source)
     keep = truth.inside
     t = traj.t_s[keep]
     p_est = traj.p_m[keep]
@@ -190,11 +227,19 @@ def score_run(
     run_dir, estimate, options: ScoreOptions | None = None, *, out=None, plots: bool = True
 ) -> Score:
     """Score the estimate and write score.json (``out``, default RUN_DIR/score/score.json) and,
-    with ``plots``, the plots beside it (navsense.score.plots)."""
-    from navsense.score.writer import write_score
+    with ``plots``, the plots beside it (navsense.score.plots). The path is checked first
+    (:func:`navsense.score.writer.check_score_path`: a score.json is replaced, any other file
+    is refused); a failure leaves nothing new (navsense.score.writer)."""
+    from navsense.score.writer import check_score_path, write_score
 
+    (options or ScoreOptions()).check()
+    if out is not None:
+        path = check_score_path(out, "--out")
+    else:  # RUN_DIR/score/score.json (a RUN_DIR that is not a directory: score_estimate says so)
+        path = Path(run_dir) / SCORE_DIR / SCORE_FILE
+        if Path(run_dir).is_dir():
+            check_score_path(path, f"{run_dir}: the score")
     score = score_estimate(run_dir, estimate, options)
-    path = Path(out) if out else Path(run_dir) / SCORE_DIR / SCORE_FILE
     figures = []
     if plots:
         from navsense.score.plots import score_figures

@@ -17,6 +17,13 @@ whose header frame_id is ``utm`` (navsense's own odometry) is UTM; any other fra
 frame to ``--frame`` (default enu; e.g. ``map`` or ``odom`` of a filter, often with ``--align``).
 A covariance block of zeros (unset) is "no covariance", a zero quaternion "no attitude"; a
 NavSatFix with status -1 (STATUS_NO_FIX) or a NaN coordinate is left out.
+
+Damage (issue 21): a pose whose position is not finite, a quaternion that is not finite or
+whose norm is off 1 by more than :data:`navsense.score.tum.QUAT_NORM_TOL`, a covariance that is
+not finite, a payload that is not CDR or ends early, a chunk that does not decompress to its
+stated size or claims more than :data:`MAX_CHUNK_BYTES` are FormatErrors naming the file, topic
+and message. A record cut short by the end of the file (a recorder that was stopped) ends the
+reading: the complete messages before it are scored.
 """
 
 from __future__ import annotations
@@ -154,18 +161,42 @@ def _string(buf, off: int) -> tuple[str, int]:
     return bytes(buf[off + 4 : off + 4 + n]).decode("utf-8", errors="replace"), off + 4 + n
 
 
+#: The largest uncompressed chunk read, bytes (recorders write chunks of about 1 to 4 MiB; a
+#: damaged size field is refused before memory is taken).
+MAX_CHUNK_BYTES = 1 << 30
+
+
 def _decompress(data: bytes, compression: str, size: int, where: str) -> bytes:
-    if compression == "":
-        return data
-    if compression == "zstd":
-        import zstandard
+    """A chunk's records; FormatError when the chunk is not what its header says."""
+    if compression not in ("", "zstd", "lz4"):
+        raise FormatError(f"{where}: a chunk compressed with {compression!r} (zstd, lz4 or none)")
+    if size > MAX_CHUNK_BYTES:
+        raise FormatError(
+            f"{where}: a chunk of {size} bytes uncompressed; at most {MAX_CHUNK_BYTES} are read "
+            "(a damaged bag?)"
+        )
+    try:
+        if compression == "zstd":
+            import zstandard
 
-        return zstandard.ZstdDecompressor().decompress(data, max_output_size=size)
-    if compression == "lz4":
-        import lz4.frame
+            try:
+                out = zstandard.ZstdDecompressor().decompress(data, max_output_size=size)
+            except zstandard.ZstdError as exc:
+                raise ValueError(str(exc)) from None
+        elif compression == "lz4":
+            import lz4.frame
 
-        return lz4.frame.decompress(data)
-    raise FormatError(f"{where}: a chunk compressed with {compression!r} (zstd, lz4 or none)")
+            with lz4.frame.LZ4FrameDecompressor() as d:
+                out = d.decompress(data, max_length=size)
+        else:
+            out = data
+    except (RuntimeError, ValueError, MemoryError) as exc:  # lz4 raises RuntimeError
+        raise FormatError(f"{where}: a damaged {compression} chunk ({exc})") from None
+    if len(out) != size:
+        raise FormatError(
+            f"{where}: a {compression or 'plain'} chunk of {len(out)} bytes; its header says {size}"
+        )
+    return out
 
 
 class _McapScan:
@@ -178,14 +209,17 @@ class _McapScan:
         self.schemas: dict[int, str] = {}
         self.channels: dict[int, tuple[str, int]] = {}  # id -> (topic, schema id)
 
-    def _records(self, buf, wanted: str | None, out: list) -> None:
-        """Read the records in buf: schemas and channels; the messages of topic ``wanted``."""
+    def _records(self, buf, wanted: str | None, out: list, in_chunk: bool = False) -> None:
+        """Read the records in buf: schemas and channels; the messages of topic ``wanted``. A
+        record cut short by the end of the file (a recorder that stopped) ends the reading."""
         off, end = 0, len(buf)
         channel = self._channel_of(wanted)
         while off + 9 <= end:
             op, length = _RECORD.unpack_from(buf, off)
             body = off + 9
             off = body + length
+            if off > end:
+                return
             if op == _OP_MESSAGE:
                 if channel is None:
                     channel = self._channel_of(wanted)
@@ -200,13 +234,15 @@ class _McapScan:
                 (sid,) = _U16.unpack_from(buf, body)
                 self.schemas[sid], _ = _string(buf, body + 2)
             elif op == _OP_CHUNK:
+                if in_chunk:
+                    raise FormatError(f"{self.path}: not a readable MCAP file (a chunk in a chunk)")
                 (size,) = _U64.unpack_from(buf, body + 16)
                 compression, pos = _string(buf, body + 28)
                 (n,) = _U64.unpack_from(buf, pos)
                 data = _decompress(
                     bytes(buf[pos + 8 : pos + 8 + n]), compression, size, str(self.path)
                 )
-                self._records(memoryview(data), wanted, out)
+                self._records(memoryview(data), wanted, out, in_chunk=True)
             elif op == _OP_DATA_END:
                 return
 
@@ -242,13 +278,43 @@ class _McapScan:
         return {t: self.schemas.get(s, "?") for t, s in self.channels.values()}
 
 
+def _checked(path: Path, topic: str, stamp: np.ndarray, q: np.ndarray, cov: np.ndarray):
+    """The messages' attitudes (normalised) and covariances, or None where no message has one;
+    FormatError naming the first message whose quaternion is not finite or not of norm 1
+    (within QUAT_NORM_TOL), or whose covariance is not finite."""
+    from navsense.score.tum import QUAT_NORM_TOL
+
+    has_q = ~np.isnan(q).all(axis=1)  # a zero quaternion is "no attitude" (_decode: NaN)
+    with np.errstate(invalid="ignore", over="ignore"):
+        norm = np.sqrt(np.sum(q * q, axis=1))
+    bad = np.flatnonzero(has_q & ~(np.abs(norm - 1.0) <= QUAT_NORM_TOL))
+    if bad.size:
+        i = int(bad[0])
+        raise FormatError(
+            f"{path}: topic {topic}: message at stamp {int(stamp[i])} ns: the quaternion "
+            f"{q[i].tolist()} has norm {norm[i]:.6g}, not 1 (within {QUAT_NORM_TOL})"
+        )
+    has_c = ~np.isnan(cov).all(axis=(1, 2))
+    bad = np.flatnonzero(has_c & ~np.isfinite(cov).all(axis=(1, 2)))
+    if bad.size:
+        i = int(bad[0])
+        raise FormatError(
+            f"{path}: topic {topic}: message at stamp {int(stamp[i])} ns: the position "
+            f"covariance {cov[i].ravel().tolist()} is not finite"
+        )
+    unit = q / np.where(has_q, norm, 1.0)[:, None]
+    return (unit if has_q.any() else None), (cov if has_c.any() else None)
+
+
 def read_topic(path: str | Path, topic: str | None, *, start_ns: int) -> Estimate:
     """Read the messages of ``topic`` from the MCAP bag ``path`` (module docstring)."""
     path = Path(path)
     scan = _McapScan(path)
     payloads = scan.messages(topic)
     topics = scan.topics()
-    listing = ", ".join(f"{t} ({m})" for t, m in sorted(topics.items())) or "none found"
+    listing = ", ".join(f"{t} ({m})" for t, m in sorted(topics.items())) or (
+        "none found (a bag cut short or damaged?)"
+    )
     if topic is None:
         raise ConfigError(f"{path}: an mcap estimate needs --topic; the bag's topics: {listing}")
     if topic not in topics:
@@ -267,10 +333,7 @@ def read_topic(path: str | Path, topic: str | None, *, start_ns: int) -> Estimat
         raise FormatError(f"{path}: topic {topic}: every NavSatFix has status -1 (no fix)")
     stamp = m["stamp_ns"][ok]
     t = (stamp - start_ns).astype(np.float64) * 1e-9
-    q = m["q"][ok]
-    q = None if np.isnan(q).all() else q / np.sqrt(np.sum(q * q, axis=1))[:, None]
-    cov = m["cov"][ok]
-    cov = None if np.isnan(cov).all() else cov
+    q, cov = _checked(path, topic, stamp, m["q"][ok], m["cov"][ok])
     if msg_type == "sensor_msgs/msg/NavSatFix":
         frame, note = "geodetic", f"{msg_type}"
     elif frame_id == "utm":

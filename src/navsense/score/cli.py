@@ -109,7 +109,7 @@ def run(args) -> int:
         align=args.align,
         rpe_delta=args.rpe_delta,
         rpe_unit=args.rpe_unit,
-    )
+    ).check()
     result = score_run(args.run_dir, args.estimate, options, out=args.out, plots=not args.no_plots)
     if not args.quiet:
         from navsense.score.table import score_table

@@ -26,13 +26,14 @@ or after the header are skipped.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
 import numpy as np
 
 from navsense.errors import FormatError
-from navsense.score.estimate import Estimate, finish
+from navsense.score.estimate import Estimate, finish, read_estimate_text
 from navsense.score.tum import QUAT_NORM_TOL
 
 __all__ = ["POSITION_COLUMNS", "read_csv"]
@@ -73,7 +74,7 @@ def _position_group(path: Path, header: list[str]) -> tuple[str, tuple[str, str,
 def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
     """Read a CSV estimate (module docstring); FormatError naming the line, column and value."""
     path = Path(path)
-    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+    with io.StringIO(read_estimate_text(path), newline="") as f:
         numbered = [
             (i, line) for i, line in enumerate(f, start=1) if line.strip() and line[0] != "#"
         ]

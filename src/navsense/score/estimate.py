@@ -9,22 +9,33 @@ times are UNIX seconds (UTC, as ROS stamps are) is converted by subtracting ``st
 a bag's header stamps always; a TUM file when its first time is at least
 :data:`UNIX_TIME_MIN_S` (2001-09-09; no episode lasts 31 years); a CSV by its column name
 (``t_s`` episode time, ``unix_time_s`` UNIX time). ``time_base`` says which was used.
+
+Limits (each refused with a FormatError naming the file, the line or message and the value):
+a text estimate (TUM, CSV) is UTF-8 of at most :data:`navsense.jsonfile.MAX_INPUT_BYTES`
+(256 MiB); every number is finite; coordinates are at most :data:`MAX_COORDINATE` in magnitude
+(1e9: metres of ENU or UTM, or degrees, which the datum chain then bounds); episode times
+(after a UNIX time's start is subtracted) are at most :data:`MAX_TIME_S` (1e9 s, 31 years) from
+the run's start. Stamps inside these limits but outside the run are not scored.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from navsense.errors import ConfigError, FormatError
+from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file, decode_text
 
 __all__ = [
     "FORMATS",
     "FRAMES",
     "TIME_TOL_S",
     "UNIX_TIME_MIN_S",
+    "MAX_COORDINATE",
+    "MAX_TIME_S",
     "Estimate",
     "format_of",
     "read_estimate",
@@ -36,6 +47,10 @@ FORMATS = ("tum", "csv", "mcap")
 FRAMES = ("enu", "utm", "geodetic")
 #: A first time at or after this (2001-09-09T01:46:40Z) is UNIX time, not episode time.
 UNIX_TIME_MIN_S = 1.0e9
+#: The largest magnitude of an estimate's coordinate (m of ENU or UTM; deg), and of an episode
+#: time, s (module docstring).
+MAX_COORDINATE = 1.0e9
+MAX_TIME_S = 1.0e9
 #: Two times closer than this are one instant, s (a UNIX time near 1.8e9 s carries 0.24 us steps
 #: as a float64; navsense's rows have 9 decimals).
 TIME_TOL_S = 1e-6
@@ -95,8 +110,9 @@ def read_estimate(
     """
     path = Path(path)
     kind = format_of(path, fmt)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise FormatError(f"{path}: the estimate file is not found")
+    check_input_file(path, "estimate", FormatError)
     if kind != "mcap" and topic is not None:
         raise ConfigError(f"--topic {topic}: only an mcap estimate has topics ({path} is {kind})")
     if kind == "tum":
@@ -123,10 +139,27 @@ def finish(
     frame_note: str,
     where=lambda i: f"row {i + 1}",
 ) -> Estimate:
-    """An :class:`Estimate` of a reader's arrays: sorted by time; FormatError when it is empty or
-    two epochs have one time (``where(i)`` names row i of the file)."""
+    """An :class:`Estimate` of a reader's arrays: sorted by time; FormatError when it is empty,
+    a time or coordinate is not finite or beyond its limit (module docstring), or two epochs
+    have one time (``where(i)`` names row i of the file)."""
     if t.shape[0] == 0:
         raise FormatError(f"{source}: no epochs")
+    bad = np.flatnonzero(~(np.abs(t) <= MAX_TIME_S))
+    if bad.size:
+        i = int(bad[0])
+        given = "its UNIX time less the run's start" if time_base == "unix" else "its time"
+        raise FormatError(
+            f"{source}: {where(i)}: {given} is {float(t[i])!r} s, more than {MAX_TIME_S:g} s "
+            "from the run's start; an estimate's times are episode seconds, or UNIX seconds "
+            "of the run"
+        )
+    bad = np.flatnonzero(~(np.abs(xyz) <= MAX_COORDINATE).all(axis=1))
+    if bad.size:
+        i = int(bad[0])
+        raise FormatError(
+            f"{source}: {where(i)}: the position {xyz[i].tolist()} is not finite or beyond "
+            f"{MAX_COORDINATE:g} (m or deg)"
+        )
     order = np.argsort(t, kind="stable")
     ts = t[order]
     same = np.flatnonzero(np.diff(ts) == 0.0)
@@ -147,3 +180,14 @@ def finish(
         time_base=time_base,
         frame_note=frame_note,
     )
+
+
+def read_estimate_text(path: Path) -> str:
+    """The UTF-8 text of a TUM or CSV estimate (a BOM is skipped); FormatError naming the file,
+    and the line and column of a byte that is not UTF-8, or its size beyond MAX_INPUT_BYTES."""
+    check_input_file(path, "estimate", FormatError, MAX_INPUT_BYTES)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read the estimate ({exc.strerror or exc})") from None
+    return decode_text(raw, str(path), FormatError)

@@ -30,7 +30,9 @@ Covariance honesty (where the estimate has a position covariance C, m^2)::
 
 the sigma tests of the run report (:data:`navsense.stats.EXPECTED_GAUSSIAN_FRACTIONS`), with the
 full horizontal covariance (for a diagonal C exactly the report's (e_E/s_E)^2 + (e_N/s_N)^2).
-An epoch whose C is not positive definite is left out of them.
+An epoch whose C is not positive definite is left out of them: its smallest eigenvalue must
+exceed :data:`PD_MIN_RATIO` (1e-12) times its largest (a covariance with a zero or a rounding
+error's variance, e.g. sigma 0 in one axis, has no NEES; its 2-D block is then invertible too).
 
 Every distribution is summarised as rms, mean, median, p95 (numpy's linear percentile) and max;
 an empty one is NaN.
@@ -51,6 +53,7 @@ from navsense.rotation import (
 from navsense.score.estimate import TIME_TOL_S
 
 __all__ = [
+    "PD_MIN_RATIO",
     "RPE_UNITS",
     "SUMMARY",
     "attitude_errors",
@@ -63,6 +66,8 @@ __all__ = [
 SUMMARY = ("rms", "mean", "median", "p95", "max")
 RPE_UNITS = ("m", "s")
 _NAN = float("nan")
+#: A covariance is positive definite when its smallest eigenvalue exceeds this times its largest.
+PD_MIN_RATIO = 1e-12
 
 
 def describe(x: np.ndarray) -> dict[str, float]:
@@ -97,10 +102,10 @@ def rpe_pairs(
     ids = [0]
     n = axis.shape[0]
     while True:
-        j = int(np.searchsorted(axis, axis[ids[-1]] + target, side="left"))
+        j = max(int(np.searchsorted(axis, axis[ids[-1]] + target, side="left")), ids[-1] + 1)
         if j >= n:
             break
-        ids.append(max(j, ids[-1] + 1))
+        ids.append(j)
     a = np.array(ids, dtype=np.int64)
     return a[:-1], a[1:]
 
@@ -157,7 +162,9 @@ def nees(e: np.ndarray, cov: np.ndarray) -> dict[str, np.ndarray]:
     finite = np.isfinite(cov).all(axis=(1, 2))
     c = np.where(finite[:, None, None], cov, np.eye(3))
     c = 0.5 * (c + np.swapaxes(c, 1, 2))
-    ok = finite & (np.linalg.eigvalsh(c)[:, 0] > 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        eig = np.linalg.eigvalsh(c)
+        ok = finite & (eig[:, 0] > PD_MIN_RATIO * eig[:, 2]) & np.isfinite(eig).all(axis=1)
     if not ok.any():
         return out
     ce, ee = c[ok], e[ok]

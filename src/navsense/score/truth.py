@@ -15,6 +15,10 @@ k = floor(x) and k + 1 are taken (one row when x is within 1e-6 of a step) and::
 
 with r_P the point's lever arm (:meth:`navsense.score.runinfo.RunInfo.lever_arm_m`). Stamps
 before the run's first step or after its last are outside the truth and are not scored.
+
+Ruling (issue 21): an estimate none of whose stamps is inside the run (another run's estimate,
+episode and UNIX time confused, an estimate of one epoch before the start) is not a score of
+nothing: it is a FormatError (exit 2) that names the run's time span and the estimate's.
 """
 
 from __future__ import annotations
@@ -59,10 +63,13 @@ def slerp(q0: np.ndarray, q1: np.ndarray, a: np.ndarray) -> np.ndarray:
     return quat_multiply(q0, step)
 
 
-def truth_at_estimate(run: RunInfo, t_s: np.ndarray, point: str, truth=None) -> TruthAtEstimate:
+def truth_at_estimate(
+    run: RunInfo, t_s: np.ndarray, point: str, truth=None, estimate: str = "the estimate"
+) -> TruthAtEstimate:
     """The truth at ``point`` (ins, antenna, base_footprint) at the stamps ``t_s`` (module
     docstring). ``truth``: the run's TruthStates if the caller holds it (it must cover the run).
-    FormatError when the run has no truth or no stamp is inside the run."""
+    FormatError when the run has no truth or no stamp is inside the run (naming ``estimate``,
+    the estimate file)."""
     from navsense.stats import find_truth, truth_at_steps
 
     where = run.run_dir / "episode.json"
@@ -76,7 +83,9 @@ def truth_at_estimate(run: RunInfo, t_s: np.ndarray, point: str, truth=None) -> 
         source, description = found, found.description
     else:
         source, description = truth, "the run's truth (held by the caller)"
-    x = np.asarray(t_s, dtype=np.float64) * run.rate_hz
+    # the readers bound times (navsense.score.estimate.MAX_TIME_S); the clip keeps the step
+    # numbers of any other caller's stamps inside int64
+    x = np.clip(np.asarray(t_s, dtype=np.float64) * run.rate_hz, -(2.0**62), 2.0**62)
     k = np.floor(x)
     a = x - k
     up = a > 1.0 - STEP_SNAP
@@ -87,8 +96,8 @@ def truth_at_estimate(run: RunInfo, t_s: np.ndarray, point: str, truth=None) -> 
     inside = (k0 >= run.first_step) & (k1 <= run.last_step)
     if not inside.any():
         raise FormatError(
-            f"{where}: no estimate stamp is inside the run's episode time "
-            f"{run.first_step / run.rate_hz:g}..{run.last_step / run.rate_hz:g} s (the "
+            f"{estimate}: no estimate stamp is inside the run's episode time "
+            f"{run.first_step / run.rate_hz:g}..{run.last_step / run.rate_hz:g} s ({where}; the "
             f"estimate's: {t_s[0]:.9g}..{t_s[-1]:.9g} s); are its times episode or UNIX seconds "
             "of this run?"
         )

@@ -11,13 +11,14 @@ that frame (normalised here; a norm off 1 by more than :data:`QUAT_NORM_TOL` is 
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 
 import numpy as np
 
 from navsense.errors import FormatError
-from navsense.score.estimate import UNIX_TIME_MIN_S, Estimate, finish
+from navsense.score.estimate import UNIX_TIME_MIN_S, Estimate, finish, read_estimate_text
 
 __all__ = ["QUAT_NORM_TOL", "read_tum"]
 
@@ -30,7 +31,7 @@ def read_tum(path: str | Path, *, start_ns: int) -> Estimate:
     path = Path(path)
     values: list[list[float]] = []
     lines: list[int] = []
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with io.StringIO(read_estimate_text(path), newline=None) as f:
         for number, line in enumerate(f, start=1):
             text = line.strip()
             if not text or text.startswith("#"):
