@@ -187,46 +187,6 @@ def test_the_track_draws_an_hours_laps_as_few_points_and_keeps_an_excursion(monk
     assert all(tuple(p) in on_path for p in np.round(xy, 6))
 
 
-def _parent_pid_maker(parent: int, value: str, fail_in_child: str = ""):
-    import os
-
-    def make(data):
-        if os.getpid() != parent and fail_in_child == "raise":
-            raise RuntimeError("a bug in the child")
-        if os.getpid() != parent and fail_in_child == "die":
-            os._exit(3)
-        return (value, os.getpid() == parent)
-
-    return make
-
-
-@pytest.mark.parametrize("fail", ["", "raise", "die"])
-def test_figures_drawn_in_two_processes_come_back_in_order(monkeypatch, fail):
-    """Two figures of every three are drawn in a forked child; when it fails or dies the parent
-    draws them itself; the order is the makers' either way."""
-    import os
-
-    from navsense._runtime import machine, worker
-    from navsense.output import report_plots
-
-    if not worker.fork_available():
-        pytest.skip("no fork here")
-    monkeypatch.setattr(machine, "available_cores", lambda: 2)
-    monkeypatch.setattr(worker, "fork_safe", lambda: True)  # other tests' threads may linger
-    me = os.getpid()
-    makers = [_parent_pid_maker(me, f"fig{i}", fail) for i in range(5)]
-    got = report_plots._draw(None, makers, parallel=True)
-    assert [v for v, _ in got] == [f"fig{i}" for i in range(5)]
-    in_parent = [p for _, p in got]
-    assert in_parent[0::3] == [True, True]
-    assert [in_parent[i] for i in (1, 2, 4)] == [bool(fail)] * 3  # True: the parent drew it
-    calls = []
-    serial = report_plots._draw(None, makers, False, meanwhile=lambda: calls.append(1))
-    assert all(p for _, p in serial) and calls == [1]
-    report_plots._draw(None, makers, True, meanwhile=lambda: calls.append(2))
-    assert calls == [1, 2]
-
-
 def test_parallel_and_serial_figures_are_the_same_pngs(monkeypatch):
     pytest.importorskip("matplotlib")
     from pathlib import Path

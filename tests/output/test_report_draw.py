@@ -95,10 +95,12 @@ def test_without_a_child_everything_is_drawn_here(two_cores):
     from navsense.output.report_draw import FigureWorker
 
     makers = [_maker(f"fig{i}") for i in range(3)]
+    calls = []
     with FigureWorker(_Data(), _early(), makers, [2], parallel=False) as w:
         assert w._child is None
-        got = w.draw(_Data(late="rows"))
+        got = w.draw(_Data(late="rows"), meanwhile=lambda: calls.append(1))
     assert [g[3] for g in got] == [True] * 3 and got[2][1] == ("early rows", True)
+    assert calls == [1]
 
 
 def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):

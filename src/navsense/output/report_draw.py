@@ -59,6 +59,7 @@ class FigureWorker:
         child_late: Sequence[int] = (),
         parallel: bool = True,
     ) -> None:
+        self._start = start
         self._early = early
         self._makers = list(makers)
         self._early_makers = list(early_makers)
@@ -128,11 +129,15 @@ class FigureWorker:
             if meanwhile is not None:
                 meanwhile()
             return [m(data) for m in makers]
-        fields = {
-            f.name: getattr(data, f.name)
-            for f in dataclasses.fields(data)
-            if f.name not in _NOT_SENT and getattr(data, f.name) is not None
-        }
+        fields = (
+            {}  # the child was forked with these very data
+            if data is self._start
+            else {
+                f.name: getattr(data, f.name)
+                for f in dataclasses.fields(data)
+                if f.name not in _NOT_SENT and getattr(data, f.name) is not None
+            }
+        )
         # sent by a thread: the child reads it only once its early figures are drawn, and the
         # pipe holds 64 KiB (the INS arrays of an hour: 50 MB)
         sender = threading.Thread(

@@ -760,17 +760,26 @@ def all_figures(
     parallel: bool = True,
     meanwhile: Callable[[], Any] | None = None,
 ) -> list:
-    """Every figure the run's data allow, in report order (:func:`figure_makers`).
+    """Every figure the run's data allow, in report order (:func:`figure_makers`), from data
+    read already (``navsense report`` forks its child before reading:
+    navsense.output.report.write_report).
 
     ``parallel``: where the machine has a second core and the process may fork
-    (navsense._runtime.worker.fork_safe), a forked child draws two figures of every three
-    while this process calls ``meanwhile`` (the report's statistics) and draws the rest
-    (:func:`_draw`); the PNGs are the same bytes either way. ``meanwhile`` is called once,
-    before this process's figures, in any case."""
-    figs = _draw(data, figure_makers(sky_time_s), parallel, meanwhile)
+    (navsense._runtime.worker.fork_safe), a forked child and this process share out the
+    figures (:class:`navsense.output.report_draw.FigureWorker`) while this process calls
+    ``meanwhile`` (e.g. statistics); the PNGs are the same bytes either way. ``meanwhile`` is
+    called once, in this process, in any case."""
+    from navsense.output.report_draw import FigureWorker
+
+    with FigureWorker(data, _nothing, figure_makers(sky_time_s), [], parallel=parallel) as w:
+        figs = w.draw(data, meanwhile)
     if notes is not None:
         sky_time_note(data, sky_time_s, notes)
     return [f for f in figs if f is not None]
+
+
+def _nothing(data) -> None:
+    """No early rows: the child forked after the data were read has them all."""
 
 
 def sky_time_note(data, sky_time_s: float | None, notes: list) -> None:
@@ -782,69 +791,3 @@ def sky_time_note(data, sky_time_s: float | None, notes: list) -> None:
                 f"Sky plot: --time-s {sky_time_s:g} moved to the nearest GNSS epoch, "
                 f"t = {data.gnss_t_s[k]:.2f} s."
             )
-
-
-def _draw(data, makers: list, parallel: bool, meanwhile: Callable[[], Any] | None = None) -> list:
-    """``[make(data) for make in makers]``; with ``parallel`` and a second core, every figure
-    but the first of each three in a forked child, while this process calls ``meanwhile`` and
-    draws the others. The child inherits the data (nothing is pickled but the PNGs it sends
-    back); if it fails or dies, this process draws its figures itself, so an error is raised
-    here as without a child."""
-    from navsense._runtime.machine import available_cores
-    from navsense._runtime.worker import fork_safe
-
-    if not parallel or len(makers) < 2 or available_cores() < 2 or not fork_safe():
-        if meanwhile is not None:
-            meanwhile()
-        return [make(data) for make in makers]
-    import multiprocessing
-    import pickle
-
-    ctx = multiprocessing.get_context("fork")
-    mine = list(range(0, len(makers), 3))
-    theirs = [i for i in range(len(makers)) if i not in mine]
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(
-        target=_draw_child,
-        args=(data, [makers[i] for i in theirs], send, receive),
-        name="navsense-report-figures",
-        daemon=True,
-    )
-    child.start()
-    send.close()
-    out: list = [None] * len(makers)
-    received = False
-    try:
-        if meanwhile is not None:
-            meanwhile()
-        for i in mine:
-            out[i] = makers[i](data)
-        try:
-            kind, payload = pickle.loads(receive.recv_bytes())
-        except (EOFError, OSError):
-            kind, payload = "lost", None
-        received = True
-    finally:
-        receive.close()
-        if not received:  # this process failed first: the child's figures are not wanted
-            child.kill()
-        child.join()
-    drawn = payload if kind == "ok" else [makers[i](data) for i in theirs]
-    for i, fig in zip(theirs, drawn, strict=True):
-        out[i] = fig
-    return out
-
-
-def _draw_child(data, makers: list, send, receive) -> None:
-    """The forked child of :func:`_draw`: its figures, or word that it failed. It closes its
-    copy of the pipe's reading end, so that only the parent reads what it sends."""
-    import pickle
-
-    receive.close()
-    message: tuple[str, object]
-    try:
-        message = ("ok", [make(data) for make in makers])
-    except BaseException as exc:  # the parent draws them again and raises the error itself
-        message = ("failed", repr(exc))
-    send.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-    send.close()
