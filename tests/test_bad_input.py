@@ -588,3 +588,50 @@ def test_score_of_a_run_whose_episode_is_damaged(tmp_path, base, capsys, key, va
     path = _tum(tmp_path / "e.tum", _estimate_rows(run))
     line = _fails_in_one_line(capsys, ["score", run, path, "--no-plots"], tmp_path)
     assert "episode.json: " + words in line, line
+
+
+# 13. navsense live's options (found by tests/fuzz/test_fuzz_live.py) -------------------------
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--speed", "1e-300"], "--speed 1e-300 must be a positive number, at least 0.001"),
+        (["--speed", "1e-9"], "at least 0.001"),  # 2 s of truth in 63 years: refused
+        (["--agent", "1000001"], "--agent 1000001 must be <= 1000000"),
+        (["--nmea-pty", "a\0b"], "--nmea-pty 'a\\x00b': not a file name"),
+        (["--nmea-pty", "nodir/lnk"], "--nmea-pty nodir/lnk: the folder nodir does not exist"),
+    ],
+)
+def test_a_bad_live_option_fails_before_serving(tmp_path, base, capsys, options, words):
+    from unittest import mock
+
+    shutil.copy(base / "truth.csv", tmp_path / "truth.csv")
+    argv = ["live", "--truth", "truth.csv", "--no-foxglove", "--quiet", *options]
+    import contextlib
+
+    served = AssertionError("served")
+    with (
+        contextlib.chdir(tmp_path),
+        mock.patch("navsense.live.pacing.serve_paced", side_effect=served),
+    ):
+        line = _fails_in_one_line(capsys, argv, tmp_path)
+    assert words in line, line
+
+
+def test_live_mcap_is_written_before_the_run_directory_is_complete(tmp_path, base, capsys):
+    """A bag that cannot be written leaves no complete-looking run directory (class 10)."""
+    from unittest import mock
+
+    from navsense.errors import FormatError
+
+    shutil.copy(base / "truth.csv", tmp_path / "truth.csv")
+    argv = ["live", "--truth", "truth.csv", "--no-foxglove", "--quiet", "--speed", "1000"]
+    import contextlib
+
+    full = FormatError("ros2.mcap: no space left on device")
+    with contextlib.chdir(tmp_path):
+        with mock.patch("navsense.output.ros2.write_mcap", side_effect=full):
+            _fails_in_one_line(capsys, [*argv, "--out", "out", "--mcap"], tmp_path)
+        assert main([*argv, "--out", "ok", "--mcap"]) == 0
+    assert (tmp_path / "ok" / "ros2.mcap").is_file() and (
+        tmp_path / "ok" / "episode.json"
+    ).is_file()

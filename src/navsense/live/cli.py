@@ -141,6 +141,7 @@ def _say(args, text: str) -> None:
 
 
 def run(args) -> int:
+    from navsense.cli import MAX_AGENT
     from navsense.errors import ConfigError
     from navsense.live.pacing import Pacer, serve_paced
     from navsense.live.server import LiveServer
@@ -149,6 +150,8 @@ def run(args) -> int:
 
     if args.agent < 0:
         raise ConfigError(f"--agent {args.agent} must be >= 0")
+    if args.agent > MAX_AGENT:  # as simulate's
+        raise ConfigError(f"--agent {args.agent} must be <= {MAX_AGENT}")
     pacer = Pacer(args.speed)  # checks --speed
     if args.out is None and (args.format != "jsonl" or args.save_truth or args.mcap):
         raise ConfigError(
@@ -161,6 +164,10 @@ def run(args) -> int:
         from navsense.output.rundir import check_out_dir
 
         check_out_dir(args.out)  # before the truth is read
+    if args.nmea_pty:  # "" (the option alone): a terminal without a link
+        from navsense.live.nmea_out import check_pty_link
+
+        check_pty_link(args.nmea_pty)
     from navsense.config.cli_config import overrides_from_args
 
     prepared = prepare_run(
@@ -175,6 +182,17 @@ def run(args) -> int:
         smoothing_m=args.smoothing_m,
         bank=args.bank,
     )
+    finish = None
+    if args.mcap:  # written into the run directory before it is renamed into place
+        from navsense.output.ros2 import BagPlan
+
+        BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, 120.0).check("--mcap")
+
+        def finish(path, final) -> None:
+            from navsense.output.ros2 import write_mcap
+
+            write_mcap(path, run_name=final.name)
+
     live = LiveServer(
         prepared.cfg,
         prepared.vehicle,
@@ -188,6 +206,7 @@ def run(args) -> int:
         source=prepared.source,
         output_format=args.format,
         save_truth=args.save_truth or prepared.save_truth,
+        finish=finish,
         worker=False,  # the models' first call (1 to 2 s) comes before the clock starts
     )
     stop = threading.Event()
@@ -223,9 +242,7 @@ def run(args) -> int:
     _say(args, f"served {result.steps} physics steps in {result.wall_s:.1f} s")
     if summary is not None:
         if args.mcap:
-            from navsense.output.ros2 import write_mcap
-
-            _say(args, f"ROS 2 bag {write_mcap(summary.run_dir)}")
+            _say(args, f"ROS 2 bag {summary.run_dir / 'ros2.mcap'}")
         if not args.quiet:
             print(summary.text())
     return 0

@@ -163,6 +163,29 @@ class NmeaTcpServer:
 SETTLE_S = 0.05
 
 
+def check_pty_link(link: str) -> None:
+    """ConfigError (one line naming --nmea-pty) unless a symbolic link can be made at ``link``:
+    a name (no NUL, not too long) in an existing, writable directory, where nothing is or a
+    symbolic link is (replaced; a file or a directory never is). Checked before a run starts."""
+    from navsense.errors import ConfigError
+
+    if not link or "\0" in link or link.endswith(os.sep):
+        raise ConfigError(f"--nmea-pty {link!r}: not a file name for the link")
+    if os.path.lexists(link) and not os.path.islink(link):
+        raise ConfigError(f"--nmea-pty {link}: a file is there; not replacing it")
+    folder = os.path.dirname(link) or "."
+    if not os.path.isdir(folder):
+        raise ConfigError(f"--nmea-pty {link}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"--nmea-pty {link}: the folder {folder} is not writable")
+    try:
+        name_max = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    if len(os.fsencode(os.path.basename(link))) > name_max:
+        raise ConfigError(f"--nmea-pty {link[:60]}...: the name is longer than {name_max} bytes")
+
+
 class NmeaPty:
     """A pseudo-terminal that reads like a serial NMEA receiver.
 
@@ -188,14 +211,19 @@ class NmeaPty:
         self._closing = False  # no more epochs: write what is queued, then end
         self._abandon = threading.Event()  # end now, written or not
         if link is not None:
-            if os.path.lexists(link) and not os.path.islink(link):
-                from navsense.errors import ConfigError
-
+            try:
+                check_pty_link(link)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(link)
+                os.symlink(self.device, link)
+            except BaseException as exc:
                 self._close_fds()
-                raise ConfigError(f"--nmea-pty {link}: a file is there; not replacing it")
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(link)
-            os.symlink(self.device, link)
+                if isinstance(exc, OSError):
+                    from navsense.errors import ConfigError
+
+                    reason = exc.strerror or exc
+                    raise ConfigError(f"--nmea-pty {link}: cannot link it ({reason})") from None
+                raise
         self._writer = threading.Thread(target=self._write_loop, name="navsense-nmea-pty")
         self._writer.daemon = True
         self._writer.start()

@@ -19,9 +19,12 @@ from dataclasses import dataclass
 
 from navsense.truth.states import TruthStates
 
-__all__ = ["serve_paced", "Pacer", "PacedResult"]
+__all__ = ["MIN_SPEED", "serve_paced", "Pacer", "PacedResult"]
 
 MAX_CHUNK_S = 0.25  # physics seconds fed at once at most, when many steps are due
+#: The slowest pace, times real time: a physics step of 1/120 s then takes 8.3 s of wall time
+#: (issue 21: nothing that looks like a hang; 1e-300 overflowed the sleep's timeout).
+MIN_SPEED = 1e-3
 
 
 @dataclass
@@ -41,10 +44,13 @@ class Pacer:
     set first)."""
 
     def __init__(self, speed: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
-        if not (speed > 0.0 and math.isfinite(speed)):
+        if not (speed >= MIN_SPEED and math.isfinite(speed)):
             from navsense.errors import ConfigError
 
-            raise ConfigError(f"--speed {speed} must be a positive number")
+            raise ConfigError(
+                f"--speed {speed} must be a positive number, at least {MIN_SPEED:g} (times real "
+                "time) and finite"
+            )
         self.speed = speed
         self.clock = clock
         self.wall0: float | None = None

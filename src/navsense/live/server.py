@@ -181,7 +181,9 @@ class LiveServer:
     Foxglove server; 0: any free port), ``nmea_tcp_port`` (None: none; 0: any free port),
     ``nmea_pty`` (None: none; "": a pseudo-terminal; a path: also a symbolic link to it there),
     all listening on ``host``. ``out_dir``: write the run directory there at :meth:`close`
-    (``source``, ``output_format``, ``save_truth``: as :func:`navsense.simulate.simulate`).
+    (``source``, ``output_format``, ``save_truth``, ``finish``: as
+    :func:`navsense.simulate.simulate`; ``finish`` adds files, e.g. the ROS 2 bag, before the
+    run directory is renamed into place).
     ``worker``, ``rate_hz``: as :class:`navsense.stream.SensorStream`. ``backlog``: messages
     (Foxglove) or epochs (NMEA) queued a client before its oldest are dropped. ``linger_s``: at
     :meth:`close`, the time the servers keep running for the clients to receive what is queued.
@@ -208,6 +210,7 @@ class LiveServer:
         source: dict | None = None,
         output_format: str = "jsonl",
         save_truth: bool = False,
+        finish: Callable[[Path, Path], object] | None = None,
         worker: bool | None = None,
         rate_hz: float | None = None,
         backlog: int | None = None,
@@ -227,6 +230,7 @@ class LiveServer:
             "source": source,
             "output_format": output_format,
             "save_truth": save_truth,
+            "finish": finish,
         }
         self._record = _TruthRecord() if out_dir is not None else None
         self.steps = 0  # physics steps fed
