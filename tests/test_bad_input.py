@@ -398,6 +398,26 @@ def test_a_damaged_campaign_directory(tmp_path, base, capsys):
     _fails_in_one_line(capsys, ["campaign", "summary", out], tmp_path, "campaign.json")
 
 
+@pytest.mark.parametrize(
+    "key, value", [("error", 1e300), ("error", ["x"]), ("score", [1]), ("score", {"ate": "x"})]
+)
+def test_a_result_file_of_the_wrong_types_is_a_damaged_result(tmp_path, key, value):
+    """Found by the fuzz suite: a result's error of 1e300 was an ArrowTypeError inside
+    ``campaign summary``. Such a file is damaged: left out, and the run done again on resume."""
+    from navsense.campaign.runner import read_result, read_results
+    from navsense.errors import FormatError
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    good = {"run_id": "r1", "status": "ok", "error": None, "statistics": {"h_rms_m": 0.1}}
+    (folder / "r1.json").write_text(json.dumps(good))
+    bad = dict(good, run_id="r2", **{key: value})
+    (folder / "r2.json").write_text(json.dumps(bad))
+    with pytest.raises(FormatError, match=f"r2.json: {key}"):
+        read_result(folder / "r2.json")
+    assert list(read_results(tmp_path)) == ["r1"]
+
+
 # 11. loops that never end --------------------------------------------------------------------
 def test_a_correction_outage_of_the_whole_float_range_ends(tmp_path, base, capsys):
     lines = (base / "truth.csv").read_text().splitlines()[:13]  # 12 rows

@@ -311,10 +311,18 @@ def read_results(out_dir: str | os.PathLike) -> dict[str, dict]:
     return out
 
 
+def _numbers(obj) -> bool:
+    """True for an object whose values are numbers or null (not booleans)."""
+    return isinstance(obj, dict) and all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in obj.values()
+    )
+
+
 def read_result(path: Path) -> dict:
     """One run's result file, as :func:`execute_run` writes it: an object whose run_id is the
-    file's name, status "ok" or "failed", statistics an object of numbers (or null for a failed
-    run). FormatError naming the file otherwise."""
+    file's name, status "ok" or "failed", error a message or null, statistics an object of
+    numbers (or null for a failed run), score (an estimator's campaign) an object of numbers or
+    null. FormatError naming the file otherwise."""
     try:
         data = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
@@ -326,13 +334,13 @@ def read_result(path: Path) -> dict:
         raise FormatError(f"{path}: run_id {data.get('run_id')!r} is not the file's name {stem}")
     if data.get("status") not in ("ok", "failed"):
         raise FormatError(f"{path}: status {data.get('status')!r} is not 'ok' or 'failed'")
+    if not (data.get("error") is None or isinstance(data["error"], str)):
+        raise FormatError(f"{path}: error {data['error']!r} is not a message (text) or null")
     stats = data.get("statistics")
-    numbers = isinstance(stats, dict) and all(
-        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-        for v in stats.values()
-    )
-    if not (numbers or (stats is None and data["status"] == "failed")):
+    if not (_numbers(stats) or (stats is None and data["status"] == "failed")):
         raise FormatError(f"{path}: statistics is not an object of numbers")
+    if not (data.get("score") is None or _numbers(data["score"])):
+        raise FormatError(f"{path}: score is not an object of numbers")
     return data
 
 
