@@ -399,7 +399,8 @@ def test_a_damaged_campaign_directory(tmp_path, base, capsys):
 
 
 @pytest.mark.parametrize(
-    "key, value", [("error", 1e300), ("error", ["x"]), ("score", [1]), ("score", {"ate": "x"})]
+    "key, value",
+    [("error", 1e300), ("error", ["x"]), ("score", [1]), ("score", {"ate_3d_rms_m": "x"})],
 )
 def test_a_result_file_of_the_wrong_types_is_a_damaged_result(tmp_path, key, value):
     """Found by the fuzz suite: a result's error of 1e300 was an ArrowTypeError inside

@@ -321,8 +321,8 @@ def _numbers(obj) -> bool:
 def read_result(path: Path) -> dict:
     """One run's result file, as :func:`execute_run` writes it: an object whose run_id is the
     file's name, status "ok" or "failed", error a message or null, statistics an object of
-    numbers (or null for a failed run), score (an estimator's campaign) an object of numbers or
-    null. FormatError naming the file otherwise."""
+    numbers (or null for a failed run), score (an estimator's campaign) null or an object whose
+    campaign columns (navsense.score.campaign.CAMPAIGN_SCORE_KEYS) are numbers or null. FormatError naming the file otherwise."""
     try:
         data = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
@@ -339,8 +339,14 @@ def read_result(path: Path) -> dict:
     stats = data.get("statistics")
     if not (_numbers(stats) or (stats is None and data["status"] == "failed")):
         raise FormatError(f"{path}: statistics is not an object of numbers")
-    if not (data.get("score") is None or _numbers(data["score"])):
-        raise FormatError(f"{path}: score is not an object of numbers")
+    score = data.get("score")
+    if score is not None:
+        from navsense.score.campaign import CAMPAIGN_SCORE_KEYS
+
+        if not (
+            isinstance(score, dict) and _numbers({k: score.get(k) for k in CAMPAIGN_SCORE_KEYS})
+        ):
+            raise FormatError(f"{path}: score is not an object with numbers for its columns")
     return data
 
 
