@@ -163,3 +163,20 @@ def test_draws_in_blocks_give_the_bits_of_one_box_muller(n):
     expected = np.sqrt(np.log(u[0::2]) * -2.0) * np.cos(u[1::2] * (2.0 * np.pi))
     assert got.tobytes() == expected.tobytes()
     assert a.gaussians(9).tobytes() == b.gaussians(9).tobytes()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gaussians_where_are_the_streams_values_where_wanted(seed):
+    """gaussians_where(mask) gives gaussians(n)'s bits where the mask is True and 0 elsewhere,
+    and leaves the stream where gaussians(n) does: draws of every size (read-ahead, across
+    the jump-ahead tables), masks from none to all, between other draws."""
+    plan = np.random.default_rng(seed)
+    a, b = Pcg32(21 + seed, 16), Pcg32(21 + seed, 16)
+    for n in [5, 80, 127, 600, 3, 16384, 9000, 1, 40_001, 2]:
+        k = int(plan.integers(0, 300))
+        assert a.u32(k).tobytes() == b.u32(k).tobytes()  # leaves part of a read-ahead block
+        mask = plan.random(n) < plan.choice([0.0, 0.3, 1.0])
+        got = a.gaussians_where(mask)
+        want = np.where(mask, b.gaussians(n), 0.0)
+        assert got.tobytes() == want.tobytes(), n
+        assert a.state == b.state

@@ -231,6 +231,54 @@ class Pcg32:
             return self._gaussians_ahead(n)
         return _box_muller(self.u32(2 * n))
 
+    def gaussians_where(self, where: np.ndarray) -> np.ndarray:
+        """The next n = where.size standard normal values where ``where`` is True, 0.0 elsewhere.
+
+        The stream moves past all n, and each value is the one :meth:`gaussians` (n) gives at
+        its place (the same two outputs, the same elementwise Box-Muller); only the outputs and
+        the Box-Muller of the values not wanted are left out (the GNSS signal model wants the
+        tracked satellites' of all, about a third).
+        """
+        want = np.asarray(where, dtype=bool).reshape(-1)
+        n = want.size
+        ahead = len(self._ahead) - self._ahead_pos
+        if 0 < 2 * n <= ahead:  # small: from the read-ahead block
+            return np.where(want, self._gaussians_ahead(n), 0.0)
+        first = 2 * np.flatnonzero(want)  # the first output of each wanted value
+        index = np.empty(2 * first.size, dtype=np.int64)
+        index[0::2] = first
+        index[1::2] = first + 1
+        outputs = np.empty(index.size, dtype=np.uint32)
+        held = int(np.searchsorted(index, ahead))  # outputs still in the read-ahead block
+        outputs[:held] = self._ahead[self._ahead_pos + index[:held]]
+        self._ahead_pos = len(self._ahead)
+        outputs[held:] = self._draw_at(2 * n - ahead, index[held:] - ahead)
+        out = np.zeros(n)
+        out[want] = _box_muller(outputs)
+        return out
+
+    def _draw_at(self, n: int, index: np.ndarray) -> np.ndarray:
+        """The outputs at the places ``index`` (ascending, in [0, n)) of the next n outputs, by
+        the jump-ahead tables (:meth:`_draw`'s states at those places only); the state moves
+        past all n."""
+        out = np.empty(index.size, dtype=np.uint32)
+        a_tab = _multiplier_table()
+        c_tab = self._increments()
+        done = lo = 0
+        with np.errstate(over="ignore"):
+            while done < n:
+                k = min(_TABLE_SIZE, n - done)
+                hi = int(np.searchsorted(index, done + k))
+                at = index[lo:hi] - done
+                s = np.uint64(self._state)
+                old = a_tab.take(at) * s
+                old += c_tab.take(at)
+                out[lo:hi] = _xsh_rr(old)
+                self._state = int(a_tab[k] * s + c_tab[k])
+                done += k
+                lo = hi
+        return out
+
     def _gaussians_ahead(self, n: int) -> np.ndarray:
         """n Gaussians of the read-ahead block's next 2 n outputs.
 

@@ -579,10 +579,15 @@ class _ExtraWriters:
             self._frames = InsFrameWriter(folder / "ins.frames").__enter__()
 
     def payload(self, name: str, layout: Layout, block: dict):
-        """What a model adds beside its rows: NMEA sentences or INS frames (None: nothing)."""
-        if (name == "gnss" and self._nmea is not None) or (
-            name == "ins" and self._frames is not None
-        ):
+        """What a model adds beside its rows: the text of gnss.nmea (bytes) or INS frames (None:
+        nothing)."""
+        if name == "gnss" and self._nmea is not None:
+            from navsense.output.layouts.gnss import GnssLayout
+
+            if isinstance(layout, GnssLayout):  # the lines as the file holds them, at once
+                return layout.nmea_text(block)
+            return layout.extra(block)
+        if name == "ins" and self._frames is not None:
             return layout.extra(block)
         return None
 
@@ -590,7 +595,10 @@ class _ExtraWriters:
         if payload is None:
             return
         if model.name == "gnss" and self._nmea is not None:
-            self._queue.submit(self._nmea.write_sentences, payload)
+            write = (
+                self._nmea.write_text if isinstance(payload, bytes) else self._nmea.write_sentences
+            )
+            self._queue.submit(write, payload)
         elif self._frames is not None:
             self._queue.submit(self._frames.write, payload)
 

@@ -9,11 +9,14 @@ from pynmeagps import VALCKSUM, NMEAReader
 
 from navsense.output.nmea import (
     SENTENCE_ORDER,
+    NmeaWriter,
     gsa_sentences,
     gst_sentences,
     gsv_sentences,
     interleave,
+    interleave_text,
     nmea_checksum,
+    read_nmea,
     rmc_sentences,
     vtg_sentences,
     zda_sentences,
@@ -288,3 +291,60 @@ def test_no_rows_no_sentences():
         np.zeros((0, 4), bool), [1, 2, 3, 4], *[np.zeros((0, 4))] * 3, "GP", 1
     )
     assert lines == [] and epoch.size == 0
+
+
+# ------------------------------------------------------------------- several systems at once
+def test_gsa_and_gsv_of_several_systems_at_once_are_each_systems_in_turn():
+    """One call over the columns of three systems (the GNSS layout's) gives, epoch by epoch,
+    the sentences of one call a system, in the order of the systems: counts, numbering,
+    talkers and IDs per system (a system with none in view or used still has its sentence)."""
+    rng = np.random.default_rng(3)
+    m, sizes = 40, (9, 14, 6)
+    k = sum(sizes)
+    system = np.repeat(np.arange(3), sizes)
+    in_view = rng.random((m, k)) < 0.6
+    in_view[5, system == 1] = False  # a system with no satellite in view
+    used = in_view & (rng.random((m, k)) < 0.8)
+    used[7] = False
+    el, az = rng.uniform(0, 90, (m, k)), rng.uniform(0, 360, (m, k))
+    cn0 = np.where(rng.random((m, k)) < 0.2, np.nan, rng.uniform(20, 55, (m, k)))
+    prn = np.concatenate([np.arange(1, 10), np.arange(65, 79), np.arange(1, 7)])
+    dops = [rng.uniform(0.5, 3, m) for _ in range(3)]
+    mode = rng.choice([1, 3], m)
+    talkers, sys_ids, sig_ids = ["GP", "GL", "GA"], [1, 2, 3], [1, 1, 7]
+    one = [system == s for s in range(3)]
+
+    got = gsa_sentences(used, prn, mode, *dops, talkers, sys_ids, system)
+    want = [
+        gsa_sentences(used[:, c], prn[c], mode, *dops, t, i)
+        for c, t, i in zip(one, talkers, sys_ids)
+    ]
+    assert interleave([got], m) == interleave(want, m)
+    assert got[1].tolist() == sorted(np.concatenate([e for _, e in want]).tolist())
+
+    got = gsv_sentences(in_view, prn, el, az, cn0, talkers, sig_ids, system)
+    want = [
+        gsv_sentences(in_view[:, c], prn[c], el[:, c], az[:, c], cn0[:, c], t, i)
+        for c, t, i in zip(one, talkers, sig_ids)
+    ]
+    assert interleave([got], m) == interleave(want, m)
+    assert any(line.startswith("$GLGSV,1,1,00,1*") for line in got[0])
+
+
+def test_interleave_text_is_the_files_lines():
+    a = (["$A0*00", "$A1*00"], np.array([0, 1]))
+    b = gsv_sentences([[True], [False]], [5], [[10.0]] * 2, [[20.0]] * 2, [[40.0]] * 2, "GP", 1)
+    text = interleave_text([a, b], 2)
+    assert text == ("\r\n".join(interleave([a, b], 2)) + "\r\n").encode("ascii")
+    assert text.split(b"\r\n")[0] == b"$A0*00" and text.count(b"\n") == 4
+    assert interleave_text([], 2) == b""
+
+
+def test_nmea_writer_writes_text_as_its_lines(tmp_path):
+    lines = ["$GNZDA,000000.00,01,01,2026,00,00*71", "$GNZDA,000001.00,01,01,2026,00,00*70"]
+    with NmeaWriter(tmp_path / "a.nmea") as w:
+        w.write_text(interleave_text([(lines, np.array([0, 1]))], 2))
+        w.write_sentences(lines[:1])
+    assert read_nmea(tmp_path / "a.nmea") == lines + lines[:1]
+    assert w.sentences_written == 3
+    assert (tmp_path / "a.nmea").read_bytes().count(b"\r\n") == 3

@@ -62,7 +62,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -90,6 +90,13 @@ __all__ = [
     "gst_sentences",
     "zda_sentences",
     "interleave",
+    "interleave_text",
+    "rmc_chars",
+    "vtg_chars",
+    "gsa_chars",
+    "gsv_chars",
+    "gst_chars",
+    "zda_chars",
 ]
 
 TALKER_GGA = "GNGGA"  # multi-system talker (GPS, Galileo, GLONASS)
@@ -341,10 +348,12 @@ def gga_sentence(
 # once. A part is a (w, n) uint8 matrix of characters, column i the characters of row i, with
 # a mask of those it prints (broadcast to (w, n)), so a part of varying width (an empty field, a
 # number of 1 to 4 integer digits) is a fixed-width matrix; a field is a list of parts, a
-# sentence body the list of its fields' parts and commas. :func:`_lines` stacks them in one
-# matrix, XORs the kept characters of each column into its checksum and reads the kept
-# characters row by row. (Characters of one row run down a column: each part is written as
-# whole rows of the matrix, contiguous, and the checksum is an XOR of rows.)
+# sentence body the list of its fields' parts and commas. :func:`_chars` stacks them in one
+# matrix and XORs the kept characters of each column into its checksum (characters of one row
+# run down a column: each part is written as whole rows of the matrix, contiguous, and the
+# checksum is an XOR of rows). The ``*_chars`` functions return that matrix, so that the
+# sentences of all types of a block are read into strings at once (:func:`interleave`: a
+# Python string costs more than its characters); the ``*_sentences`` functions read them.
 
 
 class _Text(NamedTuple):
@@ -419,12 +428,16 @@ def _decimal(values, decimals: int) -> Field:
 
 def _choice(codes, options: tuple[str, ...]) -> Field:
     """Row i prints ``options[codes[i]]``."""
+    if len(options) == 1:
+        return _literal(options[0])
     width = max(1, max(map(len, options)))
     table = np.zeros((width, len(options)), dtype=np.uint8)
     for k, text in enumerate(options):
         table[: len(text), k] = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
     lengths = np.array([len(t) for t in options])
     c = np.asarray(codes, dtype=np.intp).reshape(-1)
+    if (lengths == width).all():  # every option fills the width
+        return [_Text(table.take(c, axis=1), True)]
     return [_Text(table[:, c], np.arange(width)[:, None] < lengths[c])]
 
 
@@ -448,12 +461,12 @@ def _fields(head: str, *fields: Field) -> Field:
     return out
 
 
-def _lines(body: Field, n: int) -> list[str]:
-    """The n sentences $body*CS of the bodies (checksum: XOR of a row's kept characters)."""
-    if n == 0:
-        return []
+def _chars(body: Field, n: int) -> np.ndarray:
+    """The n sentences $body*CS<CR><LF> of the bodies as characters (width, n) uint8, column i
+    the sentence i with NUL where a character is not kept (checksum: XOR of a row's kept
+    characters)."""
     width = sum(p.chars.shape[0] for p in body)
-    chars = np.empty((width + 5, n), dtype=np.uint8)
+    chars = np.empty((width + 6, n), dtype=np.uint8)
     col = 1
     for p in body:
         w = p.chars.shape[0]
@@ -467,9 +480,34 @@ def _lines(body: Field, n: int) -> list[str]:
     chars[col] = ord("*")
     chars[col + 1] = _HEX_CHARS[cs, 0]
     chars[col + 2] = _HEX_CHARS[cs, 1]
-    chars[col + 3] = ord("\n")
-    rows = np.ascontiguousarray(chars.T)  # (n, width + 5): a sentence a row
-    return rows[rows != 0].tobytes().decode("ascii").split("\n")[:-1]
+    chars[col + 3 :] = _LINE_END_CHARS
+    return chars
+
+
+_LINE_END_CHARS = np.frombuffer(LINE_END.encode("ascii"), dtype=np.uint8).reshape(-1, 1)
+
+
+def _bytes(rows: np.ndarray) -> bytes:
+    """The characters of sentence rows (n, width) uint8 but NUL: the lines, each with its end."""
+    return rows[rows != 0].tobytes()
+
+
+def _split(text: bytes) -> list[str]:
+    """The lines (without their ends) of text of whole lines."""
+    return text.decode("ascii").split(LINE_END)[:-1]
+
+
+def _chars_of_lines(lines: list[str]) -> np.ndarray:
+    """Lines given as strings (no line end) as sentence characters (width, n), as :func:`_chars`."""
+    n = len(lines)
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=n) + len(LINE_END)
+    width = int(lengths.max()) if n else 1
+    rows = np.zeros((n, width), dtype=np.uint8)
+    # a row's first lengths[i] places, filled in row-major order: the text, line after line
+    rows[np.arange(width) < lengths[:, None]] = np.frombuffer(
+        (LINE_END.join(lines) + LINE_END).encode("ascii") if n else b"", dtype=np.uint8
+    )
+    return rows.T
 
 
 def _time_text(utc_s) -> Field:
@@ -518,7 +556,7 @@ def _speed_text(speed, valid) -> Field:
     return _blank(_decimal(np.where(valid, speed, 0.0), 3), ~valid)
 
 
-def rmc_sentences(
+def rmc_chars(
     utc_s,
     date0,
     lat_deg,
@@ -528,7 +566,7 @@ def rmc_sentences(
     mode,
     valid,
     talker: str = TALKER_COMBINED,
-) -> list[str]:
+) -> np.ndarray:
     """The $GNRMC sentences of m epochs (module docstring).
 
     ``utc_s`` seconds since 00:00 UTC of the date ``date0`` (a datetime64 or an ISO date),
@@ -540,7 +578,7 @@ def rmc_sentences(
     m = utc.size
     ok = _rows(valid, m, bool)
     year, month, day = _dates(utc, date0)
-    return _lines(
+    return _chars(
         _fields(
             talker + "RMC",
             _time_text(utc),
@@ -558,9 +596,14 @@ def rmc_sentences(
     )
 
 
-def vtg_sentences(
+def rmc_sentences(*args: Any, **kwargs: Any) -> list[str]:
+    """The sentences of :func:`rmc_chars` (the same arguments) as strings."""
+    return _split(_bytes(rmc_chars(*args, **kwargs).T))
+
+
+def vtg_chars(
     course_deg, speed_knots, speed_kmh, mode, valid, talker: str = TALKER_COMBINED
-) -> list[str]:
+) -> np.ndarray:
     """The $GNVTG sentences of m epochs: true course, T, (no magnetic course), M, the speed in
     knots, N, in km/h, K, the mode indicator; every field but the mode empty where not
     ``valid`` (as u-blox receivers send it)."""
@@ -568,7 +611,7 @@ def vtg_sentences(
     m = course.size
     ok = _rows(valid, m, bool)
     unit = [_blank(_literal(u), ~ok) for u in "TMNK"]
-    return _lines(
+    return _chars(
         _fields(
             talker + "VTG",
             _course_text(course, ok),
@@ -585,9 +628,14 @@ def vtg_sentences(
     )
 
 
-def gst_sentences(
+def vtg_sentences(*args: Any, **kwargs: Any) -> list[str]:
+    """The sentences of :func:`vtg_chars` (the same arguments) as strings."""
+    return _split(_bytes(vtg_chars(*args, **kwargs).T))
+
+
+def gst_chars(
     utc_s, rms_m, major_m, minor_m, orientation_deg, sigma_m, valid, talker=TALKER_COMBINED
-) -> list[str]:
+) -> np.ndarray:
     """The $GNGST sentences of m epochs: time, RMS, the error ellipse's semi-major and
     semi-minor axes (m, one sigma) and the semi-major axis's orientation (deg from true north),
     the standard deviations of latitude, longitude and altitude (``sigma_m`` (m, 3) in that
@@ -602,7 +650,7 @@ def gst_sentences(
         return _blank(_decimal(np.where(ok, x, 0.0), 3), ~ok)
 
     orient = np.rint(np.where(ok, _rows(orientation_deg, m), 0.0) * 10.0).astype(np.int64) % 3600
-    return _lines(
+    return _chars(
         _fields(
             talker + "GST",
             _time_text(utc),
@@ -618,13 +666,18 @@ def gst_sentences(
     )
 
 
-def zda_sentences(utc_s, date0, talker: str = TALKER_COMBINED) -> list[str]:
+def gst_sentences(*args: Any, **kwargs: Any) -> list[str]:
+    """The sentences of :func:`gst_chars` (the same arguments) as strings."""
+    return _split(_bytes(gst_chars(*args, **kwargs).T))
+
+
+def zda_chars(utc_s, date0, talker: str = TALKER_COMBINED) -> np.ndarray:
     """The $GNZDA sentences of m epochs: time, day, month, year, local zone hours and minutes
     (00, 00: the time is UTC). ``utc_s`` and ``date0`` as :func:`rmc_sentences`."""
     utc = np.asarray(utc_s, dtype=np.float64).reshape(-1)
     m = utc.size
     year, month, day = _dates(utc, date0)
-    return _lines(
+    return _chars(
         _fields(
             talker + "ZDA",
             _time_text(utc),
@@ -638,27 +691,37 @@ def zda_sentences(utc_s, date0, talker: str = TALKER_COMBINED) -> list[str]:
     )
 
 
-def _compact(mask: np.ndarray, group: int):
-    """The entries where ``mask`` (m, k) of each row, in column order, packed to the left in
-    sentences of ``group`` entries (a row without any gets one sentence).
+def zda_sentences(*args: Any, **kwargs: Any) -> list[str]:
+    """The sentences of :func:`zda_chars` (the same arguments) as strings."""
+    return _split(_bytes(zda_chars(*args, **kwargs).T))
 
-    Returns the count of each row (m,), its number of sentences (m,), the row of each sentence
-    (n,), the flat index (into ``mask.ravel()``) and the column of each entry, its place as a
-    flat index into a (group, n) matrix (slot * n + sentence) and the places taken, slot by
-    slot (group, n).
+
+def _compact(mask: np.ndarray, group: int, system: np.ndarray | None, systems: int):
+    """The entries where ``mask`` (m, k) of each row and system, in column order, packed to the
+    left in sentences of ``group`` entries (a row's system without any gets one sentence).
+
+    ``system`` (k,) the system of each column (0 .. systems - 1, non-decreasing: the columns of
+    a system are consecutive and in system order; None: one system). A sentence row is
+    (row, system), numbered row * systems + system. Returns the count of each sentence row
+    (m systems,), its number of sentences, the sentence row of each sentence (n,), the flat index
+    (into ``mask.ravel()``) and the column of each entry, its place as a flat index into a
+    (group, n) matrix (slot * n + sentence) and the places taken, slot by slot (group, n).
     """
     m, k = mask.shape
-    count = np.count_nonzero(mask, axis=1)
-    groups = np.maximum(1, -(-count // group))
     flat = np.flatnonzero(mask)
     r, c = np.divmod(flat, k)
-    slot = np.arange(r.size) - (np.cumsum(count) - count)[r]  # place within its row
+    if system is not None:
+        r = r * systems + system[c]  # ascending: flat is, and system[c] is along a row
+    count = np.bincount(r, minlength=m * systems)
+    groups = np.maximum(1, -(-count // group))
+    slot = np.arange(r.size) - (np.cumsum(count) - count)[r]  # place within its sentence row
     line = (np.cumsum(groups) - groups)[r] + slot // group  # the row's sentence of the entry
     n = int(groups.sum())
     place = slot % group * n + line
     taken = np.zeros(group * n, dtype=bool)
     taken[place] = True
-    return count, groups, np.repeat(np.arange(m), groups), (flat, c), place, taken.reshape(group, n)
+    rows = np.repeat(np.arange(m * systems), groups)
+    return count, groups, rows, (flat, c), place, taken.reshape(group, n)
 
 
 def _packed(values: np.ndarray, place: np.ndarray, n: int, group: int) -> np.ndarray:
@@ -669,22 +732,34 @@ def _packed(values: np.ndarray, place: np.ndarray, n: int, group: int) -> np.nda
     return out.reshape(group, n)
 
 
-def gsa_sentences(
-    used, prn, nav_mode, pdop, hdop, vdop, talker: str, system_id: int
-) -> tuple[list[str], np.ndarray]:
-    """The GSA sentences of one system over m epochs, and the epoch of each.
+def _per_system(talker, code, system) -> tuple[tuple[str, ...], tuple[int, ...], np.ndarray | None]:
+    """The talkers and the codes (system or signal IDs) of one or several systems, and the
+    system of each column (None: one system)."""
+    if isinstance(talker, str):
+        return (talker,), (int(code),), None
+    return tuple(talker), tuple(int(x) for x in code), np.asarray(system, dtype=np.int64)
+
+
+def gsa_chars(
+    used, prn, nav_mode, pdop, hdop, vdop, talker, system_id, system=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The GSA sentences of m epochs, system after system within an epoch, and the epoch of each.
 
     ``used`` (m, k) bool the satellites used, ``prn`` (k,) their NMEA numbers in the order
     printed, ``nav_mode`` (m,) 1 (no fix), 2 (2D) or 3 (3D), the DOPs (m,) printed with 2
-    decimals. Each sentence: A (automatic 2D/3D), the mode, 12 PRN fields (empty beyond the
-    used ones), PDOP, HDOP, VDOP and the NMEA 4.10 system ID; a system with more than 12
-    satellites used gets one more sentence for each 12 more, one with none a sentence with
-    no PRN.
+    decimals. One system: ``talker`` (e.g. "GP") and ``system_id`` (NMEA 4.10); several: their
+    sequences and ``system`` (k,) the index of each column's system into them (the columns of
+    a system consecutive, in that order; one call for all systems costs a third of three).
+    Each sentence: A (automatic 2D/3D), the mode, 12 PRN fields (empty beyond the used ones),
+    PDOP, HDOP, VDOP and the NMEA 4.10 system ID; a system with more than 12 satellites used
+    gets one more sentence for each 12 more, one with none a sentence with no PRN.
     """
+    talkers, ids_of, system = _per_system(talker, system_id, system)
     used = np.asarray(used, dtype=bool)
-    m = used.shape[0]
-    _, _, epoch, (_, c), place, ok = _compact(used, 12)
-    n = epoch.size
+    m, systems = used.shape[0], len(talkers)
+    _, _, row, (_, c), place, ok = _compact(used, 12, system, systems)
+    epoch, sys = np.divmod(row, systems)
+    n = row.size
     ids = _packed(np.asarray(prn, dtype=np.int64)[c], place, n, 12)
     # the 12 PRN fields as one part: (field, [comma, two digits], sentence)
     svs = np.empty((12, 3, n), dtype=np.uint8)
@@ -696,31 +771,42 @@ def gsa_sentences(
     dops = [
         _decimal(np.asarray(d, dtype=np.float64).reshape(m)[epoch], 2) for d in (pdop, hdop, vdop)
     ]
-    body = _fields(
-        talker + "GSA",
+    body = _choice(sys, tuple(t + "GSA" for t in talkers))
+    body += _fields(
+        "",
         _literal("A"),
         _digits(np.asarray(nav_mode).reshape(m)[epoch], 1),
     )
     body.append(_Text(svs.reshape(36, n), shown.reshape(36, n)))
-    body += _fields("", *dops, _literal(f"{system_id:X}"))
-    return _lines(body, n), epoch
+    body += _fields("", *dops, _choice(sys, tuple(f"{i:X}" for i in ids_of)))
+    return _chars(body, n), epoch
 
 
-def gsv_sentences(
-    in_view, prn, elevation_deg, azimuth_deg, cn0_dbhz, talker: str, signal_id: int
-) -> tuple[list[str], np.ndarray]:
-    """The GSV sentences of one system over m epochs, and the epoch of each.
+def gsa_sentences(*args: Any, **kwargs: Any) -> tuple[list[str], np.ndarray]:
+    """The sentences of :func:`gsa_chars` (the same arguments) as strings, and the
+    epoch of each."""
+    chars, epoch = gsa_chars(*args, **kwargs)
+    return _split(_bytes(chars.T)), epoch
+
+
+def gsv_chars(
+    in_view, prn, elevation_deg, azimuth_deg, cn0_dbhz, talker, signal_id, system=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The GSV sentences of m epochs, system after system within an epoch, and the epoch of each.
 
     ``in_view`` (m, k) bool the satellites in view, ``prn`` (k,) their NMEA numbers in the
     order printed, ``elevation_deg``, ``azimuth_deg``, ``cn0_dbhz`` (m, k) (C/N0 NaN: no
-    signal). Each sentence: the number of sentences, its number, the satellites in view (two
-    digits), up to four satellites (PRN, elevation 00..90, azimuth 000..359, C/N0 00..99 in
-    dB-Hz or empty; integers, rounded), and the NMEA 4.10 signal ID; no satellite in view gives
-    one sentence with none.
+    signal); ``talker``, ``signal_id`` and ``system`` as :func:`gsa_chars`'s talker, system_id
+    and system. Each sentence: the number of sentences of its system, its number, the
+    satellites of its system in view (two digits), up to four satellites (PRN, elevation
+    00..90, azimuth 000..359, C/N0 00..99 in dB-Hz or empty; integers, rounded), and the NMEA
+    4.10 signal ID; no satellite in view gives one sentence with none.
     """
+    talkers, ids_of, system = _per_system(talker, signal_id, system)
     in_view = np.asarray(in_view, dtype=bool)
-    count, groups, epoch, (flat, c), place, ok = _compact(in_view, 4)
-    n = epoch.size
+    systems = len(talkers)
+    count, groups, row, (flat, c), place, ok = _compact(in_view, 4, system, systems)
+    n = row.size
     cn0 = np.asarray(cn0_dbhz, dtype=np.float64).reshape(-1)[flat]
     has_cn0 = np.isfinite(cn0)
     el = np.rint(np.asarray(elevation_deg, dtype=np.float64).reshape(-1)[flat]).astype(np.int64)
@@ -730,46 +816,67 @@ def gsv_sentences(
     e = _packed(np.minimum(np.maximum(el, 0), 99), place, n, 4)
     a = _packed(az, place, n, 4)
     sig = _packed(np.where(has_cn0, np.minimum(np.maximum(snr, 0), 99), -1), place, n, 4)
-    number = np.arange(n) - (np.cumsum(groups) - groups)[epoch]  # 0-based within its epoch
-    parts = _fields(
-        talker + "GSV",
-        _digits(groups[epoch], 1),
+    number = np.arange(n) - (np.cumsum(groups) - groups)[row]  # 0-based within its row
+    sys = row % systems
+    parts = _choice(sys, tuple(t + "GSV" for t in talkers))
+    parts += _fields(
+        "",
+        _digits(groups[row], 1),
         _digits(number + 1, 1),
-        _digits(np.minimum(count[epoch], 99), 2),
+        _digits(np.minimum(count[row], 99), 2),
     )
     # the four satellites as one part: (slot, [,PP,EE,AAA,SS], sentence); a slot beyond the
     # last satellite prints nothing (not four empty fields), a C/N0 without signal nothing
     sats = np.empty((4, 13, n), dtype=np.uint8)
-    for row in (0, 3, 6, 10):
-        sats[:, row] = ord(",")
-    for row, values, digits in ((1, ids, 2), (4, e, 2), (7, a, 3), (11, np.maximum(sig, 0), 2)):
+    for r in (0, 3, 6, 10):
+        sats[:, r] = ord(",")
+    for r, values, digits in ((1, ids, 2), (4, e, 2), (7, a, 3), (11, np.maximum(sig, 0), 2)):
         for d in range(digits):
-            sats[:, row + d] = _TRIPLES[3 - digits + d].take(values)
+            sats[:, r + d] = _TRIPLES[3 - digits + d].take(values)
     shown = np.empty((4, 13, n), dtype=bool)
     shown[:] = ok[:, None, :]
     shown[:, 11] &= sig >= 0
     shown[:, 12] = shown[:, 11]
     parts.append(_Text(sats.reshape(52, n), shown.reshape(52, n)))
-    parts += _literal(f",{signal_id:X}")
-    return _lines(parts, n), epoch
+    parts += _literal(",") + _choice(sys, tuple(f"{i:X}" for i in ids_of))
+    return _chars(parts, n), row // systems
 
 
-def interleave(groups: list[tuple[list[str], np.ndarray]], m: int) -> list[str]:
+def gsv_sentences(*args: Any, **kwargs: Any) -> tuple[list[str], np.ndarray]:
+    """The sentences of :func:`gsv_chars` (the same arguments) as strings, and the
+    epoch of each."""
+    chars, epoch = gsv_chars(*args, **kwargs)
+    return _split(_bytes(chars.T)), epoch
+
+
+def interleave(groups: list[tuple[list[str] | np.ndarray, np.ndarray]], m: int) -> list[str]:
     """The lines of several sentence groups in epoch order, and within an epoch in the order of
-    ``groups`` (each: its lines and the epoch of each line, ascending)."""
+    ``groups`` (each: its lines and the epoch of each line, ascending): :func:`interleave_text`
+    as strings."""
+    return _split(interleave_text(groups, m))
+
+
+def interleave_text(groups: list[tuple[list[str] | np.ndarray, np.ndarray]], m: int) -> bytes:
+    """The text (lines ending in CR LF, as a file holds them) of :func:`interleave`'s lines.
+
+    A group's lines are strings or sentence characters (width, n) (the ``*_chars`` functions):
+    each group's rows are put in their places of one (lines, width) matrix, read as one text,
+    so a block of sentences costs no Python string a sentence (the GNSS layout's gnss.nmea).
+    """
     if not groups:
-        return []
+        return b""
     counts = np.zeros((m, len(groups)), dtype=np.int64)
     for j, (_, epoch) in enumerate(groups):
         counts[:, j] = np.bincount(epoch, minlength=m)
     flat = counts.ravel()
     start = (np.cumsum(flat) - flat).reshape(m, len(groups))  # first line of (epoch, group)
-    out = np.empty(int(flat.sum()), dtype=object)
-    for j, (lines, epoch) in enumerate(groups):
+    chars = [c if isinstance(c, np.ndarray) else _chars_of_lines(c) for c, _ in groups]
+    rows = np.zeros((int(flat.sum()), max(c.shape[0] for c in chars)), dtype=np.uint8)
+    for j, (_, epoch) in enumerate(groups):
         first_of_epoch = np.cumsum(counts[:, j]) - counts[:, j]
         rank = np.arange(epoch.size) - first_of_epoch[epoch]
-        out[start[epoch, j] + rank] = lines
-    return out.tolist()
+        rows[start[epoch, j] + rank, : chars[j].shape[0]] = chars[j].T
+    return _bytes(rows)
 
 
 class NmeaWriter(AppendFile):
@@ -788,6 +895,11 @@ class NmeaWriter(AppendFile):
             return
         self.append((LINE_END.join(sentences) + LINE_END).encode("ascii"))
         self.sentences_written += len(sentences)
+
+    def write_text(self, text: bytes) -> None:
+        """Write a block of whole lines, each ending in CR LF (:func:`interleave_text`)."""
+        self.append(text)
+        self.sentences_written += text.count(b"\n")
 
 
 def read_nmea(path: str | Path) -> list[str]:

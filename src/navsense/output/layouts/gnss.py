@@ -80,16 +80,17 @@ import numpy as np
 from navsense.constants import KMH_MPS, KNOT_MPS
 from navsense.output.columns import Column
 from navsense.output.nmea import (
+    LINE_END,
     SENTENCE_ORDER,
     gga_sentences,
-    gsa_sentences,
-    gst_sentences,
-    gsv_sentences,
-    interleave,
-    rmc_sentences,
+    gsa_chars,
+    gst_chars,
+    gsv_chars,
+    interleave_text,
+    rmc_chars,
     utc_seconds_of_day,
-    vtg_sentences,
-    zda_sentences,
+    vtg_chars,
+    zda_chars,
 )
 from navsense.utc import utc_datetime
 
@@ -238,6 +239,7 @@ class GnssLayout:
         self._empty: list[Column] | None = None  # the columns of a block without an epoch
         self._gga_block: Mapping | None = None  # the last block whose sentences were built
         self._gga: list[str] = []
+        self._sat_columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------------------ sentences
     def sentences(self, block: Mapping[str, np.ndarray]) -> list[str]:
@@ -268,14 +270,20 @@ class GnssLayout:
         return out
 
     def extra(self, block: Mapping[str, np.ndarray]) -> list[str]:
-        """The block's lines of gnss.nmea: the sentences of gnss.nmea.sentences, epoch by
-        epoch, each epoch's in the order RMC, VTG, GGA, GSA, GSV, GST, ZDA (module docstring);
-        none without a georeference."""
+        """The block's lines of gnss.nmea (:meth:`nmea_text`, without their line ends)."""
+        text = self.nmea_text(block)
+        return text.decode("ascii").split(LINE_END)[:-1] if text else []
+
+    def nmea_text(self, block: Mapping[str, np.ndarray]) -> bytes:
+        """The block's text of gnss.nmea: the sentences of gnss.nmea.sentences, epoch by epoch,
+        each epoch's in the order RMC, VTG, GGA, GSA, GSV, GST, ZDA (module docstring), each
+        line ending in CR LF; none without a georeference. Built as characters and written as
+        they are (a run's 14 lines an epoch as Python strings cost more than all the rest)."""
         m = len(block["sample_time_s"])
         if "latitude_deg" not in block or not self._nmea or m == 0:
-            return []
+            return b""
         epochs = np.arange(m)
-        groups = []
+        groups: list = []  # (lines or sentence characters, the epoch of each)
         for name in self._nmea:
             if name == "GGA":
                 groups.append((self.sentences(block), epochs))
@@ -283,13 +291,13 @@ class GnssLayout:
                 groups += self._per_system(name, block)
             else:
                 groups.append((self._combined(name, block), epochs))
-        return interleave(groups, m)
+        return interleave_text(groups, m)
 
-    def _combined(self, name: str, block: Mapping[str, np.ndarray]) -> list[str]:
-        """RMC, VTG, GST or ZDA (talker GN) of the block's epochs."""
+    def _combined(self, name: str, block: Mapping[str, np.ndarray]) -> np.ndarray:
+        """RMC, VTG, GST or ZDA (talker GN) of the block's epochs, as sentence characters."""
         utc = self._utc0_s + block["sample_time_s"]
         if name == "ZDA":
-            return zda_sentences(utc, self._date0)
+            return zda_chars(utc, self._date0)
         fix = block["fix"]
         ok = fix != GGA_NO_FIX
         if name == "GST":
@@ -297,7 +305,7 @@ class GnssLayout:
             s_e, s_n, s_u = sigma[:, 0], sigma[:, 1], sigma[:, 2]
             # the range RMS of the reported covariance: sqrt(trace) = PDOP x range sigma
             rms = np.sqrt(s_e * s_e + s_n * s_n + s_u * s_u) / block["pdop"]
-            return gst_sentences(
+            return gst_chars(
                 utc,
                 rms,
                 np.maximum(s_e, s_n),
@@ -309,7 +317,7 @@ class GnssLayout:
         mode = self._modes[fix]
         speed = block["speed_mps"]
         if name == "RMC":
-            return rmc_sentences(
+            return rmc_chars(
                 utc,
                 self._date0,
                 block["latitude_deg"],
@@ -319,44 +327,59 @@ class GnssLayout:
                 mode,
                 ok,
             )
-        return vtg_sentences(block["course_deg"], speed / KNOT_MPS, speed / KMH_MPS, mode, ok)
+        return vtg_chars(block["course_deg"], speed / KNOT_MPS, speed / KMH_MPS, mode, ok)
 
     def _per_system(self, name: str, block: Mapping[str, np.ndarray]) -> list:
-        """The GSA or GSV sentences of each system that is on, with their epochs."""
+        """The GSA or GSV sentences (characters) of the systems that are on, with their epochs:
+        one group, each epoch's sentences system after system (one call for all systems)."""
+        if not self._systems:
+            return []
+        cols, system, prn = self._columns_of_systems(block)
+        talkers = [talker for _, talker, _, _, _ in self._systems]
         fix = block["fix"]
         ok = fix != GGA_NO_FIX
-        system = block["sat_system"][0]
-        out = []
-        for index, talker, sys_id, sig_id, offset in self._systems:
-            first, last = np.flatnonzero(system == index)[[0, -1]]
-            cols = slice(first, last + 1)  # a system's satellites are consecutive
-            prn = block["sat_prn"][0, cols].astype(np.int64) + offset
-            if name == "GSA":
-                out.append(
-                    gsa_sentences(
-                        block["sat_used"][:, cols] & ok[:, None],
-                        prn,
-                        np.where(ok, NAV_MODE_3D, NAV_MODE_NO_FIX),
-                        block["pdop"],
-                        block["hdop"],
-                        block["vdop"],
-                        talker,
-                        sys_id,
-                    )
+        if name == "GSA":
+            ids = [sys_id for _, _, sys_id, _, _ in self._systems]
+            return [
+                gsa_chars(
+                    block["sat_used"][:, cols] & ok[:, None],
+                    prn,
+                    np.where(ok, NAV_MODE_3D, NAV_MODE_NO_FIX),
+                    block["pdop"],
+                    block["hdop"],
+                    block["vdop"],
+                    talkers,
+                    ids,
+                    system,
                 )
-            else:
-                out.append(
-                    gsv_sentences(
-                        block["sat_class"][:, cols] != self._below_mask,
-                        prn,
-                        block["sat_elevation_deg"][:, cols],
-                        block["sat_azimuth_deg"][:, cols],
-                        block["sat_cn0_dbhz"][:, cols],
-                        talker,
-                        sig_id,
-                    )
-                )
-        return out
+            ]
+        return [
+            gsv_chars(
+                block["sat_class"][:, cols] != self._below_mask,
+                prn,
+                block["sat_elevation_deg"][:, cols],
+                block["sat_azimuth_deg"][:, cols],
+                block["sat_cn0_dbhz"][:, cols],
+                talkers,
+                [sig_id for _, _, _, sig_id, _ in self._systems],
+                system,
+            )
+        ]
+
+    def _columns_of_systems(self, block: Mapping[str, np.ndarray]):
+        """The satellite columns of the systems that are on, in their NMEA order; the index of
+        each one's system into self._systems; their NMEA numbers (PRN + the system's offset).
+        The block's satellites are the constellation's, the same in every block: built once."""
+        if self._sat_columns is None:
+            system = block["sat_system"][0]
+            cols, which, prn = [], [], []
+            for j, (index, _, _, _, offset) in enumerate(self._systems):
+                c = np.flatnonzero(system == index)  # a system's satellites are consecutive
+                cols.append(c)
+                which.append(np.full(c.size, j))
+                prn.append(block["sat_prn"][0, c].astype(np.int64) + offset)
+            self._sat_columns = (np.concatenate(cols), np.concatenate(which), np.concatenate(prn))
+        return self._sat_columns
 
     # ------------------------------------------------------------------------------ rows
     def columns(self, block: Mapping[str, np.ndarray]) -> list[Column]:

@@ -116,6 +116,7 @@ class SignalModel:
             loss[code] = CLASS_LOSS_DB[code]
             sigma[code] = CLASS_SIGMA_DB[code] if noise else 0.0
         self._loss_db = loss
+        self._tracked = np.isfinite(loss)  # by status code: the receiver has a signal
         self._sigma_db = sigma
 
     def satellites(self, los: np.ndarray, status: np.ndarray) -> dict[str, np.ndarray]:
@@ -123,12 +124,13 @@ class SignalModel:
         system), ``sat_system`` (index into navsense.sky.constellation.SYSTEMS), ``sat_elevation_deg``,
         ``sat_azimuth_deg``, ``sat_class`` (the sky view's status code), ``sat_used`` and
         ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch."""
-        m = status.shape[0]
-        g = self._rng.gaussians(m * self.nsat).reshape(m, self.nsat)
+        code = status.astype(np.intp)
+        # the Gaussians of the tracked satellites (0 for the others: their C/N0 is NaN whatever
+        # g is); the stream moves past all nsat of every epoch
+        g = self._rng.gaussians_where(self._tracked[code]).reshape(status.shape)
         up = los[..., 2]
         # G(el) = G_z - (G_z - G_h) (1 - sin el), sin el = l_u
         gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
-        code = status.astype(np.intp)
         cn0 = self._base_dbhz + gain - self._loss_db[code] + self._sigma_db[code] * g
         np.maximum(cn0, CN0_MIN_DBHZ, out=cn0)  # NaN stays NaN
         shape = status.shape
