@@ -656,3 +656,28 @@ def test_live_mcap_is_written_before_the_run_directory_is_complete(tmp_path, bas
     assert (tmp_path / "ok" / "ros2.mcap").is_file() and (
         tmp_path / "ok" / "episode.json"
     ).is_file()
+
+
+def test_a_geodetic_estimate_off_the_earth(tmp_path, base, capsys):
+    """A longitude of 1e7 deg passed the datum chain as NaN: --align se3 then failed in the SVD."""
+    import orjson
+
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    lines = ["t_s,lat_deg,lon_deg,height_m"]
+    for k, x in enumerate((run / "ins.jsonl").read_bytes().splitlines()[::4]):
+        r = orjson.loads(x)
+        f = r["fix"]
+        lon = 1e7 if k == 5 else f["longitude"]
+        lines.append(",".join(map(repr, (r["sample_time_s"], f["latitude"], lon, f["altitude"]))))
+    (tmp_path / "g.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["score", run, tmp_path / "g.csv", "--align", "se3", "--no-plots"]
+    line = _fails_in_one_line(capsys, argv, tmp_path)
+    assert "longitude 10000000.0 deg; a latitude is within +-90 deg" in line, line
+
+
+def test_a_live_host_that_is_no_name(tmp_path, base, capsys):
+    shutil.copy(base / "truth.csv", tmp_path / "truth.csv")
+    argv = ["live", "--truth", tmp_path / "truth.csv", "--no-foxglove", "--nmea-tcp", "0"]
+    line = _fails_in_one_line(capsys, [*argv, "--host", "\x80"], tmp_path)
+    assert "--host '\\x80': not an address or host name" in line, line

@@ -140,6 +140,20 @@ def _say(args, text: str) -> None:
         print(f"navsense live: {text}", flush=True)
 
 
+def _check_host(host: str) -> None:
+    """ConfigError unless ``host`` can be given to the servers' bind: an address or a host name
+    (IDNA, at most 253 characters, no NUL); "" is every interface. Whether it resolves and is
+    this machine's is said by the bind itself (one line naming the address)."""
+    from navsense.errors import ConfigError
+
+    try:
+        encoded = host.encode("idna")
+    except UnicodeError as exc:
+        raise ConfigError(f"--host {host[:80]!r}: not an address or host name ({exc})") from None
+    if b"\0" in encoded or len(encoded) > 253:
+        raise ConfigError(f"--host {host[:80]!r}: not an address or host name")
+
+
 def run(args) -> int:
     from navsense.cli import MAX_AGENT
     from navsense.errors import ConfigError
@@ -157,6 +171,7 @@ def run(args) -> int:
         raise ConfigError(
             "--format, --save-truth and --mcap are about the run directory: add --out"
         )
+    _check_host(args.host)
     for option, port in (("--foxglove-port", args.foxglove_port), ("--nmea-tcp", args.nmea_tcp)):
         if port is not None and not 0 <= port <= 65535:
             raise ConfigError(f"{option} {port} is not a port number (0 to 65535)")

@@ -87,6 +87,15 @@ def to_site_enu(est: Estimate, frame: str, georef, *, datum: str, zone: int) -> 
     from navsense.geo import utm
 
     x, y, h, t = est.xyz[:, 0], est.xyz[:, 1], est.xyz[:, 2], est.t_s
+    if frame == "geodetic":
+        bad = np.flatnonzero(~((np.abs(x) <= 90.0) & (np.abs(y) <= 360.0)))
+        if bad.size:
+            i = int(bad[0])
+            raise FormatError(
+                f"{est.source}: the epoch at t = {t[i]:.9g} s: latitude {float(x[i])!r}, "
+                f"longitude {float(y[i])!r} deg; a latitude is within +-90 deg, a longitude "
+                "within +-360"
+            )
 
     def chain(a, b):
         if frame == "utm":
@@ -115,6 +124,17 @@ def to_site_enu(est: Estimate, frame: str, georef, *, datum: str, zone: int) -> 
             f"t = {t[0]:.9g} s) leave the site's datum chain: {exc}. Is the estimate in "
             "another frame, datum or zone (--frame, --datum, --utm-zone)?"
         ) from None
+    bad = np.flatnonzero(~np.isfinite(p).all(axis=1))
+    if theta is not None:
+        bad = np.union1d(bad, np.flatnonzero(~np.isfinite(theta)))
+    if bad.size:  # the chain's own checks let it through (e.g. a longitude of 1e7 deg)
+        i = int(bad[0])
+        raise FormatError(
+            f"{est.source}: the epoch at t = {t[i]:.9g} s: {est.xyz[i].tolist()} as {frame} "
+            f"({datum}) has no place in the site's grid (the datum chain gives no finite "
+            "position); is the estimate in another frame, datum or zone (--frame, --datum, "
+            "--utm-zone)?"
+        )
     q, cov = est.q_xyzw, est.cov_m2
     if theta is not None:
         q, cov = _rotate_about_z(theta, q, cov)
