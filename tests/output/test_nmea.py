@@ -285,3 +285,48 @@ def test_checksums_of_many_bodies_at_once():
     got = nmea_checksums(bodies)
     assert got.tolist() == [int(nmea_checksum(b), 16) for b in bodies]
     assert nmea_checksums([]).shape == (0,)
+
+
+def test_gga_numbers_print_as_pythons_percent_format():
+    """Quality %d, satellites %02d, HDOP %.2f, altitude and separation %.3f and age %.1f are
+    Python's own %-format of each value (the ruling's formats), on halves of the last digit
+    and values a hair either side of them, negative zeros and tiny negatives, large values,
+    NaN and infinities, three-digit and negative counts; the checksum of what is printed."""
+    rng = np.random.default_rng(17)
+    m = 6000
+
+    def near_halves(decimals, scale):
+        k = rng.integers(-scale, scale, m) / 10.0**decimals
+        half = 0.5 / 10.0**decimals
+        x = k + rng.choice([half, -half, 0.0, 1e-13, -1e-13, half * 0.999999], m)
+        x[::41] = rng.uniform(-1e7, 1e7, x[::41].size)  # 1e9 units and more
+        x[::43] = -0.0
+        x[::47] = -(10.0 ** -(decimals + 1))  # prints -0.00..
+        x[::53] = np.nan
+        x[::59] = rng.choice([np.inf, -np.inf], x[::59].size)
+        return x
+
+    alt, sep, hdop, age = (
+        near_halves(3, 10**7),
+        near_halves(3, 10**5),
+        near_halves(2, 10**4),
+        near_halves(1, 10**3),
+    )
+    quality = rng.integers(0, 12, m)
+    sats = rng.integers(0, 150, m)
+    sats[::37] = -rng.integers(1, 20, sats[::37].size)
+    got = gga_sentences(np.zeros(m), 40.0, -87.0, quality, sats, hdop, alt, sep, age)
+    for k, sentence in enumerate(got):
+        f, cs = fields(sentence)
+        assert cs == nmea_checksum(sentence[1:].split("*")[0])
+        want_age = ["", ""] if np.isnan(age[k]) else [f"{age[k]:.1f}", "0001"]
+        assert f[6:] == [
+            f"{quality[k]:d}",  # Python's formatting (the same as its %-format)
+            f"{sats[k]:02d}",
+            f"{hdop[k]:.2f}",
+            f"{alt[k]:.3f}",
+            "M",
+            f"{sep[k]:.3f}",
+            "M",
+            *want_age,
+        ], k

@@ -72,6 +72,7 @@ from navsense.utc import utc_datetime
 __all__ = [
     "gga_sentence",
     "gga_sentences",
+    "gga_chars",
     "nmea_checksum",
     "nmea_checksums",
     "utc_hhmmss",
@@ -91,6 +92,7 @@ __all__ = [
     "zda_sentences",
     "interleave",
     "interleave_text",
+    "sentence_lines",
     "rmc_chars",
     "vtg_chars",
     "gsa_chars",
@@ -202,32 +204,7 @@ def _as_rows(x, m: int, dtype) -> np.ndarray:
     return a if a.shape == (m,) else np.broadcast_to(a, (m,))
 
 
-def _body_formats(station: str) -> list[str]:
-    """The 8 %-formats of a GGA body, indexed 4 no_fix + 2 (no altitude) + (no age).
-
-    Every format takes the same 16 arguments; a field left empty consumes its argument with
-    ``%.0s`` (which prints nothing). Degrees and whole minutes are one integer d * 100 + min,
-    so ``%04d`` prints exactly what ``%02d%02d`` prints (``%05d``: ``%03d%02d``), and the time
-    one integer hh * 10000 + mm * 100 + ss with ``%06d``.
-    """
-    station = station.replace("%", "%%")
-    time = f"{TALKER_GGA},%06d.%02d,"
-    position = ("%04d.%07d,%s,%05d.%07d,%s,", "%.0s%.0s%.0s%.0s%.0s%.0s,,,,")
-    middle = "%d,%02d,%.2f,"
-    altitude = ("%.3f,M,%.3f,M,", "%.0s%.0s,,,,")
-    age = (f"%.1f,{station}", "%.0s,")
-    return [
-        time + position[p] + middle + altitude[a] + age[c]
-        for p in (0, 1)
-        for a in (0, 1)
-        for c in (0, 1)
-    ]
-
-
-_STATION_FORMATS = {STATION_ID: _body_formats(STATION_ID)}
-
-
-def gga_sentences(
+def gga_chars(
     utc_s,
     lat_deg,
     lon_deg,
@@ -239,8 +216,9 @@ def gga_sentences(
     age_s=None,
     no_fix=None,
     station: str = STATION_ID,
-) -> list[str]:
-    """The $GNGGA sentences (with their checksums, no line ending) of m epochs at once.
+) -> np.ndarray:
+    """The $GNGGA sentences of m epochs at once, as sentence characters (width, m) (see "text
+    matrices" below; :func:`gga_sentences` reads them as strings).
 
     Arrays of shape (m,) (scalars broadcast to the length of ``utc_s``): ``utc_s`` seconds of
     the UTC day, ``lat_deg``, ``lon_deg``, ``quality``, ``satellites``, ``hdop``, ``altitude_m``
@@ -249,62 +227,58 @@ def gga_sentences(
     separation; their latitude, longitude, altitude and separation are not read; None: no such
     row). ``altitude_m`` None leaves altitude and separation empty in every row.
 
-    The formats are those of the module docstring (DESIGN.md ruling "GGA number formats"). The
-    integer parts are computed in numpy: the time as floor(100 s + 0.5) hundredths of a second
-    wrapped at midnight, the latitude and longitude as whole 1e-7 minutes (|value| 60 1e7 rounded
-    half to even, as Python's round()) split into degrees, minutes and the 7 decimals, so
-    59.99999996' carries into the degrees. Each body is one %-format; the checksums are computed
-    for all bodies at once (:func:`nmea_checksums`).
+    The formats are those of the module docstring (DESIGN.md ruling "GGA number formats"): the
+    time as floor(100 s + 0.5) hundredths of a second wrapped at midnight, the latitude and
+    longitude as whole 1e-7 minutes (|value| 60 1e7 rounded half to even, as Python's round())
+    split into degrees, minutes and the 7 decimals, so 59.99999996' carries into the degrees;
+    quality %d, satellites %02d, HDOP %.2f, altitude and separation %.3f, age %.1f, each
+    printed exactly as Python's %-format prints it (:func:`_fixed`, :func:`_int`).
     """
     utc = np.asarray(utc_s, dtype=np.float64)
     m = int(utc.size) if utc.ndim else 1
     utc = _as_rows(utc, m, np.float64)
     no_fix = np.zeros(m, dtype=bool) if no_fix is None else _as_rows(no_fix, m, bool)
-    # time: hundredths of a second of the day -> hhmmss and the hundredths
-    cols = [c.tolist() for c in _time_fields(_centiseconds_of_day(utc))]
-    lat = _as_rows(lat_deg, m, np.float64)
-    lon = _as_rows(lon_deg, m, np.float64)
     fix_rows = ~no_fix
-    all_fix = bool(fix_rows.all())
-    for value, hemi in ((lat, "NS"), (lon, "EW")):
-        if all_fix:
-            units = _minute_units(value)
-        else:  # the no-fix rows print nothing: 0 in their place
-            units = np.zeros(m, dtype=np.int64)
-            units[fix_rows] = _minute_units(value[fix_rows])
-        cols += [c.tolist() for c in _angle_fields(units)]
-        cols.append(np.where(value >= 0.0, hemi[0], hemi[1]).tolist())
-    cols += [
-        _as_rows(quality, m, np.float64).astype(np.int64).tolist(),
-        _as_rows(satellites, m, np.float64).astype(np.int64).tolist(),
-        _as_rows(hdop, m, np.float64).tolist(),
-    ]
-    code = 4 * no_fix.astype(np.int64)
+    position: list[Field] = []
+    for value, hemi, width in ((lat_deg, ("N", "S"), 4), (lon_deg, ("E", "W"), 5)):
+        v = _as_rows(value, m, np.float64)
+        units = np.zeros(m, dtype=np.int64)  # the no-fix rows print nothing: 0 in their place
+        units[fix_rows] = _minute_units(v[fix_rows])
+        whole, frac = _angle_fields(units)
+        number = _int(whole, width) + _literal(".") + _digits(frac, 7)
+        south = np.where(fix_rows, ~(v >= 0.0), False)
+        position += [_blank(number, no_fix), _blank(_choice(south, hemi), no_fix)]
     if altitude_m is None:
-        code += 2
-        cols += [[0.0] * m, [0.0] * m]
+        no_altitude = np.ones(m, dtype=bool)
+        alt = sep = np.zeros(m)
     else:
-        code += 2 * no_fix
-        cols += [
-            _as_rows(altitude_m, m, np.float64).tolist(),
-            _as_rows(geoid_sep_m, m, np.float64).tolist(),
-        ]
-    if age_s is None:
-        code += 1
-        cols.append([0.0] * m)
-    else:
-        age = _as_rows(age_s, m, np.float64)
-        code += np.isnan(age)
-        cols.append(age.tolist())
-    return _sentences(cols, code.tolist(), station)
+        no_altitude = no_fix
+        alt = np.where(no_fix, 0.0, _as_rows(altitude_m, m, np.float64))
+        sep = np.where(no_fix, 0.0, _as_rows(geoid_sep_m, m, np.float64))
+    age = np.full(m, np.nan) if age_s is None else _as_rows(age_s, m, np.float64)
+    no_age = np.isnan(age)
+    metres = [_blank(f, no_altitude) for f in (_fixed(alt, 3), _literal("M"), _fixed(sep, 3))]
+    body = _fields(
+        TALKER_GGA,
+        _time_text(utc),
+        *position,
+        _int(_as_rows(quality, m, np.float64).astype(np.int64), 1),
+        _int(_as_rows(satellites, m, np.float64).astype(np.int64), 2),
+        _fixed(_as_rows(hdop, m, np.float64), 2),
+        metres[0],
+        metres[1],
+        metres[2],
+        metres[1],
+        _blank(_fixed(np.where(no_age, 0.0, age), 1), no_age),
+        _blank(_literal(station), no_age),
+    )
+    return _chars(body, m)
 
 
-def _sentences(cols: list, code: list, station: str) -> list[str]:
-    """The sentences of the columns of :func:`gga_sentences` and the format code of each row."""
-    formats = _STATION_FORMATS.get(station) or _body_formats(station)
-    fmt = [formats[c] for c in code]
-    bodies = [f % row for f, row in zip(fmt, zip(*cols))]
-    return [f"${b}*{_HEX[c]}" for b, c in zip(bodies, nmea_checksums(bodies).tolist())]
+def gga_sentences(*args: Any, **kwargs: Any) -> list[str]:
+    """The $GNGGA sentences (with their checksums, no line ending) of :func:`gga_chars` (the
+    same arguments) as strings."""
+    return sentence_lines(gga_chars(*args, **kwargs))
 
 
 def gga_sentence(
@@ -426,6 +400,58 @@ def _decimal(values, decimals: int) -> Field:
     return _number(np.rint(x * 10.0**decimals).astype(np.int64), decimals)
 
 
+def _override(field: Field, rows: np.ndarray, texts: list[str], n: int) -> Field:
+    """The field with the rows ``rows`` (a few) printing ``texts`` instead."""
+    if rows.size == 0:
+        return field
+    chars = np.zeros((n, max(1, *map(len, texts))), dtype=np.uint8)
+    for i, text in zip(rows.tolist(), texts):
+        chars[i, : len(text)] = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    empty = np.zeros(n, dtype=bool)
+    empty[rows] = True
+    return _blank(field, empty) + [_Text(chars.T, chars.T != 0)]
+
+
+def _int(values, min_width: int) -> Field:
+    """Integers zero-padded to at least ``min_width`` digits, as "%0{min_width}d" prints them
+    (a negative one, which no field has, printed by Python)."""
+    v = np.asarray(values, dtype=np.int64).reshape(-1)
+    negative = np.flatnonzero(v < 0)
+    texts = [f"%0{min_width}d" % x for x in v[negative].tolist()]
+    if negative.size:
+        v = np.where(v < 0, 0, v)
+    width = max(min_width, len(str(int(v.max()))) if v.size else 1)
+    chars = _digit_chars(v, width)
+    extra = width - min_width  # the digits beyond min_width, each where the number has it
+    field = [_Text(chars[extra:], True)]
+    if extra:
+        keep = v >= _POW10[width - 1 : min_width - 1 : -1, None]
+        field.insert(0, _Text(chars[:extra], keep))
+    return _override(field, negative, texts, v.size)
+
+
+_HALF_MARGIN = 1e-6  # rint(|x| 10^d) errs only within 1e-7 of a half unit (|x| 10^d < 1e9)
+
+
+def _fixed(values, decimals: int) -> Field:
+    """ "%.{decimals}f" % x of each value, exactly as Python prints it: "-" where the sign bit
+    is set (-0.0004 prints -0.000), then |x| rounded to ``decimals`` decimals as the binary
+    value's decimal expansion rounds (half to even on an exact tie). That is rint(|x| 10^d)
+    except within a rounding error of a half unit; the values within _HALF_MARGIN of one,
+    those of 1e9 units or more and the non-finite ones (rare) are printed by Python itself."""
+    x = np.asarray(values, dtype=np.float64).reshape(-1)
+    scaled = np.abs(x) * 10.0**decimals
+    units = np.rint(scaled)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        sure = np.abs(scaled - np.floor(scaled) - 0.5) >= _HALF_MARGIN  # False for NaN
+    sure &= scaled < 1e9
+    field = _blank(_literal("-"), ~np.signbit(x)) + _number(
+        np.where(sure, units, 0.0).astype(np.int64), decimals
+    )
+    odd = np.flatnonzero(~sure)
+    return _override(field, odd, [f"{v:.{decimals}f}" for v in x[odd].tolist()], x.size)
+
+
 def _choice(codes, options: tuple[str, ...]) -> Field:
     """Row i prints ``options[codes[i]]``."""
     if len(options) == 1:
@@ -495,6 +521,12 @@ def _bytes(rows: np.ndarray) -> bytes:
 def _split(text: bytes) -> list[str]:
     """The lines (without their ends) of text of whole lines."""
     return text.decode("ascii").split(LINE_END)[:-1]
+
+
+def sentence_lines(chars: np.ndarray) -> list[str]:
+    """The sentences (no line end) of sentence characters (width, n) (the ``*_chars``
+    functions), as strings."""
+    return _split(_bytes(chars.T))
 
 
 def _chars_of_lines(lines: list[str]) -> np.ndarray:
@@ -598,7 +630,7 @@ def rmc_chars(
 
 def rmc_sentences(*args: Any, **kwargs: Any) -> list[str]:
     """The sentences of :func:`rmc_chars` (the same arguments) as strings."""
-    return _split(_bytes(rmc_chars(*args, **kwargs).T))
+    return sentence_lines(rmc_chars(*args, **kwargs))
 
 
 def vtg_chars(
@@ -630,7 +662,7 @@ def vtg_chars(
 
 def vtg_sentences(*args: Any, **kwargs: Any) -> list[str]:
     """The sentences of :func:`vtg_chars` (the same arguments) as strings."""
-    return _split(_bytes(vtg_chars(*args, **kwargs).T))
+    return sentence_lines(vtg_chars(*args, **kwargs))
 
 
 def gst_chars(
@@ -668,7 +700,7 @@ def gst_chars(
 
 def gst_sentences(*args: Any, **kwargs: Any) -> list[str]:
     """The sentences of :func:`gst_chars` (the same arguments) as strings."""
-    return _split(_bytes(gst_chars(*args, **kwargs).T))
+    return sentence_lines(gst_chars(*args, **kwargs))
 
 
 def zda_chars(utc_s, date0, talker: str = TALKER_COMBINED) -> np.ndarray:
@@ -693,7 +725,7 @@ def zda_chars(utc_s, date0, talker: str = TALKER_COMBINED) -> np.ndarray:
 
 def zda_sentences(*args: Any, **kwargs: Any) -> list[str]:
     """The sentences of :func:`zda_chars` (the same arguments) as strings."""
-    return _split(_bytes(zda_chars(*args, **kwargs).T))
+    return sentence_lines(zda_chars(*args, **kwargs))
 
 
 def _compact(mask: np.ndarray, group: int, system: np.ndarray | None, systems: int):
@@ -786,7 +818,7 @@ def gsa_sentences(*args: Any, **kwargs: Any) -> tuple[list[str], np.ndarray]:
     """The sentences of :func:`gsa_chars` (the same arguments) as strings, and the
     epoch of each."""
     chars, epoch = gsa_chars(*args, **kwargs)
-    return _split(_bytes(chars.T)), epoch
+    return sentence_lines(chars), epoch
 
 
 def gsv_chars(
@@ -846,7 +878,7 @@ def gsv_sentences(*args: Any, **kwargs: Any) -> tuple[list[str], np.ndarray]:
     """The sentences of :func:`gsv_chars` (the same arguments) as strings, and the
     epoch of each."""
     chars, epoch = gsv_chars(*args, **kwargs)
-    return _split(_bytes(chars.T)), epoch
+    return sentence_lines(chars), epoch
 
 
 def interleave(groups: list[tuple[list[str] | np.ndarray, np.ndarray]], m: int) -> list[str]:

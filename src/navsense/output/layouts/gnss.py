@@ -46,7 +46,7 @@ In no_fix the position keys (position_enu_m, sigma_enu_m, covariance_enu_m2, pos
 every geodetic key) are null. Without a georeference (the block has no ``latitude_deg``) the row
 has no geodetic keys and no nmea_gga, and gnss.nmea gets no sentence.
 
-The GGA sentence (:func:`navsense.output.nmea.gga_sentences`) carries the time start_utc + t, the
+The GGA sentence (:func:`navsense.output.nmea.gga_chars`) carries the time start_utc + t, the
 position of the output frame, the quality, satellites_used, hdop (the row's value), the
 orthometric altitude (NAVD88 at ACRE, EGM96 at a local site), the geoid separation
 (ellipsoidal_height_m - the altitude), the correction age and
@@ -82,12 +82,13 @@ from navsense.output.columns import Column
 from navsense.output.nmea import (
     LINE_END,
     SENTENCE_ORDER,
-    gga_sentences,
+    gga_chars,
     gsa_chars,
     gst_chars,
     gsv_chars,
     interleave_text,
     rmc_chars,
+    sentence_lines,
     utc_seconds_of_day,
     vtg_chars,
     zda_chars,
@@ -239,22 +240,30 @@ class GnssLayout:
         self._empty: list[Column] | None = None  # the columns of a block without an epoch
         self._gga_block: Mapping | None = None  # the last block whose sentences were built
         self._gga: list[str] = []
+        self._gga_chars_block: Mapping | None = None  # the last block whose GGA was built
+        self._gga_text = np.zeros((0, 0), dtype=np.uint8)
         self._sat_columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------------------ sentences
     def sentences(self, block: Mapping[str, np.ndarray]) -> list[str]:
         """The block's $GNGGA sentences (empty without a georeference); the last block's kept,
         since a run asks for them twice (the row key nmea_gga and gnss.nmea)."""
-        if block is self._gga_block:
-            return self._gga
+        if block is not self._gga_block:
+            chars = self._gga_chars(block)
+            self._gga = [] if chars is None else sentence_lines(chars)
+            self._gga_block = block
+        return self._gga
+
+    def _gga_chars(self, block: Mapping[str, np.ndarray]) -> np.ndarray | None:
+        """The block's $GNGGA sentences as characters (None without a georeference)."""
         if "latitude_deg" not in block:
-            out: list[str] = []
-        else:
+            return None
+        if block is not self._gga_chars_block:
             fix = block["fix"]
             no_fix = fix == GGA_NO_FIX
             # GGA: geoid separation = ellipsoidal height of the output frame - the altitude
             sep = block["ellipsoidal_height_m"] - block["orthometric_height_m"]
-            out = gga_sentences(
+            self._gga_text = gga_chars(
                 self._utc0_s + block["sample_time_s"],
                 block["latitude_deg"],
                 block["longitude_deg"],
@@ -266,8 +275,8 @@ class GnssLayout:
                 np.where(no_fix, np.nan, block["correction_age_s"]),  # empty in the no-fix form
                 no_fix=no_fix,
             )
-        self._gga_block, self._gga = block, out
-        return out
+            self._gga_chars_block = block
+        return self._gga_text
 
     def extra(self, block: Mapping[str, np.ndarray]) -> list[str]:
         """The block's lines of gnss.nmea (:meth:`nmea_text`, without their line ends)."""
@@ -286,7 +295,7 @@ class GnssLayout:
         groups: list = []  # (lines or sentence characters, the epoch of each)
         for name in self._nmea:
             if name == "GGA":
-                groups.append((self.sentences(block), epochs))
+                groups.append((self._gga_chars(block), epochs))
             elif name in ("GSA", "GSV"):
                 groups += self._per_system(name, block)
             else:
