@@ -100,6 +100,26 @@ def test_a_damaged_run_directory(tmp_path, base, capsys, name, damage):
             run_statistics(run)
 
 
+@pytest.mark.parametrize(
+    "key, value",
+    [("ins", [1, 2]), ("config", [1]), ("site", "acre"), ("physics_hz", "120"), ("seed", 1.5)],
+)
+def test_an_episode_value_of_the_wrong_kind(tmp_path, base, capsys, key, value):
+    """Found by the fuzz suite: episode.json's ins = [..] was an AttributeError inside
+    run_statistics. read_episode checks the values every reader uses (output.episode_check)."""
+    from navsense.stats import run_statistics
+
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    episode = json.loads((run / "episode.json").read_text())
+    episode[key] = value
+    (run / "episode.json").write_text(json.dumps(episode))
+    with pytest.raises(NavsenseError, match=f"episode.json: {key} = "):
+        run_statistics(run)
+    _fails_in_one_line(capsys, ["report", run], tmp_path, key)
+    _fails_in_one_line(capsys, ["export", "mcap", run, "--out", tmp_path / "b.mcap"], tmp_path, key)
+
+
 # 2. site files --------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "site, words",
@@ -396,6 +416,11 @@ def test_a_damaged_campaign_directory(tmp_path, base, capsys):
     campaign["runs"][0]["seed"] = [1]
     (out / "campaign.json").write_text(json.dumps(campaign))
     _fails_in_one_line(capsys, ["campaign", "summary", out], tmp_path, "campaign.json")
+    # found by the fuzz suite: a value nested deeper than orjson writes, in the message itself
+    campaign["runs"][0]["seed"] = 1
+    campaign["points"][0]["point"] = json.loads("[" * 300 + "]" * 300)
+    (out / "campaign.json").write_text(json.dumps(campaign))
+    _fails_in_one_line(capsys, ["campaign", "summary", out], tmp_path, "nested too deep")
 
 
 @pytest.mark.parametrize(

@@ -90,6 +90,15 @@ _POINT_SHAPE = {"point": int, "label": str, "overrides": dict}
 _CAMPAIGN_SHAPE = {"runs": [_RUN_SHAPE], "points": [_POINT_SHAPE], "sweep_keys": [str]}
 
 
+def _json_text(value) -> str:
+    """A value of campaign.json as JSON text (orjson.loads reads 1024 levels of nesting, dumps
+    writes 255: a value nested deeper is named as such)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return f"a {type(value).__name__} nested too deep"
+
+
 def _check_shape(value, shape, source: str, where: str) -> None:
     """ConfigError naming ``source`` and the key when ``value`` does not have ``shape``."""
     what = where or "the file"
@@ -107,7 +116,7 @@ def _check_shape(value, shape, source: str, where: str) -> None:
             _check_shape(item, shape[0], source, f"{where}[{i}]")
     elif not isinstance(value, shape) or (shape is int and isinstance(value, bool)):
         raise ConfigError(
-            f"{source}: {what} = {orjson.dumps(value).decode()[:60]} is not "
+            f"{source}: {what} = {_json_text(value)[:60]} is not "
             f"{'an integer' if shape is int else 'a ' + shape.__name__.replace('str', 'string')}"
         )
 
@@ -132,7 +141,7 @@ def _sweep_columns(campaign: dict, runs: list[dict]) -> list[tuple[str, pa.Array
             typ = pa.string()
         else:
             typ = pa.string()
-            values = [None if v is None else orjson.dumps(v).decode() for v in values]
+            values = [None if v is None else _json_text(v) for v in values]
         cols.append((key, pa.array(values, type=typ)))
     return cols
 

@@ -43,6 +43,7 @@ import orjson
 from navsense.config.defaults import complete_recorded_config
 from navsense.config.schema import validate
 from navsense.errors import ConfigError, FormatError
+from navsense.output.episode_check import check_episode
 
 __all__ = [
     "FLOAT",
@@ -81,7 +82,8 @@ def read_episode(run_dir: str | os.PathLike) -> dict:
     """episode.json of a run directory (FormatError when missing, not JSON or not an object); its
     ``config`` completed with the defaults of the keys it leaves out
     (navsense.config.defaults.complete_recorded_config) and checked against the schema as an
-    effective configuration (FormatError naming the file and the key)."""
+    effective configuration, and the values its readers use checked
+    (navsense.output.episode_check; FormatError naming the file and the key)."""
     run = Path(run_dir)
     path = run / EPISODE_FILE
     try:
@@ -101,6 +103,7 @@ def read_episode(run_dir: str | os.PathLike) -> dict:
             validate(episode["config"], f"{path}: config")
         except ConfigError as exc:
             raise FormatError(str(exc)) from None
+    check_episode(episode, path)
     return episode
 
 
