@@ -232,7 +232,8 @@ class Pcg32:
         return _box_muller(self.u32(2 * n))
 
     def gaussians_where(self, where: np.ndarray) -> np.ndarray:
-        """The next n = where.size standard normal values where ``where`` is True, 0.0 elsewhere.
+        """Of the next n = where.size standard normal values, those where ``where`` is True, in
+        order (an array of where.sum() values).
 
         The stream moves past all n, and each value is the one :meth:`gaussians` (n) gives at
         its place (the same two outputs, the same elementwise Box-Muller); only the outputs and
@@ -243,7 +244,7 @@ class Pcg32:
         n = want.size
         ahead = len(self._ahead) - self._ahead_pos
         if 0 < 2 * n <= ahead:  # small: from the read-ahead block
-            return np.where(want, self._gaussians_ahead(n), 0.0)
+            return self._gaussians_ahead(n)[want]
         first = 2 * np.flatnonzero(want)  # the first output of each wanted value
         index = np.empty(2 * first.size, dtype=np.int64)
         index[0::2] = first
@@ -253,9 +254,7 @@ class Pcg32:
         outputs[:held] = self._ahead[self._ahead_pos + index[:held]]
         self._ahead_pos = len(self._ahead)
         outputs[held:] = self._draw_at(2 * n - ahead, index[held:] - ahead)
-        out = np.zeros(n)
-        out[want] = _box_muller(outputs)
-        return out
+        return _box_muller(outputs)
 
     def _draw_at(self, n: int, index: np.ndarray) -> np.ndarray:
         """The outputs at the places ``index`` (ascending, in [0, n)) of the next n outputs, by

@@ -124,16 +124,22 @@ class SignalModel:
         system), ``sat_system`` (index into navsense.sky.constellation.SYSTEMS), ``sat_elevation_deg``,
         ``sat_azimuth_deg``, ``sat_class`` (the sky view's status code), ``sat_used`` and
         ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch."""
-        code = status.astype(np.intp)
-        # the Gaussians of the tracked satellites (0 for the others: their C/N0 is NaN whatever
-        # g is); the stream moves past all nsat of every epoch
-        g = self._rng.gaussians_where(self._tracked[code]).reshape(status.shape)
-        up = los[..., 2]
+        shape = status.shape
+        # C/N0 of the tracked satellites only (the others have none: NaN), with the Gaussians of
+        # those alone; the stream moves past all nsat of every epoch
+        tracked = self._tracked[status]
+        at = np.flatnonzero(tracked)
+        g = self._rng.gaussians_where(tracked)
+        code = status.reshape(-1)[at]
+        up = los[..., 2].reshape(-1)[at]
         # G(el) = G_z - (G_z - G_h) (1 - sin el), sin el = l_u
         gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
-        cn0 = self._base_dbhz + gain - self._loss_db[code] + self._sigma_db[code] * g
-        np.maximum(cn0, CN0_MIN_DBHZ, out=cn0)  # NaN stays NaN
-        shape = status.shape
+        value = (
+            self._base_dbhz[at % self.nsat] + gain - self._loss_db[code] + self._sigma_db[code] * g
+        )
+        np.maximum(value, CN0_MIN_DBHZ, out=value)
+        cn0 = np.full(shape, np.nan)
+        cn0.reshape(-1)[at] = value
         return {
             "sat_prn": np.broadcast_to(self.prn, shape),
             "sat_system": np.broadcast_to(self.system, shape),
