@@ -216,6 +216,67 @@ def test_pngs_exist_and_are_non_trivial(full_run):
         assert counts[-1] < 0.97 * img.width * img.height, name  # not one flat colour
 
 
+def _figure_texts_inside(monkeypatch) -> list:
+    """Make report_plots._png check, before it draws, that every text of the figure (tick
+    labels, axis labels, titles, legends: the axes' tight boxes) lies inside the canvas and that
+    no tick label of stacked axes runs into another axes' one (the fixed margins of
+    report_plots._place, which replaced matplotlib's constrained layout); returns the names."""
+    from navsense.output import report_plots
+
+    checked = []
+    real = report_plots._png
+
+    def png(fig, title, caption, filename):
+        r = fig.canvas.get_renderer()
+        canvas = fig.bbox
+        labels = []  # (axes, text, extent) of each visible tick label
+        for ax in fig.get_axes():
+            box = ax.get_tightbbox(r)
+            assert box.x0 >= canvas.x0 - 0.5 and box.x1 <= canvas.x1 + 0.5, (filename, box)
+            assert box.y0 >= canvas.y0 - 0.5 and box.y1 <= canvas.y1 + 0.5, (filename, box)
+            for axis, limits in ((0, ax.get_xlim()), (1, ax.get_ylim())):
+                for lab in (ax.get_xticklabels(), ax.get_yticklabels())[axis]:
+                    at = lab.get_position()[axis]  # a tick outside the view is not drawn
+                    if lab.get_visible() and lab.get_text() and min(limits) <= at <= max(limits):
+                        labels.append((ax, lab.get_text(), lab.get_window_extent(r)))
+        for ax, text, e in labels:  # stacked axes: no tick label runs into another's
+            for other, text2, e2 in labels:
+                assert other is ax or not e.overlaps(e2), (filename, text, text2)
+        checked.append(filename)
+        return real(fig, title, caption, filename)
+
+    monkeypatch.setattr(report_plots, "_png", png)
+    from navsense._runtime import machine
+
+    monkeypatch.setattr(machine, "available_cores", lambda: 1)  # every figure drawn here
+    return checked
+
+
+def test_figure_labels_lie_inside_the_canvas(short_run, tmp_path, monkeypatch):
+    """The fixed margins hold every figure's texts, for the short run and an aided INS's run
+    with a signal outage at the sky plot's time (a two-line title, the aided INS's figure with
+    its states' names)."""
+    checked = _figure_texts_inside(monkeypatch)
+    write_report(short_run)
+    assert sorted(checked) == sorted(PNGS)
+    run = tmp_path / "aided"
+    scenario = load_scenario("acre-loop", duration_s=40.0)
+    simulate(
+        scenario.truth,
+        load_config(
+            vehicle="polaris",
+            overrides={"ins.aiding": "gnss", "gnss.signal_outages_s": [[30.0, 35.0]]},
+        ),
+        vehicle_profile("polaris"),
+        scenario.site,
+        run,
+        source={"scenario": "acre-loop"},
+    )
+    checked.clear()
+    write_report(run, sky_time_s=32.0)
+    assert "ins_aided.png" in checked and "sky.png" in checked
+
+
 def test_report_html_is_self_contained_with_the_pngs_embedded(full_run):
     folder = full_run / "report"
     page = (folder / "report.html").read_text(encoding="utf-8")

@@ -104,9 +104,9 @@ def test_without_a_child_everything_is_drawn_here(two_cores):
 
 
 def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):
-    """report_plots._png: one constrained layout and one draw of the figure (savefig draws a
-    figure that keeps a layout engine, even the "none" placeholder, twice); the layout is the
-    constrained one's."""
+    """report_plots._png: one draw of the figure (savefig draws a figure that has a layout
+    engine, even the "none" placeholder, twice); report_plots._place's fixed margins leave
+    room for the label (that the labels fit every figure: tests/output/test_report.py)."""
     pytest.importorskip("matplotlib")
     import numpy as np
     from matplotlib.figure import Figure
@@ -117,13 +117,15 @@ def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):
     real = Figure.draw
     monkeypatch.setattr(Figure, "draw", lambda self, r: (draws.append(1), real(self, r))[1])
     fig = report_plots._new(6, 4)
+    assert fig.get_layout_engine() is None
     ax = fig.add_subplot()
+    report_plots._place(fig, [ax], 0.8)
     ax.plot(np.arange(10.0), np.arange(10.0) ** 2)
     ax.set_ylabel("a long label\non two lines")
     fig_png = report_plots._png(fig, "t", "c", "f.png")
     assert len(draws) == 1
     assert fig_png.png.startswith(b"\x89PNG")
-    assert ax.get_position().x0 > 0.1  # the constrained layout made room for the label
+    assert ax.get_position().x0 == pytest.approx(0.8 / 6)  # room for the label
 
 
 @pytest.mark.parametrize("fail", ["", "die"])
@@ -138,3 +140,70 @@ def test_a_child_late_figure_sees_the_early_and_the_parents_data(two_cores, fail
     name, early, late, in_parent = got[1]
     assert late == "parent's rows" and early == ("early rows", bool(fail))
     assert in_parent == bool(fail)
+
+
+def _spills():
+    from navsense.output.report_draw import _spill_dir
+
+    folder = _spill_dir() or __import__("tempfile").gettempdir()
+    return {p for p in os.listdir(folder) if p.startswith("navsense-report-")}
+
+
+def test_arrays_reach_the_child_through_a_removed_spill_file():
+    """_send/_receive: the arrays (out-of-band buffers: contiguous ones; a strided view goes in
+    the pickle) arrive equal, writable and independent of the sender's; the file is gone."""
+    import multiprocessing
+    import threading
+
+    import numpy as np
+
+    from navsense.output.report_draw import _receive, _send
+
+    before = _spills()
+    a = np.arange(300_000, dtype=np.float64).reshape(-1, 3)
+    fields = {"a": a, "strided": a[:, 1], "names": np.array(["rtk_fixed", "single"]), "n": 3}
+    receive, send = multiprocessing.Pipe(duplex=False)
+    spills: list = []
+    sender = threading.Thread(target=_send, args=(send, fields, spills))  # more than the pipe
+    sender.start()
+    got = _receive(receive)
+    sender.join()
+    assert len(spills) == 1 and not os.path.exists(spills[0]) and _spills() == before
+    for k in ("a", "strided", "names"):
+        assert np.array_equal(got[k], fields[k]) and got[k].dtype == fields[k].dtype
+    assert got["n"] == 3
+    got["a"][0, 0] = -1.0  # writable, a copy
+    assert a[0, 0] == 0.0
+
+
+@pytest.mark.parametrize("fail", ["", "die"])
+def test_no_spill_file_is_left_behind(two_cores, fail):
+    import numpy as np
+
+    from navsense.output.report_draw import FigureWorker
+
+    before = _spills()
+    makers = [_maker(f"fig{i}", fail) for i in range(3)]
+    with FigureWorker(_Data(), _early(), makers, [2]) as w:
+        got = w.draw(_Data(late=np.ones(100_000)))
+    assert [g[0] for g in got] == ["fig0", "fig1", "fig2"]
+    assert _spills() == before
+
+
+def test_without_room_for_the_spill_file_the_arrays_go_through_the_pipe(two_cores, monkeypatch):
+    """A file size limit or a full /dev/shm (OSError writing the spill file): the data still
+    reach the child, through the pipe, and nothing is left behind."""
+    import numpy as np
+
+    from navsense.output import report_draw
+
+    def full(*args, **kwargs):
+        raise OSError(27, "File too large")
+
+    monkeypatch.setattr(report_draw, "_spilled", full)
+    before = _spills()
+    makers = [_maker(f"fig{i}") for i in range(3)]
+    with report_draw.FigureWorker(_Data(), _early(), makers, [2]) as w:
+        got = w.draw(_Data(late=np.arange(200_000.0)))
+    assert all(np.array_equal(g[2], np.arange(200_000.0)) for g in got[:2])
+    assert _spills() == before

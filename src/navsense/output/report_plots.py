@@ -10,8 +10,9 @@ fixed per fix state and per satellite status so that every plot reads the same w
 Speed: a plot against time draws at most a few points per pixel column of the figure, those
 that keep the column's extremes (:func:`line`, :mod:`navsense.output.decimate`), so an hour's
 run draws as fast as a minute's and looks the same; the track's paths are simplified as Agg
-simplifies them when drawing (:func:`_track_points`). :func:`_png` runs the constrained layout once and
-draws once (``savefig`` draws a figure with a layout engine twice: to lay it out, then pixels).
+simplifies them when drawing (:func:`_track_points`). The axes are placed in fixed margins
+(:func:`_place`, the constrained layout's result with room for wider labels, without its cost)
+and :func:`_png` draws each figure once.
 """
 
 from __future__ import annotations
@@ -94,12 +95,62 @@ class Figure:
 
 
 def _new(width_in: float, height_in: float):
+    """A figure without a layout engine: its axes are placed by :func:`_place`."""
+    import matplotlib as mpl
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
 
-    fig = MplFigure(figsize=(width_in, height_in), dpi=_DPI, layout="constrained")
+    # layout None would mean the rcParams' layout, and a matplotlibrc may name one
+    with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig = MplFigure(figsize=(width_in, height_in), dpi=_DPI, layout=None)
     FigureCanvasAgg(fig)
     return fig
+
+
+#: the margins of the figures, inches: below the x axis's tick labels and label, above the
+#: title, right of the last x tick label (half of "10000" past the axes' end), and between
+#: stacked axes (room for a tick label at the top of the lower axes)
+_BOTTOM_IN, _TOP_IN, _RIGHT_IN, _GAP_IN = 0.474, 0.265, 0.2, 0.19
+_PAD_IN = 0.042  # the constrained layout's margin: left of the y label
+
+
+def _place(
+    fig,
+    axes,
+    left_in: float,
+    ratios=None,
+    *,
+    right_in: float = _RIGHT_IN,
+    bottom_in: float = _BOTTOM_IN,
+    top_in: float = _TOP_IN,
+) -> None:
+    """Put ``axes`` (top to bottom, heights in ``ratios``) in fixed margins (inches): what the
+    constrained layout made of the report's figures, with room for wider tick labels, and
+    without its cost (about a quarter of a figure's CPU: it measures every text before the
+    figure is drawn). ``left_in`` holds the y tick labels and the y label."""
+    w, h = fig.get_size_inches()
+    ratios = ratios or [1.0] * len(axes)
+    height = h - top_in - bottom_in - _GAP_IN * (len(axes) - 1)
+    top = h - top_in
+    for ax, r in zip(axes, ratios):
+        ah = height * r / sum(ratios)
+        ax.set_position([left_in / w, (top - ah) / h, 1.0 - (left_in + right_in) / w, ah / h])
+        top -= ah + _GAP_IN
+
+
+def _fit_left(fig) -> None:
+    """Move the left edge of the figure's axes (all by the same amount, the right edge stays)
+    so that the widest y tick labels and y label start ``_PAD_IN`` from the canvas's edge, as
+    the constrained layout does: only the y axes' texts are measured (their sizes are cached
+    for the drawing), not every text of the figure. For axes of free aspect (placed by
+    :func:`_place`)."""
+    r = fig.canvas.get_renderer()
+    axes = fig.get_axes()
+    x0 = min(ax.yaxis.get_tightbbox(r).x0 for ax in axes)  # pixels
+    shift = (_PAD_IN * fig.dpi - x0) / fig.bbox.width  # figure fraction
+    for ax in axes:
+        b = ax.get_position()
+        ax.set_position([b.x0 + shift, b.y0, b.width - shift, b.height])
 
 
 def pixel_columns(fig) -> int:
@@ -123,17 +174,7 @@ def line(ax, cols: PixelColumns, t: np.ndarray, y: np.ndarray, **kwargs):
 
 
 def _png(fig, title: str, caption: str, filename: str) -> Figure:
-    # the constrained layout once, then one draw: savefig draws a figure that has a layout
-    # engine twice (layout, then pixels), also "none"'s placeholder engine, so the engine is
-    # removed (None; the same PNG bytes, ~15 % less CPU a figure)
-    import matplotlib as mpl
-
-    engine = fig.get_layout_engine()
-    if engine is not None:
-        engine.execute(fig)
-        # None means the rcParams' layout: a matplotlibrc may name one
-        with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
-            fig.set_layout_engine(None)
+    # one draw: the figure has no layout engine (savefig draws a figure that has one twice)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=_DPI)
     w, h = fig.canvas.get_width_height()
@@ -175,6 +216,8 @@ def track_figure(data) -> Figure | None:
         return None
     fig = _new(10, 8)
     ax = fig.add_subplot()
+    # equal aspect: the box shrinks to the data's shape, centred (as the constrained layout)
+    _place(fig, [ax], 0.8, right_in=0.8)
     xs, ys = [], []
     if site is not None:
         over = site.box_overhead
@@ -292,6 +335,7 @@ def _error_lines(ax_h, ax_v, cols, t, err, sigma) -> None:
 def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None) -> Figure:
     fig = _new(10, 6.5)
     ax_h, ax_v = fig.subplots(2, 1, sharex=True)
+    _place(fig, [ax_h, ax_v], 0.8)
     cols = time_columns(fig, t)
     _error_lines(ax_h, ax_v, cols, t, err, sigma)
     for ax in (ax_h, ax_v):
@@ -300,6 +344,7 @@ def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None)
         ax.grid(True, color="#eeeeee")
         ax.legend(loc="upper right", fontsize=8, ncol=4)
     ax_h.set_title(title)
+    _fit_left(fig)
     return _png(fig, title, caption, filename)
 
 
@@ -348,6 +393,7 @@ def ins_aided_figure(data) -> Figure | None:
     t, err, sigma = data.ins_t_s, data.ins_error_enu_m, data.ins_sigma_enu_m
     fig = _new(10, 7.5)
     ax_s, ax_h, ax_v = fig.subplots(3, 1, sharex=True, height_ratios=[0.8, 1.6, 1.2])
+    _place(fig, [ax_s, ax_h, ax_v], 0.93, [0.8, 1.6, 1.2])  # the states' names
     period = float(np.median(np.diff(t))) if len(t) > 1 else 0.01
     level = {s: i for i, s in enumerate(INS_STATE_ORDER)}
     states = np.asarray(data.ins_state)
@@ -366,6 +412,7 @@ def ins_aided_figure(data) -> Figure | None:
         ax.set_axisbelow(True)
         ax.grid(True, color="#eeeeee")
     ax_s.set_title("Aided INS: state and position error")
+    _fit_left(fig)
     return _png(
         fig,
         "Aided INS",
@@ -404,6 +451,7 @@ def fix_state_figure(data) -> Figure | None:
     period = 1.0 / data.gnss_hz
     fig = _new(10, 7.5)
     ax_f, ax_n, ax_d = fig.subplots(3, 1, sharex=True, height_ratios=[1.0, 1.6, 1.0])
+    _place(fig, [ax_f, ax_n, ax_d], 0.66, [1.0, 1.6, 1.0])
     spans: dict = {s: [] for s in FIX_ORDER}
     for a, b, s in _runs(fix):
         spans[str(s)].append((t[a], t[b - 1] - t[a] + period))
@@ -442,6 +490,7 @@ def fix_state_figure(data) -> Figure | None:
     for ax in (ax_f, ax_n, ax_d):
         ax.set_axisbelow(True)
         ax.grid(True, color="#eeeeee")
+    _fit_left(fig)
     return _png(
         fig,
         "Fix states",
@@ -605,6 +654,8 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
 
     fig = _new(7.5, 7.5)
     ax = fig.add_subplot(projection="polar")
+    # a square (equal aspect), the legend right of it
+    _place(fig, [ax], 0.4, right_in=1.5, bottom_in=0.935, top_in=0.935)
     ax.set_theta_zero_location("N")
     ax.set_theta_direction(-1)
     if antenna is not None and data.site() is not None and run_sky.site.box_overhead is not None:
@@ -709,6 +760,7 @@ def imu_figure(data) -> Figure | None:
     f, w = data.imu_specific_force_flu_mps2, data.imu_angular_velocity_flu_radps
     fig = _new(10, 8)
     ax_h, ax_u, ax_w = fig.subplots(3, 1, sharex=True, height_ratios=[1.2, 0.8, 1.2])
+    _place(fig, [ax_h, ax_u, ax_w], 0.85, [1.2, 0.8, 1.2])
     cols = time_columns(fig, t)
     colors = {"forward": "#d62728", "left": "#2ca02c", "up": "#1f77b4"}
     line(ax_h, cols, t, f[:, 0], color=colors["forward"], lw=0.5, label="forward")
@@ -724,6 +776,7 @@ def imu_figure(data) -> Figure | None:
         ax.grid(True, color="#eeeeee")
         ax.legend(loc="lower right", fontsize=8, ncol=3)
     ax_h.set_title("IMU, body FLU axes")
+    _fit_left(fig)
     return _png(
         fig,
         "IMU",
