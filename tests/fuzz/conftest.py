@@ -184,7 +184,7 @@ def _campaign_dir(base: Path, out: Path) -> None:
 @pytest.fixture(scope="session")
 def score_bases(bases) -> dict[str, Path]:
     """Valid estimates of the base run ``run`` for ``navsense score`` (from its INS rows, every
-    4th: 40 epochs over 2 s): ``est.tum`` (site ENU), ``est-utm.tum`` (UTM easting, northing,
+    4th: 50 epochs over 2 s): ``est.tum`` (site ENU), ``est-utm.tum`` (UTM easting, northing,
     height with --frame utm), ``est.csv`` (ENU with attitude and sigmas), ``est-geo.csv``
     (latitude, longitude, height with a full covariance) and ``est.mcap`` (``navsense export
     mcap`` of the run: /vehicle/odom, /oxts/fix, /sim/ground_truth/odom ...). Their bytes follow

@@ -137,7 +137,7 @@ TEXT_ESTIMATES = ["est.tum", "est-utm.tum", "est.csv", "est-geo.csv"]
 @fuzz_settings()
 @given(
     name=st.sampled_from(TEXT_ESTIMATES),
-    row=st.integers(0, 39),
+    row=st.integers(0, 49),
     column=st.integers(0, 10),
     token=nasty_token(),
 )
