@@ -706,3 +706,16 @@ def test_a_live_host_that_is_no_name(tmp_path, base, capsys):
     argv = ["live", "--truth", tmp_path / "truth.csv", "--no-foxglove", "--nmea-tcp", "0"]
     line = _fails_in_one_line(capsys, [*argv, "--host", "\x80"], tmp_path)
     assert "--host '\\x80': not an address or host name" in line, line
+
+
+def test_a_campaign_sweep_value_beyond_64_bits(tmp_path, base, capsys):
+    """A sweep value no float or int64 holds was hashed into the run id before it was checked
+    (orjson's TypeError); now the configuration's check names it first."""
+    doc = {
+        "seeds": [1],
+        "sources": [{"truth": str(base / "truth.csv")}],
+        "sweep": {"grid": {"gnss.corrections.baseline_km": [-9223372036854775809]}},
+    }
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, "baseline_km")

@@ -342,6 +342,12 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
                             )
                         )
     _check_values(src, runs)
+    for run in runs:  # the values hash now (a JSON integer beyond 64 bits was a TypeError)
+        try:
+            digest = run_hash(run)
+        except TypeError as exc:
+            raise ConfigError(f"{src}: run p{run['point']:03d}: a value of it ({exc})") from None
+        run["run_id"] = f"p{run['point']:03d}-s{run['seed']:04d}-{digest}"
     return Campaign(
         path=path,
         name=name,
@@ -415,8 +421,7 @@ def _run(
     }
     if estimator is not None:  # only then: the runs of a campaign without one keep their ids
         run["estimator"] = estimator
-    run["run_id"] = f"p{point['point']:03d}-s{seed:04d}-{run_hash(run)}"
-    return run
+    return run  # its run_id is set once its values are checked (campaign_from_data)
 
 
 def _sources(src: str, base: Path, value, duration) -> list[dict]:
