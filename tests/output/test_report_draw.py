@@ -142,33 +142,32 @@ def test_a_child_late_figure_sees_the_early_and_the_parents_data(two_cores, fail
     assert in_parent == bool(fail)
 
 
-def _spills():
-    from navsense.output.report_draw import _spill_dir
-
-    folder = _spill_dir() or __import__("tempfile").gettempdir()
-    return {p for p in os.listdir(folder) if p.startswith("navsense-report-")}
+def _nameless(spill) -> bool:
+    return os.fstat(spill.fileno()).st_nlink == 0  # no name in any folder: nothing to remove
 
 
-def test_arrays_reach_the_child_through_a_removed_spill_file():
+def test_arrays_reach_the_child_through_a_spill_file_without_a_name():
     """_send/_receive: the arrays (out-of-band buffers: contiguous ones; a strided view goes in
-    the pickle) arrive equal, writable and independent of the sender's; the file is gone."""
+    the pickle) arrive equal, writable and independent of the sender's, through the spill file
+    of _spill_file (no name: nothing to remove, however the processes end)."""
     import multiprocessing
     import threading
 
     import numpy as np
 
-    from navsense.output.report_draw import _receive, _send
+    from navsense.output.report_draw import _receive, _send, _spill_file
 
-    before = _spills()
+    spill = _spill_file()
+    assert spill is not None and _nameless(spill)
     a = np.arange(300_000, dtype=np.float64).reshape(-1, 3)
     fields = {"a": a, "strided": a[:, 1], "names": np.array(["rtk_fixed", "single"]), "n": 3}
     receive, send = multiprocessing.Pipe(duplex=False)
-    spills: list = []
-    sender = threading.Thread(target=_send, args=(send, fields, spills))  # more than the pipe
+    sender = threading.Thread(target=_send, args=(send, fields, spill))  # more than the pipe
     sender.start()
-    got = _receive(receive)
+    got = _receive(receive, spill)
     sender.join()
-    assert len(spills) == 1 and not os.path.exists(spills[0]) and _spills() == before
+    assert os.fstat(spill.fileno()).st_size >= a.nbytes  # a's memory went through the file
+    spill.close()
     for k in ("a", "strided", "names"):
         assert np.array_equal(got[k], fields[k]) and got[k].dtype == fields[k].dtype
     assert got["n"] == 3
@@ -177,22 +176,23 @@ def test_arrays_reach_the_child_through_a_removed_spill_file():
 
 
 @pytest.mark.parametrize("fail", ["", "die"])
-def test_no_spill_file_is_left_behind(two_cores, fail):
+def test_the_workers_spill_file_has_no_name(two_cores, fail):
     import numpy as np
 
     from navsense.output.report_draw import FigureWorker
 
-    before = _spills()
     makers = [_maker(f"fig{i}", fail) for i in range(3)]
     with FigureWorker(_Data(), _early(), makers, [2]) as w:
+        assert _nameless(w._spill)
         got = w.draw(_Data(late=np.ones(100_000)))
     assert [g[0] for g in got] == ["fig0", "fig1", "fig2"]
-    assert _spills() == before
+    assert all(np.array_equal(g[2], np.ones(100_000)) for g in got[:2])
+    assert w._spill.closed
 
 
 def test_without_room_for_the_spill_file_the_arrays_go_through_the_pipe(two_cores, monkeypatch):
     """A file size limit or a full /dev/shm (OSError writing the spill file): the data still
-    reach the child, through the pipe, and nothing is left behind."""
+    reach the child, through the pipe."""
     import numpy as np
 
     from navsense.output import report_draw
@@ -201,9 +201,7 @@ def test_without_room_for_the_spill_file_the_arrays_go_through_the_pipe(two_core
         raise OSError(27, "File too large")
 
     monkeypatch.setattr(report_draw, "_spilled", full)
-    before = _spills()
     makers = [_maker(f"fig{i}") for i in range(3)]
     with report_draw.FigureWorker(_Data(), _early(), makers, [2]) as w:
         got = w.draw(_Data(late=np.arange(200_000.0)))
     assert all(np.array_equal(g[2], np.arange(200_000.0)) for g in got[:2])
-    assert _spills() == before

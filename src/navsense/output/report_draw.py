@@ -7,9 +7,9 @@ child imports matplotlib, reads the rows only its figures need (``early``: the I
 states, a nested key for which Arrow parses every INS row: 1.3 s of an hour) and draws what it
 can while this process reads the GNSS and INS rows and the truth
 (:class:`FigureWorker`). This process then sends it what it read (pickled, the arrays' memory
-through a file in shared memory that the child maps: :func:`_send`; the arrays of the figures,
-not the truth nor the reader's cache) and the two share out the other figures, each
-taking the next one not yet taken (a counter in shared memory: whichever is free draws it, so
+through a file without a name in shared memory that the child maps: :func:`_send`; the
+arrays of the figures, not the truth nor the reader's cache) and the two share out the other
+figures, each taking the next one not yet taken (a counter in shared memory: whichever is free draws it, so
 the load of a shared machine balances itself), while this process also computes the
 statistics. Each figure is drawn by the same function from the same arrays as in one process:
 the same PNG bytes.
@@ -37,48 +37,45 @@ __all__ = ["FigureWorker"]
 _NOT_SENT = ("reader", "truth")  # the child has its own reader; the figures do not use the truth
 
 
-def _send(conn, fields: dict, spills: list) -> None:
+def _send(conn, fields: dict, spill) -> None:
     """Send ``fields`` to the child: pickled, with the arrays' memory (pickle protocol 5's
-    out-of-band buffers) written to a file in shared memory (/dev/shm, else the temporary
-    folder) whose name goes with the pickle, so that an hour's INS arrays (50 MB) reach the
-    child in one write and a copy-on-write mapping (0.05 s) instead of through the pipe and
-    two more copies (0.15 s). The file's name is added to ``spills`` (removed by the child
-    once mapped; by :meth:`FigureWorker.close` if the child never gets there). Where the file
-    cannot be written (a file size limit, a full /dev/shm), all goes through the pipe."""
+    out-of-band buffers) written to ``spill``, a file without a name in shared memory
+    (:func:`_spill_file`) that the child inherited when it was forked and maps, so that an
+    hour's INS arrays (50 MB) reach the child in one write and a copy-on-write mapping (0.03 s)
+    instead of through the pipe and two more copies (0.15 s); having no name, it is freed
+    with the processes however they end. Without it (``None``), or where it cannot be written
+    (a file size limit, a full /dev/shm), all goes through the pipe."""
     try:
-        message = _spilled(fields, spills)
+        if spill is None:
+            raise OSError("no spill file")
+        message = _spilled(fields, spill)
     except OSError:
         inband = pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
-        message = pickle.dumps((inband, None, []), protocol=pickle.HIGHEST_PROTOCOL)
+        message = pickle.dumps((inband, []), protocol=pickle.HIGHEST_PROTOCOL)
     # OSError, ValueError: the child has gone (or was stopped); its figures are drawn here
     with contextlib.suppress(OSError, ValueError):
         conn.send_bytes(message)
 
 
-def _spilled(fields: dict, spills: list) -> bytes:
+def _spilled(fields: dict, spill) -> bytes:
     buffers: list = []
     head = pickle.dumps(fields, protocol=5, buffer_callback=buffers.append)
-    spill, sizes = None, []
-    if buffers:
-        fd, spill = tempfile.mkstemp(prefix="navsense-report-", dir=_spill_dir())
-        spills.append(spill)
-        with open(fd, "wb") as f:
-            for b in buffers:
-                raw = b.raw()
-                f.write(raw)
-                sizes.append(raw.nbytes)
-    return pickle.dumps((head, spill, sizes), protocol=pickle.HIGHEST_PROTOCOL)
+    sizes = []
+    for b in buffers:
+        raw = b.raw()
+        spill.write(raw)
+        sizes.append(raw.nbytes)
+    spill.flush()
+    return pickle.dumps((head, sizes), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _receive(conn) -> dict:
-    """What :func:`_send` sent: the arrays map the spill file (copy-on-write: writable, the
-    pages read when used), which is removed at once. EOFError when the parent sent nothing."""
-    head, spill, sizes = pickle.loads(conn.recv_bytes())
+def _receive(conn, spill) -> dict:
+    """What :func:`_send` sent: the arrays map ``spill`` (copy-on-write: writable, the pages
+    read when used). EOFError when the parent sent nothing."""
+    head, sizes = pickle.loads(conn.recv_bytes())
     buffers = []
-    if spill is not None:
-        with open(spill, "rb") as f:
-            os.unlink(spill)
-            view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY))
+    if sizes:
+        view = memoryview(mmap.mmap(spill.fileno(), 0, access=mmap.ACCESS_COPY))
         start = 0
         for n in sizes:
             buffers.append(view[start : start + n])
@@ -86,9 +83,15 @@ def _receive(conn) -> dict:
     return pickle.loads(head, buffers=buffers)
 
 
-def _spill_dir() -> str | None:
+def _spill_file():
+    """A new file without a name (O_TMPFILE, or removed at once) in /dev/shm, else in the
+    temporary folder; None if none can be made."""
     shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    folder = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    try:
+        return tempfile.TemporaryFile(dir=folder)
+    except OSError:
+        return None
 
 
 class FigureWorker:
@@ -120,7 +123,7 @@ class FigureWorker:
         self._late = [i for i in range(len(self._makers)) if i not in own]
         self._child: Any = None
         self._sender: threading.Thread | None = None
-        self._spills: list[str] = []  # files of _send not yet removed
+        self._spill: Any = None  # the file of _send, inherited by the child
         if parallel and len(self._makers) > 1:
             from navsense._runtime.machine import available_cores
             from navsense._runtime.worker import fork_safe
@@ -136,6 +139,7 @@ class FigureWorker:
         self._next = ctx.Value("i", 0)  # the next of self._late to draw, for both processes
         self._from_child, child_send = ctx.Pipe(duplex=False)
         child_receive, self._to_child = ctx.Pipe(duplex=False)
+        self._spill = _spill_file()  # before the fork: the child inherits it
         self._child = ctx.Process(
             target=self._child_main,
             args=(start, child_send, child_receive),
@@ -164,9 +168,8 @@ class FigureWorker:
         child.join()
         if self._sender is not None:  # it ends: the pipe is closed
             self._sender.join()
-        for spill in self._spills:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(spill)
+        if self._spill is not None:
+            self._spill.close()
 
     def _take(self) -> int | None:
         """The index (into makers) of the next late figure not yet taken, or None."""
@@ -201,7 +204,7 @@ class FigureWorker:
         # pipe holds 64 KiB (the pickle without the arrays' memory can be more)
         sender = threading.Thread(
             target=_send,
-            args=(self._to_child, fields, self._spills),
+            args=(self._to_child, fields, self._spill),
             name="navsense-report-send",
             daemon=True,
         )
@@ -238,7 +241,7 @@ class FigureWorker:
             self._early(data)
             drawn = {i: self._makers[i](data) for i in self._early_makers}
             try:
-                fields = _receive(receive)
+                fields = _receive(receive, self._spill)
             except EOFError:  # the parent failed: nothing more is wanted
                 return
             for name, value in fields.items():
