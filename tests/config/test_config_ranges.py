@@ -44,8 +44,8 @@ RANGES = {
     "gnss.corrections.latency_s": ("number", 0, INF, False),
     "gnss.corrections.rtk_max_age_s": ("number", 0, INF, False),
     "gnss.corrections.dgps_max_age_s": ("number", 0, INF, False),
-    "gnss.corrections.ppm_h": ("number", 0, INF, False),
-    "gnss.corrections.ppm_v": ("number", 0, INF, False),
+    "gnss.corrections.ppm_h": ("number", 0, 1000, False),
+    "gnss.corrections.ppm_v": ("number", 0, 1000, False),
     "gnss.obstruction.near_margin_m": ("number", 0, INF, False),
     "gnss.obstruction.foliage_block_path_m": ("number", 0, INF, True),
     "gnss.obstruction.reflector_range_m": ("number", 0, INF, True),
@@ -53,9 +53,9 @@ RANGES = {
     "imu.gyro_std_radps": ("number", 0, INF, False),
     "imu.accel_bias_mps2": ("number", 0, INF, False),
     "imu.gyro_bias_radps": ("number", 0, INF, False),
-    "ins.position_sigma_m": ("number", 0, INF, False),
+    "ins.position_sigma_m": ("number", 0, 1000, False),
     "ins.position_tau_s": ("number", 0, INF, True),
-    "ins.position_white_m": ("number", 0, INF, False),
+    "ins.position_white_m": ("number", 0, 1000, False),
     "ins.heading_sigma_deg": ("number", 0, INF, False),
     "ins.attitude_sigma_deg": ("number", 0, INF, False),
     "ins.velocity_white_mps": ("number", 0, INF, False),
@@ -121,7 +121,7 @@ for _state in ("rtk_fixed", "rtk_float", "dgps", "single"):
         "white_v_m",
         "multipath_h_m",
     ):
-        RANGES[f"gnss.states.{_state}.{_key}"] = ("number", 0, INF, False)
+        RANGES[f"gnss.states.{_state}.{_key}"] = ("number", 0, 1000, False)
     for _key in ("convergence_tau_s", "tau_s"):
         RANGES[f"gnss.states.{_state}.{_key}"] = ("number", 0, INF, True)
 

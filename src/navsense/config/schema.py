@@ -334,19 +334,34 @@ def _at_least_one_system(section: Mapping) -> str | None:
     return None
 
 
+def position_sigma() -> Field:
+    """A position error's standard deviation, m: 0 .. MAX_POSITION_SIGMA_M. Not negative (a
+    standard deviation); at most a kilometre, navsense's ruling: a reported position kilometres
+    off is no fix a receiver or an INS gives, and tens of kilometres take it out of the site's
+    datum domain, a run that would end in the datum chain without naming the key."""
+    return Field(
+        "number",
+        minimum=0,
+        maximum=MAX_POSITION_SIGMA_M,
+        chosen="a standard deviation is not negative; over 1 km no receiver or INS reports a fix",
+    )
+
+
+MAX_POSITION_SIGMA_M = 1000.0
+
 _FIX_STATE = Section(
     {
-        "sigma_h_m": nonnegative(_SIGMA),
-        "sigma_v_m": nonnegative(_SIGMA),
-        "initial_sigma_h_m": nonnegative(_SIGMA),
-        "initial_sigma_v_m": nonnegative(_SIGMA),
+        "sigma_h_m": position_sigma(),
+        "sigma_v_m": position_sigma(),
+        "initial_sigma_h_m": position_sigma(),
+        "initial_sigma_v_m": position_sigma(),
         "convergence_tau_s": positive(
             "the float convergence divides by it, exp(-(t - t_lock) / tau_c)"
         ),
-        "white_h_m": nonnegative(_SIGMA),
-        "white_v_m": nonnegative(_SIGMA),
+        "white_h_m": position_sigma(),
+        "white_v_m": position_sigma(),
         "tau_s": positive(_TAU),
-        "multipath_h_m": nonnegative(_SIGMA),
+        "multipath_h_m": position_sigma(),
     }
 )
 
@@ -486,8 +501,20 @@ SCHEMA = Section(
                         "rtk_max_age_s": nonnegative(_TIME),
                         "dgps_max_age_s": nonnegative(_TIME),
                         "baseline_km": Field("number", minimum=0, maximum=200),
-                        "ppm_h": nonnegative("an error per kilometre is not negative"),
-                        "ppm_v": nonnegative("an error per kilometre is not negative"),
+                        "ppm_h": Field(
+                            "number",
+                            minimum=0,
+                            maximum=1000,
+                            chosen="an error per kilometre is not negative; at most 1000 ppm "
+                            "(200 m at the longest baseline, 200 km)",
+                        ),
+                        "ppm_v": Field(
+                            "number",
+                            minimum=0,
+                            maximum=1000,
+                            chosen="an error per kilometre is not negative; at most 1000 ppm "
+                            "(200 m at the longest baseline, 200 km)",
+                        ),
                         "outages_s": Field("intervals"),
                     }
                 ),
@@ -579,9 +606,9 @@ SCHEMA = Section(
                 "enabled": BOOLEAN,
                 "hz": RATE_HZ,
                 "position_flu_m": VECTOR3_M,
-                "position_sigma_m": nonnegative(_SIGMA),
+                "position_sigma_m": position_sigma(),
                 "position_tau_s": positive(_TAU),
-                "position_white_m": nonnegative(_SIGMA),
+                "position_white_m": position_sigma(),
                 "heading_sigma_deg": nonnegative(_SIGMA),
                 "attitude_sigma_deg": nonnegative(_SIGMA),
                 "velocity_white_mps": nonnegative(_SIGMA),
