@@ -719,3 +719,18 @@ def test_a_campaign_sweep_value_beyond_64_bits(tmp_path, base, capsys):
     (tmp_path / "c.json").write_text(json.dumps(doc))
     argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
     _fails_in_one_line(capsys, argv, tmp_path, "baseline_km")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("accel_mps2", 5e-324, "accel_mps2 = 5e-324 must be >= 0.001"),
+        ("rate_hz", 1e-300, "rate_hz"),
+    ],
+)
+def test_a_route_with_a_tiny_acceleration_or_rate(tmp_path, capsys, key, value, words):
+    """A ramp of 1.875 dV / 5e-324 s was an OverflowError (found by the fuzz suite)."""
+    route = {"points": [{"enu_m": [400, 300, 0]}, {"enu_m": [430, 300, 0], "speed_mps": 5}]}
+    (tmp_path / "r.json").write_text(json.dumps({**route, key: value}))
+    argv = ["truth", "--track", tmp_path / "r.json", "--out", tmp_path / "t.parquet"]
+    _fails_in_one_line(capsys, argv, tmp_path, words)

@@ -106,6 +106,10 @@ RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
 ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
 CLOSE_TOLERANCE_M = 1e-3  # a closed route's last point must equal its first within this
 MAX_WAYPOINT_ENU_M = 1e6  # a waypoint's coordinates: within 1000 km of the site's origin
+#: A route's physics rate, Hz, and its ramps' peak acceleration, m/s^2 (5e-324 made a ramp of
+#: infinite width: an OverflowError).
+ROUTE_RATE_HZ = (1.0, 10_000.0)
+ROUTE_ACCEL_MPS2 = (1e-3, 1e3)
 MAX_ROUTE_LENGTH_M = 1e6  # a route planned at once (its arc-length table: a node every 2 m)
 MAX_TRUTH_STEPS = 24 * 3600 * 120  # longest truth log built from a route or track: 24 h at
 # 120 Hz (1.2 GB of states); longer is refused before any memory is taken
@@ -261,13 +265,22 @@ def chassis_from_footprint(
 # ------------------------------------------------------------------------------- parsing
 
 
-def _number(value, where: str, *, minimum: float | None = None, positive: bool = False) -> float:
+def _number(
+    value,
+    where: str,
+    *,
+    minimum: float | None = None,
+    positive: bool = False,
+    maximum: float | None = None,
+) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not is_finite(value):
         raise TruthError(f"{where} = {json.dumps(value)} is not a finite number")
     if positive and value <= 0:
         raise TruthError(f"{where} = {value} must be > 0")
     if minimum is not None and value < minimum:
         raise TruthError(f"{where} = {value} must be >= {minimum:g}")
+    if maximum is not None and value > maximum:
+        raise TruthError(f"{where} = {value} must be <= {maximum:g}")
     return float(value)
 
 
@@ -372,10 +385,20 @@ def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute
     return WaypointRoute(
         points=_waypoints(data["points"], source),
         vehicle=vehicle,
-        rate_hz=_number(data.get("rate_hz", PHYSICS_HZ), f"{source}: rate_hz", positive=True),
+        rate_hz=_number(
+            data.get("rate_hz", PHYSICS_HZ),
+            f"{source}: rate_hz",
+            positive=True,
+            minimum=ROUTE_RATE_HZ[0],
+            maximum=ROUTE_RATE_HZ[1],
+        ),
         dwell_s=_number(data.get("dwell_s", 0.0), f"{source}: dwell_s", minimum=0.0),
         accel_mps2=_number(
-            data.get("accel_mps2", DEFAULT_ACCEL_MPS2), f"{source}: accel_mps2", positive=True
+            data.get("accel_mps2", DEFAULT_ACCEL_MPS2),
+            f"{source}: accel_mps2",
+            positive=True,
+            minimum=ROUTE_ACCEL_MPS2[0],
+            maximum=ROUTE_ACCEL_MPS2[1],
         ),
         closed=closed,
         description=str(data.get("description", "")),
