@@ -168,6 +168,7 @@ def check_pty_link(link: str) -> None:
     a name (no NUL, not too long) in an existing, writable directory, where nothing is or a
     symbolic link is (replaced; a file or a directory never is). Checked before a run starts."""
     from navsense.errors import ConfigError
+    from navsense.output.outfiles import name_max as longest_name
 
     if not link or "\0" in link or link.endswith(os.sep):
         raise ConfigError(f"--nmea-pty {link!r}: not a file name for the link")
@@ -178,10 +179,7 @@ def check_pty_link(link: str) -> None:
         raise ConfigError(f"--nmea-pty {link}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"--nmea-pty {link}: the folder {folder} is not writable")
-    try:
-        name_max = os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        name_max = 255
+    name_max = longest_name(folder)
     if len(os.fsencode(os.path.basename(link))) > name_max:
         raise ConfigError(f"--nmea-pty {link[:60]}...: the name is longer than {name_max} bytes")
 

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from navsense.errors import ConfigError, NavsenseError
 
-__all__ = ["check_out_file", "naming"]
+__all__ = ["check_out_file", "name_max", "naming"]
+
+
+def name_max(folder: str | os.PathLike) -> int:
+    """The longest file name ``folder``'s file system takes, bytes (255 where it does not say)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def check_out_file(
@@ -46,15 +54,12 @@ def check_out_file(
         raise error(f"{option} {out}: {folder} is not a directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise error(f"{option} {out}: the folder {folder} is not writable")
-    try:
-        name_max = os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        name_max = 255
+    longest = name_max(folder)
     # writers use a temporary name beside it: ".NAME.PID.partial" (up to 17 more bytes)
-    if len(os.fsencode(out.name)) + 17 > name_max:
+    if len(os.fsencode(out.name)) + 17 > longest:
         raise error(
             f"{option} {out}: the name is {len(os.fsencode(out.name))} bytes; this file system "
-            f"allows {name_max - 17} here"
+            f"allows {longest - 17} here"
         )
     return out
 

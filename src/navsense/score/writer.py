@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from navsense.errors import ConfigError, FormatError
+from navsense.output.outfiles import name_max as longest_name
 
 __all__ = ["check_score_path", "read_score", "write_score"]
 
@@ -64,10 +65,7 @@ def check_score_path(path: str | os.PathLike, option: str = "--out") -> Path:
         raise ConfigError(f"{option} {out}: {folder} is not a directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"{option} {out}: the folder {folder} is not writable")
-    try:
-        name_max = os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        name_max = 255
+    name_max = longest_name(folder)
     names = [out.name, *(p.name for p in out.parents if not os.path.lexists(p))]
     for name in names:  # the score is written as ".NAME.PID.partial" first (17 more bytes)
         if len(os.fsencode(name)) + 17 > name_max:
