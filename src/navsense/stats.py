@@ -298,12 +298,9 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
         return TruthSource(f"{RUN_TRUTH_FILE} of the run directory", path=run / RUN_TRUTH_FILE)
     if episode is None:
         episode = read_episode(run)
+    # read_episode has checked source's kinds (navsense.output.episode_check)
     source = episode.get("source") or {}
     where = run / "episode.json"
-    if not isinstance(source, Mapping) or not all(
-        isinstance(source.get(k), (str, type(None))) for k in ("truth", "scenario", "track")
-    ):
-        raise FormatError(f"{where}: source = {source!r:.80} is not an object of paths or names")
     if source.get("truth"):
         path = Path(source["truth"])
         if not path.is_absolute() and not path.exists():

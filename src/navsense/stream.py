@@ -18,10 +18,11 @@ so fed one step at a time each epoch's lines come with its row). Their order is 
 default 0.05 s and 120 Hz), so the simulator's thread only hands over the steps (in batches as
 long as its pace leaves the worker time for) and picks up finished rows; it waits only when rows
 due now are not back yet, i.e. when the worker has fallen behind. A forked worker gets the steps
-through a ring of shared slots that it looks at every millisecond
+through a ring of shared slots that it looks at every 1 to 5 ms, 2 ms at 120 Hz
 (:class:`navsense._runtime.transport.StepRing`): handing over a batch is a copy and a semaphore
-post, no system call that wakes the worker (a pipe write to a sleeping worker costs the caller
-about 65 us); a spawned worker gets them through its pipe. The work moves to another core; the rows
+post, no system call that wakes the worker (a pipe write that wakes it cost the caller tens of
+microseconds and, on a busy machine, let the worker preempt it); a spawned worker gets them
+through its pipe. The work moves to another core; the rows
 and their delivery steps stay the same. With ``delay_s`` = 0 every row is due at the step it is
 sampled, and the stream runs the models in the calling process, as it does on a machine of one
 core. The worker (:mod:`navsense._runtime.worker`'s protocol) is forked where Linux allows it,
@@ -296,7 +297,7 @@ class SensorStream:
         (L - B + 1) pace >= 2 B w + p, B <= ((L + 1) pace - p) / (pace + 2 w); half the latency
         before the pace is known. At 120 Hz (L = 6) B = 5, due two steps after it is sent; at
         1 kHz B = 2, due five steps after. A ring's worker then waits an eighth of that time
-        between looks (1 to 5 ms: 2 ms at 120 Hz, four looks a step, some 30 us of its CPU),
+        between looks (1 to 5 ms: 2 ms at 120 Hz, four looks a step, about 100 us of its CPU),
         leaving it at least 1.75 times its mean time for the batch (with a quarter, 4 ms, a
         slow batch missed its step now and then)."""
         lat = self.latency_steps

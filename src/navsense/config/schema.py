@@ -334,6 +334,9 @@ def _at_least_one_system(section: Mapping) -> str | None:
     return None
 
 
+MAX_POSITION_SIGMA_M = 1000.0  # m, position_sigma()'s bound
+
+
 def position_sigma() -> Field:
     """A position error's standard deviation, m: 0 .. MAX_POSITION_SIGMA_M. Not negative (a
     standard deviation); at most a kilometre, navsense's ruling: a reported position kilometres
@@ -346,8 +349,6 @@ def position_sigma() -> Field:
         chosen="a standard deviation is not negative; over 1 km no receiver or INS reports a fix",
     )
 
-
-MAX_POSITION_SIGMA_M = 1000.0
 
 _FIX_STATE = Section(
     {
