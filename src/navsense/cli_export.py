@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         with naming(bag):
             path = write_mcap(args.run_dir, bag, gnss_fix=args.gnss_fix, raw_imu=args.raw_imu)
         print(f"navsense: ROS 2 bag {path}")
+        _teardown_not_needed()
         return 0
     if name == "report":
         from navsense.output.report import REPORT_DIR, write_report
@@ -99,8 +100,18 @@ def run(args: argparse.Namespace) -> int:
         with naming(Path(args.run_dir) / REPORT_DIR):
             path = write_report(args.run_dir, sky_time_s=args.time_s)
         print(f"navsense: report {path}")
+        _teardown_not_needed()
         return 0
     raise ValueError(f"cli_export.run: unknown command {name!r}")  # pragma: no cover
+
+
+def _teardown_not_needed() -> None:
+    """The bag or the report is complete and closed, and the report's figure child joined: the
+    console script may end without the interpreter's teardown (navsense._runtime.process; for a
+    report, freeing matplotlib's, pyarrow's and numpy's objects, 0.07 s of a 1 s process)."""
+    from navsense._runtime.process import teardown_not_needed
+
+    teardown_not_needed()
 
 
 def _bag_in(run_dir: str):

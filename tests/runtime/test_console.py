@@ -77,3 +77,48 @@ def test_the_console_script_prints_writes_and_exits_like_main(tmp_path):
         text=True,
     )
     assert failed.returncode == 2 and "no such truth log" in failed.stderr
+
+
+def test_report_and_export_end_without_teardown_with_their_files_complete(tmp_path):
+    """``navsense report`` and ``navsense export mcap`` also skip the teardown: the report's
+    page, PNGs and statistics and the bag are complete when the process has ended (the page
+    ends with its closing tag, every PNG with its IEND chunk, the bag reads to its summary)."""
+    import json
+
+    from mcap.reader import make_reader
+
+    run = tmp_path / "run"
+    made = subprocess.run(
+        [sys.executable, "-m", "navsense", "simulate", "--duration", "20", "--out", str(run)],
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    # an atexit handler is part of the teardown: it does not run
+    probe = (
+        "import atexit, sys; atexit.register(print, 'teardown ran'); "
+        f"sys.argv = ['navsense', 'report', {str(run)!r}]; "
+        "from navsense._runtime.console import run; run()"
+    )
+    report = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    assert "navsense: report" in report.stdout and "teardown ran" not in report.stdout
+    page = (run / "report" / "report.html").read_text(encoding="utf-8")
+    assert page.rstrip().endswith("</html>")
+    pngs = sorted((run / "report").glob("*.png"))
+    assert len(pngs) >= 5
+    assert all(p.read_bytes().endswith(b"IEND\xaeB`\x82") for p in pngs)
+    assert json.loads((run / "report" / "statistics.json").read_bytes())["duration_s"] > 0
+    bag = tmp_path / "run.mcap"
+    export = subprocess.run(
+        [sys.executable, "-m", "navsense", "export", "mcap", str(run), "--out", str(bag)],
+        capture_output=True,
+        text=True,
+    )
+    assert export.returncode == 0, export.stderr
+    assert "navsense: ROS 2 bag" in export.stdout
+    with bag.open("rb") as f:
+        reader = make_reader(f)
+        summary = reader.get_summary()
+        assert summary is not None and summary.statistics.message_count > 0
+        assert sum(1 for _ in reader.iter_messages()) == summary.statistics.message_count
