@@ -734,3 +734,35 @@ def test_a_route_with_a_tiny_acceleration_or_rate(tmp_path, capsys, key, value, 
     (tmp_path / "r.json").write_text(json.dumps({**route, key: value}))
     argv = ["truth", "--track", tmp_path / "r.json", "--out", tmp_path / "t.parquet"]
     _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+ROUTE = '{"points": [{"enu_m": [400, 300, 0]}, {"enu_m": [430, 300, 0], "speed_mps": 5}]'
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("s.json", '{"name": "a", "name": "b", "georeference": {"kind": "acre"}}', '"name"'),
+        ("r.json", ROUTE + ', "rate_hz": 120, "rate_hz": 60}', '"rate_hz"'),
+        ("r.json", ROUTE.replace('"speed_mps": 5', '"speed_mps": 5, "speed_mps": 50') + "}", ""),
+        ("scenario.json", '{"name": "x", "site": "acre", "site": "x", "waypoints": "r.json"}', ""),
+        ("truth.truth.json", '{"start_utc": "2026-01-01T00:00:00Z", "start_utc": "x"}', ""),
+    ],
+)
+def test_a_json_input_with_a_key_twice(tmp_path, base, capsys, name, text, words):
+    """Python's parser kept the last of a repeated key silently (a site, route, scenario file or
+    a truth log's sidecar ran with half of what its author wrote); they are refused as a
+    configuration file's are."""
+    (tmp_path / name).write_text(text)
+    if name == "s.json":
+        argv = _simulate(tmp_path, base / "truth.csv", "--site", tmp_path / name)
+    elif name == "r.json":
+        argv = ["truth", "--track", tmp_path / name, "--out", tmp_path / "t.parquet"]
+    elif name == "scenario.json":
+        (tmp_path / "r.json").write_text(ROUTE + "}")
+        argv = ["simulate", "--scenario", tmp_path / name, "--out", tmp_path / "out", "--quiet"]
+    else:
+        shutil.copy(base / "truth.csv", tmp_path / "truth.csv")
+        argv = _simulate(tmp_path, tmp_path / "truth.csv")
+    line = _fails_in_one_line(capsys, argv, tmp_path, f"{name}: the key {words}")
+    assert "appears twice in one object" in line, line

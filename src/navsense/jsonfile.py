@@ -7,7 +7,9 @@ checked, decoded and parsed with errors that name the file, and the line and col
 - :func:`decode_text`: UTF-8, with or without a byte-order mark; UTF-16 or UTF-32 (their BOM)
   and bytes that are not UTF-8 are refused with the line and column of the first bad byte;
 - :func:`parse_json`: JSON, nested at most :data:`MAX_JSON_DEPTH` levels, without the
-  non-standard constants NaN and Infinity (a number where navsense expects one must be finite).
+  non-standard constants NaN and Infinity (a number where navsense expects one must be finite)
+  and without a key twice in one object (RFC 8259 leaves its meaning open; Python's parser
+  would keep the last silently, as the configuration files refuse it).
 """
 
 from __future__ import annotations
@@ -146,22 +148,39 @@ def _no_constant(source: str, error: type[Exception]):
     return refuse
 
 
+def _no_duplicate_keys(source: str, error: type[Exception]):
+    def pairs_to_dict(pairs: list) -> dict:
+        out = dict(pairs)
+        if len(out) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    name = json.dumps(key, ensure_ascii=False)
+                    raise error(f"{source}: the key {name} appears twice in one object")
+                seen.add(key)
+        return out
+
+    return pairs_to_dict
+
+
 def parse_json(text: str, source: str, error: type[Exception], allow_nan: bool = False):
     """The JSON value of ``text``; ``error`` "SOURCE: line L column C: message" if it is not JSON,
-    nests deeper than :data:`MAX_JSON_DEPTH` or holds NaN or Infinity (``allow_nan``: passed on
-    as floats, for a reader that checks every number itself and names its key)."""
+    nests deeper than :data:`MAX_JSON_DEPTH`, has a key twice in one object or holds NaN or
+    Infinity (``allow_nan``: passed on as floats, for a reader that checks every number itself
+    and names its key)."""
     deep = json_depth_error(text, source, error)
     if deep is not None:
         raise deep
+    pairs = _no_duplicate_keys(source, error)
     try:
         if allow_nan:
-            return json.loads(text)
-        return json.loads(text, parse_constant=_no_constant(source, error))
+            return json.loads(text, object_pairs_hook=pairs)
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=_no_constant(source, error))
     except json.JSONDecodeError as exc:
         raise error(f"{source}: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:  # pragma: no cover - the depth is checked first
         raise error(f"{source}: nested too deeply") from None
-    except error:  # NaN or Infinity (the hook)
+    except error:  # NaN, Infinity or a repeated key (the hooks)
         raise
     except ValueError as exc:  # an integer of more than 4300 digits
         raise error(f"{source}: not JSON navsense reads ({str(exc).split(';')[0]})") from None

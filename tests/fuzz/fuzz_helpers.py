@@ -10,10 +10,12 @@ a failure leaves nothing that looks complete and changes no file that was there.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import math
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -370,9 +372,10 @@ def nasty_token() -> st.SearchStrategy[str]:
 
 
 def nasty_value() -> st.SearchStrategy[object]:
-    """A JSON value of the wrong kind or at an extreme."""
+    """A JSON value of the wrong kind or at an extreme (a copy: a mutation that adds a key to
+    the ``{}`` it drew must not change the list, or the next example's draws differ)."""
     return st.one_of(
-        st.sampled_from(NASTY_VALUES),
+        st.sampled_from(NASTY_VALUES).map(copy.deepcopy),
         st.floats(allow_nan=True, allow_infinity=True),
         st.integers(min_value=-(2**70), max_value=2**70),
         st.text(max_size=6),
@@ -514,9 +517,12 @@ def _deep_dumps(doc) -> str:
 
 # ------------------------------------------------------------------------ byte damage
 class Blob(bytes):
-    """Damaged file content whose repr (in hypothesis's report) is what was done, not the bytes."""
+    """Damaged file content whose repr (in hypothesis's report) is what was done, not the bytes.
+    ``repeated_key``: a JSON member was repeated in its object, which a JSON input navsense
+    checks (site, route, configuration, campaign) must refuse."""
 
     note = ""
+    repeated_key = False
 
     def __repr__(self) -> str:
         return f"<{len(self)} bytes: {self.note}>"
@@ -526,6 +532,10 @@ def blob(data: bytes, note: str) -> Blob:
     b = Blob(data)
     b.note = note
     return b
+
+
+_STRING = rb'"(?:[^"\\\n]|\\.)*"'
+_MEMBER = re.compile(_STRING + rb"\s*:\s*(?:" + _STRING + rb"|[-+.\w]+)\s*,")  # "k": plain value,
 
 
 class Doc:
@@ -562,6 +572,7 @@ def damaged_bytes(draw, data: bytes, deep_text: bytes | None = None):
                 "deep",
                 "nul",
                 "crlf",
+                "twice",
             ]
         )
     )
@@ -613,6 +624,13 @@ def damaged_bytes(draw, data: bytes, deep_text: bytes | None = None):
         return blob(data[:at] + b"\0" + data[at:], f"NUL at {at}")
     if kind == "crlf":
         return blob(data.replace(b"\n", b"\r\n"), "CRLF")
+    if kind == "twice":  # a JSON member repeated in its object ("k": 1, "k": 1, ...)
+        members = list(_MEMBER.finditer(data))
+        if members:
+            m = members[draw(st.integers(0, len(members) - 1))]
+            b = blob(data[: m.end()] + m.group() + data[m.end() :], f"{m.group()!r} twice")
+            b.repeated_key = True
+            return b
     return blob(b"", "empty")
 
 
