@@ -92,6 +92,45 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch):
     assert _run(capsys, ["scenarios"]) == (130, ["navsense: interrupted"])
 
 
+def _wrapped(stop: BaseException) -> ImportError:
+    """pybind11's error for a module whose import was interrupted (found by Ctrl-C during
+    ``navsense truth`` of a route: scipy.optimize's first import)."""
+    try:
+        try:
+            raise stop
+        except BaseException as inner:
+            raise ImportError("initialization failed") from inner
+    except ImportError as exc:
+        return exc
+
+
+@pytest.mark.parametrize(
+    "stop, result",
+    [
+        (KeyboardInterrupt(), (130, ["navsense: interrupted"])),
+        (cli._Terminated(), (143, ["navsense: terminated (SIGTERM)"])),
+    ],
+)
+def test_ctrl_c_or_sigterm_inside_a_library_error_is_still_a_stop(
+    capsys, monkeypatch, stop, result
+):
+    _fail_with(monkeypatch, _wrapped(stop))
+    assert _run(capsys, ["scenarios"]) == result
+    wrapped_twice = RuntimeError("while loading")
+    wrapped_twice.__context__ = _wrapped(stop)
+    _fail_with(monkeypatch, wrapped_twice)
+    assert _run(capsys, ["scenarios"]) == result
+
+
+def test_an_error_without_a_stop_behind_it_stays_an_error(capsys, monkeypatch):
+    exc = ImportError("initialization failed")
+    exc.__context__ = ValueError("x")
+    exc.__context__.__context__ = exc  # a cycle ends the search
+    _fail_with(monkeypatch, exc)
+    code, lines = _run(capsys, ["scenarios"])
+    assert code == 2 and lines[0].startswith("navsense: internal error: ImportError")
+
+
 def test_a_huge_message_is_cut_to_one_readable_line(capsys, monkeypatch):
     _fail_with(monkeypatch, TruthError("value " + "9" * 100_000))
     code, lines = _run(capsys, ["scenarios"])

@@ -363,10 +363,37 @@ def _main(words: list[str], debug: bool) -> int:
         if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
             status = exc.code
             return status if isinstance(status, int) else (0 if status is None else 2)
+        stop = _stop_behind(exc)
+        if stop is not None:
+            _report(_STOP_LINES[type(stop)], debug)
+            return 130 if isinstance(stop, KeyboardInterrupt) else 143
         if debug:
             _show_warnings(caught, debug)
         _report(error_line(exc), debug and not isinstance(exc, _UsageError))
         return 2
+
+
+_STOP_LINES = {
+    KeyboardInterrupt: "navsense: interrupted",
+    _Terminated: "navsense: terminated (SIGTERM)",
+}
+
+
+def _stop_behind(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`_Terminated`) behind ``exc``: a library
+    may turn one into its own error, e.g. pybind11's ``ImportError: initialization failed`` for
+    a module whose import Ctrl-C interrupted (scipy.optimize's, loaded by a track's first fit)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc.__cause__, exc.__context__]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if type(e) in _STOP_LINES:
+            return e
+        todo += [e.__cause__, e.__context__]
+    return None
 
 
 def _show_warnings(caught: list, debug: bool) -> None:
