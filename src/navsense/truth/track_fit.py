@@ -36,6 +36,16 @@ method. Data whose plain score (gamma = 1) is smallest at the lower end of
 that the RMS residual per column equals a given noise sigma (Morozov's discrepancy principle;
 FITPACK's s = n sigma^2).
 
+Outliers (multipath jumps) are set aside before the standstills are sought
+(:func:`reject_outliers`). Correlated noise (GNSS error is a Gauss-Markov process of tens of
+seconds plus white noise) is not modelled in (3): GCV sees its slow part as motion and smooths
+only the fast part away. Its effect on the IMU truth is small where the vehicle moves (a
+random walk of 1 m over 30 s has accelerations of about 0.1 m/s^2 at a 2 s kernel) and large
+where it stands (the wander looks like creeping and turning): standstills therefore allow a
+drift of :data:`STAND_WANDER_M` (:func:`find_standstills`) and the height profile a kernel of
+at least :data:`PROFILE_KERNEL_M`. A floor on the path's kernel (1 .. 1.4 s) was tried and
+left: it bent the 90-degree turns of 1 Hz town drives more than it calmed 10 Hz ones.
+
 Abscissae closer than :data:`MERGE_FRACTION` of the median spacing are merged into one weighted
 point (their mean), so a fit never meets the ill-conditioned system of nearly equal knots.
 """
@@ -79,12 +89,17 @@ MIN_SMOOTHING_POINTS = 5  # fewer points are interpolated (nothing to estimate a
 DETECT_FACTOR = 10.0  # standstill detector: the smoothing spline of 10 lambda (a kernel 1.8 x
 # longer: its speed noise is a quarter of the fit's)
 DETECT_SIGMAS = 4.0  # a standstill: detector speed below 4 standard deviations of its noise
-STAND_SPREAD_SIGMAS = 2.0  # ... and its points within 2 noise sigmas RMS of their mean
-END_RADIUS_SIGMAS = 3.0  # ... and the points between it and the track's end, within 3 sigmas
+STAND_DRIFT_SIGMAS = 2.0  # ... and its points' drift over it below 2 noise sigmas + wander
+STAND_WANDER_M = 1.5  # the slow wander of a standing receiver (correlated error), m
+STAND_DRIFT_MPS = 0.05  # ... or a drift slower than this (a long stop's wander), m/s
 EDGE_POINTS = 1  # the next point on either side, when within 2 noise sigmas of it, joins too
-EDGE_RADIUS_SIGMAS = 2.0  # (the stop began between two points: its force errs on the still side)
-MIN_SPREAD_M = 0.01  # floor of that spread (a recording without noise), m
-PROFILE_MERGE_M = 0.05  # points of the height profile closer than this in distance are one, m
+EDGE_RADIUS_SIGMAS = 3.0  # (the stop began between two points: its force errs on the still side)
+MIN_SPREAD_M = 0.01  # floor of that radius (a recording without noise), m
+PROFILE_MERGE_M = 1.0  # points of the height profile closer than this in distance are one, m
+PROFILE_KERNEL_M = 50.0  # the height profile's smoothing kernel is at least this long, m
+OUTLIER_SIGMAS = 8.0  # a residual beyond this many robust sigmas is an outlier (multipath)
+OUTLIER_NEIGHBOURS = 3  # ... when the largest within this many points either side
+OUTLIER_ROUNDS = 10  # at most this many refits setting outliers aside
 _GCV_TOL = 0.02  # decades of lambda (5 %: GCV is flat at its minimum)
 
 
@@ -257,7 +272,11 @@ class SplineSmoother:
 
 
 def gcv_lambda(
-    smoother: SplineSmoother, y: np.ndarray, gamma: float = 1.0, near: float | None = None
+    smoother: SplineSmoother,
+    y: np.ndarray,
+    gamma: float = 1.0,
+    near: float | None = None,
+    floor: float | None = None,
 ) -> tuple[float, bool]:
     """Scaled lambda minimising the GCV score (3) with ``gamma`` over :data:`LOG_LAMBDA_RANGE`
     (whole decades, then Brent's method between the neighbours of the best to :data:`_GCV_TOL`
@@ -270,9 +289,21 @@ def gcv_lambda(
     grid = np.arange(lo, hi + 0.5)
     terms = [smoother.gcv_terms(y, 10.0**g) for g in grid]
     plain = [_gcv_score(rss, edf, smoother.n, 1.0) for rss, edf in terms]
-    noise_free = int(np.argmin(plain)) == 0
+    noise_free = int(np.argmin(plain)) == 0 and grid[0] == LOG_LAMBDA_RANGE[0]
     scores = [_gcv_score(rss, edf, smoother.n, gamma) for rss, edf in terms]
     best = int(np.argmin(scores))
+    if floor is not None and grid[best] < math.log10(floor) + 1.0:
+        log_floor = min(max(math.log10(floor), LOG_LAMBDA_RANGE[0]), LOG_LAMBDA_RANGE[1])
+        if grid[best] <= log_floor:
+            return 10.0**log_floor, noise_free  # the floor: below it GCV follows the noise
+        grid, scores = (
+            np.array([log_floor, *grid[grid > log_floor]]),
+            [
+                smoother.gcv(y, 10.0**log_floor, gamma),
+                *[sc for g, sc in zip(grid, scores) if g > log_floor],
+            ],
+        )
+        best = int(np.argmin(scores))
     if len(grid) < 2:
         return 10.0 ** grid[best], noise_free
     from scipy.optimize import minimize_scalar
@@ -417,7 +448,8 @@ class PathFit:
     ``standstills`` ((start, end) s: the path is constant there), ``lam`` the lambda of (1) in
     s^3 (None: the interpolating spline), ``method`` "interpolation" | "gcv" | "sigma",
     ``residual_rms_m`` the RMS residual per axis, ``noise_m`` the noise per axis the fit
-    implies (sqrt(RSS / (2 (n - tr H))); 0 for the interpolating spline)."""
+    implies (sqrt(RSS / (2 (n - tr H))); 0 for the interpolating spline), ``outliers`` the
+    indices of the points set aside (:func:`reject_outliers`)."""
 
     path: PPoly
     standstills: tuple[tuple[float, float], ...]
@@ -425,6 +457,7 @@ class PathFit:
     method: str
     residual_rms_m: float
     noise_m: float
+    outliers: tuple[int, ...] = ()
 
 
 def fit_path(
@@ -448,25 +481,34 @@ def fit_path(
     if smoothing_m == 0.0 or (smoothing_m is None and n < MIN_SMOOTHING_POINTS):
         path = CubicSpline(t, xy, axis=0, bc_type="not-a-knot", extrapolate=False)
         return PathFit(path, (), None, "interpolation", 0.0, 0.0)
-    x, y, w, _ = merge_close(t, xy)
+    x, y, w, group = merge_close(t, xy)
     x[0], x[-1] = t[0], t[-1]  # the path spans the track
+
+    def choose(
+        smoother: SplineSmoother, yy: np.ndarray, near: float | None = None
+    ) -> tuple[float, bool]:
+        if smoothing_m is None:
+            return gcv_lambda(smoother, yy, GCV_GAMMA, near=near)
+        return discrepancy_lambda(smoother, yy, smoothing_m), False
+
+    keep, last = reject_outliers(x, y, w, choose)
+    outliers = tuple(int(i) for i in np.flatnonzero(~keep[group]))
+    x, y, w = x[keep], y[keep], w[keep]
+    x[0], x[-1] = t[0], t[-1]  # still, when an end point was an outlier
     smoother = SplineSmoother(x, w)
-    if smoothing_m is None:
-        lam_u, noise_free = gcv_lambda(smoother, y, GCV_GAMMA)
-        if noise_free:
-            return fit_path(t, xy, 0.0, stop_speed_mps)  # no noise to remove: pass-through
-    else:
-        lam_u = discrepancy_lambda(smoother, y, smoothing_m)
+    lam_u, noise_free = last if last is not None else choose(smoother, y)
+    if noise_free:  # no noise to remove: through every point but the outliers
+        kept = keep[group]
+        kept[0] = kept[-1] = True
+        path = CubicSpline(t[kept], xy[kept], axis=0, bc_type="not-a-knot", extrapolate=False)
+        return PathFit(path, (), None, "interpolation", 0.0, 0.0, outliers)
     noise = _noise(smoother, y, lam_u)
     flat = find_standstills(smoother, y, lam_u, noise, stop_speed_mps)
     fit = smoother
     if flat:
         # lambda again, the standstills held: a long stop no longer makes the drive look smooth
         fit = SplineSmoother(x, w, flat)
-        if smoothing_m is None:
-            lam_u = gcv_lambda(fit, y, GCV_GAMMA, near=lam_u)[0]
-        else:
-            lam_u = discrepancy_lambda(fit, y, smoothing_m)
+        lam_u = choose(fit, y, lam_u)[0]
         noise = _noise(fit, y, lam_u)
         flat = find_standstills(smoother, y, lam_u, noise, stop_speed_mps)
         fit = SplineSmoother(x, w, flat)
@@ -480,7 +522,53 @@ def fit_path(
         method="gcv" if smoothing_m is None else "sigma",
         residual_rms_m=rms,
         noise_m=noise,
+        outliers=outliers,
     )
+
+
+def reject_outliers(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, choose
+) -> tuple[np.ndarray, tuple[float, bool] | None]:
+    """The points kept (bool (n,)), and ``choose``'s answer on them when the last fit was on
+    them (else None): outliers set aside (``choose(smoother, y, near)`` gives the lambda of a
+    fit and whether the data are noise-free).
+
+    A point is an outlier when its residual from the fit is more than :data:`OUTLIER_SIGMAS`
+    times the residuals' robust scale (1.4826 times their median absolute value per axis, of
+    the points kept) and the largest such within :data:`OUTLIER_NEIGHBOURS` points either side
+    (a jump pulls the fit, and with it its neighbours' residuals); the fit is repeated without
+    it, at most :data:`OUTLIER_ROUNDS` times. Gaussian noise reaches 8 sigmas in the plane with
+    probability exp(-32) (1e-14); the smoothing's bias at a 1 Hz stop or turn reaches about 5.
+    A multipath jump of 20 m in 0.5 m noise leaves a residual of 20 .. 40 sigmas, in 3 m noise
+    of about 6 (kept: it moves the path by about a metre for a second). Data the fit finds
+    noise-free (``choose``'s flag) have no outliers to tell from."""
+    keep = np.ones(len(x), dtype=bool)
+    near = None
+    last = None
+    for _ in range(OUTLIER_ROUNDS):
+        idx = np.flatnonzero(keep)
+        xs = x[idx].copy()
+        xs[0], xs[-1] = x[0], x[-1]
+        smoother = SplineSmoother(xs, w[idx])
+        lam_u, noise_free = choose(smoother, y[idx], near)
+        last = (lam_u, noise_free)
+        if noise_free:
+            break
+        near = lam_u
+        r = smoother.residuals(y[idx], smoother.coefficients(y[idx], lam_u))
+        scale = 1.4826 * float(np.median(np.abs(r)))
+        if not scale > 0.0:
+            break
+        z = np.sqrt(np.sum(r * r, axis=1)) / scale
+        k = OUTLIER_NEIGHBOURS
+        padded = np.concatenate([np.zeros(k), z, np.zeros(k)])
+        window = np.lib.stride_tricks.sliding_window_view(padded, 2 * k + 1).max(axis=1)
+        worst = np.flatnonzero((z > OUTLIER_SIGMAS) & (z >= window))
+        if worst.size == 0 or len(idx) - worst.size < MIN_SMOOTHING_POINTS:
+            break
+        keep[idx[worst]] = False
+        last = None
+    return keep, last
 
 
 def _noise(smoother: SplineSmoother, y: np.ndarray, lam_u: float) -> float:
@@ -499,34 +587,62 @@ def find_standstills(
     detector = smoother.ppoly(smoother.coefficients(y, lam_det))
     v_det = max(stop_speed_mps, DETECT_SIGMAS * noise_m * smoother.derivative_noise(lam_det))
     x, w = smoother.x, smoother.w
+    last = smoother.n - 1
+
+    def stands(p: int, q: int) -> tuple[bool, np.ndarray]:
+        ww = w[p : q + 1]
+        centre = np.sum(ww[:, None] * y[p : q + 1], axis=0) / np.sum(ww)
+        return _standing(x[p : q + 1], y[p : q + 1], ww, centre, noise_m), centre
+
     flat: list[tuple[int, int]] = []
     for a, b in below_speed(detector, v_det, float(x[0]), float(x[-1])):
         idx = np.flatnonzero((x >= a) & (x <= b))
         if idx.size < 2:
             continue
         p, q = int(idx[0]), int(idx[-1])
-        ww = w[p : q + 1, None]
-        centre = np.sum(ww * y[p : q + 1], axis=0) / np.sum(ww)
-        spread = math.sqrt(float(np.sum(ww * (y[p : q + 1] - centre) ** 2)) / (2 * np.sum(ww)))
-        if spread > STAND_SPREAD_SIGMAS * noise_m + MIN_SPREAD_M:
+        ok, centre = stands(p, q)
+        if not ok:
             continue  # the points move: slow, not standing
-        # the detector is noisiest at the track's ends: points there that all lie within
-        # END_RADIUS_SIGMAS of the standstill join it
-        radius = END_RADIUS_SIGMAS * noise_m + MIN_SPREAD_M
-        if p > 0 and np.all(np.hypot(*(y[:p] - centre).T) <= radius):
+        # the detector is noisiest at the track's ends: the points between the standstill and
+        # the track's start (end) join it when they all stand with it
+        if p > 0 and stands(0, q)[0]:
             p = 0
-        if q < smoother.n - 1 and np.all(np.hypot(*(y[q + 1 :] - centre).T) <= radius):
-            q = smoother.n - 1
+        if q < last and stands(p, last)[0]:
+            q = last
+        if flat and stands(flat[-1][0], q)[0]:  # two standstills apart by the receiver's
+            p = flat.pop()[0]  # wander, not by motion: one
+        ok, centre = stands(p, q)
         near = EDGE_RADIUS_SIGMAS * noise_m + MIN_SPREAD_M
         for _ in range(int(EDGE_POINTS)):
             if p > 0 and math.dist(y[p - 1], centre) <= near:
                 p -= 1
-            if q < smoother.n - 1 and math.dist(y[q + 1], centre) <= near:
+            if q < last and math.dist(y[q + 1], centre) <= near:
                 q += 1
         if flat and p <= flat[-1][1] + 2:  # they would share a B-spline coefficient: one
             p = flat.pop()[0]
         flat.append((p, q))
     return flat
+
+
+def _standing(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, centre: np.ndarray, noise_m: float
+) -> bool:
+    """Whether points the detector found slow stand: they lie within ``a`` =
+    :data:`STAND_DRIFT_SIGMAS` noise sigmas + :data:`STAND_WANDER_M` of their mean (RMS), and
+    their weighted least-squares drift (the velocity of the line through them) is slower than
+    :data:`STAND_DRIFT_MPS` or moves them less than ``a`` over the interval. A vehicle creeping
+    at 0.1 m/s for 30 s moves; a receiver's wander of 1 m over 30 s, standing for 5 min, drifts
+    at about 0.005 m/s and stands."""
+    allowed = STAND_DRIFT_SIGMAS * noise_m + STAND_WANDER_M
+    spread = math.sqrt(float(np.sum(w[:, None] * (y - centre) ** 2)) / (2 * np.sum(w)))
+    if spread > allowed:
+        return False
+    tc = x - np.sum(w * x) / np.sum(w)
+    drift = np.sum((w * tc)[:, None] * (y - centre), axis=0) / max(
+        float(np.sum(w * tc * tc)), 1e-300
+    )
+    speed = math.hypot(*drift)
+    return speed <= STAND_DRIFT_MPS or speed * float(x[-1] - x[0]) <= allowed
 
 
 def fit_profile(s: np.ndarray, z: np.ndarray, interpolate: bool) -> tuple[PPoly, float | None]:
@@ -552,7 +668,18 @@ def fit_profile(s: np.ndarray, z: np.ndarray, interpolate: bool) -> tuple[PPoly,
         return PPoly(c, np.array([sm[0], sm[0] + 1.0]), extrapolate=True), None
     if interpolate:
         return CubicSpline(sm, zm, bc_type="not-a-knot", extrapolate=True), None
+    floor = (PROFILE_KERNEL_M / float(np.median(np.diff(sm)))) ** 4
+
+    def choose(
+        smoother: SplineSmoother, yy: np.ndarray, near: float | None = None
+    ) -> tuple[float, bool]:
+        return gcv_lambda(smoother, yy, GCV_GAMMA, near=near, floor=floor)[0], False
+
+    keep, last = reject_outliers(sm, zm[:, None], wm, choose)
+    ends = sm[0], sm[-1]
+    sm, zm, wm = sm[keep], zm[keep], wm[keep]
+    sm[0], sm[-1] = ends
     smoother = SplineSmoother(sm, wm)
-    lam_u = gcv_lambda(smoother, zm[:, None], GCV_GAMMA)[0]
+    lam_u = (last if last is not None else choose(smoother, zm[:, None]))[0]
     pp = smoother.ppoly(smoother.coefficients(zm[:, None], lam_u))
     return PPoly(pp.c[:, :, 0], pp.x, extrapolate=True), smoother.lam(lam_u)

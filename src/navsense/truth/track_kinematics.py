@@ -26,21 +26,35 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
 
   The fit is reported in ``smoothing_lambda`` (s^3; None: interpolation), ``smoothing_method``,
   ``residual_rms_m`` and ``noise_m`` (the noise per axis the fit implies).
+- Outliers (smoothed paths; :func:`navsense.truth.track_fit.reject_outliers`): a point whose
+  residual from the fit is more than 8 robust sigmas of the residuals, and the largest within 3
+  points either side, is set aside (a multipath jump) and the fit repeated, at most 10 times;
+  its height is set aside too. ``outliers`` lists them (indices of the track's points).
 - Standstills (smoothed paths; :func:`navsense.truth.track_fit.find_standstills`): the vehicle
   stands where a more strongly smoothed path (10 lambda) is slower than 4 standard deviations of
   its speed noise (computed from the fit's noise; at least ``stop_speed_mps``) and the points
-  there stay within 2 noise sigmas RMS of their mean; the next point on either side joins when
-  within 2 sigmas of that mean, and all the points to the track's start or end when within 3.
-  The path is fitted again constant on each standstill (lambda chosen again, so that a long
-  stop does not make the drive look smooth): position held, zero velocity and acceleration, and
-  C2 at both ends (F' = F'' = 0 there, so starts and stops are smooth). The intervals are
-  ``standstills``.
+  there stand: their least-squares drift is below ``stop_speed_mps`` or moves them less than
+  2 noise sigmas + 1.5 m over the interval, and they lie within that of their mean (RMS). The
+  1.5 m is the slow wander of a standing receiver (GNSS error is correlated over tens of
+  seconds: the fit's noise, from the residuals, is only its fast part). Two standstills that
+  stand together are one (the hop between them is the wander), as are a standstill and the
+  points to the track's start or end; the next point on either side joins when within 3 sigmas
+  of the mean. The path is fitted again constant on each standstill (lambda chosen again, so
+  that a long stop does not make the drive look smooth): position held, zero velocity and
+  acceleration, and C2 at both ends (F' = F'' = 0 there, so starts and stops are smooth). The
+  intervals are ``standstills``.
 - Distance travelled S(t) = int |(x', y')| dt (8-point Gauss-Legendre between nodes at most
   :data:`DISTANCE_NODE_S` apart, the quintic Hermite interpolant of S, S' = h, S'' = h' between
   them: C2, navsense.truth.hermite).
 - Height: the profile Z(s) over the distance travelled (the road's, not the receiver's time
-  series): the GCV smoothing spline of the points' heights at their distances (interpolating
-  with ``smoothing_m`` 0; the points of a standstill are one point), and z(t) = Z(S(t)),
+  series): the GCV smoothing spline of the points' heights at their distances, its kernel at
+  least :data:`~navsense.truth.track_fit.PROFILE_KERNEL_M` (50 m: a road's grade changes over
+  vertical curves of tens of metres, while a receiver's height error is correlated over tens
+  of seconds: it changes by metres during a stop, where the distance does not, and GCV alone
+  takes that for a slope at the stop: 0.2 rad of pitch at a 10 Hz recording with 2 m of
+  Gauss-Markov height error, 0.04 rad with the 50 m kernel), points closer than 1 m in
+  distance one point, outliers set aside as for the path (interpolating with ``smoothing_m`` 0), and
+  z(t) = Z(S(t)),
   z' = Z'(S) S', z'' = Z''(S) S'^2 + Z'(S) S''. Standing still, the height is held and nothing
   heaves.
 - Velocity, acceleration and jerk are these derivatives (no finite differences); the truth rows
@@ -70,8 +84,10 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
   through phi(t_i) at the track points: the roll rate is continuous and the turn is coordinated
   exactly at the track points and to O(h^2) between them.
 - Slow and stopped: below ``stop_speed_mps`` (v_lo, default :data:`STOP_SPEED_MPS`) the vehicle
-  rests: it keeps its heading and pitch (rests less than :data:`MIN_HOP_M` of travel apart are
-  one). A car turns only as it moves, so the heading leaves a rest's, and reaches the next
+  rests: it keeps its heading and pitch (rests less than :data:`MIN_HOP_M` + 4 noise sigmas of
+  the fit of travel apart are one, and so are a rest and the track's start or end that close:
+  a hop within the receiver's noise is no motion, and must not set the heading a departure is
+  judged against, or turn the vehicle at the track's end). A car turns only as it moves, so the heading leaves a rest's, and reaches the next
   rest's, over :data:`HEADING_BLEND_M` of distance travelled (half the way between two rests
   closer than twice that), with ``w = 10x^3 - 15x^4 + 6x^5``, x = distance from the rest /
   blend length::
@@ -139,6 +155,7 @@ HEADING_NODE_STEP_S = 0.05  # spacing of the heading-unwrap reference nodes (hea
 # pi / 0.05 s = 63 rad/s are unwrapped correctly)
 HEADING_BLEND_M = 3.0  # the heading leaves (reaches) a rest's over this distance, m
 MIN_HOP_M = 0.5  # rests closer than this in distance are one (too short a hop to turn in), m
+HOP_SIGMAS = 4.0  # ... plus this many noise sigmas of the fit (a hop within the noise)
 DISTANCE_NODE_S = 0.25  # longest interval of the distance table S(t), s
 SAMPLE_BLOCK_ROWS = 65_536  # sample() evaluates this many rows at a time (bounded memory)
 _MERGE_S = 1e-9  # speed-threshold crossings closer than this are one event
@@ -215,9 +232,12 @@ class TrackTrajectory:
         self.noise_m = fit.noise_m
         self.standstills = fit.standstills
         self._distance = _distance_table(self.spline)
-        s_points = self._distance.derivatives(track.t_s)[0]
+        self.outliers = fit.outliers
+        keep = np.ones(len(track.t_s), dtype=bool)
+        keep[list(fit.outliers)] = False  # a jump of the plane is one of the height too
+        s_points = self._distance.derivatives(track.t_s[keep])[0]
         self.profile, self.profile_lambda = fit_profile(
-            s_points, track.enu_m[:, 2], interpolate=fit.method == "interpolation"
+            s_points, track.enu_m[keep, 2], interpolate=fit.method == "interpolation"
         )
         self._r_f = -vehicle.footprint_in_chassis_m  # chassis origin in base_footprint, FLU
         self._v_lo = stop_speed_mps
@@ -282,12 +302,17 @@ class TrackTrajectory:
     def _build_heading(self) -> None:
         """Rests, departures and arrivals (blends over distance), gears, holds, unwrap nodes."""
         end = self.end_s
+        hop = MIN_HOP_M + HOP_SIGMAS * self.noise_m
         rests: list[tuple[float, float]] = []
         for a, b in below_speed(self.spline, self._v_lo, 0.0, end):
-            if rests and self._distance_at(a)[0] - self._distance_at(rests[-1][1])[0] < MIN_HOP_M:
-                rests[-1] = (rests[-1][0], b)  # a hop too short to turn in: one rest
-            else:
-                rests.append((a, b))
+            if (
+                self._distance_at(a)[0] - (self._distance_at(rests[-1][1])[0] if rests else 0.0)
+                < hop
+            ):  # a hop too short to turn in (or the receiver's wander): one rest
+                a = rests.pop()[0] if rests else 0.0
+            rests.append((a, b))
+        if rests and self._distance_at(end)[0] - self._distance_at(rests[-1][1])[0] < hop:
+            rests[-1] = (rests[-1][0], end)
         stretches: list[tuple[int, float, float]] = []  # (zone, start, end), moving or rest
         cursor = 0.0
         for a, b in rests:

@@ -19,14 +19,16 @@ track without heights runs on the site's ground plane, ENU z = 0 (a local site's
 geoid). ``Track.height_m`` is always the WGS84 height.
 ENU tracks and waypoint routes use the named site, default ACRE.
 
-Errors (:class:`navsense.errors.TruthError`, one line naming the file and the point or line):
-duplicate or backwards times, points less than :data:`MIN_POINT_SPACING_S` apart, a track longer
+A point that repeats the previous one exactly (its time and every coordinate: a fix written
+twice) is dropped. Errors (:class:`navsense.errors.TruthError`, one line naming the file and
+the point or line): a time repeated with another position, backwards times, points less than :data:`MIN_POINT_SPACING_S` apart, a track longer
 than :data:`MAX_TRACK_DURATION_S`, fewer than 4 points, latitude outside -90..90 or longitude outside
 -180..180, a geodetic track and a site without georeference.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -87,6 +89,31 @@ class Track:
     def duration_s(self) -> float:
         """Time of the last point, s."""
         return float(self.t_s[-1])
+
+
+def drop_repeats(raw: RawTrack) -> RawTrack:
+    """``raw`` without the points that repeat the previous point exactly (time and every
+    coordinate: a logger that wrote a fix twice); a repeated time with another position is
+    left for :func:`_check_times` to refuse (which of the two is the fix is unknown)."""
+    n = len(raw.times)
+    if n < 2:
+        return raw
+    same = np.zeros(n, dtype=bool)
+    same[1:] = (raw.a[1:] == raw.a[:-1]) & (raw.b[1:] == raw.b[:-1])
+    if raw.c is not None:
+        same[1:] &= raw.c[1:] == raw.c[:-1]
+    same[1:] &= np.array([raw.times[i] == raw.times[i - 1] for i in range(1, n)], dtype=bool)
+    if not same.any():
+        return raw
+    keep = ~same
+    return dataclasses.replace(
+        raw,
+        labels=[lab for lab, k in zip(raw.labels, keep) if k],
+        a=raw.a[keep],
+        b=raw.b[keep],
+        c=None if raw.c is None else raw.c[keep],
+        times=[t for t, k in zip(raw.times, keep) if k],
+    )
 
 
 def _check_times(raw: RawTrack) -> tuple[np.ndarray, str | None]:
@@ -197,6 +224,7 @@ def place_track(
     raw: RawTrack, site: Site | str | None, start_utc: str | None, datum: dict | None
 ) -> Track:
     """The raw track checked (times, coordinates) and placed on ``site`` (module docstring)."""
+    raw = drop_repeats(raw)
     t_s, recorded = _check_times(raw)
     _check_coordinates(raw)
     if start_utc is not None:
