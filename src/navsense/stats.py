@@ -95,6 +95,7 @@ __all__ = [
     "GNSS_STATES",
     "POSITION_GROUPS",
     "RUN_TRUTH_FILE",
+    "STATISTICS_INS_FIELDS",
     "STATISTICS_KEYS",
     "STATISTICS_VERSION",
     "TruthSource",
@@ -214,12 +215,12 @@ def run_statistics(
     rows = (
         None
         if source is None
-        else truth_at_steps(source, wanted, rate_hz, where=str(run / "episode.json"))
+        else _truth_table(source, wanted, rate_hz, where=str(run / "episode.json"))
     )
     if gnss is not None:
-        out.update(_gnss_statistics(gnss, episode, cfg, rows, wanted))
+        out.update(_gnss_statistics(gnss, episode, cfg, rows))
     if ins is not None:
-        out.update(_ins_statistics(ins, episode, cfg, rows, wanted))
+        out.update(_ins_statistics(ins, episode, cfg, rows))
     return out
 
 
@@ -257,10 +258,20 @@ def _read_gnss(run: RunReader, rate_hz: float) -> dict:
     }
 
 
+#: The ins.frames fields that :func:`run_statistics` reads (a reader with a cache that reads
+#: these together with its own reads the file once).
+STATISTICS_INS_FIELDS = (
+    *(f"InsUtm{c}" for c in ("E", "N", "H", "Qx", "Qy", "Qz", "Qw")),
+    *(f"InsTruth{c}" for c in ("X", "Y", "Z", "Qx", "Qy", "Qz", "Qw")),
+    *(f"InsCov{c}" for c in "ENU"),
+    *(f"InsVel{c}" for c in "XYZ"),
+)
+
+
 def _read_ins(run: RunReader, rate_hz: float) -> dict:
-    frames, times = run.ins_epochs(("sample_time_s",))
+    fields, times = run.ins_fields(STATISTICS_INS_FIELDS)
     t = times[:, 0]
-    return {"t_s": t, "steps": _steps_of(t, rate_hz), "frames": frames}
+    return {"t_s": t, "steps": _steps_of(t, rate_hz), "fields": fields}
 
 
 # --------------------------------------------------------------------------------------- truth
@@ -344,9 +355,40 @@ def truth_at_steps(
     chunk for those rows only; a scenario is rebuilt). FormatError if a step is not in the truth.
     """
     steps = np.asarray(steps, dtype=np.int64)
+    table = _truth_table(truth, steps, rate_hz, where)
+    return table.arrays if table.steps is not None else table.at(steps)
+
+
+_TRUTH_ROW_KEYS = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m")
+
+
+@dataclass(frozen=True)
+class _TruthTable:
+    """Truth rows to pick a sensor's epochs from (:meth:`at`): ``arrays`` (the keys of
+    :func:`truth_at_steps`) at the sorted physics ``steps``, or at ``step0, step0 + 1, ...``
+    when ``steps`` is None (a whole TruthStates, not copied). Why not truth_at_steps of every
+    sensor's epochs and then each sensor's rows of those: that copies an hour's truth twice
+    (50 MB each time) where each reader needs only its own rows, some of their fields, a block
+    at a time."""
+
+    arrays: dict
+    steps: np.ndarray | None = None
+    step0: int = 0
+
+    def at(self, steps: np.ndarray, keys: tuple[str, ...] = _TRUTH_ROW_KEYS) -> dict:
+        """The rows at ``steps`` (each one of the table's), the fields ``keys``."""
+        idx = steps - self.step0 if self.steps is None else np.searchsorted(self.steps, steps)
+        return {k: self.arrays[k][idx] for k in keys}
+
+
+def _truth_table(
+    truth: TruthStates | TruthSource, steps: np.ndarray, rate_hz: float, where: str
+) -> _TruthTable:
+    """The truth of the sorted, unique ``steps`` (truth_at_steps's rules and errors): a truth
+    log's rows at those steps, streamed; a TruthStates (or a scenario, rebuilt) as it is."""
     if isinstance(truth, TruthSource):
         if truth.path is not None:
-            return _stream_truth_rows(truth.path, steps, rate_hz, where)
+            return _TruthTable(_stream_truth_rows(truth.path, steps, rate_hz, where), steps)
         truth = truth.read(rate_hz)
     idx = steps - truth.step0
     if idx.size and (idx[0] < 0 or idx[-1] >= len(truth)):
@@ -355,20 +397,14 @@ def truth_at_steps(
             f"{int(steps[-1])}, outside the truth's {truth.step0}.."
             f"{truth.step0 + len(truth) - 1}"
         )
-    return {
-        "p_m": truth.p_m[idx],
-        "q_xyzw": truth.q_xyzw[idx],
-        "v_mps": truth.v_mps[idx],
-        "w_radps": truth.w_radps[idx],
-        "c_m": truth.c_m[idx],
-    }
+    return _TruthTable({k: getattr(truth, k) for k in _TRUTH_ROW_KEYS}, step0=truth.step0)
 
 
 def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> dict:
     """Pick the rows at ``steps`` from a truth log read chunk by chunk (bounded memory)."""
     from navsense.truth.io import iter_truth_chunks
 
-    names = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m")
+    names = _TRUTH_ROW_KEYS
     parts: dict[str, list] = {k: [] for k in names}
     found = 0
     for chunk in iter_truth_chunks(path, _TRUTH_CHUNK_STEPS, rate_hz):
@@ -390,11 +426,6 @@ def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> d
     return {
         k: (np.concatenate(v) if v else np.zeros((0, width.get(k, 3)))) for k, v in parts.items()
     }
-
-
-def _select(rows: dict, wanted: np.ndarray, steps: np.ndarray) -> dict:
-    idx = np.searchsorted(wanted, steps)
-    return {k: v[idx] for k, v in rows.items()}
 
 
 # ------------------------------------------------------------------------------ the statistics
@@ -441,7 +472,7 @@ def position_statistics(
 
 
 def _gnss_statistics(
-    gnss: dict, episode: dict, cfg: dict, rows: dict | None, wanted
+    gnss: dict, episode: dict, cfg: dict, rows: _TruthTable | None
 ) -> dict[str, float]:
     from navsense.output.layouts.gnss import ROW_DECIMALS
     from navsense.sky.obstruction import antenna_position_enu
@@ -468,7 +499,7 @@ def _gnss_statistics(
     if rows is None:  # no truth: the errors stay nan
         return out
 
-    truth = _select(rows, wanted, gnss["steps"])
+    truth = rows.at(gnss["steps"], ("p_m", "q_xyzw"))
     lever = lever_arm_from_chassis(
         cfg["gnss"]["antenna_flu_m"], cfg["mount_frame"], vehicle_profile(episode["vehicle"])
     )
@@ -483,37 +514,77 @@ def _gnss_statistics(
     return out
 
 
-def _ins_statistics(
-    ins: dict, episode: dict, cfg: dict, rows: dict | None, wanted
-) -> dict[str, float]:
-    from navsense.output.frames import INS_FIELD_INDEX as F
+#: rows of the INS statistics' row-wise equations at a time: their temporaries (a few dozen
+#: arrays of a block) stay in the cache and are reused, where arrays of all an hour's 360 000
+#: epochs cost a page fault every 4 KiB and 0.3 GB of memory
+_BLOCK_ROWS = 1 << 14
+
+
+def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: _TruthTable | None) -> dict:
+    """The ins_* statistics (module docstring). The equations are row-wise, so they are
+    evaluated a block of :data:`_BLOCK_ROWS` epochs at a time (the same values as on whole
+    arrays); the statistics (RMS, percentiles, fractions) are then taken over all epochs."""
     from navsense.rotation import euler_zyx_of_quat, quat_conjugate, quat_multiply, wrap_angle
     from navsense.truth.points import point_kinematics
 
-    f = ins["frames"]
-    out: dict[str, float] = {"ins_epochs": float(f.shape[0])}
-    solution = np.isfinite(f[:, F["InsUtmE"]])
+    fields = ins["fields"]
+    steps = ins["steps"]
+    solution = np.isfinite(fields["InsUtmE"])
+    out: dict[str, float] = {"ins_epochs": float(solution.shape[0])}
     if not solution.all():  # an aided INS before initialisation (ins.aiding "gnss"): left out
-        f = f[solution]
-        ins = {**ins, "frames": f, "steps": ins["steps"][solution]}
-    if f.shape[0] == 0:
+        fields = {k: v[solution] for k, v in fields.items()}
+        steps = steps[solution]
+    m = steps.shape[0]
+    if m == 0:
         return out
-    col = lambda *names: f[:, [F[n] for n in names]]
+
+    def columns(names, out: np.ndarray, fn=None) -> np.ndarray:
+        """``out`` (m, len(names)): the fields ``names``, or ``fn`` of each (into ``out``)."""
+        for j, name in enumerate(names):
+            if fn is None:
+                out[:, j] = fields[name]
+            else:
+                fn(fields[name], out=out[:, j])
+        return out
+
     # position: the frame's errored and truth points, UTM E, N and ellipsoidal height
-    e = col("InsUtmE", "InsUtmN", "InsUtmH") - col("InsTruthX", "InsTruthY", "InsTruthZ")
-    sigma = np.sqrt(col("InsCovE", "InsCovN", "InsCovU"))
+    e = columns(("InsUtmE", "InsUtmN", "InsUtmH"), np.empty((m, 3)))
+    e -= columns(("InsTruthX", "InsTruthY", "InsTruthZ"), np.empty((m, 3)))
+    sigma = columns(("InsCovE", "InsCovN", "InsCovU"), np.empty((m, 3)), np.sqrt)
     for key, value in position_statistics(e, sigma).items():
         out[f"ins_pos_{key}"] = value
+    del e, sigma
 
     ins_cfg = cfg.get("ins", {})
     noise = 1.0 if cfg.get("noise", True) else 0.0
+    r_n = episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0))
+    q_names = tuple(f"InsUtmQ{c}" for c in "xyzw"), tuple(f"InsTruthQ{c}" for c in "xyzw")
+    angle = np.empty(m)
+    d_euler = np.empty((m, 3))  # yaw, pitch, roll
+    e_v = None if rows is None else np.empty((m, 3))
+    q_ins, q_true = np.empty((_BLOCK_ROWS, 4)), np.empty((_BLOCK_ROWS, 4))
+    for lo in range(0, m, _BLOCK_ROWS):
+        hi = min(lo + _BLOCK_ROWS, m)
+        block = {k: v[lo:hi] for k, v in fields.items()}
+        n = hi - lo
+        # attitude: InsUtmQ against InsTruthQ (both in the UTM grid axes)
+        for j in range(4):
+            q_ins[:n, j] = block[q_names[0][j]]
+            q_true[:n, j] = block[q_names[1][j]]
+        dq = quat_multiply(quat_conjugate(q_true[:n]), q_ins[:n])
+        angle[lo:hi] = np.degrees(
+            2.0 * np.arctan2(np.linalg.norm(dq[:, :3], axis=1), np.abs(dq[:, 3]))
+        )
+        d_euler[lo:hi] = np.degrees(
+            np.abs(wrap_angle(euler_zyx_of_quat(q_ins[:n]) - euler_zyx_of_quat(q_true[:n])))
+        )
+        # velocity: body FLU, against R^T v_n at the INS point (needs the truth)
+        if e_v is not None and rows is not None:
+            truth = rows.at(steps[lo:hi])
+            v_body = point_kinematics(truth, r_n)["velocity_body_mps"]
+            for j, c in enumerate("XYZ"):
+                np.subtract(block[f"InsVel{c}"], v_body[:, j], out=e_v[lo:hi, j])
 
-    # attitude: InsUtmQ against InsTruthQ (both in the UTM grid axes)
-    q_ins = col("InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw")
-    q_true = col("InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw")
-    dq = quat_multiply(quat_conjugate(q_true), q_ins)
-    angle = np.degrees(2.0 * np.arctan2(np.linalg.norm(dq[:, :3], axis=1), np.abs(dq[:, 3])))
-    d_euler = np.degrees(np.abs(wrap_angle(euler_zyx_of_quat(q_ins) - euler_zyx_of_quat(q_true))))
     heading, pitch, roll = d_euler[:, 0], d_euler[:, 1], d_euler[:, 2]
     s_psi = noise * float(ins_cfg.get("heading_sigma_deg", _NAN))
     s_theta = noise * float(ins_cfg.get("attitude_sigma_deg", _NAN))
@@ -529,13 +600,8 @@ def _ins_statistics(
         ins_tilt_in_1sigma=_fraction(tilt <= s_theta),
         ins_tilt_in_2sigma=_fraction(tilt <= 2 * s_theta),
     )
-
-    # velocity: body FLU, against R^T v_n at the INS point (needs the truth)
-    if rows is None:
+    if e_v is None:
         return out
-    truth = _select(rows, wanted, ins["steps"])
-    r_n = episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0))
-    e_v = col("InsVelX", "InsVelY", "InsVelZ") - point_kinematics(truth, r_n)["velocity_body_mps"]
     s_v = noise * float(ins_cfg.get("velocity_white_mps", _NAN))
     norm_v = np.sqrt(np.sum(e_v * e_v, axis=1))
     a_v = np.abs(e_v).ravel()

@@ -151,6 +151,15 @@ def test_truth_rebuilt_from_the_source_equals_the_truth_passed_in(runs, truth_lo
     assert _same(run_statistics(run), run_statistics(run, truth=read_truth(truth_log)))
 
 
+def test_the_ins_statistics_do_not_depend_on_their_block_of_rows(runs, monkeypatch):
+    import navsense.stats
+
+    run = runs["noisy"]  # 3001 INS epochs: one block of the default size
+    whole = run_statistics(run)
+    monkeypatch.setattr(navsense.stats, "_BLOCK_ROWS", 1000)  # blocks of 1000, 1000, 1000, 1
+    assert _same(run_statistics(run), whole)
+
+
 def test_a_sensor_that_is_off_has_no_statistics(runs):
     s = run_statistics(runs["no_gnss"])
     assert all(math.isnan(v) for k, v in s.items() if k.startswith("gnss_"))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
 import pytest
 
+import navsense.output.frames as frames_module
 from navsense.errors import FormatError
 from navsense.output.frames import (
     INS_FIELD_COUNT,
@@ -15,6 +17,7 @@ from navsense.output.frames import (
     INS_FRAME_BYTES,
     InsFrameWriter,
     pack_ins_frame,
+    read_ins_fields,
     read_ins_frames,
     unpack_ins_frame,
 )
@@ -122,3 +125,70 @@ def test_truncated_file_is_a_format_error(tmp_path):
         read_ins_frames(path)
     with pytest.raises(FormatError):
         unpack_ins_frame(b"\0" * 8)
+
+
+def _frames_file(path, m: int = 25) -> np.ndarray:
+    """m frames of random values (variances >= 0) written to ``path``; frames 7 .. 13 are all
+    NaN (an aided INS before its initialisation writes NaN)."""
+    rng = np.random.default_rng(3)
+    frames = rng.normal(size=(m, 40)) * 1e5
+    variances = [INS_FIELD_INDEX[name] for name in ("InsCovE", "InsCovN", "InsCovU")]
+    frames[:, variances] = np.abs(frames[:, variances])
+    frames[2, variances[1]] = -0.0  # -0.0 is not negative
+    frames[7:14] = np.nan
+    with InsFrameWriter(path) as w:
+        w.write(frames)
+    return frames
+
+
+def test_fields_are_the_frames_columns_across_read_blocks(tmp_path, monkeypatch):
+    # blocks of 7 frames: the file's 25 frames in 4 blocks, the second one all NaN
+    monkeypatch.setattr(frames_module, "_READ_BLOCK_FRAMES", 7)
+    path = tmp_path / "ins.frames"
+    frames = _frames_file(path)
+    assert read_ins_frames(path).tobytes() == frames.tobytes()
+    names = ["InsTruthSpeed", "InsUtmE", "InsCovN", "InsLat"]
+    got = read_ins_fields(path, names)
+    assert list(got) == names
+    for name in names:
+        column = got[name]
+        assert column.dtype == np.float64 and column.flags.c_contiguous
+        assert column.tobytes() == np.ascontiguousarray(frames[:, INS_FIELD_INDEX[name]]).tobytes()
+    path.write_bytes(b"")
+    assert read_ins_frames(path).shape == (0, 40)
+    assert read_ins_fields(path, names)["InsLat"].shape == (0,)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("InsLon", -np.inf, "InsLon = -inf is not a finite number"),
+        ("InsTruthSpeed", np.inf, "InsTruthSpeed = inf is not a finite number"),
+        ("InsCovU", -1e-9, "InsCovU = -1e-09 is not a variance >= 0 (or NaN)"),
+    ],
+)
+def test_a_bad_value_in_a_later_block_names_its_epoch(tmp_path, monkeypatch, field, value, message):
+    monkeypatch.setattr(frames_module, "_READ_BLOCK_FRAMES", 7)
+    path = tmp_path / "ins.frames"
+    frames = _frames_file(path)
+    frames[17, INS_FIELD_INDEX[field]] = value  # in the third block
+    frames[22, INS_FIELD_INDEX["InsUtmN"]] = np.inf  # a later one (fourth block) is not named
+    path.write_bytes(frames.astype("<f8").tobytes())
+    for read in (read_ins_frames, lambda p: read_ins_fields(p, ["InsUtmE"])):
+        with pytest.raises(FormatError) as err:
+            read(path)
+        assert str(err.value) == f"{path}: epoch 17: {message}"
+
+
+def test_a_file_that_gets_shorter_while_read_is_a_format_error(tmp_path, monkeypatch):
+    path = tmp_path / "ins.frames"
+    _frames_file(path)
+    real = os.fstat
+
+    class Longer:  # fstat as it was before the file lost its last frame
+        def __init__(self, fd):
+            self.st_size = real(fd).st_size + INS_FRAME_BYTES
+
+    monkeypatch.setattr(frames_module.os, "fstat", Longer)
+    with pytest.raises(FormatError, match=r"ends at byte 8000 of 8320 \(the file got shorter"):
+        read_ins_fields(path, ["InsUtmE"])

@@ -10,6 +10,7 @@ import pytest
 
 from navsense.cli import main
 from navsense.errors import FormatError
+from navsense.output.frames import INS_FIELD_INDEX
 from navsense.output.report import write_report
 from navsense.output.ros2 import write_mcap
 from navsense.output.runreader import (
@@ -77,6 +78,27 @@ def test_both_formats_read_back_as_the_same_bits(runs):
     frames_j, times_j = jsonl.ins_epochs()
     frames_p, times_p = parquet.ins_epochs()
     assert _same(frames_j, frames_p) and _same(times_j, times_p) and len(frames_j) == 3001
+
+
+def test_ins_fields_are_the_frames_columns_and_read_once_with_the_cache(runs, monkeypatch):
+    import navsense.output.frames as frames_module
+
+    asked = []
+    real = frames_module.read_ins_fields
+    monkeypatch.setattr(
+        frames_module,
+        "read_ins_fields",
+        lambda path, names: asked.append(names) or real(path, names),
+    )
+    frames, times = RunReader(runs["parquet"]).ins_epochs(("sample_time_s",))
+    run = RunReader(runs["parquet"], cache=True)
+    got, t = run.ins_fields(["InsUtmE", "InsCovU", "InsUtmE"])
+    assert list(got) == ["InsUtmE", "InsCovU"] and t.tobytes() == times.tobytes()
+    more, _ = run.ins_fields(["InsCovU", "InsTruthSpeed"])
+    assert asked == [["InsUtmE", "InsCovU"], ["InsTruthSpeed"]]  # each field read once
+    assert more["InsCovU"] is got["InsCovU"]
+    for name, column in {**got, **more}.items():
+        assert column.tobytes() == np.ascontiguousarray(frames[:, INS_FIELD_INDEX[name]]).tobytes()
 
 
 def test_the_statistics_of_a_parquet_run_are_the_jsonl_runs(runs):

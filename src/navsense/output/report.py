@@ -45,11 +45,11 @@ import numpy as np
 import orjson
 
 from navsense.errors import NavsenseError
-from navsense.output.frames import INS_FIELD_INDEX
 from navsense.output.runreader import FLOAT, INT, TEXT, RunReader, vector
 from navsense.stats import (
     EXPECTED_GAUSSIAN_FRACTIONS,
     GNSS_STATES,
+    STATISTICS_INS_FIELDS,
     find_truth,
     run_statistics,
 )
@@ -191,6 +191,14 @@ _GNSS_COLUMNS = {
     "position_enu_m": vector(3),
     "sigma_enu_m": vector(3),
 }
+#: the ins.frames fields of the report's INS arrays (RunData.ins_*)
+_INS_FIELDS = (
+    *(f"InsEnu{c}" for c in ("X", "Y", "Z", "Qx", "Qy", "Qz", "Qw")),
+    *(f"InsUtm{c}" for c in "ENH"),
+    *(f"InsTruth{c}" for c in "XYZ"),
+    "InsGridRotationDeg",
+    *(f"InsCov{c}" for c in "ENU"),
+)
 _IMU_COLUMNS = {
     "sample_time_s": FLOAT,
     "specific_force_flu_mps2": vector(3),
@@ -245,8 +253,10 @@ def read_run(run_dir, *, early: bool = True) -> RunData:
         data.gnss_sigma_enu_m = got["sigma_enu_m"]
 
     if run.has_ins_frames():
-        frames, times = run.ins_epochs(("sample_time_s",))
-        col = lambda name: frames[:, INS_FIELD_INDEX[name]]
+        # with the statistics' fields: the report computes them next from the same reader's
+        # cache, so ins.frames is read once
+        fields, times = run.ins_fields((*_INS_FIELDS, *STATISTICS_INS_FIELDS))
+        col = fields.__getitem__
         data.ins_t_s = times[:, 0]
         data.ins_position_enu_m = np.stack([col("InsEnuX"), col("InsEnuY"), col("InsEnuZ")], -1)
         data.ins_q_enu_xyzw = np.stack([col(f"InsEnuQ{c}") for c in "xyzw"], -1)

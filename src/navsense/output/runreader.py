@@ -9,6 +9,7 @@ report``, ``navsense export mcap``, :func:`navsense.stats.run_statistics`, the c
     gnss = run.columns("gnss", {"sample_time_s": FLOAT, "fix_type": TEXT,
                                 "position_enu_m": vector(3), "satellites_used": INT})
     frames, times = run.ins_epochs()              # ins.frames (m, 40) and the rows' times (m, 3)
+    got, t = run.ins_fields(["InsUtmE", "InsUtmN"])   # only those fields, each (m,); times (m, 1)
 
 A sensor's rows are ``<sensor>.jsonl`` or ``<sensor>.parquet``: episode.json's
 ``output_format`` says which, and a sensor whose file of that format is missing is read from the
@@ -252,13 +253,45 @@ class RunReader:
             if "ins.frames" not in self._cache:
                 self._cache["ins.frames"] = read_ins_frames(frames_path)
             frames = self._cache["ins.frames"]
+        return frames, self._ins_times(len(frames), times)
+
+    def ins_fields(
+        self, names, times: tuple[str, ...] = ("sample_time_s",)
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The INS epochs' fields ``names`` (of ``ins.frames``, navsense.output.frames
+        ``INS_FIELDS``), each a contiguous (m,) float64 array, and their rows' times (m,
+        len(times)): :meth:`ins_epochs` for a reader that uses some fields only
+        (:func:`navsense.output.frames.read_ins_fields`: memory for those alone, one pass over
+        the file, every field checked). With the cache, a field read once is not read again,
+        and a request for fields not yet read reads only those."""
+        from navsense.output.frames import read_ins_fields
+
+        names = list(dict.fromkeys(names))  # each once
+        if not names:
+            raise ValueError("ins_fields: no field asked for")
+        frames_path = self.path / "ins.frames"
+        if not frames_path.is_file():
+            raise FormatError(f"{self.path}: no ins.frames (ins off)")
+        cache = self._cache
+        if cache is None:
+            got = read_ins_fields(frames_path, names)
+        else:
+            missing = [n for n in names if ("ins.frames", n) not in cache]
+            if missing:
+                for n, column in read_ins_fields(frames_path, missing).items():
+                    cache[("ins.frames", n)] = column
+            got = {n: cache[("ins.frames", n)] for n in names}
+        return got, self._ins_times(len(got[names[0]]), times)
+
+    def _ins_times(self, m: int, times: tuple[str, ...]) -> np.ndarray:
+        """The INS rows' ``times``, FormatError unless there are ``m`` (the frames' epochs)."""
         rows = self.times("ins", times)
-        if len(frames) != len(rows):
+        if m != len(rows):
             raise FormatError(
-                f"{self.path}: ins.frames has {len(frames)} epochs but "
-                f"{self.file('ins').name} {len(rows)} rows"
+                f"{self.path}: ins.frames has {m} epochs but {self.file('ins').name} "
+                f"{len(rows)} rows"
             )
-        return frames, rows
+        return rows
 
 
 def columns_of_rows(rows: list[dict], spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
