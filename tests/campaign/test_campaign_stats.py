@@ -160,6 +160,39 @@ def test_the_ins_statistics_do_not_depend_on_their_block_of_rows(runs, monkeypat
     assert _same(run_statistics(run), whole)
 
 
+def test_position_statistics_in_blocks_are_their_definition(monkeypatch):
+    import navsense.stats
+    from navsense.stats import position_statistics
+
+    rng = np.random.default_rng(5)
+    e = rng.standard_normal((2500, 3))
+    sigma = np.abs(rng.standard_normal((2500, 3)))
+    sigma[::7] = 0.0  # sigma 0: inside only with an error within the rounding
+    e[::11] = 3e-5
+    given = e.copy(), sigma.copy()
+    monkeypatch.setattr(navsense.stats, "_BLOCK_ROWS", 1000)  # blocks of 1000, 1000, 500
+    got = position_statistics(e, sigma, 5e-5)
+    assert np.array_equal(e, given[0]) and np.array_equal(sigma, given[1])  # inputs kept
+    h, v = np.hypot(e[:, 0], e[:, 1]), np.abs(e[:, 2])
+    a = np.maximum(np.abs(e) - 5e-5, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r2 = (
+            np.where(a[:, 0] == 0, 0, a[:, 0] / sigma[:, 0]) ** 2
+            + np.where(a[:, 1] == 0, 0, a[:, 1] / sigma[:, 1]) ** 2
+        )
+    assert got == {
+        "h_rms_m": math.sqrt(np.mean(h * h)),
+        "h_p95_m": np.percentile(h, 95),
+        "v_rms_m": math.sqrt(np.mean(v * v)),
+        "v_p95_m": np.percentile(v, 95),
+        "h_in_1sigma": np.count_nonzero(r2 <= 1) / 2500,
+        "h_in_2sigma": np.count_nonzero(r2 <= 4) / 2500,
+        "v_in_1sigma": np.count_nonzero(a[:, 2] <= sigma[:, 2]) / 2500,
+        "v_in_2sigma": np.count_nonzero(a[:, 2] <= 2 * sigma[:, 2]) / 2500,
+    }
+    assert all(math.isnan(x) for x in position_statistics(e[:0], sigma[:0]).values())
+
+
 def test_a_sensor_that_is_off_has_no_statistics(runs):
     s = run_statistics(runs["no_gnss"])
     assert all(math.isnan(v) for k, v in s.items() if k.startswith("gnss_"))
