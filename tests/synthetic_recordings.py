@@ -8,7 +8,8 @@ Drives (:data:`DRIVES`, each a :class:`synthetic_drives.Drive` of a known true m
 - ``parking``: a manoeuvre at 1 .. 2 m/s, forward, reverse and forward again;
 - ``uturn``: 180 degrees at 3 m/s (0.35 rad/s);
 - ``hill``: a 6 % grade up, level, down, with stops on the slope;
-- ``standstills``: 5 min standing at the start and at the end of a town drive.
+- ``standstills``: 5 min standing at the start and at the end of a town drive;
+- ``queue``: a traffic queue, creeping 4 m at 0.4 .. 0.5 m/s between stops.
 
 Receivers (:func:`record_noisy`): a period of 1, 0.2 or 0.1 s; horizontal noise per axis and
 vertical noise, each the sum of a white part and a first-order Gauss-Markov part (time constant
@@ -125,6 +126,15 @@ def standstills() -> Drive:
     return town(stand_s=300.0)
 
 
+def queue() -> Drive:
+    """A traffic queue: creeping 4 m at 0.4 .. 0.5 m/s between stops, then away at 8 m/s."""
+    speeds = [(5.0, 3.0, 0.5), (11.0, 3.0, 0.0)]  # ~4 m
+    speeds += [(20.0, 3.0, 0.4), (28.0, 3.0, 0.0)]  # ~4 m
+    speeds += [(40.0, 3.0, 0.5), (46.0, 3.0, 0.0)]
+    speeds += [(55.0, 6.0, 8.0), (75.0, 6.0, 0.0)]
+    return make_drive(88.0, speeds, [(62.0, 6.0, 0.1)])
+
+
 DRIVES = {
     "town": town,
     "highway": highway,
@@ -132,6 +142,7 @@ DRIVES = {
     "uturn": uturn,
     "hill": hill,
     "standstills": standstills,
+    "queue": queue,
 }
 
 

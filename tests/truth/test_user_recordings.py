@@ -116,3 +116,32 @@ def test_correlated_height_noise_at_10_hz_gives_no_slope_at_the_stops(tmp_path):
     moving_goal(e)
     assert e["vertical_max"] <= 1.0 and e["stopped_omega_max"] <= 0.02
     assert e["stopped_horizontal_max"] <= 0.5  # at the stops' edges (report: 0.3 not met)
+
+
+def test_a_stop_is_entered_once(tmp_path):
+    """Seed 5 of the 1 Hz town drive: the detector sees the 30 s stop as two intervals; merged,
+    the stop's start is extended by one point near it, not twice (main before this: the stop
+    held from 70.3 s, 1.7 s before the vehicle stood, and 4.3 m/s^2 of along-track error)."""
+    drive = sr.town()
+    t_rec, t_true, enu = sr.record_noisy(drive, seed=5)
+    traj, truth = build(sr.write_gpx_text(tmp_path / "town.gpx", t_rec, enu))
+    (stop,) = [s for s in traj.standstills if 60.0 < s[0] + t_true[0] < 80.0]
+    assert stop[0] + t_true[0] > 71.0
+    e = goal_figures(drive, t_true[0], truth)
+    moving_goal(e)
+
+
+def test_a_standstill_split_by_the_wander_is_one(tmp_path):
+    """10 Hz, 1 m Gauss-Markov (30 s): the wander splits the 30 s stop in two standstills
+    1.4 s apart; their centres are within the wander, so they are one (main before this: a hop
+    between them with 7.7 m/s^2 of horizontal force while standing)."""
+    drive = sr.town()
+    t_rec, t_true, enu = sr.record_noisy(
+        drive, period_s=0.1, white_h_m=0.3, gm_h_m=1.0, gm_v_m=2.0, seed=3
+    )
+    traj, truth = build(sr.write_csv_enu(tmp_path / "t.csv", t_rec, enu))
+    (stop,) = [s for s in traj.standstills if 60.0 < s[0] + t_true[0] < 80.0]
+    assert stop[0] + t_true[0] < 73.0 and stop[1] + t_true[0] > 101.0
+    e = goal_figures(drive, t_true[0], truth)
+    moving_goal(e)
+    assert e["settled_horizontal_max"] <= 0.3 and e["settled_omega_max"] <= 0.02

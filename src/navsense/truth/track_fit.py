@@ -93,7 +93,8 @@ STAND_DRIFT_SIGMAS = 2.0  # ... and its points' drift over it below 2 noise sigm
 STAND_WANDER_M = 1.5  # the slow wander of a standing receiver (correlated error), m
 STAND_DRIFT_MPS = 0.05  # ... or a drift slower than this (a long stop's wander), m/s
 EDGE_POINTS = 1  # the next point on either side, when within 2 noise sigmas of it, joins too
-EDGE_RADIUS_SIGMAS = 3.0  # (the stop began between two points: its force errs on the still side)
+EDGE_RADIUS_SIGMAS = 2.0  # (the stop began between two points: its force errs on the still side)
+END_JOIN_S = 10.0  # the points to the track's start (end) join a standstill this close to it
 MIN_SPREAD_M = 0.01  # floor of that radius (a recording without noise), m
 PROFILE_MERGE_M = 1.0  # points of the height profile closer than this in distance are one, m
 PROFILE_KERNEL_M = 50.0  # the height profile's smoothing kernel is at least this long, m
@@ -604,17 +605,22 @@ def find_standstills(
         if not ok:
             continue  # the points move: slow, not standing
         # the detector is noisiest at the track's ends: the points between the standstill and
-        # the track's start (end) join it when they all stand with it
-        if p > 0 and stands(0, q)[0]:
+        # the track's start (end), within END_JOIN_S, join it when they all stand with it
+        if p > 0 and x[p] - x[0] <= END_JOIN_S and stands(0, q)[0]:
             p = 0
-        if q < last and stands(p, last)[0]:
+        if q < last and x[last] - x[q] <= END_JOIN_S and stands(p, last)[0]:
             q = last
-        if flat and stands(flat[-1][0], q)[0]:  # two standstills apart by the receiver's
-            p = flat.pop()[0]  # wander, not by motion: one
+        merged = False
+        if flat:  # two standstills apart by the receiver's wander, not by motion: one
+            a0, b0 = flat[-1]
+            hop = math.dist(stands(a0, b0)[1], centre)
+            if hop <= STAND_DRIFT_SIGMAS * noise_m + STAND_WANDER_M or stands(a0, q)[0]:
+                p = flat.pop()[0]  # its start was extended already
+                merged = True
         ok, centre = stands(p, q)
         near = EDGE_RADIUS_SIGMAS * noise_m + MIN_SPREAD_M
         for _ in range(int(EDGE_POINTS)):
-            if p > 0 and math.dist(y[p - 1], centre) <= near:
+            if p > 0 and not merged and math.dist(y[p - 1], centre) <= near:
                 p -= 1
             if q < last and math.dist(y[q + 1], centre) <= near:
                 q += 1

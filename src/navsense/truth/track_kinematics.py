@@ -36,9 +36,11 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
   there stand: their least-squares drift is below ``stop_speed_mps`` or moves them less than
   2 noise sigmas + 1.5 m over the interval, and they lie within that of their mean (RMS). The
   1.5 m is the slow wander of a standing receiver (GNSS error is correlated over tens of
-  seconds: the fit's noise, from the residuals, is only its fast part). Two standstills that
-  stand together are one (the hop between them is the wander), as are a standstill and the
-  points to the track's start or end; the next point on either side joins when within 3 sigmas
+  seconds: the fit's noise, from the residuals, is only its fast part). Two standstills whose
+  centres are within that distance, or that stand together, are one (the hop between them is
+  the wander, and a path that hops between two held positions in a second has metres per
+  second squared of force), as are a standstill and the points to the track's start or end
+  within 10 s; the next point on either side joins when within 2 sigmas
   of the mean. The path is fitted again constant on each standstill (lambda chosen again, so
   that a long stop does not make the drive look smooth): position held, zero velocity and
   acceleration, and C2 at both ends (F' = F'' = 0 there, so starts and stops are smooth). The
