@@ -145,3 +145,26 @@ def test_a_standstill_split_by_the_wander_is_one(tmp_path):
     e = goal_figures(drive, t_true[0], truth)
     moving_goal(e)
     assert e["settled_horizontal_max"] <= 0.3 and e["settled_omega_max"] <= 0.02
+
+
+def test_navsense_truth_names_the_outliers_it_set_aside(tmp_path, capsys):
+    from navsense.cli import main
+
+    drive = sr.town()
+    t_rec, t_true, enu = sr.record_noisy(drive, outliers=((45.0, 40.0),))
+    path = sr.write_gpx_text(tmp_path / "jump.gpx", t_rec, enu)
+    assert main(["truth", "--track", str(path), "--out", str(tmp_path / "t.parquet")]) == 0
+    i = int(np.argmin(np.abs(t_true - 45.0)))
+    assert f"1 point(s) set aside as outliers (line {5 + i}, trkpt[{i}])" in capsys.readouterr().out
+
+
+def test_too_few_points_after_the_repeats_says_so(tmp_path):
+    from navsense.errors import TruthError
+
+    path = tmp_path / "t.csv"
+    rows = ["0,0,0", "1,0,1", "1,0,1", "2,0,2"]
+    path.write_text("x_m,y_m,t_s\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(
+        TruthError, match=r"t\.csv: 3 point\(s\) \(1 repeated point\(s\) read once\)"
+    ):
+        load_track(path)

@@ -145,6 +145,7 @@ def run(args) -> int:
             if getattr(traj, "smoothing_lambda", None) is not None
             else ""
         )
+        + _outliers_text(track, getattr(traj, "outliers", ()))
     )
     print(
         f"navsense: {where}"
@@ -160,3 +161,12 @@ def run(args) -> int:
         f"{truth.rate_hz:g} Hz) to {out}"
     )
     return 0
+
+
+def _outliers_text(track, outliers) -> str:
+    """', N point(s) set aside as outliers (where, ...)' or ''."""
+    if not outliers:
+        return ""
+    named = [track.labels[i] if i < len(track.labels) else f"point {i}" for i in outliers[:3]]
+    more = ", ..." if len(outliers) > 3 else ""
+    return f", {len(outliers)} point(s) set aside as outliers ({'; '.join(named)}{more})"

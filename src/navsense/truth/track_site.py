@@ -116,12 +116,14 @@ def drop_repeats(raw: RawTrack) -> RawTrack:
     )
 
 
-def _check_times(raw: RawTrack) -> tuple[np.ndarray, str | None]:
-    """Seconds since the first point, and the recorded UTC of the first point (or None)."""
+def _check_times(raw: RawTrack, repeats: int = 0) -> tuple[np.ndarray, str | None]:
+    """Seconds since the first point, and the recorded UTC of the first point (or None);
+    ``repeats`` points repeating their predecessor were dropped before."""
     n = len(raw.times)
     if n < MIN_TRACK_POINTS:
+        dropped = f" ({repeats} repeated point(s) read once)" if repeats else ""
         raise TruthError(
-            f"{raw.source}: {n} point(s); a track needs at least "
+            f"{raw.source}: {n} point(s){dropped}; a track needs at least "
             f"{MIN_TRACK_POINTS} (the cubic spline through them)"
         )
     if raw.absolute:
@@ -224,8 +226,9 @@ def place_track(
     raw: RawTrack, site: Site | str | None, start_utc: str | None, datum: dict | None
 ) -> Track:
     """The raw track checked (times, coordinates) and placed on ``site`` (module docstring)."""
+    read = len(raw.times)
     raw = drop_repeats(raw)
-    t_s, recorded = _check_times(raw)
+    t_s, recorded = _check_times(raw, read - len(raw.times))
     _check_coordinates(raw)
     if start_utc is not None:
         from navsense.geo.epoch import parse_utc
