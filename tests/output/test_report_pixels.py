@@ -1,0 +1,114 @@
+"""The report's figures drawn fast look exactly as drawn the plain way: each PNG, decoded, has
+the pixels of matplotlib's own PNG of the same figure (navsense.output.png), for every figure
+variant (the aided INS's, a site with overhead obstacles, a run without truth)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from navsense.config import load_config
+from navsense.output.png import encode_png
+from navsense.scenarios import load_scenario
+from navsense.simulate import simulate
+from navsense.vehicles import vehicle_profile
+
+pytest.importorskip("matplotlib")
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def _run(out: Path, overrides: dict | None = None, duration_s: float = 20.0) -> Path:
+    scenario = load_scenario("acre-loop", duration_s=duration_s)
+    simulate(
+        scenario.truth,
+        load_config(vehicle="polaris", overrides=overrides or {}),
+        vehicle_profile("polaris"),
+        scenario.site,
+        out,
+        source={"scenario": "acre-loop"},
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict:
+    """A plain run and an aided INS's run with a signal outage (the sky plot's two-line
+    title), 20 s of acre-loop each."""
+    base = tmp_path_factory.mktemp("pixels")
+    return {
+        "plain": _run(base / "plain"),
+        "aided": _run(
+            base / "aided",
+            {"ins.aiding": "gnss", "gnss.signal_outages_s": [[10.0, 12.0]]},
+        ),
+    }
+
+
+# --------------------------------------------------------------------------------- encoder
+@pytest.mark.parametrize("opaque", [True, False])
+def test_encoded_png_decodes_to_the_image(opaque):
+    """Random pixels (every byte difference of the Up filter, modulo 256) decode to themselves;
+    an opaque image is RGB, a translucent one RGBA; the metadata are read back."""
+    from PIL import Image
+
+    rng = np.random.default_rng(7)
+    rgba = rng.integers(0, 256, size=(37, 53, 4), dtype=np.uint8)
+    if opaque:
+        rgba[..., 3] = 255
+    png = encode_png(rgba, dpi=100, text={"Software": "navsense test"})
+    img = Image.open(io.BytesIO(png))
+    assert img.mode == ("RGB" if opaque else "RGBA")
+    assert np.array_equal(np.asarray(img.convert("RGBA")), rgba)
+    assert img.info["Software"] == "navsense test"
+    assert img.info["dpi"] == pytest.approx((100, 100), abs=0.01)
+
+
+def test_encoder_refuses_what_is_not_rgba():
+    with pytest.raises(ValueError, match="RGBA"):
+        encode_png(np.zeros((4, 4, 3), dtype=np.uint8))
+
+
+# --------------------------------------------------------------------------------- figures
+def _plain_png(fig) -> bytes:
+    """The figure as matplotlib writes it (savefig's PNG through Pillow): the old way."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name", ["plain", "aided", "no truth"])
+def test_report_figures_have_savefigs_pixels(runs, name, monkeypatch):
+    """Every figure of the report, PNG as the report writes it, has the pixels of savefig's
+    PNG of the same figure; the files are no bigger than 1.2 times savefig's."""
+    from navsense.output import report, report_plots
+
+    data = report.read_run(runs["aided" if name == "aided" else "plain"])
+    if name == "no truth":
+        data.truth = data.gnss_truth_antenna_enu_m = data.gnss_error_enu_m = None
+    plain: dict = {}
+    real = report_plots._png
+
+    def png(fig, title, caption, filename):
+        got = real(fig, title, caption, filename)
+        plain[filename] = _plain_png(fig)
+        return got
+
+    monkeypatch.setattr(report_plots, "_png", png)
+    figures = [m(data) for m in report_plots.figure_makers()]
+    drawn = {f.filename: f for f in figures if f is not None}
+    expected = {"track.png", "fix_states.png", "sky.png", "imu.png"}
+    expected |= {"ins_aided.png"} if name == "aided" else {"ins_error.png"}
+    expected |= set() if name == "no truth" else {"gnss_error.png"}
+    assert set(drawn) == expected
+    for filename, fig in drawn.items():
+        assert np.array_equal(_pixels(fig.png), _pixels(plain[filename])), filename
+        assert len(fig.png) < 1.2 * len(plain[filename]), filename
+        assert _pixels(fig.png).shape == (fig.height_px, fig.width_px, 4)
