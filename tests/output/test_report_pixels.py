@@ -112,3 +112,64 @@ def test_report_figures_have_savefigs_pixels(runs, name, monkeypatch):
         assert np.array_equal(_pixels(fig.png), _pixels(plain[filename])), filename
         assert len(fig.png) < 1.2 * len(plain[filename]), filename
         assert _pixels(fig.png).shape == (fig.height_px, fig.width_px, 4)
+
+
+# ------------------------------------------------------------------------------------ sky
+def _every_ray(antenna, site, foliage_block_path_m):
+    """The sky plot's grid with every ray tested against every obstacle (the plain way)."""
+    from navsense.output.report_plots import _SKY_AZ_DEG, _SKY_EL_DEG
+    from navsense.sky import obstruction as sky
+
+    az, el = np.radians(_SKY_AZ_DEG), np.radians(_SKY_EL_DEG)
+    ca, sa = np.cos(el)[None, :], np.sin(el)[None, :]
+    d = np.stack(
+        [
+            np.sin(az)[:, None] * ca,
+            np.cos(az)[:, None] * ca,
+            np.broadcast_to(sa, (az.size, el.size)),
+        ],
+        axis=-1,
+    )
+    blocked = np.zeros(d.shape[:2], dtype=bool)
+    for lo, hi in zip(site.box_min_m, site.box_max_m):
+        blocked |= sky.ray_box_hit(antenna, d, lo, hi)
+    for xy, b, t, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
+        blocked |= sky.ray_cylinder_hit(antenna, d, xy, b, t, r)
+    chord = np.zeros(d.shape[:2])
+    for c, r in zip(site.crown_center_m, site.crown_radius_m):
+        chord += sky.sphere_chord(antenna, d, c, r)
+    blocked |= chord >= foliage_block_path_m
+    return blocked, (chord > 0) & ~blocked
+
+
+@pytest.mark.parametrize("site_name", ["acre", "underpass"])
+def test_sky_grid_is_every_rays_test(site_name):
+    """The sky plot's grid, testing each obstacle only on the azimuths that face it, is the
+    grid of every ray against every obstacle: for antennas all over the site, beside, under
+    and inside obstacles (a crown's, a bin's and a building's footprint), and far away."""
+    from navsense.output.report_plots import _sky_grid
+    from navsense.site import embedded_site, load_site
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    site = (
+        embedded_site("acre")
+        if site_name == "acre"
+        else load_site(examples / "underpass.site.json")
+    )
+    rng = np.random.default_rng(3)
+    antennas = [np.r_[rng.uniform(-120, 120, 2), rng.uniform(0.5, 4.0)] for _ in range(12)]
+    for c, r in zip(site.crown_center_m[:2], site.crown_radius_m[:2]):
+        antennas += [np.r_[c[:2] + [0.3 * r, 0.0], 1.8], np.r_[c[:2] + [r + 0.5, 0.0], 1.8]]
+    for xy, r in zip(site.cyl_xy_m[:2], site.cyl_radius_m[:2]):
+        antennas += [np.r_[xy + [r + 0.2, 0.0], 1.8]]
+    for lo, hi in zip(site.box_min_m, site.box_max_m):
+        antennas += [np.r_[(lo[:2] + hi[:2]) / 2, 1.0], np.r_[hi[:2] + 0.5, 2.0]]
+    antennas += [np.array([900.0, -700.0, 2.0])]
+    seen = np.zeros(2)
+    for antenna in antennas:
+        _, _, blocked, foliage = _sky_grid(antenna, site, 8.0)
+        want_blocked, want_foliage = _every_ray(antenna, site, 8.0)
+        assert np.array_equal(blocked, want_blocked), antenna
+        assert np.array_equal(foliage, want_foliage), antenna
+        seen += [blocked.any(), foliage.any()]
+    assert seen[0] > 5 and (site_name == "underpass" or seen[1] > 5)  # the test saw obstacles

@@ -591,15 +591,34 @@ def _sky_grid(antenna, site, foliage_block_path_m: float):
     )  # (naz, nel, 3) ENU
     blocked = np.zeros(d.shape[:2], dtype=bool)
     for lo, hi in zip(site.box_min_m, site.box_max_m):
-        blocked |= sky.ray_box_hit(antenna, d, lo, hi)
+        k = _facing(antenna, (lo[:2] + hi[:2]) / 2, math.hypot(*(hi[:2] - lo[:2])) / 2)
+        blocked[k] |= sky.ray_box_hit(antenna, d[k], lo, hi)
     for xy, b, t, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
-        blocked |= sky.ray_cylinder_hit(antenna, d, xy, b, t, r)
+        k = _facing(antenna, xy, r)
+        blocked[k] |= sky.ray_cylinder_hit(antenna, d[k], xy, b, t, r)
     chord = np.zeros(d.shape[:2])
     for c, r in zip(site.crown_center_m, site.crown_radius_m):
-        chord += sky.sphere_chord(antenna, d, c, r)
+        k = _facing(antenna, c[:2], r)
+        chord[k] += sky.sphere_chord(antenna, d[k], c, r)
     blocked |= chord >= foliage_block_path_m
     foliage = (chord > 0) & ~blocked
     return np.degrees(az), np.degrees(el), blocked, foliage
+
+
+def _facing(antenna, center_xy, radius: float) -> np.ndarray | slice:
+    """The azimuths of the illustration's grid (indices into ``_SKY_AZ_DEG``) whose rays can
+    meet an obstacle inside the vertical cylinder of ``radius`` about ``center_xy``: a ray
+    meets it only if its horizontal half-line does, so within asin(radius / distance) of the
+    bearing to the centre (1 degree more for rounding); every azimuth when the antenna stands
+    inside. The other rays miss it: the grid is the same as testing every ray, in a tenth of
+    the time (ACRE's 29 crowns, 4 boxes and 2 bins are a few degrees wide each)."""
+    dx, dy = float(center_xy[0] - antenna[0]), float(center_xy[1] - antenna[1])
+    dist = math.hypot(dx, dy)
+    if not dist > 1.01 * radius + 1e-6:
+        return slice(None)
+    half = math.degrees(math.asin(radius / dist)) + 1.0
+    off = (_SKY_AZ_DEG - math.degrees(math.atan2(dx, dy)) + 180.0) % 360.0 - 180.0
+    return np.flatnonzero(np.abs(off) <= half)
 
 
 def _sky_cells(ax, antenna, site, foliage_block_path_m: float) -> None:
