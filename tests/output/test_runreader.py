@@ -101,6 +101,38 @@ def test_ins_fields_are_the_frames_columns_and_read_once_with_the_cache(runs, mo
         assert column.tobytes() == np.ascontiguousarray(frames[:, INS_FIELD_INDEX[name]]).tobytes()
 
 
+def test_vector_columns_are_read_from_the_lists_offsets_without_pyarrow_compute(runs):
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    from navsense.output.runreader import _numpy
+
+    values = pa.array([9.0, 9.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+    offsets = pa.array([0, 2, 4, 6, 8, 10], type=pa.int32())
+    mask = pa.array([False, False, True, False, False])  # row 2 null, its list [3, 4] not used
+    lists = pa.ListArray.from_arrays(offsets, values, mask=mask)
+    nan = math.nan
+    got = _numpy(lists.slice(1), vector(2), Path("x.jsonl"), "v")  # rows 1 .. 4
+    np.testing.assert_array_equal(got, [[1, 2], [nan, nan], [5, 6], [7, 8]])
+    got = _numpy(lists.slice(3), vector(2), Path("x.jsonl"), "v")  # rows back to back
+    np.testing.assert_array_equal(got, [[5, 6], [7, 8]])
+    assert got.flags.writeable
+    # the JSON Lines run's vectors (GNSS, IMU) read without loading pyarrow.compute
+    code = (
+        "import sys; from navsense.output.runreader import RunReader, vector;"
+        f"r = RunReader({str(runs['jsonl'])!r});"
+        "r.columns('gnss', {'position_enu_m': vector(3), 'covariance_enu_m2': vector(9)});"
+        "r.columns('imu', {'specific_force_flu_mps2': vector(3)});"
+        "print('pyarrow.compute' in sys.modules)"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+        == "False\n"
+    )
+
+
 def test_the_statistics_of_a_parquet_run_are_the_jsonl_runs(runs):
     a, b = run_statistics(runs["jsonl"]), run_statistics(runs["parquet"])
     assert list(a) == list(b)
