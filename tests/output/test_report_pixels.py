@@ -173,3 +173,64 @@ def test_sky_grid_is_every_rays_test(site_name):
         assert np.array_equal(foliage, want_foliage), antenna
         seen += [blocked.any(), foliage.any()]
     assert seen[0] > 5 and (site_name == "underpass" or seen[1] > 5)  # the test saw obstacles
+
+
+# ------------------------------------------------------------------------ settled texts
+def _figures(data, report_plots) -> dict:
+    return {f.filename: f for m in report_plots.figure_makers() if (f := m(data)) is not None}
+
+
+@pytest.mark.parametrize("name", ["plain", "aided", "no truth"])
+def test_settled_labels_and_titles_look_as_placed_by_matplotlib(runs, name, monkeypatch):
+    """The y labels, empty labels and titles that report_plots._settle fixes in place after
+    _fit_left are where matplotlib places them while drawing: every figure has the pixels of
+    the same figure drawn without _settle."""
+    from navsense.output import report, report_plots
+
+    data = report.read_run(runs["aided" if name == "aided" else "plain"])
+    if name == "no truth":
+        data.truth = data.gnss_truth_antenna_enu_m = data.gnss_error_enu_m = None
+    settled = _figures(data, report_plots)
+    monkeypatch.setattr(report_plots, "_settle", lambda axes, shift_px, renderer: None)
+    placed = _figures(data, report_plots)
+    assert set(settled) == set(placed)
+    for filename in settled:
+        assert np.array_equal(_pixels(settled[filename].png), _pixels(placed[filename].png)), (
+            filename
+        )
+
+
+def _stacked(top_ticks: bool, offset: bool, settle: bool, monkeypatch):
+    from navsense.output import report_plots
+
+    if not settle:
+        monkeypatch.setattr(report_plots, "_settle", lambda axes, shift_px, renderer: None)
+    fig = report_plots._new(6, 5)
+    ax_a, ax_b = fig.subplots(2, 1, sharex=True)
+    report_plots._place(fig, [ax_a, ax_b], 0.8)
+    t = np.linspace(0.0, 100.0, 50)
+    ax_a.plot(t, 1e5 + 0.1 * np.sin(t) if offset else np.sin(t))
+    ax_b.plot(t, np.cos(t))
+    ax_a.set_ylabel("upper (m)")
+    ax_b.set_ylabel("lower\n(m)")
+    ax_b.set_xlabel("time (s)")
+    if top_ticks:
+        ax_a.xaxis.tick_top()
+        ax_a.xaxis.set_tick_params(labeltop=True)
+    ax_a.set_title("A title over stacked axes")
+    report_plots._fit_left(fig)
+    settled = [report_plots._title_stays(ax, fig.canvas.get_renderer()) for ax in (ax_a, ax_b)]
+    png = report_plots._png(fig, "t", "c", "t.png").png
+    monkeypatch.undo()
+    return settled, _pixels(png)
+
+
+@pytest.mark.parametrize(("top_ticks", "offset"), [(False, False), (True, False), (False, True)])
+def test_a_title_that_matplotlib_would_move_is_left_to_it(top_ticks, offset, monkeypatch):
+    """A title over x tick labels on top, or beside an offset text of the y axis ("1e5"), is
+    not fixed in place (matplotlib raises it clear of them): the figure looks the same with and
+    without _settle either way, and the plain case is fixed (the fast path is taken)."""
+    stays, fast = _stacked(top_ticks, offset, True, monkeypatch)
+    _, plain = _stacked(top_ticks, offset, False, monkeypatch)
+    assert stays == [not (top_ticks or offset), False]  # the lower axes has no title
+    assert np.array_equal(fast, plain)

@@ -11,8 +11,9 @@ Speed: a plot against time draws at most a few points per pixel column of the fi
 that keep the column's extremes (:func:`line`, :mod:`navsense.output.decimate`), so an hour's
 run draws as fast as a minute's and looks the same; the track's paths are simplified as Agg
 simplifies them when drawing (:func:`_track_points`). The axes are placed in fixed margins
-(:func:`_place`, the constrained layout's result with room for wider labels, without its cost)
-and :func:`_png` draws each figure once.
+(:func:`_place`, the constrained layout's result with room for wider labels, without its cost),
+what :func:`_fit_left` measured is not measured again while drawing (:func:`_settle`), and
+:func:`_png` draws each figure once and encodes it with :mod:`navsense.output.png`.
 """
 
 from __future__ import annotations
@@ -152,6 +153,50 @@ def _fit_left(fig) -> None:
     for ax in axes:
         b = ax.get_position()
         ax.set_position([b.x0 + shift, b.y0, b.width - shift, b.height])
+    _settle(axes, shift * fig.bbox.width, r)
+
+
+def _settle(axes, shift_px: float, renderer) -> None:
+    """Settle now what drawing the axes would work out again, to the same result, from the y
+    ticks that :func:`_fit_left` measured before it moved them by ``shift_px`` (pixels):
+
+    * the y label: matplotlib places it left of the y tick labels (measuring them again, and
+      the spine); they moved with the axes, so does the label, placed where it was plus
+      ``shift_px`` (``set_label_coords`` turns its placing off);
+    * an empty axis label (the x label of stacked axes but the lowest) is not placed at all;
+    * the title: matplotlib raises it clear of x tick labels on top and of the y axis's offset
+      text ("1e5", measuring every y tick label again); with neither, and the title above the
+      axes, it stays where it is (y = 1 in axes units), which is then fixed (a private flag,
+      ``_autotitlepos``: a matplotlib without it places it as before).
+    """
+    for ax in axes:
+        y = ax.yaxis
+        if y.label.get_text():
+            x_px, y_ax = y.label.get_position()
+            y.set_label_coords(x_px + shift_px, y_ax, transform=y.label.get_transform())
+        for axis in (ax.xaxis, ax.yaxis):
+            if not axis.label.get_text():
+                axis.set_label_coords(
+                    *axis.label.get_position(), transform=axis.label.get_transform()
+                )
+        if _title_stays(ax, renderer):
+            ax._autotitlepos = False
+
+
+def _title_stays(ax, renderer) -> bool:
+    """True if matplotlib's placing of the axes' title would leave it at y = 1:
+    :meth:`matplotlib.axes.Axes._update_title_position` moves it only above x tick labels or
+    an x label on top, or an offset text of the y axis, that it meets."""
+    if ax.name != "rectilinear" or ax.child_axes or not ax.get_title():
+        return False
+    if ax.get_title(loc="left") or ax.get_title(loc="right"):
+        return False
+    tick = ax.xaxis.get_major_ticks(1)[0]
+    if tick.tick2line.get_visible() or tick.label2.get_visible():
+        return False
+    if ax.xaxis.get_label_position() != "bottom" or ax.yaxis.offsetText.get_text():
+        return False
+    return ax.title.get_window_extent(renderer).y0 > ax.get_window_extent(renderer).y1
 
 
 def pixel_columns(fig) -> int:
