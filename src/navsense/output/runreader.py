@@ -33,6 +33,7 @@ directory, no episode.json, a sensor's rows missing, a column missing or of anot
 from __future__ import annotations
 
 import math
+import mmap
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -389,7 +390,6 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
     match inside a string, where its quotes are escaped. Numbers are converted by Python's
     correctly rounded ``float``, the same float64 as Arrow's. The file is mapped and scanned in
     blocks of 64 MiB of whole rows, so memory stays bounded."""
-    import mmap
     import re
 
     names = list(spec)
@@ -426,6 +426,7 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
                     values[name] += found
             finally:
                 block.release()
+            _drop_pages(mm, start, end)
             start = end
     out = {}
     for name, kind in spec.items():
@@ -434,6 +435,17 @@ def _jsonl_top_level_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, n
             return None
         out[name] = column
     return out
+
+
+def _drop_pages(mm, start: int, end: int) -> None:
+    """Unmap the pages of ``mm`` (a read-only map of a file) from ``start`` (rounded down to
+    a page) to ``end``, once scanned: they stay in the page cache, but no longer count in this
+    process's resident memory, which otherwise grows by the whole file (an hour's INS rows:
+    355 MB, the JSON Lines report's peak). A page touched again is mapped again."""
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    first = start - start % mmap.PAGESIZE
+    if advice is not None and end > first:
+        mm.madvise(advice, first, end - first)
 
 
 _COUNT_BYTES = 1 << 20  # newlines counted a MiB at a time: its comparison stays in the cache
