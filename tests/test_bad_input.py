@@ -766,3 +766,35 @@ def test_a_json_input_with_a_key_twice(tmp_path, base, capsys, name, text, words
         argv = _simulate(tmp_path, tmp_path / "truth.csv")
     line = _fails_in_one_line(capsys, argv, tmp_path, f"{name}: the key {words}")
     assert "appears twice in one object" in line, line
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("[" * 3000 + "]" * 3000, "command line: --set gnss.antenna_flu_m: line 1: nested deeper"),
+        ("[" * 100_000, "nested deeper than 64 levels"),
+        ('{"a": 1, "a": 2}', 'the key "a" appears twice'),
+    ],
+)
+def test_a_set_value_nested_too_deep_or_with_a_key_twice(tmp_path, base, capsys, value, words):
+    """--set VALUE nested 3000 deep was a RecursionError inside json.loads (internal error)."""
+    argv = _simulate(tmp_path, base / "truth.csv", "--set", f"gnss.antenna_flu_m={value}")
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+@pytest.mark.parametrize(
+    ("site", "words"),
+    [
+        ("[" * 5000 + "]" * 5000, "navsense.site: line 1: nested deeper than 64 levels"),
+        ('{"name": "a", "name": "b"}', 'navsense.site: the key "name" appears twice'),
+        ("{", "navsense.site: line 1 column 2"),
+    ],
+)
+def test_a_parquet_truth_logs_site_metadata_nested_too_deep(tmp_path, base, capsys, site, words):
+    """The site in a Parquet truth log's metadata nested 5000 deep was a RecursionError."""
+    table = pq.read_table(base / "truth.parquet")
+    meta = dict(table.schema.metadata or {})
+    meta[b"navsense.site"] = site.encode()
+    pq.write_table(table.replace_schema_metadata(meta), tmp_path / "t.parquet")
+    line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "t.parquet"), tmp_path, words)
+    assert "t.parquet (Parquet metadata)" in line and "an embedded site's name" in line, line

@@ -141,6 +141,44 @@ def test_one_configuration_key_at_the_edges(bases, kv):
             assert last in outcome.err or "c.json" in outcome.err, outcome.describe()
 
 
+SET_TEXTS = [
+    "[" * 3000 + "]" * 3000,  # deeper than json.loads recurses
+    "[" * 100_000,
+    '{"a": 1, "a": 2}',
+    "[1e400, 0, 0]",
+    "",
+    " 5 ",
+    "5\n",
+    '"5"',
+    "NaN",
+    "-Infinity",
+    "0x10",
+]
+
+
+@fuzz_settings()
+@given(
+    kv=override(),
+    text=st.one_of(st.none(), st.sampled_from(SET_TEXTS), nasty_token()),
+    command=st.sampled_from(["simulate", "config"]),
+)
+def test_one_set_option_at_the_edges(bases, kv, text, command):
+    """``--set KEY=VALUE`` (every key) with VALUE the JSON of a value at the edges, or text that
+    is no JSON, JSON nested too deep or an object with a key twice: refused naming the key or
+    the option, or a run whose rows are all numbers."""
+    key, value = kv
+    option = f"{key}={json_text(value) if text is None else text}"
+    with scratch() as folder:
+        if command == "config":
+            before = tree(folder)
+            outcome = run_cli(["config", "show", "--set", option], folder)
+            check_outcome(outcome, before, tree(folder))
+        else:
+            outcome = _simulate(bases, folder, "--set", option)
+        if outcome.code == 2:
+            assert key.split(".")[-1] in outcome.err or "--set" in outcome.err, outcome.describe()
+
+
 @fuzz_settings(share=0.5)
 @given(kind=st.sampled_from(SPECIAL_KINDS), option=st.sampled_from(["--config", "--site"]))
 def test_a_configuration_or_site_that_is_not_a_readable_file(bases, kind, option):

@@ -189,7 +189,7 @@ def parquet_column(draw, n):
 @given(
     data=st.data(),
     column=st.sampled_from(TRUTH_COLUMNS),
-    change=st.sampled_from(["type", "drop", "duplicate", "extra", "rows"]),
+    change=st.sampled_from(["type", "drop", "duplicate", "extra", "rows", "metadata"]),
 )
 def test_a_parquet_truth_log_with_odd_columns(bases, data, column, change):
     table = pq.read_table(bases["truth.parquet"])
@@ -205,6 +205,12 @@ def test_a_parquet_truth_log_with_odd_columns(bases, data, column, change):
         table = table.append_column("extra", pa.array(np.zeros(n)))
     elif change == "rows":
         table = table.slice(0, data.draw(st.sampled_from([0, 1, 2, 3])))
+    elif change == "metadata":  # the log's site or start time (JSON text) damaged
+        key = data.draw(st.sampled_from([b"navsense.site", b"navsense.start_utc"]))
+        meta = dict(table.schema.metadata or {})
+        value = meta.get(key, b'{"name": "s", "georeference": {"kind": "acre"}}')
+        meta[key] = data.draw(damaged_bytes(value, deep_text=b"["))
+        table = table.replace_schema_metadata(meta)
     with scratch() as folder:
         pq.write_table(table, folder / "t.parquet")
         _simulate(folder, "t.parquet")

@@ -378,8 +378,18 @@ def parse_set(text: str, option: str = "--set") -> tuple[str, object]:
             f"{COMMAND_LINE}: {option} {format_value(text)} is not KEY=VALUE "
             "(such as --set gnss.hz=5 or --set ins.frame=wgs84_g2139)"
         )
+    from navsense.jsonfile import json_depth_error
+
+    where = f"{COMMAND_LINE}: {option} {key}"
+    deep = json_depth_error(value, where, ConfigError)
+    if deep is not None:  # the parser recurses per level
+        raise deep
     try:
-        parsed = json.loads(value, parse_constant=_refuse_constant)
+        parsed = json.loads(
+            value, object_pairs_hook=_no_duplicate_keys(where), parse_constant=_refuse_constant
+        )
+    except ConfigError:  # a key twice in one object (the hook)
+        raise
     except ValueError:  # not JSON: the text (a string value)
         parsed = value
     return key, parsed

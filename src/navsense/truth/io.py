@@ -694,13 +694,17 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
             text = raw.get(key.encode())
             if text is None:
                 continue
+            hint = "(an embedded site's name or a site object; an ISO 8601 UTC time)"
             try:
-                values[name] = json.loads(text.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                raise TruthError(
-                    f"{where}: {key} = {text[:60]!r} is not JSON (an embedded site's name or a "
-                    "site object; an ISO 8601 UTC time)"
-                ) from None
+                decoded = text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise TruthError(f"{where}: {key} = {text[:60]!r} is not JSON {hint}") from None
+            from navsense.jsonfile import parse_json
+
+            try:  # nested at most 64 deep, no key twice (NaN: refused by the site's check)
+                values[name] = parse_json(decoded, f"{where}: {key}", TruthError, allow_nan=True)
+            except TruthError as exc:
+                raise TruthError(f"{exc} {hint}") from None
     else:
         sidecar = truth_sidecar(path)
         if not sidecar.is_file():
