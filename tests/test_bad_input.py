@@ -798,3 +798,18 @@ def test_a_parquet_truth_logs_site_metadata_nested_too_deep(tmp_path, base, caps
     pq.write_table(table.replace_schema_metadata(meta), tmp_path / "t.parquet")
     line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "t.parquet"), tmp_path, words)
     assert "t.parquet (Parquet metadata)" in line and "an embedded site's name" in line, line
+
+
+def test_a_gpx_billion_laughs_ends_at_once(tmp_path, capsys):
+    """Nine levels of entities of ten references each in every <ele>: reading a point's text by
+    += of expat's 10-character pieces was quadratic (over a minute before expat's amplification
+    limit stopped it); now expat's refusal comes within a second."""
+    import time
+
+    from fuzz.fuzz_helpers import entity_gpx
+
+    (tmp_path / "t.gpx").write_text(entity_gpx(9, "ele"))
+    t0 = time.process_time()
+    argv = ["truth", "--track", tmp_path / "t.gpx", "--out", tmp_path / "t.parquet"]
+    _fails_in_one_line(capsys, argv, tmp_path, "limit on input amplification factor")
+    assert time.process_time() - t0 < 10

@@ -634,6 +634,32 @@ def damaged_bytes(draw, data: bytes, deep_text: bytes | None = None):
     return blob(b"", "empty")
 
 
+def entity_gpx(levels: int, where: str, points: int = 20) -> str:
+    """A GPX track whose ``where`` (``ele``, ``time``, ``name``, ``lat``) is the entity ``&lN;``
+    of ``levels`` levels of ten references each (10^(levels+1) characters: a "billion laughs"
+    from 8 levels on)."""
+    ents = '<!ENTITY l0 "1234567890">' + "".join(
+        f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, levels + 1)
+    )
+    ref = f"&l{levels};"
+    rows = []
+    for i in range(points):
+        lat = ref if where == "lat" else f"{40.474 + 2.0e-5 * i:.7f}"
+        ele = ref if where == "ele" else "180.0"
+        time = ref if where == "time" else f"2026-05-01T12:00:{i:02d}Z"
+        name = f"<name>{ref}</name>" if where == "name" else ""
+        rows.append(
+            f'<trkpt lat="{lat}" lon="{-86.99 + 1.5e-5 * i:.7f}"><ele>{ele}</ele>'
+            f"<time>{time}</time>{name}</trkpt>"
+        )
+    return (
+        f'<?xml version="1.0"?>\n<!DOCTYPE gpx [{ents}]>\n<gpx version="1.1" '
+        'xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>\n'
+        + "\n".join(rows)
+        + "\n</trkseg></trk></gpx>\n"
+    )
+
+
 def special_path(folder: Path, kind: str, suffix: str = ".csv") -> Path:
     """An input path that is not a regular readable file: missing, a directory, a dangling
     symlink, a symlink loop, a FIFO, /dev/zero (endless), /dev/null (empty)."""

@@ -13,6 +13,7 @@ from fuzz.fuzz_helpers import (
     SPECIAL_KINDS,
     check_outcome,
     damaged_bytes,
+    entity_gpx,
     fuzz_settings,
     json_mutation,
     json_text,
@@ -114,6 +115,18 @@ def test_a_gpx_track_at_the_edges(points, smoothing):
             encoding="utf-8",
         )
         _truth(folder, "t.gpx", "--smoothing-m", smoothing)
+
+
+@fuzz_settings(share=0.5)
+@given(levels=st.integers(0, 9), where=st.sampled_from(["ele", "time", "name", "lat"]))
+def test_a_gpx_track_with_entities(levels, where):
+    """Internal entities that expand to 10 .. 10^10 characters (expat refuses an amplification
+    beyond 100 after 8 MiB; until then the text of a point's element must be read in linear
+    time: it was a quadratic += of 10-character pieces, minutes for a "billion laughs")."""
+    with scratch() as folder:
+        (folder / "t.gpx").write_text(entity_gpx(levels, where), encoding="utf-8")
+        outcome = _truth(folder, "t.gpx")
+        assert outcome.seconds < 20, outcome.describe()
 
 
 # ---------------------------------------------------------------------- CSV at the edges

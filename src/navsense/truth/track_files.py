@@ -125,6 +125,7 @@ class _GpxScan:
         self._point: dict | None = None
         self._depth = 0
         self._child: str | None = None
+        self._parts: list[str] = []  # the child's text, joined at its end (+= is quadratic)
         parser = expat.ParserCreate()
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
@@ -164,8 +165,12 @@ class _GpxScan:
         ):
             self._child = local
             self._point[local] = ""
+            self._parts = []
 
     def _end(self, name: str) -> None:
+        if self._child is not None and self._point is not None:
+            self._point[self._child] += "".join(self._parts)
+        self._parts = []
         if self._point is not None and len(self._stack) == self._depth:
             self._point = None
         self._child = None
@@ -173,7 +178,7 @@ class _GpxScan:
 
     def _text(self, text: str) -> None:
         if self._child is not None and self._point is not None:
-            self._point[self._child] += text
+            self._parts.append(text)
 
 
 def read_gpx(path: Path) -> RawTrack:
