@@ -694,17 +694,16 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
             text = raw.get(key.encode())
             if text is None:
                 continue
-            hint = "(an embedded site's name or a site object; an ISO 8601 UTC time)"
-            try:
-                decoded = text.decode("utf-8")
-            except UnicodeDecodeError:
-                raise TruthError(f"{where}: {key} = {text[:60]!r} is not JSON {hint}") from None
             from navsense.jsonfile import parse_json
 
             try:  # nested at most 64 deep, no key twice (NaN: refused by the site's check)
-                values[name] = parse_json(decoded, f"{where}: {key}", TruthError, allow_nan=True)
-            except TruthError as exc:
-                raise TruthError(f"{exc} {hint}") from None
+                values[name] = parse_json(text.decode("utf-8"), key, TruthError, allow_nan=True)
+            except (UnicodeDecodeError, TruthError) as exc:
+                reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc)
+                raise TruthError(
+                    f"{where}: {key} = {text[:60]!r} is not JSON ({reason.removeprefix(key + ': ')})"
+                    " (an embedded site's name or a site object; an ISO 8601 UTC time)"
+                ) from None
     else:
         sidecar = truth_sidecar(path)
         if not sidecar.is_file():
