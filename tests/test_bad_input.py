@@ -813,3 +813,40 @@ def test_a_gpx_billion_laughs_ends_at_once(tmp_path, capsys):
     argv = ["truth", "--track", tmp_path / "t.gpx", "--out", tmp_path / "t.parquet"]
     _fails_in_one_line(capsys, argv, tmp_path, "limit on input amplification factor")
     assert time.process_time() - t0 < 10
+
+
+def _special(path: Path, kind: str) -> None:
+    """``path`` replaced by a FIFO (reading it waits for a writer for ever) or a link to
+    /dev/zero (reading it never ends)."""
+    import os
+
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("kind, words", [("fifo", "it is a FIFO"), ("zero", "it is a device")])
+def test_a_run_or_campaign_file_that_never_ends(tmp_path, base, capsys, kind, words):
+    """episode.json, a campaign's campaign.json or a result file that is a FIFO hung every reader
+    (export, score, report, campaign summary, rerun and resume); a link to /dev/zero read until
+    memory ran out. They are refused by name (a result as a damaged one, run again)."""
+    from navsense.campaign.runner import read_result
+
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    _special(run / "episode.json", kind)
+    line = _fails_in_one_line(capsys, ["export", "mcap", run, "--out", tmp_path / "o.mcap"])
+    assert f"run/episode.json: cannot read the run's episode.json ({words}" in line, line
+    campaign = tmp_path / "c"
+    campaign.mkdir()
+    (campaign / "campaign.json").write_text("{}")
+    _special(campaign / "campaign.json", kind)
+    line = _fails_in_one_line(capsys, ["campaign", "summary", campaign])
+    assert f"c/campaign.json: cannot read the campaign's campaign.json ({words}" in line, line
+    result = tmp_path / "p000-s0001-0123456789.json"
+    result.write_text("{}")
+    _special(result, kind)
+    with time_limit(20), pytest.raises(NavsenseError, match=f"result file \\({words}"):
+        read_result(result)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 from hypothesis import assume, given
@@ -42,7 +43,7 @@ def damaged_run(draw, bases):
     changes: dict[str, object] = {}
     for _ in range(draw(st.integers(1, 2))):
         name = draw(st.sampled_from(names))
-        how = draw(st.sampled_from(["bytes", "bytes", "json", "remove", "dir", "row"]))
+        how = draw(st.sampled_from(["bytes", "bytes", "json", "remove", "dir", "row", "special"]))
         data = (base / name).read_bytes()
         if how == "bytes":
             changes[name] = draw(damaged_bytes(data, deep_text=b"["))
@@ -59,6 +60,8 @@ def damaged_run(draw, bases):
             changes[name] = None
         elif how == "dir":
             changes[name] = "dir"
+        elif how == "special":  # a FIFO, /dev/zero, /dev/null, a symlink loop or to nowhere
+            changes[name] = ("special", draw(st.sampled_from(SPECIAL_FILE_KINDS)))
         else:  # a change that does not fit this file: byte damage
             changes[name] = draw(damaged_bytes(data, deep_text=b"["))
     return base, changes
@@ -72,9 +75,23 @@ def _make_run(folder, base, changes):
         p.unlink(missing_ok=True)
         if value == "dir":
             p.mkdir()
+        elif isinstance(value, tuple):
+            _make_special(p, value[1])
         elif value is not None:
             p.write_bytes(value)
     return run
+
+
+SPECIAL_FILE_KINDS = ["fifo", "zero", "null", "loop", "dangling"]
+
+
+def _make_special(path, kind: str) -> None:
+    """``path`` (absent) made a file that is no regular file (:data:`SPECIAL_FILE_KINDS`)."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        target = {"zero": "/dev/zero", "null": "/dev/null", "loop": path.name}
+        path.symlink_to(target.get(kind, path.parent / "nowhere"))
 
 
 @fuzz_settings()
@@ -130,16 +147,21 @@ def test_campaign_summary_of_a_damaged_campaign(bases, data):
         for _ in range(data.draw(st.integers(1, 2))):
             rel = data.draw(st.sampled_from(files))
             target = camp / rel
-            how = data.draw(st.sampled_from(["bytes", "json", "remove"]))
+            how = data.draw(st.sampled_from(["bytes", "json", "remove", "special"]))
             if how == "remove":
                 target.unlink(missing_ok=True)
+            elif how == "special":
+                target.unlink(missing_ok=True)
+                _make_special(target, data.draw(st.sampled_from(SPECIAL_FILE_KINDS)))
+            elif target.is_symlink() or not target.is_file():  # removed or made special before
+                continue
             elif how == "json" and rel.suffix == ".json":
                 try:
                     doc = data.draw(json_mutation(json.loads(target.read_bytes())))
                 except (ValueError, OSError, RecursionError):  # damaged by an earlier draw
                     continue
                 target.write_text(json_text(doc.doc), encoding="utf-8")
-            elif target.exists():
+            else:
                 target.write_bytes(data.draw(damaged_bytes(target.read_bytes(), b"[")))
         before = tree(folder)
         outcome = run_cli(["campaign", "summary", "c"], folder)

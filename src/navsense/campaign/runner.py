@@ -323,6 +323,9 @@ def read_result(path: Path) -> dict:
     file's name, status "ok" or "failed", error a message or null, statistics an object of
     numbers (or null for a failed run), score (an estimator's campaign) null or an object whose
     campaign columns (navsense.score.campaign.CAMPAIGN_SCORE_KEYS) are numbers or null. FormatError naming the file otherwise."""
+    from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
+
+    check_input_file(path, "result file", FormatError, MAX_INPUT_BYTES)  # a FIFO never ends
     try:
         data = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
@@ -420,7 +423,7 @@ def run_campaign(
     previous = out / CAMPAIGN_JSON
     results = read_results(out)
     planned = {r["run_id"] for r in campaign.runs}
-    if previous.exists():
+    if previous.is_file():  # a FIFO or a device (never ending) is replaced like damaged JSON
         try:
             old = orjson.loads(previous.read_bytes())
         except orjson.JSONDecodeError:

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from navsense.campaign.runner import CAMPAIGN_JSON, read_results
 from navsense.campaign.stats import STATISTICS_KEYS
 from navsense.errors import ConfigError
+from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
 
 __all__ = [
     "statistics_table",
@@ -61,6 +62,8 @@ SUMMARY_MEASURES = ("mean", "std", "p5", "p50", "p95")
 def read_campaign_json(out_dir: str | os.PathLike) -> dict:
     """The resolved campaign saved in ``out_dir/campaign.json``; ConfigError if there is none."""
     path = Path(out_dir) / CAMPAIGN_JSON
+    if os.path.lexists(path) and not path.is_dir():  # a FIFO never ends, /dev/zero neither
+        check_input_file(path, f"campaign's {CAMPAIGN_JSON}", ConfigError, MAX_INPUT_BYTES)
     try:
         data = orjson.loads(path.read_bytes())
     except FileNotFoundError:

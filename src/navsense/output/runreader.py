@@ -45,6 +45,7 @@ import orjson
 from navsense.config.defaults import complete_recorded_config
 from navsense.config.schema import validate
 from navsense.errors import ConfigError, FormatError
+from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
 from navsense.output.episode_check import check_episode
 
 __all__ = [
@@ -88,6 +89,8 @@ def read_episode(run_dir: str | os.PathLike) -> dict:
     (navsense.output.episode_check; FormatError naming the file and the key)."""
     run = Path(run_dir)
     path = run / EPISODE_FILE
+    if os.path.lexists(path) and not path.is_dir():  # a FIFO never ends, /dev/zero neither
+        check_input_file(path, f"run's {EPISODE_FILE}", FormatError, MAX_INPUT_BYTES)
     try:
         episode = orjson.loads(path.read_bytes())
     except FileNotFoundError:
