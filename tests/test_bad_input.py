@@ -850,3 +850,26 @@ def test_a_run_or_campaign_file_that_never_ends(tmp_path, base, capsys, kind, wo
     _special(result, kind)
     with time_limit(20), pytest.raises(NavsenseError, match=f"result file \\({words}"):
         read_result(result)
+
+
+def test_a_truth_logs_sidecar_that_is_no_file_is_refused(tmp_path, base, capsys):
+    """A CSV log's ``.truth.json`` that was a FIFO or a directory was left out silently (the run
+    took the default site and start time); now it is named. A truth log or a campaign's file
+    that is a FIFO was "no such truth log" or "PATH not found": now what it is."""
+    import os
+
+    shutil.copy(base / "truth.csv", tmp_path / "t.csv")
+    os.mkfifo(tmp_path / "t.truth.json")
+    line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "t.csv"), tmp_path)
+    assert "t.truth.json: cannot read the truth log sidecar (it is a FIFO, not a file)" in line
+    (tmp_path / "t.truth.json").unlink()
+    (tmp_path / "t.truth.json").mkdir()
+    line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "t.csv"), tmp_path)
+    assert "(it is a directory, not a file)" in line, line
+    os.mkfifo(tmp_path / "f.csv")
+    line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "f.csv"), tmp_path)
+    assert "f.csv: cannot read the truth log (it is a FIFO, not a file)" in line, line
+    (tmp_path / "c.json").write_text(json.dumps({"seeds": [1], "sources": [{"truth": "f.csv"}]}))
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    line = _fails_in_one_line(capsys, argv, tmp_path)
+    assert "f.csv is not a regular file" in line, line

@@ -225,6 +225,19 @@ def test_a_truth_log_that_is_not_a_readable_file(kind, suffix):
         _simulate(folder, path.name, must_fail=True)
 
 
+@fuzz_settings(share=0.6)
+@given(kind=st.sampled_from(SPECIAL_KINDS))
+def test_a_csv_logs_sidecar_that_is_not_a_readable_file(bases, kind):
+    """A ``<stem>.truth.json`` that is no file is refused, not left out (the log's site and
+    start time would silently become the defaults)."""
+    with scratch() as folder:
+        shutil.copy(bases["truth.csv"], folder / "t.csv")
+        path = special_path(folder, kind, ".json")
+        if kind != "missing":
+            path.rename(folder / "t.truth.json")
+        _simulate(folder, "t.csv", must_fail=kind != "missing")
+
+
 def test_the_base_truth_logs_run(bases):
     """The seeds of the damage are valid: a run of each succeeds."""
     for name in ("truth.csv", "truth.parquet"):

@@ -465,7 +465,7 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
                 p = (base / ref).resolve()
                 if not p.is_file():
                     raise _err(
-                        src, f"{where}.scenario", ref, f"is not a scenario file ({p} not found)"
+                        src, f"{where}.scenario", ref, f"is not a scenario file ({_absent(p)})"
                     )
                 run_source["scenario"] = str(p)
                 run_source["sha256"] = sha256_of(p)
@@ -500,7 +500,7 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             if p.suffix.lower() not in (".csv", ".parquet", ".pq"):
                 raise _err(src, f"{where}.truth", ref, "is not a truth log (.csv or .parquet)")
             if not p.is_file():
-                raise _err(src, f"{where}.truth", ref, f"is not a file ({p} not found)")
+                raise _err(src, f"{where}.truth", ref, f"is not a file ({_absent(p)})")
             run_source["truth"] = str(p)
             run_source["sha256"] = sha256_of(p)
             from navsense.truth.io import truth_sidecar
@@ -539,7 +539,7 @@ def _track_source(
             src, f"{where}.track", ref, "is not a track (.gpx, .csv) or a waypoint route (.json)"
         )
     if not p.is_file():
-        raise _err(src, f"{where}.track", ref, f"is not a file ({p} not found)")
+        raise _err(src, f"{where}.track", ref, f"is not a file ({_absent(p)})")
     run_source: dict = {"track": str(p), "sha256": sha256_of(p)}
     label = p.name
     smoothing = item.get("smoothing_m")
@@ -569,7 +569,7 @@ def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
     if site.endswith(".json"):
         p = (base / site).resolve()
         if not p.is_file():
-            raise _err(src, where, site, f"is not a site file ({p} not found)")
+            raise _err(src, where, site, f"is not a site file ({_absent(p)})")
         return {"path": str(p), "sha256": sha256_of(p)}
     if site not in embedded_sites():
         raise _err(
@@ -652,6 +652,13 @@ def _agents(src: str, value) -> list[int]:
     return list(value)
 
 
+def _absent(p: Path) -> str:
+    """Why ``p`` (resolved) is no file to read: not there, a directory or no regular file."""
+    if not os.path.lexists(p):
+        return f"{p} not found"
+    return f"{p} is a directory" if p.is_dir() else f"{p} is not a regular file"
+
+
 def _file_ref(src: str, base: Path, key: str, value) -> dict | None:
     if value is None:
         return None
@@ -659,7 +666,7 @@ def _file_ref(src: str, base: Path, key: str, value) -> dict | None:
         raise _err(src, key, value, "is not a file path")
     p = (base / value).resolve()
     if not p.is_file():
-        raise _err(src, key, value, f"is not a file ({p} not found)")
+        raise _err(src, key, value, f"is not a file ({_absent(p)})")
     return {"path": str(p), "sha256": sha256_of(p)}
 
 

@@ -684,8 +684,11 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
     """
     path = Path(path)
     kind = _format_of(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise TruthError(f"{path}: no such truth log")
+    from navsense.jsonfile import check_input_file
+
+    check_input_file(path, "truth log", TruthError)  # a FIFO, a device, a directory: named so
     if kind == "parquet":
         raw = _parquet_file(path).schema_arrow.metadata or {}
         where = f"{path} (Parquet metadata)"
@@ -706,7 +709,7 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
                 ) from None
     else:
         sidecar = truth_sidecar(path)
-        if not sidecar.is_file():
+        if not os.path.lexists(sidecar):  # a sidecar that is no file is refused, not left out
             return TruthMetadata()
         from navsense.jsonfile import read_json
 
