@@ -234,3 +234,25 @@ def test_a_title_that_matplotlib_would_move_is_left_to_it(top_ticks, offset, mon
     _, plain = _stacked(top_ticks, offset, False, monkeypatch)
     assert stays == [not (top_ticks or offset), False]  # the lower axes has no title
     assert np.array_equal(fast, plain)
+
+
+def test_the_shared_mathtext_parser_draws_as_a_renderers_own(runs, monkeypatch):
+    """The symmetric-log figures' tick labels (mathtext, "10^-2") parsed once for every figure
+    (report_plots._mathtext_parser, its cache warm from a first drawing) look as parsed by each
+    figure's own renderer, the matplotlib default."""
+    from matplotlib.mathtext import MathTextParser
+
+    from navsense.output import report, report_plots
+
+    data = report.read_run(runs["aided"])
+    makers = (report_plots.gnss_error_figure, report_plots.ins_figure)
+    for make in makers:
+        make(data)
+    parser = report_plots._mathtext_parser()
+    before = type(parser)._parse_cached.cache_info()
+    shared = [make(data) for make in makers]
+    after = type(parser)._parse_cached.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits  # parsed once
+    monkeypatch.setattr(report_plots, "_mathtext_parser", lambda: MathTextParser("agg"))
+    for fig, make in zip(shared, makers):
+        assert np.array_equal(_pixels(fig.png), _pixels(make(data).png)), fig.filename
