@@ -114,6 +114,18 @@ def test_chunks_equal_whole_read(tmp_path, monkeypatch, suffix, chunk):
     assert_same(TruthStates.concatenate(parts), whole)
 
 
+def test_a_parquet_log_of_several_batches_reads_whole_into_one_set_of_arrays(tmp_path):
+    # 20 000 rows: three of read_truth's batches of 8192, written into arrays of the file's
+    # row count (no arrays per batch, no joining)
+    truth = make_truth(20_000, step0=5)
+    path = write_truth(truth, tmp_path / "t.parquet")
+    whole = read_truth(path)
+    assert_same(whole, truth)
+    for name in ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m", "reset"):
+        assert getattr(whole, name).flags.c_contiguous, name
+    assert_same(TruthStates.concatenate(list(iter_truth_chunks(path, 3000))), whole)
+
+
 def test_streaming_memory_does_not_grow_with_the_file(tmp_path, monkeypatch):
     """Arrow memory stays within the reader's read-ahead (~35 blocks) and numpy memory within a
     few chunks, for a file many times larger than either."""

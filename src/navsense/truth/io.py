@@ -163,6 +163,25 @@ def _check_header(path: Path, names: list[str], where: str) -> None:
         )
 
 
+#: the TruthStates arrays and the columns they hold, in order
+_STATE_COLUMNS = {
+    "p_m": ("px_m", "py_m", "pz_m"),
+    "q_xyzw": ("qx", "qy", "qz", "qw"),
+    "v_mps": ("vx_mps", "vy_mps", "vz_mps"),
+    "w_radps": ("wx_radps", "wy_radps", "wz_radps"),
+    "c_m": ("cx_m", "cy_m", "cz_m"),
+}
+
+
+def _state_arrays(rows: int) -> dict[str, np.ndarray]:
+    """Empty TruthStates arrays of ``rows`` rows (keys of :data:`_STATE_COLUMNS` and reset)."""
+    out: dict[str, np.ndarray] = {
+        key: np.empty((rows, len(names))) for key, names in _STATE_COLUMNS.items()
+    }
+    out["reset"] = np.empty(rows, dtype=np.bool_)
+    return out
+
+
 class _Validator:
     """Checks consecutive blocks of rows and carries the clock across block boundaries."""
 
@@ -184,8 +203,11 @@ class _Validator:
     def fail(self, row: int, message: str) -> TruthError:
         return TruthError(f"{self.path}: {self.where(row)}: {message}")
 
-    def check(self, cols: dict[str, np.ndarray]) -> TruthStates:
-        """Validate one block (float64 columns, reset bool/number) and return it as TruthStates."""
+    def check(self, cols: dict[str, np.ndarray], into: dict | None = None) -> TruthStates:
+        """Validate one block (float64 columns, reset bool/number) and return it as TruthStates.
+
+        ``into``: arrays for the whole log (:func:`_state_arrays`; read_truth): the block is
+        written into them at its rows and returned as views of those, when it fits."""
         n = len(cols["t_s"])
         row0 = self.rows
         failures: list[tuple[int, int, str]] = []  # (row in block, rule order, message)
@@ -282,16 +304,20 @@ class _Validator:
             raise self.fail(row0 + i, message)
 
         self.rows += n
-        return TruthStates(
-            step0=(self.k0 or 0) + row0,
-            p_m=np.column_stack([cols["px_m"], cols["py_m"], cols["pz_m"]]),
-            q_xyzw=np.column_stack([cols["qx"], cols["qy"], cols["qz"], cols["qw"]]),
-            v_mps=np.column_stack([cols["vx_mps"], cols["vy_mps"], cols["vz_mps"]]),
-            w_radps=np.column_stack([cols["wx_radps"], cols["wy_radps"], cols["wz_radps"]]),
-            c_m=np.column_stack([cols["cx_m"], cols["cy_m"], cols["cz_m"]]),
-            reset=np.ascontiguousarray(reset, dtype=np.bool_),
-            rate_hz=self.rate_hz,
-        )
+        if into and row0 + n <= len(into["reset"]):
+            rows = slice(row0, row0 + n)
+            for key, names in _STATE_COLUMNS.items():
+                for j, c in enumerate(names):
+                    into[key][rows, j] = cols[c]
+            into["reset"][rows] = reset
+            fields = {key: into[key][rows] for key in (*_STATE_COLUMNS, "reset")}
+        else:
+            fields = {
+                key: np.column_stack([cols[c] for c in names])
+                for key, names in _STATE_COLUMNS.items()
+            }
+            fields["reset"] = np.ascontiguousarray(reset, dtype=np.bool_)
+        return TruthStates(step0=(self.k0 or 0) + row0, **fields, rate_hz=self.rate_hz)
 
     def finish(self) -> None:
         if self.rows == 0:
@@ -524,8 +550,14 @@ def _batches(path: Path, pf: pq.ParquetFile, batch_rows: int) -> Iterator:
         yield batch
 
 
-def _parquet_blocks(path: Path, validator: _Validator, batch_rows: int) -> Iterator[TruthStates]:
+def _parquet_blocks(
+    path: Path, validator: _Validator, batch_rows: int, out: dict | None = None
+) -> Iterator[TruthStates]:
+    """The validated blocks; ``out`` (a dict, read_truth's): filled with the whole log's arrays
+    (the file's row count), into which the blocks are written (:meth:`_Validator.check`)."""
     pf = _parquet_file(path)
+    if out is not None:
+        out.update(_state_arrays(pf.metadata.num_rows))
     for batch in _batches(path, pf, batch_rows):
         if batch.num_rows == 0:
             continue
@@ -536,17 +568,17 @@ def _parquet_blocks(path: Path, validator: _Validator, batch_rows: int) -> Itera
                 raise validator.fail(
                     validator.rows + i, f"{name} is null; a finite number is required"
                 )
-        yield validator.check(_columns(batch))
+        yield validator.check(_columns(batch), out)
 
 
 # --------------------------------------------------------------------------------- public
 
 
 def _blocks(
-    path: Path, rate_hz: float, batch_rows: int = _PARQUET_BATCH_ROWS
+    path: Path, rate_hz: float, batch_rows: int = _PARQUET_BATCH_ROWS, out: dict | None = None
 ) -> Iterator[TruthStates]:
     """Validated blocks of the reader (any sizes; ``batch_rows`` rows for Parquet), then the
-    minimum-length check."""
+    minimum-length check. ``out``: see :func:`_parquet_blocks` (a CSV log leaves it empty)."""
     from navsense.jsonfile import check_input_file
 
     kind = _format_of(path)
@@ -557,7 +589,7 @@ def _blocks(
     blocks = (
         _csv_blocks(path, validator)
         if kind == "csv"
-        else _parquet_blocks(path, validator, batch_rows)
+        else _parquet_blocks(path, validator, batch_rows, out)
     )
     yield from blocks
     validator.finish()
@@ -651,8 +683,18 @@ def read_truth(path: str | os.PathLike, rate_hz: float = PHYSICS_HZ) -> TruthSta
     Raises :class:`~navsense.errors.TruthError` naming the file, the line (CSV; the header is
     line 1) or row (Parquet), the value and the rule it breaks.
     """
-    parts = list(_blocks(Path(path), rate_hz))
-    return parts[0] if len(parts) == 1 else TruthStates.concatenate(parts)
+    # a Parquet log's blocks are written into arrays of its row count (out): no arrays per
+    # block and no joining them (an hour: 0.03 s of column_stack, 0.03 s and 60 MB of joining)
+    out: dict = {}
+    parts = list(_blocks(Path(path), rate_hz, out=out))
+    if len(parts) == 1:
+        return parts[0]
+    rows = sum(len(part) for part in parts)
+    if out and rows <= len(out["reset"]):  # every block was written into out
+        return TruthStates(
+            step0=parts[0].step0, **{k: v[:rows] for k, v in out.items()}, rate_hz=parts[0].rate_hz
+        )
+    return TruthStates.concatenate(parts)
 
 
 # ------------------------------------------------------------------------ where and when
