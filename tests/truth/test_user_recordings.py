@@ -168,3 +168,23 @@ def test_too_few_points_after_the_repeats_says_so(tmp_path):
         TruthError, match=r"t\.csv: 3 point\(s\) \(1 repeated point\(s\) read once\)"
     ):
         load_track(path)
+
+
+@pytest.mark.parametrize(
+    "drive, options, seed",
+    [
+        (sr.highway, dict(white_h_m=0.3, gm_h_m=1.0, gm_v_m=2.0), 2),
+        (sr.hill, {}, 3),
+    ],
+)
+def test_a_short_stand_at_the_track_start_is_a_standstill(tmp_path, drive, options, seed):
+    """5 s standing before the drive: the detector finds at most one slow point there, or two
+    whose drift is within its noise; with the points to the start they stand (main before
+    this: no standstill, 0.59 rad/s of turning on the highway's start)."""
+    motion = drive()
+    t_rec, t_true, enu = sr.record_noisy(motion, seed=seed, **options)
+    traj, truth = build(sr.write_gpx_text(tmp_path / "t.gpx", t_rec, enu))
+    assert traj.standstills[0][0] == 0.0 and traj.standstills[0][1] + t_true[0] > 3.0
+    e = goal_figures(motion, t_true[0], truth)
+    moving_goal(e)
+    assert e["stopped_omega_max"] <= 0.02 and e["settled_horizontal_max"] <= 0.3

@@ -92,6 +92,7 @@ DETECT_SIGMAS = 4.0  # a standstill: detector speed below 4 standard deviations 
 STAND_DRIFT_SIGMAS = 2.0  # ... and its points' drift over it below 2 noise sigmas + wander
 STAND_WANDER_M = 1.5  # the slow wander of a standing receiver (correlated error), m
 STAND_DRIFT_MPS = 0.05  # ... or a drift slower than this (a long stop's wander), m/s
+DRIFT_SIGMAS = 3.0  # ... or within this many standard deviations of the drift's noise
 EDGE_POINTS = 1  # the next point on either side, when within 2 noise sigmas of it, joins too
 EDGE_RADIUS_SIGMAS = 2.0  # (the stop began between two points: its force errs on the still side)
 END_JOIN_S = 10.0  # the points to the track's start (end) join a standstill this close to it
@@ -598,18 +599,20 @@ def find_standstills(
     flat: list[tuple[int, int]] = []
     for a, b in below_speed(detector, v_det, float(x[0]), float(x[-1])):
         idx = np.flatnonzero((x >= a) & (x <= b))
-        if idx.size < 2:
+        if idx.size == 0:
             continue
         p, q = int(idx[0]), int(idx[-1])
-        ok, centre = stands(p, q)
-        if not ok:
-            continue  # the points move: slow, not standing
-        # the detector is noisiest at the track's ends: the points between the standstill and
+        # the detector is noisiest at the track's ends: the points between a slow interval and
         # the track's start (end), within END_JOIN_S, join it when they all stand with it
         if p > 0 and x[p] - x[0] <= END_JOIN_S and stands(0, q)[0]:
             p = 0
         if q < last and x[last] - x[q] <= END_JOIN_S and stands(p, last)[0]:
             q = last
+        if q == p:
+            continue
+        ok, centre = stands(p, q)
+        if not ok:
+            continue  # the points move: slow, not standing
         merged = False
         if flat:  # two standstills apart by the receiver's wander, not by motion: one
             a0, b0 = flat[-1]
@@ -636,7 +639,9 @@ def _standing(
     """Whether points the detector found slow stand: they lie within ``a`` =
     :data:`STAND_DRIFT_SIGMAS` noise sigmas + :data:`STAND_WANDER_M` of their mean (RMS), and
     their weighted least-squares drift (the velocity of the line through them) is slower than
-    :data:`STAND_DRIFT_MPS` or moves them less than ``a`` over the interval. A vehicle creeping
+    :data:`STAND_DRIFT_MPS`, or moves them less than ``a`` over the interval, or is within
+    :data:`DRIFT_SIGMAS` standard deviations of its own noise (noise_m / sqrt(sum w (t - t_mean)^2)
+    per axis: two points a second apart tell no drift). A vehicle creeping
     at 0.1 m/s for 30 s moves; a receiver's wander of 1 m over 30 s, standing for 5 min, drifts
     at about 0.005 m/s and stands."""
     allowed = STAND_DRIFT_SIGMAS * noise_m + STAND_WANDER_M
@@ -644,11 +649,14 @@ def _standing(
     if spread > allowed:
         return False
     tc = x - np.sum(w * x) / np.sum(w)
-    drift = np.sum((w * tc)[:, None] * (y - centre), axis=0) / max(
-        float(np.sum(w * tc * tc)), 1e-300
-    )
+    stt = max(float(np.sum(w * tc * tc)), 1e-300)
+    drift = np.sum((w * tc)[:, None] * (y - centre), axis=0) / stt
     speed = math.hypot(*drift)
-    return speed <= STAND_DRIFT_MPS or speed * float(x[-1] - x[0]) <= allowed
+    return (
+        speed <= STAND_DRIFT_MPS
+        or speed * float(x[-1] - x[0]) <= allowed
+        or speed <= DRIFT_SIGMAS * noise_m / math.sqrt(stt)  # not told from the noise
+    )
 
 
 def fit_profile(s: np.ndarray, z: np.ndarray, interpolate: bool) -> tuple[PPoly, float | None]:

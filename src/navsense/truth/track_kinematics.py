@@ -33,14 +33,16 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
 - Standstills (smoothed paths; :func:`navsense.truth.track_fit.find_standstills`): the vehicle
   stands where a more strongly smoothed path (10 lambda) is slower than 4 standard deviations of
   its speed noise (computed from the fit's noise; at least ``stop_speed_mps``) and the points
-  there stand: their least-squares drift is below ``stop_speed_mps`` or moves them less than
-  2 noise sigmas + 1.5 m over the interval, and they lie within that of their mean (RMS). The
+  there stand: their least-squares drift is below 0.05 m/s, or moves them less than 2 noise
+  sigmas + 1.5 m over the interval, or is within 3 standard deviations of its own noise, and
+  they lie within 2 sigmas + 1.5 m of their mean (RMS). The
   1.5 m is the slow wander of a standing receiver (GNSS error is correlated over tens of
   seconds: the fit's noise, from the residuals, is only its fast part). Two standstills whose
   centres are within that distance, or that stand together, are one (the hop between them is
   the wander, and a path that hops between two held positions in a second has metres per
-  second squared of force), as are a standstill and the points to the track's start or end
-  within 10 s; the next point on either side joins when within 2 sigmas
+  second squared of force), as are a slow interval and the points to the track's start or end
+  within 10 s that stand with it (the detector is noisiest there: a 5 s stand at a track's
+  start may show it one slow point); the next point on either side joins when within 2 sigmas
   of the mean. The path is fitted again constant on each standstill (lambda chosen again, so
   that a long stop does not make the drive look smooth): position held, zero velocity and
   acceleration, and C2 at both ends (F' = F'' = 0 there, so starts and stops are smooth). The
