@@ -212,3 +212,44 @@ def test_parallel_and_serial_figures_are_the_same_pngs(monkeypatch):
     parallel = report_plots.all_figures(data, parallel=True)
     assert [f.filename for f in serial] == ["track.png", "ins_error.png", "imu.png"]
     assert [(f.filename, f.png) for f in parallel] == [(f.filename, f.png) for f in serial]
+
+
+def _extremes_every_pass(cols, *series):
+    """PixelColumns.extremes as first written (every column's extremes gathered per sample,
+    NaN replaced in every series): the reference of the faster one."""
+    from navsense.output.decimate import _first_per_segment, _sorted_unique
+
+    n = cols.n
+    if cols.whole:
+        return np.arange(n)
+    seg, starts = cols.seg, cols.starts
+    keep = [starts, cols.ends]
+    for s in series:
+        for v in np.asarray(s, dtype=np.float64).reshape(n, -1).T:
+            finite = np.isfinite(v)
+            low = np.minimum.reduceat(np.where(finite, v, np.inf), starts)
+            high = np.maximum.reduceat(np.where(finite, v, -np.inf), starts)
+            keep.append(_first_per_segment(np.flatnonzero(finite & (v == low[seg])), seg))
+            keep.append(_first_per_segment(np.flatnonzero(finite & (v == high[seg])), seg))
+            if not finite.all():
+                keep.append(_first_per_segment(np.flatnonzero(~finite), seg))
+    return _sorted_unique(n, keep)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_extremes_are_the_reference_ones(seed):
+    """The samples kept are those of the plain algorithm, for finite series, ties (integer
+    counts), NaN gaps, all-NaN columns, infinities and (n, 3) arrays, uneven columns."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2_000, 30_000))
+    t = np.cumsum(rng.uniform(0.001, 0.02, n))
+    cols = PixelColumns(t, int(rng.integers(10, 400)))
+    noise = rng.normal(size=(n, 3))
+    counts = rng.integers(0, 12, n)  # many ties in a column
+    gappy = rng.normal(size=n)
+    gappy[rng.random(n) < 0.05] = np.nan
+    gappy[n // 3 : n // 3 + n // 10] = np.nan  # whole columns without a value
+    gappy[rng.integers(0, n, 5)] = np.inf
+    gappy[rng.integers(0, n, 5)] = -np.inf
+    for series in ([noise], [noise[:, 1]], [counts], [gappy], [noise, gappy, counts]):
+        assert np.array_equal(cols.extremes(*series), _extremes_every_pass(cols, *series))

@@ -54,7 +54,8 @@ class PixelColumns:
         starts = np.concatenate([[0], np.flatnonzero(col[1:] != col[:-1]) + 1])
         self.starts = starts
         self.ends = np.concatenate([starts[1:] - 1, [n - 1]])
-        self.seg = np.repeat(np.arange(starts.size), np.diff(np.concatenate([starts, [n]])))
+        self.counts = np.diff(np.concatenate([starts, [n]]))  # samples in each column
+        self.seg = np.repeat(np.arange(starts.size), self.counts)
 
     def extremes(self, *series: np.ndarray) -> np.ndarray:
         """Sorted indices of the samples to draw of ``series`` ((n,) or (n, k) each; the union
@@ -70,16 +71,26 @@ class PixelColumns:
                 raise ValueError(f"x has {n} samples but a series {np.shape(v)[0]}")
         if self.whole:
             return np.arange(n)
-        seg, starts = self.seg, self.starts
+        seg, starts, counts = self.seg, self.starts, self.counts
         keep = [starts, self.ends]
         for s in series:
-            for v in np.asarray(s, dtype=np.float64).reshape(n, -1).T:
+            columns = np.asarray(s, dtype=np.float64).reshape(n, -1)
+            for j in range(columns.shape[1]):
+                # contiguous (a component of an (n, 3) array is strided: every pass over it
+                # slower); the column's extreme beside each sample by repeat, not a gather
+                v = np.ascontiguousarray(columns[:, j])
                 finite = np.isfinite(v)
-                low = np.minimum.reduceat(np.where(finite, v, np.inf), starts)
-                high = np.maximum.reduceat(np.where(finite, v, -np.inf), starts)
-                keep.append(_first_per_segment(np.flatnonzero(finite & (v == low[seg])), seg))
-                keep.append(_first_per_segment(np.flatnonzero(finite & (v == high[seg])), seg))
-                if not finite.all():
+                every = bool(finite.all())
+                low = np.minimum.reduceat(v if every else np.where(finite, v, np.inf), starts)
+                high = np.maximum.reduceat(v if every else np.where(finite, v, -np.inf), starts)
+                at_low = v == np.repeat(low, counts)
+                at_high = v == np.repeat(high, counts)
+                if not every:  # an all-NaN column's extremes are +-inf: no finite sample's
+                    at_low &= finite
+                    at_high &= finite
+                keep.append(_first_per_segment(np.flatnonzero(at_low), seg))
+                keep.append(_first_per_segment(np.flatnonzero(at_high), seg))
+                if not every:
                     keep.append(_first_per_segment(np.flatnonzero(~finite), seg))
         return _sorted_unique(n, keep)
 
