@@ -431,7 +431,7 @@ def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> d
 # ------------------------------------------------------------------------------ the statistics
 #: rows of the statistics' row-wise equations at a time: their temporaries (a few dozen arrays
 #: of a block) stay in the cache and are reused, where arrays of all an hour's 360 000 INS
-#: epochs cost a page fault every 4 KiB and 0.3 GB of memory
+#: epochs cost a page fault every 4 KiB and 0.2 GB of memory at the report's peak
 _BLOCK_ROWS = 1 << 14
 
 

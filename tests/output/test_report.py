@@ -469,6 +469,34 @@ def test_the_runs_own_truth_parquet_comes_first(short_run, tmp_path):
     assert _same(run_statistics(short_run), run_statistics(short_run, truth=truth))
 
 
+def test_a_truth_that_does_not_cover_the_epochs_is_not_used(short_run, tmp_path, monkeypatch):
+    """A truth.parquet too short for the run, or a truth on another physics clock (its rows'
+    times are not the epochs' times): read_run says so and draws no GNSS errors."""
+    from dataclasses import replace
+
+    import navsense.output.report as report_module
+    from navsense.truth.io import write_truth
+
+    truth = load_scenario("acre-loop", duration_s=40.0).truth
+    run = _copy_run(short_run, tmp_path / "short", {"track": "drive.gpx"})
+    write_truth(truth.slice(0, 2400), run / "truth.parquet")  # 20 s of the run's 40
+    data = read_run(run)
+    assert data.truth is None and data.gnss_error_enu_m is None
+    assert data.truth_source == (
+        "truth.parquet of the run directory, which does not cover the run's epochs (not used)"
+    )
+    run = _copy_run(short_run, tmp_path / "right", {"track": "drive.gpx"})
+    write_truth(truth, run / "truth.parquet")
+    data = read_run(run)
+    assert data.truth is not None and data.gnss_error_enu_m is not None
+    # the same rows on a 100 Hz clock: every epoch within the rows, none at its row's time
+    at_100 = replace(truth, rate_hz=100.0)
+    monkeypatch.setattr(report_module, "_load_truth", lambda *_: (at_100, "a 100 Hz truth"))
+    data = read_run(run)
+    assert data.truth is None and data.gnss_error_enu_m is None
+    assert data.truth_source == "a 100 Hz truth, which does not cover the run's epochs (not used)"
+
+
 def test_a_track_without_its_truth_parquet_is_an_error(short_run, tmp_path):
     from navsense.errors import FormatError
 

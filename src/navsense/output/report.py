@@ -226,7 +226,8 @@ def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
     steps = np.round(np.asarray(t_s) * truth.rate_hz).astype(np.int64) - int(truth.step0)
     if steps.min() < 0 or steps.max() >= len(truth):
         return None
-    if np.max(np.abs(truth.t_s[steps] - t_s)) > 1e-6:
+    # the times of those rows only (truth.t_s[steps]: every row's, 432 000 for an hour)
+    if np.max(np.abs((truth.step0 + steps) / truth.rate_hz - t_s)) > 1e-6:
         return None
     return steps
 
