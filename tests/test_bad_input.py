@@ -873,3 +873,48 @@ def test_a_truth_logs_sidecar_that_is_no_file_is_refused(tmp_path, base, capsys)
     argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
     line = _fails_in_one_line(capsys, argv, tmp_path)
     assert "f.csv is not a regular file" in line, line
+
+
+def test_campaign_workers_beyond_the_limit_or_a_scheduler_it_cannot_reach(
+    tmp_path, base, capsys, monkeypatch
+):
+    """--workers 1000000 started a local Dask cluster of a million processes (a hang, then
+    out of memory); a scheduler address that is none, or one that cannot be reached, left DIR
+    with campaign.json and an empty statistics table. Now the first two are refused before
+    anything starts, the third leaves nothing, and a local cluster never has more workers than
+    runs to do."""
+    import dask.distributed
+
+    from navsense.campaign.runner import dask_executor, run_campaign
+    from navsense.campaign.spec import load_campaign
+
+    (tmp_path / "c.json").write_text(
+        json.dumps({"seeds": [1], "sources": [{"truth": str(base / "truth.csv")}]})
+    )
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o"]
+    line = _fails_in_one_line(capsys, [*argv, "--workers", "1000000"], tmp_path)
+    assert "--workers 1000000 must be 0..1024" in line, line
+    argv[argv.index("--out") + 1] = tmp_path / "o" / "deeper"
+    for address in ("x", "", "tcp://:0", "tcp://h:99999", "inproc://x"):
+        line = _fails_in_one_line(capsys, [*argv, "--scheduler", address], tmp_path)
+        assert f"--scheduler {address!r}: not a Dask scheduler address" in line, line
+
+    def unreachable(runs, fn):  # as Dask's client fails on a scheduler it cannot reach
+        raise NavsenseError("--scheduler tcp://10.0.0.5:8786: cannot connect")
+        yield
+
+    with pytest.raises(NavsenseError):
+        run_campaign(load_campaign(tmp_path / "c.json"), tmp_path / "o" / "d", executor=unreachable)
+    assert _listing(tmp_path) == ["c.json"]  # no campaign directory without results
+
+    started = []
+
+    class Cluster:
+        def __init__(self, n_workers, **kwargs):
+            started.append(n_workers)
+            raise KeyboardInterrupt  # no cluster is started here
+
+    monkeypatch.setattr(dask.distributed, "LocalCluster", Cluster)
+    with pytest.raises(KeyboardInterrupt):
+        next(dask_executor(workers=1024)([{"run_id": "a"}, {"run_id": "b"}], print))
+    assert started == [2]

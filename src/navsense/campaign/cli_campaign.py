@@ -27,6 +27,8 @@ from pathlib import Path
 
 __all__ = ["add_parser", "run"]
 
+MAX_WORKERS = 1024  # --workers: each a process of its own (a million was a machine's hang)
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``campaign`` (actions run, summary, rerun) on an argparse ``subparsers`` object."""
@@ -51,7 +53,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="worker processes of the local Dask cluster (default: one a core, or serially "
-        "when there are fewer runs than two a core); 0 runs serially in this process without Dask",
+        "when there are fewer runs than two a core; at most one a run to do, and "
+        f"{MAX_WORKERS}); 0 runs serially in this process without Dask",
     )
     p.add_argument(
         "--scheduler",
@@ -99,12 +102,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args) -> int:
-    from navsense.campaign.runner import run_campaign
+    from navsense.campaign.runner import check_scheduler_address, run_campaign
     from navsense.campaign.spec import load_campaign
     from navsense.errors import ConfigError
 
-    if args.workers is not None and args.workers < 0:
-        raise ConfigError(f"--workers {args.workers} must be >= 0")
+    if args.workers is not None and not 0 <= args.workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers {args.workers} must be 0..{MAX_WORKERS}")
+    if args.scheduler is not None:
+        check_scheduler_address(args.scheduler)
     if args.scheduler and args.workers is not None:
         raise ConfigError(
             "--workers and --scheduler exclude each other: the scheduler's workers run"

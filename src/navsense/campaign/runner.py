@@ -186,6 +186,27 @@ def serial_executor(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
         yield fn(run)
 
 
+def check_scheduler_address(address: str) -> None:
+    """ConfigError unless ``address`` reads as a Dask scheduler's ``[SCHEME://]HOST:PORT`` (port
+    1..65535; inproc:// lives in another process only), before anything is started or made: an
+    address that is none failed inside Dask's client, after the campaign directory was made."""
+    try:
+        from distributed.comm import parse_address
+        from distributed.comm.addressing import parse_host_port
+    except ImportError:  # the executor says that Dask is missing
+        return
+    what = f"--scheduler {address!r}: not a Dask scheduler address such as tcp://10.0.0.5:8786"
+    try:
+        scheme, where = parse_address(address.strip())
+        if scheme == "inproc":
+            raise ValueError("an inproc:// scheduler is inside another process")
+        host, port = parse_host_port(where)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{what} ({exc})") from None
+    if not host or not 1 <= int(port) <= 65535:
+        raise ConfigError(f"{what} (host {host!r}, port {port})")
+
+
 def dask_executor(workers: int | None = None, scheduler: str | None = None) -> Executor:
     """An executor on Dask: a new LocalCluster of ``workers`` processes of one thread each, or
     the existing scheduler at ``scheduler`` (``tcp://HOST:PORT``)."""
@@ -211,7 +232,7 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
         else:
             import dask
 
-            n = workers or default_workers()
+            n = max(1, min(workers or default_workers(), len(runs)))  # no idle processes
             # no dashboard; the scheduler's small HTTP server on a free loopback port
             with dask.config.set(LOCAL_WORKER_CONFIG):
                 cluster = LocalCluster(
@@ -388,7 +409,29 @@ def _campaign_note(old: dict, new: dict, done: int) -> str | None:
     )
 
 
-def run_campaign(
+def run_campaign(campaign, out_dir: str | os.PathLike, **options) -> CampaignOutcome:
+    """Run every run of ``campaign`` (navsense.campaign.spec.Campaign) not yet finished in
+    ``out_dir``, then rebuild ``out_dir/statistics.parquet`` (:func:`_run_campaign`; options
+    ``workers``, ``scheduler``, ``retry_failed``, ``progress``, ``executor``, ``log``).
+
+    A campaign that fails before any run has finished (a scheduler it cannot reach, Ctrl-C)
+    removes the folders it made: no campaign directory without results is left behind.
+    """
+    out = Path(out_dir)
+    made = None  # the outermost folder this call makes
+    for folder in (out, *out.parents):
+        if os.path.lexists(folder):
+            break
+        made = folder
+    try:
+        return _run_campaign(campaign, out, **options)
+    except BaseException:
+        if made is not None and not any((out / RESULTS_DIR).glob("*.json")):
+            shutil.rmtree(made, ignore_errors=True)
+        raise
+
+
+def _run_campaign(
     campaign,
     out_dir: str | os.PathLike,
     *,
@@ -399,8 +442,7 @@ def run_campaign(
     executor: Executor | None = None,
     log=None,
 ) -> CampaignOutcome:
-    """Run every run of ``campaign`` (navsense.campaign.spec.Campaign) not yet finished in
-    ``out_dir``, then rebuild ``out_dir/statistics.parquet``.
+    """:func:`run_campaign` in ``out_dir``, made if it is not there.
 
     ``workers`` 0 runs serially in this process; otherwise Dask (``scheduler`` an address, or a
     LocalCluster of ``workers`` processes, default one a core). Without ``workers`` and
