@@ -4,8 +4,11 @@ subprocesses (the console script's own exit path)."""
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hypothesis import given
@@ -223,3 +226,97 @@ def test_real_processes_end_in_one_line_with_exit_2(bases):
         )
         assert done.returncode == 0 and done.stderr == "", done.stderr
         check_run_directory(folder / "ok")
+
+
+# ------------------------------------------------------------------------- campaign run
+@fuzz_settings(share=0.5)
+@given(
+    option=st.sampled_from(["--workers", "--scheduler"]),
+    value=st.one_of(
+        st.sampled_from(["-1", "1025", "1000000", "99999999999", "2e3", "", "x", "-0x1"]),
+        st.sampled_from(["x", "tcp://", "tcp://[::1", "inproc://x", "\x00", "tcp://h:port"]),
+        st.integers(min_value=1025, max_value=2**70).map(str),
+        st.integers(max_value=-1, min_value=-(2**70)).map(str),
+    ),
+)
+def test_a_campaign_run_option_at_the_edges(bases, option, value):
+    """``--workers`` beyond 0..1024 (a million started as many processes) and a scheduler
+    address that is no address: refused before any process starts or folder is made."""
+    with scratch() as folder:
+        (folder / "truth.csv").write_bytes(bases["truth.csv"].read_bytes())
+        (folder / "c.json").write_text('{"seeds": [1], "sources": [{"truth": "truth.csv"}]}')
+        before = tree(folder)
+        argv = ["campaign", "run", "c.json", "--out", "o/d", "--quiet", option, value]
+        outcome = run_cli(argv, folder)
+        check_outcome(outcome, before, tree(folder), must_fail=True)
+
+
+# ------------------------------------------------------------------ interrupted commands
+@fuzz_settings(share=0.25)
+@given(
+    command=st.sampled_from(["simulate", "simulate-parquet-mcap", "truth", "export", "campaign"]),
+    sig=st.sampled_from([signal.SIGINT, signal.SIGTERM]),
+    delay=st.floats(0.05, 4.0),
+)
+def test_an_interrupted_command_leaves_nothing_that_looks_complete(bases, command, sig, delay):
+    """Ctrl-C or SIGTERM at any moment of a real process: exit 130 or 143 with one line and the
+    folder as it was, or (the command had ended) complete output. Found: Ctrl-C
+    during the first import of scipy.optimize became pybind11's "ImportError: initialization
+    failed" (an internal error); Ctrl-C while the command line's modules loaded, a traceback."""
+    with scratch() as folder:
+        for name in ("truth.csv", "route.json", "campaign.json"):
+            (folder / name).write_bytes(bases[name].read_bytes())
+        shutil.copytree(bases["run"], folder / "run")
+        argv = {
+            "simulate": ["simulate", "--truth", "truth.csv", "--out", "out", "--quiet"],
+            "simulate-parquet-mcap": [
+                *("simulate", "--scenario", "acre-loop", "--duration", "60", "--out", "out"),
+                *("--format", "parquet", "--mcap", "--quiet"),
+            ],
+            "truth": ["truth", "--track", "route.json", "--out", "out.csv"],
+            "export": ["export", "mcap", "run", "--out", "out.mcap"],
+            "campaign": [
+                *("campaign", "run", "campaign.json", "--out", "out", "--workers", "0", "--quiet")
+            ],
+        }[command]
+        before = tree(folder)
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "navsense", *argv],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(delay)
+        proc.send_signal(sig)
+        try:
+            _, err = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+        after = tree(folder)
+        # exit 0, or the signal's own exit after the command had ended (in the interpreter's
+        # teardown): complete outputs
+        if after != before and (proc.returncode == 0 or (proc.returncode == -sig and not err)):
+            new = {k.split(os.sep)[0] for k in after if k not in before}
+            assert new <= {"out", "out.csv", "out.truth.json", "out.mcap"}, (argv, err, new)
+            assert not [k for k in after if ".partial" in k or k.endswith(".tmp")], sorted(after)
+            if command.startswith("simulate"):
+                check_run_directory(folder / "out")
+            return
+        if command == "campaign" and after != before:  # stopped after some runs: resumable
+            from navsense.campaign.runner import read_result
+
+            results = sorted((folder / "out" / "results").glob("*.json"))
+            assert results and all(read_result(r) for r in results), sorted(after)
+            assert not [k for k in after if k.endswith(".tmp")], sorted(after)
+            after = {k: v for k, v in after.items() if k.split(os.sep)[0] != "out"}
+        assert after == before, (argv, delay, proc.returncode, sorted(set(after) ^ set(before)))
+        if proc.returncode == -sig and not err:
+            return  # stopped before the interpreter had started
+        if "Traceback" in err and SRC not in err:
+            return  # Ctrl-C inside the interpreter's own start (runpy), before navsense's code
+        stop = "navsense: interrupted" if sig == signal.SIGINT else "navsense: terminated (SIGTERM)"
+        assert err.splitlines() == [stop], (argv, delay, err)
+        assert proc.returncode == (130 if sig == signal.SIGINT else 143), (argv, err)

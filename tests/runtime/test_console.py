@@ -122,3 +122,33 @@ def test_report_and_export_end_without_teardown_with_their_files_complete(tmp_pa
         summary = reader.get_summary()
         assert summary is not None and summary.statistics.message_count > 0
         assert sum(1 for _ in reader.iter_messages()) == summary.statistics.message_count
+
+
+_STOP_WHILE_LOADING = """
+import os, signal, sys
+class Stop:
+    def find_spec(self, name, path=None, target=None):
+        if name == "navsense.cli":  # the signal arrives while the command line loads
+            {how}
+sys.meta_path.insert(0, Stop())
+from navsense._runtime.console import run
+run()
+"""
+
+
+@pytest.mark.parametrize(
+    "how, code, line",
+    [
+        ("raise KeyboardInterrupt", 130, "navsense: interrupted"),
+        ("os.kill(os.getpid(), signal.SIGTERM)", 143, "navsense: terminated (SIGTERM)"),
+        ("raise ImportError('initialization failed') from KeyboardInterrupt()", 130, None),
+    ],
+)
+def test_ctrl_c_or_sigterm_while_the_command_line_loads_is_one_line(how, code, line):
+    """Found by the fuzz suite's interrupted commands: Ctrl-C in the first second of a command
+    (before navsense.cli.main's boundary) printed the import's traceback; SIGTERM killed the
+    process without a word."""
+    probe = _STOP_WHILE_LOADING.format(how=how)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == code, done.stderr
+    assert done.stderr.splitlines() == [line or "navsense: interrupted"], done.stderr
