@@ -336,6 +336,11 @@ def test_a_csv_field_beyond_the_csv_modules_limit(tmp_path, base, capsys):
         capsys, ["score", base / "run", tmp_path / "e.csv", "--format", "csv"], tmp_path
     )
     assert "e.csv: line 2" in line
+    # a truth log's header so (found by the fuzz suite at 1000 examples: "line 1: huge")
+    lines = (base / "truth.csv").read_text().splitlines()
+    (tmp_path / "h.csv").write_text("\n".join([lines[0] + "9" * 200_000, *lines[1:]]) + "\n")
+    line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "h.csv"), tmp_path)
+    assert "h.csv: line 1 (header): not CSV (field larger than field limit" in line, line
 
 
 def test_a_damaged_parquet_truth_log_is_named_on_one_line(tmp_path, base):

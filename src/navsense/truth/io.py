@@ -350,7 +350,10 @@ def _csv_header(path: Path) -> list[str]:
             f"{path}: the file is empty; a truth log needs the header "
             f"{','.join(TRUTH_COLUMNS)} and at least {MIN_TRUTH_ROWS} rows"
         )
-    names = next(csv.reader([first]))
+    try:
+        names = next(csv.reader([first]))
+    except csv.Error as exc:  # a field beyond the csv module's limit: binary or damaged
+        raise TruthError(f"{path}: line 1 (header): not CSV ({exc})") from None
     names = [n.strip() for n in names]
     _check_header(path, names, "line 1 (header)")
     return names
