@@ -923,3 +923,60 @@ def test_campaign_workers_beyond_the_limit_or_a_scheduler_it_cannot_reach(
     with pytest.raises(KeyboardInterrupt):
         next(dask_executor(workers=1024)([{"run_id": "a"}, {"run_id": "b"}], print))
     assert started == [2]
+
+
+def test_a_full_disk_while_a_campaign_writes_names_the_file(tmp_path, base, monkeypatch, capsys):
+    """Found by running commands on a full file system (a 300 kB tmpfs): the campaign's tables
+    and JSON files failed with "No space left on device" or Arrow's "Error writing bytes to
+    file" and no path; now the line names the file (the finished results are kept)."""
+    import errno
+
+    import navsense.campaign.summary as summary
+    from navsense.campaign.runner import write_json_atomic
+
+    def full(*args, **kwargs):
+        raise OSError("Error writing bytes to file. Detail: [errno 28] No space left on device")
+
+    doc = {"seeds": [1], "sources": [{"truth": str(base / "truth.csv")}]}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    out = tmp_path / "o"
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", out, "--workers", "0", "--quiet"]
+    assert main([str(a) for a in argv]) == 0
+    monkeypatch.setattr(summary.pq, "write_table", full)
+    line = _fails_in_one_line(capsys, ["campaign", "summary", out])
+    assert line.startswith(f"navsense: error: {out / 'statistics.parquet'}: Error writing"), line
+    assert sorted(p.name for p in out.iterdir()) == [
+        "campaign.json",
+        "results",
+        "statistics.parquet",
+    ]
+
+    def no_space(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", no_space)
+    with pytest.raises(OSError) as info:
+        write_json_atomic(tmp_path / "campaign.json", {"a": 1})
+    assert info.value.filename == str(tmp_path / "campaign.json")
+    from navsense.cli import error_line
+
+    line = error_line(info.value)
+    assert line == f"navsense: error: {tmp_path / 'campaign.json'}: No space left on device"
+
+
+def test_a_full_disk_at_a_runs_first_write_names_the_run(tmp_path, monkeypatch):
+    """The marker of NAME.partial is a run's first write; on a full disk its error named no file
+    (found by campaign rerun on a full tmpfs): it names the run as the later writes' do."""
+    import errno
+
+    from navsense.output.rundir import RunDirectory
+
+    def no_space(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", no_space)
+    with pytest.raises(OSError) as info, RunDirectory(tmp_path / "runs" / "r"):
+        pass
+    assert info.value.filename == str(tmp_path / "runs" / "r")
+    assert "(while writing the run; nothing kept)" in info.value.strerror
+    assert list(tmp_path.iterdir()) == []  # NAME.partial and runs/ removed

@@ -312,8 +312,19 @@ def write_json_atomic(path: Path, data) -> None:
             orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
         )
         os.replace(tmp, path)
+    except OSError as exc:
+        raise named_os_error(exc, path) from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def named_os_error(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming ``path`` when it names no file (a full disk while writing: Python's write
+    and Arrow's say only "No space left on device")."""
+    if exc.filename is not None:
+        return exc
+    reason = exc.strerror or str(exc).strip().splitlines()[0]
+    return OSError(exc.errno, reason, str(path))
 
 
 def read_results(out_dir: str | os.PathLike) -> dict[str, dict]:

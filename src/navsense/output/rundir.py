@@ -146,10 +146,24 @@ class RunDirectory:
             (self.path / PARTIAL_MARK).write_text(
                 f"{os.getpid()} {socket.gethostname()}\n", encoding="ascii"
             )
-        except BaseException:
+        except BaseException as exc:
             self._remove()
+            named = self._named(exc)
+            if named is not None:
+                raise named from exc
             raise
         return self
+
+    def _named(self, exc: BaseException) -> OSError | None:
+        """A write's OSError that names no file (a full disk, a file-size limit), naming the
+        run; None for any other exception."""
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            return OSError(
+                exc.errno,
+                f"{exc.strerror or os.strerror(exc.errno)} (while writing the run; nothing kept)",
+                str(self.final),
+            )
+        return None
 
     def _remove(self) -> None:
         """Remove NAME.partial and the parents this run created, when they are empty (a failed
@@ -179,10 +193,6 @@ class RunDirectory:
                 self._remove()
                 raise
         self._remove()
-        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
-            # a write's error names no file (a full disk, a file-size limit): name the run
-            raise OSError(
-                exc.errno,
-                f"{exc.strerror or os.strerror(exc.errno)} (while writing the run; nothing kept)",
-                str(self.final),
-            ) from exc
+        named = self._named(exc)
+        if named is not None:
+            raise named from exc
