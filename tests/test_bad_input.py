@@ -980,3 +980,44 @@ def test_a_full_disk_at_a_runs_first_write_names_the_run(tmp_path, monkeypatch):
     assert info.value.filename == str(tmp_path / "runs" / "r")
     assert "(while writing the run; nothing kept)" in info.value.strerror
     assert list(tmp_path.iterdir()) == []  # NAME.partial and runs/ removed
+
+
+@pytest.mark.parametrize(
+    "fmt, change, words",
+    [
+        ("jsonl", "null time", "ins.jsonl: row 1: delivery_time_s = null is not a time of a run"),
+        ("parquet", "null time", "ins.parquet: row 1: delivery_time_s = null is not a time"),
+        ("parquet", "string", "ins.parquet: the column sample_time_s holds string values"),
+        ("parquet", "twice", "ins.parquet: the column sample_time_s appears 2 times"),
+    ],
+)
+def test_a_rows_file_with_a_column_of_the_wrong_kind(tmp_path, base, capsys, fmt, change, words):
+    """A run's rows with a null delivery time in every row (export mcap: struct.error in the
+    bag's log times), or a Parquet column of strings or twice (a ValueError inside numpy, Arrow's
+    KeyError): internal errors before, found by probing the Parquet rows' columns."""
+    import orjson
+
+    run = tmp_path / "run"
+    if fmt == "jsonl":
+        shutil.copytree(base / "run", run)
+        rows = [orjson.loads(line) for line in (run / "ins.jsonl").read_bytes().splitlines()]
+        for row in rows:
+            row["delivery_time_s"] = None
+        (run / "ins.jsonl").write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
+    else:
+        argv = ["simulate", "--truth", base / "truth.csv", "--out", run, "--quiet"]
+        assert main([str(a) for a in [*argv, "--format", "parquet", "--workers", "threads"]]) == 0
+        capsys.readouterr()
+        table = pq.read_table(run / "ins.parquet")
+        n, names = table.num_rows, table.column_names
+        if change == "null time":
+            i = names.index("delivery_time_s")
+            table = table.set_column(i, "delivery_time_s", pa.nulls(n, pa.float64()))
+        elif change == "string":
+            i = names.index("sample_time_s")
+            table = table.set_column(i, "sample_time_s", pa.array(["x"] * n))
+        else:
+            table = table.append_column("sample_time_s", table.column("sample_time_s"))
+        pq.write_table(table, run / "ins.parquet")
+    line = _fails_in_one_line(capsys, ["export", "mcap", run, "--out", tmp_path / "o.mcap"])
+    assert words in line, line

@@ -43,7 +43,9 @@ def damaged_run(draw, bases):
     changes: dict[str, object] = {}
     for _ in range(draw(st.integers(1, 2))):
         name = draw(st.sampled_from(names))
-        how = draw(st.sampled_from(["bytes", "bytes", "json", "remove", "dir", "row", "special"]))
+        how = draw(
+            st.sampled_from(["bytes", "bytes", "json", "remove", "dir", "row", "special", "column"])
+        )
         data = (base / name).read_bytes()
         if how == "bytes":
             changes[name] = draw(damaged_bytes(data, deep_text=b"["))
@@ -60,11 +62,46 @@ def damaged_run(draw, bases):
             changes[name] = None
         elif how == "dir":
             changes[name] = "dir"
+        elif how == "column" and name.endswith((".jsonl", ".parquet")):
+            changes[name] = draw(damaged_column(data, name))
         elif how == "special":  # a FIFO, /dev/zero, /dev/null, a symlink loop or to nowhere
             changes[name] = ("special", draw(st.sampled_from(SPECIAL_FILE_KINDS)))
         else:  # a change that does not fit this file: byte damage
             changes[name] = draw(damaged_bytes(data, deep_text=b"["))
     return base, changes
+
+
+COLUMN_VALUES: list[object] = [None, float("nan"), 1e300, -1.0, -1e12, "x", [], True, 2**70]
+
+
+@st.composite
+def damaged_column(draw, data: bytes, name: str):
+    """A rows file (JSON Lines or Parquet) with one column the same bad value in every row (a
+    time among them: a null delivery time was an internal error of export mcap)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    value = draw(st.sampled_from(COLUMN_VALUES))
+    if name.endswith(".jsonl"):
+        rows = [json.loads(line) for line in data.splitlines()]
+        keys = [k for k, v in rows[0].items() if not isinstance(v, dict)]
+        key = draw(st.sampled_from(sorted(keys)))
+        for row in rows:
+            row[key] = value
+        return ("\n".join(json.dumps(r) for r in rows) + "\n").encode()
+    table = pq.read_table(io.BytesIO(data))
+    key = draw(st.sampled_from(sorted(table.column_names)))
+    n = table.num_rows
+    try:
+        column = pa.nulls(n) if value is None else pa.array([value] * n)
+    except (OverflowError, pa.ArrowInvalid):  # beyond int64: its text
+        column = pa.array([repr(value)] * n)
+    table = table.set_column(table.column_names.index(key), key, column)
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    return out.getvalue()
 
 
 def _make_run(folder, base, changes):

@@ -216,10 +216,10 @@ class RunReader:
         path = self.require(sensor)
         cache = self._cache
         if cache is None:
-            return _read_columns(path, spec)
+            return _checked_times(path, _read_columns(path, spec))
         missing = {k: v for k, v in spec.items() if (sensor, k, v) not in cache}
         if missing:
-            for k, column in _read_columns(path, missing).items():
+            for k, column in _checked_times(path, _read_columns(path, missing)).items():
                 cache[(sensor, k, missing[k])] = column
         return {k: cache[(sensor, k, v)] for k, v in spec.items()}
 
@@ -334,6 +334,28 @@ def _read_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------ JSON Lines
+MAX_TIME_S = 1e9  # a row's times: navsense's limit of episode times
+
+
+def _checked_times(path: Path, columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``columns``, after a FormatError naming the first row whose time (:data:`TIME_KEYS`) is
+    null, not finite or beyond +-MAX_TIME_S: a damaged rows file (a null delivery time was an
+    internal error in the ROS 2 bag's log times)."""
+    for key in TIME_KEYS:
+        t = columns.get(key)
+        if t is None or t.dtype.kind != "f":
+            continue
+        bad = ~(np.abs(t) <= MAX_TIME_S)
+        if bad.any():
+            row = int(np.argmax(bad))
+            value = "null" if np.isnan(t[row]) else repr(float(t[row]))
+            raise FormatError(
+                f"{path}: row {row + 1}: {key} = {value} is not a time of a run "
+                f"(a finite number of seconds within +-{MAX_TIME_S:g})"
+            )
+    return columns
+
+
 def _arrow_type(kind):
     import pyarrow as pa
 
@@ -636,11 +658,34 @@ def _parquet_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarra
         if isinstance(kind, tuple):
             parts = [
                 np.asarray(
-                    _plain_numpy(table.column(f"{name}.{j}").combine_chunks()), dtype=np.float64
+                    _plain_numpy(_parquet_array(table, f"{name}.{j}", True, path)),
+                    dtype=np.float64,
                 )
                 for j in range(kind[1])
             ]
             out[name] = np.stack(parts, axis=-1).reshape(-1, kind[1])
         else:
-            out[name] = _numpy(table.column(name).combine_chunks(), kind, path, name)
+            arr = _parquet_array(table, name, kind != TEXT, path)
+            out[name] = _numpy(arr, kind, path, name)
     return out
+
+
+def _parquet_array(table, name: str, numeric: bool, path: Path):
+    """The column ``name`` of a run's Parquet rows as one array; FormatError if the file holds
+    it twice or (``numeric``) holds no numbers in it: a file another tool wrote or changed (a
+    string or list column was a ValueError inside numpy, a repeated one Arrow's KeyError)."""
+    import pyarrow as pa
+
+    found = table.schema.get_all_field_indices(name)
+    if len(found) != 1:
+        raise FormatError(f"{path}: the column {name} appears {len(found)} times")
+    arr = table.column(found[0]).combine_chunks()
+    t = arr.type
+    if numeric and not (
+        pa.types.is_integer(t)
+        or pa.types.is_floating(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_null(t)
+    ):
+        raise FormatError(f"{path}: the column {name} holds {t} values, not numbers")
+    return arr
