@@ -234,8 +234,8 @@ def line(ax, cols: PixelColumns, t: np.ndarray, y: np.ndarray, **kwargs):
 def _png(fig, title: str, caption: str, filename: str) -> Figure:
     """The figure drawn once by savefig (the figure has no layout engine: savefig draws a
     figure that has one twice) into its raw RGBA pixels, encoded by
-    :func:`navsense.output.png.encode_png` (the same pixels as savefig's PNG, a third of its
-    encoding time) with savefig's PNG metadata (Software, dpi)."""
+    :func:`navsense.output.png.encode_png` (Pillow, as savefig; the same pixels as savefig's
+    PNG, in two thirds of its encoding time) with savefig's PNG metadata (Software, dpi)."""
     import matplotlib as mpl
 
     buf = io.BytesIO()
