@@ -1021,3 +1021,32 @@ def test_a_rows_file_with_a_column_of_the_wrong_kind(tmp_path, base, capsys, fmt
         pq.write_table(table, run / "ins.parquet")
     line = _fails_in_one_line(capsys, ["export", "mcap", run, "--out", tmp_path / "o.mcap"])
     assert words in line, line
+
+
+@pytest.mark.parametrize(
+    "where, value, words",
+    [
+        ("grid", "1979-05-27", 'baseline_km = "1979-05-27" is not a number'),
+        ("grid", "07:32:00", 'baseline_km = "07:32:00" is not a number'),
+        ("override", "1979-05-27T07:32:00", 'start_utc = "1979-05-27T07:32:00" is not an ISO'),
+    ],
+)
+def test_a_toml_campaign_with_a_date_or_time_value(tmp_path, base, capsys, where, value, words):
+    """TOML's date and time values were a TypeError inside the run ids' JSON (an internal error;
+    found by probing TOML's value types): they are read as their ISO 8601 text, so a start time
+    written as a TOML datetime with Z works and anywhere else the check names the key."""
+    truth = str(base / "truth.csv")
+    text = f'seeds = [1]\n\n[[sources]]\ntruth = "{truth}"\n\n'
+    if where == "grid":
+        text += f'[sweep.grid]\n"gnss.corrections.baseline_km" = [1, {value}]\n'
+    else:
+        text += f'[overrides]\n"gnss.datum.start_utc" = {value}\n'
+    (tmp_path / "c.toml").write_text(text)
+    argv = ["campaign", "run", tmp_path / "c.toml", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+    from navsense.campaign.spec import load_campaign
+
+    (tmp_path / "c.toml").write_text(text.replace(value, "2026-09-23T15:00:00Z"))
+    if where == "override":
+        run = load_campaign(tmp_path / "c.toml").runs[0]
+        assert "2026-09-23T15:00:00Z" in json.dumps(run), run

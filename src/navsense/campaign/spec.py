@@ -238,8 +238,25 @@ def _read(path: Path) -> dict:
             raise ConfigError(f"{source}: invalid TOML: {exc}") from None
         except RecursionError:
             raise ConfigError(f"{source}: invalid TOML: nested too deeply") from None
-        return data
+        return _toml_times_as_text(data)
     return parse_config_text(text, source)
+
+
+def _toml_times_as_text(value):
+    """TOML's dates and times (``2026-09-23T15:00:00Z``, ``1979-05-27``, ``07:32:00``) as their
+    ISO 8601 text, the values JSON has for them: a start time then reads as the configuration's
+    text would, and anywhere else the check names the key (a datetime object was a TypeError
+    inside the JSON of the run ids). The nesting is checked before (64 levels)."""
+    import datetime as dt
+
+    if isinstance(value, dict):
+        return {k: _toml_times_as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_toml_times_as_text(v) for v in value]
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    return value
 
 
 def _toml_brackets(text: str) -> str:
