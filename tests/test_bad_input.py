@@ -1050,3 +1050,31 @@ def test_a_toml_campaign_with_a_date_or_time_value(tmp_path, base, capsys, where
     if where == "override":
         run = load_campaign(tmp_path / "c.toml").runs[0]
         assert "2026-09-23T15:00:00Z" in json.dumps(run), run
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"name": -9223372036854808576}, "s.json: name = -9223372036854808576 is beyond 64 bits"),
+        ({"name": 5}, "s.json: name = 5 is not text"),
+        ({"description": None}, "s.json: description = null is not text"),
+        ({"buildings": [{"name": 7, "min_enu_m": [0, 0, 0], "max_enu_m": [1, 1, 1]}]}, "[0].name"),
+        ({"georeference": {"kind": "acre", "x": 2**64}}, "georeference.x = 18446744073709551616"),
+        ({"name": "\ud800"}, "a lone UTF-16 surrogate"),
+    ],
+)
+def test_a_site_value_its_record_cannot_hold(tmp_path, base, capsys, change, words):
+    """A site is recorded in episode.json as read: a building's name of -2^63 - 32768 was
+    orjson's TypeError when the run wrote it (an internal error; found by the fuzz suite at 1000
+    examples). Names and the description must be text, and nothing beyond 64 bits."""
+    site = {"name": "s", "georeference": {"kind": "acre"}, **change}
+    (tmp_path / "s.json").write_text(json.dumps(site))
+    argv = _simulate(tmp_path, base / "truth.csv", "--site", tmp_path / "s.json")
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+def test_a_utm_zone_far_from_the_site_is_named(tmp_path, base, capsys):
+    """--set ins.utm_zone=5 at the ACRE tile (zone 16) ended naming the longitude and 'UTM zone
+    5' but not the key (found by the fuzz suite's --set test)."""
+    argv = _simulate(tmp_path, base / "truth.csv", "--set", "ins.utm_zone=5")
+    _fails_in_one_line(capsys, argv, tmp_path, "in zone 5 (ins.utm_zone): longitude_deg")

@@ -166,6 +166,39 @@ def _objects(data: dict, key: str, source: str) -> list[dict]:
     return items
 
 
+def _label(obj: dict, default: str, where: str, key: str = "name") -> str:
+    """``obj[key]`` (a name or a description): text, or ConfigError naming it."""
+    value = obj.get(key, default)
+    if not isinstance(value, str):
+        sep = "." if where.endswith("]") else ": "
+        raise ConfigError(f"{where}{sep}{key} = {_text(value)} is not text (a JSON string)")
+    return value
+
+
+def _recordable(data: dict, source: str) -> None:
+    """ConfigError naming the first value of the site's JSON that its record in episode.json
+    cannot hold: an integer beyond 64 bits, text with a lone surrogate (the site is written
+    there as read; orjson's TypeError was an internal error)."""
+    todo: list[tuple[str, object]] = [("", data)]
+    while todo:
+        path, value = todo.pop()
+        if isinstance(value, dict):
+            for k, v in value.items():
+                todo += [(f"{path}.{k}" if path else str(k), k), (f"{path}.{k}" if path else k, v)]
+        elif isinstance(value, list):
+            todo += [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not -(2**63) <= value < 2**64:
+                raise ConfigError(f"{source}: {path} = {value} is beyond 64 bits")
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ConfigError(
+                    f"{source}: {path} = {value!r} is not text (a lone UTF-16 surrogate)"
+                ) from None
+
+
 def site_from_json(data: dict, source: str = "site.json") -> Site:
     """Build a :class:`Site` from its JSON object; errors name the file and the key."""
     if not isinstance(data, dict):
@@ -207,7 +240,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
             overhead.append(False)
         bmin.append(lo)
         bmax.append(hi)
-        names["buildings"].append(str(b.get("name", f"building {i}")))
+        names["buildings"].append(_label(b, f"building {i}", where))
     cxy, cbase, ctop, crad = [], [], [], []
     for i, c in enumerate(_objects(data, "grain_bins", source)):
         where = f"{source}: grain_bins[{i}]"
@@ -216,15 +249,17 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
         cbase.append(base)
         ctop.append(base + _num(c, "height_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
         crad.append(_num(c, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
-        names["grain_bins"].append(str(c.get("name", f"grain bin {i}")))
+        names["grain_bins"].append(_label(c, f"grain bin {i}", where))
     sc, sr = [], []
     for i, s in enumerate(_objects(data, "tree_crowns", source)):
         where = f"{source}: tree_crowns[{i}]"
         sc.append(_vec(s, "center_enu_m", 3, where))
         sr.append(_num(s, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
-        names["tree_crowns"].append(str(s.get("name", f"crown {i}")))
+        names["tree_crowns"].append(_label(s, f"crown {i}", where))
+    _label(data, "", source, "description")
+    _recordable(data, source)
     return Site(
-        name=str(data.get("name", "site")),
+        name=_label(data, "site", source),
         georeference=geo,
         box_min_m=np.array(bmin, dtype=np.float64).reshape(-1, 3),
         box_max_m=np.array(bmax, dtype=np.float64).reshape(-1, 3),

@@ -91,7 +91,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.config.typed.ins import InsConfig
 from navsense.constants import GRAVITY_MPS2
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, DatumError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.geo.earth import site_earth
 from navsense.rng import Pcg32
@@ -325,9 +325,15 @@ class InsCore:
         # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n (one
         # pass), alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins,
         # the truth attitude q_z(-alpha) q_true
-        (lat, lon, h, east, north, alpha_deg), (h_t, east_t, north_t) = self.georef.ins_fix_utm(
-            p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
-        )
+        try:
+            fix, truth_utm = self.georef.ins_fix_utm(
+                p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
+            )
+        except DatumError as exc:  # name the key (a zone far from the site: only its number)
+            raise DatumError(
+                f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
+            ) from None
+        (lat, lon, h, east, north, alpha_deg), (h_t, east_t, north_t) = fix, truth_utm
         q_rot = quat_about_axes(-(alpha_deg * _DEG), 2)
         attitudes = np.empty((m, 2, 4))
         attitudes[:, 0], attitudes[:, 1] = q_ins, q_xyzw
