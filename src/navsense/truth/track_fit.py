@@ -22,6 +22,25 @@ nonzero there, c_p .. c_{q+2}, are equal (they sum to one on the interval). So a
 one unknown for those columns of B: (2) keeps its band, and F is C2 with F' = F'' = 0 at both
 ends of the standstill.
 
+Standstill edges (:func:`settle_edges`): the held position is about the mean of the stop's
+points, so its error is the receiver's correlated error averaged over the stop, while the moving
+path beside it follows that error as it is at the edge (GCV smooths only its fast part away); a
+Gauss-Markov error of 1 m over 30 s differs by up to a metre between the two. The fit then turns
+the offset into motion within its kernel, about a second at 10 Hz: 3.5 .. 4.2 m/s^2 of force
+while the vehicle stands (10 Hz, 1 m Gauss-Markov of 30 s + 0.3 m white, the town drive's stop
+edges). So the level at which the moving points meet the stop is estimated (the fit of a
+vehicle at rest at the edge, ``L + b t^2``, to the moving points of the 2 s beside it), and an
+offset from the hold beyond its noise is moved onto the moving points over the time in which
+moving it costs :data:`OFFSET_ACCEL_MPS2` (a quintic smoothstep: 5.4 s for 1 m) and at least
+the distance in which it turns the path by :data:`OFFSET_TURN_RAD` (37.5 m for 1 m): the truth's
+error stays the receiver's correlated error, moved smoothly, instead of a jump at the stop. The
+stop's own points near the edge were tried for the level and left (an offset appears as the
+vehicle moves off, 0.7 m within 0.2 s in seed 2: the stop does not see it), as was the
+unconstrained fit at the edge (half the offset, and applied at 1 Hz it made edges worse); a 1 Hz
+recording has too few points beside an edge (2 s) to tell an offset from a start, and is left
+as it was. What remains at 10 Hz is the detector's: a stop missed, split or ended early by a
+wander that creeps at 0.5 m/s for seconds (tests/measure_recordings.py).
+
 Smoothing from the data: lambda minimises the generalised cross-validation score (Craven & Wahba
 1979) of the columns of y together (x and y of a track share one lambda, so the fit does not
 depend on the orientation of the grid), with the weight gamma = :data:`GCV_GAMMA` on the
@@ -102,6 +121,13 @@ PROFILE_KERNEL_M = 50.0  # the height profile's smoothing kernel is at least thi
 OUTLIER_SIGMAS = 8.0  # a residual beyond this many robust sigmas is an outlier (multipath)
 OUTLIER_NEIGHBOURS = 3  # ... when the largest within this many points either side
 OUTLIER_ROUNDS = 10  # at most this many refits setting outliers aside
+EDGE_LEVEL_S = 2.0  # a standstill edge's level: the moving points within this of it, s
+EDGE_MIN_POINTS = 4  # ... at least this many (1 Hz: none, the edge is left as it is)
+EDGE_SIGMAS = 3.5  # ... an offset beyond this many standard deviations of its estimate is moved
+OFFSET_ACCEL_MPS2 = 0.2  # ... over the time in which moving it costs this acceleration, m/s^2
+OFFSET_TURN_RAD = 0.05  # ... and over the distance in which it turns the path by at most this
+_SMOOTHSTEP_CURVATURE = 10.0 / math.sqrt(3.0)  # max |w''| of w = 10x^3 - 15x^4 + 6x^5
+_SMOOTHSTEP_SLOPE = 1.875  # max |w'|
 _GCV_TOL = 0.02  # decades of lambda (5 %: GCV is flat at its minimum)
 
 
@@ -514,7 +540,13 @@ def fit_path(
         noise = _noise(fit, y, lam_u)
         flat = find_standstills(smoother, y, lam_u, noise, stop_speed_mps)
         fit = SplineSmoother(x, w, flat)
-    coef = fit.coefficients(y, lam_u)
+    if flat:
+        free = smoother.design @ smoother.coefficients(y, lam_u)  # without the standstills
+        along = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(free, axis=0).T))])
+        y_fit = settle_edges(x, y, w, flat, noise, along)
+    else:
+        y_fit = y
+    coef = fit.coefficients(y_fit, lam_u)
     r = fit.residuals(y, coef)
     rms = math.sqrt(float(np.sum(w[:, None] * r * r)) / (y.shape[1] * float(np.sum(w))))
     return PathFit(
@@ -631,6 +663,72 @@ def find_standstills(
             p = flat.pop()[0]
         flat.append((p, q))
     return flat
+
+
+def settle_edges(
+    x: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    flat: Sequence[tuple[int, int]],
+    noise_m: float,
+    along: np.ndarray,
+) -> np.ndarray:
+    """``y`` (n, k) with each standstill's edge offset moved onto the moving points beside it,
+    over the time in which moving it costs :data:`OFFSET_ACCEL_MPS2` (module docstring,
+    "Standstill edges").
+
+    For each edge e of a standstill (p, q) (x_p: arrival, x_q: departure; not at the track's
+    ends), its hold H is the weighted mean of its points and the moving points within
+    :data:`EDGE_LEVEL_S` of x_e (at least :data:`EDGE_MIN_POINTS`, up to the neighbouring
+    standstill) give the level L at which the receiver's path meets the stop: the weighted
+    least-squares fit ``y = L + b (x - x_e)^2`` (a vehicle at rest at x_e: zero velocity there).
+    The offset d = L - H is moved when it is more than :data:`EDGE_SIGMAS` standard deviations
+    of its estimate (noise_m^2 ((A^T W A)^-1)_00 + noise_m^2 / sum w over the stop, A the
+    columns 1 and (x - x_e)^2): the moving points i on that side get
+    ``y_i - d (1 - s(|x_i - x_e| / T))``, s the quintic smoothstep 10r^3 - 15r^4 + 6r^5
+    (max |s''| = 10/sqrt(3), max |s'| = 1.875), T the longer of
+    ``sqrt(10/sqrt(3) |d| / OFFSET_ACCEL_MPS2)`` and the time to travel
+    ``1.875 |d| / OFFSET_TURN_RAD`` along ``along`` (the distance of the fit without standstills
+    at the points), so the offset adds at most OFFSET_ACCEL_MPS2 of acceleration and turns the
+    path by at most OFFSET_TURN_RAD (an offset across the motion moved over a few metres of a
+    creeping queue turned it). When the next standstill or the track's end comes first, the
+    edge is left as it is.
+    """
+    out = y.copy()
+    n = len(x)
+    for k, (p, q) in enumerate(flat):
+        ww = w[p : q + 1]
+        hold = np.sum(ww[:, None] * y[p : q + 1], axis=0) / np.sum(ww)
+        before = flat[k - 1][1] if k > 0 else None  # the previous standstill's last point
+        after = flat[k + 1][0] if k + 1 < len(flat) else None
+        for edge, lo, hi, bound in (
+            (p, (before + 1) if before is not None else 0, p, before),
+            (q, q + 1, after if after is not None else n, after),
+        ):
+            side = np.arange(lo, hi)
+            side = side[np.abs(x[side] - x[edge]) <= EDGE_LEVEL_S]
+            if side.size < EDGE_MIN_POINTS:
+                continue  # the track's end, or too few points to tell an offset
+            root_w = np.sqrt(w[side])[:, None]
+            basis = np.column_stack([np.ones(side.size), (x[side] - x[edge]) ** 2]) * root_w
+            level = np.linalg.lstsq(basis, y[side] * root_w, rcond=None)[0][0]
+            delta = level - hold
+            size = math.sqrt(float(np.sum(delta * delta)))
+            var = noise_m**2 * (float(np.linalg.inv(basis.T @ basis)[0, 0]) + 1.0 / np.sum(ww))
+            if size <= EDGE_SIGMAS * math.sqrt(var):
+                continue  # within the noise: nothing to move
+            span = math.sqrt(_SMOOTHSTEP_CURVATURE * size / OFFSET_ACCEL_MPS2)
+            reach = np.abs(along[lo:hi] - along[edge]) >= _SMOOTHSTEP_SLOPE * size / OFFSET_TURN_RAD
+            if not np.any(reach):
+                continue  # the next stop or the track's end comes first: moving it would turn
+            far = lo + int(np.argmax(reach)) if edge == q else lo + int(np.flatnonzero(reach)[-1])
+            span = max(span, abs(float(x[far] - x[edge])))
+            if bound is not None and span > abs(float(x[bound] - x[edge])):
+                continue
+            r = np.clip(np.abs(x[lo:hi] - x[edge]) / span, 0.0, 1.0)
+            keep = 1.0 - r * r * r * (10.0 - r * (15.0 - 6.0 * r))
+            out[lo:hi] -= keep[:, None] * delta
+    return out
 
 
 def _standing(

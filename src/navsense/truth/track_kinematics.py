@@ -46,7 +46,12 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
   of the mean. The path is fitted again constant on each standstill (lambda chosen again, so
   that a long stop does not make the drive look smooth): position held, zero velocity and
   acceleration, and C2 at both ends (F' = F'' = 0 there, so starts and stops are smooth). The
-  intervals are ``standstills``.
+  intervals are ``standstills``. Where the moving points beside a standstill's edge meet it
+  farther from the held position than their noise explains (the receiver's correlated error
+  at the edge is not its mean over the stop), that offset is moved onto the moving points over
+  the time in which moving it costs 0.2 m/s^2 and the distance in which it turns the path by
+  0.05 rad at most, instead of a jump at the stop's edge
+  (:func:`navsense.truth.track_fit.settle_edges`; recordings of 2 Hz and faster).
 - Distance travelled S(t) = int |(x', y')| dt (8-point Gauss-Legendre between nodes at most
   :data:`DISTANCE_NODE_S` apart, the quintic Hermite interpolant of S, S' = h, S'' = h' between
   them: C2, navsense.truth.hermite).
