@@ -18,9 +18,8 @@ from pathlib import Path
 import numpy as np
 
 import synthetic_recordings as sr
-from navsense.constants import GRAVITY_MPS2
 from navsense.vehicles import VEHICLES
-from synthetic_drives import body_axes
+from synthetic_drives import imu_truth_against_drive
 
 POLARIS = VEHICLES["polaris"]
 GOALS = {
@@ -40,18 +39,8 @@ GOALS = {
 def goal_figures(drive, t0_s: float, truth, vehicle=POLARIS, moving_mps: float = 2.0) -> dict:
     """As synthetic_drives.imu_errors, with |speed| (a reversing vehicle moves too) and empty
     selections giving 0."""
-    from navsense.sensors.imu import imu_point_kinematics
-
-    z3 = np.zeros(3)
-    kin = imu_point_kinematics(truth, vehicle.footprint_in_chassis_m, -1, z3, z3, z3)
-    f, w = kin.f_b[2:], kin.w_b[2:]
-    t = truth.t_s[2:] + t0_s - 0.5 / truth.rate_hz
-    yaw, pitch = drive.at(t, "yaw_rad"), drive.at(t, "pitch_rad")
-    bx, by, bz = body_axes(yaw, pitch)
-    force = drive.at(t, "accel_enu_mps2") + [0.0, 0.0, GRAVITY_MPS2]
-    f_true = np.column_stack([np.sum(b * force, axis=1) for b in (bx, by, bz)])
-    rate = drive.at(t, "yaw_rate_radps") * np.cos(pitch)
-    speed = np.abs(drive.at(t, "speed_mps"))
+    t, f, w, f_true, rate, speed = imu_truth_against_drive(drive, t0_s, truth, vehicle)
+    speed = np.abs(speed)
     moving = speed > moving_mps
     stopped = speed == 0.0
     # standing and at least a second from motion either side (the edges of a stop are known

@@ -151,15 +151,12 @@ def body_axes(yaw: np.ndarray, pitch: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return x, y, z
 
 
-def imu_errors(drive: Drive, t0_s: float, truth, vehicle, moving_mps: float = 2.0) -> dict:
-    """navsense's IMU truth terms at base_footprint against the true motion's.
-
-    ``t0_s``: the drive time of the track's t = 0. The IMU terms difference the velocity
-    backwards, so row k holds the motion half a step before its time. Returns the errors while
-    the true speed exceeds ``moving_mps`` (along-track and lateral specific force, yaw rate: RMS
-    and largest), the largest |omega| and horizontal specific force while the true vehicle stands,
-    and the largest error of the vertical specific force.
-    """
+def imu_truth_against_drive(drive: Drive, t0_s: float, truth, vehicle):
+    """navsense's IMU truth terms at base_footprint and the true motion's at the same times:
+    ``(t, f, w, f_true, rate, speed)`` (specific force and angular rate in body axes; the true
+    body z rate without roll; the true signed speed). ``t0_s``: the drive time of the track's
+    t = 0. The IMU terms difference the velocity backwards, so row k holds the motion half a
+    step before its time."""
     from navsense.sensors.imu import imu_point_kinematics
 
     z3 = np.zeros(3)
@@ -171,7 +168,17 @@ def imu_errors(drive: Drive, t0_s: float, truth, vehicle, moving_mps: float = 2.
     force = drive.at(t, "accel_enu_mps2") + [0.0, 0.0, GRAVITY_MPS2]
     f_true = np.column_stack([np.sum(b * force, axis=1) for b in (bx, by, bz)])
     rate = drive.at(t, "yaw_rate_radps") * np.cos(pitch)  # body z rate, no roll
-    speed = drive.at(t, "speed_mps")
+    return t, f, w, f_true, rate, drive.at(t, "speed_mps")
+
+
+def imu_errors(drive: Drive, t0_s: float, truth, vehicle, moving_mps: float = 2.0) -> dict:
+    """navsense's IMU truth terms at base_footprint against the true motion's
+    (:func:`imu_truth_against_drive`). Returns the errors while
+    the true speed exceeds ``moving_mps`` (along-track and lateral specific force, yaw rate: RMS
+    and largest), the largest |omega| and horizontal specific force while the true vehicle stands,
+    and the largest error of the vertical specific force.
+    """
+    _, f, w, f_true, rate, speed = imu_truth_against_drive(drive, t0_s, truth, vehicle)
     moving = speed > moving_mps
     stopped = speed == 0.0
     err = f - f_true
