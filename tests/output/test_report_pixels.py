@@ -298,3 +298,32 @@ def test_track_obstacles_look_as_added_by_add_patch(runs, name, monkeypatch):
     plain = report_plots.track_figure(data)
     assert len(patches) >= (3 if name == "overhead" else 30)
     assert np.array_equal(_pixels(fast.png), _pixels(plain.png))
+
+
+def test_the_track_of_an_aided_ins_without_a_position_yet_draws_the_antennas_truth(
+    runs, monkeypatch
+):
+    """An aided INS not yet initialised reports no position, so its point's truth is unknown
+    (NaN throughout the 20 s run): the track figure draws the antenna's truth instead, without
+    numpy's all-NaN warnings (the view's limits took NaN from them)."""
+    import warnings
+
+    import matplotlib.axes
+
+    from navsense.output import report_plots
+
+    data = _data(runs, "aided")
+    assert not np.isfinite(data.ins_truth_enu_m[:, :2]).any()
+    labels = []
+    plot = matplotlib.axes.Axes.plot
+
+    def recording_plot(self, *args, **kwargs):
+        labels.append(kwargs.get("label"))
+        return plot(self, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "plot", recording_plot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fig = report_plots.track_figure(data)
+    assert fig is not None and _pixels(fig.png).shape[:2] == (fig.height_px, fig.width_px)
+    assert "truth (antenna)" in labels and "truth (INS point)" not in labels

@@ -329,7 +329,9 @@ def track_figure(data) -> Figure | None:
             xs += [c[0] - r, c[0] + r]
             ys += [c[1] - r, c[1] + r]
     paths = []  # (line, (n, 2+) points): drawn once the view, and so the pixel size, is known
-    if data.ins_truth_enu_m is not None:
+    # the INS point's truth is known where the INS reports a position (an aided INS not yet
+    # initialised reports none): without any, the antenna's truth is drawn
+    if data.ins_truth_enu_m is not None and np.isfinite(data.ins_truth_enu_m[:, :2]).any():
         tr = data.ins_truth_enu_m
         (line,) = ax.plot([], [], color="black", lw=1.4, label="truth (INS point)", zorder=2)
         paths.append((line, tr))
