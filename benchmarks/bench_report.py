@@ -10,7 +10,11 @@ process, measured from outside (wall, CPU user + system, peak RSS; bench_run.run
 the fastest of --repeat runs: the shared machine's background load only ever adds time.
 
 The goal (issue 18 item 7): the report of a 1 h run within 5 s, whole process, and never slower
-than the run that made it, in both formats. The table gives both, and the ratio report / run.
+than the run that made it, in both formats. The table gives both, and the ratio report / run,
+for every duration; the goal column judges the 1 h runs (and longer). A shorter run's report is
+shown for what it costs: its fixed part (the interpreter, the imports of numpy, pyarrow and
+matplotlib: about 0.4 s of one core before the figure child is forked, then about 0.1-0.2 s of
+CPU a figure, six figures) is more than a 10-minute run takes in all.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ sys.path.insert(0, str(HERE))
 import bench_run  # noqa: E402  (benchmarks/bench_run.py: run_process, truth_log, simulate)
 
 GOAL_S = 5.0  # the report of a 1 h run, whole process
+GOAL_DURATION_S = 3600.0  # the runs the goal is about
 
 
 def report(run: Path) -> dict:
@@ -84,12 +89,14 @@ def main(argv=None) -> int:
     ok_all = True
     for d, fmt, run, rep in rows:
         ratio = rep["wall_s"] / run["wall_s"]
-        ok = rep["wall_s"] <= run["wall_s"] and (d < 3600.0 or rep["wall_s"] <= GOAL_S)
-        ok_all &= ok
+        judged = d >= GOAL_DURATION_S
+        ok = rep["wall_s"] <= run["wall_s"] and rep["wall_s"] <= GOAL_S if judged else None
+        ok_all &= ok is not False
+        verdict = {True: "met", False: "MISSED", None: "-"}[ok]
         print(
             f"{bench_run._label(d) + ' ' + fmt:<18}{run['wall_s']:>14.2f}{run['cpu_s']:>7.2f}"
             f"{rep['wall_s']:>13.2f}{rep['cpu_s']:>7.2f}{rep['peak_mib']:>10.0f}"
-            f"{ratio:>12.2f}{'met' if ok else 'MISSED':>7}"
+            f"{ratio:>12.2f}{verdict:>7}"
         )
         out.append(
             {
@@ -102,7 +109,7 @@ def main(argv=None) -> int:
             }
         )
     print(
-        f"goal: report wall <= the run's wall, and <= {GOAL_S:g} s for 1 h: "
+        f"goal: the report of a 1 h run within {GOAL_S:g} s and not slower than its run: "
         f"{'met' if ok_all else 'MISSED'}"
     )
     if args.json:
