@@ -6,6 +6,7 @@ import errno
 import pytest
 
 import navsense.cli as cli
+from navsense._runtime.process import Terminated
 from navsense.cli import main
 from navsense.errors import TruthError
 
@@ -108,7 +109,7 @@ def _wrapped(stop: BaseException) -> ImportError:
     "stop, result",
     [
         (KeyboardInterrupt(), (130, ["navsense: interrupted"])),
-        (cli._Terminated(), (143, ["navsense: terminated (SIGTERM)"])),
+        (Terminated(), (143, ["navsense: terminated (SIGTERM)"])),
     ],
 )
 def test_ctrl_c_or_sigterm_inside_a_library_error_is_still_a_stop(

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from navsense import __version__
+from navsense._runtime.process import raise_terminated, stop_line
 from navsense.config.cli_config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 
@@ -297,16 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         return _main(words, debug)
 
 
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that a run cleans up (its worker and NAME.partial)."""
-
-
-def _raise_terminated(signum, frame) -> None:
-    raise _Terminated()
-
-
 class _sigterm_raises:
-    """While :func:`main` runs in the main thread: SIGTERM raises :class:`_Terminated`."""
+    """While :func:`main` runs in the main thread: SIGTERM raises
+    :class:`navsense._runtime.process.Terminated`."""
 
     def __enter__(self) -> None:
         import signal
@@ -314,7 +308,7 @@ class _sigterm_raises:
 
         self._installed = threading.current_thread() is threading.main_thread()
         if self._installed:
-            self._previous = signal.signal(signal.SIGTERM, _raise_terminated)
+            self._previous = signal.signal(signal.SIGTERM, raise_terminated)
 
     def __exit__(self, *exc) -> None:
         import signal
@@ -353,47 +347,18 @@ def _main(words: list[str], debug: bool) -> int:
             code = int(func(args) or 0)
         _show_warnings(caught, debug)
         return code
-    except KeyboardInterrupt:
-        _report("navsense: interrupted", debug)
-        return 130
-    except _Terminated:
-        _report("navsense: terminated (SIGTERM)", debug)
-        return 143
     except BaseException as exc:  # the one boundary: every failure ends as one line
         if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
             status = exc.code
             return status if isinstance(status, int) else (0 if status is None else 2)
-        stop = _stop_behind(exc)
+        stop = stop_line(exc)  # Ctrl-C or SIGTERM, or one that a library wrapped in its error
         if stop is not None:
-            _report(_STOP_LINES[type(stop)], debug)
-            return 130 if isinstance(stop, KeyboardInterrupt) else 143
+            _report(stop[0], debug)
+            return stop[1]
         if debug:
             _show_warnings(caught, debug)
         _report(error_line(exc), debug and not isinstance(exc, _UsageError))
         return 2
-
-
-_STOP_LINES = {
-    KeyboardInterrupt: "navsense: interrupted",
-    _Terminated: "navsense: terminated (SIGTERM)",
-}
-
-
-def _stop_behind(exc: BaseException) -> BaseException | None:
-    """The Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`_Terminated`) behind ``exc``: a library
-    may turn one into its own error, e.g. pybind11's ``ImportError: initialization failed`` for
-    a module whose import Ctrl-C interrupted (scipy.optimize's, loaded by a track's first fit)."""
-    seen: set[int] = set()
-    todo: list[BaseException | None] = [exc.__cause__, exc.__context__]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if type(e) in _STOP_LINES:
-            return e
-        todo += [e.__cause__, e.__context__]
-    return None
 
 
 def _show_warnings(caught: list, debug: bool) -> None:

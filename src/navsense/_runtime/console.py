@@ -16,38 +16,13 @@ process.one_blas_thread()
 __all__ = ["run"]
 
 
-class _Terminated(BaseException):
-    """SIGTERM while the command line loads."""
-
-
-def _terminated(signum, frame) -> None:
-    raise _Terminated()
-
-
-def _stop_line(exc: BaseException) -> tuple[str, int] | None:
-    """The line and exit code of a Ctrl-C or SIGTERM behind ``exc`` (an import may wrap it)."""
-    seen: set[int] = set()
-    todo: list[BaseException | None] = [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, KeyboardInterrupt):
-            return "navsense: interrupted", 130
-        if isinstance(e, _Terminated):
-            return "navsense: terminated (SIGTERM)", 143
-        todo += [e.__cause__, e.__context__]
-    return None
-
-
 def run() -> None:
     """The console script: :func:`navsense.cli.main`, then the exit."""
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    previous = signal.signal(signal.SIGTERM, process.raise_terminated)
     try:
         from navsense.cli import main  # after the BLAS setting, which numpy reads once
     except BaseException as exc:
-        stop = _stop_line(exc)
+        stop = process.stop_line(exc)
         if stop is None:
             raise
         print(stop[0], file=sys.stderr)

@@ -11,6 +11,11 @@ end without the interpreter's teardown (freeing numpy's and pyarrow's modules: 4
 sixth of a short run), which has nothing left to do for it: the command calls
 :func:`teardown_not_needed`, and :func:`exit_process` then ends the process with ``os._exit``.
 
+Stops. Ctrl-C (KeyboardInterrupt) and SIGTERM (:class:`Terminated`, raised by
+:func:`raise_terminated` as the signal's handler) end a command with one line and exit 130 or 143,
+also when a library has turned one into its own error (:func:`stop_line`): the console script
+while the command line's modules load, :func:`navsense.cli.main` once they have.
+
 Only the console script applies these; importing the library changes no process setting.
 """
 
@@ -19,7 +24,14 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["one_blas_thread", "teardown_not_needed", "exit_process"]
+__all__ = [
+    "Terminated",
+    "exit_process",
+    "one_blas_thread",
+    "raise_terminated",
+    "stop_line",
+    "teardown_not_needed",
+]
 
 _SKIP_TEARDOWN = False
 
@@ -47,3 +59,33 @@ def exit_process(code: int) -> None:
     except (BrokenPipeError, ValueError):  # a reader that has gone, or a closed stream
         code = code or 120  # as Python's own exit after a failed flush
     os._exit(code)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that a command cleans up (a run's worker and
+    NAME.partial) and ends with one line."""
+
+
+def raise_terminated(signum, frame) -> None:
+    """The SIGTERM handler of the console script and :func:`navsense.cli.main`."""
+    raise Terminated()
+
+
+def stop_line(exc: BaseException) -> tuple[str, int] | None:
+    """The line and exit code of the Ctrl-C or SIGTERM that is ``exc`` or behind it (its cause
+    or context, at any depth): a library may turn one into its own error, e.g. pybind11's
+    ``ImportError: initialization failed`` for a module whose import Ctrl-C interrupted
+    (scipy.optimize's, loaded by a track's first fit). None if there is none."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, KeyboardInterrupt):
+            return "navsense: interrupted", 130
+        if isinstance(e, Terminated):
+            return "navsense: terminated (SIGTERM)", 143
+        todo += [e.__cause__, e.__context__]
+    return None
