@@ -350,6 +350,15 @@ def position_sigma() -> Field:
     )
 
 
+#: a correction's error per kilometre of baseline (gnss.corrections.ppm_h, ppm_v)
+_PPM = Field(
+    "number",
+    minimum=0,
+    maximum=1000,
+    chosen="an error per kilometre is not negative; at most 1000 ppm (200 m at the longest "
+    "baseline, 200 km)",
+)
+
 _FIX_STATE = Section(
     {
         "sigma_h_m": position_sigma(),
@@ -502,20 +511,8 @@ SCHEMA = Section(
                         "rtk_max_age_s": nonnegative(_TIME),
                         "dgps_max_age_s": nonnegative(_TIME),
                         "baseline_km": Field("number", minimum=0, maximum=200),
-                        "ppm_h": Field(
-                            "number",
-                            minimum=0,
-                            maximum=1000,
-                            chosen="an error per kilometre is not negative; at most 1000 ppm "
-                            "(200 m at the longest baseline, 200 km)",
-                        ),
-                        "ppm_v": Field(
-                            "number",
-                            minimum=0,
-                            maximum=1000,
-                            chosen="an error per kilometre is not negative; at most 1000 ppm "
-                            "(200 m at the longest baseline, 200 km)",
-                        ),
+                        "ppm_h": _PPM,
+                        "ppm_v": _PPM,
                         "outages_s": Field("intervals"),
                     }
                 ),
