@@ -354,7 +354,8 @@ def read_result(path: Path) -> dict:
     """One run's result file, as :func:`execute_run` writes it: an object whose run_id is the
     file's name, status "ok" or "failed", error a message or null, statistics an object of
     numbers (or null for a failed run), score (an estimator's campaign) null or an object whose
-    campaign columns (navsense.score.campaign.CAMPAIGN_SCORE_KEYS) are numbers or null. FormatError naming the file otherwise."""
+    campaign columns (navsense.score.campaign.CAMPAIGN_SCORE_KEYS) are numbers or null.
+    FormatError naming the file otherwise."""
     from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
 
     check_input_file(path, "result file", FormatError, MAX_INPUT_BYTES)  # a FIFO never ends

@@ -21,9 +21,10 @@ ENU tracks and waypoint routes use the named site, default ACRE.
 
 A point that repeats the previous one exactly (its time and every coordinate: a fix written
 twice) is dropped. Errors (:class:`navsense.errors.TruthError`, one line naming the file and
-the point or line): a time repeated with another position, backwards times, points less than :data:`MIN_POINT_SPACING_S` apart, a track longer
-than :data:`MAX_TRACK_DURATION_S`, fewer than 4 points, latitude outside -90..90 or longitude outside
--180..180, a geodetic track and a site without georeference.
+the point or line): a time repeated with another position, backwards times, points less than
+:data:`MIN_POINT_SPACING_S` apart, a track longer than :data:`MAX_TRACK_DURATION_S`, fewer
+than 4 points, latitude outside -90..90 or longitude outside -180..180, a geodetic track and a
+site without georeference.
 """
 
 from __future__ import annotations
