@@ -152,3 +152,35 @@ def test_ctrl_c_or_sigterm_while_the_command_line_loads_is_one_line(how, code, l
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == code, done.stderr
     assert done.stderr.splitlines() == [line or "navsense: interrupted"], done.stderr
+
+
+_INTERRUPTED_IN_EXEC_TEXT = {
+    # Ctrl-C inside the text that collections.namedtuple or dataclasses exec, in an import
+    "while the command line loads": _STOP_WHILE_LOADING.format(
+        how='exec("raise KeyboardInterrupt")'
+    ),
+    "during a command": (
+        "import sys\n"
+        "import navsense.config.cli_config as command\n"
+        "command.run = lambda args: exec('raise KeyboardInterrupt')\n"
+        "sys.argv = ['navsense', 'config', 'show']\n"
+        "from navsense._runtime.console import run\n"
+        "run()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("when", sorted(_INTERRUPTED_IN_EXEC_TEXT))
+def test_ctrl_c_inside_exec_text_still_exits_130(tmp_path, when):
+    """Found by the fuzz suite's interrupted commands (CI, ``python -m navsense``): the line was
+    printed, then the process ended by SIGINT (status -2): CPython 3.11's ``Py_RunMain`` ends a
+    process with SIGINT after its teardown once a KeyboardInterrupt has left text run by
+    ``exec``/``eval``, which the command had handled. A stop now ends with ``os._exit``."""
+    package = tmp_path / "interrupted"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(_INTERRUPTED_IN_EXEC_TEXT[when])
+    done = subprocess.run(
+        [sys.executable, "-m", "interrupted"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stderr.splitlines()) == (130, ["navsense: interrupted"])

@@ -26,7 +26,7 @@ def run() -> None:
         if stop is None:
             raise
         print(stop[0], file=sys.stderr)
-        sys.exit(stop[1])
+        process.exit_process(stop[1])
     finally:
         signal.signal(signal.SIGTERM, previous)
     process.exit_process(main())

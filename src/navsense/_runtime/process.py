@@ -14,13 +14,19 @@ sixth of a short run), which has nothing left to do for it: the command calls
 Stops. Ctrl-C (KeyboardInterrupt) and SIGTERM (:class:`Terminated`, raised by
 :func:`raise_terminated` as the signal's handler) end a command with one line and exit 130 or 143,
 also when a library has turned one into its own error (:func:`stop_line`): the console script
-while the command line's modules load, :func:`navsense.cli.main` once they have.
+while the command line's modules load, :func:`navsense.cli.main` once they have. A stopped
+process runs its atexit handlers (multiprocessing's stop its children) and ends with ``os._exit``
+too: CPython 3.11's teardown ends a process with SIGINT itself, whatever its exit code, once a
+KeyboardInterrupt has left code that ``eval`` or ``exec`` ran from text (``Py_RunMain`` and
+``_Py_UnhandledKeyboardInterrupt``), which is what Ctrl-C during ``collections.namedtuple``'s eval
+in an import does: the status was -2 instead of 130 after the line had been printed.
 
 Only the console script applies these; importing the library changes no process setting.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
@@ -48,11 +54,18 @@ def teardown_not_needed() -> None:
     _SKIP_TEARDOWN = True
 
 
+STOP_CODES = (130, 143)  # Ctrl-C, SIGTERM
+
+
 def exit_process(code: int) -> None:
     """End the process with ``code``: without the interpreter's teardown after
-    :func:`teardown_not_needed`, else as ``sys.exit``."""
-    if not _SKIP_TEARDOWN:
+    :func:`teardown_not_needed` or a stop (:data:`STOP_CODES`; after the atexit handlers), else as
+    ``sys.exit``."""
+    stopped = code in STOP_CODES
+    if not (_SKIP_TEARDOWN or stopped):
         sys.exit(code)
+    if stopped:
+        atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
