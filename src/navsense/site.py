@@ -166,6 +166,27 @@ def _objects(data: dict, key: str, source: str) -> list[dict]:
     return items
 
 
+_KEYS = {
+    "site": ("name", "description", "georeference", "buildings", "grain_bins", "tree_crowns"),
+    "acre": ("kind",),
+    "local": ("kind", "lat_deg", "lon_deg", "height_m"),
+    "buildings": ("name", "min_enu_m", "max_enu_m", "base_m"),
+    "grain_bins": ("name", "center_enu_m", "base_z_m", "radius_m", "height_m"),
+    "tree_crowns": ("name", "center_enu_m", "radius_m"),
+}
+
+
+def _known_keys(obj: dict, kind: str, where: str) -> None:
+    """ConfigError naming the first key of ``obj`` that a ``kind`` object does not have (a typo
+    such as ``heigth_m`` would otherwise be a default taken silently)."""
+    for key in obj:
+        if key not in _KEYS[kind]:
+            sep = "." if where.endswith("]") or where.endswith("georeference") else ": "
+            raise ConfigError(
+                f"{where}{sep}{key} is not a known key; allowed: {', '.join(_KEYS[kind])}"
+            )
+
+
 def _label(obj: dict, default: str, where: str, key: str = "name") -> str:
     """``obj[key]`` (a name or a description): text, or ConfigError naming it."""
     value = obj.get(key, default)
@@ -203,18 +224,14 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     """Build a :class:`Site` from its JSON object; errors name the file and the key."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a site must be a JSON object")
-    known = {"name", "georeference", "buildings", "grain_bins", "tree_crowns", "description"}
-    for key in data:
-        if key not in known:
-            raise ConfigError(
-                f"{source}: {key} is not a known key; allowed: {', '.join(sorted(known))}"
-            )
+    _known_keys(data, "site", source)
     geo = data.get("georeference")
     if geo is not None:
         if not isinstance(geo, dict) or geo.get("kind") not in ("acre", "local"):
             raise ConfigError(
                 f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local"
             )
+        _known_keys(geo, geo["kind"], f"{source}: georeference")
         if geo["kind"] == "local":
             where = f"{source}: georeference"
             _num(geo, "lat_deg", where, limit=90.0)
@@ -229,6 +246,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     bmin, bmax, overhead = [], [], []
     for i, b in enumerate(_objects(data, "buildings", source)):
         where = f"{source}: buildings[{i}]"
+        _known_keys(b, "buildings", where)
         lo, hi = _vec(b, "min_enu_m", 3, where), _vec(b, "max_enu_m", 3, where)
         if not all(a < b for a, b in zip(lo, hi, strict=True)):
             raise ConfigError(f"{where}: min_enu_m {lo} must be below max_enu_m {hi} on every axis")
@@ -244,6 +262,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     cxy, cbase, ctop, crad = [], [], [], []
     for i, c in enumerate(_objects(data, "grain_bins", source)):
         where = f"{source}: grain_bins[{i}]"
+        _known_keys(c, "grain_bins", where)
         cxy.append(_vec(c, "center_enu_m", 2, where))
         base = _num(c, "base_z_m", where, default=0.0)
         cbase.append(base)
@@ -253,6 +272,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     sc, sr = [], []
     for i, s in enumerate(_objects(data, "tree_crowns", source)):
         where = f"{source}: tree_crowns[{i}]"
+        _known_keys(s, "tree_crowns", where)
         sc.append(_vec(s, "center_enu_m", 3, where))
         sr.append(_num(s, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
         names["tree_crowns"].append(_label(s, f"crown {i}", where))
