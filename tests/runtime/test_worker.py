@@ -206,3 +206,42 @@ def test_sizes_come_from_the_cores_this_process_may_use(monkeypatch, alone):
     )
     models = build_models(cfg, vehicle_profile("polaris"), scenario.site, georef)
     assert _split_models(models, "parquet", "processes") == (models, [])  # one core: no worker
+
+
+_STOP_DURING_THE_FORK = """
+import os, signal
+from navsense._runtime import process
+from navsense._runtime.worker import Worker
+
+signal.signal(signal.SIGTERM, process.raise_terminated)
+armed = [True]
+
+
+def sigterm_in_the_forks_callbacks():
+    if armed[0]:
+        armed[0] = False
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+os.register_at_fork(after_in_parent=sigterm_in_the_forks_callbacks)
+try:
+    Worker(len, ("ab",), method="fork")
+except process.Terminated:
+    print("stopped after the fork")
+else:
+    print("went on")
+"""
+
+
+def test_a_stop_during_the_fork_is_delivered_after_it():
+    """Found by the interrupted-commands fuzz test: SIGTERM while the worker was forked was
+    raised in the fork's callbacks (logging's lock release), where Python prints it as
+    "Exception ignored" and goes on: the run then completed with exit 0. The stop now waits
+    until the child is started (process.stops_held) and ends the command."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _STOP_DURING_THE_FORK], capture_output=True, text=True, timeout=60
+    )
+    assert (done.stdout, done.stderr) == ("stopped after the fork\n", "")

@@ -20,6 +20,9 @@ too: CPython 3.11's teardown ends a process with SIGINT itself, whatever its exi
 KeyboardInterrupt has left code that ``eval`` or ``exec`` ran from text (``Py_RunMain`` and
 ``_Py_UnhandledKeyboardInterrupt``), which is what Ctrl-C during ``collections.namedtuple``'s eval
 in an import does: the status was -2 instead of 130 after the line had been printed.
+A stop that arrives while a child process is forked waits until the fork is done
+(:func:`stops_held`): raised in the fork's own callbacks (logging's lock release), Python prints it
+as "Exception ignored" and the command went on to its end.
 
 Only the console script applies these; importing the library changes no process setting.
 """
@@ -27,8 +30,11 @@ Only the console script applies these; importing the library changes no process 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import signal
 import sys
+from collections.abc import Iterator
 
 __all__ = [
     "Terminated",
@@ -36,6 +42,8 @@ __all__ = [
     "one_blas_thread",
     "raise_terminated",
     "stop_line",
+    "stops_held",
+    "stops_released",
     "teardown_not_needed",
 ]
 
@@ -82,6 +90,26 @@ class Terminated(BaseException):
 def raise_terminated(signum, frame) -> None:
     """The SIGTERM handler of the console script and :func:`navsense.cli.main`."""
     raise Terminated()
+
+
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (blocked in this thread) while a child process is forked,
+    then delivered (module docstring, "Stops"). The child inherits the block: it calls
+    :func:`stops_released` first."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def stops_released() -> None:
+    """In a child forked under :func:`stops_held`: SIGINT and SIGTERM reach it again."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
 
 
 def stop_line(exc: BaseException) -> tuple[str, int] | None:

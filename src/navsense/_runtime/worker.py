@@ -44,6 +44,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from navsense._runtime.process import stops_held
 from navsense.errors import NavsenseError
 
 __all__ = [
@@ -172,8 +173,11 @@ def die_with_parent(parent_pid: int) -> None:
     a forked child inherits, turns it into an exception that would read as the child's error)."""
     import signal
 
+    from navsense._runtime.process import stops_released
+
     with contextlib.suppress(ValueError):  # not the main thread: nothing inherited to undo
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    stops_released()
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -249,7 +253,8 @@ class Worker:
             daemon=True,
             args=(target, args, child_requests, child_replies, slots, parents_ends, os.getpid()),
         )
-        self.process.start()
+        with stops_held():
+            self.process.start()
         child_requests.close()
         child_replies.close()
 

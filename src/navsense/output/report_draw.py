@@ -32,6 +32,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from navsense._runtime.process import stops_held, stops_released
+
 __all__ = ["FigureWorker"]
 
 _NOT_SENT = ("reader", "truth")  # the child has its own reader; the figures do not use the truth
@@ -146,7 +148,8 @@ class FigureWorker:
             name="navsense-report-figures",
             daemon=True,
         )
-        self._child.start()
+        with stops_held():
+            self._child.start()
         child_send.close()
         child_receive.close()
 
@@ -234,6 +237,7 @@ class FigureWorker:
     def _child_main(self, data: Any, send, receive) -> None:
         """The forked child: the early figures, then the parent's data and late figures taken
         one by one; sends ``("ok", {index: figure})`` or word that it failed."""
+        stops_released()
         self._to_child.close()  # only the parent reads what this process sends, and vice versa
         self._from_child.close()
         message: tuple[str, object]
