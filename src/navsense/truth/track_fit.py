@@ -41,6 +41,39 @@ recording has too few points beside an edge (2 s) to tell an offset from a start
 as it was. What remains at 10 Hz is the detector's: a stop missed, split or ended early by a
 wander that creeps at 0.5 m/s for seconds (tests/measure_recordings.py).
 
+Standstill edge times (:func:`edge_times`, :func:`with_edge_knots`): a standstill found on the
+points starts and ends at a point, while the vehicle stops between two; at 1 Hz the fit moved
+off up to a second (two, when the detector's 2-sigma edge test missed a standing point) before
+the vehicle did, with the constant jerk of its first interval (1 .. 3 m/s^3): 0.5 .. 0.85 m/s^2
+of force while the vehicle stood (1 Hz town drive, 0.5 m white noise). So each edge gets a time
+between its last standing point and the second moving point: the least-squares fit of a start
+from rest at constant jerk (the shape of the spline's first interval beside a standstill) to the
+points beside the edge, for each time on a grid of 1/20 of the spacing, and the latest departure
+(earliest arrival) whose residual is within one noise variance of the least (the data do not
+tell it from the best; a vehicle that moves off too early has force while it stands, one that
+moves off a fraction of a second late has moved centimetres: a jerk-limited start covers
+j t^3 / 6). A point of weight zero there is a knot, and the spline stands up to it (C2: the
+acceleration leaves zero continuously). An edge so moved is put back at its point when the path
+then accelerates harder beside it, by more than :data:`ONSET_ACCEL_SLACK` within
+:data:`ONSET_CHECK_S` (a late start that must catch up with the points: 3.1 m/s^2 of
+along-track error in a recording whose point 2 s after the start lay 1.5 m short).
+
+What timing cannot do: the points fix an edge to about 0.7 s (standard deviation over 96 edges
+of 1 Hz recordings with 0.5 m noise; a car leaving a stop at the town drive's rate moves 0.3 m
+in its first second, under the noise), and the true acceleration half a second from standstill
+is itself 0.25 .. 0.5 m/s^2 in these drives. So the force at the instants the vehicle stands
+within about half a second of an edge exceeds 0.3 m/s^2 in about half of such recordings, while
+the force a recording interval from motion ("settled") stays within it
+(tests/measure_recordings.py).
+Tried and left: heavier smoothing beside the edges (a 10 times larger roughness weight for 3 s
+made the town drive's along-track force error 2 .. 4 m/s^2), an onset whose jerk starts at zero
+(a sextic blend over 1 .. 2 s: the same force at the edges, more while moving), choosing the
+edge by the penalised criterion (1), GCV or Mallows' Cp of the spline with a knot there (the
+roughness term favours early departures; GCV and Cp favour long standstills, +1 s), an onset
+model with a free acceleration step (a wider spread, 1.0 .. 1.5 s), and edges moved by more
+than two intervals (the points farther away are seconds into the start, where a constant-jerk
+model no longer holds).
+
 Smoothing from the data: lambda minimises the generalised cross-validation score (Craven & Wahba
 1979) of the columns of y together (x and y of a track share one lambda, so the fit does not
 depend on the orientation of the grid), with the weight gamma = :data:`GCV_GAMMA` on the
@@ -126,6 +159,17 @@ EDGE_MIN_POINTS = 4  # ... at least this many (1 Hz: none, the edge is left as i
 EDGE_SIGMAS = 3.5  # ... an offset beyond this many standard deviations of its estimate is moved
 OFFSET_ACCEL_MPS2 = 0.2  # ... over the time in which moving it costs this acceleration, m/s^2
 OFFSET_TURN_RAD = 0.05  # ... and over the distance in which it turns the path by at most this
+ONSET_STAND_S = 5.0  # a standstill edge's time (edge_times): the stop's points within this, s
+ONSET_REACH_SIGMAS = 12.0  # ... the moving points up to the first this many noise sigmas away
+ONSET_REACH_M = 2.0  # ... and at least this far from the stop, m
+ONSET_MAX_S = 10.0  # ... within this of the edge, s
+ONSET_FORWARD = 1  # ... up to this many moving points beyond the next
+ONSET_STEPS = 20  # ... times tried per median spacing
+ONSET_SLACK = 1.0  # ... the latest departure (earliest arrival) within this many noise variances
+# of the least residual sum of squares
+ONSET_ACCEL_SLACK = 1.0  # an edge moved between points may raise the path's largest
+# acceleration beside it by this much at most (half the goal's largest along-track error), m/s^2
+ONSET_CHECK_S = 3.0  # ... within this of the edge, s
 _SMOOTHSTEP_CURVATURE = 10.0 / math.sqrt(3.0)  # max |w''| of w = 10x^3 - 15x^4 + 6x^5
 _SMOOTHSTEP_SLOPE = 1.875  # max |w'|
 _GCV_TOL = 0.02  # decades of lambda (5 %: GCV is flat at its minimum)
@@ -541,12 +585,30 @@ def fit_path(
         flat = find_standstills(smoother, y, lam_u, noise, stop_speed_mps)
         fit = SplineSmoother(x, w, flat)
     if flat:
-        free = smoother.design @ smoother.coefficients(y, lam_u)  # without the standstills
-        along = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(free, axis=0).T))])
-        y_fit = settle_edges(x, y, w, flat, noise, along)
+        free_path = smoother.ppoly(smoother.coefficients(y, lam_u))  # without the standstills
+        scale = fit.scale
+
+        def build(times):
+            xa, ya, wa, fa = with_edge_knots(x, y, w, flat, times)
+            free = free_path(xa)
+            along = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(free, axis=0).T))])
+            y_fit = settle_edges(xa, ya, wa, fa, noise, along)
+            sm = SplineSmoother(xa, wa, fa)
+            lu = lam_u * (scale / sm.scale) ** 3
+            return xa, ya, wa, fa, sm, lu, y_fit, sm.coefficients(y_fit, lu)
+
+        at_points = [(float(x[p]), float(x[q])) for p, q in flat]
+        timed = edge_times(x, y, w, flat, noise)
+        best = build(timed)
+        if timed != at_points:  # an edge between points that makes the path harsher: back
+            plain = build(at_points)
+            kept = _gentle_edges(best[4].ppoly(best[7]), plain[4].ppoly(plain[7]), timed, at_points)
+            if kept != timed:
+                best = plain if kept == at_points else build(kept)
+        x, y, w, flat, fit, lam_u, y_fit, coef = best
     else:
         y_fit = y
-    coef = fit.coefficients(y_fit, lam_u)
+        coef = fit.coefficients(y_fit, lam_u)
     r = fit.residuals(y, coef)
     rms = math.sqrt(float(np.sum(w[:, None] * r * r)) / (y.shape[1] * float(np.sum(w))))
     return PathFit(
@@ -558,6 +620,32 @@ def fit_path(
         noise_m=noise,
         outliers=outliers,
     )
+
+
+def _gentle_edges(
+    timed_path: PPoly,
+    plain_path: PPoly,
+    timed: Sequence[tuple[float, float]],
+    at_points: Sequence[tuple[float, float]],
+) -> list[tuple[float, float]]:
+    """``timed`` with each edge put back at its point where the path with the timed edges
+    (``timed_path``) accelerates harder than the path with the edges at the points
+    (``plain_path``) by more than :data:`ONSET_ACCEL_SLACK` within :data:`ONSET_CHECK_S` on the
+    moving side of the edge (the largest |F''| at 64 times)."""
+    t0, t1 = float(plain_path.x[0]), float(plain_path.x[-1])
+    out = [list(pair) for pair in timed]
+    for k, (pair_t, pair_p) in enumerate(zip(timed, at_points)):
+        for j, sign in ((0, -1.0), (1, 1.0)):
+            if pair_t[j] == pair_p[j]:
+                continue
+            lo, hi = sorted((pair_t[j], pair_p[j]))
+            lo, hi = (lo, hi + ONSET_CHECK_S) if sign > 0 else (lo - ONSET_CHECK_S, hi)
+            grid = np.linspace(max(lo, t0), min(hi, t1), 64)
+            harsh = float(np.max(np.hypot(*timed_path(grid, 2).T)))
+            plain = float(np.max(np.hypot(*plain_path(grid, 2).T)))
+            if harsh > plain + ONSET_ACCEL_SLACK:
+                out[k][j] = pair_p[j]
+    return [(a, b) for a, b in out]
 
 
 def reject_outliers(
@@ -706,7 +794,7 @@ def settle_edges(
             (q, q + 1, after if after is not None else n, after),
         ):
             side = np.arange(lo, hi)
-            side = side[np.abs(x[side] - x[edge]) <= EDGE_LEVEL_S]
+            side = side[(np.abs(x[side] - x[edge]) <= EDGE_LEVEL_S) & (w[side] > 0)]
             if side.size < EDGE_MIN_POINTS:
                 continue  # the track's end, or too few points to tell an offset
             root_w = np.sqrt(w[side])[:, None]
@@ -729,6 +817,112 @@ def settle_edges(
             keep = 1.0 - r * r * r * (10.0 - r * (15.0 - 6.0 * r))
             out[lo:hi] -= keep[:, None] * delta
     return out
+
+
+def edge_times(
+    x: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    flat: Sequence[tuple[int, int]],
+    noise_m: float,
+) -> list[tuple[float, float]]:
+    """The (arrival, departure) time of each standstill (p, q) of ``flat`` (module docstring,
+    "Standstill edge times").
+
+    A departure's time tau lies in [x_q, x_{q+1+F}] with F = :data:`ONSET_FORWARD` (an
+    arrival's in [x_{p-1-F}, x_p], mirrored): the latest standing point the detector found, up
+    to the point after the next. Each tau of a grid of :data:`ONSET_STEPS` per median spacing
+    is fitted by weighted least squares with the onset model ``y = b + c (t - tau)_+^3`` (b, c
+    vectors: the level the receiver shows at the stop, and a start from rest at constant jerk,
+    the shape of the spline's first interval beside a standstill) to the stop's points within
+    :data:`ONSET_STAND_S` of the edge (at least 3) and the moving points up to the first farther
+    than :data:`ONSET_REACH_SIGMAS` noise sigmas (and :data:`ONSET_REACH_M`) from the stop's
+    mean (at least 3, within :data:`ONSET_MAX_S`, before the next standstill). The time taken
+    is the latest departure (earliest arrival) whose residual sum of squares is within
+    :data:`ONSET_SLACK` noise variances of the least (a one-parameter likelihood-ratio bound at
+    about 68 %: the data do not tell it from the best). An edge at the track's end, or with
+    fewer than 3 moving points, stays at its point.
+    """
+    n = len(x)
+    step = float(np.median(np.diff(x))) / ONSET_STEPS
+    reach = max(ONSET_REACH_SIGMAS * noise_m, ONSET_REACH_M)
+    times: list[tuple[float, float]] = []
+    for k, (p, q) in enumerate(flat):
+        ww = w[p : q + 1]
+        hold = np.sum(ww[:, None] * y[p : q + 1], axis=0) / np.sum(ww)
+        pair = [float(x[p]), float(x[q])]
+        before = flat[k - 1][1] if k > 0 else -1  # the neighbouring standstills' last/first point
+        after = flat[k + 1][0] if k + 1 < len(flat) else n
+        for j, (edge, sign, inner, outer) in enumerate(((p, -1, q, before), (q, 1, p, after))):
+            stand = [edge]
+            i = edge - sign
+            while (i - inner) * sign >= 0 and (
+                abs(x[i] - x[edge]) <= ONSET_STAND_S or len(stand) < 3
+            ):
+                stand.append(i)
+                i -= sign
+            moving: list[int] = []
+            i = edge + sign
+            while (outer - i) * sign > 0 and abs(x[i] - x[edge]) <= ONSET_MAX_S:
+                moving.append(i)
+                if len(moving) >= 3 and math.dist(y[i], hold) > reach:
+                    break
+                i += sign
+            if len(moving) < 3:
+                continue  # the track's end, the next standstill, or a gap: left at its point
+            idx = np.array(sorted(stand + moving))
+            xs, ys, ws = x[idx], y[idx], w[idx]
+            reach_i = moving[min(ONSET_FORWARD, len(moving) - 2)]
+            lo, hi = sorted((float(x[edge]), float(x[reach_i])))
+            cands = np.arange(lo, hi, step) if sign > 0 else np.arange(hi, lo, -step)[::-1]
+            lag = np.clip(sign * (xs[None, :] - cands[:, None]), 0.0, None) ** 3  # (c, m)
+            sw = float(np.sum(ws))
+            yc = ys - (ws @ ys) / sw  # b eliminated: centred columns
+            gc = lag - (lag @ ws)[:, None] / sw
+            sgg = np.maximum((gc * gc) @ ws, 1e-300)
+            sgy = (gc * ws) @ yc  # (c, k)
+            rss = float(np.sum(ws[:, None] * yc * yc)) - np.sum(sgy * sgy, axis=1) / sgg
+            ok = np.flatnonzero(rss <= rss.min() + ONSET_SLACK * noise_m**2)
+            pair[j] = float(cands[ok[-1]] if sign > 0 else cands[ok[0]])
+        times.append((pair[0], pair[1]))
+    return times
+
+
+def with_edge_knots(
+    x: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    flat: Sequence[tuple[int, int]],
+    times: Sequence[tuple[float, float]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """(x, y, w, flat) with a point of weight zero at each edge time of ``times`` that lies
+    between two points (a knot: the spline may stand up to it), and the standstills as index
+    pairs into them; an edge time within a tenth of the spacing of a point is that point (the
+    system stays well conditioned). Its value is the standstill's mean (weight zero: it adds
+    nothing to the sums)."""
+    tol = 0.1 * float(np.median(np.diff(x)))
+    edges = []
+    for pair in times:
+        snapped = []
+        for t in pair:
+            near = int(np.argmin(np.abs(x - t)))
+            snapped.append(float(x[near]) if abs(x[near] - t) < tol else float(t))
+        edges.append(snapped)
+    extra = np.array(sorted({t for pair in edges for t in pair} - set(x.tolist())))
+    if extra.size == 0:
+        return x, y, w, list(flat)
+    xa = np.concatenate([x, extra])
+    order = np.argsort(xa, kind="stable")
+    xa = xa[order]
+    ya = np.concatenate([y, np.zeros((extra.size, y.shape[1]))])[order]
+    wa = np.concatenate([w, np.zeros(extra.size)])[order]
+    out: list[tuple[int, int]] = []
+    for pa_t, qa_t in edges:
+        pa, qa = int(np.searchsorted(xa, pa_t)), int(np.searchsorted(xa, qa_t))
+        ws = wa[pa : qa + 1]
+        ya[pa : qa + 1][ws == 0] = np.sum(ws[:, None] * ya[pa : qa + 1], axis=0) / np.sum(ws)
+        out.append((pa, qa))
+    return xa, ya, wa, out
 
 
 def _standing(

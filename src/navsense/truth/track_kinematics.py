@@ -51,7 +51,12 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
   at the edge is not its mean over the stop), that offset is moved onto the moving points over
   the time in which moving it costs 0.2 m/s^2 and the distance in which it turns the path by
   0.05 rad at most, instead of a jump at the stop's edge
-  (:func:`navsense.truth.track_fit.settle_edges`; recordings of 2 Hz and faster).
+  (:func:`navsense.truth.track_fit.settle_edges`; recordings of 2 Hz and faster). A
+  standstill's edges are timed between the points (:func:`navsense.truth.track_fit.edge_times`):
+  a start from rest at constant jerk fitted to the points beside the edge, the latest departure
+  (earliest arrival) within one noise variance of the best fit, at most two recording intervals
+  beyond the last standing point, and not where the path would then accelerate harder by more
+  than 1 m/s^2 (a knot there: the path stands up to that time, C2).
 - Distance travelled S(t) = int |(x', y')| dt (8-point Gauss-Legendre between nodes at most
   :data:`DISTANCE_NODE_S` apart, the quintic Hermite interpolant of S, S' = h, S'' = h' between
   them: C2, navsense.truth.hermite).
