@@ -5,6 +5,11 @@ recording kind: along-track and lateral specific force error (RMS / largest) and
 RMS while moving above 2 m/s, |omega| and horizontal force while standing, the vertical force's
 largest error, |omega| and horizontal force while standing at least 1 s from motion
 ("settled"), the fit's noise and the CPU seconds the build took; a goal missed is marked ``!``.
+``--seeds=N`` runs seeds 1 .. N of each kind; ``--edges`` adds a line per row with each true
+stop edge (``arr`` the vehicle comes to rest, ``dep`` it moves off, at the drive's time) and the
+time of the nearest standstill edge of the fit minus it (a departure's ``+`` and an arrival's
+``-`` stand longer than the vehicle: force only while moving; the other signs move while it
+stands).
 """
 
 from __future__ import annotations
@@ -71,6 +76,21 @@ def goal_figures(drive, t0_s: float, truth, vehicle=POLARIS, moving_mps: float =
         "settled_omega_max": top(np.linalg.norm(w[settled], axis=1)),
         "settled_horizontal_max": top(np.hypot(*err[settled, :2].T)),
     }
+
+
+def stop_edges(drive, t0_s: float, traj) -> list[tuple[str, float, float]]:
+    """(kind, true time, nearest fitted standstill edge - true time) for each time the drive
+    comes to rest ("arr") or moves off ("dep"), in the drive's time (t0_s: its time of the
+    recording's first point)."""
+    still = drive.speed_mps == 0.0
+    turns = np.flatnonzero(np.diff(still.astype(np.int8)))
+    fitted = np.array([t + t0_s for pair in traj.standstills for t in pair])
+    out = []
+    for i in turns:
+        kind, t = ("arr", drive.t_s[i + 1]) if still[i + 1] else ("dep", drive.t_s[i])
+        off = float(fitted[np.argmin(np.abs(fitted - t))] - t) if fitted.size else float("nan")
+        out.append((kind, float(t), off))
+    return out
 
 
 def build(path, **kwargs):
@@ -175,10 +195,11 @@ def run_case(name: str, seed: int = 1, folder: Path | None = None) -> dict:
     e["noise_m"] = traj.noise_m
     e["cpu_s"] = cpu
     e["warnings"] = len(warns)
+    e["edges"] = stop_edges(drive, t_true[0], traj)
     return e
 
 
-def main(names: list[str], seeds: int = 1) -> None:
+def main(names: list[str], seeds: int = 1, edges: bool = False) -> None:
     keys = list(GOALS)
     head = ["along", "amax", "lat", "lmax", "yaw", "st_w", "st_f", "vert", "set_w", "set_f"]
     head += ["noise", "cpu"]
@@ -197,12 +218,16 @@ def main(names: list[str], seeds: int = 1) -> None:
             cells.append(f"{e['cpu_s']:7.2f}")
             warn = f" w{e['warnings']}" if e["warnings"] else ""
             print(f"{name + (f' s{seed}' if seeds > 1 else ''):32s} " + " ".join(cells) + warn)
+            if edges:
+                print("    edges " + " ".join(f"{k}{t:.0f}:{d:+.2f}" for k, t, d in e["edges"]))
             sys.stdout.flush()
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     seeds = 1
+    edges = "--edges" in args
+    args = [a for a in args if a != "--edges"]
     if args and args[0].startswith("--seeds="):
         seeds = int(args.pop(0).split("=")[1])
-    main(args, seeds)
+    main(args, seeds, edges)
