@@ -1097,3 +1097,64 @@ def test_a_utm_zone_far_from_the_site_is_named(tmp_path, base, capsys):
     5' but not the key (found by the fuzz suite's --set test)."""
     argv = _simulate(tmp_path, base / "truth.csv", "--set", "ins.utm_zone=5")
     _fails_in_one_line(capsys, argv, tmp_path, "in zone 5 (ins.utm_zone): longitude_deg")
+
+
+def test_a_truth_csv_header_with_spaces_after_the_commas(tmp_path, base, capsys):
+    """'t_s, px_m, ...' (a header written with spaces) passed the header check, which strips
+    the names, and then was Arrow's KeyError 'Field "px_m" does not exist' (an internal error;
+    found by probing truth CSV files): the log is read with the stripped names, as the same rows
+    without the spaces. A reset value with a space is named (Arrow's message named no line)."""
+    lines = (base / "truth.csv").read_text().splitlines()
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("\n".join([lines[0].replace(",", ", ")] + lines[1:]) + "\n")
+    from navsense.truth.io import read_truth
+
+    assert np.array_equal(read_truth(spaced).p_m, read_truth(base / "truth.csv").p_m)
+    padded = tmp_path / "padded.csv"
+    padded.write_text("\n".join([lines[0]] + [r.replace(",", " , ") for r in lines[1:]]) + "\n")
+    _fails_in_one_line(
+        capsys, _simulate(tmp_path, padded), tmp_path, "padded.csv: line 2: reset = ' 0' must be"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["campaign", "run", "c.json", "--out", "a\0b"], "--out 'a\\x00b': a path cannot hold"),
+        (["campaign", "run", "a\0.json", "--out", "o"], "FILE 'a\\x00.json': a path cannot hold"),
+        (["campaign", "summary", "a\0b"], "DIR 'a\\x00b': a path cannot hold a NUL"),
+        (["campaign", "rerun", "a\0b", "x"], "DIR 'a\\x00b': a path cannot hold a NUL"),
+    ],
+)
+def test_a_campaign_path_with_a_nul_character(tmp_path, base, capsys, argv, words):
+    """campaign run --out 'a\\0b' (and summary's or rerun's DIR, run's FILE) was Python's
+    ValueError 'embedded null byte' at the first mkdir or open (an internal error; found by
+    giving every path option a NUL)."""
+    (tmp_path / "c.json").write_text(json.dumps({"seeds": [1], "sources": [{"scenario": "x"}]}))
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+def test_a_route_leg_faster_than_a_truth_log_allows(tmp_path, capsys):
+    """speed_mps = 1e300 on a leg ended in a message quoting a 300-digit number of seconds
+    (found by probing route files); a leg's speed is limited as the truth log's velocity is."""
+    route = {"points": [{"enu_m": [0, 0, 0]}, {"enu_m": [30, 0, 0], "speed_mps": 1e300}]}
+    (tmp_path / "r.json").write_text(json.dumps(route))
+    argv = ["truth", "--track", tmp_path / "r.json", "--out", tmp_path / "o.csv"]
+    _fails_in_one_line(capsys, argv, tmp_path, "points[1].speed_mps = 1e+300 must be <= 10000")
+
+
+def test_a_configuration_of_millions_of_outage_windows_ends_at_once(tmp_path, base, capsys):
+    """A configuration file of 2 million correction outages (40 MB) took 16 s and 800 MB before
+    anything was said (the JSON depth scan ran a Python loop over every character, merging the
+    layers copied every window), and a run of 200 000 took 7.7 s for 2 s of truth (found by
+    probing big arrays): at most 100 000 windows a key, refused as the file is read."""
+    from navsense.config.schema import MAX_INTERVALS
+
+    windows = ",".join(f"[{i},{i}.5]" for i in range(2 * MAX_INTERVALS))
+    (tmp_path / "c.json").write_text(f'{{"gnss": {{"corrections": {{"outages_s": [{windows}]}}}}}}')
+    with time_limit(10):
+        argv = ["config", "show", "--config", tmp_path / "c.json"]
+        _fails_in_one_line(capsys, argv, tmp_path, "outages_s = [[0, 0.5], [1, 1.5]")
+    (tmp_path / "c.json").unlink()
+    argv = ["config", "show", "--set", "gnss.signal_outages_s=[" + windows + "]"]
+    _fails_in_one_line(capsys, argv, tmp_path, f"has {2 * MAX_INTERVALS} windows; at most")

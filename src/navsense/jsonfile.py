@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -109,35 +110,44 @@ def read_text(path: str | Path, what: str, error: type[Exception]) -> str:
     return decode_text(raw, str(path), error)
 
 
+#: A JSON string (to its closing quote, or to the end of an unterminated one); the depth scan
+#: removes each, so that brackets and line breaks inside strings do not count.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_DEPTH = bytes(sorted(set(range(256)) - set(b"[]{}\n")))  # bytes the scan leaves out
+_DEPTH_CHUNK = 1 << 22  # bytes scanned at once (the arrays of a 256 MB file stay small)
+
+
 def json_depth_error(text: str, source: str, error: type[Exception], limit: int = MAX_JSON_DEPTH):
     """``error`` if the JSON ``text`` nests objects and arrays deeper than ``limit`` (found by a
-    scan that skips strings), else None. Checked before parsing: a parser recurses per level."""
+    scan that skips strings), else None. Checked before parsing: a parser recurses per level.
+
+    The depth is the running sum of +1 at ``[`` and ``{`` and -1 at ``]`` and ``}`` outside
+    strings, computed by numpy in chunks (a character loop took 9 s for a 40 MB file)."""
     if text.count("[") + text.count("{") <= limit:
         return None
+    import numpy as np
+
+    data = np.frombuffer(  # brackets and line breaks outside strings only
+        _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass").translate(None, _NOT_DEPTH),
+        dtype=np.uint8,
+    )
+    steps = np.zeros(256, dtype=np.int8)  # a byte's change of the depth
+    steps[[ord("["), ord("{")]] = 1
+    steps[[ord("]"), ord("}")]] = -1
     depth = 0
-    in_string = escaped = False
-    line = 1
-    for c in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
-            depth += 1
-            if depth > limit:
-                return error(
-                    f"{source}: line {line}: nested deeper than {limit} levels of objects "
-                    "and arrays"
-                )
-        elif c in "]}":
-            depth -= 1
-        elif c == "\n":
-            line += 1
+    lines = 1  # line breaks outside strings before the chunk
+    for start in range(0, len(data), _DEPTH_CHUNK):
+        chunk = data[start : start + _DEPTH_CHUNK]
+        running = np.cumsum(steps[chunk], dtype=np.int64)
+        running += depth
+        over = np.flatnonzero(running > limit)
+        if over.size:
+            line = lines + int(np.count_nonzero(chunk[: over[0]] == ord("\n")))
+            return error(
+                f"{source}: line {line}: nested deeper than {limit} levels of objects and arrays"
+            )
+        depth = int(running[-1])
+        lines += int(np.count_nonzero(chunk == ord("\n")))
     return None
 
 

@@ -91,6 +91,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``navsense campaign <action>``; returns the exit code. Raises NavsenseError on bad input."""
     action = getattr(args, "campaign_action", None)
+    _check_paths(args)
     if action == "run":
         return _run(args)
     if action == "summary":
@@ -99,6 +100,17 @@ def run(args: argparse.Namespace) -> int:
         return _rerun(args)
     sys.stderr.write("navsense campaign: choose an action: run, summary or rerun\n")
     return 2
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """A path argument that no file system can hold (a NUL character: Python's ValueError at
+    the first open) is refused by name before anything is read or made."""
+    from navsense.errors import ConfigError
+
+    for attr, name in (("file", "FILE"), ("dir", "DIR"), ("out", "--out"), ("run_id", "RUN_ID")):
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and "\0" in value:
+            raise ConfigError(f"{name} {value!r}: a path cannot hold a NUL character")
 
 
 def _run(args) -> int:

@@ -312,7 +312,24 @@ def parse_config_text(text: str, source: str) -> dict:
         raise ConfigError(
             f"{source}: the configuration is {format_value(value, 40)}, not a JSON object"
         )
+    _check_array_lengths(value, source, "")
     return value
+
+
+def _check_array_lengths(node: dict, source: str, prefix: str) -> None:
+    """No array of the file longer than the schema allows any (its outage windows), checked as
+    it is read: merging copies the file's values, and millions of windows took a minute and
+    gigabytes before the schema's check named the key."""
+    from navsense.config.schema import MAX_INTERVALS
+
+    for key, value in node.items():
+        if isinstance(value, dict):
+            _check_array_lengths(value, source, f"{prefix}{key}.")
+        elif isinstance(value, list) and len(value) > MAX_INTERVALS:
+            raise ConfigError(
+                f"{source}: {prefix}{key} = {format_value(value[:8])} ... has {len(value)} "
+                f"values; a configuration array holds at most {MAX_INTERVALS}"
+            )
 
 
 def _no_duplicate_keys(source: str):

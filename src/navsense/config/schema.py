@@ -226,9 +226,17 @@ def _check_vector(f: Field, value, path: str):
     return None
 
 
+#: Windows of one intervals key (outages): each is looked at every epoch of a run, and a file of
+#: millions (the JSON reader's 256 MB) took minutes and gigabytes before the run began (issue 21).
+MAX_INTERVALS = 100_000
+
+
 def _check_intervals(f: Field, value, path: str):
     if not isinstance(value, (list, tuple)):
         return path, value, "is not an array of [start, end) pairs"
+    if len(value) > MAX_INTERVALS:
+        # the first few shown (the message is one line)
+        return path, value[:8], f"... has {len(value)} windows; at most {MAX_INTERVALS}"
     for i, pair in enumerate(value):
         if (
             not isinstance(pair, (list, tuple))

@@ -396,7 +396,7 @@ def _csv_syntax_error(path: Path, names: list[str], arrow_message: str) -> Truth
                 )
             for j, (name, text) in enumerate(zip(names, fields)):
                 if j == reset_col:
-                    if text.strip() not in allowed:
+                    if text not in allowed:
                         return TruthError(
                             f"{path}: line {line}: reset = {text!r} must be 0 or 1 (or true/false)"
                         )
@@ -434,7 +434,10 @@ def _csv_options(names: list[str]):
         true_values=_TRUE,
         false_values=_FALSE,
     )
-    read = pacsv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=False)
+    # the header's names as _csv_header read them (stripped of spaces around them)
+    read = pacsv.ReadOptions(
+        block_size=_CSV_BLOCK_BYTES, use_threads=False, column_names=names, skip_rows=1
+    )
     return read, pacsv.ParseOptions(), convert
 
 

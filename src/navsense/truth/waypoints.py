@@ -106,6 +106,7 @@ RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
 ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
 CLOSE_TOLERANCE_M = 1e-3  # a closed route's last point must equal its first within this
 MAX_WAYPOINT_ENU_M = 1e6  # a waypoint's coordinates: within 1000 km of the site's origin
+MAX_LEG_SPEED_MPS = 1e4  # a leg's speed: the truth log's limit (navsense.truth.io.MAX_SPEED_MPS)
 #: A route's physics rate, Hz, and its ramps' peak acceleration, m/s^2 (5e-324 made a ramp of
 #: infinite width: an OverflowError).
 ROUTE_RATE_HZ = (1.0, 10_000.0)
@@ -319,7 +320,9 @@ def _waypoint(obj, where: str) -> Waypoint:
     t = obj.get("t_s")
     return Waypoint(
         enu_m=(float(enu[0]), float(enu[1]), float(enu[2])),
-        speed_mps=None if speed is None else _number(speed, f"{where}.speed_mps", positive=True),
+        speed_mps=None
+        if speed is None
+        else _number(speed, f"{where}.speed_mps", positive=True, maximum=MAX_LEG_SPEED_MPS),
         t_s=None if t is None else _number(t, f"{where}.t_s", minimum=0.0),
         hold_s=_number(obj.get("hold_s", 0.0), f"{where}.hold_s", minimum=0.0),
     )
