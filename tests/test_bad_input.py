@@ -1158,3 +1158,70 @@ def test_a_configuration_of_millions_of_outage_windows_ends_at_once(tmp_path, ba
     (tmp_path / "c.json").unlink()
     argv = ["config", "show", "--set", "gnss.signal_outages_s=[" + windows + "]"]
     _fails_in_one_line(capsys, argv, tmp_path, f"has {2 * MAX_INTERVALS} windows; at most")
+
+
+@pytest.mark.parametrize("duration", ["1e-300", "0.001"])
+def test_a_duration_shorter_than_three_physics_steps(tmp_path, base, capsys, duration):
+    """simulate --duration 0.001 made a run of one physics step: no IMU row, and report then
+    called the run's own empty imu.jsonl unreadable (found by probing the options' edges). A cut
+    keeps at least the 3 steps a truth log must have; 2/120 s does."""
+    argv = _simulate(tmp_path, base / "truth.csv", "--duration", duration)
+    _fails_in_one_line(capsys, argv, tmp_path, "keeps 1 physics step(s) at 120 Hz; a run needs")
+    assert (
+        main([str(a) for a in _simulate(tmp_path, base / "truth.csv", "--duration", "0.0167")]) == 0
+    )
+    assert main(["report", str(tmp_path / "out")]) == 0
+
+
+@pytest.mark.parametrize(
+    "origin, words",
+    [
+        (["0", "0", "1e300"], "--origin H_M = 1e+300 is out of range -10000..100000"),
+        (["0", "1e300", "0"], "--origin LON_DEG = 1e+300 is out of range -180..180"),
+        (["nan", "0", "0"], "--origin LAT_DEG = nan is out of range -90..90"),
+    ],
+)
+def test_a_geo_origin_beyond_a_site_files_limits(tmp_path, capsys, origin, words):
+    """geo --origin 0 0 1e300 ended in 'latitude_deg = nan is out of range (EGM96 geoid)', and a
+    longitude of 1e300 was taken modulo 360 and converted (found by probing geo's options): the
+    origin has a site file's limits, named by the option."""
+    argv = ["geo", "--from", "enu", "--enu", "1", "2", "3", "--origin", *origin]
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            {"sources": [{"truth": "a\0b.csv"}]},
+            'sources[0].truth = "a\\u0000b.csv" is not a file path',
+        ),
+        ({"sources": [{"truth": "t.csv", "site": "a\0.json"}]}, "sources[0].site = "),
+        ({"config": "a\0.json"}, 'config = "a\\u0000.json" is not a file path'),
+        ({"duration_s": 0.001}, "duration_s = 0.001 keeps 1 physics step(s) at 120 Hz"),
+        ({"sources": [{"truth": "t.csv", "duration_s": 1e-300}]}, "sources[0].duration_s: "),
+    ],
+)
+def test_a_campaign_file_path_with_a_nul_or_a_cut_of_one_step(
+    tmp_path, base, capsys, change, words
+):
+    """A campaign source's path with a NUL character was Python's ValueError 'embedded null byte'
+    (an internal error), and duration_s = 0.001 failed every run instead of the file (found by
+    probing campaign files' keys)."""
+    shutil.copy(base / "truth.csv", tmp_path / "t.csv")
+    campaign = {"seeds": [1], "sources": [{"truth": "t.csv"}], **change}
+    (tmp_path / "c.json").write_text(json.dumps(campaign))
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+@pytest.mark.parametrize("column", ["t_s", "e_m", "qw"])
+def test_a_csv_estimate_with_a_column_twice(tmp_path, base, capsys, column):
+    """A CSV estimate whose header named t_s (or a position or attitude column) twice was scored
+    with the first and the second left out without a word (found by probing estimate files)."""
+    header = "t_s,e_m,n_m,u_m,qx,qy,qz,qw"
+    lines = [f"{header},{column}"]
+    lines += [",".join(map(repr, r)) + ",1" for r in _estimate_rows(base / "run")]
+    (tmp_path / "e.csv").write_text("\n".join(lines) + "\n")
+    argv = ["score", base / "run", tmp_path / "e.csv", "--out", tmp_path / "s.json", "--quiet"]
+    _fails_in_one_line(capsys, argv, tmp_path, f"the column {column} is in the header 2 times")

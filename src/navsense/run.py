@@ -175,6 +175,10 @@ def prepare_run(
         raise ConfigError(f"a run has one truth source; got {' and '.join(given)}")
     if duration_s is not None and not (math.isfinite(duration_s) and duration_s > 0):
         raise ConfigError(f"duration_s = {duration_s!r} must be a finite number of seconds > 0")
+    if duration_s is not None and not track:  # a track's rate is known once it is built
+        from navsense.truth.states import PHYSICS_HZ
+
+        check_duration_steps(duration_s, PHYSICS_HZ)
     layers = _layers(overrides)
     chosen_site = resolve_site(site)
 
@@ -244,6 +248,7 @@ def prepare_run(
             )
         states = build_truth_from_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
         if duration_s is not None:
+            check_duration_steps(duration_s, states.rate_hz)
             states = states.slice(0, min(len(states), _steps_of(duration_s, states.rate_hz)))
         run = PreparedRun(
             cfg=cfg,
@@ -328,6 +333,20 @@ def _local_zone(site) -> int | None:
 def _steps_of(duration_s: float, rate_hz: float) -> int:
     """Physics steps from t = 0 to ``duration_s`` included."""
     return int(round(duration_s * rate_hz)) + 1
+
+
+def check_duration_steps(duration_s: float, rate_hz: float) -> None:
+    """A cut that keeps fewer physics steps than a truth log must have is refused: its run had
+    no IMU row, and report called the run's own empty imu.jsonl unreadable."""
+    from navsense.truth.io import MIN_TRUTH_ROWS
+
+    steps = _steps_of(duration_s, rate_hz)
+    if steps < MIN_TRUTH_ROWS:
+        raise ConfigError(
+            f"duration_s = {duration_s!r} keeps {steps} physics step(s) at {rate_hz:g} Hz; a "
+            f"run needs at least {MIN_TRUTH_ROWS} (duration_s >= "
+            f"{(MIN_TRUTH_ROWS - 1) / rate_hz:.4g} s)"
+        )
 
 
 def _first_seconds(chunks: Iterator[TruthStates], duration_s: float) -> Iterator[TruthStates]:

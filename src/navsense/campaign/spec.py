@@ -312,8 +312,8 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
     if keep not in KEEP_CHOICES:
         raise _err(src, "keep", keep, f"is not one of {', '.join(KEEP_CHOICES)}")
     duration = data.get("duration_s")
-    if duration is not None and not (_is_number(duration) and duration > 0):
-        raise _err(src, "duration_s", duration, "is not a number of seconds > 0")
+    if duration is not None:
+        _check_duration(src, "duration_s", duration)
 
     sources = _sources(src, base, data.get("sources"), duration)
     seeds = _seeds(src, data.get("seeds"))
@@ -476,10 +476,10 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
         run_source: dict = {}
         if kind == "scenario":
             d = item.get("duration_s", duration)
-            if d is not None and not (_is_number(d) and d > 0):
-                raise _err(src, f"{where}.duration_s", d, "is not a number of seconds > 0")
+            if d is not None:
+                _check_duration(src, f"{where}.duration_s", d)
             if ref.endswith(".json"):
-                p = (base / ref).resolve()
+                p = _resolved(src, base, f"{where}.scenario", ref)
                 if not p.is_file():
                     raise _err(
                         src, f"{where}.scenario", ref, f"is not a scenario file ({_absent(p)})"
@@ -513,7 +513,7 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             run_source, label = _track_source(src, base, where, item, ref, duration)
             vehicle = "polaris"
         else:
-            p = (base / ref).resolve()
+            p = _resolved(src, base, f"{where}.truth", ref)
             if p.suffix.lower() not in (".csv", ".parquet", ".pq"):
                 raise _err(src, f"{where}.truth", ref, "is not a truth log (.csv or .parquet)")
             if not p.is_file():
@@ -529,8 +529,7 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
             label = p.name
             d = item.get("duration_s", duration)
             if d is not None:
-                if not (_is_number(d) and d > 0):
-                    raise _err(src, f"{where}.duration_s", d, "is not a number of seconds > 0")
+                _check_duration(src, f"{where}.duration_s", d)
                 run_source["duration_s"] = d
                 label = f"{label}[{d:g}s]"
         site = item.get("site")
@@ -550,7 +549,7 @@ def _track_source(
     """The run source of a track (path, SHA-256, options) and its label."""
     from navsense.truth.tracks import BANK_MODES
 
-    p = (base / ref).resolve()
+    p = _resolved(src, base, f"{where}.track", ref)
     if p.suffix.lower() not in TRACK_SUFFIXES:
         raise _err(
             src, f"{where}.track", ref, "is not a track (.gpx, .csv) or a waypoint route (.json)"
@@ -571,8 +570,7 @@ def _track_source(
         run_source["bank"] = bank
     d = item.get("duration_s", duration)
     if d is not None:
-        if not (_is_number(d) and d > 0):
-            raise _err(src, f"{where}.duration_s", d, "is not a number of seconds > 0")
+        _check_duration(src, f"{where}.duration_s", d)
         run_source["duration_s"] = d
         label = f"{label}[{d:g}s]"
     return run_source, label
@@ -584,7 +582,7 @@ def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
     if not isinstance(site, str) or not site:
         raise _err(src, where, site, "is not a site name or a site JSON file")
     if site.endswith(".json"):
-        p = (base / site).resolve()
+        p = _resolved(src, base, where, site)
         if not p.is_file():
             raise _err(src, where, site, f"is not a site file ({_absent(p)})")
         return {"path": str(p), "sha256": sha256_of(p)}
@@ -669,6 +667,28 @@ def _agents(src: str, value) -> list[int]:
     return list(value)
 
 
+def _check_duration(src: str, key: str, value) -> None:
+    """A cut of the sources: seconds > 0 that keep the physics steps a run needs (every run of
+    the campaign failed on 0.001 s; :func:`navsense.run.check_duration_steps`)."""
+    from navsense.run import check_duration_steps
+    from navsense.truth.states import PHYSICS_HZ
+
+    if not (_is_number(value) and value > 0):
+        raise _err(src, key, value, "is not a number of seconds > 0")
+    try:
+        check_duration_steps(value, PHYSICS_HZ)
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {key}: {exc}") from None
+
+
+def _resolved(src: str, base: Path, key: str, ref: str) -> Path:
+    """``base / ref`` made absolute; a path no file system holds (a NUL character: Python's
+    ValueError) is refused naming the key."""
+    if "\0" in ref:
+        raise _err(src, key, ref, "is not a file path (it holds a NUL character)")
+    return (base / ref).resolve()
+
+
 def _absent(p: Path) -> str:
     """Why ``p`` (resolved) is no file to read: not there, a directory or no regular file."""
     if not os.path.lexists(p):
@@ -681,7 +701,7 @@ def _file_ref(src: str, base: Path, key: str, value) -> dict | None:
         return None
     if not isinstance(value, str) or not value:
         raise _err(src, key, value, "is not a file path")
-    p = (base / value).resolve()
+    p = _resolved(src, base, key, value)
     if not p.is_file():
         raise _err(src, key, value, f"is not a file ({_absent(p)})")
     return {"path": str(p), "sha256": sha256_of(p)}

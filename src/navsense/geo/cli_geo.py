@@ -163,7 +163,18 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------- core conversion
 def _site(args) -> Georeference:
     if args.origin is not None:
+        from navsense.site import HEIGHT_RANGE_M
+
         lat, lon, h = args.origin
+        # a site file's limits: a height of 1e300 was "latitude_deg = nan" of the geoid model,
+        # a longitude of 1e300 was taken modulo 360 (any digits)
+        for name, value, (low, high) in (
+            ("LAT_DEG", lat, (-90.0, 90.0)),
+            ("LON_DEG", lon, (-180.0, 180.0)),
+            ("H_M", h, HEIGHT_RANGE_M),
+        ):
+            if not low <= value <= high:
+                raise ConfigError(f"--origin {name} = {value!r} is out of range {low:g}..{high:g}")
         return Georeference.local(lat, lon, h, start_utc=args.start_utc or DEFAULT_START_UTC)
     return Georeference.acre(start_utc=args.start_utc)
 

@@ -116,6 +116,12 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
             f"{', '.join(c for c in g if c not in header)} (all of {', '.join(g)} or none)"
         )
     used = [times[0], *pos, *quat, *cov]
+    twice = [name for name in used if header.count(name) > 1]
+    if twice:  # which of the two is meant? (the second was ignored and not said)
+        raise FormatError(
+            f"{path}: line {header_line}: the column {twice[0]} is in the header "
+            f"{header.count(twice[0])} times; each column once"
+        )
     index = {name: header.index(name) for name in used}
     required = {times[0], *pos}
     n = len(rows) - 1
