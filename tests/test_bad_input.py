@@ -1225,3 +1225,21 @@ def test_a_csv_estimate_with_a_column_twice(tmp_path, base, capsys, column):
     (tmp_path / "e.csv").write_text("\n".join(lines) + "\n")
     argv = ["score", base / "run", tmp_path / "e.csv", "--out", tmp_path / "s.json", "--quiet"]
     _fails_in_one_line(capsys, argv, tmp_path, f"the column {column} is in the header 2 times")
+
+
+@pytest.mark.parametrize("change", ["rename", "null"])
+def test_a_gnss_row_without_a_satellite_count(tmp_path, base, capsys, change):
+    """A GNSS row whose satellites_foliage key lost a letter (one byte removed) was NaN in the
+    report's counts and int(nan) in the sky plot's title (an internal error; found by the fuzz
+    suite's report test at 1000 examples): the row is named."""
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    lines = (run / "gnss.jsonl").read_text().splitlines()
+    row = json.loads(lines[3])
+    if change == "rename":
+        row["atellites_foliage"] = row.pop("satellites_foliage")
+    else:
+        row["satellites_foliage"] = None
+    lines[3] = json.dumps(row)
+    (run / "gnss.jsonl").write_text("\n".join(lines) + "\n")
+    _fails_in_one_line(capsys, ["report", run], tmp_path, "gnss.jsonl: row 4: satellites_foliage")

@@ -248,7 +248,7 @@ def read_run(run_dir, *, early: bool = True) -> RunData:
         data.gnss_t_s = got["sample_time_s"]
         data.gnss_fix_type = got["fix_type"]
         _check_fix_types(run.file("gnss"), data.gnss_fix_type)
-        data.gnss_counts = {k: got[k] for k in _GNSS_COUNTS}
+        data.gnss_counts = _checked_counts(run.file("gnss"), {k: got[k] for k in _GNSS_COUNTS})
         data.gnss_hdop = got["hdop"]
         data.gnss_position_enu_m = got["position_enu_m"]
         data.gnss_sigma_enu_m = got["sigma_enu_m"]
@@ -565,6 +565,19 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final / "report.html"
+
+
+def _checked_counts(path: Path, counts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``counts``, after a FormatError naming the first GNSS row whose satellite count is null
+    or missing (an INT column with a null is float with NaN: the sky plot's title was
+    ``int(nan)``, an internal error)."""
+    from navsense.errors import FormatError
+
+    for key, v in counts.items():
+        if v.dtype.kind == "f" and np.isnan(v).any():
+            k = int(np.argmax(np.isnan(v)))
+            raise FormatError(f"{path}: row {k + 1}: {key} is null or missing; a count is required")
+    return counts
 
 
 def _check_fix_types(path: Path, fix_type: np.ndarray) -> None:
