@@ -341,3 +341,26 @@ def test_a_drive_that_never_stops_has_no_standstill(tmp_path):
     assert traj.standstills == () and traj.stops == []
     e = imu_errors(drive, t[0], truth, POLARIS)
     assert e["along_rms"] <= 0.5 and e["lateral_rms"] <= 0.5 and e["yaw_rate_rms"] <= 0.05
+
+
+def test_stop_edges_timed_between_the_points_get_knots_that_keep_stops_apart():
+    """A standstill's edge time between two points becomes a knot of weight zero (the spline
+    stands up to it); a departure and the next arrival timed closer than three knots would
+    share a B-spline coefficient (one held position for both stops, the motion between them
+    lost): both stay at their points."""
+    from navsense.truth.track_fit import with_edge_knots
+
+    x = np.arange(31.0)
+    y = np.column_stack([x, -x])
+    w = np.ones(31)
+    flat = [(0, 10), (14, 30)]
+    xa, ya, wa, fa = with_edge_knots(x, y, w, flat, [(0.0, 10.5), (13.5, 30.0)])
+    assert fa == [(0, 11), (15, 32)] and xa[11] == 10.5 and xa[15] == 13.5
+    assert wa[11] == wa[15] == 0.0 and np.all(wa[xa == np.round(xa)] == 1.0)
+    np.testing.assert_allclose(ya[11], np.mean(y[0:11], axis=0))
+    np.testing.assert_allclose(ya[15], np.mean(y[14:31], axis=0))
+    xa, ya, wa, fa = with_edge_knots(x, y, w, flat, [(0.0, 11.8), (12.2, 30.0)])
+    assert fa == flat and np.array_equal(xa, x)
+    # within a tenth of the spacing of a point: that point, no knot
+    xa, ya, wa, fa = with_edge_knots(x, y, w, flat, [(0.0, 11.03), (13.5, 30.0)])
+    assert fa == [(0, 11), (14, 31)] and xa.size == 32 and xa[14] == 13.5

@@ -899,7 +899,9 @@ def with_edge_knots(
     between two points (a knot: the spline may stand up to it), and the standstills as index
     pairs into them; an edge time within a tenth of the spacing of a point is that point (the
     system stays well conditioned). Its value is the standstill's mean (weight zero: it adds
-    nothing to the sums)."""
+    nothing to the sums). Where a departure's and the next arrival's times come closer than
+    three knots (the standstills would share a B-spline coefficient: one held position), both
+    stay at their points."""
     tol = 0.1 * float(np.median(np.diff(x)))
     edges = []
     for pair in times:
@@ -908,20 +910,24 @@ def with_edge_knots(
             near = int(np.argmin(np.abs(x - t)))
             snapped.append(float(x[near]) if abs(x[near] - t) < tol else float(t))
         edges.append(snapped)
-    extra = np.array(sorted({t for pair in edges for t in pair} - set(x.tolist())))
+    while True:
+        extra = np.array(sorted({t for pair in edges for t in pair} - set(x.tolist())))
+        xa = np.concatenate([x, extra])
+        order = np.argsort(xa, kind="stable")
+        xa = xa[order]
+        out = [(int(np.searchsorted(xa, a)), int(np.searchsorted(xa, b))) for a, b in edges]
+        close = [k for k in range(len(out) - 1) if out[k + 1][0] < out[k][1] + 3]
+        if not close:
+            break
+        k = close[0]
+        edges[k][1], edges[k + 1][0] = float(x[flat[k][1]]), float(x[flat[k + 1][0]])
     if extra.size == 0:
-        return x, y, w, list(flat)
-    xa = np.concatenate([x, extra])
-    order = np.argsort(xa, kind="stable")
-    xa = xa[order]
+        return x, y, w, out
     ya = np.concatenate([y, np.zeros((extra.size, y.shape[1]))])[order]
     wa = np.concatenate([w, np.zeros(extra.size)])[order]
-    out: list[tuple[int, int]] = []
-    for pa_t, qa_t in edges:
-        pa, qa = int(np.searchsorted(xa, pa_t)), int(np.searchsorted(xa, qa_t))
+    for pa, qa in out:
         ws = wa[pa : qa + 1]
         ya[pa : qa + 1][ws == 0] = np.sum(ws[:, None] * ya[pa : qa + 1], axis=0) / np.sum(ws)
-        out.append((pa, qa))
     return xa, ya, wa, out
 
 
