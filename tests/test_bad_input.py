@@ -1243,3 +1243,48 @@ def test_a_gnss_row_without_a_satellite_count(tmp_path, base, capsys, change):
     lines[3] = json.dumps(row)
     (run / "gnss.jsonl").write_text("\n".join(lines) + "\n")
     _fails_in_one_line(capsys, ["report", run], tmp_path, "gnss.jsonl: row 4: satellites_foliage")
+
+
+def test_truth_of_a_long_track_fails_before_it_writes_and_sums_in_chunks(
+    tmp_path, capsys, monkeypatch
+):
+    """navsense truth of a 20-hour ENU track (a first point at t_s = -72731: found by the fuzz
+    suite) evaluated all 8.7 million steps at once for its summary line after writing the log,
+    ran out of memory there and ended in exit 2 beside a complete log. The figures are now
+    computed a chunk at a time before the log is written (the same figures; here chunks of 7
+    steps), and a failure there leaves nothing."""
+    import navsense.truth.cli_truth as cli_truth
+    from navsense.truth.track_kinematics import TrackTrajectory
+
+    rows = ["x_m,y_m,z_m,t_s"] + [f"{400 + 2.0 * i},{300 + 1.0 * i},0,{i}" for i in range(20)]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    argv = ["truth", "--track", str(tmp_path / "t.csv"), "--out", str(tmp_path / "a.parquet")]
+    assert main(argv) == 0
+    whole = capsys.readouterr().out
+    monkeypatch.setattr(cli_truth, "_FIGURE_STEPS", 7)
+    assert main([*argv[:-1], str(tmp_path / "b.parquet")]) == 0
+    assert capsys.readouterr().out == whole.replace("a.parquet", "b.parquet")
+
+    def no_memory(self, t_s):
+        raise MemoryError
+
+    monkeypatch.setattr(TrackTrajectory, "evaluate", no_memory)
+    (tmp_path / "a.parquet").unlink()
+    (tmp_path / "b.parquet").unlink()
+    code = main([*argv[:-1], str(tmp_path / "c.parquet")])
+    assert code == 2 and "out of memory" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_a_text_value_of_a_rows_file_that_is_not_utf8(tmp_path, base, capsys):
+    """A byte 0x80 inserted in gnss.jsonl's first fix_type: Arrow's JSON reader kept the string's
+    bytes and the report's decoding was a UnicodeDecodeError (an internal error; found by the
+    fuzz suite's report test at 1000 examples)."""
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    data = (run / "gnss.jsonl").read_bytes()
+    at = data.index(b'"fix_type":"') + len(b'"fix_type":"')
+    (run / "gnss.jsonl").write_bytes(data[:at] + b"\x80" + data[at:])
+    _fails_in_one_line(
+        capsys, ["report", run], tmp_path, "gnss.jsonl: row 1: fix_type is not UTF-8"
+    )

@@ -688,3 +688,57 @@ def special_path(folder: Path, kind: str, suffix: str = ".csv") -> Path:
 
 
 SPECIAL_KINDS = ["missing", "directory", "dangling", "loop", "fifo", "zero", "null"]
+
+
+CSV_FORMS = [
+    "header spaces",  # 't_s, px_m, ...': a header written by hand
+    "field spaces",  # ' 1.5 , 2 ' around every field of the data rows
+    "quoted fields",
+    "quoted header",
+    "crlf",
+    "cr",
+    "blank lines",
+    "trailing comma",
+    "tabs",
+    "semicolons",
+    "upper-case header",
+    "columns reversed",
+    "a column twice",
+    "no final newline",
+    "bom",
+]
+
+
+@st.composite
+def csv_text_form(draw, data: bytes):
+    """The CSV ``data`` (UTF-8, a header line) written another way (:data:`CSV_FORMS`, one or
+    two of them), as a :class:`Blob` naming them: what a spreadsheet or a hand writes."""
+    import csv as _csv
+    import io as _io
+
+    forms = draw(st.lists(st.sampled_from(CSV_FORMS), min_size=1, max_size=2, unique=True))
+    rows = list(_csv.reader(_io.StringIO(data.decode("utf-8"))))
+    header, body = rows[0], [r for r in rows[1:] if r]
+    if "columns reversed" in forms:
+        header, body = header[::-1], [r[::-1] for r in body]
+    if "a column twice" in forms:
+        k = draw(st.integers(0, len(header) - 1))
+        header, body = [*header, header[k]], [[*r, r[k]] for r in body]
+    if "upper-case header" in forms:
+        header = [h.upper() for h in header]
+    if "quoted header" in forms:
+        header = [f'"{h}"' for h in header]
+    if "quoted fields" in forms:
+        body = [[f'"{v}"' for v in r] for r in body]
+    if "field spaces" in forms:
+        body = [[f" {v} " for v in r] for r in body]
+    sep = "\t" if "tabs" in forms else ";" if "semicolons" in forms else ","
+    head = (sep + " " if "header spaces" in forms else sep).join(header)
+    tail = sep if "trailing comma" in forms else ""
+    lines = [head + tail] + [sep.join(r) + tail for r in body]
+    eol = "\r\n" if "crlf" in forms else "\r" if "cr" in forms else "\n"
+    if "blank lines" in forms:
+        eol = eol * 2
+    text = eol.join(lines) + ("" if "no final newline" in forms else eol)
+    raw = ("\ufeff" if "bom" in forms else "") + text
+    return blob(raw.encode("utf-8"), ", ".join(forms))

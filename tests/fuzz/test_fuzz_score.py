@@ -23,6 +23,7 @@ from fuzz.fuzz_helpers import (
     Outcome,
     blob,
     check_outcome,
+    csv_text_form,
     damaged_bytes,
     fuzz_settings,
     nasty_token,
@@ -114,6 +115,17 @@ def test_an_estimate_damaged_byte_by_byte(bases, score_bases, data, name):
     with scratch() as folder:
         est = _write(folder, name, damaged)
         score_checked(folder, bases, est, options)
+
+
+@fuzz_settings()
+@given(data=st.data(), name=st.sampled_from(["est.csv", "est-geo.csv"]))
+def test_a_csv_estimate_written_another_way(bases, score_bases, data, name):
+    """Spaces, quotes, line ends, separators, case or column order of a CSV estimate (a
+    column twice was scored with the first and the second left out unsaid)."""
+    text = data.draw(csv_text_form(score_bases[name].read_bytes()))
+    with scratch() as folder:
+        est = _write(folder, name, text)
+        score_checked(folder, bases, est, ESTIMATES[name])
 
 
 # --------------------------------------------------------------------------- bad fields

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from fuzz.fuzz_helpers import (
     SPECIAL_KINDS,
     check_outcome,
+    csv_text_form,
     damaged_bytes,
     fuzz_settings,
     json_mutation,
@@ -191,8 +192,11 @@ def test_a_configuration_or_site_that_is_not_a_readable_file(bases, kind, option
 @fuzz_settings()
 @given(data=st.data(), source=st.sampled_from(["enu", "wgs84", "utm"]))
 def test_a_geo_csv_damaged(bases, data, source):
-    if data.draw(st.booleans()):
+    how = data.draw(st.sampled_from(["bytes", "field", "form"]))
+    if how == "bytes":
         damaged = data.draw(damaged_bytes(bases["points.csv"].read_bytes(), deep_text=b'"'))
+    elif how == "form":
+        damaged = data.draw(csv_text_form(bases["points.csv"].read_bytes()))
     else:
         lines = bases["points.csv"].read_text().splitlines()
         row = data.draw(st.integers(1, len(lines) - 1))

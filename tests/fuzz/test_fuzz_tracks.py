@@ -12,6 +12,7 @@ from fuzz.fuzz_helpers import (
     NASTY_NUMBERS,
     SPECIAL_KINDS,
     check_outcome,
+    csv_text_form,
     damaged_bytes,
     entity_gpx,
     fuzz_settings,
@@ -144,6 +145,16 @@ def test_a_csv_track_with_a_bad_field(bases, row, column, token, name):
     lines[row] = ",".join(fields)
     with scratch() as folder:
         (folder / "t.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _truth(folder, "t.csv")
+
+
+@fuzz_settings()
+@given(data=st.data(), name=st.sampled_from(["track.csv", "track-enu.csv"]))
+def test_a_csv_track_written_another_way(bases, data, name):
+    """Spaces, quotes, line ends, separators, case or column order of a CSV track."""
+    text = data.draw(csv_text_form(bases[name].read_bytes()))
+    with scratch() as folder:
+        (folder / "t.csv").write_bytes(text)
         _truth(folder, "t.csv")
 
 

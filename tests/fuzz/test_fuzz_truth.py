@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from fuzz.fuzz_helpers import (
     NASTY_NUMBERS,
     SPECIAL_KINDS,
+    csv_text_form,
     damaged_bytes,
     fuzz_settings,
     nasty_token,
@@ -51,6 +52,17 @@ def test_a_csv_truth_log_with_a_bad_field(bases, row, column, token):
     lines[1 + row] = ",".join(fields)
     with scratch() as folder:
         (folder / "t.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _simulate(folder, "t.csv")
+
+
+@fuzz_settings()
+@given(data=st.data())
+def test_a_csv_truth_log_written_another_way(bases, data):
+    """Spaces in the header or around fields, quotes, other line ends, separators, case or
+    column order (a header with spaces was Arrow's KeyError, an internal error)."""
+    text = data.draw(csv_text_form(bases["truth.csv"].read_bytes()))
+    with scratch() as folder:
+        (folder / "t.csv").write_bytes(text)
         _simulate(folder, "t.csv")
 
 

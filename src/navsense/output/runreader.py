@@ -598,11 +598,26 @@ def _plain_numpy(arr) -> np.ndarray:
     return out
 
 
+def _first_not_utf8(arr) -> int:
+    """The index of the first value of a string array that is not UTF-8 (error path only)."""
+    for k in range(len(arr)):
+        try:
+            arr[k].as_py()
+        except UnicodeDecodeError:
+            return k
+    return 0
+
+
 def _numpy(arr, kind, path: Path, name: str) -> np.ndarray:
     """An Arrow array as the numpy column of ``kind`` (module docstring)."""
     n = len(arr)
     if kind == TEXT:
-        return np.asarray(arr.to_pylist(), dtype=object).reshape(n)
+        try:
+            return np.asarray(arr.to_pylist(), dtype=object).reshape(n)
+        except UnicodeDecodeError:  # Arrow's JSON reader keeps a string's bytes unchecked
+            raise FormatError(
+                f"{path}: row {_first_not_utf8(arr) + 1}: {name} is not UTF-8 text"
+            ) from None
     if kind in (FLOAT, INT):
         values = _plain_numpy(arr)
         return np.asarray(values, dtype=np.float64 if kind == FLOAT else values.dtype)
