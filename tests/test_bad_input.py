@@ -1288,3 +1288,23 @@ def test_a_text_value_of_a_rows_file_that_is_not_utf8(tmp_path, base, capsys):
     _fails_in_one_line(
         capsys, ["report", run], tmp_path, "gnss.jsonl: row 1: fix_type is not UTF-8"
     )
+
+
+def test_a_route_is_sampled_a_chunk_at_a_time_with_the_same_values(monkeypatch):
+    """navsense truth of a route 306 km long (its first point moved to y = -305755 m: found by
+    the fuzz suite) is 7.3 million rows: Trajectory.sample evaluated them all at once, 3.4 GB,
+    out of memory under the suite's cap. It evaluates a chunk of rows at a time (2.2 GB for
+    that route, the same bytes); here chunks of 7 rows against one chunk."""
+    import navsense.truth.waypoints as waypoints
+
+    route = [
+        {"enu_m": [0, 0, 0]},
+        {"enu_m": [60, 5, 1], "speed_mps": 5},
+        {"enu_m": [80, 60, 0], "speed_mps": 3},
+    ]
+    traj = waypoints.plan_trajectory(route, "polaris")
+    whole = traj.sample()
+    monkeypatch.setattr(waypoints, "SAMPLE_CHUNK_ROWS", 7)
+    chunked = traj.sample()
+    for name in ("p_m", "v_mps", "q_xyzw", "w_radps", "c_m"):
+        assert np.array_equal(getattr(chunked, name), getattr(whole, name)), name

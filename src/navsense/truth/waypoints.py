@@ -106,6 +106,7 @@ RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
 ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
 CLOSE_TOLERANCE_M = 1e-3  # a closed route's last point must equal its first within this
 MAX_WAYPOINT_ENU_M = 1e6  # a waypoint's coordinates: within 1000 km of the site's origin
+SAMPLE_CHUNK_ROWS = 1 << 18  # rows of a truth log evaluated at once (Trajectory.sample)
 MAX_LEG_SPEED_MPS = 1e4  # a leg's speed: the truth log's limit (navsense.truth.io.MAX_SPEED_MPS)
 #: A route's physics rate, Hz, and its ramps' peak acceleration, m/s^2 (5e-324 made a ramp of
 #: infinite width: an OverflowError).
@@ -752,8 +753,13 @@ class Trajectory:
                 f"are built"
             )
         m = min(n_rows, n_run + 1)
-        ev = self.evaluate(np.arange(m, dtype=np.int64) / rate_hz)
-        p, v, q, w = ev.p_m, ev.v_mps, ev.q_xyzw, ev.w_radps
+        p, v, w, q = np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 4))
+        # a chunk of rows at a time (each row on its own: the same values): evaluate's dozen
+        # intermediate arrays of every row at once were 3.4 GB for a 17-hour route
+        for start in range(0, m, SAMPLE_CHUNK_ROWS):
+            rows = slice(start, min(m, start + SAMPLE_CHUNK_ROWS))
+            ev = self.evaluate(np.arange(rows.start, rows.stop, dtype=np.int64) / rate_hz)
+            p[rows], v[rows], q[rows], w[rows] = ev.p_m, ev.v_mps, ev.q_xyzw, ev.w_radps
         if n_rows > m:  # repeat the closed run, period n_run steps
             seam = 1.0 if np.dot(q[n_run], q[0]) >= 0 else -1.0
             k = np.arange(n_rows, dtype=np.int64)
