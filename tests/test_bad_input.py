@@ -1308,3 +1308,12 @@ def test_a_route_is_sampled_a_chunk_at_a_time_with_the_same_values(monkeypatch):
     chunked = traj.sample()
     for name in ("p_m", "v_mps", "q_xyzw", "w_radps", "c_m"):
         assert np.array_equal(getattr(chunked, name), getattr(whole, name)), name
+
+
+def test_a_live_speed_so_high_that_the_time_due_is_infinite(tmp_path, base, capsys):
+    """live --speed 1.7e308: the physics time due after a step (elapsed wall time x speed x
+    rate) was infinity and math.floor's OverflowError (an internal error; the fuzz suite's
+    --speed 1.1e307 on a loaded machine, where a step took more than 0.14 s). --speed is at
+    most 1e9, checked before the truth is read."""
+    argv = ["live", "--truth", base / "truth.csv", "--quiet", "--no-foxglove", "--speed", "1.7e308"]
+    _fails_in_one_line(capsys, argv, tmp_path, "--speed 1.7e+308 must be a positive number")

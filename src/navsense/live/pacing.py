@@ -19,12 +19,15 @@ from dataclasses import dataclass
 
 from navsense.truth.states import TruthStates
 
-__all__ = ["MIN_SPEED", "serve_paced", "Pacer", "PacedResult"]
+__all__ = ["MAX_SPEED", "MIN_SPEED", "serve_paced", "Pacer", "PacedResult"]
 
 MAX_CHUNK_S = 0.25  # physics seconds fed at once at most, when many steps are due
 #: The slowest pace, times real time: a physics step of 1/120 s then takes 8.3 s of wall time
 #: (issue 21: nothing that looks like a hang; 1e-300 overflowed the sleep's timeout).
 MIN_SPEED = 1e-3
+#: The fastest: a day of physics time in 0.1 ms of wall time, beyond any server. Faster paces
+#: (1e307) turned the physics time due after a slow step into infinity (an OverflowError).
+MAX_SPEED = 1e9
 
 
 @dataclass
@@ -44,12 +47,12 @@ class Pacer:
     set first)."""
 
     def __init__(self, speed: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
-        if not (speed >= MIN_SPEED and math.isfinite(speed)):
+        if not (MIN_SPEED <= speed <= MAX_SPEED):
             from navsense.errors import ConfigError
 
             raise ConfigError(
                 f"--speed {speed} must be a positive number, at least {MIN_SPEED:g} (times real "
-                "time) and finite"
+                f"time) and at most {MAX_SPEED:g}"
             )
         self.speed = speed
         self.clock = clock
