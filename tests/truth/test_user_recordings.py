@@ -147,6 +147,25 @@ def test_a_standstill_split_by_the_wander_is_one(tmp_path):
     assert e["settled_horizontal_max"] <= 0.3 and e["settled_omega_max"] <= 0.02
 
 
+def test_a_long_stop_whose_points_wander_2_5_m_is_a_standstill(tmp_path):
+    """5 Hz, 1 m Gauss-Markov (30 s) + 0.3 m white, seed 2: over the 30 s red light the
+    receiver's wander moves the least-squares line through the points 2.45 m, beyond the
+    2 sigmas + 1.5 m that a stand was allowed whatever its length, though within what such a
+    wander does over 30 s (1.27 m standard deviation per axis: track_fit.wander_drift_var).
+    The stop is one standstill (main before this: none, the vehicle crept through the 30 s
+    with 0.68 m/s^2 of horizontal force while standing)."""
+    drive = sr.town()
+    t_rec, t_true, enu = sr.record_noisy(
+        drive, period_s=0.2, white_h_m=0.3, gm_h_m=1.0, gm_v_m=2.0, seed=2
+    )
+    traj, truth = build(sr.write_gpx_text(tmp_path / "t.gpx", t_rec, enu))
+    (stop,) = [s for s in traj.standstills if 60.0 < s[0] + t_true[0] < 80.0]
+    assert stop[0] + t_true[0] < 72.0 and stop[1] + t_true[0] > 101.0
+    e = goal_figures(drive, t_true[0], truth)
+    moving_goal(e)
+    assert e["stopped_omega_max"] <= 0.02 and e["stopped_horizontal_max"] <= 0.3, e
+
+
 def test_navsense_truth_names_the_outliers_it_set_aside(tmp_path, capsys):
     from navsense.cli import main
 

@@ -34,7 +34,8 @@ Truth (:func:`build_truth_from_track`, :class:`TrackTrajectory`):
   stands where a more strongly smoothed path (10 lambda) is slower than 4 standard deviations of
   its speed noise (computed from the fit's noise; at least ``stop_speed_mps``) and the points
   there stand: their least-squares drift is below 0.05 m/s, or moves them less than 2 noise
-  sigmas + 1.5 m over the interval, or is within 3 standard deviations of its own noise, and
+  sigmas + 1.5 m over the interval, or is within 3 standard deviations of its own noise, or
+  within 2.5 of what a standing receiver's wander (1 m over 30 s) and noise move it, and
   they lie within 2 sigmas + 1.5 m of their mean (RMS). The
   1.5 m is the slow wander of a standing receiver (GNSS error is correlated over tens of
   seconds: the fit's noise, from the residuals, is only its fast part). Two standstills whose
