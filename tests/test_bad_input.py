@@ -1317,3 +1317,15 @@ def test_a_live_speed_so_high_that_the_time_due_is_infinite(tmp_path, base, caps
     most 1e9, checked before the truth is read."""
     argv = ["live", "--truth", base / "truth.csv", "--quiet", "--no-foxglove", "--speed", "1.7e308"]
     _fails_in_one_line(capsys, argv, tmp_path, "--speed 1.7e+308 must be a positive number")
+
+
+def test_a_covariance_entry_near_the_float_limit_is_no_covariance():
+    """A CSV estimate's cov_eu_m2 = 1.7976931348623157e308 made numpy's eigenvalue solver fail
+    ('Eigenvalues did not converge', an internal error of score; found by the fuzz suite at 3000
+    examples): such a covariance is none at that epoch (NaN NEES), as a non-finite one is."""
+    from navsense.score.metrics import nees
+
+    cov = np.stack([np.eye(3), np.eye(3)])
+    cov[0, 0, 2] = cov[0, 2, 0] = 1.7976931348623157e308
+    out = nees(np.ones((2, 3)), cov)
+    assert np.isnan(out["3d"][0]) and out["3d"][1] == 3.0

@@ -68,6 +68,9 @@ RPE_UNITS = ("m", "s")
 _NAN = float("nan")
 #: A covariance is positive definite when its smallest eigenvalue exceeds this times its largest.
 PD_MIN_RATIO = 1e-12
+#: A covariance entry beyond this (m^2; a sigma of 1e75 m) is no usable covariance: the
+#: eigenvalue solver's squares of 1e308 overflowed ("Eigenvalues did not converge").
+MAX_COVARIANCE_M2 = 1e150
 
 
 def describe(x: np.ndarray) -> dict[str, float]:
@@ -154,12 +157,14 @@ def attitude_errors(q_est: np.ndarray, q_true: np.ndarray) -> dict[str, np.ndarr
 
 def nees(e: np.ndarray, cov: np.ndarray) -> dict[str, np.ndarray]:
     """NEES_3d, NEES_h, NEES_v and the vertical ratio |e_U| / sqrt(C_UU) of errors e (m, 3)
-    with covariances (m, 3, 3) (module docstring); NaN where C is not positive definite."""
+    with covariances (m, 3, 3) (module docstring); NaN where C is not positive definite or
+    has an entry beyond :data:`MAX_COVARIANCE_M2`."""
     m = e.shape[0]
     out = {k: np.full(m, np.nan) for k in ("3d", "h", "v", "v_ratio")}
     if m == 0:
         return out
-    finite = np.isfinite(cov).all(axis=(1, 2))
+    with np.errstate(invalid="ignore"):
+        finite = (np.abs(cov) <= MAX_COVARIANCE_M2).all(axis=(1, 2))  # NaN too: not finite
     c = np.where(finite[:, None, None], cov, np.eye(3))
     c = 0.5 * (c + np.swapaxes(c, 1, 2))
     with np.errstate(over="ignore", invalid="ignore"):
