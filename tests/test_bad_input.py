@@ -1329,3 +1329,17 @@ def test_a_covariance_entry_near_the_float_limit_is_no_covariance():
     cov[0, 0, 2] = cov[0, 2, 0] = 1.7976931348623157e308
     out = nees(np.ones((2, 3)), cov)
     assert np.isnan(out["3d"][0]) and out["3d"][1] == 3.0
+
+
+def test_a_command_started_with_its_standard_output_closed(tmp_path, base, capsys, monkeypatch):
+    """navsense config show >&- (Python's sys.stdout is None): the first write was an
+    AttributeError, an internal error, and even a run that wrote nothing there ended with a
+    traceback at the process's exit flush (found by probing closed and full standard streams).
+    A write is now 'standard output: Bad file descriptor' as a full one is 'No space left'."""
+    import sys
+
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["config", "show"]) == 2
+    assert capsys.readouterr().err == "navsense: error: standard output: Bad file descriptor\n"
+    assert main([str(a) for a in _simulate(tmp_path, base / "truth.csv")]) == 0
+    sys.stdout.flush()  # the process's exit does this

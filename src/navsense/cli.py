@@ -294,8 +294,25 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``navsense`` console script: the exit code (module docstring)."""
     words = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in words[: _command_index(words)] or bool(os.environ.get("NAVSENSE_DEBUG"))
+    if sys.stdout is None:  # for the process's lifetime: its exit flushes stdout too
+        sys.stdout = _ClosedStdout()
     with _sigterm_raises():
         return _main(words, debug)
+
+
+class _ClosedStdout:
+    """sys.stdout of a process started with its standard output closed (``>&-``: Python's
+    sys.stdout is None, and a command's first write was an AttributeError, an internal error):
+    a write is the OSError 'standard output: Bad file descriptor' (one line, exit 2); a
+    command that writes nothing there works, and the process's exit can flush it."""
+
+    def write(self, text: str) -> int:
+        import errno
+
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF), "standard output")
+
+    def flush(self) -> None:
+        pass
 
 
 class _sigterm_raises:
