@@ -1343,3 +1343,15 @@ def test_a_command_started_with_its_standard_output_closed(tmp_path, base, capsy
     assert capsys.readouterr().err == "navsense: error: standard output: Bad file descriptor\n"
     assert main([str(a) for a in _simulate(tmp_path, base / "truth.csv")]) == 0
     sys.stdout.flush()  # the process's exit does this
+
+
+def test_a_campaign_directory_whose_statistics_table_is_a_directory(tmp_path, base, capsys):
+    """campaign run --out DIR with DIR/statistics.parquet a directory did every run and then
+    failed renaming the table onto it (after a note line when the campaign was resumed: two
+    lines; found by probing campaign directories): refused before any run."""
+    shutil.copy(base / "truth.csv", tmp_path / "t.csv")
+    campaign = {"seeds": [1], "sources": [{"truth": "t.csv"}]}
+    (tmp_path / "c.json").write_text(json.dumps(campaign))
+    (tmp_path / "o" / "statistics.parquet").mkdir(parents=True)
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, "statistics.parquet: a directory or no regular")

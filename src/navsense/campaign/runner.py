@@ -468,6 +468,14 @@ def _run_campaign(
     t0 = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    from navsense.campaign.summary import STATISTICS_PARQUET
+
+    for name in (CAMPAIGN_JSON, STATISTICS_PARQUET):  # refused before the runs, not after them
+        if os.path.lexists(out / name) and not (out / name).is_file():
+            raise ConfigError(
+                f"{out / name}: a directory or no regular file, where the campaign writes its "
+                f"{name}; remove it or choose another --out"
+            )
     (out / RESULTS_DIR).mkdir(exist_ok=True)
     keep_dir = None
     if campaign.keep == "runs":
