@@ -39,7 +39,7 @@ vehicle moves off, 0.7 m within 0.2 s in seed 2: the stop does not see it), as w
 unconstrained fit at the edge (half the offset, and applied at 1 Hz it made edges worse); a 1 Hz
 recording has too few points beside an edge (2 s) to tell an offset from a start, and is left
 as it was. What remains at 10 Hz is the detector's: a stop missed, split or ended early by a
-wander that creeps at 0.5 m/s for seconds (tests/measure_recordings.py).
+wander that creeps at 0.5 m/s for seconds (below, after "A long stand's drift").
 
 Standstill edge times (:func:`edge_times`, :func:`with_edge_knots`): a standstill found on the
 points starts and ends at a point, while the vehicle stops between two; at 1 Hz the fit moved
@@ -110,6 +110,26 @@ stated assumption, not an estimate); a creep slower than such a wander (3.2 m in
 9 s) is not told from a stand, and a receiver that wanders more (3 m over 60 s) is beyond it.
 Below about 10 s the flat allowance is the larger, so short stands and slow manoeuvres are
 judged as before.
+
+What remains of the detector at 5 .. 10 Hz with such a wander (tests/measure_recordings.py,
+seeds 1 .. 6): its threshold is 4 standard deviations of the white noise's speed at its kernel
+(0.07 .. 0.09 m/s per axis), while the wander's speed there is 0.12 .. 0.14 m/s per axis, so a
+stand's detector speed reaches 0.3 .. 0.6 m/s, a queue's creep. A stand is then missed
+when no slow interval reaches it (highway 10 Hz seed 4, the 5 s at the start), ended early
+(town 10 Hz seed 4, 2.9 s before the 210 s start), or lost when its slow interval takes in the
+slow ends of the creeps beside it and moves as a whole (queue 10 Hz seed 1, 14 .. 20 s); and
+the hop rule above merges a queue's stops across a 4 m creep (queue 10 Hz seeds 3, 4: yaw rate
+error 0.11, 0.07 rad/s). Tried and left: the detector with the first fit's noise in the second
+pass (the second's includes the held stands' wander: 0.31 -> 0.37 .. 0.51 m): the queue's
+stops found, but the town's stops shorter and their force up to 0.36 -> 1.26 m/s^2; the
+merge only when the two stand together: a 30 s stop split by the wander had 4 .. 7.5 m/s^2 at
+the hop; keeping the part of a slow interval that stands (points taken off its ends until the
+rest stands, at least 3 s and 20 points): seed 1's stop found (0.91 -> 0.04 m/s^2), but at
+1 Hz the whole queue is slower than the threshold and a part that stands by the drift and the
+spread took a 4 m creep between two stops with it (1 Hz queue seed 1: 0.53 -> 1.59 m/s^2).
+The drift and spread of points tell a creep from the wander only over its whole length; a
+test of the step a creep makes between two stands (or a detector whose kernel is long enough
+in seconds that the wander's speed falls below a creep's) is what is left to try.
 
 Abscissae closer than :data:`MERGE_FRACTION` of the median spacing are merged into one weighted
 point (their mean), so a fit never meets the ill-conditioned system of nearly equal knots.
