@@ -1355,3 +1355,23 @@ def test_a_campaign_directory_whose_statistics_table_is_a_directory(tmp_path, ba
     (tmp_path / "o" / "statistics.parquet").mkdir(parents=True)
     argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
     _fails_in_one_line(capsys, argv, tmp_path, "statistics.parquet: a directory or no regular")
+
+
+@pytest.mark.parametrize("mcap", [False, True])
+def test_a_run_whose_summary_cannot_be_written_is_not_kept(tmp_path, base, mcap):
+    """navsense simulate > /dev/full (or | head -c0) ended with exit 2 beside a complete run
+    directory: the summary was printed after the rename (found by the fuzz round). The summary
+    is now written before the run directory gets its name, and a failure there is the run's."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "navsense", "simulate", "--truth", str(base / "truth.csv")]
+    argv += ["--out", "run", *(["--mcap"] if mcap else [])]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(argv, cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "navsense: error: standard output: No space left on device (the run's summary; "
+        "nothing kept)\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -196,7 +196,16 @@ def _run_simulate(args) -> int:
 
             write_mcap(path, run_name=final.name, **bag_options)
 
-    summary = run.simulate(
+    def announce(summary) -> None:  # before the run directory gets its name (simulate)
+        try:
+            if args.mcap:
+                print(f"navsense: ROS 2 bag {summary.run_dir / 'ros2.mcap'}")
+            print(summary.text(), flush=True)
+        except OSError as exc:  # a full or closed standard output, a reader that has gone
+            reason = f"{exc.strerror or exc} (the run's summary; nothing kept)"
+            raise OSError(exc.errno, reason, "standard output") from None
+
+    run.simulate(
         out,
         agent=args.agent,
         chunk_steps=chunk_steps,
@@ -205,11 +214,8 @@ def _run_simulate(args) -> int:
         save_truth=args.save_truth,
         workers=args.workers,
         finish=finish,
+        announce=None if args.quiet else announce,
     )
-    if args.mcap and not args.quiet:
-        print(f"navsense: ROS 2 bag {summary.run_dir / 'ros2.mcap'}")
-    if not args.quiet:
-        print(summary.text())
     from navsense._runtime.process import teardown_not_needed
 
     teardown_not_needed()  # every file closed, the worker joined

@@ -120,12 +120,20 @@ class PreparedRun:
     def simulate(self, out_dir: str | os.PathLike, **options) -> RunSummary:
         """Write the run directory ``out_dir`` with :func:`navsense.simulate.simulate`;
         ``options`` are its keyword options (``agent``, ``chunk_steps``, ``output_format``,
-        ``workers``, ``progress``, ``save_truth`` ...)."""
+        ``workers``, ``progress``, ``save_truth``, ``announce`` ...); the summary carries the
+        run's :attr:`notes`."""
         from navsense.simulate import DEFAULT_CHUNK_STEPS, simulate
 
         chunk_steps = options.pop("chunk_steps", DEFAULT_CHUNK_STEPS)
         save_truth = options.pop("save_truth", False) or self.save_truth
-        summary = simulate(
+        announce = options.pop("announce", None)
+
+        def with_notes(summary: RunSummary) -> None:
+            summary.notes.extend(self.notes)
+            if announce is not None:
+                announce(summary)
+
+        return simulate(
             self.truth_chunks(chunk_steps),
             self.cfg,
             self.vehicle,
@@ -135,10 +143,9 @@ class PreparedRun:
             chunk_steps=chunk_steps,
             total_steps=self.total_steps,
             save_truth=save_truth,
+            announce=with_notes,
             **options,
         )
-        summary.notes.extend(self.notes)
-        return summary
 
 
 def prepare_run(

@@ -407,6 +407,7 @@ def simulate(
     save_truth: bool = False,
     workers: str = "threads",
     finish: Callable[[Path, Path], object] | None = None,
+    announce: Callable[[RunSummary], object] | None = None,
 ) -> RunSummary:
     """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
 
@@ -422,7 +423,11 @@ def simulate(
     ``finish(path, final)``, when given, adds files to the run once every model's file and
     episode.json are written, before the run directory is renamed from ``path``
     (``NAME.partial``) to ``final``: a failure there leaves no directory that looks complete
-    (``navsense simulate --mcap`` writes the ROS 2 bag so).
+    (``navsense simulate --mcap`` writes the ROS 2 bag so). ``announce(summary)``, when given,
+    then tells of the run (the command line's summary lines), still before the rename: a
+    summary that cannot be written (a full or closed standard output) fails the run like any
+    other failure, without a run directory (ruling: a command that ends with exit 2 leaves
+    nothing that looks complete).
     """
     if output_format not in ("jsonl", "parquet"):
         raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
@@ -525,9 +530,11 @@ def simulate(
         if finish is not None:
             finish(run.path, run.final)
         summary.rows = {m.name: rows[m.name] for m in models}
-    summary.steps = steps
-    summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
-    summary.wall_s = time.perf_counter() - t_wall
+        summary.steps = steps
+        summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
+        summary.wall_s = time.perf_counter() - t_wall
+        if announce is not None:
+            announce(summary)
     return summary
 
 
