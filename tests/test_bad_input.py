@@ -1375,3 +1375,20 @@ def test_a_run_whose_summary_cannot_be_written_is_not_kept(tmp_path, base, mcap)
         "nothing kept)\n",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_an_output_that_is_the_commands_own_input_is_refused(tmp_path, capsys):
+    """navsense truth --track X --out X --force (and geo --in X --out X --force) replaced the
+    input with what was made of it (noted by the fuzz round): the output may not be the file
+    the command reads, with or without --force, and the input stays as it was."""
+    track = tmp_path / "drive.csv"
+    track.write_text("t_s,x_m,y_m\n0,0,0\n1,1,0\n2,2,0\n3,3,0\n")
+    points = tmp_path / "p.csv"
+    points.write_text("e_m,n_m,u_m\n1,2,3\n")
+    before = {p: p.read_bytes() for p in (track, points)}
+    for argv, words in (
+        (["truth", "--track", track, "--out", track, "--force"], "is the --track file"),
+        (["geo", "--from", "enu", "--in", points, "--out", points, "--force"], "is the --in file"),
+    ):
+        _fails_in_one_line(capsys, argv, tmp_path, words)
+    assert {p: p.read_bytes() for p in (track, points)} == before

@@ -418,7 +418,7 @@ def run(args) -> int:
     if args.infile is not None:
         from navsense.output.outfiles import check_out_file
 
-        check_out_file(args.outfile, force=args.force)  # before the work
+        check_out_file(args.outfile, force=args.force, reads=(("--in", args.infile),))
         (a, b, c), t = _read_csv(args.infile, args.source)
         if t is not None:
             _check_time(f"{args.infile}: t_s", t)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from navsense.errors import ConfigError, NavsenseError
@@ -31,11 +31,13 @@ def check_out_file(
     option: str = "--out",
     force: bool | None = None,
     error: type[NavsenseError] = ConfigError,
+    reads: Sequence[tuple[str, str | os.PathLike]] = (),
 ) -> Path:
     """``path`` as a Path if a command may write it: its folder exists and is writable, the name
     fits the file system, and it is not a directory; an existing file (or a dangling symlink) is
-    refused unless ``force`` (None: the command has no --force). ``error`` (ConfigError) naming
-    ``option`` otherwise."""
+    refused unless ``force`` (None: the command has no --force), and never the file that the
+    command reads (``reads``: its option and path; --force would replace the input with what
+    is made of it). ``error`` (ConfigError) naming ``option`` otherwise."""
     text = os.fspath(path)
     if not text or "\0" in text:
         raise error(f"{option} {text!r}: not a file name")
@@ -47,6 +49,12 @@ def check_out_file(
         if force is None:
             raise error(f"{option} {out}: {what}; not overwriting it (remove it or choose another)")
         raise error(f"{option} {out} {what}; use --force to replace it")
+    for source_option, source in reads:
+        same = False
+        with contextlib.suppress(OSError, ValueError):  # a source that is not there: its own error
+            same = os.path.exists(out) and os.path.samefile(out, source)
+        if same:
+            raise error(f"{option} {out} is the {source_option} file that it is made from")
     folder = out.parent
     if not folder.exists():
         raise error(f"{option} {out}: the folder {folder} does not exist")

@@ -108,7 +108,7 @@ def run(args) -> int:
     from navsense.truth.io import truth_sidecar, write_truth
     from navsense.truth.tracks import load_track, plan_track
 
-    out = check_out_file(args.out, force=args.force)
+    out = check_out_file(args.out, force=args.force, reads=(("--track", args.track),))
     if out.suffix.lower() not in (".parquet", ".csv"):
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
     if not (np.isfinite(args.rate_hz) and 1.0 <= args.rate_hz <= MAX_RATE_HZ):
