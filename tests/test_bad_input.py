@@ -1392,3 +1392,22 @@ def test_an_output_that_is_the_commands_own_input_is_refused(tmp_path, capsys):
     ):
         _fails_in_one_line(capsys, argv, tmp_path, words)
     assert {p: p.read_bytes() for p in (track, points)} == before
+
+
+_GPX_POINT = '<trkpt lat="{lat}" lon="-86.99"><time>2026-05-04T09:30:0{i}Z</time></trkpt>'
+
+
+@pytest.mark.parametrize("bad", ["4_0.474", "nan", "infinity", "\u0664\u0660.474", "0x28"])
+def test_a_track_coordinate_that_is_not_a_decimal_number(tmp_path, capsys, bad):
+    """A GPX or track CSV coordinate was read with Python's float(): 4_0.474 was 40.474, and
+    'nan', 'infinity' and other scripts' digits were numbers too (noted by the fuzz round; the
+    truth CSV reader refuses them). Now it must be a decimal number, as GPX and CSV write it."""
+    lats = [bad, "40.4741", "40.4742", "40.4743"]
+    points = "".join(_GPX_POINT.format(lat=lat, i=i) for i, lat in enumerate(lats))
+    gpx = f'<gpx version="1.1" creator="t"><trk><trkseg>{points}</trkseg></trk></gpx>'
+    (tmp_path / "t.gpx").write_text(gpx, encoding="utf-8")
+    rows = "".join(f"{lat},-86.99,{i}\n" for i, lat in enumerate(lats))
+    (tmp_path / "t.csv").write_text("lat_deg,lon_deg,t_s\n" + rows, encoding="utf-8")
+    for name in ("t.gpx", "t.csv"):
+        argv = ["truth", "--track", tmp_path / name, "--out", tmp_path / "o.parquet"]
+        _fails_in_one_line(capsys, argv, tmp_path, f"{bad!r} is not a number")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,13 +89,24 @@ def _csv_row(line: str, delim: str, source: str, where: str) -> list[str]:
         raise point_error(source, where, f"not CSV ({exc})") from None
 
 
+#: A decimal number as GPX (xsd:decimal, with an exponent) and CSV files write it: not the rest
+#: of what Python's float() takes (``4_0.474`` read as 40.474, ``nan``, ``infinity``, other
+#: scripts' digits), which the truth CSV reader refuses too.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _decimal(text: str) -> float | None:
+    """``text`` (stripped) as a float if it is a decimal number (:data:`_DECIMAL`), else None."""
+    text = text.strip()
+    return float(text) if _DECIMAL.fullmatch(text) else None
+
+
 def _number(text: str | None, name: str, source: str, where: str) -> float:
     if text is None or not text.strip():
         raise point_error(source, where, f"{name} is empty; a number is required")
-    try:
-        value = float(text)
-    except ValueError:
-        raise point_error(source, where, f"{name} = {text.strip()!r} is not a number") from None
+    value = _decimal(text)
+    if value is None:
+        raise point_error(source, where, f"{name} = {text.strip()!r} is not a number")
     if not math.isfinite(value):
         raise point_error(source, where, f"{name} = {text.strip()!r} is not a finite number")
     return value
@@ -359,13 +371,8 @@ def read_csv(path: Path) -> RawTrack:
         cell = row[col[t_key]].strip()
         if not cell:
             raise point_error(source, where, f"{t_key} is empty; every point needs a timestamp")
-        value: Any
-        try:
-            value = float(cell)
-            is_abs = False
-        except ValueError:
-            value = None
-            is_abs = True
+        value: Any = _decimal(cell)
+        is_abs = value is None
         if t_key == "t_s" and is_abs:
             raise point_error(source, where, f"t_s = {cell!r} is not a number of seconds")
         if is_abs:
