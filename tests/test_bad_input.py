@@ -1411,3 +1411,19 @@ def test_a_track_coordinate_that_is_not_a_decimal_number(tmp_path, capsys, bad):
     for name in ("t.gpx", "t.csv"):
         argv = ["truth", "--track", tmp_path / name, "--out", tmp_path / "o.parquet"]
         _fails_in_one_line(capsys, argv, tmp_path, f"{bad!r} is not a number")
+
+
+@pytest.mark.parametrize("child", ["<time>2026-05-04T09:30:09Z</time>", "<ele>300</ele>"])
+def test_a_gpx_point_with_its_time_or_height_twice(tmp_path, capsys, child):
+    """A trkpt with two <time> (or <ele>) was read with the first by gpxpy and checked with the
+    last (noted by the fuzz round): which one was meant cannot be known; refused, by line."""
+    points = [
+        _GPX_POINT.format(lat=f"40.474{i}", i=i).replace("<time>", "<ele>200</ele><time>")
+        for i in range(4)
+    ]
+    points[2] = points[2].replace("</trkpt>", f"{child}</trkpt>")
+    gpx = '<gpx version="1.1" creator="t"><trk><trkseg>\n' + "\n".join(points) + "\n</trkseg>"
+    (tmp_path / "t.gpx").write_text(gpx + "</trk></gpx>", encoding="utf-8")
+    argv = ["truth", "--track", tmp_path / "t.gpx", "--out", tmp_path / "o.parquet"]
+    tag = child[1:5].rstrip(">")
+    _fails_in_one_line(capsys, argv, tmp_path, f"line 4, trkpt[2]: <{tag}> twice")

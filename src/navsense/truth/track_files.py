@@ -175,6 +175,8 @@ class _GpxScan:
             and len(self._stack) == self._depth + 1
             and local in ("ele", "time")
         ):
+            if self._point[local] is not None:  # gpxpy reads the first, this scan the last
+                self._point["repeated"] = self._point.get("repeated") or local
             self._child = local
             self._point[local] = ""
             self._parts = []
@@ -216,6 +218,8 @@ def read_gpx(path: Path) -> RawTrack:
     labels = [f"line {r['line']}, {kind}[{i}]" for i, r in enumerate(records)]
     # check the raw text first: gpxpy names no line, and reads a bad <time> as no time
     for r, where in zip(records, labels):
+        if r.get("repeated"):
+            raise point_error(source, where, f"<{r['repeated']}> twice; a point has one")
         for key in ("lat", "lon"):
             if r[key] is None:
                 raise point_error(source, where, f"no {key} attribute")
