@@ -1427,3 +1427,11 @@ def test_a_gpx_point_with_its_time_or_height_twice(tmp_path, capsys, child):
     argv = ["truth", "--track", tmp_path / "t.gpx", "--out", tmp_path / "o.parquet"]
     tag = child[1:5].rstrip(">")
     _fails_in_one_line(capsys, argv, tmp_path, f"line 4, trkpt[2]: <{tag}> twice")
+
+
+def test_a_configuration_file_name_too_long_says_so(tmp_path, base, capsys):
+    """--config with a name of 300 bytes said "No such file or directory" (os.path.lexists is
+    False for any error; noted by the fuzz round): the system's reason is the line's."""
+    name = tmp_path / ("a" * 300 + ".json")
+    argv = _simulate(tmp_path, base / "truth.csv", "--config", name)
+    _fails_in_one_line(capsys, argv, tmp_path, "cannot read the configuration file (File name too")

@@ -268,11 +268,15 @@ def read_config_file(path: str | os.PathLike) -> dict:
     try:  # a directory, FIFO or device is refused before it is opened
         check_input_file(path, "configuration file", ConfigError, MAX_INPUT_BYTES)
     except ConfigError as e:
-        if os.path.lexists(path):
-            raise
-        raise ConfigError(
-            f"{source}: cannot read the configuration file: No such file or directory"
-        ) from e
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise ConfigError(
+                f"{source}: cannot read the configuration file: No such file or directory"
+            ) from e
+        except (OSError, ValueError):  # its own reason (a name too long, a NUL): e says it
+            pass
+        raise
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
