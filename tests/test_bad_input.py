@@ -1435,3 +1435,16 @@ def test_a_configuration_file_name_too_long_says_so(tmp_path, base, capsys):
     name = tmp_path / ("a" * 300 + ".json")
     argv = _simulate(tmp_path, base / "truth.csv", "--config", name)
     _fails_in_one_line(capsys, argv, tmp_path, "cannot read the configuration file (File name too")
+
+
+def test_a_site_name_of_100_kb_in_a_sidecar_names_the_sidecar(tmp_path, base, capsys):
+    """A truth CSV's sidecar with a site name of 100 000 characters ended in the system's 'File
+    name too long' after the whole name, cut before the sidecar was named (noted by the fuzz
+    round): the name is no file name, so it is an unknown embedded site, shown shortened."""
+    truth = tmp_path / "d.csv"
+    shutil.copy(base / "truth.csv", truth)
+    (tmp_path / "d.truth.json").write_text(json.dumps({"site": "x" * 100_000}))
+    line = _fails_in_one_line(
+        capsys, _simulate(tmp_path, truth), tmp_path, "d.truth.json: site: site = 'xxx"
+    )
+    assert line.endswith("... is not an embedded site; known: acre") and len(line) < 500

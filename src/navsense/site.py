@@ -28,6 +28,7 @@ specification's box, unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -309,9 +310,13 @@ def embedded_sites() -> list[str]:
 def embedded_site(name: str) -> Site:
     """An embedded site by name (``acre`` is the specification's tile)."""
     res = _SITES / f"{name}.json"
-    if not res.is_file():
+    known = False
+    with contextlib.suppress(OSError, ValueError):  # a name too long for a file, a NUL
+        known = "/" not in name and res.is_file()
+    if not known:
+        shown = repr(name) if len(name) <= 80 else repr(name[:77]) + "..."
         raise ConfigError(
-            f"site = {name!r} is not an embedded site; known: {', '.join(embedded_sites())}"
+            f"site = {shown} is not an embedded site; known: {', '.join(embedded_sites())}"
         )
     return site_from_json(
         json.loads(res.read_text(encoding="utf-8")), source=f"{name}.json (embedded)"
@@ -342,6 +347,9 @@ def resolve_site(
         return load_site(spec["path"])
     text = os.fspath(spec)
     path = Path(base) / text if base is not None else Path(text)
-    if text.endswith(".json") or path.is_file():
+    is_file = False
+    with contextlib.suppress(OSError, ValueError):  # not a file name (too long, a NUL)
+        is_file = path.is_file()
+    if text.endswith(".json") or is_file:
         return load_site(path)
     return embedded_site(text)
