@@ -100,6 +100,9 @@ def stops_held() -> Iterator[None]:
     """SIGINT and SIGTERM held back (blocked in this thread) while a child process is forked,
     then delivered (module docstring, "Stops"). The child inherits the block: it calls
     :func:`stops_released` first."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks (and no fork)
+        yield
+        return
     held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
     try:
         yield
@@ -109,7 +112,8 @@ def stops_held() -> Iterator[None]:
 
 def stops_released() -> None:
     """In a child forked under :func:`stops_held`: SIGINT and SIGTERM reach it again."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
 
 
 def stop_line(exc: BaseException) -> tuple[str, int] | None:
