@@ -1448,3 +1448,16 @@ def test_a_site_name_of_100_kb_in_a_sidecar_names_the_sidecar(tmp_path, base, ca
         capsys, _simulate(tmp_path, truth), tmp_path, "d.truth.json: site: site = 'xxx"
     )
     assert line.endswith("... is not an embedded site; known: acre") and len(line) < 500
+
+
+@pytest.mark.parametrize("duration", [1e300, 86_401])
+def test_a_campaign_scenario_longer_than_a_day_is_refused_before_any_run(
+    tmp_path, capsys, duration
+):
+    """duration_s = 1e300 on a scenario source passed the campaign's checks and failed its
+    every run (exit 1 after a results folder was made; found by the fourth fuzz round): a
+    route is built to at most 24 h (waypoints.MAX_TRUTH_STEPS), known when the file loads."""
+    doc = {"seeds": [1], "duration_s": duration, "sources": [{"scenario": "acre-loop"}]}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, "sources[0].duration_s: acre-loop.waypoints")

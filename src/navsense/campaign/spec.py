@@ -83,8 +83,9 @@ import orjson
 from navsense import __version__
 from navsense.config.load import parse_config_text
 from navsense.config.schema import SCHEMA, format_value, lookup, unknown_key_error
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, TruthError
 from navsense.jsonfile import is_finite
+from navsense.truth.waypoints import check_built_steps
 
 __all__ = [
     "Campaign",
@@ -507,6 +508,14 @@ def _sources(src: str, base: Path, value, duration) -> list[dict]:
                 raise ConfigError(f"{src}: {where}.scenario: {exc}") from None
             vehicle = scenario.vehicle.name
             if d is not None:
+                rate = scenario.route.rate_hz
+                try:  # a run would fail on it: longer than 24 h, or than an open route
+                    if scenario.route.closed:  # (no trajectory built for a closed one)
+                        check_built_steps(scenario.route.source, round(d * rate), rate)
+                    else:
+                        scenario.trajectory.rows(rate, d)
+                except TruthError as exc:
+                    raise ConfigError(f"{src}: {where}.duration_s: {exc}") from None
                 run_source["duration_s"] = d
                 label = f"{label}[{d:g}s]"
         elif kind == "track":

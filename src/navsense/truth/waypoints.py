@@ -359,6 +359,18 @@ def _waypoints(points, source: str) -> tuple[Waypoint, ...]:
     return wps
 
 
+def check_built_steps(source: str, steps: int, rate_hz: float) -> None:
+    """TruthError when a truth log of ``steps`` physics steps at ``rate_hz`` would be longer than
+    MAX_TRUTH_STEPS (24 h at 120 Hz): refused before anything is built."""
+    if steps > MAX_TRUTH_STEPS:
+        raise TruthError(
+            f"{source}: {steps / rate_hz:g} s at {rate_hz:g} Hz are "
+            f"{float(steps):.6g} steps; at most {MAX_TRUTH_STEPS} (24 h at "
+            f"{PHYSICS_HZ:g} Hz) "
+            f"are built"
+        )
+
+
 def route_from_json(data: dict, source: str = "waypoints.json") -> WaypointRoute:
     """A :class:`WaypointRoute` from a waypoint file's JSON object; errors name file and key."""
     if not isinstance(data, dict):
@@ -724,14 +736,10 @@ class Trajectory:
             pitch_rad=pitch,
         )
 
-    def sample(self, rate_hz: float = PHYSICS_HZ, duration_s: float | None = None) -> TruthStates:
-        """The truth log at ``rate_hz``: rows k = 0 .. n - 1 at t = k / rate_hz.
-
-        Without ``duration_s`` one run: ``steps(rate_hz) + 1`` rows, the last at rest at the end.
-        With ``duration_s`` ``round(duration_s rate_hz) + 1`` rows: a shorter duration cuts the
-        run; a longer one repeats a closed route (period ``steps(rate_hz)`` steps; it ends where
-        it starts, at rest, so the repeat is seamless; the quaternion sign is kept continuous).
-        """
+    def rows(self, rate_hz: float = PHYSICS_HZ, duration_s: float | None = None) -> int:
+        """The number of rows :meth:`sample` builds (``round(duration_s rate_hz) + 1``, or one
+        run's ``steps(rate_hz) + 1``); TruthError for a duration longer than an open route or
+        beyond MAX_TRUTH_STEPS, before anything is built (a campaign checks it at load)."""
         rate_hz = _number(rate_hz, "rate_hz", positive=True)
         n_run = self.steps(rate_hz)
         if duration_s is None:
@@ -745,13 +753,20 @@ class Trajectory:
                 f"({n_run / rate_hz:.2f} s) and the route is not closed; only a "
                 f'closed route ("closed": true) can be repeated'
             )
-        if n_rows - 1 > MAX_TRUTH_STEPS:
-            raise TruthError(
-                f"{self.source}: {(n_rows - 1) / rate_hz:g} s at {rate_hz:g} Hz are "
-                f"{float(n_rows - 1):.6g} steps; at most {MAX_TRUTH_STEPS} (24 h at "
-                f"{PHYSICS_HZ:g} Hz) "
-                f"are built"
-            )
+        check_built_steps(self.source, n_rows - 1, rate_hz)
+        return n_rows
+
+    def sample(self, rate_hz: float = PHYSICS_HZ, duration_s: float | None = None) -> TruthStates:
+        """The truth log at ``rate_hz``: rows k = 0 .. n - 1 at t = k / rate_hz.
+
+        Without ``duration_s`` one run: ``steps(rate_hz) + 1`` rows, the last at rest at the end.
+        With ``duration_s`` ``round(duration_s rate_hz) + 1`` rows: a shorter duration cuts the
+        run; a longer one repeats a closed route (period ``steps(rate_hz)`` steps; it ends where
+        it starts, at rest, so the repeat is seamless; the quaternion sign is kept continuous).
+        """
+        rate_hz = _number(rate_hz, "rate_hz", positive=True)
+        n_run = self.steps(rate_hz)
+        n_rows = self.rows(rate_hz, duration_s)
         m = min(n_rows, n_run + 1)
         p, v, w, q = np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 4))
         # a chunk of rows at a time (each row on its own: the same values): evaluate's dozen
