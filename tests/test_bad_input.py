@@ -1461,3 +1461,29 @@ def test_a_campaign_scenario_longer_than_a_day_is_refused_before_any_run(
     (tmp_path / "c.json").write_text(json.dumps(doc))
     argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
     _fails_in_one_line(capsys, argv, tmp_path, "sources[0].duration_s: acre-loop.waypoints")
+
+
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("overrides", "x", "does not match its id"),  # was ValueError: not enough values
+        ("config", "/c.json", "does not match its id"),  # was TypeError: string indices
+        ("run_id", "../../evil", 'run "../../evil" does not match'),  # was a rerun outside
+    ],
+)
+def test_a_damaged_run_record_is_not_rerun(tmp_path, base, capsys, key, value, words):
+    """campaign rerun of a run whose record in campaign.json was changed: overrides or config
+    of another type ended in an internal error, a run id '../../evil' wrote the rerun beside
+    the campaign directory (found by the fourth fuzz round). The record must be the one its
+    id was made of (p<point>-s<seed>-<hash of the record>)."""
+    doc = {"seeds": [1], "duration_s": 1, "sources": [{"truth": str(base / "truth.csv")}]}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    out = tmp_path / "o"
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", out, "--workers", "0", "--quiet"]
+    assert main([str(a) for a in argv]) == 0
+    capsys.readouterr()
+    campaign = json.loads((out / "campaign.json").read_text())
+    campaign["runs"][0][key] = value
+    (out / "campaign.json").write_text(json.dumps(campaign))
+    rid = campaign["runs"][0]["run_id"]
+    _fails_in_one_line(capsys, ["campaign", "rerun", out, rid], tmp_path, words)

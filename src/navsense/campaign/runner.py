@@ -598,6 +598,28 @@ def _find_run(campaign: dict, run_id: str, where: str) -> dict:
     )
 
 
+def _check_record(run: dict, where: str) -> None:
+    """The run's record in campaign.json is the one its id was made of (``p<point>-s<seed>-``
+    and the hash of the record, :func:`navsense.campaign.spec.run_hash`), else ConfigError: a
+    changed or damaged record would not reproduce the run (its overrides a string, its config
+    no file record: an internal error), and an id with a '/' or '..' put the rerun outside the
+    campaign directory."""
+    from navsense.campaign.spec import run_hash
+    from navsense.config.schema import format_value
+
+    rid = run["run_id"]
+    try:
+        expected = f"p{run['point']:03d}-s{run['seed']:04d}-{run_hash(run)}"
+    except (TypeError, ValueError):  # a value orjson cannot write (an integer beyond 64 bits)
+        expected = None
+    if rid != expected:
+        raise ConfigError(
+            f"{where}: the record of run {format_value(rid, 40)} does not match its id (the "
+            f"id of these values is {expected}); the file was changed or damaged, and the run "
+            "cannot be reproduced from it"
+        )
+
+
 def _check_inputs(run: dict) -> None:
     """Every input file still has the SHA-256 recorded in the campaign (else ConfigError)."""
     from navsense.campaign.spec import sha256_of
@@ -649,6 +671,7 @@ def rerun(
     campaign = read_campaign_json(base)
     run = _find_run(campaign, run_id, str(base / CAMPAIGN_JSON))
     rid = run["run_id"]
+    _check_record(run, str(base / CAMPAIGN_JSON))
     _check_inputs(run)
     note = None
     if run.get("navsense_version") != __version__:
