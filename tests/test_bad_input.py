@@ -1487,3 +1487,22 @@ def test_a_damaged_run_record_is_not_rerun(tmp_path, base, capsys, key, value, w
     (out / "campaign.json").write_text(json.dumps(campaign))
     rid = campaign["runs"][0]["run_id"]
     _fails_in_one_line(capsys, ["campaign", "rerun", out, rid], tmp_path, words)
+
+
+def test_a_track_with_a_gap_of_hours_is_refused_at_the_gap(tmp_path, capsys):
+    """A track whose last point came 80 000 s after the one before (a timestamp mutated, a logger
+    paused overnight) was bridged by the spline: a drive of 61 km between points 47 m apart,
+    9.6 million rows, 2.8 GB and 28 s. Points may be at most 600 s apart (a tunnel of 10 km at
+    60 km/h); the line names the point and the gap."""
+    (tmp_path / "t.csv").write_text("t_s,x_m,y_m\n0,0,0\n1,1,0\n2,2,0\n3,3,0\n80000,50,0\n")
+    argv = ["truth", "--track", tmp_path / "t.csv", "--out", tmp_path / "o.parquet"]
+    _fails_in_one_line(
+        capsys,
+        argv,
+        tmp_path,
+        "line 6: time 80000 s is 79997 s after the previous point's (line 5)",
+    )
+    ok = "t_s,x_m,y_m\n0,0,0\n1,1,0\n2,2,0\n3,3,0\n603,30,0\n604,31,0\n"  # 600 s: bridged
+    (tmp_path / "t.csv").write_text(ok)
+    with time_limit(60):
+        assert main([str(a) for a in argv]) == 0
