@@ -1506,3 +1506,23 @@ def test_a_track_with_a_gap_of_hours_is_refused_at_the_gap(tmp_path, capsys):
     (tmp_path / "t.csv").write_text(ok)
     with time_limit(60):
         assert main([str(a) for a in argv]) == 0
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ("x_m,y_m,z_m", "names e_m, n_m, u_m and x_m, y_m, z_m as position columns"),
+        ("cov_ee_m2,cov_en_m2,cov_eu_m2,cov_nn_m2,cov_nu_m2,cov_uu_m2", "one covariance group"),
+    ],
+)
+def test_a_csv_estimate_with_two_groups_of_one_kind(tmp_path, base, capsys, extra, words):
+    """A CSV estimate with both e_m.. and x_m.. (both site ENU), or both sigmas and a full
+    covariance, was scored with the first group and the other noted as ignored (found by the
+    fourth fuzz round); csvfile's docstring allows exactly one position group and one
+    covariance group: which one is meant cannot be known, refused naming the header line."""
+    n = len(extra.split(","))
+    rows = ["t_s,e_m,n_m,u_m,sigma_e_m,sigma_n_m,sigma_u_m," + extra]
+    rows += [f"{t},0,0,0,1,1,1," + ",".join(["1"] * n) for t in range(3)]
+    (tmp_path / "e.csv").write_text("\n".join(rows) + "\n")
+    argv = ["score", base / "run", tmp_path / "e.csv", "--no-plots", "--out", tmp_path / "s.json"]
+    _fails_in_one_line(capsys, argv, tmp_path, words)

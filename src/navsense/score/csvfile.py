@@ -57,8 +57,7 @@ def _position_group(path: Path, header: list[str]) -> tuple[str, tuple[str, str,
         for cols in groups
         if all(c in header for c in cols)
     ]
-    frames = {f for f, _ in found}
-    if len(frames) != 1:
+    if len(found) != 1:  # two groups of one frame too (e_m and x_m: which is meant?)
         allowed = "; ".join(
             f"{frame}: {' or '.join(', '.join(c) for c in groups)}"
             for frame, groups in POSITION_COLUMNS.items()
@@ -114,6 +113,11 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
             f"{path}: line {header_line}: the header has "
             f"{', '.join(c for c in g if c in header)} but not "
             f"{', '.join(c for c in g if c not in header)} (all of {', '.join(g)} or none)"
+        )
+    if all(c in header for c in _COV) and all(c in header for c in _SIGMA):
+        raise FormatError(
+            f"{path}: line {header_line}: the header has both {', '.join(_SIGMA)} and "
+            f"{', '.join(_COV)}; one covariance group or none"
         )
     used = [times[0], *pos, *quat, *cov]
     twice = [name for name in used if header.count(name) > 1]
