@@ -1526,3 +1526,27 @@ def test_a_csv_estimate_with_two_groups_of_one_kind(tmp_path, base, capsys, extr
     (tmp_path / "e.csv").write_text("\n".join(rows) + "\n")
     argv = ["score", base / "run", tmp_path / "e.csv", "--no-plots", "--out", tmp_path / "s.json"]
     _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+@pytest.mark.parametrize("damage", ["campaign.json array", "result a directory"])
+def test_a_campaign_resumed_in_a_damaged_directory(tmp_path, base, capsys, damage):
+    """campaign run into its directory again (found by the fourth fuzz round): a campaign.json
+    of [] ended in AttributeError, an internal error (now: the damaged copy is replaced, as
+    invalid JSON was); a result file that is a directory made the run, then failed to rename
+    its result onto it, after the note line (now: refused naming it, before any run)."""
+    doc = {"seeds": [1], "duration_s": 1, "sources": [{"truth": str(base / "truth.csv")}]}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    out = tmp_path / "o"
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", out, "--workers", "0", "--quiet"]
+    argv = [str(a) for a in argv]
+    assert main(argv) == 0
+    capsys.readouterr()
+    if damage == "campaign.json array":
+        (out / "campaign.json").write_text("[]")
+        assert main(argv) == 0, capsys.readouterr().err
+        assert "runs" in json.loads((out / "campaign.json").read_text())
+        return
+    (result,) = (out / "results").iterdir()
+    result.unlink()
+    result.mkdir()
+    _fails_in_one_line(capsys, argv, tmp_path, f"{result.name}: a directory, where the campaign")

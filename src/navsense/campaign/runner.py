@@ -414,7 +414,9 @@ class CampaignOutcome:
 def _campaign_note(old: dict, new: dict, done: int) -> str | None:
     if old == new:
         return None
-    kept = len({r["run_id"] for r in old.get("runs", [])} & {r["run_id"] for r in new["runs"]})
+    runs = old.get("runs") if isinstance(old, dict) else None  # a damaged file: none kept
+    ids = {r.get("run_id") for r in runs if isinstance(r, dict)} if isinstance(runs, list) else ()
+    kept = len({r["run_id"] for r in new["runs"] if r["run_id"] in ids})
     return (
         f"campaign: {CAMPAIGN_JSON} held another version of the campaign; {kept} of its runs "
         f"are still planned ({done} of them finished); the others are left out of the tables"
@@ -485,6 +487,12 @@ def _run_campaign(
     previous = out / CAMPAIGN_JSON
     results = read_results(out)
     planned = {r["run_id"] for r in campaign.runs}
+    for rid in sorted(planned - set(results)):  # refused before the runs, not at their end
+        if (out / RESULTS_DIR / f"{rid}.json").is_dir():
+            raise ConfigError(
+                f"{out / RESULTS_DIR / rid}.json: a directory, where the campaign writes the "
+                "result of that run; remove it or choose another --out"
+            )
     if previous.is_file():  # a FIFO or a device (never ending) is replaced like damaged JSON
         try:
             old = orjson.loads(previous.read_bytes())
