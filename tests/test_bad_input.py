@@ -1550,3 +1550,13 @@ def test_a_campaign_resumed_in_a_damaged_directory(tmp_path, base, capsys, damag
     result.unlink()
     result.mkdir()
     _fails_in_one_line(capsys, argv, tmp_path, f"{result.name}: a directory, where the campaign")
+
+
+def test_live_an_empty_pty_link_name_is_refused(tmp_path, capsys):
+    """live --nmea-pty '' was the option alone (no link) and the run started, serving for as
+    long as the scenario lasts (found by the fourth fuzz round): an empty LINK is no file name.
+    (--set gnss.hz=0: the old main failed there instead of serving.)"""
+    argv = ["live", "--no-foxglove", "--nmea-pty", "", "--set", "gnss.hz=0"]
+    _fails_in_one_line(capsys, argv, tmp_path, "argument --nmea-pty: '' is not a link name")
+    argv = ["live", "--no-foxglove", "--nmea-pty", "--set", "gnss.hz=0"]  # alone: as before
+    _fails_in_one_line(capsys, argv, tmp_path, "gnss.hz = 0 is out of range")

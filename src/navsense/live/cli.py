@@ -25,6 +25,14 @@ from contextlib import contextmanager
 __all__ = ["add_parser", "run"]
 
 
+def _link_name(text: str) -> str:
+    """--nmea-pty LINK: a file name; an empty one is refused (it meant "no link", as the
+    option alone, and the run started; found by the fourth fuzz round)."""
+    if not text:
+        raise argparse.ArgumentTypeError("'' is not a link name (give none: the option alone)")
+    return text
+
+
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``live`` on an argparse ``subparsers`` object."""
     from navsense.cli import add_truth_source_arguments
@@ -80,7 +88,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--nmea-pty",
         nargs="?",
-        const="",
+        const=True,  # the option alone (argparse would pass a str const through type)
+        type=_link_name,
         default=None,
         metavar="LINK",
         help="serve the NMEA sentences on a pseudo-terminal (a serial receiver to gpsd); with "
@@ -179,7 +188,9 @@ def run(args) -> int:
         from navsense.output.rundir import check_out_dir
 
         check_out_dir(args.out)  # before the truth is read
-    if args.nmea_pty:  # "" (the option alone): a terminal without a link
+    if args.nmea_pty is True:  # the option alone: a terminal without a link
+        args.nmea_pty = ""
+    if args.nmea_pty:
         from navsense.live.nmea_out import check_pty_link
 
         check_pty_link(args.nmea_pty)
