@@ -1560,3 +1560,18 @@ def test_live_an_empty_pty_link_name_is_refused(tmp_path, capsys):
     _fails_in_one_line(capsys, argv, tmp_path, "argument --nmea-pty: '' is not a link name")
     argv = ["live", "--no-foxglove", "--nmea-pty", "--set", "gnss.hz=0"]  # alone: as before
     _fails_in_one_line(capsys, argv, tmp_path, "gnss.hz = 0 is out of range")
+
+
+def test_a_campaign_estimator_timeout_beyond_30_days_is_refused_at_load(tmp_path, capsys):
+    """estimator.timeout_s = 1e300 passed the campaign's checks and failed every run with
+    'OverflowError: timestamp too large to convert to C _PyTime_t' (found by the fourth fuzz
+    round): at most 30 days, refused naming the key before any run."""
+    doc = {
+        "seeds": [1],
+        "duration_s": 1,
+        "sources": [{"scenario": "acre-loop"}],
+        "estimator": {"command": "true", "timeout_s": 1e300},
+    }
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
+    _fails_in_one_line(capsys, argv, tmp_path, "estimator.timeout_s = 1e+300 is more than 2592000")

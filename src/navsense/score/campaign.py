@@ -70,6 +70,7 @@ ESTIMATOR_KEYS = (
 PLACEHOLDERS = ("run", "run_id", "seed", "python", "campaign")
 DEFAULT_ESTIMATE = "{run}/estimate.tum"
 DEFAULT_TIMEOUT_S = 3600.0
+MAX_TIMEOUT_S = 30 * 86400.0  # beyond ~9.2e9 s subprocess's timeout is an OverflowError
 _CHOICES = {
     "format": ("tum", "csv", "mcap"),
     "frame": ("enu", "utm", "geodetic"),
@@ -155,6 +156,8 @@ def estimator_from_data(src: str, base: Path, value) -> dict | None:
     timeout = data.get("timeout_s", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise _err(src, "timeout_s", timeout, "is not a number of seconds > 0")
+    if timeout > MAX_TIMEOUT_S:
+        raise _err(src, "timeout_s", timeout, f"is more than {MAX_TIMEOUT_S:.0f} s (30 days)")
     options: dict = {}
     for key, allowed in _CHOICES.items():
         if key in data:
