@@ -1575,3 +1575,12 @@ def test_a_campaign_estimator_timeout_beyond_30_days_is_refused_at_load(tmp_path
     (tmp_path / "c.json").write_text(json.dumps(doc))
     argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
     _fails_in_one_line(capsys, argv, tmp_path, "estimator.timeout_s = 1e+300 is more than 2592000")
+
+
+def test_an_output_file_name_ending_with_a_slash_is_refused(tmp_path, base, capsys):
+    """export mcap --out x.mcap/ wrote a file named x.mcap (pathlib drops the trailing slash;
+    noted by the fuzz round): a name ending with '/' is a folder's, refused before any work."""
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    out = str(tmp_path / "x.mcap") + "/"
+    _fails_in_one_line(capsys, ["export", "mcap", run, "--out", out], tmp_path, "ends with '/'")

@@ -41,6 +41,8 @@ def check_out_file(
     text = os.fspath(path)
     if not text or "\0" in text:
         raise error(f"{option} {text!r}: not a file name")
+    if text.endswith(("/", os.sep)):  # Path() drops it: x.mcap/ became the file x.mcap
+        raise error(f"{option} {text}: ends with '/', a folder's name; give a file name")
     out = Path(text)
     if os.path.isdir(out):
         raise error(f"{option} {out}: is a directory; give a file name")
