@@ -177,14 +177,13 @@ _KEYS = {
 }
 
 
-def _known_keys(obj: dict, kind: str, where: str) -> None:
-    """ConfigError naming the first key of ``obj`` that a ``kind`` object does not have (a typo
-    such as ``heigth_m`` would otherwise be a default taken silently)."""
+def _known_keys(obj: dict, kind: str, prefix: str) -> None:
+    """ConfigError naming (after ``prefix``) the first key of ``obj`` that a ``kind`` object does
+    not have (a typo such as ``heigth_m`` would otherwise be a default taken silently)."""
     for key in obj:
         if key not in _KEYS[kind]:
-            sep = "." if where.endswith("]") or where.endswith("georeference") else ": "
             raise ConfigError(
-                f"{where}{sep}{key} is not a known key; allowed: {', '.join(_KEYS[kind])}"
+                f"{prefix}{key} is not a known key; allowed: {', '.join(_KEYS[kind])}"
             )
 
 
@@ -225,14 +224,14 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     """Build a :class:`Site` from its JSON object; errors name the file and the key."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a site must be a JSON object")
-    _known_keys(data, "site", source)
+    _known_keys(data, "site", f"{source}: ")
     geo = data.get("georeference")
     if geo is not None:
         if not isinstance(geo, dict) or geo.get("kind") not in ("acre", "local"):
             raise ConfigError(
                 f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local"
             )
-        _known_keys(geo, geo["kind"], f"{source}: georeference")
+        _known_keys(geo, geo["kind"], f"{source}: georeference.")
         if geo["kind"] == "local":
             where = f"{source}: georeference"
             _num(geo, "lat_deg", where, limit=90.0)
@@ -247,7 +246,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     bmin, bmax, overhead = [], [], []
     for i, b in enumerate(_objects(data, "buildings", source)):
         where = f"{source}: buildings[{i}]"
-        _known_keys(b, "buildings", where)
+        _known_keys(b, "buildings", f"{where}.")
         lo, hi = _vec(b, "min_enu_m", 3, where), _vec(b, "max_enu_m", 3, where)
         if not all(a < b for a, b in zip(lo, hi, strict=True)):
             raise ConfigError(f"{where}: min_enu_m {lo} must be below max_enu_m {hi} on every axis")
@@ -263,7 +262,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     cxy, cbase, ctop, crad = [], [], [], []
     for i, c in enumerate(_objects(data, "grain_bins", source)):
         where = f"{source}: grain_bins[{i}]"
-        _known_keys(c, "grain_bins", where)
+        _known_keys(c, "grain_bins", f"{where}.")
         cxy.append(_vec(c, "center_enu_m", 2, where))
         base = _num(c, "base_z_m", where, default=0.0)
         cbase.append(base)
@@ -273,7 +272,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     sc, sr = [], []
     for i, s in enumerate(_objects(data, "tree_crowns", source)):
         where = f"{source}: tree_crowns[{i}]"
-        _known_keys(s, "tree_crowns", where)
+        _known_keys(s, "tree_crowns", f"{where}.")
         sc.append(_vec(s, "center_enu_m", 3, where))
         sr.append(_num(s, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
         names["tree_crowns"].append(_label(s, f"crown {i}", where))
