@@ -126,13 +126,6 @@ class PreparedRun:
 
         chunk_steps = options.pop("chunk_steps", DEFAULT_CHUNK_STEPS)
         save_truth = options.pop("save_truth", False) or self.save_truth
-        announce = options.pop("announce", None)
-
-        def with_notes(summary: RunSummary) -> None:
-            summary.notes.extend(self.notes)
-            if announce is not None:
-                announce(summary)
-
         return simulate(
             self.truth_chunks(chunk_steps),
             self.cfg,
@@ -143,7 +136,7 @@ class PreparedRun:
             chunk_steps=chunk_steps,
             total_steps=self.total_steps,
             save_truth=save_truth,
-            announce=with_notes,
+            notes=self.notes,
             **options,
         )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -408,6 +408,7 @@ def simulate(
     workers: str = "threads",
     finish: Callable[[Path, Path], object] | None = None,
     announce: Callable[[RunSummary], object] | None = None,
+    notes: Sequence[str] = (),
 ) -> RunSummary:
     """Run every enabled sensor over ``truth`` and write the run directory ``out_dir``.
 
@@ -427,7 +428,7 @@ def simulate(
     then tells of the run (the command line's summary lines), still before the rename: a
     summary that cannot be written (a full or closed standard output) fails the run like any
     other failure, without a run directory (ruling: a command that ends with exit 2 leaves
-    nothing that looks complete).
+    nothing that looks complete). ``notes``: lines the summary adds (its :attr:`RunSummary.notes`).
     """
     if output_format not in ("jsonl", "parquet"):
         raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
@@ -440,7 +441,7 @@ def simulate(
     if isinstance(truth, TruthStates):
         total_steps = len(truth)
     bar = Progress("simulating", total_steps, enabled=progress, delay_s=1.5)
-    summary = RunSummary(run_dir=Path(out_dir))
+    summary = RunSummary(run_dir=Path(out_dir), notes=list(notes))
     delay_s = float(cfg["delay_s"])
     steps = 0
     first_step = None
