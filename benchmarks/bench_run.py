@@ -231,11 +231,11 @@ def streaming_us_per_step(steps: int = 12_000, pace_s: float = 0.0) -> float:
     from navsense.config import load_config
     from navsense.config.typed.gnss import GnssConfig
     from navsense.config.typed.imu import ImuConfig
+    from navsense.ins_stream import Ins
     from navsense.rotation import quat_to_matrix, rotate
     from navsense.scenarios import load_scenario
     from navsense.sensors.gnss.receiver import GnssReceiver
     from navsense.sensors.imu import ImuModel
-    from navsense.sensors.ins import Ins
     from navsense.vehicles import lever_arm_from_chassis
 
     scenario = load_scenario("acre-loop")

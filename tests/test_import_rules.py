@@ -21,6 +21,7 @@ RULES = [
             "navsense._runtime",
             "navsense.simulate",
             "navsense.stream",
+            "navsense.ins_stream",
             "navsense.cli",
             "navsense.live",
         ),

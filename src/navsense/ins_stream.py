@@ -5,7 +5,13 @@ Specification "ACRES Core INS" and CoreSimIns.h: ``Init`` with an agent index, `
 equations are those of navsense.sensors.ins (one epoch of :class:`InsCore`, the kernel of the
 batch model), the frame is the layout of ``ins.frames`` (navsense.output.layouts.ins), so a stream
 that starts at t = 0 and passes the INS point p + R r_n gives the batch model's frames bit for bit.
-Also importable as ``navsense.sensors.ins.Ins``.
+
+Ruling (issue 28): the streaming INS lives here, and its one public name is
+``navsense.ins_stream.Ins``. ``navsense.sensors.ins`` holds the models (the batch InsModel and its
+kernel InsCore) and never formats a frame; the streaming API needs the kernel and the frame
+layout together, so it is a layer above both and imports them, and nothing below imports it.
+The former alias ``navsense.sensors.ins.Ins`` (a lazy import back up into this module, an import
+cycle) is gone.
 """
 
 from __future__ import annotations

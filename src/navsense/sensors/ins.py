@@ -476,13 +476,3 @@ class InsModel:
                 "rng_sequence": self._aiding.rng_sequence,
             }
         return info
-
-
-def __getattr__(name: str):
-    """``navsense.sensors.ins.Ins``, the streaming API's documented name: it lives in
-    navsense.ins_stream (a model and its frame layout together; a model formats nothing)."""
-    if name == "Ins":
-        from navsense.ins_stream import Ins
-
-        return Ins
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
