@@ -578,7 +578,7 @@ class _ExtraWriters:
         self._frames = None
         names = {m.name for m in models}
         if "gnss" in names:
-            from navsense.output.nmea import NmeaWriter
+            from navsense.output.nmea.writer import NmeaWriter
 
             self._nmea = NmeaWriter(folder / "gnss.nmea").__enter__()
         if "ins" in names:

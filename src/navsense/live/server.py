@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from navsense.output.nmea import LINE_END
+from navsense.output.nmea.text import LINE_END
 from navsense.output.ros2 import TF_STATIC_TOPIC, BagPlan, sensors_of_config
 from navsense.output.ros2.topics import seconds_to_ns
 from navsense.output.runreader import columns_of_rows

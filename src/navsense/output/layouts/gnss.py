@@ -46,7 +46,7 @@ In no_fix the position keys (position_enu_m, sigma_enu_m, covariance_enu_m2, pos
 every geodetic key) are null. Without a georeference (the block has no ``latitude_deg``) the row
 has no geodetic keys and no nmea_gga, and gnss.nmea gets no sentence.
 
-The GGA sentence (:func:`navsense.output.nmea.gga_chars`) carries the time start_utc + t, the
+The GGA sentence (:func:`navsense.output.nmea.gga.gga_chars`) carries the time start_utc + t, the
 position of the output frame, the quality, satellites_used, hdop (the row's value), the
 orthometric altitude (NAVD88 at ACRE, EGM96 at a local site), the geoid separation
 (ellipsoidal_height_m - the altitude), the correction age and
@@ -79,20 +79,12 @@ import numpy as np
 
 from navsense.constants import KMH_MPS, KNOT_MPS
 from navsense.output.columns import Column
-from navsense.output.nmea import (
-    LINE_END,
-    SENTENCE_ORDER,
-    gga_chars,
-    gsa_chars,
-    gst_chars,
-    gsv_chars,
-    interleave_text,
-    rmc_chars,
-    sentence_lines,
-    utc_seconds_of_day,
-    vtg_chars,
-    zda_chars,
-)
+from navsense.output.nmea.fields import utc_seconds_of_day
+from navsense.output.nmea.fix import gst_chars, rmc_chars, vtg_chars, zda_chars
+from navsense.output.nmea.gga import gga_chars
+from navsense.output.nmea.interleave import SENTENCE_ORDER, interleave_text
+from navsense.output.nmea.satellites import gsa_chars, gsv_chars
+from navsense.output.nmea.text import LINE_END, sentence_lines
 from navsense.utc import utc_datetime
 
 __all__ = [

@@ -1,0 +1,187 @@
+"""GSA and GSV: the satellites used and in view, one set of sentences a system (NMEA 0183
+4.10 as u-blox receivers send it)::
+
+    $GPGSA,A,3,pp,...,pp,p.pp,h.hh,v.vv,1*CS          one a system (GP, GL, GA)
+        automatic 2D/3D, navigation mode 3 (1 without a fix, no PRN), 12 PRN fields of the
+        system's satellites used (more than 12: another sentence), PDOP, HDOP, VDOP of the
+        solution (2 decimals), the system ID (1 GPS, 2 GLONASS, 3 Galileo)
+    $GPGSV,t,i,nn,pp,ee,aaa,ss,...,1*CS                one set a system
+        t sentences, this one's number, the satellites in view, up to four (PRN, elevation
+        00..90 deg, azimuth 000..359 deg, C/N0 00..99 dB-Hz or empty: no signal), the signal ID
+        (GPS L1 C/A 1, GLONASS L1 OF 1, Galileo E1 B/C 7); none in view: $GPGSV,1,1,00,1*CS
+
+PRNs as NMEA 4.10 numbers them: GPS 1..32, GLONASS 65..96 (slot + 64), Galileo 1..36.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from navsense.output.nmea.text import (
+    _TRIPLES,
+    _chars,
+    _choice,
+    _decimal,
+    _digits,
+    _fields,
+    _literal,
+    _Text,
+    sentence_lines,
+)
+
+__all__ = ["gsa_chars", "gsa_sentences", "gsv_chars", "gsv_sentences"]
+
+
+def _compact(mask: np.ndarray, group: int, system: np.ndarray | None, systems: int):
+    """The entries where ``mask`` (m, k) of each row and system, in column order, packed to the
+    left in sentences of ``group`` entries (a row's system without any gets one sentence).
+
+    ``system`` (k,) the system of each column (0 .. systems - 1, non-decreasing: the columns of
+    a system are consecutive and in system order; None: one system). A sentence row is
+    (row, system), numbered row * systems + system. Returns the count of each sentence row
+    (m systems,), its number of sentences, the sentence row of each sentence (n,), the flat index
+    (into ``mask.ravel()``) and the column of each entry, its place as a flat index into a
+    (group, n) matrix (slot * n + sentence) and the places taken, slot by slot (group, n).
+    """
+    m, k = mask.shape
+    flat = np.flatnonzero(mask)
+    r, c = np.divmod(flat, k)
+    if system is not None:
+        r = r * systems + system[c]  # ascending: flat is, and system[c] is along a row
+    count = np.bincount(r, minlength=m * systems)
+    groups = np.maximum(1, -(-count // group))
+    slot = np.arange(r.size) - (np.cumsum(count) - count)[r]  # place within its sentence row
+    line = (np.cumsum(groups) - groups)[r] + slot // group  # the row's sentence of the entry
+    n = int(groups.sum())
+    place = slot % group * n + line
+    taken = np.zeros(group * n, dtype=bool)
+    taken[place] = True
+    rows = np.repeat(np.arange(m * systems), groups)
+    return count, groups, rows, (flat, c), place, taken.reshape(group, n)
+
+
+def _packed(values: np.ndarray, place: np.ndarray, n: int, group: int) -> np.ndarray:
+    """(group, n) int64, slot by slot: the entries' ``values`` at their places (flat indices
+    slot * n + sentence), 0 elsewhere."""
+    out = np.zeros(group * n, dtype=np.int64)
+    out[place] = values
+    return out.reshape(group, n)
+
+
+def _per_system(talker, code, system) -> tuple[tuple[str, ...], tuple[int, ...], np.ndarray | None]:
+    """The talkers and the codes (system or signal IDs) of one or several systems, and the
+    system of each column (None: one system)."""
+    if isinstance(talker, str):
+        return (talker,), (int(code),), None
+    return tuple(talker), tuple(int(x) for x in code), np.asarray(system, dtype=np.int64)
+
+
+def gsa_chars(
+    used, prn, nav_mode, pdop, hdop, vdop, talker, system_id, system=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The GSA sentences of m epochs, system after system within an epoch, and the epoch of each.
+
+    ``used`` (m, k) bool the satellites used, ``prn`` (k,) their NMEA numbers in the order
+    printed, ``nav_mode`` (m,) 1 (no fix), 2 (2D) or 3 (3D), the DOPs (m,) printed with 2
+    decimals. One system: ``talker`` (e.g. "GP") and ``system_id`` (NMEA 4.10); several: their
+    sequences and ``system`` (k,) the index of each column's system into them (the columns of
+    a system consecutive, in that order; one call for all systems costs a third of three).
+    Each sentence: A (automatic 2D/3D), the mode, 12 PRN fields (empty beyond the used ones),
+    PDOP, HDOP, VDOP and the NMEA 4.10 system ID; a system with more than 12 satellites used
+    gets one more sentence for each 12 more, one with none a sentence with no PRN.
+    """
+    talkers, ids_of, system = _per_system(talker, system_id, system)
+    used = np.asarray(used, dtype=bool)
+    m, systems = used.shape[0], len(talkers)
+    _, _, row, (_, c), place, ok = _compact(used, 12, system, systems)
+    epoch, sys = np.divmod(row, systems)
+    n = row.size
+    ids = _packed(np.asarray(prn, dtype=np.int64)[c], place, n, 12)
+    # the 12 PRN fields as one part: (field, [comma, two digits], sentence)
+    svs = np.empty((12, 3, n), dtype=np.uint8)
+    svs[:, 0] = ord(",")
+    svs[:, 1] = _TRIPLES[1].take(ids)
+    svs[:, 2] = _TRIPLES[2].take(ids)
+    shown = np.ones((12, 3, n), dtype=bool)
+    shown[:, 1] = shown[:, 2] = ok
+    dops = [
+        _decimal(np.asarray(d, dtype=np.float64).reshape(m)[epoch], 2) for d in (pdop, hdop, vdop)
+    ]
+    body = _choice(sys, tuple(t + "GSA" for t in talkers))
+    body += _fields(
+        "",
+        _literal("A"),
+        _digits(np.asarray(nav_mode).reshape(m)[epoch], 1),
+    )
+    body.append(_Text(svs.reshape(36, n), shown.reshape(36, n)))
+    body += _fields("", *dops, _choice(sys, tuple(f"{i:X}" for i in ids_of)))
+    return _chars(body, n), epoch
+
+
+def gsa_sentences(*args: Any, **kwargs: Any) -> tuple[list[str], np.ndarray]:
+    """The sentences of :func:`gsa_chars` (the same arguments) as strings, and the
+    epoch of each."""
+    chars, epoch = gsa_chars(*args, **kwargs)
+    return sentence_lines(chars), epoch
+
+
+def gsv_chars(
+    in_view, prn, elevation_deg, azimuth_deg, cn0_dbhz, talker, signal_id, system=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The GSV sentences of m epochs, system after system within an epoch, and the epoch of each.
+
+    ``in_view`` (m, k) bool the satellites in view, ``prn`` (k,) their NMEA numbers in the
+    order printed, ``elevation_deg``, ``azimuth_deg``, ``cn0_dbhz`` (m, k) (C/N0 NaN: no
+    signal); ``talker``, ``signal_id`` and ``system`` as :func:`gsa_chars`'s talker, system_id
+    and system. Each sentence: the number of sentences of its system, its number, the
+    satellites of its system in view (two digits), up to four satellites (PRN, elevation
+    00..90, azimuth 000..359, C/N0 00..99 in dB-Hz or empty; integers, rounded), and the NMEA
+    4.10 signal ID; no satellite in view gives one sentence with none.
+    """
+    talkers, ids_of, system = _per_system(talker, signal_id, system)
+    in_view = np.asarray(in_view, dtype=bool)
+    systems = len(talkers)
+    count, groups, row, (flat, c), place, ok = _compact(in_view, 4, system, systems)
+    n = row.size
+    cn0 = np.asarray(cn0_dbhz, dtype=np.float64).reshape(-1)[flat]
+    has_cn0 = np.isfinite(cn0)
+    el = np.rint(np.asarray(elevation_deg, dtype=np.float64).reshape(-1)[flat]).astype(np.int64)
+    az = np.rint(np.asarray(azimuth_deg, dtype=np.float64).reshape(-1)[flat]).astype(np.int64) % 360
+    snr = np.rint(np.where(has_cn0, cn0, 0.0)).astype(np.int64)
+    ids = _packed(np.asarray(prn, dtype=np.int64)[c], place, n, 4)
+    e = _packed(np.minimum(np.maximum(el, 0), 99), place, n, 4)
+    a = _packed(az, place, n, 4)
+    sig = _packed(np.where(has_cn0, np.minimum(np.maximum(snr, 0), 99), -1), place, n, 4)
+    number = np.arange(n) - (np.cumsum(groups) - groups)[row]  # 0-based within its row
+    sys = row % systems
+    parts = _choice(sys, tuple(t + "GSV" for t in talkers))
+    parts += _fields(
+        "",
+        _digits(groups[row], 1),
+        _digits(number + 1, 1),
+        _digits(np.minimum(count[row], 99), 2),
+    )
+    # the four satellites as one part: (slot, [,PP,EE,AAA,SS], sentence); a slot beyond the
+    # last satellite prints nothing (not four empty fields), a C/N0 without signal nothing
+    sats = np.empty((4, 13, n), dtype=np.uint8)
+    for r in (0, 3, 6, 10):
+        sats[:, r] = ord(",")
+    for r, values, digits in ((1, ids, 2), (4, e, 2), (7, a, 3), (11, np.maximum(sig, 0), 2)):
+        for d in range(digits):
+            sats[:, r + d] = _TRIPLES[3 - digits + d].take(values)
+    shown = np.empty((4, 13, n), dtype=bool)
+    shown[:] = ok[:, None, :]
+    shown[:, 11] &= sig >= 0
+    shown[:, 12] = shown[:, 11]
+    parts.append(_Text(sats.reshape(52, n), shown.reshape(52, n)))
+    parts += _literal(",") + _choice(sys, tuple(f"{i:X}" for i in ids_of))
+    return _chars(parts, n), row // systems
+
+
+def gsv_sentences(*args: Any, **kwargs: Any) -> tuple[list[str], np.ndarray]:
+    """The sentences of :func:`gsv_chars` (the same arguments) as strings, and the
+    epoch of each."""
+    chars, epoch = gsv_chars(*args, **kwargs)
+    return sentence_lines(chars), epoch
