@@ -1,4 +1,4 @@
-"""The magnetometer: the Earth's field of the World Magnetic Model in body axes (``mag.jsonl``).
+"""The magnetometer: the Earth's field of the run's date in body axes (``mag.jsonl``).
 
 A navsense extension (issue 7; the article's "compass"): the specification has no magnetometer.
 
@@ -11,20 +11,21 @@ where
 
     p_k, R_k   chassis origin (grid ENU, m) and rotation body FLU -> ENU at the sample's step
     t_k        episode time, s
-    B_0        the WMM2025 field at the site origin (ENU (0, 0, 0)) at t = 0, rotated from the
+    B_0        the main field of the start's model (WMM2025, WMM2020 or IGRF-14, see
+               navsense.sensors.field_models) at the site origin (ENU (0, 0, 0)) at t = 0, rotated from the
                geodetic north/east/down of the WGS84 (G2139) latitude, longitude and ellipsoidal
                height given by the site's Georeference into the site's grid ENU (see below)
     G          its gradient dB_enu/dp_enu (3 x 3, nT/m): central differences of the same
                evaluation at ENU (+-500 m, 0, 0), (0, +-500 m, 0), (0, 0, +-500 m), t = 0
-    Bdot       its rate (nT/s): the WMM field at the origin one day after the start, minus B_0,
-               divided by 86 400 s. WMM's secular variation is linear in time, so this is the
-               model's own rate (the decimal year's 365/366-day divisor is taken as that of the
+    Bdot       its rate (nT/s): the same model's field at the origin one day after the start,
+               minus B_0, divided by 86 400 s. The models' secular variation is linear in time
+               (IGRF: between its 5-year epochs), so this is the model's own rate (the decimal year's 365/366-day divisor is taken as that of the
                start's year)
     S          mag.soft_iron_matrix (3 x 3, row-major, dimensionless; identity = none)
     b_hi       mag.hard_iron_ut (body FLU, uT)
     sigma_m    mag.noise_std_ut (uT);  g_k three standard normal values
 
-The WMM is evaluated seven times at the start (the origin, six gradient points, the origin a
+The model is evaluated seven times at the start (the origin, six gradient points, the origin a
 day later), never per epoch or per chunk: the field changes by a few nT per kilometre and by
 about 0.1 nT per day, so the first-order expansion above is exact to well under 0.1 nT over a
 site of several kilometres and an episode of days, and every epoch is an elementwise function
@@ -32,7 +33,7 @@ of its own p_k and t_k: batch = chunks = steps. The field is taken at the chassi
 lever arm of metres changes it by hundredths of a nT).
 
 Geodetic north/east/down to grid ENU. The WMM gives X (north), Y (east), Z (down) along the
-true (geodetic) meridian. The site's grid north differs from true north by the grid
+true (geodetic) meridian (so does the IGRF, ppigrf's geodetic components). The site's grid north differs from true north by the grid
 convergence gamma (the ACRE tile's EPSG:2968 transverse Mercator: gamma = +0.0578 deg, grid
 north east of true north; a local tangent site: 0 at the origin). At each evaluation point
 gamma is measured by navsense.geo.earth.grid_convergence_deg (the one true north of the site,
@@ -44,11 +45,17 @@ shared with the IMUs' and the INS's Earth, ``imu.earth``). Then::
 
 (a conformal grid: grid east is grid north turned 90 deg clockwise).
 
-Model package: pygeomag (pure Python, no dependencies; its ``wmm/WMM_2025.COF`` is NOAA's
-WMM2025 coefficient file, epoch 2025.0, valid 2025.0 to 2030.0). A start outside those years is
-a ConfigError naming gnss.datum.start_utc. Without a georeference (a site that has none) the
-field is that of the specification's ACRE tile at gnss.datum.start_utc, as the GNSS receiver's
-sky.
+Models (navsense.sensors.field_models): WMM2025 for a start in 2025.0..2030.0, WMM2020 in
+2020.0..2025.0 (pygeomag's NOAA coefficient files), IGRF-14 in 1900.0..2020.0 (ppigrf); a start
+outside 1900..2030 is a ConfigError naming gnss.datum.start_utc. Without a georeference (a site
+that has none) the field is that of the specification's ACRE tile at gnss.datum.start_utc, as
+the GNSS receiver's sky.
+
+episode.json's ``mag_field`` names the model and its package; ruling "uncertainty": the model's
+1-sigma error budget (field_models) is written as ``mag_field.uncertainty`` for WMM2020 and
+IGRF-14 runs only. A WMM2025 run's episode.json keeps its bytes (the golden runs start in 2026
+and their episode.json is pinned); its budget is field_models.WMM2025_UNCERTAINTY, the one the
+model's name implies (docs/guide/magnetometer-field.md).
 
 With cfg["noise"] False: sigma_m = 0, b_hi = 0 and S = identity (every error zeroed), and the
 same values are drawn.
@@ -62,7 +69,6 @@ Output: ``magnetic_field_flu_ut`` (m, 3) in uT; the rows of ``mag.jsonl`` are
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -70,10 +76,10 @@ import numpy as np
 
 from navsense.clock import Due
 from navsense.config.typed.mag import MagConfig
-from navsense.errors import ConfigError, NavsenseError
 from navsense.geo.earth import grid_convergence_deg, ned_to_grid_enu
 from navsense.rng import Pcg32
 from navsense.rotation import quat_to_matrix, rotate, rotate_inverse
+from navsense.sensors.field_models import FieldModel, field_model_for
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
@@ -81,11 +87,9 @@ __all__ = [
     "MagnetometerModel",
     "SiteField",
     "site_field",
-    "wmm_field_ned_nt",
+    "main_field_ned_nt",
     "MAG_SEED_OFFSET",
     "MAG_SEQUENCE",
-    "WMM_COEFFICIENTS",
-    "WMM_VALID_YEARS",
 ]
 
 MAG_SEED_OFFSET = 6073  # navsense: magnetometer stream seed + 6073 (no specification stream)
@@ -93,45 +97,22 @@ MAG_SEQUENCE = 8  # navsense: sequence 8 (the specification uses 1, 2, 4, 6)
 DRAWS_PER_SAMPLE = 3  # Gaussians a sample: x, y, z
 NT_PER_UT = 1000.0  # 1 uT = 1000 nT
 
-WMM_COEFFICIENTS = "wmm/WMM_2025.COF"  # pygeomag's copy of NOAA's WMM2025.COF (epoch 2025.0)
-WMM_VALID_YEARS = (2025.0, 2030.0)  # WMM2025 life span, decimal years [start, end)
-
 GRADIENT_STEP_M = 500.0  # half-width of the central differences of the field's gradient, m
 RATE_STEP_S = 86_400.0  # the field's rate from the field one day after the start, s
 
 
-# ------------------------------------------------------------------------------ the WMM
-@functools.cache
-def _geomag():
-    try:
-        from pygeomag import GeoMag
-    except ImportError as exc:  # pragma: no cover - a missing run-time dependency
-        raise NavsenseError(
-            "the magnetometer needs the World Magnetic Model package pygeomag "
-            "(pip install 'pygeomag>=1.1,<2')"
-        ) from exc
-    return GeoMag(coefficients_file=WMM_COEFFICIENTS)
-
-
-def wmm_field_ned_nt(
+# ------------------------------------------------------------------------------ the field
+def main_field_ned_nt(
     lat_deg: float, lon_deg: float, height_m: float, decimal_year: float
 ) -> np.ndarray:
-    """The WMM2025 main field (X north, Y east, Z down), nT, shape (3,), at one point.
+    """The main field of the model of ``decimal_year`` (X north, Y east, Z down), nT, (3,).
 
     ``lat_deg``, ``lon_deg``: WGS84 geodetic; ``height_m``: above the WGS84 ellipsoid;
-    ``decimal_year`` in [2025.0, 2030.0) (else ConfigError).
+    ``decimal_year`` in [1900.0, 2030.0) (else ConfigError), the model that covers it
+    (navsense.sensors.field_models).
     """
-    lo, hi = WMM_VALID_YEARS
-    if not lo <= decimal_year < hi:
-        raise ConfigError(
-            f"gnss.datum.start_utc: the decimal year {decimal_year:.4f} is outside the World "
-            f"Magnetic Model WMM2025's life span {lo:.1f}..{hi:.1f} (the magnetometer needs it)"
-        )
-    lon = ((float(lon_deg) + 180.0) % 360.0) - 180.0
-    r = _geomag().calculate(
-        glat=float(lat_deg), glon=lon, alt=float(height_m) / 1000.0, time=float(decimal_year)
-    )
-    return np.array([r.x, r.y, r.z], dtype=np.float64)
+    model = field_model_for(decimal_year)
+    return model.field_ned_nt(lat_deg, lon_deg, height_m, decimal_year)[0]
 
 
 @dataclass(frozen=True)
@@ -151,6 +132,7 @@ class SiteField:
     height_m: float
     decimal_year: float
     convergence_deg: float
+    model: FieldModel
 
     def field_enu_nt(self, p_m: np.ndarray, t_s: np.ndarray) -> np.ndarray:
         """B_0 + G p + Bdot t for points (m, 3) at times (m,), term by term, (m, 3)."""
@@ -162,9 +144,9 @@ class SiteField:
     def info(self) -> dict:
         b = self.b0_ned_nt
         h = math.hypot(b[0], b[1])
-        return {
-            "model": "WMM2025",
-            "package": f"pygeomag {_pygeomag_version()}",
+        out = {
+            "model": self.model.name,
+            "package": self.model.package_version(),
             "wgs84_lat_deg": self.lat_deg,
             "wgs84_lon_deg": self.lon_deg,
             "wgs84_height_m": self.height_m,
@@ -176,19 +158,14 @@ class SiteField:
             "total_intensity_nt": math.hypot(h, b[2]),
             "grid_convergence_deg": self.convergence_deg,
         }
-
-
-def _pygeomag_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("pygeomag")
-    except Exception:  # pragma: no cover - metadata missing in an unusual install
-        return "unknown"
+        if self.model.name != "WMM2025":  # ruling "uncertainty" (module docstring)
+            out["uncertainty"] = self.model.uncertainty(self.decimal_year)
+        return out
 
 
 def site_field(georef) -> SiteField:
-    """Evaluate the WMM at the site (seven evaluations) and build the first-order model."""
+    """Evaluate the start's field model at the site (seven points, then the origin a day later;
+    two calls) and build the first-order model."""
     d = GRADIENT_STEP_M
     pts = np.array(
         [
@@ -204,13 +181,9 @@ def site_field(georef) -> SiteField:
     geo = georef.enu_to_geodetic(pts, 0.0)
     gamma = grid_convergence_deg(georef, pts, 0.0)
     year0 = float(georef.decimal_year(0.0))
-    b_ned = np.stack(
-        [
-            wmm_field_ned_nt(
-                geo["wgs84_lat_deg"][i], geo["wgs84_lon_deg"][i], geo["wgs84_height_m"][i], year0
-            )
-            for i in range(len(pts))
-        ]
+    model = field_model_for(year0)
+    b_ned = model.field_ned_nt(
+        geo["wgs84_lat_deg"], geo["wgs84_lon_deg"], geo["wgs84_height_m"], year0
     )
     b_enu = ned_to_grid_enu(b_ned, gamma)
     grad = np.empty((3, 3))
@@ -218,9 +191,9 @@ def site_field(georef) -> SiteField:
         grad[:, j] = (b_enu[1 + 2 * j] - b_enu[2 + 2 * j]) / (2.0 * d)
     geo_later = georef.enu_to_geodetic(pts[0], RATE_STEP_S)
     year1 = float(georef.decimal_year(RATE_STEP_S))
-    b_later = wmm_field_ned_nt(
+    b_later = model.field_ned_nt(
         geo_later["wgs84_lat_deg"], geo_later["wgs84_lon_deg"], geo_later["wgs84_height_m"], year1
-    )
+    )[0]
     rate = (ned_to_grid_enu(b_later, gamma[0]) - b_enu[0]) / RATE_STEP_S
     return SiteField(
         b0_enu_nt=b_enu[0].copy(),
@@ -232,6 +205,7 @@ def site_field(georef) -> SiteField:
         height_m=float(geo["wgs84_height_m"][0]),
         decimal_year=year0,
         convergence_deg=float(gamma[0]),
+        model=model,
     )
 
 
@@ -281,7 +255,7 @@ class MagnetometerModel:
         return {}
 
     def episode_info(self) -> dict:
-        """``mag_field``: the WMM evaluation at the site origin (for episode.json)."""
+        """``mag_field``: the field model's evaluation at the site origin (for episode.json)."""
         return {"mag_field": self.field.info()}
 
 
