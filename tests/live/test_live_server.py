@@ -241,6 +241,23 @@ def test_the_foxglove_channels_are_the_bags_topics_with_the_same_messages(served
         assert [(t, data) for _, t, data in got[topic]] == bag[topic], topic
 
 
+def test_the_json_channels_have_schemas_named_after_their_rows(served):
+    """Each /navsense/<sensor> channel advertises a JSON Schema named navsense.<Sensor>Row (the
+    SDK's made-up 'schema-f5wrpOiP' before, issue 32), an object that every row is."""
+    json_channels = {
+        c["topic"]: c for c in served["ws"].channels.values() if c["encoding"] == "json"
+    }
+    assert {"/navsense/" + s for s in ("gnss", "imu", "ins", "mag")} <= set(json_channels)
+    names = {topic: c["schemaName"] for topic, c in json_channels.items()}
+    assert names["/navsense/gnss"] == "navsense.GnssRow"
+    assert names["/navsense/imu"] == "navsense.ImuRow"
+    assert names["/navsense/ins"] == "navsense.InsRow"
+    for topic, channel in json_channels.items():
+        assert channel["schemaEncoding"] == "jsonschema"
+        schema = json.loads(channel["schema"])
+        assert schema["type"] == "object" and schema["title"] == names[topic]
+
+
 class _RecordingFoxglove:
     """Stands in for the Foxglove server: every channel subscribed once, every message kept."""
 

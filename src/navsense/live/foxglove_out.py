@@ -7,7 +7,10 @@ Channels (each message's log time is the run's: start_utc + the row's ``delivery
   vehicle, ``/gnss/receiver/fix`` (the receiver's fix, with a georeference) and ``/imu/raw``;
   Foxglove shows the fix on its Map panel, /tf in its 3D panel and any field in its Plot panel;
 - ``/navsense/<sensor>``: each sensor's rows as JSON, byte for byte the lines of
-  ``<sensor>.jsonl`` (every key of every sensor, the magnetometer, barometer and odometer too).
+  ``<sensor>.jsonl`` (every key of every sensor, the magnetometer, barometer and odometer too),
+  with a ``jsonschema`` schema named after its message (:func:`row_schema_name`:
+  ``navsense.GnssRow``, ``navsense.ImuRow``, ...). Without a schema the SDK advertises a
+  channel under a made-up name (``schema-f5wrpOiP``), which is what the Foxglove app showed.
 
 The server advertises the ``time`` capability and broadcasts the run's time at each physics step,
 so the Foxglove app's clock follows the run. A message is encoded only for a channel that some
@@ -26,11 +29,30 @@ import orjson
 
 from navsense.output.ros2 import TopicSpec, msgdef
 
-__all__ = ["FoxgloveServer", "DEFAULT_FOXGLOVE_PORT", "ROWS_TOPIC_PREFIX"]
+__all__ = ["FoxgloveServer", "DEFAULT_FOXGLOVE_PORT", "ROWS_TOPIC_PREFIX", "row_schema_name"]
 
 DEFAULT_FOXGLOVE_PORT = 8765  # the Foxglove app's default for a WebSocket connection
 ROWS_TOPIC_PREFIX = "/navsense/"
 DEFAULT_BACKLOG = 1024  # messages queued a client (the SDK's default)
+
+
+def row_schema_name(sensor: str) -> str:
+    """The schema name of a sensor's JSON rows: ``navsense.`` + the sensor's name in CamelCase +
+    ``Row`` (``gnss`` -> ``navsense.GnssRow``), as a message type is named."""
+    return "navsense." + "".join(part.capitalize() for part in sensor.split("_")) + "Row"
+
+
+def _row_schema(sensor: str) -> bytes:
+    """A JSON Schema (draft 2020-12) of one row of ``<sensor>.jsonl``: an object; its keys are
+    the sensor's row keys, documented in the outputs reference."""
+    return orjson.dumps(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": row_schema_name(sensor),
+            "description": f"one row of {sensor}.jsonl, as navsense writes it",
+            "type": "object",
+        }
+    )
 
 
 def _import_foxglove():
@@ -103,8 +125,11 @@ class FoxgloveServer:
             )
         for sensor in sensors:
             topic = ROWS_TOPIC_PREFIX + sensor
+            schema = foxglove.Schema(
+                name=row_schema_name(sensor), encoding="jsonschema", data=_row_schema(sensor)
+            )
             self._channels[topic] = foxglove.Channel(
-                topic, message_encoding="json", context=self._context
+                topic, message_encoding="json", schema=schema, context=self._context
             )
         try:
             self._server = foxglove.start_server(
