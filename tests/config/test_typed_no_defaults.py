@@ -1,5 +1,5 @@
 """The typed configurations take no default of their own (issue 17 item 4): each default lives
-once, in code_defaults.json / sensors.json, and ``X.from_validated`` indexes the validated
+once, in the table of keys (navsense.config.keys), and ``X.from_validated`` indexes the validated
 configuration, so a configuration without a key is an error there, not a second default."""
 
 import copy

@@ -174,7 +174,7 @@ def test_float_ins_is_as_poor_as_its_receiver_less_its_noise(runs):
 
 # ------------------------------------------------------------------------ 3. dead reckoning
 def _default_drift() -> InsDriftConfig:
-    """ins.drift of the default configuration (code_defaults.json)."""
+    """ins.drift of the default configuration (navsense.config.keys)."""
     return InsConfig.from_validated(load_config()).drift
 
 
@@ -404,7 +404,7 @@ def test_sigma_honesty_per_state_over_96_seeds(georef):
 def test_drift_defaults_are_the_code_defaults_and_ranges_are_checked():
     cfg = load_config()
     assert cfg["ins"]["aiding"] == "none"
-    # one place for the defaults: code_defaults.json (no overlay sets ins.drift)
+    # one place for the defaults: navsense.config.keys (no overlay sets ins.drift)
     drift = code_defaults()["ins"]["drift"]
     assert InsConfig.from_validated(cfg).drift == InsDriftConfig.from_validated(drift)
     assert set(drift) == set(InsDriftConfig.__dataclass_fields__)

@@ -3,8 +3,8 @@
 The layers, each deep-merged over the ones before it (objects merge key by key; any other value,
 arrays included, replaces the one below):
 
-1. the code's defaults (``code_defaults.json``: ``noise`` and the INS "Code" column);
-2. the embedded ``sensors.json``;
+1. the code's defaults (``noise``, the INS "Code" column, the extensions: navsense.config.keys);
+2. the specification's ``sensors.json`` (its defaults, also in navsense.config.keys);
 3. the file ``config_path`` (``-SensorConfig=``). The specification calls it "a different complete
    configuration file"; navsense also accepts a partial file: the keys it leaves out keep the
    values of layers 1 and 2. A complete file thus replaces them, as in the specification;
@@ -37,7 +37,9 @@ from collections.abc import Iterable, Mapping
 
 from navsense.config.defaults import (
     VEHICLE_OVERLAYS,
+    all_defaults,
     code_defaults,
+    deep_merge,
     sensors_defaults,
     vehicle_overlay,
 )
@@ -93,7 +95,7 @@ def load_config(
 
 
 #: The origins :func:`explain_config` names (with the file or option).
-DEFAULT_CODE = "default (navsense code_defaults.json)"
+DEFAULT_CODE = "default (navsense code: navsense.config.keys)"
 DEFAULT_SENSORS = "default (sensors.json)"
 
 
@@ -124,9 +126,7 @@ def _build(
         raise ConfigError(
             f"vehicle = {format_value(vehicle)} is not one of {', '.join(VEHICLE_OVERLAYS)}"
         )
-    code, sensors = code_defaults(), sensors_defaults()
-    cfg = deep_merge(code, sensors)
-    validate(cfg, "sensors.json")
+    cfg = all_defaults()  # code_defaults() under sensors_defaults(), in the schema's order
     # (layer, source named in errors, origin named by explain_config)
     layers: list[tuple[dict, str, str]] = []
     if config_path is not None:
@@ -153,7 +153,10 @@ def _build(
     if overrides:
         cfg = apply_overrides(cfg, overrides)
     if origins is not None:
-        for layer, label in ((code, DEFAULT_CODE), (sensors, DEFAULT_SENSORS)):
+        for layer, label in (
+            (code_defaults(), DEFAULT_CODE),
+            (sensors_defaults(), DEFAULT_SENSORS),
+        ):
             origins.update((key, label) for key, _ in leaves(layer))
         for layer, _, label in layers:
             origins.update((key, label) for key, _ in leaves(layer))
@@ -247,17 +250,6 @@ def apply_overrides(
             parent[leaf] = copy.deepcopy(value)
     validate(out, source, schema=schema)
     return canonical(out, schema)
-
-
-def deep_merge(base: Mapping, layer: Mapping) -> dict:
-    """A new dict: ``layer`` over ``base``, objects merged key by key, anything else replaced."""
-    out = copy.deepcopy(dict(base))
-    for key, value in layer.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 def read_config_file(path: str | os.PathLike) -> dict:

@@ -1,19 +1,12 @@
 """The schema of the sensor configuration, and its validator (specification "Parameters").
 
-The schema is data: a tree of :class:`Section` objects whose leaves are :class:`Field` objects.
-The validator walks any such tree, so a later sensor adds its configuration by adding a section
-to :data:`SCHEMA` (and its defaults to ``code_defaults.json``), never by adding a code path::
+The schema is data: a tree of :class:`Section` objects whose leaves are :class:`Field` objects
+(navsense.config.fields), the table :data:`SCHEMA` (navsense.config.keys, where each key is
+written once with its range and default). The validator walks any such tree, so a later sensor
+adds its configuration by adding a section to the table, never by adding a code path.
 
-    "mag": Section({
-        "enabled": BOOLEAN,
-        "hz": RATE_HZ,
-        "noise_nt": nonnegative("a standard deviation is not negative"),
-    }),
-
-A field knows its kind (``number``, ``integer``, ``boolean``, ``enum``, ``vector``, ``intervals``,
-``utc``, ``enum_list``), its range or allowed values, and, where the specification gives no range, the reason
-for the one navsense chose (``Field.chosen``; empty when the range is the specification's).
-:func:`describe_keys` lists them all; ``navsense config keys`` prints that list.
+:func:`describe_keys` lists every key; ``navsense config keys`` prints that list.
+:func:`defaults` gives the default layers the table holds.
 
 Every error is a :class:`~navsense.errors.ConfigError` of the form
 ``<source>: <dotted.key> = <value> <what is wrong and what is allowed>``, for example
@@ -22,20 +15,32 @@ Every error is a :class:`~navsense.errors.ConfigError` of the form
 
 from __future__ import annotations
 
-import datetime
 import difflib
 import json
 import numbers
-import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from navsense.config.imu_presets import PRESETS
+from navsense.config.fields import (
+    BOOLEAN,
+    FINITE,
+    KINDS,
+    LIST_KINDS,
+    MAGNITUDE_LIMIT,
+    MAX_INTERVALS,
+    NO_DEFAULT,
+    RATE_HZ,
+    VECTOR3_M,
+    Field,
+    Section,
+    enum,
+    nonnegative,
+    parse_utc,
+    positive,
+)
+from navsense.config.keys import NMEA_SENTENCES, SCHEMA
 from navsense.errors import ConfigError
-from navsense.jsonfile import is_finite
-from navsense.utc import utc_datetime
 
 __all__ = [
     "Field",
@@ -50,7 +55,11 @@ __all__ = [
     "unknown_key_error",
     "format_value",
     "parse_utc",
+    "defaults",
     "KINDS",
+    "LIST_KINDS",
+    "MAGNITUDE_LIMIT",
+    "MAX_INTERVALS",
     "BOOLEAN",
     "RATE_HZ",
     "VECTOR3_M",
@@ -61,644 +70,8 @@ __all__ = [
     "NMEA_SENTENCES",
 ]
 
-#: A check of a whole section: returns what is wrong ("has no system on; ...") or None.
-SectionCheck = Callable[[Mapping], "str | None"]
-
-
-@dataclass(frozen=True)
-class Field:
-    """One configuration key: its kind and what values are allowed.
-
-    ``minimum``/``maximum`` bound numbers, integers and the elements of vectors (``min_open``
-    makes the minimum exclusive); ``choices`` lists an enum's values in the specification's
-    order; ``length`` is a vector's number of elements; ``nullable`` admits JSON null;
-    ``chosen`` says why navsense chose the range where the specification states none;
-    ``extension`` marks a key that navsense adds to the specification's.
-    """
-
-    kind: str
-    minimum: float | None = None
-    maximum: float | None = None
-    min_open: bool = False
-    choices: tuple[str, ...] = ()
-    length: int | None = None
-    nullable: bool = False
-    chosen: str = ""
-    extension: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown field kind {self.kind!r}; known: {', '.join(KINDS)}")
-
-    @property
-    def has_range(self) -> bool:
-        return self.minimum is not None or self.maximum is not None
-
-    def range_text(self) -> str:
-        """The allowed range as it appears in messages: ``1..120``, ``>= 4``, ``> 0``."""
-        lo, hi = self.minimum, self.maximum
-        if lo is not None and hi is not None:
-            return f"{_number_text(lo)}..{_number_text(hi)}"
-        if lo is not None:
-            return f"{'>' if self.min_open else '>='} {_number_text(lo)}"
-        if hi is not None:
-            return f"<= {_number_text(hi)}"
-        return ""
-
-    def type_text(self) -> str:
-        return {
-            "number": "number",
-            "integer": "integer",
-            "boolean": "boolean",
-            "enum": "string",
-            "vector": f"array of {self.length} numbers",
-            "intervals": "array of [start, end) pairs",
-            "utc": "string, ISO 8601 UTC",
-            "enum_list": "array of strings, each at most once",
-        }[self.kind]
-
-    def allowed_text(self) -> str:
-        if self.kind in ("enum", "enum_list"):
-            return ", ".join(self.choices)
-        if self.kind == "intervals":
-            return "start < end"
-        if self.kind == "utc":
-            return "YYYY-MM-DDThh:mm:ss[.f]Z"
-        return self.range_text()
-
-
-@dataclass(frozen=True)
-class Section:
-    """A JSON object of the configuration: its keys in canonical order, and whole-section checks."""
-
-    fields: Mapping[str, Field | Section]
-    checks: tuple[SectionCheck, ...] = ()
-
-
-# --------------------------------------------------------------------------------------------
-# Field kinds. A checker returns None when the value is allowed, else (path, value, complaint),
-# where path and value may name one element of the value (outages_s[1] = [20, 10]).
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_integer(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-#: Every number navsense reads is at most this in magnitude, also where a key states no range
-#: of its own: a noise, time, lever arm or coefficient beyond it turns some model's arithmetic
-#: into infinities (issue 21); no key's meaningful value in its SI unit comes near it.
-MAGNITUDE_LIMIT = 1e9
-
-
-def _in_range(f: Field, value) -> bool:
-    if f.minimum is not None and (value <= f.minimum if f.min_open else value < f.minimum):
-        return False
-    return f.maximum is None or value <= f.maximum
-
-
-def _range_complaint(f: Field, value) -> str | None:
-    """What is wrong with a number's value (its range, or :data:`MAGNITUDE_LIMIT`), or None."""
-    if not _in_range(f, value):
-        return f"is out of range {f.range_text()}"
-    if abs(value) > MAGNITUDE_LIMIT:
-        return f"is out of range: navsense takes numbers up to {MAGNITUDE_LIMIT:g} in magnitude" + (
-            f" ({f.range_text()})" if f.has_range else ""
-        )
-    return None
-
-
-def _check_number(f: Field, value, path: str):
-    if not _is_number(value):
-        return path, value, "is not a number"
-    if not is_finite(value):
-        return path, value, "is not a finite number"
-    complaint = _range_complaint(f, value)
-    return None if complaint is None else (path, value, complaint)
-
-
-def _check_integer(f: Field, value, path: str):
-    if not _is_integer(value):
-        return path, value, "is not an integer"
-    if f.maximum is not None and f.maximum > MAGNITUDE_LIMIT:  # e.g. a 32-bit seed
-        return None if _in_range(f, value) else (path, value, f"is out of range {f.range_text()}")
-    complaint = _range_complaint(f, value)
-    return None if complaint is None else (path, value, complaint)
-
-
-def _check_boolean(f: Field, value, path: str):
-    if not isinstance(value, (bool, np.bool_)):
-        return path, value, "is not a boolean (true or false)"
-    return None
-
-
-def _check_enum(f: Field, value, path: str):
-    if not isinstance(value, str) or value not in f.choices:
-        return path, value, f"is not one of {', '.join(f.choices)}"
-    return None
-
-
-def _check_enum_list(f: Field, value, path: str):
-    if not isinstance(value, (list, tuple)):
-        return path, value, f"is not an array of strings from {', '.join(f.choices)}"
-    for i, item in enumerate(value):
-        if not isinstance(item, str) or item not in f.choices:
-            return f"{path}[{i}]", item, f"is not one of {', '.join(f.choices)}"
-        if item in value[:i]:
-            return f"{path}[{i}]", item, "is given twice; each value at most once"
-    return None
-
-
-def _check_vector(f: Field, value, path: str):
-    if (
-        not isinstance(value, (list, tuple))
-        or len(value) != f.length
-        or not all(_is_number(x) and is_finite(x) for x in value)
-    ):
-        return path, value, f"is not an array of {f.length} numbers"
-    for i, x in enumerate(value):
-        complaint = _range_complaint(f, x)
-        if complaint is not None:
-            return f"{path}[{i}]", x, complaint
-    return None
-
-
-#: Windows of one intervals key (outages): each is looked at every epoch of a run, and a file of
-#: millions (the JSON reader's 256 MB) took minutes and gigabytes before the run began (issue 21).
-MAX_INTERVALS = 100_000
-
-
-def _check_intervals(f: Field, value, path: str):
-    if not isinstance(value, (list, tuple)):
-        return path, value, "is not an array of [start, end) pairs"
-    if len(value) > MAX_INTERVALS:
-        # the first few shown (the message is one line)
-        return path, value[:8], f"... has {len(value)} windows; at most {MAX_INTERVALS}"
-    for i, pair in enumerate(value):
-        if (
-            not isinstance(pair, (list, tuple))
-            or len(pair) != 2
-            or not all(_is_number(x) and is_finite(x) for x in pair)
-        ):
-            return f"{path}[{i}]", pair, "is not a [start, end) pair of numbers"
-        if not pair[0] < pair[1]:
-            return f"{path}[{i}]", pair, "is not a [start, end) pair: start must be less than end"
-        if max(abs(pair[0]), abs(pair[1])) > MAGNITUDE_LIMIT:
-            return (
-                f"{path}[{i}]",
-                pair,
-                f"is out of range: navsense takes times up to {MAGNITUDE_LIMIT:g} s in magnitude",
-            )
-    return None
-
-
-_UTC_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
-
-
-def parse_utc(text: str) -> datetime.datetime:
-    """``YYYY-MM-DDThh:mm:ss[.f]Z`` (or ``+00:00``) as an aware UTC datetime; ValueError if not."""
-    if not isinstance(text, str) or not _UTC_PATTERN.fullmatch(text):
-        raise ValueError(f"not an ISO 8601 UTC time: {text!r}")
-    return utc_datetime(text)
-
-
-def _check_utc(f: Field, value, path: str):
-    try:
-        parse_utc(value)
-    except ValueError:
-        return path, value, "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"
-    return None
-
-
-#: kind -> checker. A new kind is a new entry here and in Field.type_text.
-KINDS: dict[str, Callable] = {
-    "number": _check_number,
-    "integer": _check_integer,
-    "boolean": _check_boolean,
-    "enum": _check_enum,
-    "vector": _check_vector,
-    "intervals": _check_intervals,
-    "utc": _check_utc,
-    "enum_list": _check_enum_list,
-}
-
-#: kinds whose value is a JSON array (the "+" override appends to these).
-LIST_KINDS = frozenset({"intervals", "enum_list"})
-
-#: gnss.nmea.sentences: the NMEA 0183 sentences gnss.nmea may carry (navsense.output.nmea),
-#: in the order a receiver sends them within an epoch.
-NMEA_SENTENCES = ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
-
-
-# --------------------------------------------------------------------------------------------
-# Building blocks of the table.
-
-_SIGMA = "a standard deviation is not negative"
-_HELMERT = "the published ITRF2014 -> NAD83(2011) parameters are a thousand times smaller"
-_TAU = "a correlation time divides the time step, exp(-dt / tau)"
-_TIME = "a duration is not negative"
-
-
-def nonnegative(chosen: str) -> Field:
-    """A finite number >= 0, a range navsense chose for the reason ``chosen``."""
-    return Field("number", minimum=0, chosen=chosen)
-
-
-def positive(chosen: str) -> Field:
-    """A finite number > 0, a range navsense chose for the reason ``chosen``."""
-    return Field("number", minimum=0, min_open=True, chosen=chosen)
-
-
-def enum(*choices: str) -> Field:
-    return Field("enum", choices=choices)
-
-
-BOOLEAN = Field("boolean")
-RATE_HZ = Field("number", minimum=1, maximum=120)  # spec: "Range 1 to 120"
-VECTOR3_M = Field("vector", length=3)
-FINITE = Field("number")  # any finite number
-# the navsense extension sensors' switch and rate (mag, baro, odom)
-EXTENSION_ENABLED = Field("boolean", extension=True)
-EXTENSION_RATE_HZ = Field(
-    "number", minimum=1, maximum=120, extension=True, chosen="as every sensor: 1..120"
-)
-
-
-def _datum(lo: float, hi: float, why: str, length: int | None = None) -> Field:
-    """A datum parameter: a range around the published values (``why``), far beyond them."""
-    return Field(
-        "vector" if length else "number", length=length, minimum=lo, maximum=hi, chosen=why
-    )
-
-
-def _at_least_one_system(section: Mapping) -> str | None:
-    """Parameters, gnss.constellations: "One system must be on"."""
-    names = ("gps", "galileo", "glonass")
-    if all(name in section for name in names) and not any(section[n] for n in names):
-        return "has no system on; at least one of gps, galileo, glonass must be true"
-    return None
-
-
-MAX_POSITION_SIGMA_M = 1000.0  # m, position_sigma()'s bound
-
-
-def position_sigma() -> Field:
-    """A position error's standard deviation, m: 0 .. MAX_POSITION_SIGMA_M. Not negative (a
-    standard deviation); at most a kilometre, navsense's ruling: a reported position kilometres
-    off is no fix a receiver or an INS gives, and tens of kilometres take it out of the site's
-    datum domain, a run that would end in the datum chain without naming the key."""
-    return Field(
-        "number",
-        minimum=0,
-        maximum=MAX_POSITION_SIGMA_M,
-        chosen="a standard deviation is not negative; over 1 km no receiver or INS reports a fix",
-    )
-
-
-#: a correction's error per kilometre of baseline (gnss.corrections.ppm_h, ppm_v)
-_PPM = Field(
-    "number",
-    minimum=0,
-    maximum=1000,
-    chosen="an error per kilometre is not negative; at most 1000 ppm (200 m at the longest "
-    "baseline, 200 km)",
-)
-
-_FIX_STATE = Section(
-    {
-        "sigma_h_m": position_sigma(),
-        "sigma_v_m": position_sigma(),
-        "initial_sigma_h_m": position_sigma(),
-        "initial_sigma_v_m": position_sigma(),
-        "convergence_tau_s": positive(
-            "the float convergence divides by it, exp(-(t - t_lock) / tau_c)"
-        ),
-        "white_h_m": position_sigma(),
-        "white_v_m": position_sigma(),
-        "tau_s": positive(_TAU),
-        "multipath_h_m": position_sigma(),
-    }
-)
-
-
-def _drift(maximum: float, unit: str) -> Field:
-    """A navsense-extension key of ``ins.drift``: 0 .. ``maximum`` (``unit``)."""
-    return Field(
-        "number",
-        minimum=0,
-        maximum=maximum,
-        extension=True,
-        chosen=f"{unit}; a 1-sigma is not negative; <= {maximum:g} keeps the "
-        "closed form of a dead-reckoning error to its inertial-grade range",
-    )
-
-
-#: ins.drift: the inertial error model of the dead-reckoning INS (navsense.sensors.ins_aiding)
-_INS_DRIFT = Section(
-    {
-        "velocity_sigma_mps": _drift(1.0, "m/s, velocity error at the loss of aiding"),
-        "tilt_sigma_deg": _drift(1.0, "deg, residual tilt at the loss of aiding"),
-        "accel_bias_ug": _drift(10000.0, "micro-g, accelerometer bias"),
-        "gyro_bias_deg_per_h": _drift(100.0, "deg/h, gyro bias"),
-        "accel_vrw_mps_per_sqrt_h": _drift(10.0, "m/s/sqrt(h), velocity random walk"),
-        "gyro_arw_deg_per_sqrt_h": _drift(10.0, "deg/sqrt(h), angle random walk"),
-    }
-)
-
-
-def _imu_triad(u: str, rw: str, gyro: bool) -> Section:
-    """``imu.configurable.gyro`` / ``.accel``: null takes the preset's value (or 0)."""
-
-    def opt(kind="number", length=None, minimum=None, min_open=False, choices=()):
-        return Field(
-            kind,
-            minimum=minimum,
-            min_open=min_open,
-            length=length,
-            choices=choices,
-            nullable=True,
-            extension=True,
-            chosen="" if minimum is None else "a density, deviation, time or LSB is not negative",
-        )
-
-    v3 = opt("vector", 3, 0)
-    fields = {
-        f"noise_density_{u}_rthz": v3,
-        f"bias_instability_{u}": v3,
-        "bias_instability_tau_s": opt(minimum=0, min_open=True),
-        f"random_walk_{rw}": v3,
-        f"random_walk_bound_{u}": v3,
-        f"bias_{u}": opt("vector", 3),
-        f"turn_on_bias_sigma_{u}": v3,
-        "scale_factor_ppm": opt("vector", 3),
-        "misalignment_rad": opt("vector", 9),
-        f"temp_bias_{u}_per_k": opt("vector", 3),
-        "temp_scale_ppm_per_k": opt("vector", 3),
-        f"lsb_{u}": opt(minimum=0),
-        "carry_error": opt("boolean"),
-        "round_direction": opt("enum", choices=("to_zero", "from_zero", "near")),
-        f"saturation_{u}": opt(minimum=0),
-    }
-    if gyro:
-        fields["g_sensitivity_radps_per_mps2"] = opt("vector", 3)
-    return Section(fields)
-
-
-_CONFIGURABLE_IMU = Section(
-    {
-        "platform_ypr_deg": Field("vector", length=3, extension=True),
-        "temperature_c": Field("number", extension=True),
-        "reference_temperature_c": Field("number", extension=True),
-        "gyro": _imu_triad("radps", "radps2_rthz", True),
-        "accel": _imu_triad("mps2", "mps3_rthz", False),
-    }
-)
-
-#: The sensor configuration (specification "Parameters", plus the navsense extension ``noise``).
-#: The order of the keys is the canonical order of the effective configuration.
-SCHEMA = Section(
-    {
-        "seed": Field(
-            "integer",
-            minimum=0,
-            maximum=2**32 - 1,
-            chosen="PCG32 seeds are unsigned; 32 bits keep seed + 5045 + 7919 x agent "
-            "well inside the 64-bit state",
-        ),
-        "delay_s": Field("number", minimum=0, maximum=10),
-        "mount_frame": enum("chassis", "base_footprint"),
-        # navsense extension: false is -SensorNoNoise (every error, bias and noise zero; same draws).
-        "noise": Field("boolean", extension=True),
-        "gnss": Section(
-            {
-                "enabled": BOOLEAN,
-                "hz": RATE_HZ,
-                "antenna_flu_m": VECTOR3_M,
-                "std_m": nonnegative(_SIGMA + " (the key is not used)"),
-                "start": enum("converged", "cold"),
-                "cold_ttff_s": nonnegative(_TIME),
-                "elevation_mask_deg": Field("number", minimum=0, maximum=45),
-                "constellations": Section(
-                    {"gps": BOOLEAN, "galileo": BOOLEAN, "glonass": BOOLEAN},
-                    checks=(_at_least_one_system,),
-                ),
-                "multipath_tau_s": positive(_TAU),
-                "multipath_vertical_ratio": nonnegative(
-                    "a ratio of standard deviations is not negative"
-                ),
-                "states": Section(
-                    {
-                        "rtk_fixed": _FIX_STATE,
-                        "rtk_float": _FIX_STATE,
-                        "dgps": _FIX_STATE,
-                        "single": _FIX_STATE,
-                    }
-                ),
-                "rtk": Section(
-                    {
-                        "ttf_median_s": nonnegative(_TIME),
-                        "ttf_log_sigma": nonnegative(_SIGMA),
-                        "ttf_multipath_gain": nonnegative(
-                            "a negative gain would let multipath shorten the time to fix"
-                        ),
-                        "reacquire_factor": Field("number", minimum=0, maximum=1),
-                        "reacquire_window_s": nonnegative(_TIME),
-                        "min_clear_satellites": Field("integer", minimum=4),
-                        "float_min_satellites": Field("integer", minimum=4),
-                        "max_pdop": positive("a PDOP is positive"),
-                        "cycle_slip_rate_per_s": nonnegative("a rate is not negative"),
-                    }
-                ),
-                "corrections": Section(
-                    {
-                        "interval_s": positive("the correction age divides by it"),
-                        "latency_s": nonnegative(_TIME),
-                        "rtk_max_age_s": nonnegative(_TIME),
-                        "dgps_max_age_s": nonnegative(_TIME),
-                        "baseline_km": Field("number", minimum=0, maximum=200),
-                        "ppm_h": _PPM,
-                        "ppm_v": _PPM,
-                        "outages_s": Field("intervals"),
-                    }
-                ),
-                "obstruction": Section(
-                    {
-                        "near_margin_m": nonnegative("a margin is not negative"),
-                        "foliage_block_path_m": positive(
-                            "with 0 every line of sight touching a crown is blocked"
-                        ),
-                        "reflector_range_m": positive(
-                            "the reflector index divides by it, 1 - D / d_r"
-                        ),
-                    }
-                ),
-                "datum": Section(
-                    {
-                        "output_frame": enum("wgs84_g2139", "nad83"),
-                        "start_utc": Field("utc"),
-                        "harn_to_nad83_2011_shift_deg": _datum(
-                            -0.01, 0.01, "the realisations differ by centimetres (1e-7 deg)", 2
-                        ),
-                        "geoid": Section(
-                            {
-                                "n0_m": _datum(-200, 200, "the geoid is within 110 m of WGS84"),
-                                "dn_de": _datum(-0.01, 0.01, "a geoid slope is below 10 m/km"),
-                                "dn_dn": _datum(-0.01, 0.01, "a geoid slope is below 10 m/km"),
-                            }
-                        ),
-                        "helmert_itrf2014_to_nad83_2011": Section(
-                            {
-                                "t_m": _datum(-1000, 1000, _HELMERT, 3),
-                                "r_arcsec": _datum(-100, 100, _HELMERT, 3),
-                                "s_ppm": _datum(-1000, 1000, _HELMERT),
-                                "dt_m_per_yr": _datum(-1, 1, _HELMERT, 3),
-                                "dr_arcsec_per_yr": _datum(-1, 1, _HELMERT, 3),
-                                "ds_ppm_per_yr": _datum(-1, 1, _HELMERT),
-                                "reference_epoch": _datum(1900, 2200, "a year"),
-                            }
-                        ),
-                    }
-                ),
-                # navsense extension (issue 19): windows in which every satellite is lost
-                "signal_outages_s": Field(
-                    "intervals",
-                    extension=True,
-                    chosen="[start, end) in s of the run's clock: every satellite is lost "
-                    "(jamming, a tunnel); [] none",
-                ),
-                # navsense extension (issue 20): the sentences of gnss.nmea
-                "nmea": Section(
-                    {
-                        "sentences": Field(
-                            "enum_list",
-                            choices=NMEA_SENTENCES,
-                            extension=True,
-                            chosen="written in this order within an epoch, whatever the order "
-                            "given; [] writes no sentence",
-                        ),
-                    }
-                ),
-            }
-        ),
-        "imu": Section(
-            {
-                "enabled": BOOLEAN,
-                "hz": RATE_HZ,
-                "accel_std_mps2": nonnegative(_SIGMA),
-                "gyro_std_radps": nonnegative(_SIGMA),
-                "accel_bias_mps2": nonnegative(_SIGMA),
-                "gyro_bias_radps": nonnegative(_SIGMA),
-                "position_flu_m": VECTOR3_M,
-                # navsense extension (issue 8): the configurable IMU, sensors/configurable_imu/
-                "model": Field("enum", choices=("acres", "configurable"), extension=True),
-                "preset": Field("enum", choices=("none", *PRESETS), extension=True),
-                "configurable": _CONFIGURABLE_IMU,
-                # navsense extension (issue 19 s.3): the turning WGS84 Earth in the IMU readings
-                # (the ACRES IMU, the configurable IMU and the INS's rate and force), geo/earth.py
-                "earth": Field(
-                    "enum",
-                    choices=("none", "wgs84"),
-                    extension=True,
-                    chosen="none: the specification (g = 9.80665, no Earth rate); wgs84: Earth "
-                    "rate, transport rate, Coriolis and WGS84 normal gravity, at true north",
-                ),
-            }
-        ),
-        "ins": Section(
-            {
-                "enabled": BOOLEAN,
-                "hz": RATE_HZ,
-                "position_flu_m": VECTOR3_M,
-                "position_sigma_m": position_sigma(),
-                "position_tau_s": positive(_TAU),
-                "position_white_m": position_sigma(),
-                "heading_sigma_deg": nonnegative(_SIGMA),
-                "attitude_sigma_deg": nonnegative(_SIGMA),
-                "velocity_white_mps": nonnegative(_SIGMA),
-                "accel_white_mps2": nonnegative(_SIGMA),
-                "gyro_white_radps": nonnegative(_SIGMA),
-                "frame": enum("nad83", "wgs84_g2139"),
-                "utm_zone": Field("integer", minimum=1, maximum=60),
-                # navsense extension (issue 19): the GNSS-aided INS, sensors/ins_aiding.py
-                "aiding": Field("enum", choices=("none", "gnss"), extension=True),
-                "aiding_tau_s": Field(
-                    "number",
-                    minimum=0.01,
-                    maximum=100,
-                    extension=True,
-                    chosen="s, the loosely coupled filter's time constant: >= 0.01 s (one "
-                    "epoch at 100 Hz), <= 100 s",
-                ),
-                "drift": _INS_DRIFT,
-            }
-        ),
-        # navsense extensions (issue 7), off by default: magnetometer, barometer, wheel odometer.
-        "mag": Section(
-            {
-                "enabled": EXTENSION_ENABLED,
-                "hz": EXTENSION_RATE_HZ,
-                "noise_std_ut": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-                "hard_iron_ut": Field("vector", length=3, extension=True),
-                "soft_iron_matrix": Field(
-                    "vector",
-                    length=9,
-                    extension=True,
-                    chosen="3 x 3 row-major, dimensionless; identity: none",
-                ),
-            }
-        ),
-        "baro": Section(
-            {
-                "enabled": EXTENSION_ENABLED,
-                "hz": EXTENSION_RATE_HZ,
-                "noise_std_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-                "bias_sigma_pa": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-                "bias_tau_s": Field(
-                    "number", minimum=0, min_open=True, extension=True, chosen=_TAU
-                ),
-                "base_altitude_m": Field(
-                    "number",
-                    minimum=-1000,
-                    maximum=11000,
-                    extension=True,
-                    chosen="the ISA troposphere formula holds below 11 km",
-                ),
-                "position_flu_m": Field("vector", length=3, extension=True),
-            }
-        ),
-        "odom": Section(
-            {
-                "enabled": EXTENSION_ENABLED,
-                "hz": EXTENSION_RATE_HZ,
-                "noise_std_mps": Field("number", minimum=0, extension=True, chosen=_SIGMA),
-                "scale_factor_sigma": Field(
-                    "number",
-                    minimum=0,
-                    maximum=0.1,
-                    extension=True,
-                    chosen="dimensionless (0.01 = 1 %); <= 0.1 keeps 1 + eps positive to 10 sigma",
-                ),
-                "encoder_tick_m": Field(
-                    "number",
-                    minimum=0,
-                    extension=True,
-                    chosen="distance per encoder tick; 0 is no quantisation",
-                ),
-            }
-        ),
-    }
-)
-
-
 # --------------------------------------------------------------------------------------------
 # Messages.
-
-
-def _number_text(x) -> str:
-    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
 def format_value(value, limit: int = 80) -> str:
@@ -937,3 +310,40 @@ def describe_keys(schema: Section = SCHEMA) -> list[dict]:
                 }
             )
     return rows
+
+
+# --------------------------------------------------------------------------------------------
+# Defaults.
+
+
+def defaults(layer: str | None = None, schema: Section = SCHEMA) -> dict:
+    """The defaults of ``schema`` as a nested plain dict (arrays as lists), keys in its order.
+
+    ``layer`` picks a default layer: ``"sensors.json"`` the keys of the specification's
+    sensors.json (neither a navsense extension nor in a section marked ``in_sensors_json``
+    false: the INS table's "Code" column), ``"code"`` every other key; None every key.
+    Sections left empty are left out. ValueError names a field that has no default.
+    """
+    return _defaults(schema, "", layer, True)
+
+
+def _defaults(section: Section, path: str, layer: str | None, in_file: bool) -> dict:
+    out: dict = {}
+    in_file = in_file and section.in_sensors_json
+    for key, node in section.fields.items():
+        p = _join(path, key)
+        if isinstance(node, Section):
+            block = _defaults(node, p, layer, in_file)
+            if block:
+                out[key] = block
+            continue
+        if node.default is NO_DEFAULT:
+            raise ValueError(f"the configuration key {p} has no default")
+        if layer is None or (layer == "sensors.json") == (in_file and not node.extension):
+            out[key] = _json_value(node.default)
+    return out
+
+
+def _json_value(value):
+    """A default as JSON holds it: tuples as lists."""
+    return [_json_value(x) for x in value] if isinstance(value, tuple) else value

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from navsense.config.typed.keyed import build, key
 
 __all__ = ["BaroConfig"]
 
@@ -23,23 +25,11 @@ class BaroConfig:
     bias_tau_s: float
     base_altitude_m: float
     position_flu_m: tuple[float, ...]
-    mount_frame: str
-    seed: int
-    noise: bool
+    mount_frame: str = field(metadata=key("mount_frame"))
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> BaroConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
-        b = cfg["baro"]
-        return cls(
-            enabled=bool(b["enabled"]),
-            hz=float(b["hz"]),
-            noise_std_pa=float(b["noise_std_pa"]),
-            bias_sigma_pa=float(b["bias_sigma_pa"]),
-            bias_tau_s=float(b["bias_tau_s"]),
-            base_altitude_m=float(b["base_altitude_m"]),
-            position_flu_m=tuple(float(x) for x in b["position_flu_m"]),
-            mount_frame=str(cfg["mount_frame"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-        )
+        return build(cls, cfg, "baro")

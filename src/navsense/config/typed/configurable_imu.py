@@ -1,53 +1,35 @@
 """The ``imu`` section with ``imu.model`` "configurable" (the configurable IMU), typed.
 
-Each key of ``imu.configurable.gyro`` / ``.accel`` that is null (code_defaults.json's value)
-takes the value of ``imu.preset`` (navsense.config.imu_presets), else its default below (zero:
-no such error). A preset may give one number for the three axes.
+Each key of ``imu.configurable.gyro`` / ``.accel`` that is null (its default) takes the value of
+``imu.preset`` (navsense.config.imu_presets), else what the table of keys says a null means
+(``Field.null_means``, navsense.config.keys: zero, no such error). A preset may give one number
+for the three axes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
+from navsense.config.fields import Field
 from navsense.config.imu_presets import PRESETS
+from navsense.config.typed.keyed import build, key, section
 
 __all__ = ["ConfigurableImuConfig", "SensorErrors", "sensor_keys"]
 
-#: per-sensor key templates of ``imu.configurable.gyro`` / ``.accel``: {u} the sensor's unit
-#: (radps, mps2), {rw} its random-walk unit (radps2_rthz, mps3_rthz).
-_SENSOR_KEYS = {
-    "noise_density": "noise_density_{u}_rthz",
-    "bias_instability": "bias_instability_{u}",
-    "bias_instability_tau_s": "bias_instability_tau_s",
-    "random_walk": "random_walk_{rw}",
-    "random_walk_bound": "random_walk_bound_{u}",
-    "bias": "bias_{u}",
-    "turn_on_bias_sigma": "turn_on_bias_sigma_{u}",
-    "scale_factor_ppm": "scale_factor_ppm",
-    "misalignment_rad": "misalignment_rad",
-    "temp_bias_per_k": "temp_bias_{u}_per_k",
-    "temp_scale_ppm_per_k": "temp_scale_ppm_per_k",
-    "lsb": "lsb_{u}",
-    "carry_error": "carry_error",
-    "round_direction": "round_direction",
-    "saturation": "saturation_{u}",
-    "g_sensitivity": "g_sensitivity_radps_per_mps2",  # gyro only
-}
-_UNITS = {"gyro": ("radps", "radps2_rthz"), "accel": ("mps2", "mps3_rthz")}
 _SCALARS = ("bias_instability_tau_s", "lsb", "saturation")
 
 
 def sensor_keys(sensor: str) -> dict[str, str]:
-    """Field name -> configuration key of ``imu.configurable.<sensor>`` (gyro or accel)."""
-    u, rw = _UNITS[sensor]
-    keys = {f: k.format(u=u, rw=rw) for f, k in _SENSOR_KEYS.items()}
-    if sensor != "gyro":
-        del keys["g_sensitivity"]
-    return keys
+    """Field name -> configuration key of ``imu.configurable.<sensor>`` (gyro or accel): the
+    fields of :class:`SensorErrors` in the order of the section's keys (the keys carry the
+    unit, ``bias_radps``; the field does not, ``bias``; the accelerometer has no
+    g-sensitivity)."""
+    names = [f.name for f in fields(SensorErrors)]
+    return dict(zip(names, section(f"imu.configurable.{sensor}").fields))
 
 
 def _three(value) -> np.ndarray:
@@ -66,36 +48,40 @@ class SensorErrors:
     scale factor); ``round_direction`` to_zero, from_zero or near; ``saturation`` 0: none.
     """
 
-    noise_density: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    bias_instability: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    bias_instability_tau_s: float = 100.0
-    random_walk: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    random_walk_bound: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    bias: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    turn_on_bias_sigma: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    scale_factor_ppm: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    misalignment_rad: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
-    temp_bias_per_k: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    temp_scale_ppm_per_k: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    lsb: float = 0.0
-    carry_error: bool = False
-    round_direction: str = "near"
-    saturation: float = 0.0
-    g_sensitivity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    noise_density: np.ndarray
+    bias_instability: np.ndarray
+    bias_instability_tau_s: float
+    random_walk: np.ndarray
+    random_walk_bound: np.ndarray
+    bias: np.ndarray
+    turn_on_bias_sigma: np.ndarray
+    scale_factor_ppm: np.ndarray
+    misalignment_rad: np.ndarray
+    temp_bias_per_k: np.ndarray
+    temp_scale_ppm_per_k: np.ndarray
+    lsb: float
+    carry_error: bool
+    round_direction: str
+    saturation: float
+    g_sensitivity: np.ndarray  # the accelerometer has none: zeros
 
     @classmethod
     def from_validated(
         cls, sensor: str, explicit: Mapping[str, Any], preset: Mapping[str, Any]
     ) -> SensorErrors:
         """Explicit keys (not null) win over the preset's; a key null in both (``explicit`` has
-        every key: the validated configuration) takes the default."""
-        kw: dict[str, Any] = {}
-        for f, key in sensor_keys(sensor).items():
-            value = explicit[key]
+        every key: the validated configuration) takes what its null means (the table's
+        ``null_means``)."""
+        kw: dict[str, Any] = {"g_sensitivity": np.zeros(3)}
+        block = section(f"imu.configurable.{sensor}")
+        for f, name in sensor_keys(sensor).items():
+            value = explicit[name]
             if value is None:
-                value = preset.get(key)
+                value = preset.get(name)
             if value is None:
-                continue
+                node = block.fields[name]
+                assert isinstance(node, Field)
+                value = node.null_means
             if f in _SCALARS:
                 kw[f] = float(value)
             elif f == "carry_error":
@@ -120,13 +106,13 @@ class ConfigurableImuConfig:
 
     hz: float
     position_flu_m: tuple[float, ...]
-    mount_frame: str
-    seed: int
-    noise: bool
+    mount_frame: str = field(metadata=key("mount_frame"))
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
     preset: str
-    platform_ypr_deg: tuple[float, ...]
-    temperature_c: float
-    reference_temperature_c: float
+    platform_ypr_deg: tuple[float, ...] = field(metadata=key("imu.configurable.platform_ypr_deg"))
+    temperature_c: float = field(metadata=key("imu.configurable.temperature_c"))
+    reference_temperature_c: float = field(metadata=key("imu.configurable.reference_temperature_c"))
     gyro: SensorErrors
     accel: SensorErrors
     earth: str
@@ -135,20 +121,12 @@ class ConfigurableImuConfig:
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
         imu = cfg["imu"]
-        name = imu["preset"]
-        pre = PRESETS.get(name, {})  # "none": no preset
+        pre = PRESETS.get(imu["preset"], {})  # "none": no preset
         conf = imu["configurable"]
-        return cls(
-            hz=float(imu["hz"]),
-            position_flu_m=tuple(float(x) for x in imu["position_flu_m"]),
-            mount_frame=str(cfg["mount_frame"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-            preset=name,
-            platform_ypr_deg=tuple(float(x) for x in conf["platform_ypr_deg"]),
-            temperature_c=float(conf["temperature_c"]),
-            reference_temperature_c=float(conf["reference_temperature_c"]),
+        return build(
+            cls,
+            cfg,
+            "imu",
             gyro=SensorErrors.from_validated("gyro", conf["gyro"], pre.get("gyro", {})),
             accel=SensorErrors.from_validated("accel", conf["accel"], pre.get("accel", {})),
-            earth=str(imu["earth"]),
         )

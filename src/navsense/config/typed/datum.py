@@ -8,14 +8,11 @@ Keys and units are the specification's ("Parameters", GNSS receiver, gnss.datum)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+
+from navsense.config.typed.keyed import build, key
 
 __all__ = ["DatumConfig", "HelmertParameters"]
-
-
-def _vector3(values) -> tuple[float, float, float]:
-    x, y, z = (float(v) for v in values)
-    return x, y, z
 
 
 @dataclass(frozen=True)
@@ -34,35 +31,17 @@ class HelmertParameters:
     ds_ppm_per_yr: float  # scale rate, ppm/yr
     reference_epoch: float  # reference epoch t_ref, decimal year
 
-    KEYS = (
-        "t_m",
-        "r_arcsec",
-        "s_ppm",
-        "dt_m_per_yr",
-        "dr_arcsec_per_yr",
-        "ds_ppm_per_yr",
-        "reference_epoch",
-    )
-
     @classmethod
     def from_validated(cls, d: Mapping) -> HelmertParameters:
         """From a complete, validated helmert_itrf2014_to_nad83_2011 dict."""
-        return cls(
-            t_m=_vector3(d["t_m"]),
-            r_arcsec=_vector3(d["r_arcsec"]),
-            s_ppm=float(d["s_ppm"]),
-            dt_m_per_yr=_vector3(d["dt_m_per_yr"]),
-            dr_arcsec_per_yr=_vector3(d["dr_arcsec_per_yr"]),
-            ds_ppm_per_yr=float(d["ds_ppm_per_yr"]),
-            reference_epoch=float(d["reference_epoch"]),
-        )
+        return build(cls, d, root_path="gnss.datum.helmert_itrf2014_to_nad83_2011")
 
     def to_dict(self) -> dict:
         """The parameters as the specification's dict (lists for the vectors)."""
         out: dict = {}
-        for k in self.KEYS:
-            v = getattr(self, k)
-            out[k] = list(v) if isinstance(v, tuple) else v
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
 
 
@@ -74,24 +53,21 @@ class DatumConfig:
     start_utc: str  # UTC at t = 0, ISO 8601
     shift_lat_deg: float  # harn_to_nad83_2011_shift_deg[0], deg
     shift_lon_deg: float  # harn_to_nad83_2011_shift_deg[1], deg
-    geoid_n0_m: float  # geoid.n0_m, m
-    geoid_dn_de: float  # geoid.dn_de, m/m
-    geoid_dn_dn: float  # geoid.dn_dn, m/m
+    geoid_n0_m: float = field(metadata=key("geoid.n0_m"))  # m
+    geoid_dn_de: float = field(metadata=key("geoid.dn_de"))  # m/m
+    geoid_dn_dn: float = field(metadata=key("geoid.dn_dn"))  # m/m
     helmert: HelmertParameters  # helmert_itrf2014_to_nad83_2011
 
     @classmethod
     def from_validated(cls, datum: Mapping) -> DatumConfig:
         """From a complete, validated gnss.datum dict."""
         lat, lon = (float(v) for v in datum["harn_to_nad83_2011_shift_deg"])
-        geoid = datum["geoid"]
-        return cls(
-            output_frame=str(datum["output_frame"]),
-            start_utc=datum["start_utc"],
+        return build(
+            cls,
+            datum,
+            root_path="gnss.datum",
             shift_lat_deg=lat,
             shift_lon_deg=lon,
-            geoid_n0_m=float(geoid["n0_m"]),
-            geoid_dn_de=float(geoid["dn_de"]),
-            geoid_dn_dn=float(geoid["dn_dn"]),
             helmert=HelmertParameters.from_validated(datum["helmert_itrf2014_to_nad83_2011"]),
         )
 

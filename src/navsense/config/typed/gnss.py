@@ -10,8 +10,10 @@ checks nothing. Units are the specification's (s, m, deg, ppm, km).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from navsense.config.typed.keyed import build, key, section
 
 __all__ = [
     "GnssConfig",
@@ -20,19 +22,8 @@ __all__ = [
     "StateParams",
     "CorrectionsConfig",
     "STATE_PARAM_KEYS",
+    "STATE_NAMES",
 ]
-
-STATE_PARAM_KEYS = (
-    "sigma_h_m",
-    "sigma_v_m",
-    "initial_sigma_h_m",
-    "initial_sigma_v_m",
-    "convergence_tau_s",
-    "white_h_m",
-    "white_v_m",
-    "tau_s",
-    "multipath_h_m",
-)
 
 
 @dataclass(frozen=True)
@@ -40,9 +31,9 @@ class FixConfig:
     """The fix-state machine (gnss.start, gnss.cold_ttff_s, gnss.rtk.*, gnss.corrections ages)."""
 
     cold: bool  # gnss.start == "cold"
-    cold_ttff_s: float
-    rtk_max_age_s: float
-    dgps_max_age_s: float
+    cold_ttff_s: float = field(metadata=key("gnss.cold_ttff_s"))
+    rtk_max_age_s: float = field(metadata=key("gnss.corrections.rtk_max_age_s"))
+    dgps_max_age_s: float = field(metadata=key("gnss.corrections.dgps_max_age_s"))
     float_min_satellites: int
     min_clear_satellites: int
     max_pdop: float
@@ -55,23 +46,7 @@ class FixConfig:
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> FixConfig:
-        gnss = cfg["gnss"]
-        rtk, corr = gnss["rtk"], gnss["corrections"]
-        return cls(
-            cold=gnss["start"] == "cold",
-            cold_ttff_s=float(gnss["cold_ttff_s"]),
-            rtk_max_age_s=float(corr["rtk_max_age_s"]),
-            dgps_max_age_s=float(corr["dgps_max_age_s"]),
-            float_min_satellites=int(rtk["float_min_satellites"]),
-            min_clear_satellites=int(rtk["min_clear_satellites"]),
-            max_pdop=float(rtk["max_pdop"]),
-            cycle_slip_rate_per_s=float(rtk["cycle_slip_rate_per_s"]),
-            ttf_median_s=float(rtk["ttf_median_s"]),
-            ttf_log_sigma=float(rtk["ttf_log_sigma"]),
-            ttf_multipath_gain=float(rtk["ttf_multipath_gain"]),
-            reacquire_factor=float(rtk["reacquire_factor"]),
-            reacquire_window_s=float(rtk["reacquire_window_s"]),
-        )
+        return build(cls, cfg, "gnss.rtk", cold=cfg["gnss"]["start"] == "cold")
 
 
 @dataclass(frozen=True)
@@ -90,7 +65,13 @@ class StateParams:
 
     @classmethod
     def from_validated(cls, block: Mapping[str, Any]) -> StateParams:
-        return cls(**{k: float(block[k]) for k in STATE_PARAM_KEYS})
+        return build(cls, block, root_path="gnss.states.single")
+
+
+#: the keys of a fix state (gnss.states.<state>), in the table's order
+STATE_PARAM_KEYS = tuple(f.name for f in fields(StateParams))
+#: the fix states that have parameters (no_fix takes single's)
+STATE_NAMES = tuple(section("gnss.states").fields)
 
 
 @dataclass(frozen=True)
@@ -105,26 +86,22 @@ class ErrorConfig:
     single: StateParams
     multipath_tau_s: float
     multipath_vertical_ratio: float
-    baseline_km: float
-    ppm_h: float
-    ppm_v: float
-    noise: bool
+    baseline_km: float = field(metadata=key("gnss.corrections.baseline_km"))
+    ppm_h: float = field(metadata=key("gnss.corrections.ppm_h"))
+    ppm_v: float = field(metadata=key("gnss.corrections.ppm_v"))
+    noise: bool = field(metadata=key("noise"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ErrorConfig:
-        gnss = cfg["gnss"]
-        states, corr = gnss["states"], gnss["corrections"]
-        return cls(
+        states = cfg["gnss"]["states"]
+        return build(
+            cls,
+            cfg,
+            "gnss",
             rtk_fixed=StateParams.from_validated(states["rtk_fixed"]),
             rtk_float=StateParams.from_validated(states["rtk_float"]),
             dgps=StateParams.from_validated(states["dgps"]),
             single=StateParams.from_validated(states["single"]),
-            multipath_tau_s=float(gnss["multipath_tau_s"]),
-            multipath_vertical_ratio=float(gnss["multipath_vertical_ratio"]),
-            baseline_km=float(corr["baseline_km"]),
-            ppm_h=float(corr["ppm_h"]),
-            ppm_v=float(corr["ppm_v"]),
-            noise=bool(cfg["noise"]),
         )
 
 
@@ -139,14 +116,7 @@ class CorrectionsConfig:
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> CorrectionsConfig:
-        gnss = cfg["gnss"]
-        corr = gnss["corrections"]
-        return cls(
-            interval_s=float(corr["interval_s"]),
-            latency_s=float(corr["latency_s"]),
-            outages_s=tuple((float(a), float(b)) for a, b in corr["outages_s"]),
-            cold=gnss["start"] == "cold",
-        )
+        return build(cls, cfg, "gnss.corrections", cold=cfg["gnss"]["start"] == "cold")
 
 
 @dataclass(frozen=True)
@@ -161,45 +131,31 @@ class GnssConfig:
     enabled: bool
     hz: float
     antenna_flu_m: tuple[float, float, float]
-    mount_frame: str
-    seed: int
-    noise: bool
+    mount_frame: str = field(metadata=key("mount_frame"))
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
     elevation_mask_deg: float
     constellations: tuple[tuple[str, bool], ...]
-    near_margin_m: float
-    foliage_block_path_m: float
-    reflector_range_m: float
+    near_margin_m: float = field(metadata=key("gnss.obstruction.near_margin_m"))
+    foliage_block_path_m: float = field(metadata=key("gnss.obstruction.foliage_block_path_m"))
+    reflector_range_m: float = field(metadata=key("gnss.obstruction.reflector_range_m"))
     signal_outages_s: tuple[tuple[float, float], ...]  # gnss.signal_outages_s, [t1, t2) pairs, s
-    output_frame: str
-    start_utc: str
+    output_frame: str = field(metadata=key("gnss.datum.output_frame"))
+    start_utc: str = field(metadata=key("gnss.datum.start_utc"))
     fix: FixConfig
     errors: ErrorConfig
     corrections: CorrectionsConfig
-    nmea_sentences: tuple[str, ...]  # gnss.nmea.sentences, as given
+    nmea_sentences: tuple[str, ...] = field(metadata=key("gnss.nmea.sentences"))  # as given
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> GnssConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
-        gnss = cfg["gnss"]
-        e, n, u = (float(v) for v in gnss["antenna_flu_m"])
-        obstruction = gnss["obstruction"]
-        return cls(
-            enabled=bool(gnss["enabled"]),
-            hz=float(gnss["hz"]),
-            antenna_flu_m=(e, n, u),
-            mount_frame=str(cfg["mount_frame"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-            elevation_mask_deg=float(gnss["elevation_mask_deg"]),
-            constellations=tuple((s, bool(on)) for s, on in gnss["constellations"].items()),
-            near_margin_m=float(obstruction["near_margin_m"]),
-            foliage_block_path_m=float(obstruction["foliage_block_path_m"]),
-            reflector_range_m=float(obstruction["reflector_range_m"]),
-            signal_outages_s=tuple((float(a), float(b)) for a, b in gnss["signal_outages_s"]),
-            output_frame=str(gnss["datum"]["output_frame"]),
-            start_utc=str(gnss["datum"]["start_utc"]),
+        return build(
+            cls,
+            cfg,
+            "gnss",
+            constellations=tuple((s, bool(on)) for s, on in cfg["gnss"]["constellations"].items()),
             fix=FixConfig.from_validated(cfg),
             errors=ErrorConfig.from_validated(cfg),
             corrections=CorrectionsConfig.from_validated(cfg),
-            nmea_sentences=tuple(str(name) for name in gnss["nmea"]["sentences"]),
         )

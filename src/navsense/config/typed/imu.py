@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from navsense.config.typed.keyed import build, key
 
 __all__ = ["ImuConfig"]
 
@@ -25,25 +27,12 @@ class ImuConfig:
     accel_bias_mps2: float
     gyro_bias_radps: float
     position_flu_m: tuple[float, ...]
-    mount_frame: str
-    seed: int
-    noise: bool
+    mount_frame: str = field(metadata=key("mount_frame"))
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
     earth: str
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
-        imu = cfg["imu"]
-        return cls(
-            enabled=bool(imu["enabled"]),
-            hz=float(imu["hz"]),
-            accel_std_mps2=float(imu["accel_std_mps2"]),
-            gyro_std_radps=float(imu["gyro_std_radps"]),
-            accel_bias_mps2=float(imu["accel_bias_mps2"]),
-            gyro_bias_radps=float(imu["gyro_bias_radps"]),
-            position_flu_m=tuple(float(x) for x in imu["position_flu_m"]),
-            mount_frame=str(cfg["mount_frame"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-            earth=str(imu["earth"]),
-        )
+        return build(cls, cfg, "imu")

@@ -8,7 +8,9 @@ checked every key: the conversion checks nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from navsense.config.typed.keyed import build, key
 
 __all__ = ["InsConfig", "InsDriftConfig"]
 
@@ -27,8 +29,8 @@ class InsDriftConfig:
 
     @classmethod
     def from_validated(cls, drift: Mapping) -> InsDriftConfig:
-        """From the validated, complete ``ins.drift`` block (its defaults: code_defaults.json)."""
-        return cls(**{k: float(drift[k]) for k in cls.__dataclass_fields__})
+        """From the validated, complete ``ins.drift`` block (its defaults: navsense.config.keys)."""
+        return build(cls, drift, root_path="ins.drift")
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,9 @@ class InsConfig:
     gyro_white_radps: float
     frame: str
     utm_zone: int
-    seed: int
-    noise: bool
-    earth: str
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
+    earth: str = field(metadata=key("imu.earth"))
     aiding: str  # navsense extension (issue 19): none | gnss
     aiding_tau_s: float  # the loosely coupled filter's time constant, s
     drift: InsDriftConfig
@@ -65,26 +67,4 @@ class InsConfig:
     @classmethod
     def from_validated(cls, cfg: Mapping) -> InsConfig:
         """From the effective configuration: its ``ins`` block, ``seed`` and ``noise``."""
-        ins = cfg["ins"]
-        x, y, z = (float(v) for v in ins["position_flu_m"])
-        return cls(
-            enabled=bool(ins["enabled"]),
-            hz=float(ins["hz"]),
-            position_flu_m=(x, y, z),
-            position_sigma_m=float(ins["position_sigma_m"]),
-            position_tau_s=float(ins["position_tau_s"]),
-            position_white_m=float(ins["position_white_m"]),
-            heading_sigma_deg=float(ins["heading_sigma_deg"]),
-            attitude_sigma_deg=float(ins["attitude_sigma_deg"]),
-            velocity_white_mps=float(ins["velocity_white_mps"]),
-            accel_white_mps2=float(ins["accel_white_mps2"]),
-            gyro_white_radps=float(ins["gyro_white_radps"]),
-            frame=str(ins["frame"]),
-            utm_zone=int(ins["utm_zone"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-            earth=str(cfg["imu"]["earth"]),
-            aiding=str(ins["aiding"]),
-            aiding_tau_s=float(ins["aiding_tau_s"]),
-            drift=InsDriftConfig.from_validated(ins["drift"]),
-        )
+        return build(cls, cfg, "ins", drift=InsDriftConfig.from_validated(cfg["ins"]["drift"]))

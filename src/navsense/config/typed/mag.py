@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from navsense.config.typed.keyed import build, key
 
 __all__ = ["MagConfig"]
 
@@ -21,21 +23,11 @@ class MagConfig:
     noise_std_ut: float
     hard_iron_ut: tuple[float, ...]
     soft_iron_matrix: tuple[float, ...]
-    seed: int
-    noise: bool
-    start_utc: str
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
+    start_utc: str = field(metadata=key("gnss.datum.start_utc"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> MagConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
-        mag = cfg["mag"]
-        return cls(
-            enabled=bool(mag["enabled"]),
-            hz=float(mag["hz"]),
-            noise_std_ut=float(mag["noise_std_ut"]),
-            hard_iron_ut=tuple(float(x) for x in mag["hard_iron_ut"]),
-            soft_iron_matrix=tuple(float(x) for x in mag["soft_iron_matrix"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-            start_utc=str(cfg["gnss"]["datum"]["start_utc"]),
-        )
+        return build(cls, cfg, "mag")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from navsense.config.typed.keyed import build, key
 
 __all__ = ["OdomConfig"]
 
@@ -22,19 +24,10 @@ class OdomConfig:
     noise_std_mps: float
     scale_factor_sigma: float
     encoder_tick_m: float
-    seed: int
-    noise: bool
+    seed: int = field(metadata=key("seed"))
+    noise: bool = field(metadata=key("noise"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> OdomConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
-        o = cfg["odom"]
-        return cls(
-            enabled=bool(o["enabled"]),
-            hz=float(o["hz"]),
-            noise_std_mps=float(o["noise_std_mps"]),
-            scale_factor_sigma=float(o["scale_factor_sigma"]),
-            encoder_tick_m=float(o["encoder_tick_m"]),
-            seed=int(cfg["seed"]),
-            noise=bool(cfg["noise"]),
-        )
+        return build(cls, cfg, "odom")

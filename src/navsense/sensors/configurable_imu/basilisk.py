@@ -38,10 +38,12 @@ from navsense.rotation import (
 )
 from navsense.sensors.configurable_imu.error_terms import (
     IMU_STREAM_SEED_OFFSET,
+    ROUND_FROM_ZERO,
+    ROUND_NEAR,
+    ROUND_TO_ZERO,
     GaussMarkov,
     Quantizer,
     apply_imu_errors,
-    round_code,
 )
 
 __all__ = [
@@ -74,6 +76,29 @@ def _mat(value, name: str, n: int = 3) -> np.ndarray:
             f"{name}: expected a {n}x{n} matrix of finite numbers, got shape {m.shape}"
         )
     return m
+
+
+#: setRoundDirection's names as Basilisk spells them (roundDirection_t), and its codes
+_BASILISK_ROUND = {"TO_ZERO": ROUND_TO_ZERO, "FROM_ZERO": ROUND_FROM_ZERO, "NEAR": ROUND_NEAR}
+_ROUND_NAMES = {**_BASILISK_ROUND, **{k.lower(): v for k, v in _BASILISK_ROUND.items()}}
+
+
+def _round_direction(direction) -> int:
+    """Basilisk's roundDirection_t of a setRoundDirection argument: a name (TO_ZERO, or the
+    configuration's to_zero) or its code 0, 1, 2 (the Basilisk API's argument, checked here
+    as _vec3 and _mat check theirs)."""
+    if isinstance(direction, str):
+        if direction not in _ROUND_NAMES:
+            raise ConfigError(
+                f"round direction = {direction!r} is not one of to_zero, from_zero, near"
+            )
+        return _ROUND_NAMES[direction]
+    code = int(direction)
+    if code not in (0, 1, 2):
+        raise ConfigError(
+            f"round direction = {direction!r} is not one of 0 (TO_ZERO), 1 (FROM_ZERO), 2 (NEAR)"
+        )
+    return code
 
 
 _STATE_KEYS = (
@@ -130,7 +155,7 @@ class BasiliskImu:
 
     def setRoundDirection(self, aRound, oRound) -> None:
         """0 / "TO_ZERO" (default), 1 / "FROM_ZERO", 2 / "NEAR" (half away from zero)."""
-        self._qa.direction, self._qg.direction = round_code(aRound), round_code(oRound)
+        self._qa.direction, self._qg.direction = _round_direction(aRound), _round_direction(oRound)
 
     def setAMatrixAccel(self, propMatrix) -> None:
         self._A["accel"] = _mat(propMatrix, "AMatrixAccel").copy()

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from navsense import gauss_markov
-from navsense.errors import ConfigError
+from navsense.config.keys import ROUND_DIRECTIONS
 
 __all__ = [
     "ROUND_TO_ZERO",
@@ -35,32 +35,15 @@ __all__ = [
 
 IMU_STREAM_SEED_OFFSET = 7001  # navsense choice: both IMUs' streams Pcg32(seed + 7001, seq)
 
-# Basilisk's roundDirection_t (discretize.h): TO_ZERO, FROM_ZERO, NEAR
+# Basilisk's roundDirection_t (discretize.h): TO_ZERO, FROM_ZERO, NEAR; the configuration's
+# names (imu.configurable.<sensor>.round_direction, navsense.config.keys.ROUND_DIRECTIONS) are
+# in this order, so a name's index is its code.
 ROUND_TO_ZERO, ROUND_FROM_ZERO, ROUND_NEAR = 0, 1, 2
-_ROUND_NAMES = {
-    "TO_ZERO": ROUND_TO_ZERO,
-    "FROM_ZERO": ROUND_FROM_ZERO,
-    "NEAR": ROUND_NEAR,
-    "to_zero": ROUND_TO_ZERO,
-    "from_zero": ROUND_FROM_ZERO,
-    "near": ROUND_NEAR,
-}
 
 
-def round_code(direction) -> int:
-    """Basilisk's roundDirection_t of a name (TO_ZERO, to_zero, ...) or of its code 0, 1, 2."""
-    if isinstance(direction, str):
-        if direction not in _ROUND_NAMES:
-            raise ConfigError(
-                f"round direction = {direction!r} is not one of to_zero, from_zero, near"
-            )
-        return _ROUND_NAMES[direction]
-    code = int(direction)
-    if code not in (0, 1, 2):
-        raise ConfigError(
-            f"round direction = {direction!r} is not one of 0 (TO_ZERO), 1 (FROM_ZERO), 2 (NEAR)"
-        )
-    return code
+def round_code(direction: str) -> int:
+    """Basilisk's roundDirection_t of a validated round_direction (to_zero, from_zero, near)."""
+    return ROUND_DIRECTIONS.index(direction)
 
 
 # ------------------------------------------------------------------------------ error states
