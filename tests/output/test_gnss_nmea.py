@@ -1,6 +1,7 @@
 """gnss.nmea as a receiver sends it (issue 20): every sentence parsed by pynmeagps and equal to
 its epoch's row and block (position, speed, course, DOPs, satellites, sigma), in a receiver's
-order, with the talkers and NMEA 4.10 system and signal IDs."""
+order, with the talkers and NMEA 4.10 system and signal IDs (issue 29: GSA under GN with the
+system ID; issue 32: the course frozen while standing)."""
 
 import datetime
 import itertools
@@ -16,6 +17,7 @@ from navsense.config.typed.gnss import GnssConfig
 from navsense.constants import KMH_MPS, KNOT_MPS
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
+from navsense.output.layouts.gnss import COURSE_HOLD_SPEED_MPS
 from navsense.output.nmea import SENTENCE_ORDER, nmea_checksum
 from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.receiver import GnssReceiver
@@ -25,6 +27,7 @@ mm = 1e-3
 START = datetime.datetime(2026, 9, 23, 15, 0, 0)
 MINUTE_UNIT_DEG = 1e-7 / 60.0
 SYSTEMS = {"GP": ("gps", 1, "1", 0), "GL": ("glonass", 2, "1", 64), "GA": ("galileo", 3, "7", 0)}
+TALKER_OF_ID = {str(sys_id): talker for talker, (_, sys_id, _, _) in SYSTEMS.items()}
 
 
 def receiver(**overrides):
@@ -77,9 +80,10 @@ def test_every_line_parses_with_its_checksum_and_the_order_of_a_receiver(run):
             kinds.append((msg.talker, msg.msgID))
         ids = [k for k, _ in itertools.groupby(kinds)]
         assert ids[:3] == [("GN", "RMC"), ("GN", "VTG"), ("GN", "GGA")]
-        assert ids[3:6] == [("GP", "GSA"), ("GL", "GSA"), ("GA", "GSA")]
-        assert ids[6:9] == [("GP", "GSV"), ("GL", "GSV"), ("GA", "GSV")]
-        assert ids[9:] == [("GN", "GST"), ("GN", "ZDA")]
+        assert ids[3] == ("GN", "GSA")  # one a system, all under GN (NMEA 4.10, u-blox)
+        assert [parse(x).systemId for x in epoch if x[3:6] == "GSA"] == ["1", "2", "3"]
+        assert ids[4:7] == [("GP", "GSV"), ("GL", "GSV"), ("GA", "GSV")]
+        assert ids[7:] == [("GN", "GST"), ("GN", "ZDA")]
     assert {r["fix_type"] for r in rows} >= {"no_fix", "rtk_float", "rtk_fixed"}
     assert set(NMEA_SENTENCES) == set(SENTENCE_ORDER)
 
@@ -92,6 +96,8 @@ def test_gga_is_the_rows_sentence_unchanged(run):
 # --------------------------------------------------------------------------- RMC, VTG, ZDA
 def test_rmc_and_vtg_agree_with_the_row_and_the_velocity(run):
     _, block, rows, lines = run
+    held = np.nan  # the course of the last epoch with a fix at or above the hold speed
+    frozen = 0
     for k, epoch in enumerate(epochs_of(lines)):
         r = rows[k]
         rmc, vtg = parse(epoch[0]), parse(epoch[1])
@@ -101,17 +107,23 @@ def test_rmc_and_vtg_agree_with_the_row_and_the_velocity(run):
         if r["fix_type"] == "no_fix":
             assert rmc.status == "V" and rmc.lat == "" and rmc.spd == "" and rmc.cog == ""
             assert vtg.cogt == "" and vtg.sogn == "" and vtg.sogk == ""
+            # the unit fields stay (u-blox F9: $GNVTG,,T,,M,,N,,K,N)
+            assert epoch[1].split("*")[0] == "$GNVTG,,T,,M,,N,,K,N"
             continue
         assert rmc.status == "A"
         assert rmc.lat == pytest.approx(r["latitude_deg"], abs=MINUTE_UNIT_DEG / 2 + 1e-9)
         assert rmc.lon == pytest.approx(r["longitude_deg"], abs=MINUTE_UNIT_DEG / 2 + 1e-9)
         speed = block["speed_mps"][k]
-        course = block["course_deg"][k]
         assert rmc.spd == vtg.sogn == pytest.approx(speed / KNOT_MPS, abs=0.0005 + 1e-9)
         assert vtg.sogk == pytest.approx(speed / KMH_MPS, abs=0.0005 + 1e-9)
         assert rmc.cog == vtg.cogt
-        assert (rmc.cog - course + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=0.005 + 1e-9)
+        if speed >= COURSE_HOLD_SPEED_MPS:
+            held = block["course_deg"][k]
+        else:
+            frozen += 1
+        assert (rmc.cog - held + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=0.005 + 1e-9)
         assert 0.0 <= rmc.cog < 360.0
+    assert frozen > 100  # the stop at the field's edge
 
 
 def test_speed_and_course_follow_the_truth(run):
@@ -131,6 +143,23 @@ def test_speed_and_course_follow_the_truth(run):
     assert np.abs(diff[moving]).max() < 3.0  # 0.1 m/s of error at 2 m/s is 2.9 deg
 
 
+def test_the_course_is_held_while_standing(run):
+    """Issue 32: standing still (the antenna's truth speed 0, the stop at the field's edge),
+    RMC's course no longer swings (it did 96 -> 179 -> 343 deg on consecutive epochs): the stand
+    shows one course, and a new one only at an epoch whose noisy speed reaches the hold speed."""
+    _, block, _, lines = run
+    v_a = block["antenna_velocity_enu_mps"]
+    standing = np.flatnonzero((np.hypot(v_a[:, 0], v_a[:, 1]) == 0.0) & (block["fix"] != 0))
+    stand = np.split(standing, np.flatnonzero(np.diff(standing) > 1) + 1)[0]
+    assert stand.size > 100
+    epochs = epochs_of(lines)
+    cog = np.array([parse(epochs[k][0]).cog for k in stand])
+    reaching = int((block["speed_mps"][stand] >= COURSE_HOLD_SPEED_MPS).sum())
+    assert reaching < 0.05 * stand.size
+    assert np.unique(cog).size <= 1 + reaching
+    assert np.ptp(block["course_deg"][stand]) > 90.0  # the velocity's course: noise
+
+
 def test_zda_date_and_time(run):
     _, block, _, lines = run
     for k, epoch in enumerate(epochs_of(lines)[:50]):
@@ -147,11 +176,12 @@ def test_gsa_lists_the_used_satellites_with_the_rows_dops(run):
     for k, epoch in enumerate(epochs_of(lines)):
         r = rows[k]
         gsa = [parse(x) for x in epoch if x[3:6] == "GSA"]
-        assert [m.talker for m in gsa] == ["GP", "GL", "GA"]
+        assert [m.talker for m in gsa] == ["GN", "GN", "GN"]
+        assert [m.systemId for m in gsa] == ["1", "2", "3"]
         total = 0
         for m in gsa:
-            name, sys_id, _, offset = SYSTEMS[m.talker]
-            assert m.opMode == "A" and m.systemId == str(sys_id)
+            name, sys_id, _, offset = SYSTEMS[TALKER_OF_ID[m.systemId]]
+            assert m.opMode == "A"
             assert (r["pdop"], r["hdop"], r["vdop"]) == (m.PDOP, m.HDOP, m.VDOP)
             prns = [getattr(m, f"svid_{i:02d}") for i in range(1, 13)]
             prns = [p for p in prns if p != ""]
@@ -264,17 +294,29 @@ def test_systems_that_are_off_send_no_gsa_or_gsv():
     rx, truth = receiver(**{"gnss.constellations.glonass": False})
     lines = layout_for(rx).extra(rx.process(truth.slice(0, 600)))
     talkers = {x[1:6] for x in lines}
-    assert "GLGSV" not in talkers and "GLGSA" not in talkers
-    assert {"GPGSV", "GAGSV", "GPGSA", "GAGSA"} <= talkers
+    assert "GLGSV" not in talkers and {"GPGSV", "GAGSV"} <= talkers
+    epoch = epochs_of(lines)[0]
+    assert [parse(x).systemId for x in epoch if x[3:6] == "GSA"] == ["1", "3"]
 
 
 def test_batch_chunks_and_steps_give_identical_sentences():
+    """The first 80 s: the garage without a fix, a drive, the stop at 50 .. 72 s (the course
+    frozen across blocks) and the drive on."""
     rx, truth = receiver()
-    part = truth.slice(0, 1500)
+    part = truth.slice(0, 9600)
     want = layout_for(rx).extra(rx.process(part))
+    assert sum(x.startswith("$GNRMC") and ",A," in x for x in want) > 400
     stepped, _ = receiver()
     layout = layout_for(stepped)
     got = []
     for k in range(len(part)):
         got += layout.extra(stepped.process(part.slice(k, k + 1)))
+    assert orjson.dumps(got) == orjson.dumps(want)
+    chunked, _ = receiver()
+    layout = layout_for(chunked)
+    got = []
+    for a, b in itertools.pairwise([0, 7, 1000, 6011, 6012, 8000, 9600]):
+        block = chunked.process(part.slice(a, b))
+        got += layout.extra(block)
+        assert layout.extra(block) == layout.extra(block)  # asked again: the same sentences
     assert orjson.dumps(got) == orjson.dumps(want)

@@ -65,8 +65,13 @@ def test_vtg_and_zda_equal_the_published_examples():
     assert zda_sentences([8 * 3600 + 27 * 60 + 10.0], "2002-09-16", talker="GP") == [
         "$GPZDA,082710.00,16,09,2002,00,00*64"
     ]
-    # a u-blox 8 receiver without a fix
-    assert vtg_sentences([0.0], [0.0], [0.0], ["N"], [False]) == ["$GNVTG,,,,,,,,,N*2E"]
+    # without a fix the unit fields stay, as a u-blox F9 sends it (issue 29; the example of the
+    # Fixposition SDK's NMEA parser, fixposition/fixposition-sdk fpsdk_common/src/parser/nmea.cpp)
+    assert vtg_sentences([0.0], [0.0], [0.0], ["N"], [False]) == ["$GNVTG,,T,,M,,N,,K,N*32"]
+    # a course not known (none yet) empties the course alone
+    assert vtg_sentences([0.0], [0.004], [0.008], ["A"], [True], course_valid=[False]) == [
+        "$GNVTG,,T,,M,0.004,N,0.008,K,A*31"
+    ]
 
 
 # ------------------------------------------------------------------- RMC
@@ -203,6 +208,20 @@ def test_zda_rolls_over_days_months_and_years():
 
 
 # ------------------------------------------------------------------- GSA
+def test_gsa_under_gn_equals_the_published_sentences():
+    """Issue 29: GSA under the talker GN, the system in its last field (NMEA 4.10, u-blox F9):
+    the examples of the Fixposition SDK's NMEA parser (fixposition/fixposition-sdk,
+    fpsdk_common/src/parser/nmea.cpp), byte for byte, a GPS epoch with a fix and QZSS (5)
+    without one."""
+    prn = [3, 4, 6, 7, 9, 11, 19, 20, 26, 30, 31]
+    lines, _ = gsa_sentences(np.ones((1, 11), bool), prn, [3], [0.79], [0.46], [0.64], "GN", 1)
+    assert lines == ["$GNGSA,A,3,03,04,06,07,09,11,19,20,26,30,31,,0.79,0.46,0.64,1*0F"]
+    lines, _ = gsa_sentences(np.zeros((1, 2), bool), [1, 2], [1], 99.99, 99.99, 99.99, "GN", 5)
+    assert lines == ["$GNGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99,5*37"]
+    msg = parse(lines[0])
+    assert (msg.talker, msg.systemId, msg.navMode) == ("GN", "5", 1)
+
+
 def test_gsa_lists_the_used_prns_twelve_a_sentence():
     used = np.zeros((3, 20), dtype=bool)
     used[0, [0, 2, 5]] = True

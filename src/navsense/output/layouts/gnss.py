@@ -57,17 +57,29 @@ state. A no_fix epoch gets the no-fix form (empty position, altitude, separation
 gnss.nmea (navsense extension, issue 20) holds, epoch by epoch, the sentences of
 gnss.nmea.sentences in a receiver's order (:mod:`navsense.output.nmea`): RMC and VTG (the row's
 position; speed over ground ``speed_mps`` in knots and km/h and true course ``course_deg`` of
-the receiver's velocity; status and mode from the fix state), GGA (the row's nmea_gga), GSA and
-GSV for each system that is on (talkers GP, GL, GA; NMEA 4.10 system and signal IDs; GSA: the
-PRNs of ``sat_used``, none without a fix, and the row's PDOP, HDOP, VDOP; GSV: the satellites at
-or above the elevation mask, blocked ones included, with ``sat_elevation_deg``,
-``sat_azimuth_deg`` and ``sat_cn0_dbhz``, empty where the sky view blocks the signal), GST and
-ZDA. GST's standard deviations of latitude, longitude and altitude are the row's sigma_enu_m
+the receiver's velocity, the course frozen below COURSE_HOLD_SPEED_MPS; status and mode from the
+fix state), GGA (the row's nmea_gga), GSA and GSV for each system that is on (NMEA 4.10/4.11
+system and signal IDs of :data:`navsense.sky.systems.GNSS_SYSTEMS`, GPS, GLONASS, Galileo,
+BeiDou, QZSS in that order; GSA under the talker GN with the system ID, as the u-blox F9
+interface description sends it: the PRNs of ``sat_used``, none without a fix, and the row's
+PDOP, HDOP, VDOP; GSV under the system's talker GP, GL, GA, GB, GQ: the satellites at or above
+the elevation mask, blocked ones included, with ``sat_elevation_deg``, ``sat_azimuth_deg`` and
+``sat_cn0_dbhz``, empty where the sky view blocks the signal), GST and ZDA. GST's standard
+deviations of latitude, longitude and altitude are the row's sigma_enu_m
 (north, east, up); the error ellipse of its diagonal horizontal covariance has the semi-major
 axis max(sigma_e, sigma_n), the semi-minor min(...), oriented north (0 deg) unless sigma_e is
 the larger (90 deg); the range RMS is the range standard deviation that the covariance implies,
 sqrt(sigma_e^2 + sigma_n^2 + sigma_u^2) / PDOP (the trace of the covariance is PDOP^2 times the
-range variance). Combined sentences have the talker GN, whatever systems are on.
+range variance). Combined sentences (RMC, VTG, GGA, GSA, GST, ZDA) have the talker GN,
+whatever systems are on.
+
+The course over ground (issue 32): below a ground speed of COURSE_HOLD_SPEED_MPS (0.1 m/s) the
+course of the velocity is noise (it swung 96 -> 179 -> 343 deg on consecutive epochs standing
+still), so RMC and VTG report the last course at or above it, frozen, as a u-blox receiver
+freezes its course over ground (ZED-F9P integration manual, "Freezing the course over ground");
+before the first such course the course field is empty. Ruling: navsense prints the frozen course,
+as a u-blox receiver does with the NMEA output of frozen courses on (CFG-NMEA-OUT_FROZENCOG); at
+its factory setting a u-blox receiver leaves the course field empty while it is frozen.
 """
 
 from __future__ import annotations
@@ -80,11 +92,12 @@ import numpy as np
 from navsense.constants import KMH_MPS, KNOT_MPS
 from navsense.output.columns import Column
 from navsense.output.nmea.fields import utc_seconds_of_day
-from navsense.output.nmea.fix import gst_chars, rmc_chars, vtg_chars, zda_chars
+from navsense.output.nmea.fix import TALKER_COMBINED, gst_chars, rmc_chars, vtg_chars, zda_chars
 from navsense.output.nmea.gga import gga_chars
 from navsense.output.nmea.interleave import SENTENCE_ORDER, interleave_text
 from navsense.output.nmea.satellites import gsa_chars, gsv_chars
 from navsense.output.nmea.text import LINE_END, sentence_lines
+from navsense.sky.systems import GNSS_SYSTEMS, NMEA_ORDER
 from navsense.utc import utc_datetime
 
 __all__ = [
@@ -96,6 +109,7 @@ __all__ = [
     "HEIGHT_KEYS",
     "NAD83_KEYS",
     "NMEA_SYSTEMS",
+    "COURSE_HOLD_SPEED_MPS",
 ]
 
 GGA_NO_FIX = 0  # GGA quality 0: no valid position (the receiver numbers its states so)
@@ -133,15 +147,19 @@ HEIGHT_KEYS = {
     "geoid": ("altitude_geoid_m", "geoid_undulation_m"),
 }
 
-#: Per system, in the order of its NMEA 4.10 system ID: (system, talker of its GSA and GSV,
-#: system ID, GSV signal ID (GPS L1 C/A 1, GLONASS L1 OF 1, Galileo E1 B/C 7), the offset of its
-#: NMEA satellite numbers (GLONASS slot + 64 = 65..96))
-NMEA_SYSTEMS = (
-    ("gps", "GP", 1, 1, 0),
-    ("glonass", "GL", 2, 1, 64),
-    ("galileo", "GA", 3, 7, 0),
+#: Per system, in the order of its NMEA system ID: (system, talker of its GSV, system ID, GSV
+#: signal ID, the offset of its NMEA satellite numbers), from the one table of the systems'
+#: codes (:data:`navsense.sky.systems.GNSS_SYSTEMS`: GPS, GLONASS, Galileo, BeiDou, QZSS)
+NMEA_SYSTEMS = tuple(
+    (s.name, s.nmea_talker, s.nmea_system_id, s.nmea_signal_id, s.nmea_offset)
+    for s in (GNSS_SYSTEMS[name] for name in NMEA_ORDER)
 )
 NAV_MODE_NO_FIX, NAV_MODE_3D = 1, 3  # GSA navigation mode
+#: m/s: below this ground speed the course over ground is frozen (the last course at or above
+#: it is reported): u-blox's "Freezing the course over ground" (ZED-F9P integration manual
+#: UBX-18010802 section 3.1.7.5, the same text for the ZED-F9T, M10 and F10: "if the absolute
+#: speed value is very low (under 0.1 m/s) ... the previous value is kept")
+COURSE_HOLD_SPEED_MPS = 0.1
 
 ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for gnss.jsonl
     "dop": 2,  # as the GGA HDOP and the 99.99 of "Dilution of Precision"
@@ -235,6 +253,11 @@ class GnssLayout:
         self._gga_chars_block: Mapping | None = None  # the last block whose GGA was built
         self._gga_text = np.zeros((0, 0), dtype=np.uint8)
         self._sat_columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # the course over ground held below COURSE_HOLD_SPEED_MPS (:meth:`_held_course`): the
+        # last block, its courses and the course held after it (NaN: none yet)
+        self._course_block: Mapping | None = None
+        self._course_held = np.zeros(0)
+        self._course_after = np.nan
 
     # ------------------------------------------------------------------------------ sentences
     def sentences(self, block: Mapping[str, np.ndarray]) -> list[str]:
@@ -317,6 +340,8 @@ class GnssLayout:
             )
         mode = self._modes[fix]
         speed = block["speed_mps"]
+        course = self._held_course(block)
+        has_course = ok & ~np.isnan(course)
         if name == "RMC":
             return rmc_chars(
                 utc,
@@ -324,11 +349,34 @@ class GnssLayout:
                 block["latitude_deg"],
                 block["longitude_deg"],
                 speed / KNOT_MPS,
-                block["course_deg"],
+                course,
                 mode,
                 ok,
+                course_valid=has_course,
             )
-        return vtg_chars(block["course_deg"], speed / KNOT_MPS, speed / KMH_MPS, mode, ok)
+        return vtg_chars(
+            course, speed / KNOT_MPS, speed / KMH_MPS, mode, ok, course_valid=has_course
+        )
+
+    def _held_course(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The course over ground that RMC and VTG report at the block's epochs: the receiver's
+        ``course_deg`` at an epoch with a fix and a ground speed ``speed_mps`` of at least
+        COURSE_HOLD_SPEED_MPS, else the last such course before it (frozen, as u-blox receivers
+        freeze it; carried across no-fix epochs and from block to block), NaN before the first
+        (the course field empty: no course yet). The speed fields stay the measured speed (a
+        u-blox receiver zeroes it only in its static hold mode, off by default).
+
+        The state carries from block to block (batch = chunks = steps); asked again for the same
+        block (RMC, then VTG), the same values."""
+        if block is not self._course_block:
+            before = self._course_after
+            m = len(block["sample_time_s"])
+            moving = (block["fix"] != GGA_NO_FIX) & (block["speed_mps"] >= COURSE_HOLD_SPEED_MPS)
+            last = np.maximum.accumulate(np.where(moving, np.arange(m), -1))  # last moving epoch
+            held = np.where(last >= 0, block["course_deg"][np.maximum(last, 0)], before)
+            self._course_block, self._course_held = block, held
+            self._course_after = float(held[-1]) if m else before
+        return self._course_held
 
     def _per_system(self, name: str, block: Mapping[str, np.ndarray]) -> list:
         """The GSA or GSV sentences (characters) of the systems that are on, with their epochs:
@@ -339,8 +387,9 @@ class GnssLayout:
         talkers = [talker for _, talker, _, _, _ in self._systems]
         fix = block["fix"]
         ok = fix != GGA_NO_FIX
-        if name == "GSA":
+        if name == "GSA":  # talker GN, the system in the system ID (NMEA 4.10, u-blox)
             ids = [sys_id for _, _, sys_id, _, _ in self._systems]
+            talkers = [TALKER_COMBINED] * len(talkers)
             return [
                 gsa_chars(
                     block["sat_used"][:, cols] & ok[:, None],

@@ -8,7 +8,8 @@ NMEA 0183 4.10 as u-blox receivers send it). Time and position fields as GGA's
         the mode indicator (N A D F R, the row's "solution"), navigational status V
     $GNVTG,c.cc,T,,M,s.sss,N,k.kkk,K,M*CS
         true course, no magnetic course, speed in knots and in km/h (3 decimals), the mode;
-        without a fix every field but the mode empty (u-blox: $GNVTG,,,,,,,,,N*2E)
+        without a fix the course and speeds empty, the unit fields kept (u-blox F9 interface
+        description, NMEA 4.10/4.11: $GNVTG,,T,,M,,N,,K,N*32)
     $GNGST,hhmmss.ss,r.rrr,a.aaa,b.bbb,o.o,y.yyy,x.xxx,z.zzz*CS
         range RMS, the error ellipse's semi-major and semi-minor axes and the orientation of
         the major axis (deg from true north), the standard deviations of latitude, longitude and
@@ -72,17 +73,20 @@ def rmc_chars(
     mode,
     valid,
     talker: str = TALKER_COMBINED,
+    course_valid=None,
 ) -> np.ndarray:
     """The $GNRMC sentences of m epochs (module docstring).
 
     ``utc_s`` seconds since 00:00 UTC of the date ``date0`` (a datetime64 or an ISO date),
     ``mode`` the mode indicators (one-character strings), ``valid`` bool: status A with the
-    position, speed and course, else status V and those fields empty. Arrays (m,); scalars
-    broadcast to the length of ``utc_s``.
+    position, speed and course, else status V and those fields empty; ``course_valid`` bool
+    (None: ``valid``): the course field empty where False (no course known). Arrays (m,);
+    scalars broadcast to the length of ``utc_s``.
     """
     utc = np.asarray(utc_s, dtype=np.float64).reshape(-1)
     m = utc.size
     ok = _rows(valid, m, bool)
+    has_course = ok if course_valid is None else ok & _rows(course_valid, m, bool)
     year, month, day = _dates(utc, date0)
     return _chars(
         _fields(
@@ -91,7 +95,7 @@ def rmc_chars(
             _choice(~ok, ("A", "V")),
             *_position_text(_rows(lat_deg, m), _rows(lon_deg, m), ok),
             _speed_text(_rows(speed_knots, m), ok),
-            _course_text(_rows(course_deg, m), ok),
+            _course_text(_rows(course_deg, m), has_course),
             _digits(day * 10000 + month * 100 + year % 100, 6),
             [],  # magnetic variation and its direction
             [],
@@ -108,26 +112,34 @@ def rmc_sentences(*args: Any, **kwargs: Any) -> list[str]:
 
 
 def vtg_chars(
-    course_deg, speed_knots, speed_kmh, mode, valid, talker: str = TALKER_COMBINED
+    course_deg,
+    speed_knots,
+    speed_kmh,
+    mode,
+    valid,
+    talker: str = TALKER_COMBINED,
+    course_valid=None,
 ) -> np.ndarray:
     """The $GNVTG sentences of m epochs: true course, T, (no magnetic course), M, the speed in
-    knots, N, in km/h, K, the mode indicator; every field but the mode empty where not
-    ``valid`` (as u-blox receivers send it)."""
+    knots, N, in km/h, K, the mode indicator. Where not ``valid`` the course and speeds are
+    empty and the unit fields stay, as the u-blox F9 interface description lays the sentence
+    out (its fixed fields T, M, N, K: ``$GNVTG,,T,,M,,N,,K,N``); ``course_valid`` (None:
+    ``valid``) empties the course alone where False (no course known)."""
     course = np.asarray(course_deg, dtype=np.float64).reshape(-1)
     m = course.size
     ok = _rows(valid, m, bool)
-    unit = [_blank(_literal(u), ~ok) for u in "TMNK"]
+    has_course = ok if course_valid is None else ok & _rows(course_valid, m, bool)
     return _chars(
         _fields(
             talker + "VTG",
-            _course_text(course, ok),
-            unit[0],
+            _course_text(course, has_course),
+            _literal("T"),
             [],
-            unit[1],
+            _literal("M"),
             _speed_text(_rows(speed_knots, m), ok),
-            unit[2],
+            _literal("N"),
             _speed_text(_rows(speed_kmh, m), ok),
-            unit[3],
+            _literal("K"),
             _one_char(_rows(mode, m, "S1")),
         ),
         m,

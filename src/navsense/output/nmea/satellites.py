@@ -1,16 +1,19 @@
 """GSA and GSV: the satellites used and in view, one set of sentences a system (NMEA 0183
-4.10 as u-blox receivers send it)::
+4.10/4.11 as the u-blox F9 interface description lays them out)::
 
-    $GPGSA,A,3,pp,...,pp,p.pp,h.hh,v.vv,1*CS          one a system (GP, GL, GA)
+    $GNGSA,A,3,pp,...,pp,p.pp,h.hh,v.vv,1*CS          one a system, all under the talker GN
         automatic 2D/3D, navigation mode 3 (1 without a fix, no PRN), 12 PRN fields of the
         system's satellites used (more than 12: another sentence), PDOP, HDOP, VDOP of the
-        solution (2 decimals), the system ID (1 GPS, 2 GLONASS, 3 Galileo)
-    $GPGSV,t,i,nn,pp,ee,aaa,ss,...,1*CS                one set a system
+        solution (2 decimals), the system ID (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS)
+    $GPGSV,t,i,nn,pp,ee,aaa,ss,...,1*CS                one set a system, under its own talker
         t sentences, this one's number, the satellites in view, up to four (PRN, elevation
         00..90 deg, azimuth 000..359 deg, C/N0 00..99 dB-Hz or empty: no signal), the signal ID
-        (GPS L1 C/A 1, GLONASS L1 OF 1, Galileo E1 B/C 7); none in view: $GPGSV,1,1,00,1*CS
+        (GPS L1 C/A 1, GLONASS L1 OF 1, Galileo E1 B/C 7, BeiDou B1I 1, QZSS L1 C/A 1); none in
+        view: $GPGSV,1,1,00,1*CS
 
-PRNs as NMEA 4.10 numbers them: GPS 1..32, GLONASS 65..96 (slot + 64), Galileo 1..36.
+The functions take any talkers and IDs; the GNSS layout passes those of
+:data:`navsense.sky.systems.GNSS_SYSTEMS` (talkers GP, GL, GA, GB, GQ; NMEA numbers GPS 1..32,
+GLONASS 65..96 (slot + 64), Galileo 1..36, BeiDou 1..63, QZSS 1..10).
 """
 
 from __future__ import annotations
