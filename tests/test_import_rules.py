@@ -72,6 +72,7 @@ ALLOWED = {
         "navsense.rng",
         "navsense.rotation",
         "navsense.site",
+        "navsense.utc",
         "navsense.geo",
     ),
     "navsense.site": (*_BASE, "navsense.jsonfile", "navsense.geo"),
