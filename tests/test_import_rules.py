@@ -35,6 +35,7 @@ RULES = [
     ("navsense.output", ("navsense.sensors",)),
     ("navsense.stats", ("navsense.sensors",)),
     ("navsense.score", ("navsense.sensors",)),
+    ("navsense.allan", ("navsense.sensors", "navsense._runtime", "navsense.simulate")),
 ]
 # a command line may use the writers' file checks
 EXEMPT = {"navsense.geo.cli_geo"}
