@@ -541,9 +541,11 @@ def simulate(
 
 #: navsense extension keys that episode.json leaves out when they hold their default of
 #: code_defaults.json (issue 19: a default run writes the episode.json of the runs before the key
-#: existed; navsense.config.defaults.complete_recorded_config puts them back): (section, key)
-_LEFT_OUT_AT_DEFAULT: tuple[tuple[str, str], ...] = (
+#: existed; navsense.config.defaults.complete_recorded_config puts them back): their paths
+_LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
+    ("gnss", "corrections", "enabled"),
     ("gnss", "signal_outages_s"),
+    ("gnss", "receiver"),
     ("imu", "earth"),
     ("ins", "aiding"),
 )
@@ -553,20 +555,34 @@ _AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its defa
 def _recorded_config(cfg: dict) -> dict:
     """The configuration episode.json records: ``cfg`` without the keys of
     ``_LEFT_OUT_AT_DEFAULT`` that hold their default, and without ins.aiding_tau_s and
-    ins.drift when ins.aiding is left out (the aided INS's keys: unused then)."""
+    ins.drift when ins.aiding is left out (the aided INS's keys: unused then). A receiver
+    preset's values (gnss.receiver, navsense.config.receiver_presets) are recorded as the
+    values the run used; read back, they resolve to themselves."""
     from navsense.config.defaults import code_defaults
+    from navsense.config.receiver_presets import resolve_receiver
 
     defaults = code_defaults()
-    out = cfg
-    for section, key in _LEFT_OUT_AT_DEFAULT:
-        default = defaults[section][key]
-        block = out.get(section)
-        if isinstance(block, dict) and key in block and block[key] == default:
-            out = {**out, section: {k: v for k, v in block.items() if k != key}}
+    resolved, _ = resolve_receiver(cfg)
+    out = dict(resolved)
+    for path in _LEFT_OUT_AT_DEFAULT:
+        out = _without_default(out, defaults, path)
     ins = out.get("ins")
     if isinstance(ins, dict) and "aiding" not in ins:
         out = {**out, "ins": {k: v for k, v in ins.items() if k not in _AIDING_KEYS}}
     return out
+
+
+def _without_default(node: dict, defaults: dict, path: tuple[str, ...]) -> dict:
+    """``node`` (copied where changed) without the key at ``path`` if it holds its default."""
+    head, *rest = path
+    if not isinstance(node, dict) or head not in node:
+        return node
+    if not rest:
+        return (
+            {k: v for k, v in node.items() if k != head} if node[head] == defaults[head] else node
+        )
+    child = _without_default(node[head], defaults[head], tuple(rest))
+    return node if child is node[head] else {**node, head: child}
 
 
 class _ExtraWriters:

@@ -247,8 +247,10 @@ def test_code_defaults_are_the_code_column_and_noise_on():
         "noise": True,
         # navsense extensions: issue 19's signal outages, issue 20's sentences of gnss.nmea
         "gnss": {
+            "corrections": {"enabled": True},  # issue 29: the correction stream is on
             "signal_outages_s": [],
             "nmea": {"sentences": ["RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA"]},
+            "receiver": "acres",  # issue 29: the specification's receiver
         },
         "imu": IMU_CODE,
         "ins": INS_CODE,
@@ -374,6 +376,7 @@ def test_layout_and_order_of_the_effective_configuration():
         "datum",
         "signal_outages_s",
         "nmea",
+        "receiver",
     ]
     assert list(cfg["gnss"]["datum"]) == [
         "output_frame",

@@ -83,6 +83,14 @@ _VALUE_OPTIONS = (
         "distance to the RTK base station, 0..200 km",
     ),
     (
+        "--receiver",
+        str,
+        "NAME",
+        "gnss.receiver",
+        "GNSS receiver grade: acres (the specification's) or a preset: phone, standalone, "
+        "sbas, dgps, rtk, survey (docs/guide/receivers.md)",
+    ),
+    (
         "--nmea-sentences",
         name_list,
         "LIST",
@@ -98,6 +106,11 @@ _OFF_FLAGS = (
     ("--no-imu", "imu.enabled", "turn the IMU off"),
     ("--no-ins", "ins.enabled", "turn the INS off"),
     ("--no-noise", "noise", "set every error, bias and noise of every sensor to zero"),
+    (
+        "--no-corrections",
+        "gnss.corrections.enabled",
+        "no correction stream at all (no correction age; the receiver is single at best)",
+    ),
 )
 
 # (option, dotted key, help): navsense's extra sensors, off by default: --mag / --no-mag ...

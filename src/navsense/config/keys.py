@@ -36,6 +36,7 @@ from navsense.config.fields import (
     positive,
 )
 from navsense.config.imu_presets import PRESETS
+from navsense.config.receiver_presets import RECEIVERS
 
 __all__ = ["SCHEMA", "NMEA_SENTENCES", "ROUND_DIRECTIONS", "MAX_POSITION_SIGMA_M"]
 
@@ -278,6 +279,14 @@ SCHEMA = Section(
                         "ppm_h": _PPM.with_default(1),
                         "ppm_v": _PPM.with_default(1.5),
                         "outages_s": Field("intervals", default=[]),
+                        # navsense extension (issue 29): false, no correction stream at all
+                        "enabled": Field(
+                            "boolean",
+                            extension=True,
+                            chosen="false: no correction message ever arrives (no correction "
+                            "age; single at best)",
+                            default=True,
+                        ),
                     }
                 ),
                 "obstruction": Section(
@@ -356,6 +365,15 @@ SCHEMA = Section(
                             default=list(NMEA_SENTENCES),
                         ),
                     }
+                ),
+                # navsense extension (issue 29): the receiver's grade
+                "receiver": Field(
+                    "enum",
+                    choices=RECEIVERS,
+                    extension=True,
+                    chosen="acres: the specification's receiver; a preset sets the error model "
+                    "and the fix states it can reach (navsense.config.receiver_presets)",
+                    default="acres",
                 ),
             }
         ),

@@ -31,6 +31,7 @@ DEFAULTS = dict(
     ttf_multipath_gain=2.0,
     reacquire_factor=0.3,
     reacquire_window_s=10.0,
+    reach="rtk",  # the specification's receiver (gnss.receiver acres)
 )
 DT = 0.1
 

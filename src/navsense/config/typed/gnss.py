@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from navsense.config.receiver_presets import resolve_receiver
 from navsense.config.typed.keyed import build, key, section
 
 __all__ = [
@@ -43,10 +44,14 @@ class FixConfig:
     ttf_multipath_gain: float
     reacquire_factor: float
     reacquire_window_s: float
+    #: the highest class of fix states the receiver reaches (gnss.receiver; receiver_presets):
+    #: "single" (no_fix, single), "dgps" (and dgps) or "rtk" (every state: the specification's)
+    reach: str
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> FixConfig:
-        return build(cls, cfg, "gnss.rtk", cold=cfg["gnss"]["start"] == "cold")
+        cfg, reach = resolve_receiver(cfg)  # a receiver preset's values (receiver_presets)
+        return build(cls, cfg, "gnss.rtk", cold=cfg["gnss"]["start"] == "cold", reach=reach)
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class ErrorConfig:
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ErrorConfig:
+        cfg, _ = resolve_receiver(cfg)  # a receiver preset's values (receiver_presets)
         states = cfg["gnss"]["states"]
         return build(
             cls,
@@ -113,9 +119,11 @@ class CorrectionsConfig:
     latency_s: float
     outages_s: tuple[tuple[float, float], ...]  # [t1, t2) pairs, s
     cold: bool  # gnss.start == "cold": the first message is j = 0
+    enabled: bool  # gnss.corrections.enabled: false, no stream (a phone's preset sets it)
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> CorrectionsConfig:
+        cfg, _ = resolve_receiver(cfg)  # a receiver preset's values (receiver_presets)
         return build(cls, cfg, "gnss.corrections", cold=cfg["gnss"]["start"] == "cold")
 
 
@@ -146,6 +154,7 @@ class GnssConfig:
     errors: ErrorConfig
     corrections: CorrectionsConfig
     nmea_sentences: tuple[str, ...] = field(metadata=key("gnss.nmea.sentences"))  # as given
+    receiver: str  # gnss.receiver: acres or a preset (navsense.config.receiver_presets)
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> GnssConfig:

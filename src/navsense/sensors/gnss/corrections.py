@@ -16,6 +16,10 @@ and again if that one lies in another outage. Start modes:
 - ``cold``: the first message is j = 0; before it arrives (or when stepping back goes below 0)
   there is no message and the age is not available (NaN here, null in the row).
 
+With gnss.corrections.enabled false (navsense extension, issue 29; a phone's or a standalone
+module's preset sets it) there is no stream: no message ever arrives and the age is NaN at every
+epoch.
+
 Everything is vectorised over the epochs; the stream has no state, so any cut of the log gives the
 same ages.
 """
@@ -49,11 +53,18 @@ class CorrectionStream:
     latency_s: float
     outages_s: tuple[tuple[float, float], ...] = ()
     cold: bool = False
+    enabled: bool = True
 
     @classmethod
     def of(cls, config: CorrectionsConfig) -> CorrectionStream:
         """The stream of the typed gnss.corrections (and gnss.start)."""
-        return cls(config.interval_s, config.latency_s, config.outages_s, cold=config.cold)
+        return cls(
+            config.interval_s,
+            config.latency_s,
+            config.outages_s,
+            cold=config.cold,
+            enabled=config.enabled,
+        )
 
     def _last_before(self, t1: float) -> int:
         """The largest j with ``j T_c < t1`` (the generation times compared as computed).
@@ -74,6 +85,8 @@ class CorrectionStream:
     def message_index(self, t_s: np.ndarray) -> np.ndarray:
         """Index j of the newest received message at each time, float64 (NaN: none), shape (m,)."""
         t_s = np.asarray(t_s, dtype=np.float64)
+        if not self.enabled:
+            return np.full(t_s.shape, np.nan)
         j = np.floor((t_s - self.latency_s) / self.interval_s + J_SLACK)
         # Step back out of the outages, latest start first: after outage k has been handled, every
         # j generates before t1_k, so it can only still fall into an outage that starts earlier.

@@ -22,6 +22,15 @@ Time to fix, from the epoch's Gaussian g_t and multipath index m::
 
     T_fix = T_med exp(sigma_T g_t) (1 + G_m m) r,   r = r_q if t - t_loss <= T_q else 1
 
+Receiver grades (navsense extension, issue 29; gnss.receiver, navsense.config.receiver_presets):
+``FixConfig.reach`` caps the states of sequence 2 and 3 the receiver can reach. "rtk" (the
+specification's receiver) caps nothing; "dgps" (an SBAS or DGPS receiver) turns sequence 3 into
+sequence 2's choice (dgps when a_c <= dgps_max_age_s, single if not), so it never holds an RTK
+lock; "single" (a phone, a standalone module) turns sequences 2 and 3 into single. Sequence 1
+(no_fix) is every receiver's. The machine, its draws and its lock bookkeeping are otherwise the
+specification's: a receiver that cannot reach RTK is a receiver whose epochs all fall in
+sequence 1 or 2.
+
 Start modes: ``converged``: a lock 600 s old at t = 0 (t_lock = -600 s) with T_fix = 0 and c = 0,
 so the first capable epoch is rtk_fixed; ``cold``: no lock, no_fix while t < cold_ttff_s.
 Before any loss t_loss = -inf (no reacquire factor).
@@ -183,6 +192,10 @@ def _conditions(
     have_age = ~np.isnan(age)
     not_rtk = ~have_age | (age > config.rtk_max_age_s) | (n_used < config.float_min_satellites)
     dgps = have_age & (age <= config.dgps_max_age_s)
+    if config.reach != "rtk":  # a receiver grade without RTK (module docstring)
+        not_rtk = np.ones_like(not_rtk)
+        if config.reach == "single":
+            dgps = np.zeros_like(dgps)
     base = np.where(no_fix, NO_FIX, np.where(not_rtk, np.where(dgps, DGPS, SINGLE), -1))
     capable = (np.asarray(n_clear) >= config.min_clear_satellites) & (
         np.asarray(pdop) <= config.max_pdop
