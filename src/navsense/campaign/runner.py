@@ -630,7 +630,7 @@ def _check_record(run: dict, where: str) -> None:
 
 def _check_inputs(run: dict) -> None:
     """Every input file still has the SHA-256 recorded in the campaign (else ConfigError)."""
-    from navsense.campaign.spec import sha256_of
+    from navsense.campaign.sources import sha256_of
 
     refs = []
     source = run["source"]
