@@ -4,6 +4,9 @@ Every sub-command is a function returning an exit code. :func:`main` is the one 
 whatever goes wrong ends the command with one line on stderr, never a traceback.
 
 - exit 0: done;
+- exit 1: done, but some of the work it ran did not succeed, said in its outputs: ``campaign run``
+  with failed or lost runs (an estimator that fails makes its run failed), ``campaign rerun`` that
+  differs from the campaign's copy (docs/guide/exit-codes.md has the table);
 - exit 2: a failure, on one line ``navsense: error: ...``: a bad option (argparse's usage error,
   shortened to its one line), a :class:`navsense.errors.NavsenseError` (bad input, named with its
   file, key or line, the value and what is allowed), an :class:`OSError` (permission, a full disk,

@@ -1,5 +1,6 @@
 """Campaigns end to end: Dask = serial in any order, reruns, failing points, resuming."""
 
+import fnmatch
 import json
 import random
 from pathlib import Path
@@ -397,3 +398,57 @@ def test_a_campaign_over_a_track_equals_navsense_simulate_with_the_track(tmp_pat
         assert (kept / name).read_bytes() == (sim / name).read_bytes(), name
     stats = orjson.loads((tmp_path / "camp" / RESULTS_DIR / f"{kept.name}.json").read_bytes())
     assert stats["status"] == "ok" and stats["statistics"]["gnss_any_fix_h_rms_m"] < 0.1
+
+
+def test_summary_keys_and_formats_print_the_chosen_statistics(serial, capsys):
+    """campaign summary --keys/--format (issue 32): the printed view holds the statistics the
+    patterns match, as a table, CSV or JSON whose values are summary.parquet's; the files keep
+    every statistic."""
+    full = pq.read_table(serial / "summary.parquet").to_pylist()
+    want = [r for r in full if r["statistic"].startswith("gnss_rtk_fixed_")]
+    assert want and len(want) < len(full)
+
+    assert (
+        campaign_cli(["summary", str(serial), "--keys", "gnss_rtk_fixed_*", "--format", "json"])
+        == 0
+    )
+    assert orjson.loads(capsys.readouterr().out) == want
+    assert pq.read_table(serial / "summary.parquet").to_pylist() == full  # files keep all
+
+    assert (
+        campaign_cli(["summary", str(serial), "--keys", "gnss_rtk_fixed_*", "--format", "csv"]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (serial / "summary.csv").read_text().splitlines()[0]
+    assert len(lines) == 1 + len(want)
+
+    assert (
+        campaign_cli(
+            ["summary", str(serial), "--keys", "gnss_rtk_fixed_h_rms_m", "--keys", "ins_*_rms_deg"]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    stats = {
+        line.split()[0]
+        for line in printed.splitlines()
+        if line.startswith("  ") and "statistic" not in line
+    }
+    assert stats == {"gnss_rtk_fixed_h_rms_m"} | {
+        r["statistic"]
+        for r in full
+        if fnmatch.fnmatchcase(r["statistic"], "ins_*_rms_deg") and r["n"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--keys", "gnss_rtk_fixd_*"], "--keys 'gnss_rtk_fixd_*' matches no statistic"),
+        (["--format", "yaml"], "--format 'yaml' is not one of table, csv, json"),
+    ],
+)
+def test_summary_refuses_a_pattern_or_format_it_cannot_show(serial, capsys, argv, words):
+    assert campaign_cli(["summary", str(serial), *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1

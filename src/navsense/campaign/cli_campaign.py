@@ -4,7 +4,7 @@
 
     navsense campaign run FILE --out DIR [--workers N] [--scheduler tcp://HOST:PORT]
                                          [--retry-failed] [--quiet]
-    navsense campaign summary DIR
+    navsense campaign summary DIR [--keys PATTERN ...] [--format table|csv|json]
     navsense campaign rerun DIR RUN_ID [--out RUN_DIR]
 
 ``run`` executes every run of the campaign file (navsense.campaign.spec) that ``DIR`` does not
@@ -14,7 +14,8 @@ when there are fewer runs than two a core, said in one line); it prints a
 progress bar on stderr and ends with exit code 0 when every run is ok, 1 when some failed (their
 messages are printed and kept in DIR/results/), 2 on a bad campaign file. ``summary`` rebuilds
 DIR/statistics.parquet, writes DIR/summary.parquet and DIR/summary.csv and prints the
-distribution per sweep point. ``rerun`` writes one run's directory again (default
+distribution per sweep point (``--keys``: only the statistics matching a pattern; ``--format``:
+as a text table, CSV or JSON; navsense.campaign.summary). ``rerun`` writes one run's directory again (default
 DIR/reruns/RUN_ID) and compares it with the campaign's copy (keep = "runs": byte for byte) or its
 statistics (keep = "statistics"); exit code 1 if they differ.
 """
@@ -75,6 +76,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "and DIR/summary.csv and print them.",
     )
     s.add_argument("dir", metavar="DIR", help="campaign directory")
+    s.add_argument(
+        "--keys",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="print only the statistics matching PATTERN (shell wildcards, e.g. 'gnss_*' or "
+        "'score.*'); repeat for more; the files keep every statistic",
+    )
+    s.add_argument(
+        "--format",
+        metavar="FORMAT",
+        default="table",
+        help="what to print: table (the default: a text block a sweep point), csv or json",
+    )
     r = actions.add_parser(
         "rerun",
         help="reproduce one run's directory",
@@ -142,13 +157,19 @@ def _run(args) -> int:
 
 def _summary(args) -> int:
     from navsense.campaign.summary import (
-        format_summary,
+        SUMMARY_FORMATS,
+        render_summary,
+        select_statistics,
         statistics_table,
         write_summary,
     )
+    from navsense.errors import ConfigError
 
+    if args.format not in SUMMARY_FORMATS:
+        raise ConfigError(f"--format {args.format!r} is not one of {', '.join(SUMMARY_FORMATS)}")
     table = write_summary(args.dir)
-    sys.stdout.write(format_summary(table, statistics_table(args.dir)))
+    shown = select_statistics(table, args.keys)
+    sys.stdout.write(render_summary(shown, statistics_table(args.dir), args.format))
     print(
         f"navsense: wrote {Path(args.dir) / 'summary.parquet'} and "
         f"{Path(args.dir) / 'summary.csv'}",

@@ -21,12 +21,24 @@ row a group and statistic::
     point, point_label, source, vehicle, <swept keys>, statistic,
     runs (ok runs in the group), failed (failed runs in the group),
     n (runs with a value), mean, std (sample, n - 1), p5, p50, p95   (linear interpolation)
+
+What ``navsense campaign summary`` prints (:func:`select_statistics`, :func:`render_summary`):
+the files always hold every statistic; ``--keys PATTERN`` (repeatable; shell-style wildcards
+as :mod:`fnmatch`, matched against the statistic's whole name, case-sensitive) keeps the
+statistics any pattern matches, and ``--format`` prints them as a text table (a block a group,
+the failed runs' messages after), CSV (summary.csv's columns) or JSON (an array of summary.csv's
+rows as objects, null where a measure has no value). A pattern that matches no statistic is an
+error naming it and the statistics there are (ruling: a typo must not print an empty summary
+that reads as "no data").
 """
 
 from __future__ import annotations
 
+import fnmatch
+import io
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +58,9 @@ __all__ = [
     "summary_table",
     "write_summary",
     "format_summary",
+    "select_statistics",
+    "render_summary",
+    "SUMMARY_FORMATS",
     "read_campaign_json",
     "STATISTICS_PARQUET",
     "SUMMARY_PARQUET",
@@ -57,6 +72,7 @@ STATISTICS_PARQUET = "statistics.parquet"
 SUMMARY_PARQUET = "summary.parquet"
 SUMMARY_CSV = "summary.csv"
 SUMMARY_MEASURES = ("mean", "std", "p5", "p50", "p95")
+SUMMARY_FORMATS = ("table", "csv", "json")  # navsense campaign summary --format
 
 
 def read_campaign_json(out_dir: str | os.PathLike) -> dict:
@@ -347,3 +363,38 @@ def format_summary(table: pa.Table, statistics: pa.Table | None = None) -> str:
             lines.append(f"{len(failed)} failed runs:")
             lines.extend(f"  {rid}: {msg}" for rid, msg in failed)
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def select_statistics(table: pa.Table, patterns: Sequence[str]) -> pa.Table:
+    """The summary's rows whose statistic matches one of ``patterns`` (module docstring), in
+    the table's order; all rows for no pattern. A pattern matching no statistic of the table
+    (a campaign with no finished run has none) is a ConfigError naming it."""
+    if not patterns:
+        return table
+    names = table.column("statistic").to_pylist()
+    known = list(dict.fromkeys(names))
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(name, pattern) for name in known):
+            shown = ", ".join(known[:12]) + (
+                f", ... ({len(known)} in all)" if len(known) > 12 else ""
+            )
+            raise ConfigError(
+                f"--keys {pattern!r} matches no statistic of the summary; "
+                + (f"its statistics: {shown}" if known else "the summary has no statistics")
+            )
+    keep = [any(fnmatch.fnmatchcase(n, p) for p in patterns) for n in names]
+    return table.filter(pa.array(keep, type=pa.bool_()))
+
+
+def render_summary(table: pa.Table, statistics: pa.Table | None, fmt: str = "table") -> str:
+    """The summary ``table`` as ``fmt`` (one of SUMMARY_FORMATS): :func:`format_summary`'s text,
+    CSV with summary.csv's header and quoting, or a JSON array of its rows."""
+    if fmt == "table":
+        return format_summary(table, statistics)
+    if fmt == "csv":
+        buffer = io.BytesIO()
+        pacsv.write_csv(table, buffer)
+        return buffer.getvalue().decode("utf-8")
+    if fmt == "json":
+        return orjson.dumps(table.to_pylist(), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    raise ValueError(f"format {fmt!r} is not one of {', '.join(SUMMARY_FORMATS)}")
