@@ -262,6 +262,7 @@ _PARSERS = {
     "campaign": _add_module_parser("navsense.campaign.cli_campaign"),
     "score": _add_module_parser("navsense.score.cli"),
     "live": _add_module_parser("navsense.live.cli"),
+    "allan": _add_module_parser("navsense.allan.cli"),
 }
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 

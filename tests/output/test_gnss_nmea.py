@@ -5,6 +5,7 @@ system ID; issue 32: the course frozen while standing)."""
 
 import datetime
 import itertools
+from pathlib import Path
 
 import numpy as np
 import orjson
@@ -17,7 +18,7 @@ from navsense.config.typed.gnss import GnssConfig
 from navsense.constants import KMH_MPS, KNOT_MPS
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
-from navsense.output.layouts.gnss import COURSE_HOLD_SPEED_MPS
+from navsense.output.layouts.gnss import COURSE_HOLD_SPEED_MPS, GnssLayout
 from navsense.output.nmea import SENTENCE_ORDER, nmea_checksum
 from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.receiver import GnssReceiver
@@ -320,3 +321,94 @@ def test_batch_chunks_and_steps_give_identical_sentences():
         got += layout.extra(block)
         assert layout.extra(block) == layout.extra(block)  # asked again: the same sentences
     assert orjson.dumps(got) == orjson.dumps(want)
+
+
+# --------------------------------------------------------------------------- BeiDou and QZSS
+ELKO_RINEX = Path(__file__).parents[1] / "data" / "rinex" / "ELKO00USA_R_20182100000_01D_MN.rnx.gz"
+
+
+def five_system_block():
+    """Acre-loop's first 50 s (a fix from 26.5 s) with the satellites of a real RINEX file
+    (ELKO, 2018-07-29 12:00 UTC: GPS, Galileo, GLONASS, BeiDou; tests/data/rinex) in place of the
+    synthetic constellation's, and four QZSS satellites (J11, which has no NMEA number, J01, J02
+    and J07) on the geometry of BeiDou ones (the file has no QZSS); the layout of a receiver
+    tracking the five systems."""
+    from navsense.sensors.gnss.signal import azimuth_deg
+    from navsense.sky.broadcast_sky import BroadcastSky
+    from navsense.sky.constellation import elevation_deg
+    from navsense.sky.systems import ALL_SYSTEMS
+
+    rx, truth = receiver()
+    block = dict(rx.process(truth.slice(0, 6000)))
+    t = block["sample_time_s"]
+    sky_ = BroadcastSky(ELKO_RINEX, None, "2018-07-29T12:00:00Z", 40.8, -115.7, 1600.0)
+    los, visible = sky_.sky(t, 10.0)
+    system = sky_.system_index.astype(np.int64)
+    number = sky_.prn.astype(np.int64)
+    beidou = np.flatnonzero(sky_.system == "beidou")
+    qzss_geometry = beidou[np.argsort(~visible[0, beidou], kind="stable")[:4]]  # in view first
+    los = np.concatenate([los, los[:, qzss_geometry]], axis=1)
+    visible = np.concatenate([visible, visible[:, qzss_geometry]], axis=1)
+    system = np.concatenate([system, np.full(4, ALL_SYSTEMS.index("qzss"))])
+    number = np.concatenate([number, [11, 1, 2, 7]])  # J11 and J01 in view at the start
+    m, n = visible.shape
+    el = elevation_deg(los)
+    block["sat_system"] = np.broadcast_to(system, (m, n))
+    block["sat_prn"] = np.broadcast_to(number, (m, n))
+    block["sat_elevation_deg"] = el
+    block["sat_azimuth_deg"] = azimuth_deg(los)
+    block["sat_class"] = np.where(visible, sky.CLEAR, sky.BELOW_MASK)
+    block["sat_used"] = visible & (block["fix"] != 0)[:, None]
+    block["sat_cn0_dbhz"] = np.where(visible, 30.0 + el / 5.0, np.nan)
+    info = {**rx.output_info(), "systems": list(ALL_SYSTEMS), "systems_on": list(ALL_SYSTEMS)}
+    return block, GnssLayout(info)
+
+
+def test_beidou_and_qzss_under_their_talkers_and_ids():
+    """Issue 29: GSA of BeiDou (system ID 4) and QZSS (5) under GN, GSV under GB and GQ with
+    signal ID 1 (B1I, L1 C/A), NMEA 4.11 numbers (BeiDou 1..63, QZSS 1..10: J11 left out),
+    parsed by pynmeagps; GPS, GLONASS and Galileo as before."""
+    from navsense.sky.systems import ALL_SYSTEMS
+
+    block, layout = five_system_block()
+    lines = layout.extra(block)
+    system, number = block["sat_system"][0], block["sat_prn"][0]
+    codes = {"beidou": ("GB", "4"), "qzss": ("GQ", "5")}
+    seen = {"beidou": 0, "qzss": 0}
+    epochs = epochs_of(lines)
+    assert len(epochs) == len(block["sample_time_s"])
+    for k, epoch in enumerate(epochs):
+        msgs = [parse(x) for x in epoch]
+        gsa = [g for g in msgs if g.msgID == "GSA"]
+        assert [(g.talker, g.systemId) for g in gsa] == [("GN", str(i)) for i in range(1, 6)]
+        gsv_talkers = [g.talker for g in msgs if g.msgID == "GSV"]
+        assert [t for t, _ in itertools.groupby(gsv_talkers)] == ["GP", "GL", "GA", "GB", "GQ"]
+        for name, (talker, sys_id) in codes.items():
+            cols = np.flatnonzero(system == ALL_SYSTEMS.index(name))
+            if name == "qzss":
+                cols = cols[number[cols] <= 10]
+            (g,) = [g for g in gsa if g.systemId == sys_id]
+            used = [getattr(g, f"svid_{i:02d}") for i in range(1, 13)]
+            want = number[cols][block["sat_used"][k, cols]].tolist()
+            assert [p for p in used if p != ""] == want
+            view = cols[block["sat_class"][k, cols] == sky.CLEAR]
+            gsv = [g for g in msgs if g.msgID == "GSV" and g.talker == talker]
+            assert {(g.signalID, g.numSV) for g in gsv} == {("1", view.size)}
+            got = []
+            for g in gsv:
+                f = gsv_fields(g)
+                got += [f[4 * i : 4 * i + 4] for i in range(len(f) // 4)]
+            assert [x[0] for x in got] == number[view].tolist()
+            assert [x[1] for x in got] == np.rint(block["sat_elevation_deg"][k, view]).tolist()
+            seen[name] += len(want)
+    assert seen["beidou"] > 0 and seen["qzss"] > 0
+    assert not any(x.startswith("$GQGSV") and ",11," in x for x in lines)
+
+
+def test_a_receiver_of_three_systems_is_unchanged_by_the_table():
+    """The rows of the systems' table that a receiver does not track send nothing: the
+    synthetic constellation's gnss.nmea has no GB or GQ sentence and no GSA system ID 4 or 5."""
+    rx, truth = receiver()
+    lines = layout_for(rx).extra(rx.process(truth.slice(0, 6000)))
+    assert not any(x[1:3] in ("GB", "GQ") for x in lines)
+    assert {parse(x).systemId for x in lines if x[3:6] == "GSA"} == {"1", "2", "3"}

@@ -22,9 +22,9 @@ import pytest
 from navsense.cli import main
 from navsense.errors import NavsenseError, NavsenseWarning, TruthError
 from navsense.truth.hermite import QuinticHermite
+from navsense.truth.spline_fit import _trace_inverse_product
 from navsense.truth.track_fit import (
     SplineSmoother,
-    _trace_inverse_product,
     fit_path,
     gcv_lambda,
 )

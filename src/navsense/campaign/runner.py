@@ -41,14 +41,30 @@ import sys
 import tempfile
 import time
 import traceback
-import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
-from navsense.errors import ConfigError, FormatError, NavsenseError
+from navsense.campaign.executors import (
+    LOCAL_WORKER_CONFIG,
+    Executor,
+    check_scheduler_address,
+    dask_executor,
+    default_workers,
+    serial_executor,
+)
+from navsense.campaign.results import (
+    CAMPAIGN_JSON,
+    RESULTS_DIR,
+    RUNS_DIR,
+    named_os_error,
+    read_result,
+    read_results,
+    write_json_atomic,
+)
+from navsense.errors import ConfigError, NavsenseError
 from navsense.progress import Progress, format_duration
 
 __all__ = [
@@ -68,24 +84,9 @@ __all__ = [
     "RESULTS_DIR",
     "RUNS_DIR",
     "LOCAL_WORKER_CONFIG",
+    "check_scheduler_address",
+    "named_os_error",
 ]
-
-CAMPAIGN_JSON = "campaign.json"
-RESULTS_DIR = "results"
-RUNS_DIR = "runs"
-
-#: Dask settings of the workers of the local cluster. The statistical profiler samples the
-#: running task's stack every 10 ms, which slowed a run by ~27 % (benchmarks/bench_campaign.py);
-#: MALLOC_TRIM_THRESHOLD_ (set by Dask) turns off glibc's adaptive mmap threshold, so large
-#: numpy arrays are mapped and zeroed again at every allocation: another ~10 % measured here. For the workers of an
-#: existing scheduler, set DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False where they start.
-LOCAL_WORKER_CONFIG = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-}
-
-#: An executor: (runs to do, the function of one run) -> results, in completion order.
-Executor = Callable[[list, Callable[[dict], dict]], Iterator[dict]]
 
 
 # ------------------------------------------------------------------------------- one run
@@ -179,97 +180,6 @@ def execute_run(run: Mapping, campaign_file: str = "campaign", keep_dir: str | N
     return result
 
 
-# ------------------------------------------------------------------------------- executors
-def serial_executor(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
-    """Run each run in this process, in order."""
-    for run in runs:
-        yield fn(run)
-
-
-def check_scheduler_address(address: str) -> None:
-    """ConfigError unless ``address`` reads as a Dask scheduler's ``[SCHEME://]HOST:PORT`` (port
-    1..65535; inproc:// lives in another process only), before anything is started or made: an
-    address that is none failed inside Dask's client, after the campaign directory was made."""
-    try:
-        from distributed.comm import parse_address
-        from distributed.comm.addressing import parse_host_port
-    except ImportError:  # the executor says that Dask is missing
-        return
-    what = f"--scheduler {address!r}: not a Dask scheduler address such as tcp://10.0.0.5:8786"
-    try:
-        scheme, where = parse_address(address.strip())
-        if scheme == "inproc":
-            raise ValueError("an inproc:// scheduler is inside another process")
-        host, port = parse_host_port(where)
-    except (ValueError, TypeError) as exc:
-        raise ConfigError(f"{what} ({exc})") from None
-    if not host or not 1 <= int(port) <= 65535:
-        raise ConfigError(f"{what} (host {host!r}, port {port})")
-
-
-def dask_executor(workers: int | None = None, scheduler: str | None = None) -> Executor:
-    """An executor on Dask: a new LocalCluster of ``workers`` processes of one thread each, or
-    the existing scheduler at ``scheduler`` (``tcp://HOST:PORT``)."""
-
-    def execute(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
-        try:
-            import logging
-
-            from dask.distributed import Client, LocalCluster, as_completed
-        except ImportError:
-            raise ConfigError(
-                "campaign run: Dask is not installed; pip install 'navsense[campaign]' "
-                "(dask[distributed]), or use --workers 0 to run serially"
-            ) from None
-        cluster = None
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ConfigError(
-                    f"--scheduler {scheduler}: cannot connect to the Dask scheduler ({exc})"
-                ) from None
-        else:
-            import dask
-
-            n = max(1, min(workers or default_workers(), len(runs)))  # no idle processes
-            # no dashboard; the scheduler's small HTTP server on a free loopback port
-            with dask.config.set(LOCAL_WORKER_CONFIG):
-                cluster = LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    scheduler_kwargs={"dashboard_address": ":0"},
-                    silence_logs=logging.ERROR,
-                )
-            client = Client(cluster)
-        token = uuid.uuid4().hex[:8]
-        try:
-            futures = [
-                client.submit(fn, run, key=f"navsense-run-{run['run_id']}-{token}") for run in runs
-            ]
-            by_key = {f.key: run for f, run in zip(futures, runs)}
-            for future in as_completed(futures):
-                run = by_key[future.key]
-                try:
-                    yield future.result()
-                except Exception as exc:
-                    yield {
-                        "run_id": run["run_id"],
-                        "status": "lost",
-                        "error": f"{type(exc).__name__}: {exc}",
-                    }
-                future.release()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-    return execute
-
-
 #: A local Dask cluster pays for its start (about 5 s: processes, imports) from this many runs
 #: per worker; fewer runs go serially unless --workers asks for the cluster (8 runs of 120 s on
 #: 2 cores: Dask 10.0 s, serial 4.5 s; issue 18)
@@ -294,96 +204,6 @@ def _executor(runs: int, workers: int | None, scheduler: str | None, log) -> Exe
         )
         return serial_executor
     return dask_executor(workers, scheduler)
-
-
-def default_workers() -> int:
-    """The processor cores available to this process (navsense._runtime.machine)."""
-    from navsense._runtime.machine import available_cores
-
-    return available_cores()
-
-
-# ------------------------------------------------------------------------------- files
-def write_json_atomic(path: Path, data) -> None:
-    """Write JSON (indented; nan as null) to a temporary name next to ``path``, then rename."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(
-            orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
-        )
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise named_os_error(exc, path) from None
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def named_os_error(exc: OSError, path: Path) -> OSError:
-    """``exc`` naming ``path`` when it names no file (a full disk while writing: Python's write
-    and Arrow's say only "No space left on device")."""
-    if exc.filename is not None:
-        return exc
-    reason = exc.strerror or str(exc).strip().splitlines()[0]
-    return OSError(exc.errno, reason, str(path))
-
-
-def read_results(out_dir: str | os.PathLike) -> dict[str, dict]:
-    """The finished runs' results in ``out_dir/results``, by run id."""
-    folder = Path(out_dir) / RESULTS_DIR
-    out = {}
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.json")):
-            if path.name.startswith("."):
-                continue
-            try:
-                data = read_result(path)
-            except FormatError:
-                continue  # cut short by a crash, or damaged: the run is done again
-            out[data.get("run_id", path.stem)] = data
-    return out
-
-
-def _numbers(obj) -> bool:
-    """True for an object whose values are numbers or null (not booleans)."""
-    return isinstance(obj, dict) and all(
-        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in obj.values()
-    )
-
-
-def read_result(path: Path) -> dict:
-    """One run's result file, as :func:`execute_run` writes it: an object whose run_id is the
-    file's name, status "ok" or "failed", error a message or null, statistics an object of
-    numbers (or null for a failed run), score (an estimator's campaign) null or an object whose
-    campaign columns (navsense.score.campaign.CAMPAIGN_SCORE_KEYS) are numbers or null.
-    FormatError naming the file otherwise."""
-    from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
-
-    check_input_file(path, "result file", FormatError, MAX_INPUT_BYTES)  # a FIFO never ends
-    try:
-        data = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise FormatError(f"{path}: not valid JSON ({exc}); a damaged result file") from None
-    stem = path.stem
-    if not isinstance(data, dict):
-        raise FormatError(f"{path}: a result is a JSON object, got {type(data).__name__}")
-    if data.get("run_id", stem) != stem:
-        raise FormatError(f"{path}: run_id {data.get('run_id')!r} is not the file's name {stem}")
-    if data.get("status") not in ("ok", "failed"):
-        raise FormatError(f"{path}: status {data.get('status')!r} is not 'ok' or 'failed'")
-    if not (data.get("error") is None or isinstance(data["error"], str)):
-        raise FormatError(f"{path}: error {data['error']!r} is not a message (text) or null")
-    stats = data.get("statistics")
-    if not (_numbers(stats) or (stats is None and data["status"] == "failed")):
-        raise FormatError(f"{path}: statistics is not an object of numbers")
-    score = data.get("score")
-    if score is not None:
-        from navsense.score.campaign import CAMPAIGN_SCORE_KEYS
-
-        if not (
-            isinstance(score, dict) and _numbers({k: score.get(k) for k in CAMPAIGN_SCORE_KEYS})
-        ):
-            raise FormatError(f"{path}: score is not an object with numbers for its columns")
-    return data
 
 
 # ------------------------------------------------------------------------------- a campaign

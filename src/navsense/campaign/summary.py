@@ -47,7 +47,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from navsense.campaign.runner import CAMPAIGN_JSON, named_os_error, read_results
+from navsense.campaign.results import CAMPAIGN_JSON, named_os_error, read_results
 from navsense.campaign.stats import STATISTICS_KEYS
 from navsense.errors import ConfigError
 from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file

@@ -537,6 +537,9 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     from navsense.score.plots import run_report_figures
 
     figures += run_report_figures(data.run_dir)  # RUN_DIR/score/ of navsense score, if any
+    from navsense.allan.figure import run_report_figures as allan_figures
+
+    figures += allan_figures(data.run_dir)  # the IMU's Allan deviation: runs of 10 min or more
     page = _html(data, stats, figures, notes)
 
     final = data.run_dir / REPORT_DIR

@@ -120,8 +120,9 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, tr
     from navsense.score import metrics
     from navsense.score.align import umeyama
     from navsense.score.breakdown import fix_states_at, groups_of, outage_windows
-    from navsense.score.estimate import format_of, read_estimate
+    from navsense.score.estimate import format_of
     from navsense.score.frames import to_site_enu
+    from navsense.score.readers import read_estimate
     from navsense.score.runinfo import read_gnss_timeline, read_run_info
     from navsense.score.scores import all_figures
     from navsense.score.truth import truth_at_estimate

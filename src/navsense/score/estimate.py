@@ -1,4 +1,4 @@
-"""An estimator's trajectory as its file gives it, and the choice of its reader.
+"""An estimator's trajectory as its file gives it (the readers: navsense.score.readers).
 
 :class:`Estimate` holds what the readers (:mod:`navsense.score.tum`, :mod:`navsense.score.csvfile`,
 :mod:`navsense.score.bag`) found, still in the estimate's own frame; :mod:`navsense.score.frames`
@@ -20,7 +20,6 @@ the run's start. Stamps inside these limits but outside the run are not scored.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +37,6 @@ __all__ = [
     "MAX_TIME_S",
     "Estimate",
     "format_of",
-    "read_estimate",
 ]
 
 FORMATS = ("tum", "csv", "mcap")
@@ -98,34 +96,6 @@ def format_of(path: str | Path, fmt: str | None) -> str:
             f"(.tum or .txt, .csv, .mcap); give --format {'|'.join(FORMATS)}"
         )
     return _EXTENSIONS[suffix]
-
-
-def read_estimate(
-    path: str | Path, fmt: str | None, *, start_ns: int, topic: str | None = None
-) -> Estimate:
-    """Read an estimate file (``fmt`` tum, csv, mcap or None: from the extension).
-
-    ``start_ns``: the run's start_utc in UNIX nanoseconds (to turn UNIX times into episode
-    time); ``topic``: the bag's topic (mcap only, required there).
-    """
-    path = Path(path)
-    kind = format_of(path, fmt)
-    if not os.path.lexists(path):
-        raise FormatError(f"{path}: the estimate file is not found")
-    check_input_file(path, "estimate", FormatError)
-    if kind != "mcap" and topic is not None:
-        raise ConfigError(f"--topic {topic}: only an mcap estimate has topics ({path} is {kind})")
-    if kind == "tum":
-        from navsense.score.tum import read_tum
-
-        return read_tum(path, start_ns=start_ns)
-    if kind == "csv":
-        from navsense.score.csvfile import read_csv
-
-        return read_csv(path, start_ns=start_ns)
-    from navsense.score.bag import read_topic
-
-    return read_topic(path, topic, start_ns=start_ns)
 
 
 def finish(

@@ -20,13 +20,15 @@ GLONASS slot; QZSS J01 is PRN 193 - 192); its NMEA number is that plus ``nmea_of
 the synthetic constellation's three first, in its draw order
 (:data:`navsense.sky.constellation.SYSTEMS`), then BeiDou and QZSS. A new system is one row here
 (and its orbits); the NMEA layout (:mod:`navsense.output.layouts.gnss`) needs nothing more.
+A satellite whose number is beyond ``max_number`` has no NMEA number: the layout leaves it out
+of GSA and GSV (as a u-blox receiver in its strict NMEA numbering does).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GnssSystem", "GNSS_SYSTEMS", "ALL_SYSTEMS", "NMEA_ORDER"]
+__all__ = ["GnssSystem", "SYSTEM_CODES", "ALL_SYSTEMS", "NMEA_ORDER"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class GnssSystem:
 
 
 #: Every system, by name, in the order of :data:`ALL_SYSTEMS`
-GNSS_SYSTEMS: dict[str, GnssSystem] = {
+SYSTEM_CODES: dict[str, GnssSystem] = {
     s.name: s
     for s in (
         GnssSystem("gps", "G", "GP", 1, 1, 0, 32),
@@ -54,6 +56,6 @@ GNSS_SYSTEMS: dict[str, GnssSystem] = {
     )
 }
 #: The index of each system in the receiver's blocks (``sat_system``)
-ALL_SYSTEMS = tuple(GNSS_SYSTEMS)
+ALL_SYSTEMS = tuple(SYSTEM_CODES)
 #: The systems in the order of their NMEA system IDs (a receiver's GSA and GSV order)
-NMEA_ORDER = tuple(sorted(GNSS_SYSTEMS, key=lambda name: GNSS_SYSTEMS[name].nmea_system_id))
+NMEA_ORDER = tuple(sorted(SYSTEM_CODES, key=lambda name: SYSTEM_CODES[name].nmea_system_id))

@@ -58,24 +58,33 @@ The writers (:class:`TruthWriter`, :func:`write_truth`) write them when given a 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from navsense.errors import NavsenseError, TruthError
+from navsense.errors import TruthError
+from navsense.truth.logfiles import (
+    MIN_TRUTH_ROWS,
+    SITE_KEY,
+    START_UTC_KEY,
+    TruthMetadata,
+    _check_header,
+    _format_of,
+    _parquet_file,
+    read_truth_metadata,
+    truth_sidecar,
+)
 from navsense.truth.states import PHYSICS_HZ, TRUTH_COLUMNS, TruthStates
-
-if TYPE_CHECKING:
-    from navsense.site import Site
+from navsense.truth.writer import (
+    TruthWriter,
+    write_truth,
+)
 
 __all__ = [
     "read_truth",
@@ -105,7 +114,6 @@ MAX_POSITION_M = 1e9  # grid ENU coordinate, m (a million km: the georeference b
 MAX_SPEED_MPS = 1e4  # velocity component, m/s
 MAX_RATE_RADPS = 1e3  # angular-velocity component, rad/s
 QUAT_NORM_TOLERANCE = 1e-6  # | |q| - 1 | allowed (issue 2, item 4)
-MIN_TRUTH_ROWS = 3  # the IMU's first row is at the third physics step (spec, "IMU")
 
 _NUMERIC = TRUTH_COLUMNS[:-1]
 _LIMITS = {
@@ -124,43 +132,8 @@ _LIMITS = {
 _CSV_BLOCK_BYTES = 1 << 18  # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
 # so a stream holds ~10 MB whatever the file's length
 _PARQUET_BATCH_ROWS = 8192
-SITE_KEY = "navsense.site"  # Parquet key-value metadata: the log's site (module docstring)
-START_UTC_KEY = "navsense.start_utc"  # and the UTC time of t = 0
-_SIDECAR_SUFFIX = ".truth.json"  # a CSV log's site and start time: <stem>.truth.json
 _TRUE = ["1", "true", "True", "TRUE", "1.0"]
 _FALSE = ["0", "false", "False", "FALSE", "0.0"]
-
-
-def _format_of(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return "csv"
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    raise TruthError(f"{path}: unknown truth-log format {path.suffix!r}; use .csv or .parquet")
-
-
-def _check_header(path: Path, names: list[str], where: str) -> None:
-    """Exactly the 18 TRUTH_COLUMNS, each once, in any order."""
-    seen, repeated = set(), []
-    for name in names:
-        if name in seen:
-            repeated.append(name)
-        seen.add(name)
-    missing = [c for c in TRUTH_COLUMNS if c not in seen]
-    extra = [c for c in names if c not in TRUTH_COLUMNS]
-    problems = []
-    if missing:
-        problems.append("missing column(s) " + ", ".join(missing))
-    if extra:
-        problems.append("unknown column(s) " + ", ".join(repr(c) for c in extra))
-    if repeated:
-        problems.append("repeated column(s) " + ", ".join(repeated))
-    if problems:
-        raise TruthError(
-            f"{path}: {where}: {'; '.join(problems)}; the columns must be "
-            f"{', '.join(TRUTH_COLUMNS)} (any order)"
-        )
 
 
 #: the TruthStates arrays and the columns they hold, in order
@@ -514,30 +487,6 @@ def _csv_blocks(path: Path, validator: _Validator) -> Iterator[TruthStates]:
 # ------------------------------------------------------------------------------- Parquet
 
 
-def _parquet_file(path: Path) -> pq.ParquetFile:
-    try:
-        pf = pq.ParquetFile(path)
-    except OSError as exc:
-        text = str(exc).strip()
-        reason = text.splitlines()[0] if text else type(exc).__name__  # Arrow adds lines
-        raise TruthError(f"{path}: cannot read the truth log ({reason})") from None
-    except (pa.ArrowInvalid, pa.ArrowException) as exc:
-        raise TruthError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]})") from None
-    schema = pf.schema_arrow
-    _check_header(path, list(schema.names), "schema")
-    for name in TRUTH_COLUMNS:
-        typ = schema.field(name).type
-        ok = pa.types.is_integer(typ) or pa.types.is_floating(typ)
-        if name == "reset":
-            ok = ok or pa.types.is_boolean(typ)
-        if not ok:
-            raise TruthError(
-                f"{path}: schema: column {name} has type {typ}; a number is required"
-                + (" (or a boolean)" if name == "reset" else "")
-            )
-    return pf
-
-
 def _batches(path: Path, pf: pq.ParquetFile, batch_rows: int) -> Iterator:
     """The file's record batches; a damaged page is a TruthError naming the file."""
     batches = pf.iter_batches(batch_size=batch_rows, columns=list(TRUTH_COLUMNS))
@@ -704,274 +653,3 @@ def read_truth(path: str | os.PathLike, rate_hz: float = PHYSICS_HZ) -> TruthSta
 
 
 # ------------------------------------------------------------------------ where and when
-
-
-@dataclass(frozen=True)
-class TruthMetadata:
-    """A truth log's site and start time (module docstring): ``site`` a Site or None (the log
-    names none), ``start_utc`` ISO 8601 or None, ``where`` the file they were read from (the
-    log's Parquet metadata or its sidecar; None when there are none)."""
-
-    site: Site | None = None
-    start_utc: str | None = None
-    where: str | None = None
-
-
-def truth_sidecar(path: str | os.PathLike) -> Path:
-    """The sidecar file of a CSV truth log: ``<stem>.truth.json`` beside it."""
-    path = Path(path)
-    return path.with_name(path.stem + _SIDECAR_SUFFIX)
-
-
-def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
-    """The site and start time that the truth log ``path`` carries (module docstring).
-
-    Parquet: its key-value metadata; CSV: its sidecar ``<stem>.truth.json`` if there is one.
-    A log without them gives ``TruthMetadata()``. A malformed value raises a NavsenseError (one
-    line naming the file, the key, the value and what is allowed).
-    """
-    path = Path(path)
-    kind = _format_of(path)
-    if not os.path.lexists(path):
-        raise TruthError(f"{path}: no such truth log")
-    from navsense.jsonfile import check_input_file
-
-    check_input_file(path, "truth log", TruthError)  # a FIFO, a device, a directory: named so
-    if kind == "parquet":
-        raw = _parquet_file(path).schema_arrow.metadata or {}
-        where = f"{path} (Parquet metadata)"
-        values: dict[str, Any] = {}
-        for key, name in ((SITE_KEY, "site"), (START_UTC_KEY, "start_utc")):
-            text = raw.get(key.encode())
-            if text is None:
-                continue
-            from navsense.jsonfile import parse_json
-
-            try:  # nested at most 64 deep, no key twice (NaN: refused by the site's check)
-                values[name] = parse_json(text.decode("utf-8"), key, TruthError, allow_nan=True)
-            except (UnicodeDecodeError, TruthError) as exc:
-                reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc)
-                raise TruthError(
-                    f"{where}: {key} = {text[:60]!r} is not JSON ({reason.removeprefix(key + ': ')})"
-                    " (an embedded site's name or a site object; an ISO 8601 UTC time)"
-                ) from None
-    else:
-        sidecar = truth_sidecar(path)
-        if not os.path.lexists(sidecar):  # a sidecar that is no file is refused, not left out
-            return TruthMetadata()
-        from navsense.jsonfile import read_json
-
-        where = str(sidecar)
-        values = read_json(sidecar, "truth log sidecar", TruthError)
-        if not isinstance(values, dict):
-            raise TruthError(f"{where}: the sidecar must be a JSON object with site, start_utc")
-        unknown = sorted(set(values) - {"site", "start_utc"})
-        if unknown:
-            raise TruthError(f"{where}: {unknown[0]} is not a known key; allowed: site, start_utc")
-    return TruthMetadata(
-        site=_site_of(values.get("site"), where, path.parent),
-        start_utc=_start_of(values.get("start_utc"), where),
-        where=where if values else None,
-    )
-
-
-def _site_of(value, where: str, folder: Path):
-    """A Site from the metadata's site value (None: none); a file relative to ``folder``."""
-    if value is None:
-        return None
-    from navsense.site import resolve_site, site_from_json
-
-    if isinstance(value, str) and value:
-        try:
-            return resolve_site(value, base=folder)
-        except NavsenseError as exc:
-            raise TruthError(f"{where}: site: {exc}") from None
-    if isinstance(value, dict):
-        return site_from_json(value, source=f"{where}: site")
-    raise TruthError(
-        f"{where}: site = {json.dumps(value)[:60]} is not an embedded site's name, a site "
-        "file or a site object"
-    )
-
-
-def _start_of(value, where: str) -> str | None:
-    if value is None:
-        return None
-    from navsense.geo.epoch import parse_utc
-
-    if not isinstance(value, str):
-        raise TruthError(
-            f"{where}: start_utc = {json.dumps(value)[:60]} is not an ISO 8601 UTC time"
-        )
-    try:
-        parse_utc(value)
-    except NavsenseError as exc:
-        raise TruthError(f"{where}: start_utc: {exc}") from None
-    return value
-
-
-def _site_value(site) -> Any:
-    """The JSON of ``site`` in the metadata: an embedded site's name when it is that site
-    unchanged, else its site object; a Site None (no georeference) as an open-sky site."""
-    from navsense.site import Site, embedded_site, embedded_sites
-
-    if isinstance(site, str):
-        return site
-    if site is None:
-        return {"name": "open sky", "georeference": None}
-    assert isinstance(site, Site)
-    if site.name in embedded_sites() and site.to_json() == embedded_site(site.name).to_json():
-        return site.name
-    return site.to_json()
-
-
-def _metadata(site, start_utc: str | None, with_site: bool) -> dict[str, str]:
-    out = {}
-    if with_site:
-        out[SITE_KEY] = json.dumps(_site_value(site), separators=(",", ":"))
-    if start_utc is not None:
-        out[START_UTC_KEY] = json.dumps(start_utc)
-    return out
-
-
-_NO_SITE: Any = object()  # TruthWriter(site=...) not given
-
-
-class TruthWriter:
-    """Write a truth log chunk by chunk (``.csv`` or ``.parquet`` from the suffix).
-
-    A context manager: the rows go to a temporary file next to ``path`` that is renamed to
-    ``path`` on a clean exit and removed on an error. It refuses to overwrite an existing file
-    unless ``overwrite=True``. Chunks must be consecutive physics steps (checked).
-
-    ``site`` (a Site, an embedded site's name or a site file's path relative to the log's
-    folder, or None for a site without georeference) and
-    ``start_utc``: the log's site and start time (module docstring), in the Parquet metadata or
-    the CSV sidecar ``<stem>.truth.json``. A CSV log written without them removes its old
-    sidecar (it described the file it replaces).
-    """
-
-    def __init__(
-        self,
-        path: str | os.PathLike,
-        overwrite: bool = True,
-        *,
-        site: Site | str | None = _NO_SITE,
-        start_utc: str | None = None,
-    ) -> None:
-        self.path = Path(path)
-        self.kind = _format_of(self.path)
-        if self.path.exists() and not overwrite:
-            raise TruthError(f"{self.path}: exists; refusing to overwrite it")
-        self._meta = _metadata(site, start_utc, site is not _NO_SITE)
-        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self._writer: pq.ParquetWriter | None = None
-        self._file: BinaryIO | None = None
-        self._next_step: int | None = None
-        self.rows = 0
-
-    def __enter__(self) -> TruthWriter:
-        try:
-            self._file = open(self._tmp, "wb")
-        except OSError as exc:
-            raise TruthError(f"{self.path}: cannot write the truth log ({exc.strerror})") from None
-        return self
-
-    def _table(self, truth: TruthStates) -> pa.Table:
-        cols = [
-            truth.t_s,
-            *truth.p_m.T,
-            *truth.q_xyzw.T,
-            *truth.v_mps.T,
-            *truth.w_radps.T,
-            *truth.c_m.T,
-        ]
-        arrays = [pa.array(np.ascontiguousarray(c, dtype=np.float64)) for c in cols]
-        if self.kind == "csv":
-            arrays.append(pa.array(np.asarray(truth.reset, dtype=np.int8)))
-        else:
-            arrays.append(pa.array(np.asarray(truth.reset, dtype=np.bool_)))
-        return pa.Table.from_arrays(arrays, names=list(TRUTH_COLUMNS))
-
-    def write(self, truth: TruthStates) -> None:
-        """Append the rows of ``truth`` (the next consecutive physics steps)."""
-        if self._file is None:
-            raise TruthError(f"{self.path}: TruthWriter.write outside its with-block")
-        if self._next_step is not None and truth.step0 != self._next_step:
-            raise TruthError(
-                f"{self.path}: chunk starts at step {truth.step0}, expected "
-                f"{self._next_step} (chunks must be consecutive)"
-            )
-        if len(truth) == 0:
-            return
-        table = self._table(truth)
-        if self._writer is None:
-            if self.kind == "csv":
-                self._file.write((",".join(TRUTH_COLUMNS) + "\n").encode())
-                self._writer = pacsv.CSVWriter(
-                    self._file,
-                    table.schema,
-                    write_options=pacsv.WriteOptions(include_header=False, quoting_style="needed"),
-                )
-            else:
-                schema = table.schema.with_metadata(self._meta) if self._meta else table.schema
-                self._writer = pq.ParquetWriter(self._file, schema)
-        self._writer.write_table(table)
-        self._next_step = truth.step0 + len(truth)
-        self.rows += len(truth)
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        try:
-            if self._writer is not None:
-                self._writer.close()
-            if self._file is not None:
-                self._file.close()
-        except BaseException:
-            self._tmp.unlink(missing_ok=True)
-            raise
-        if exc_type is not None:
-            self._tmp.unlink(missing_ok=True)
-            return
-        if self.rows == 0:
-            self._tmp.unlink(missing_ok=True)
-            raise TruthError(
-                f"{self.path}: no rows to write; a truth log needs at least "
-                f"{MIN_TRUTH_ROWS} physics steps"
-            )
-        if self.kind == "csv":
-            self._write_sidecar()
-        os.replace(self._tmp, self.path)
-
-    def _write_sidecar(self) -> None:
-        """The CSV log's sidecar (before the log is renamed: a log never lacks its site)."""
-        sidecar = truth_sidecar(self.path)
-        if not self._meta:
-            sidecar.unlink(missing_ok=True)
-            return
-        body = {
-            {SITE_KEY: "site", START_UTC_KEY: "start_utc"}[k]: json.loads(v)
-            for k, v in self._meta.items()
-        }
-        tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
-            os.replace(tmp, sidecar)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            self._tmp.unlink(missing_ok=True)
-            raise
-
-
-def write_truth(
-    truth: TruthStates,
-    path: str | os.PathLike,
-    *,
-    site: Site | str | None = _NO_SITE,
-    start_utc: str | None = None,
-) -> Path:
-    """Write ``truth`` to ``path`` (``.csv`` or ``.parquet``), replacing it atomically, with the
-    log's ``site`` and ``start_utc`` when given (:class:`TruthWriter`). Returns the path."""
-    path = Path(path)
-    with TruthWriter(path, site=site, start_utc=start_utc) as writer:
-        writer.write(truth)
-    return path

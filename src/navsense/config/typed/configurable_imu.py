@@ -16,9 +16,10 @@ import numpy as np
 
 from navsense.config.fields import Field
 from navsense.config.imu_presets import PRESETS
+from navsense.config.keys import ROUND_DIRECTIONS
 from navsense.config.typed.keyed import build, key, section
 
-__all__ = ["ConfigurableImuConfig", "SensorErrors", "sensor_keys"]
+__all__ = ["ConfigurableImuConfig", "SensorErrors", "sensor_keys", "ROUND_DIRECTIONS"]
 
 _SCALARS = ("bias_instability_tau_s", "lsb", "saturation")
 

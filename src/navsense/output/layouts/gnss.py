@@ -59,7 +59,7 @@ gnss.nmea.sentences in a receiver's order (:mod:`navsense.output.nmea`): RMC and
 position; speed over ground ``speed_mps`` in knots and km/h and true course ``course_deg`` of
 the receiver's velocity, the course frozen below COURSE_HOLD_SPEED_MPS; status and mode from the
 fix state), GGA (the row's nmea_gga), GSA and GSV for each system that is on (NMEA 4.10/4.11
-system and signal IDs of :data:`navsense.sky.systems.GNSS_SYSTEMS`, GPS, GLONASS, Galileo,
+system and signal IDs of :data:`navsense.sky.systems.SYSTEM_CODES`, GPS, GLONASS, Galileo,
 BeiDou, QZSS in that order; GSA under the talker GN with the system ID, as the u-blox F9
 interface description sends it: the PRNs of ``sat_used``, none without a fix, and the row's
 PDOP, HDOP, VDOP; GSV under the system's talker GP, GL, GA, GB, GQ: the satellites at or above
@@ -97,7 +97,7 @@ from navsense.output.nmea.gga import gga_chars
 from navsense.output.nmea.interleave import SENTENCE_ORDER, interleave_text
 from navsense.output.nmea.satellites import gsa_chars, gsv_chars
 from navsense.output.nmea.text import LINE_END, sentence_lines
-from navsense.sky.systems import GNSS_SYSTEMS, NMEA_ORDER
+from navsense.sky.systems import NMEA_ORDER, SYSTEM_CODES, GnssSystem
 from navsense.utc import utc_datetime
 
 __all__ = [
@@ -147,13 +147,10 @@ HEIGHT_KEYS = {
     "geoid": ("altitude_geoid_m", "geoid_undulation_m"),
 }
 
-#: Per system, in the order of its NMEA system ID: (system, talker of its GSV, system ID, GSV
-#: signal ID, the offset of its NMEA satellite numbers), from the one table of the systems'
-#: codes (:data:`navsense.sky.systems.GNSS_SYSTEMS`: GPS, GLONASS, Galileo, BeiDou, QZSS)
-NMEA_SYSTEMS = tuple(
-    (s.name, s.nmea_talker, s.nmea_system_id, s.nmea_signal_id, s.nmea_offset)
-    for s in (GNSS_SYSTEMS[name] for name in NMEA_ORDER)
-)
+#: The systems' codes (talker of its GSV, system ID, GSV signal ID, NMEA numbers) in the order
+#: of their NMEA system IDs: GPS, GLONASS, Galileo, BeiDou, QZSS, from the one table of them
+#: (:data:`navsense.sky.systems.SYSTEM_CODES`)
+NMEA_SYSTEMS: tuple[GnssSystem, ...] = tuple(SYSTEM_CODES[name] for name in NMEA_ORDER)
 NAV_MODE_NO_FIX, NAV_MODE_3D = 1, 3  # GSA navigation mode
 #: m/s: below this ground speed the course over ground is frozen (the last course at or above
 #: it is reported): u-blox's "Freezing the course over ground" (ZED-F9P integration manual
@@ -237,12 +234,8 @@ class GnssLayout:
         self._nmea = tuple(name for name in SENTENCE_ORDER if name in chosen)
         systems = list(info["systems"])
         on = set(info["systems_on"])
-        # (sat_system index, talker, system ID, signal ID, PRN offset) of the systems that are on
-        self._systems = [
-            (systems.index(name), talker, sys_id, sig_id, offset)
-            for name, talker, sys_id, sig_id, offset in NMEA_SYSTEMS
-            if name in on
-        ]
+        # (sat_system index, codes) of the systems that are on, in their NMEA order
+        self._systems = [(systems.index(s.name), s) for s in NMEA_SYSTEMS if s.name in on]
         self._below_mask = list(info["sky_classes"]).index("below_mask")
         self._modes = np.array(
             [SOLUTION_MODES.get(q, "N") for q in range(max(SOLUTION_MODES) + 1)], dtype="S1"
@@ -384,11 +377,11 @@ class GnssLayout:
         if not self._systems:
             return []
         cols, system, prn = self._columns_of_systems(block)
-        talkers = [talker for _, talker, _, _, _ in self._systems]
+        talkers = [s.nmea_talker for _, s in self._systems]
         fix = block["fix"]
         ok = fix != GGA_NO_FIX
         if name == "GSA":  # talker GN, the system in the system ID (NMEA 4.10, u-blox)
-            ids = [sys_id for _, _, sys_id, _, _ in self._systems]
+            ids = [s.nmea_system_id for _, s in self._systems]
             talkers = [TALKER_COMBINED] * len(talkers)
             return [
                 gsa_chars(
@@ -411,23 +404,27 @@ class GnssLayout:
                 block["sat_azimuth_deg"][:, cols],
                 block["sat_cn0_dbhz"][:, cols],
                 talkers,
-                [sig_id for _, _, _, sig_id, _ in self._systems],
+                [s.nmea_signal_id for _, s in self._systems],
                 system,
             )
         ]
 
     def _columns_of_systems(self, block: Mapping[str, np.ndarray]):
         """The satellite columns of the systems that are on, in their NMEA order; the index of
-        each one's system into self._systems; their NMEA numbers (PRN + the system's offset).
-        The block's satellites are the constellation's, the same in every block: built once."""
+        each one's system into self._systems; their NMEA numbers (number within the system +
+        the system's offset; a satellite beyond the system's NMEA numbers is left out, as a
+        u-blox receiver's strict numbering leaves it out). The block's satellites are the sky's,
+        the same in every block: built once."""
         if self._sat_columns is None:
             system = block["sat_system"][0]
+            number = block["sat_prn"][0].astype(np.int64)
             cols, which, prn = [], [], []
-            for j, (index, _, _, _, offset) in enumerate(self._systems):
-                c = np.flatnonzero(system == index)  # a system's satellites are consecutive
+            for j, (index, codes) in enumerate(self._systems):
+                # a system's satellites are consecutive, by number
+                c = np.flatnonzero((system == index) & (number >= 1) & (number <= codes.max_number))
                 cols.append(c)
                 which.append(np.full(c.size, j))
-                prn.append(block["sat_prn"][0, c].astype(np.int64) + offset)
+                prn.append(number[c] + codes.nmea_offset)
             self._sat_columns = (np.concatenate(cols), np.concatenate(which), np.concatenate(prn))
         return self._sat_columns
 

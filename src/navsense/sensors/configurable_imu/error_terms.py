@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from navsense import gauss_markov
-from navsense.config.keys import ROUND_DIRECTIONS
+from navsense.config.typed.configurable_imu import ROUND_DIRECTIONS
 
 __all__ = [
     "ROUND_TO_ZERO",
