@@ -332,10 +332,11 @@ def run(args: argparse.Namespace) -> int:
             overrides_from_args(args),
             option_labels(args),
         )
+        cfg, origins = _with_receiver(cfg, origins)
         sys.stdout.write(explain_text(cfg, origins))
         return 0
     if action == "show":
-        cfg = config_from_args(args)
+        cfg, _ = _with_receiver(config_from_args(args), {})
         sys.stdout.write(orjson.dumps(cfg, option=orjson.OPT_INDENT_2).decode() + "\n")
         return 0
     if action == "keys":
@@ -348,6 +349,25 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stderr.write("navsense config: choose an action: show or keys\n")
     return 2
+
+
+def _with_receiver(cfg: dict, origins: dict[str, str]) -> tuple[dict, dict[str, str]]:
+    """The configuration with a receiver preset's values (gnss.receiver; what the run uses and
+    episode.json records), each value the preset set named as its origin."""
+    from navsense.config.load import leaves
+    from navsense.config.receiver_presets import PRESETS, resolve_receiver
+
+    resolved, _ = resolve_receiver(cfg)
+    if resolved is cfg:
+        return cfg, origins
+    name = cfg["gnss"]["receiver"]
+    before = dict(leaves(cfg))
+    label = f"receiver preset {name} ({PRESETS[name]['source']})"
+    out = dict(origins)
+    for key, value in leaves(dict(resolved)):
+        if before[key] != value:
+            out[key] = label
+    return dict(resolved), out
 
 
 def explain_text(cfg: dict, origins: dict[str, str]) -> str:

@@ -233,3 +233,21 @@ def test_the_default_run_records_no_receiver_key(tmp_path):
     assert main([*argv[:-1], str(out2), "--no-corrections", "--quiet"]) == 0
     gnss = orjson.loads((out2 / "episode.json").read_bytes())["config"]["gnss"]
     assert gnss["corrections"]["enabled"] is False
+
+
+def test_config_show_gives_the_presets_values_and_explain_names_it(capsys):
+    import json
+
+    from navsense.cli import main
+
+    assert main(["config", "show", "--receiver", "rtk"]) == 0
+    cfg = json.loads(capsys.readouterr().out)
+    assert cfg["gnss"]["rtk"]["ttf_median_s"] == 5.0
+    assert cfg["gnss"]["states"]["rtk_fixed"]["sigma_h_m"] == pytest.approx(0.00795)
+    assert main(["config", "show", "--explain", "--receiver", "rtk", "--gnss-hz", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (ttf,) = [line for line in lines if line.startswith("gnss.rtk.ttf_median_s")]
+    assert ttf.split("=")[1].split("#")[0].strip() == "5.0"
+    assert "# receiver preset rtk (u-blox ZED-F9P data sheet" in ttf
+    (hz,) = [line for line in lines if line.startswith("gnss.hz ")]
+    assert "option --gnss-hz" in hz
