@@ -251,3 +251,16 @@ def test_config_show_gives_the_presets_values_and_explain_names_it(capsys):
     assert "# receiver preset rtk (u-blox ZED-F9P data sheet" in ttf
     (hz,) = [line for line in lines if line.startswith("gnss.hz ")]
     assert "option --gnss-hz" in hz
+
+
+@pytest.mark.parametrize(
+    "receiver, ttff_s",
+    [("standalone", 26.0), ("sbas", 26.0), ("rtk", 25.0), ("phone", 20.0), ("acres", 20.0)],
+)
+def test_cold_start_time_to_first_fix_is_the_datasheets(receiver, ttff_s):
+    """gnss.start cold: no fix before the preset's time to first fix (NEO-M8N 26 s, ZED-F9P
+    25 s; a phone keeps the specification's 20 s), a fix from its first epoch on."""
+    _, block = _run(receiver, 4, n=40, **{"gnss.start": "cold"})
+    t, fix = block["sample_time_s"], block["fix"]
+    assert t[fix > 0][0] == ttff_s
+    assert (fix[t < ttff_s] == 0).all() and (fix[t >= ttff_s] > 0).all()
