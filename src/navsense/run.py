@@ -167,6 +167,7 @@ def prepare_run(
     the data).
     """
     from navsense.config import apply_overrides, load_config
+    from navsense.config.load import preset_layer
     from navsense.site import DEFAULT_SITE, embedded_site, resolve_site
     from navsense.vehicles import VehicleProfile, vehicle_profile
 
@@ -192,11 +193,15 @@ def prepare_run(
     else:
         profile = vehicle_profile(vehicle or (scen.vehicle.name if scen else "polaris"))
 
-    cfg = load_config(
-        config, overlay, vehicle=profile.name, later_keys=[k for _, lay in layers for k in lay]
-    )
+    later = [k for _, lay in layers for k in lay]
+    cfg = load_config(config, overlay, vehicle=profile.name, later_keys=later)
     for label, layer in layers:
         cfg = apply_overrides(cfg, layer, source=label)
+    presets = preset_layer(cfg)
+    if presets:  # a preset an option names: its keys under every layer (config.load)
+        cfg = load_config(config, overlay, vehicle=profile.name, later_keys=later, presets=presets)
+        for label, layer in layers:
+            cfg = apply_overrides(cfg, layer, source=label)
 
     extra: dict[str, Any] = {} if duration_s is None else {"duration_s": duration_s}
     if scen is not None:

@@ -548,6 +548,13 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("gnss", "receiver"),
     ("imu", "earth"),
     ("ins", "aiding"),
+    ("ins", "imu_grade"),
+    ("baro", "offset_sigma_pa"),
+    ("baro", "temp_coeff_pa_per_k"),
+    ("baro", "temperature_c"),
+    ("baro", "weather_sigma_pa"),
+    ("baro", "weather_tau_s"),
+    ("baro", "preset"),
 )
 _AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")
 

@@ -125,7 +125,7 @@ INS_CODE = dict(
         (False, 100, [0, 0, 0], 0.01, 30, 0.003, 0.1, 0.03, 0.01, 0.02, 0.0005, "nad83", 16),
     )
 )
-# navsense extension (issue 19): the aided INS, off; its filter and the AV200's inertial errors
+# navsense extension (issue 19): the aided INS, off; its filter and a generic grade's inertial errors
 INS_EXTENSION = dict(
     aiding="none",
     aiding_tau_s=1.0,
@@ -137,6 +137,7 @@ INS_EXTENSION = dict(
         "accel_vrw_mps_per_sqrt_h": 0.03,
         "gyro_arw_deg_per_sqrt_h": 0.2,
     },
+    imu_grade="none",  # issue 30: no grade preset (navsense.config.error_presets)
 )
 INS_CODE.update(INS_EXTENSION)
 
@@ -181,6 +182,13 @@ BARO_CODE = {
     "bias_tau_s": 300,
     "base_altitude_m": 0,
     "position_flu_m": [0, 0, 0],
+    # issue 30: the offset, its temperature coefficient and the weather, 0; no preset
+    "offset_sigma_pa": 0,
+    "temp_coeff_pa_per_k": 0,
+    "temperature_c": 25,
+    "weather_sigma_pa": 0,
+    "weather_tau_s": 43200,
+    "preset": "none",
 }
 ODOM_CODE = {
     "enabled": False,

@@ -69,6 +69,12 @@ RANGES = {
     "baro.bias_sigma_pa": ("number", 0, INF, False),
     "baro.bias_tau_s": ("number", 0, INF, True),
     "baro.base_altitude_m": ("number", -1000, 11000, False),
+    # issue 30 item 3: the offset, its temperature coefficient and the weather
+    "baro.offset_sigma_pa": ("number", 0, INF, False),
+    "baro.temp_coeff_pa_per_k": ("number", -100, 100, False),
+    "baro.temperature_c": ("number", -60, 100, False),
+    "baro.weather_sigma_pa": ("number", 0, 10000, False),
+    "baro.weather_tau_s": ("number", 60, 10_000_000, False),
     "odom.hz": ("number", 1, 120, False),
     "odom.noise_std_mps": ("number", 0, INF, False),
     "odom.scale_factor_sigma": ("number", 0, 0.1, False),

@@ -239,7 +239,7 @@ def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
 
 
 def test_the_defaults_drift_decimetres_in_10_s_and_metres_in_60_s():
-    # horizontal 1-sigma per axis after an outage with the ins.drift defaults (AV200)
+    # horizontal 1-sigma per axis after an outage with the ins.drift defaults (a generic grade)
     assert 0.10 < _drift_sigma(10.0, True) < 0.3  # 0.15 m
     assert 2.0 < _drift_sigma(60.0, True) < 10.0  # 5.0 m
     assert _drift_sigma(60.0, False) < 1.5  # vertical: velocity error and VRW, 0.87 m

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from navsense.config.error_presets import BARO_PRESETS, INS_IMU_GRADES
 from navsense.config.fields import (
     BOOLEAN,
     EXTENSION_ENABLED,
@@ -151,7 +152,10 @@ def _drift(maximum: float, unit: str, default: float) -> Field:
     )
 
 
-#: ins.drift: the inertial error model of the dead-reckoning INS (navsense.sensors.ins_aiding)
+#: ins.drift: the inertial error model of the dead-reckoning INS (navsense.sensors.ins_aiding).
+#: The defaults are a generic grade, navsense's choice with its reasoning in ins_aiding's
+#: docstring and docs/guide/error-models.md (not a datasheet quote); ins.imu_grade sets them from
+#: one datasheet of a grade (navsense.config.error_presets).
 _INS_DRIFT = Section(
     {
         "velocity_sigma_mps": _drift(1.0, "m/s, velocity error at the loss of aiding", 0.014),
@@ -431,6 +435,11 @@ SCHEMA = Section(
                     default=1.0,
                 ),
                 "drift": _INS_DRIFT,
+                # navsense extension (issue 30 item 3): the ins.drift keys of an IMU grade
+                # (navsense.config.error_presets), under the explicit keys
+                "imu_grade": Field(
+                    "enum", choices=("none", *INS_IMU_GRADES), extension=True, default="none"
+                ),
             },
             in_sensors_json=False,  # specification "INS": the "Code" column
         ),
@@ -474,6 +483,46 @@ SCHEMA = Section(
                     default=0,
                 ),
                 "position_flu_m": Field("vector", length=3, extension=True, default=[0, 0, 0]),
+                # navsense extensions (issue 30 item 3), 0 by default: an absolute offset drawn
+                # once a run, the offset's temperature coefficient, the weather's pressure change
+                "offset_sigma_pa": Field(
+                    "number", minimum=0, extension=True, chosen=_SIGMA, default=0
+                ),
+                "temp_coeff_pa_per_k": Field(
+                    "number",
+                    minimum=-100,
+                    maximum=100,
+                    extension=True,
+                    chosen="Pa/K, either sign; datasheets give under 1 Pa/K, 100 is far beyond",
+                    default=0,
+                ),
+                "temperature_c": Field(
+                    "number",
+                    minimum=-60,
+                    maximum=100,
+                    extension=True,
+                    chosen="deg C, beyond the -40 .. 85 deg C a MEMS barometer works in",
+                    default=25,
+                ),
+                "weather_sigma_pa": Field(
+                    "number",
+                    minimum=0,
+                    maximum=10000,
+                    extension=True,
+                    chosen="Pa; the sea-level pressure spans about 87 000 .. 108 000 Pa on record",
+                    default=0,
+                ),
+                "weather_tau_s": Field(
+                    "number",
+                    minimum=60,
+                    maximum=10_000_000,
+                    extension=True,
+                    chosen="s; weather changes over hours to days (a minute .. 4 months)",
+                    default=43200,
+                ),
+                "preset": Field(
+                    "enum", choices=("none", *BARO_PRESETS), extension=True, default="none"
+                ),
             }
         ),
         "odom": Section(

@@ -12,6 +12,10 @@ arrays included, replaces the one below):
    embedded ``sensors_polaris.json`` for the Polaris and nothing for the Maxxum;
 5. the overrides (the other command-line options), as dotted key paths.
 
+An error-model preset (``ins.imu_grade``, ``baro.preset``; navsense.config.error_presets), named
+in any layer, puts its keys in a layer just above the defaults (1 and 2): every key a file or an
+option sets explicitly wins over it (issue 30 item 3).
+
 The configuration is validated after each layer, so an error names the layer that caused it:
 the file's path as given, ``sensors.json``/``sensors_polaris.json`` for the embedded files, and
 ``command line`` for the overrides.
@@ -58,6 +62,7 @@ from navsense.errors import ConfigError, NavsenseWarning
 
 __all__ = [
     "load_config",
+    "preset_layer",
     "explain_config",
     "parse_set",
     "apply_overrides",
@@ -80,6 +85,7 @@ def load_config(
     overrides: Mapping | None = None,
     *,
     later_keys: Iterable[str] = (),
+    presets: Mapping | None = None,
 ) -> dict:
     """The effective sensor configuration: defaults < config file < overlay < overrides.
 
@@ -89,9 +95,11 @@ def load_config(
     (NavsenseWarning) for each value of the configuration file that the overlay replaces, unless
     ``overrides`` or ``later_keys`` (the dotted keys of overrides the caller applies afterwards)
     set it again. See the module docstring for the layers and :func:`apply_overrides` for
-    ``overrides``.
+    ``overrides``. ``presets``: a preset layer (:func:`preset_layer`) to put over the defaults
+    with those the layers name: that of overrides the caller applies afterwards
+    (navsense.run.prepare_run).
     """
-    return _build(config_path, overlay_path, vehicle, overrides, None, None, later_keys)
+    return _build(config_path, overlay_path, vehicle, overrides, None, None, later_keys, presets)
 
 
 #: The origins :func:`explain_config` names (with the file or option).
@@ -120,7 +128,14 @@ def explain_config(
 
 
 def _build(
-    config_path, overlay_path, vehicle, overrides, origins, override_labels, later_keys=()
+    config_path,
+    overlay_path,
+    vehicle,
+    overrides,
+    origins,
+    override_labels,
+    later_keys=(),
+    presets=None,
 ) -> dict:
     if vehicle not in VEHICLE_OVERLAYS:
         raise ConfigError(
@@ -152,12 +167,23 @@ def _build(
         _warn_overridden(layers[0], layers[1], again)
     if overrides:
         cfg = apply_overrides(cfg, overrides)
+    wanted = merge_presets(preset_layer(cfg), presets)
+    if wanted:  # again, over the defaults and the presets' keys: an explicit key wins
+        cfg = deep_merge(all_defaults(), wanted)
+        for layer, _, _ in layers:
+            cfg = deep_merge(cfg, layer)
+        if overrides:
+            cfg = apply_overrides(cfg, overrides)
+        validate(cfg, "the presets")
     if origins is not None:
         for layer, label in (
             (code_defaults(), DEFAULT_CODE),
             (sensors_defaults(), DEFAULT_SENSORS),
         ):
             origins.update((key, label) for key, _ in leaves(layer))
+        for section, (name, keys) in _preset_keys(cfg).items():
+            label = f"preset {name} ({section}; navsense.config.error_presets)"
+            origins.update((k, label) for k, _ in leaves(keys, f"{section}."))
         for layer, _, label in layers:
             origins.update((key, label) for key, _ in leaves(layer))
         for key, value in (overrides or {}).items():
@@ -170,6 +196,48 @@ def _build(
             else:
                 origins[path] = label
     return canonical(cfg)
+
+
+#: the preset keys of the error models (issue 30 item 3): (section, preset key, its table's
+#: name in navsense.config.error_presets, the sub-section its values go in)
+_PRESET_KEYS = (
+    ("ins", "imu_grade", "INS_IMU_GRADES", "ins.drift"),
+    ("baro", "preset", "BARO_PRESETS", "baro"),
+)
+
+
+def _preset_keys(cfg: Mapping) -> dict[str, tuple[str, dict]]:
+    """{sub-section: (preset name, its keys)} of the presets ``cfg`` names (not "none")."""
+    from navsense.config import error_presets
+
+    out = {}
+    for section, key, table, target in _PRESET_KEYS:
+        name = cfg.get(section, {}).get(key, "none")
+        if name != "none":
+            out[target] = (name, dict(getattr(error_presets, table)[name]))
+    return out
+
+
+def merge_presets(*layers: Mapping | None) -> dict:
+    """The preset layers merged (None and {} skipped)."""
+    out: dict = {}
+    for layer in layers:
+        if layer:
+            out = deep_merge(out, layer)
+    return out
+
+
+def preset_layer(cfg: Mapping) -> dict:
+    """The layer of the error-model presets that ``cfg`` names (``ins.imu_grade``,
+    ``baro.preset``; navsense.config.error_presets): their keys, nested, {} for none. It lies
+    just above the defaults, so the configuration file, the overlay and the options win."""
+    layer: dict = {}
+    for target, (_, keys) in _preset_keys(cfg).items():
+        node = layer
+        for part in target.split("."):
+            node = node.setdefault(part, {})
+        node.update(keys)
+    return layer
 
 
 def leaves(node: Mapping, prefix: str = "") -> list[tuple[str, object]]:

@@ -89,14 +89,24 @@ the covariance reports. Velocity and attitude errors are those paths' derivative
 position, velocity and attitude drift together. The specification's own attitude and velocity
 noise stays on top.
 
-Defaults (``ins.drift.*``, navsense's reading of the OxTS AV200 datasheet, the INS the
-specification names for the Polaris: OxTS "AV200 GNSS/INS datasheet", 2023): velocity accuracy
-0.05 km/h RMS (velocity_sigma_mps 0.014), gyro bias stability 2 deg/h, angle random walk
-0.2 deg/sqrt(h), accelerometer bias stability 10 micro-g, velocity random walk 0.03 m/s/sqrt(h).
+Defaults (``ins.drift.*``): a generic grade, navsense's choice, not a datasheet quote (issue 30:
+the earlier attribution to an OxTS AV200 datasheet could not be checked, and OxTS figures quoted
+elsewhere, RT3000 v3 gyro 2 deg/h and accelerometer 2 micro-g, differ); each value keeps its
+bytes (the runs' outputs) and has its reasoning (docs/guide/error-models.md, sources there):
+gyro bias 2 deg/h, the in-run bias stability of industrial MEMS gyros (ADIS16465 Rev. C: 2
+deg/h), the low end of the tactical range 1-10 deg/h (El-Sheimy and Youssef 2020, Satellite
+Navigation 1:2, Table 1); angle random walk 0.2 deg/sqrt(h), between industrial (ADIS16465
+0.15) and consumer MEMS (BMI088 0.84); accelerometer bias 10 micro-g, the residual an aided
+filter leaves, between ADIS16465's in-run 3.6 micro-g and a navigation-grade 25 micro-g
+(HG9900); velocity random walk 0.03 m/s/sqrt(h), between ADIS16465 (0.012) and KVH 1750 (0.071);
+velocity_sigma_mps 0.014 (0.05 km/h RMS) a GNSS-aided filter's velocity accuracy (not verified
+against a datasheet). ``ins.imu_grade`` (navsense.config.error_presets) sets the four inertial
+terms and the tilt from one datasheet of a grade: consumer_mems, industrial, tactical,
+navigation.
 tilt_sigma_deg 0.0006 is the residual tilt an aided filter leaves: it observes the sum of the
 accelerometer bias and g times the tilt, not each, so the residual horizontal acceleration
-error is at the bias-stability level (10 micro-g = 1e-5 rad, not the datasheet's 0.03 deg
-roll/pitch accuracy, which the specification's attitude_sigma_deg already carries). With the
+error is at the bias-stability level (10 micro-g = 1e-5 rad, not the 0.03 deg roll/pitch
+accuracy the specification's attitude_sigma_deg already carries). With the
 defaults the horizontal 1-sigma per axis is 0.15 m after a 10 s outage and 5.0 m after 60 s
 (tests/sensors/test_ins_aiding.py).
 

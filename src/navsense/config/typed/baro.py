@@ -15,7 +15,8 @@ __all__ = ["BaroConfig"]
 class BaroConfig:
     """The barometer's settings, with the run's seed, noise switch and mount frame.
 
-    Pressures in Pa, ``bias_tau_s`` in s, ``base_altitude_m`` and ``position_flu_m`` in m.
+    Pressures in Pa, ``bias_tau_s`` and ``weather_tau_s`` in s, ``temp_coeff_pa_per_k`` in Pa/K,
+    ``temperature_c`` in deg C, ``base_altitude_m`` and ``position_flu_m`` in m.
     """
 
     enabled: bool
@@ -25,6 +26,12 @@ class BaroConfig:
     bias_tau_s: float
     base_altitude_m: float
     position_flu_m: tuple[float, ...]
+    offset_sigma_pa: float
+    temp_coeff_pa_per_k: float
+    temperature_c: float
+    weather_sigma_pa: float
+    weather_tau_s: float
+    preset: str
     mount_frame: str = field(metadata=key("mount_frame"))
     seed: int = field(metadata=key("seed"))
     noise: bool = field(metadata=key("noise"))
