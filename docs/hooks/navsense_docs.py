@@ -6,6 +6,7 @@
   with its default from :func:`navsense.config.load_config` (the Maxxum's, which has no vehicle
   overlay, and the Polaris's where its overlay differs); ``<!-- navsense:cli -->`` becomes every
   command's ``--help``, from the argparse parsers of :func:`navsense.cli.build_parser`.
+- Links to the repository's files outside docs/ (read on GitHub) become their paths in code.
 - The navigation gets a section for each of ``docs/guide/`` and ``docs/changes/`` listing their
   pages (titled by their first heading), so a page added there is on the site without an edit of
   mkdocs.yml.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from pathlib import Path
 
 # folder under docs/ -> its section's title in the navigation
@@ -160,11 +162,50 @@ def on_config(config, **kwargs):
 
 
 _GENERATED = {CONFIG_MARKER: config_keys_markdown, CLI_MARKER: cli_markdown}
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
+_FENCE = re.compile(r"^(```|~~~)", re.M)
+
+
+def repository_links(markdown: str, page_dir: Path, docs_dir: Path) -> str:
+    """A page's links to files of the repository outside docs/ (a module, an example), which
+    read on GitHub but are no page of the site, become the file's repository path in code:
+    ``[imu_presets.py](../../src/navsense/config/imu_presets.py)`` ->
+    ``imu_presets.py (`src/navsense/config/imu_presets.py`)``. A link whose target does not
+    exist is left for mkdocs to report; fenced code is left as it is."""
+    repo = docs_dir.resolve().parent
+
+    def rewrite(m: re.Match) -> str:
+        text, target = m.group(1), m.group(2)
+        if "://" in target or target.startswith(("/", "mailto:")):
+            return m.group(0)
+        path = (page_dir / target).resolve()
+        if path.is_relative_to(docs_dir.resolve()) or not path.exists():
+            return m.group(0)
+        if not path.is_relative_to(repo):
+            return m.group(0)
+        shown = f"`{path.relative_to(repo).as_posix()}`"
+        return (
+            shown if text.strip("`") == path.relative_to(repo).as_posix() else f"{text} ({shown})"
+        )
+
+    parts = _FENCE.split(markdown)
+    # split keeps the fence markers: text, marker, code, marker, text, ...
+    out, inside = [], False
+    for part in parts:
+        if part in ("```", "~~~"):
+            inside = not inside
+            out.append(part)
+        else:
+            out.append(part if inside else _LINK.sub(rewrite, part))
+    return "".join(out)
 
 
 def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
-    """Replaces each generator's marker with what it generates."""
+    """Replaces each generator's marker with what it generates, and links to the repository's
+    files outside docs/ with their paths (:func:`repository_links`)."""
     for marker, generate in _GENERATED.items():
         if marker in markdown:
             markdown = markdown.replace(marker, generate())
-    return markdown
+    docs_dir = Path(config["docs_dir"])
+    page_dir = (docs_dir / page.file.src_uri).parent
+    return repository_links(markdown, page_dir, docs_dir)

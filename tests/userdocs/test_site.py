@@ -137,3 +137,20 @@ def test_the_site_builds_strict(tmp_path):
     assert "gnss.corrections.baseline_km" in keys
     api = (tmp_path / "site/reference/api/index.html").read_text(encoding="utf-8")
     assert "SensorStream" in api and "prepare_run" in api
+
+
+def test_links_to_repository_files_outside_docs_become_their_paths(tmp_path):
+    docs = REPO / "docs"
+    page_dir = docs / "guide"
+    text = (
+        "see [imu_presets.py](../../src/navsense/config/imu_presets.py) and "
+        "[`examples/site.json`](../../examples/site.json#L1), "
+        "[a page](../reference/nmea.md), [gone](../../no/such/file.py)\n"
+        "```\n[code](../../src/navsense/cli.py)\n```\n"
+    )
+    out = hooks.repository_links(text, page_dir, docs)
+    assert "imu_presets.py (`src/navsense/config/imu_presets.py`)" in out
+    assert "`examples/site.json`," in out
+    assert "[a page](../reference/nmea.md)" in out  # a page of the site stays a link
+    assert "[gone](../../no/such/file.py)" in out  # left for mkdocs to report
+    assert "[code](../../src/navsense/cli.py)" in out  # fenced code is left alone

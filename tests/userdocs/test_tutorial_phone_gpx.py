@@ -45,10 +45,8 @@ def test_the_report_and_its_pictures_are_written(followed):
     assert stats["gnss_rtk_fixed_fraction"] == 1.0  # "RTK-fixed throughout"
 
 
-def test_without_corrections_the_receiver_falls_to_dgps_and_single_as_the_page_says(followed):
+def test_the_phone_grade_gives_single_point_fixes_only_as_the_page_says(followed):
     work, _ = followed
-    with open(work / "runs/drive-single/gnss.jsonl", encoding="utf-8") as f:
+    with open(work / "runs/drive-phone/gnss.jsonl", encoding="utf-8") as f:
         kinds = collections.Counter(json.loads(line)["fix_type"] for line in f)
-    total = sum(kinds.values())
-    assert round(100 * kinds["single"] / total) == 75  # "75 % of the epochs single-point"
-    assert round(100 * kinds["dgps"] / total) == 21  # "21 % DGPS"
+    assert set(kinds) == {"single"} and kinds["single"] == 2371
