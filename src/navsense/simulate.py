@@ -555,6 +555,7 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("baro", "weather_sigma_pa"),
     ("baro", "weather_tau_s"),
     ("baro", "preset"),
+    ("gnss", "nmea", "gsv_below_mask"),  # issue 29: false
 )
 _AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")
 

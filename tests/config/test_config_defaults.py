@@ -253,11 +253,15 @@ IMU_CODE = {
 def test_code_defaults_are_the_code_column_and_noise_on():
     assert code_defaults() == {
         "noise": True,
-        # navsense extensions: issue 19's signal outages, issue 20's sentences of gnss.nmea
+        # navsense extensions: issue 19's signal outages, issue 20's sentences of gnss.nmea,
+        # issue 29's GSV below the mask
         "gnss": {
             "corrections": {"enabled": True},  # issue 29: the correction stream is on
             "signal_outages_s": [],
-            "nmea": {"sentences": ["RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA"]},
+            "nmea": {
+                "sentences": ["RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA"],
+                "gsv_below_mask": False,
+            },
             "receiver": "acres",  # issue 29: the specification's receiver
         },
         "imu": IMU_CODE,

@@ -412,3 +412,70 @@ def test_a_receiver_of_three_systems_is_unchanged_by_the_table():
     lines = layout_for(rx).extra(rx.process(truth.slice(0, 6000)))
     assert not any(x[1:3] in ("GB", "GQ") for x in lines)
     assert {parse(x).systemId for x in lines if x[3:6] == "GSA"} == {"1", "2", "3"}
+
+
+# --------------------------------------------------------------------------- below the mask
+def test_gsv_below_mask_lists_the_satellites_down_to_the_horizon():
+    """Issue 29, gnss.nmea.gsv_below_mask: GSV lists every satellite of a tracked system at or
+    above the horizon, those below the mask without C/N0; the ones at or above the mask exactly
+    as without the option; GSA, the rows and the other sentences unchanged."""
+    part_steps = 6000
+    rx, truth = receiver()
+    block = rx.process(truth.slice(0, part_steps))
+    plain = layout_for(rx).extra(block)
+    rx_below, _ = receiver(**{"gnss.nmea.gsv_below_mask": True})
+    block_below = rx_below.process(truth.slice(0, part_steps))
+    layout = layout_for(rx_below)
+    lines = layout.extra(block_below)
+    assert [x for x in lines if x[3:6] != "GSV"] == [x for x in plain if x[3:6] != "GSV"]
+    m = len(block["sample_time_s"])
+    assert orjson.dumps(rows_from_columns(layout.columns(block_below), m)) == orjson.dumps(
+        rows_from_columns(layout_for(rx).columns(block), m)
+    )
+    below_listed = 0
+    for k, (epoch, epoch_plain) in enumerate(zip(epochs_of(lines), epochs_of(plain))):
+        for talker, (name, _, _, offset) in SYSTEMS.items():
+            cols = system_columns(block, name)
+            el = block["sat_elevation_deg"][k, cols]
+            below = block["sat_class"][k, cols] == sky.BELOW_MASK
+            view = ~below | (el >= 0.0)
+            gsv = [parse(x) for x in epoch if x.startswith(f"${talker}GSV")]
+            assert {g.numSV for g in gsv} == {int(view.sum())}
+            got = [f for g in gsv for f in gsv_fields(g)]
+            sats = [got[4 * i : 4 * i + 4] for i in range(len(got) // 4)]
+            want_prn = (block["sat_prn"][k, cols][view] + offset).tolist()
+            assert [s[0] for s in sats] == want_prn
+            for s, low in zip(sats, below[view]):
+                if low:
+                    assert s[3] == "" and 0 <= s[1] <= 90
+            above = [s for s, low in zip(sats, below[view]) if not low]
+            plain_sats = [
+                f
+                for x in epoch_plain
+                if x.startswith(f"${talker}GSV")
+                for f in gsv_fields(parse(x))
+            ]
+            assert [f for s in above for f in s] == plain_sats
+            below_listed += int((below & (el >= 0.0)).sum())
+    assert below_listed > 1000  # the satellites between the horizon and the 10 deg mask
+
+
+def test_gsv_below_mask_is_recorded_only_when_on():
+    """The key is in episode.json's configuration only when true (a default run's episode.json
+    is that of the runs before the key), and a recorded run without it reads as false."""
+    from navsense.config.defaults import complete_recorded_config
+    from navsense.simulate import _recorded_config
+
+    default = _recorded_config(load_config())
+    assert "gsv_below_mask" not in default["gnss"]["nmea"]
+    assert default["gnss"]["nmea"]["sentences"] == list(NMEA_SENTENCES)
+    assert complete_recorded_config(default)["gnss"]["nmea"]["gsv_below_mask"] is False
+    on = _recorded_config(load_config(overrides={"gnss.nmea.gsv_below_mask": True}))
+    assert on["gnss"]["nmea"]["gsv_below_mask"] is True
+
+
+def test_gsv_below_mask_must_be_a_boolean():
+    from navsense.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"gnss\.nmea\.gsv_below_mask"):
+        load_config(overrides={"gnss.nmea.gsv_below_mask": "yes"})

@@ -368,6 +368,16 @@ SCHEMA = Section(
                             "given; [] writes no sentence",
                             default=list(NMEA_SENTENCES),
                         ),
+                        # issue 29: GSV lists the satellites in view below the mask too
+                        "gsv_below_mask": Field(
+                            "boolean",
+                            extension=True,
+                            chosen="true: GSV lists every satellite above the horizon, those "
+                            "below gnss.elevation_mask_deg without C/N0 (a receiver lists the "
+                            "satellites in view it does not use); false: those at or above the "
+                            "mask",
+                            default=False,
+                        ),
                     }
                 ),
                 # navsense extension (issue 29): the receiver's grade

@@ -155,6 +155,7 @@ class GnssConfig:
     corrections: CorrectionsConfig
     nmea_sentences: tuple[str, ...] = field(metadata=key("gnss.nmea.sentences"))  # as given
     receiver: str  # gnss.receiver: acres or a preset (navsense.config.receiver_presets)
+    nmea_gsv_below_mask: bool = field(metadata=key("gnss.nmea.gsv_below_mask"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> GnssConfig:

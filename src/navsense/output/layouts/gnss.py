@@ -64,7 +64,8 @@ BeiDou, QZSS in that order; GSA under the talker GN with the system ID, as the u
 interface description sends it: the PRNs of ``sat_used``, none without a fix, and the row's
 PDOP, HDOP, VDOP; GSV under the system's talker GP, GL, GA, GB, GQ: the satellites at or above
 the elevation mask, blocked ones included, with ``sat_elevation_deg``, ``sat_azimuth_deg`` and
-``sat_cn0_dbhz``, empty where the sky view blocks the signal), GST and ZDA. GST's standard
+``sat_cn0_dbhz``, empty where the sky view blocks the signal; with gnss.nmea.gsv_below_mask
+also those below the mask down to the horizon, see below), GST and ZDA. GST's standard
 deviations of latitude, longitude and altitude are the row's sigma_enu_m
 (north, east, up); the error ellipse of its diagonal horizontal covariance has the semi-major
 axis max(sigma_e, sigma_n), the semi-minor min(...), oriented north (0 deg) unless sigma_e is
@@ -80,6 +81,16 @@ freezes its course over ground (ZED-F9P integration manual, "Freezing the course
 before the first such course the course field is empty. Ruling: navsense prints the frozen course,
 as a u-blox receiver does with the NMEA output of frozen courses on (CFG-NMEA-OUT_FROZENCOG); at
 its factory setting a u-blox receiver leaves the course field empty while it is frozen.
+
+Satellites below the mask (issue 29, gnss.nmea.gsv_below_mask, default false: GSV as before): a
+receiver's GSV lists the satellites in view that it does not use, the elevation mask deciding
+only what the solution uses (u-blox: CFG-NAVSPG-INFIL_MINELEV). With the option on, GSV lists
+every satellite of a tracked system whose elevation is at least 0 deg (the horizon: the
+constellation's line of sight, ``sat_elevation_deg``, which the receiver computes for every
+satellite) as well as those at or above the mask, and its count is theirs. Ruling: a satellite
+below the mask is listed with its elevation and azimuth and an empty C/N0: the receiver models
+no signal below the mask (neither the sky view's ray tests nor a C/N0 draw), and computing one
+would change its random draws; GSA (the satellites used) and the rows do not change.
 """
 
 from __future__ import annotations
@@ -237,6 +248,8 @@ class GnssLayout:
         # (sat_system index, codes) of the systems that are on, in their NMEA order
         self._systems = [(systems.index(s.name), s) for s in NMEA_SYSTEMS if s.name in on]
         self._below_mask = list(info["sky_classes"]).index("below_mask")
+        # gnss.nmea.gsv_below_mask (absent from an older receiver's info: false)
+        self._gsv_below_mask = bool(info.get("nmea_gsv_below_mask", False))
         self._modes = np.array(
             [SOLUTION_MODES.get(q, "N") for q in range(max(SOLUTION_MODES) + 1)], dtype="S1"
         )
@@ -396,11 +409,15 @@ class GnssLayout:
                     system,
                 )
             ]
+        elevation = block["sat_elevation_deg"][:, cols]
+        in_view = block["sat_class"][:, cols] != self._below_mask
+        if self._gsv_below_mask:  # and those below the mask, down to the horizon
+            in_view |= elevation >= 0.0
         return [
             gsv_chars(
-                block["sat_class"][:, cols] != self._below_mask,
+                in_view,
                 prn,
-                block["sat_elevation_deg"][:, cols],
+                elevation,
                 block["sat_azimuth_deg"][:, cols],
                 block["sat_cn0_dbhz"][:, cols],
                 talkers,

@@ -275,7 +275,8 @@ class GnssReceiver:
         """What the layout needs (navsense.output.layouts.gnss): the fix-state names by code,
         multipath_tau_s (a constant of the row), the UTC time at t = 0 of the sentences, the
         site's ``vertical_datum`` (navd88, egm96), ``nad83`` (the NAD83 keys apply there), the
-        sentences of gnss.nmea (gnss.nmea.sentences), the system names by ``sat_system`` index,
+        sentences of gnss.nmea (gnss.nmea.sentences) and whether GSV lists the satellites below
+        the mask (gnss.nmea.gsv_below_mask), the system names by ``sat_system`` index,
         the systems that are on and the sky-view class names by ``sat_class`` code."""
         geo = self.georef
         return {
@@ -285,6 +286,7 @@ class GnssReceiver:
             "vertical_datum": geo.vertical_datum if geo is not None else "navd88",
             "nad83": geo.nad83_applies if geo is not None else True,
             "nmea_sentences": list(self.config.nmea_sentences),
+            "nmea_gsv_below_mask": self.config.nmea_gsv_below_mask,
             "systems": list(SYSTEMS),
             "systems_on": [s for s, on in self.config.constellations if on],
             "sky_classes": list(_sky.STATUS_NAMES),
