@@ -12,7 +12,7 @@
         view: $GPGSV,1,1,00,1*CS
 
 The functions take any talkers and IDs; the GNSS layout passes those of
-:data:`navsense.sky.systems.GNSS_SYSTEMS` (talkers GP, GL, GA, GB, GQ; NMEA numbers GPS 1..32,
+:data:`navsense.sky.systems.SYSTEM_CODES` (talkers GP, GL, GA, GB, GQ; NMEA numbers GPS 1..32,
 GLONASS 65..96 (slot + 64), Galileo 1..36, BeiDou 1..63, QZSS 1..10).
 """
 
