@@ -556,6 +556,7 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("baro", "weather_tau_s"),
     ("baro", "preset"),
     ("gnss", "nmea", "gsv_below_mask"),  # issue 29: false
+    ("mag", "preset"),
 )
 _AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")
 

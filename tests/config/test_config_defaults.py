@@ -173,6 +173,7 @@ MAG_CODE = {
     "noise_std_ut": 0.3,
     "hard_iron_ut": [0, 0, 0],
     "soft_iron_matrix": [1, 0, 0, 0, 1, 0, 0, 0, 1],
+    "preset": "none",  # issue 30: no installation preset
 }
 BARO_CODE = {
     "enabled": False,

@@ -222,3 +222,42 @@ def test_grades_order_the_dead_reckoning_drift():
         model = DriftModel(InsConfig.from_validated(cfg).drift)
         sigmas.append(math.sqrt(model.horizontal_variance(60.0)))
     assert sigmas == sorted(sigmas) and sigmas[-1] > 10 * sigmas[0]
+
+
+# --------------------------------------------------------------------------- magnetometer
+def _mag_field(preset: str) -> np.ndarray:
+    """Readings (uT) over a full turn, no white noise, with ``mag.preset`` ``preset``."""
+    from conftest import circle_truth
+    from navsense.config.typed.mag import MagConfig
+    from navsense.geo import Georeference
+    from navsense.sensors.magnetometer import MagnetometerModel
+
+    overrides = {"mag": {"enabled": True, "noise_std_ut": 0.0, "preset": preset}}
+    cfg = MagConfig.from_validated(load_config(vehicle="maxxum", overrides=overrides))
+    model = MagnetometerModel(cfg, POLARIS, Georeference.acre())
+    truth = circle_truth(int(2 * math.pi * 25.0 / 5.0 * 120), radius_m=25.0, speed_mps=5.0)
+    return model.process(truth)["magnetic_field_flu_ut"]
+
+
+def test_mag_presets_move_the_readings_by_their_iron():
+    """|m| over a full turn: the Earth's field's magnitude without a preset (a sphere); the
+    uncalibrated installation's hard and soft iron move it by tens of uT, the calibrated one's
+    residual by about 1 uT: m = S m_0 + b_hi exactly."""
+    from navsense.config.error_presets import MAG_PRESETS
+
+    clean = _mag_field("none")
+    earth = np.linalg.norm(clean, axis=1)
+    assert np.ptp(earth) < 0.05  # a sphere: one magnitude at every heading
+    for name, (lo, hi) in {"uncalibrated": (10.0, 80.0), "calibrated": (0.2, 3.0)}.items():
+        got = _mag_field(name)
+        preset = MAG_PRESETS[name]
+        soft = np.asarray(preset["soft_iron_matrix"]).reshape(3, 3)
+        np.testing.assert_allclose(got, clean @ soft.T + preset["hard_iron_ut"], atol=1e-9)
+        error = np.abs(np.linalg.norm(got, axis=1) - earth)
+        assert lo < error.max() < hi, (name, error.max())
+
+
+def test_mag_preset_explicit_key_wins():
+    cfg = load_config(overrides={"mag.preset": "uncalibrated", "mag.hard_iron_ut": [0, 0, 0]})
+    assert cfg["mag"]["hard_iron_ut"] == [0, 0, 0]
+    assert cfg["mag"]["soft_iron_matrix"][0] == 1.05

@@ -1,5 +1,6 @@
 """Presets of the error models a user can cite (issue 30 item 3): the aided INS's IMU grade
-(``ins.imu_grade``) and the barometer (``baro.preset``).
+(``ins.imu_grade``), the barometer (``baro.preset``) and the magnetometer's installation
+(``mag.preset``).
 
 A preset names a set of keys of its section; load_config puts them in a layer just above the
 defaults, so the configuration file, the vehicle overlay and the options still win (an explicit
@@ -23,7 +24,7 @@ import math
 
 from navsense.constants import GRAVITY_MPS2
 
-__all__ = ["INS_IMU_GRADES", "BARO_PRESETS"]
+__all__ = ["INS_IMU_GRADES", "BARO_PRESETS", "MAG_PRESETS"]
 
 _G = GRAVITY_MPS2
 
@@ -84,5 +85,30 @@ BARO_PRESETS: dict[str, dict[str, float]] = {
         "offset_sigma_pa": 50.0,  # BMP390 DS002: absolute accuracy +-0.50 hPa
         "bias_sigma_pa": 3.0,  # BMP390 DS002: relative accuracy +-0.03 hPa
         "temp_coeff_pa_per_k": 0.6,  # BMP390 DS002: temperature coefficient of offset +-0.6 Pa/K
+    },
+}
+
+#: mag.preset -> the ``mag`` keys it sets. A generic installation, navsense's choice with its
+#: reasoning (no datasheet gives a vehicle's iron: it is the installation's, not the sensor's).
+#: Uncalibrated: a hard iron comparable to the Earth's field (25 .. 65 uT, the WMM's range) on
+#: every axis, from the vehicle's steel and the board's parts, and a soft iron of a few percent
+#: of scale and cross-coupling; calibrated: what an ellipsoid fit (as Freescale AN4246 or
+#: MATLAB magcal describe) typically leaves, about 1 uT and a few tenths of a percent.
+MAG_PRESETS: dict[str, dict[str, list[float]]] = {
+    "uncalibrated": {
+        "hard_iron_ut": [25.0, -15.0, 40.0],  # navsense choice: of the Earth's field's size
+        "soft_iron_matrix": [
+            *(1.05, 0.03, -0.02),  # navsense choice: scale 3 .. 5 %, cross-coupling 2 .. 4 %
+            *(0.03, 0.97, 0.04),
+            *(-0.02, 0.04, 1.02),
+        ],
+    },
+    "calibrated": {
+        "hard_iron_ut": [0.6, -0.4, 0.9],  # navsense choice: an ellipsoid fit's residual ~1 uT
+        "soft_iron_matrix": [
+            *(1.004, 0.002, -0.001),  # navsense choice: residual scale and coupling < 0.5 %
+            *(0.002, 0.997, 0.003),
+            *(-0.001, 0.003, 1.002),
+        ],
     },
 }

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from navsense.config.error_presets import BARO_PRESETS, INS_IMU_GRADES
+from navsense.config.error_presets import BARO_PRESETS, INS_IMU_GRADES, MAG_PRESETS
 from navsense.config.fields import (
     BOOLEAN,
     EXTENSION_ENABLED,
@@ -468,6 +468,10 @@ SCHEMA = Section(
                     extension=True,
                     chosen="3 x 3 row-major, dimensionless; identity: none",
                     default=[1, 0, 0, 0, 1, 0, 0, 0, 1],
+                ),
+                # navsense extension (issue 30 item 3): hard and soft iron of an installation
+                "preset": Field(
+                    "enum", choices=("none", *MAG_PRESETS), extension=True, default="none"
                 ),
             }
         ),

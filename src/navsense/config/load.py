@@ -12,7 +12,8 @@ arrays included, replaces the one below):
    embedded ``sensors_polaris.json`` for the Polaris and nothing for the Maxxum;
 5. the overrides (the other command-line options), as dotted key paths.
 
-An error-model preset (``ins.imu_grade``, ``baro.preset``; navsense.config.error_presets), named
+An error-model preset (``ins.imu_grade``, ``baro.preset``, ``mag.preset``;
+navsense.config.error_presets), named
 in any layer, puts its keys in a layer just above the defaults (1 and 2): every key a file or an
 option sets explicitly wins over it (issue 30 item 3).
 
@@ -203,6 +204,7 @@ def _build(
 _PRESET_KEYS = (
     ("ins", "imu_grade", "INS_IMU_GRADES", "ins.drift"),
     ("baro", "preset", "BARO_PRESETS", "baro"),
+    ("mag", "preset", "MAG_PRESETS", "mag"),
 )
 
 
@@ -229,7 +231,7 @@ def merge_presets(*layers: Mapping | None) -> dict:
 
 def preset_layer(cfg: Mapping) -> dict:
     """The layer of the error-model presets that ``cfg`` names (``ins.imu_grade``,
-    ``baro.preset``; navsense.config.error_presets): their keys, nested, {} for none. It lies
+    ``baro.preset``, ``mag.preset``; navsense.config.error_presets): their keys, nested, {} for none. It lies
     just above the defaults, so the configuration file, the overlay and the options win."""
     layer: dict = {}
     for target, (_, keys) in _preset_keys(cfg).items():
