@@ -158,11 +158,18 @@ def _drift(maximum: float, unit: str, default: float) -> Field:
 #: one datasheet of a grade (navsense.config.error_presets).
 _INS_DRIFT = Section(
     {
+        # a generic grade (navsense choice, not a datasheet quote; docs/guide/error-models.md):
+        # 0.05 km/h RMS, a GNSS-aided filter's velocity accuracy (not verified)
         "velocity_sigma_mps": _drift(1.0, "m/s, velocity error at the loss of aiding", 0.014),
+        # bias / g: the residual tilt an aided filter leaves with a 10 ug bias (1e-5 rad)
         "tilt_sigma_deg": _drift(1.0, "deg, residual tilt at the loss of aiding", 0.0006),
+        # between ADIS16465 Rev. C's in-run 3.6 ug and HG9900's 25 ug
         "accel_bias_ug": _drift(10000.0, "micro-g, accelerometer bias", 10),
+        # ADIS16465 Rev. C's in-run 2 deg/h; tactical 1 .. 10 deg/h (El-Sheimy 2020, Table 1)
         "gyro_bias_deg_per_h": _drift(100.0, "deg/h, gyro bias", 2),
+        # between ADIS16465 Rev. C (0.012) and KVH 1750 (0.071 m/s/sqrt(h))
         "accel_vrw_mps_per_sqrt_h": _drift(10.0, "m/s/sqrt(h), velocity random walk", 0.03),
+        # between ADIS16465 Rev. C (0.15) and BMI088 DS001 (0.84 deg/sqrt(h))
         "gyro_arw_deg_per_sqrt_h": _drift(10.0, "deg/sqrt(h), angle random walk", 0.2),
     }
 )
