@@ -288,6 +288,7 @@ def test_report_html_is_self_contained_with_the_pngs_embedded(full_run):
     assert all(s.startswith("data:image/png;base64,") for s in srcs)
     assert "http://" not in page and "https://" not in page and "<script" not in page
     assert "Gaussian reference" in page and "rtk_fixed" in page
+    assert "GNSS receiver" not in page  # the specification's receiver adds no line (issue 29)
     # the reference row: 2-D horizontal then 1-D vertical, each for its own definition
     assert re.search(r"Gaussian reference.*39\.3 %.*86\.5 %.*68\.3 %.*95\.4 %", page)
     stats = orjson.loads((folder / "statistics.json").read_bytes())

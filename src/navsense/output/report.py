@@ -423,6 +423,17 @@ p.note { color: #8a4b00; }
 """
 
 
+def _receiver_fact(config: dict) -> list[tuple[str, str]]:
+    """("GNSS receiver", the preset and its source) for a run with a receiver preset (issue 29;
+    the specification's receiver, the default, adds no line)."""
+    from navsense.config.receiver_presets import PRESETS
+
+    name = config.get("gnss", {}).get("receiver", "acres")
+    if name not in PRESETS:
+        return []
+    return [("GNSS receiver", f"{name} ({PRESETS[name]['source']})")]
+
+
 def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
     from navsense import __version__
 
@@ -443,6 +454,7 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
         ("time to first fix", "never" if math.isnan(ttff) else f"{ttff:.1f} s"),
         ("time to first RTK fixed", "never" if math.isnan(ttfix) else f"{ttfix:.1f} s"),
         ("truth", data.truth_source or "none"),
+        *_receiver_fact(data.config),
         ("written by", f"navsense {__version__} (run: navsense {ep.get('navsense_version', '?')})"),
     ]
     parts = [

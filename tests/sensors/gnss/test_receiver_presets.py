@@ -214,6 +214,11 @@ def test_a_run_with_receiver_records_it_and_its_nmea_follows(tmp_path, receiver,
         if line[3:6] == "GGA"
     ]
     assert len(gga) == len(rows) and {m.quality for m in gga} == {quality}
+    if receiver == "phone":  # the report names the preset and its source
+        pytest.importorskip("matplotlib")
+        assert main(["report", str(out)]) == 0
+        html = (out / "report" / "report.html").read_text()
+        assert "<dt>GNSS receiver</dt><dd>phone (Robustelli et al. 2019" in html
 
 
 def test_the_default_run_records_no_receiver_key(tmp_path):
