@@ -253,3 +253,31 @@ def test_1_hz_stop_edges_are_timed_between_the_points(tmp_path):
         # the points are whole seconds from the first; an edge timed between them is not
         assert any(abs(t - round(t)) > 0.01 for pair in traj.standstills for t in pair), seed
     assert np.mean(stopped) <= 0.3, stopped
+
+
+def _right_angle_drive(speed_mps: float, stand_s: float = 10.0):
+    """1 Hz points of a drive that stands, leaves at ``speed_mps`` at once, takes four
+    right-angle corners at that speed (legs of 120, 80, 60 and 60 m) and stands again: the
+    sharpest a town drive recorded at 1 Hz looks (issue 32)."""
+    corners = np.cumsum([[0.0, 0.0], [120.0, 0.0], [0.0, 80.0], [-60.0, 0.0], [0.0, 60.0]], axis=0)
+    along = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(corners, axis=0).T))])
+    t = np.arange(0.0, 2 * stand_s + along[-1] / speed_mps + 0.5, 1.0)
+    s = np.clip((t - stand_s) * speed_mps, 0.0, along[-1])
+    enu = np.column_stack([np.interp(s, along, corners[:, k]) for k in (0, 1)] + [0.0 * t])
+    return t, enu
+
+
+@pytest.mark.parametrize("speed_mps", [4.0, 8.0, 10.0])
+def test_departures_and_corner_apexes_of_a_drive_are_not_outliers(tmp_path, speed_mps):
+    """A point is set aside only if no motion a land vehicle can make explains it (issue 32):
+    the departure and the apexes of right-angle corners at 4 .. 10 m/s (0.2 m noise, 1 Hz:
+    8 .. 15 sigmas from the smoothed path) are kept (main: 1 to 5 of them set aside, the
+    departure at 10 s and the apexes); a 20 m jump beside them is still set aside."""
+    t, enu = _right_angle_drive(speed_mps)
+    noisy = enu + np.random.default_rng(1).normal(0.0, 0.2, enu.shape)
+    traj = plan_track(load_track(sr.write_gpx_text(tmp_path / "a.gpx", t + 0.3, noisy)), "polaris")
+    assert traj.outliers == ()
+    jump = int(np.argmin(np.abs(t - 20.0)))  # on the first leg, between departure and corner
+    noisy[jump, 1] += 20.0
+    traj = plan_track(load_track(sr.write_gpx_text(tmp_path / "j.gpx", t + 0.3, noisy)), "polaris")
+    assert traj.outliers == (jump,)

@@ -188,6 +188,12 @@ PROFILE_KERNEL_M = 50.0  # the height profile's smoothing kernel is at least thi
 OUTLIER_SIGMAS = 8.0  # a residual beyond this many robust sigmas is an outlier (multipath)
 OUTLIER_NEIGHBOURS = 3  # ... when the largest within this many points either side
 OUTLIER_ROUNDS = 10  # at most this many refits setting outliers aside
+LAND_VEHICLE_MAX_ACCEL_MPS2 = 15.0  # a land vehicle's largest horizontal acceleration, m/s^2:
+# about 1.5 g, above what tyres on dry asphalt give a road car (a friction coefficient of 0.8 to
+# 1.0, Gillespie, Fundamentals of Vehicle Dynamics, ch. 3) and a racing car's braking without
+# downforce; a path a vehicle cannot drive needs more (issue 32: a right-angle corner at 10 m/s
+# through 1 Hz points needs 14 m/s^2)
+OUTLIER_ACCEL_SIGMAS = 4.0  # ... plus this many sigmas of the noise's part of that acceleration
 ONSET_ACCEL_SLACK = 1.0  # an edge moved between points may raise the path's largest
 # acceleration beside it by this much at most (half the goal's largest along-track error), m/s^2
 ONSET_CHECK_S = 3.0  # ... within this of the edge, s
@@ -245,7 +251,7 @@ def fit_path(
             return gcv_lambda(smoother, yy, GCV_GAMMA, near=near)
         return discrepancy_lambda(smoother, yy, smoothing_m), False
 
-    keep, last = reject_outliers(x, y, w, choose)
+    keep, last = reject_outliers(x, y, w, choose, max_accel=LAND_VEHICLE_MAX_ACCEL_MPS2)
     outliers = tuple(int(i) for i in np.flatnonzero(~keep[group]))
     x, y, w = x[keep], y[keep], w[keep]
     x[0], x[-1] = t[0], t[-1]  # still, when an end point was an outlier
@@ -331,7 +337,7 @@ def _gentle_edges(
 
 
 def reject_outliers(
-    x: np.ndarray, y: np.ndarray, w: np.ndarray, choose
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, choose, *, max_accel: float | None = None
 ) -> tuple[np.ndarray, tuple[float, bool] | None]:
     """The points kept (bool (n,)), and ``choose``'s answer on them when the last fit was on
     them (else None): outliers set aside (``choose(smoother, y, near)`` gives the lambda of a
@@ -345,7 +351,14 @@ def reject_outliers(
     probability exp(-32) (1e-14); the smoothing's bias at a 1 Hz stop or turn reaches about 5.
     A multipath jump of 20 m in 0.5 m noise leaves a residual of 20 .. 40 sigmas, in 3 m noise
     of about 6 (kept: it moves the path by about a metre for a second). Data the fit finds
-    noise-free (``choose``'s flag) have no outliers to tell from."""
+    noise-free (``choose``'s flag) have no outliers to tell from.
+
+    ``max_accel`` (the plane's fit: :data:`LAND_VEHICLE_MAX_ACCEL_MPS2`): such a point is set
+    aside only when no motion a land vehicle can make explains it, :func:`implausible`. A
+    smoothing spline cuts the apex of a sharp corner and rounds a brisk departure from a stop:
+    their residuals reach 8 sigmas of small noise (a right-angle corner at 4 .. 10 m/s in 0.2 m
+    noise at 1 Hz), yet a vehicle drove them (issue 32: a town drive's departure and two corner
+    apexes were set aside, and its truth passed 6 .. 7 m from them)."""
     keep = np.ones(len(x), dtype=bool)
     near = None
     last = None
@@ -368,11 +381,44 @@ def reject_outliers(
         padded = np.concatenate([np.zeros(k), z, np.zeros(k)])
         window = np.lib.stride_tricks.sliding_window_view(padded, 2 * k + 1).max(axis=1)
         worst = np.flatnonzero((z > OUTLIER_SIGMAS) & (z >= window))
+        if max_accel is not None and worst.size:
+            sigma = scale / np.sqrt(w[idx])  # a merged point's noise, per axis
+            worst = worst[implausible(xs, y[idx], sigma, worst, max_accel)]
         if worst.size == 0 or len(idx) - worst.size < MIN_SMOOTHING_POINTS:
             break
         keep[idx[worst]] = False
         last = None
     return keep, last
+
+
+def implausible(
+    t: np.ndarray, p: np.ndarray, sigma: np.ndarray, which: np.ndarray, max_accel: float
+) -> np.ndarray:
+    """For the points ``which`` of the path ``p`` (n, 2) at times ``t``: True where the
+    acceleration the point and its neighbours need exceeds ``max_accel`` by more than
+    :data:`OUTLIER_ACCEL_SIGMAS` of the part the noise (``sigma`` (n,) per axis) puts in it.
+
+    The acceleration of three points at t_a < t_b < t_c (the point and its neighbours; an end
+    point and the two next to it) is their divided second difference::
+
+        a = 2 [(p_c - p_b) / h_2 - (p_b - p_a) / h_1] / (h_1 + h_2),  h_1 = t_b - t_a, h_2 = t_c - t_b
+
+    the acceleration of the parabola through them; a smooth motion through the three points
+    reaches at least |a| somewhere between them (the mean value theorem for divided
+    differences, per axis). Its noise, per axis, has the standard deviation
+    sqrt(sum c_k^2 sigma_k^2) with c = (2 / (h_1 (h_1 + h_2)), -2 / (h_1 h_2), 2 / (h_2 (h_1 + h_2))).
+    A point is implausible when |a| > max_accel + OUTLIER_ACCEL_SIGMAS * that deviation."""
+    n = len(t)
+    if n < 3:
+        return np.zeros(len(which), dtype=bool)
+    b = np.clip(which, 1, n - 2)
+    a_, c_ = b - 1, b + 1
+    h1, h2 = t[b] - t[a_], t[c_] - t[b]
+    span = h1 + h2
+    ca, cb, cc = 2.0 / (h1 * span), -2.0 / (h1 * h2), 2.0 / (h2 * span)
+    acc = ca[:, None] * p[a_] + cb[:, None] * p[b] + cc[:, None] * p[c_]
+    noise = np.sqrt((ca * sigma[a_]) ** 2 + (cb * sigma[b]) ** 2 + (cc * sigma[c_]) ** 2)
+    return np.hypot(acc[:, 0], acc[:, 1]) > max_accel + OUTLIER_ACCEL_SIGMAS * noise
 
 
 def _noise(smoother: SplineSmoother, y: np.ndarray, lam_u: float) -> float:
