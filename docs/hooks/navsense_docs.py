@@ -134,7 +134,7 @@ def cli_markdown() -> str:
 def _title(path: Path) -> str:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("# "):
-            return line[2:].strip()
+            return line[2:].replace("`", "").strip()  # the navigation shows no Markdown
     return path.stem.replace("-", " ").capitalize()
 
 
