@@ -207,3 +207,17 @@ def test_missing_allantools_says_what_to_install(short_runs, capsys, monkeypatch
         importlib.util, "find_spec", lambda n, *a: None if n == "allantools" else real(n, *a)
     )
     _fails(capsys, ["allan", str(short_runs["ok"])], "pip install 'navsense[allan]'")
+
+
+def test_noise_off_reads_zero_and_draws(tmp_path, capsys):
+    """--no-noise: every Allan deviation is 0 (a still IMU reads constants); the table says ~0
+    and the figure is drawn (no log scale of nothing)."""
+    pytest.importorskip("matplotlib")
+    run = _run(tmp_path, _still(tmp_path, 30.0), "quiet", "--no-noise")
+    plot = tmp_path / "a.png"
+    assert main(["allan", str(run), "--plot", str(plot), "--out", str(tmp_path / "a.csv")]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = _table(tmp_path / "a.csv")
+    assert float(rows[("gyro x", "ARW")]["fitted"]) == 0.0
+    # accel z reads g, a constant: 0 but for allantools' rounding of its sums
+    assert float(rows[("accel z", "bias instability")]["fitted"]) < 1e-12

@@ -73,7 +73,11 @@ def allan_figure_png(result: AllanResult) -> tuple[bytes, int, int]:
         if k > 0.0:
             ax.plot(fine, k * np.sqrt(fine / 3.0), color="0.3", ls=":", lw=1.0, label="K √(τ/3)")
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        cols = [i for i, a in enumerate(AXES) if a[1] == sensor]
+        if np.any(result.adev[:, cols] > 0.0) or np.any(total > 0.0):
+            ax.set_yscale("log")
+        else:  # noise off, or a constant reading: nothing to put on a log scale
+            ax.text(0.5, 0.5, "Allan deviation 0 (no noise)", transform=ax.transAxes, ha="center")
         ax.set_xlabel("averaging time τ (s)")
         ax.set_ylabel(f"Allan deviation ({_UNITS[sensor]})")
         ax.set_title("gyro" if sensor == "gyro" else "accelerometer")
