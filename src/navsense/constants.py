@@ -19,6 +19,7 @@ __all__ = [
     "DEG",
     "KNOT_MPS",
     "KMH_MPS",
+    "GNSS_SYSTEMS",
 ]
 
 GRAVITY_MPS2 = 9.80665  # m/s^2, standard gravity (CGPM 1901; specification "IMU" and "INS")
@@ -38,3 +39,8 @@ DEG = 0.017453292519943295  # rad per degree, pi / 180 rounded to binary64
 
 KNOT_MPS = 1852.0 / 3600.0  # m/s per knot: the international nautical mile (1852 m) per hour
 KMH_MPS = 1000.0 / 3600.0  # m/s per km/h
+
+# the satellite systems a receiver may track (gnss.systems' choices, for navsense.config, which
+# does not import navsense.sky): the names of navsense.sky.systems.SYSTEM_CODES, in its order
+# (tests/sky/test_orbits.py holds them equal)
+GNSS_SYSTEMS = ("gps", "galileo", "glonass", "beidou", "qzss")

@@ -440,6 +440,11 @@ def simulate(
     models = build_models(cfg, vehicle, site, georef, agent=agent)
     if isinstance(truth, TruthStates):
         total_steps = len(truth)
+        if total_steps:  # a model's data that must cover the run (gnss.orbits): refused first
+            for model in models:
+                check = getattr(model, "check_times", None)
+                if check is not None:
+                    check(truth.t_s[[0, -1]])
     bar = Progress("simulating", total_steps, enabled=progress, delay_s=1.5)
     summary = RunSummary(run_dir=Path(out_dir), notes=list(notes))
     delay_s = float(cfg["delay_s"])
@@ -546,6 +551,8 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("gnss", "corrections", "enabled"),
     ("gnss", "signal_outages_s"),
     ("gnss", "receiver"),
+    ("gnss", "orbits"),  # issue 29: "synthetic"
+    ("gnss", "systems"),  # issue 29: all five
     ("imu", "earth"),
     ("ins", "aiding"),
     ("ins", "imu_grade"),

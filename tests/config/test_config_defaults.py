@@ -255,10 +255,13 @@ def test_code_defaults_are_the_code_column_and_noise_on():
     assert code_defaults() == {
         "noise": True,
         # navsense extensions: issue 19's signal outages, issue 20's sentences of gnss.nmea,
-        # issue 29's GSV below the mask
+        # issue 29's GSV below the mask, orbits and systems
         "gnss": {
             "corrections": {"enabled": True},  # issue 29: the correction stream is on
             "signal_outages_s": [],
+            # issue 29: the synthetic constellation, every system it may track
+            "orbits": "synthetic",
+            "systems": ["gps", "galileo", "glonass", "beidou", "qzss"],
             "nmea": {
                 "sentences": ["RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA"],
                 "gsv_below_mask": False,
@@ -388,6 +391,8 @@ def test_layout_and_order_of_the_effective_configuration():
         "obstruction",
         "datum",
         "signal_outages_s",
+        "orbits",
+        "systems",
         "nmea",
         "receiver",
     ]

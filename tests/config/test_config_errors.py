@@ -67,7 +67,7 @@ def test_unknown_key_suggests_the_nearest(in_tmp):
             "command line: gnss.qqq.www = 5 is not a known key; the keys of gnss are "
             "enabled, hz, antenna_flu_m, std_m, start, cold_ttff_s, elevation_mask_deg, constellations, "
             "multipath_tau_s, multipath_vertical_ratio, states, rtk, corrections, obstruction, datum, "
-            "signal_outages_s, nmea, receiver",
+            "signal_outages_s, orbits, systems, nmea, receiver",
         ),
         # A key in the wrong section: the same name elsewhere.
         (

@@ -297,9 +297,16 @@ def test_outside_the_file_is_one_line():
     assert "\n" not in str(err.value)
 
 
-def test_a_system_the_file_lacks_is_refused():
-    with pytest.raises(ConfigError, match=r"gnss.systems names qzss.*has: gps, galileo"):
-        BroadcastSky(RINEX, ("gps", "qzss"), "2018-07-29T12:00:00Z", *ELKO)
+def test_the_tracked_systems_the_file_has():
+    """gnss.systems lists what the receiver may track: a system the file lacks is not tracked;
+    none at all is one line naming the file and what it has."""
+    sky = BroadcastSky(RINEX, ("gps", "qzss"), "2018-07-29T12:00:00Z", *ELKO)
+    assert sky.systems == ("gps",) and set(sky.system) == {"gps"}
+    with pytest.raises(
+        ConfigError,
+        match=r"ELKO.*no ephemeris of the tracked systems \(qzss;.*it has: gps, galileo, glonass, beidou",
+    ):
+        BroadcastSky(RINEX, ("qzss",), "2018-07-29T12:00:00Z", *ELKO)
 
 
 @pytest.mark.parametrize(

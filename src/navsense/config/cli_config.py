@@ -21,6 +21,7 @@ one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 
@@ -61,6 +62,20 @@ def name_list(text: str) -> list[str]:
     return [name.strip().upper() for name in text.split(",") if name.strip()]
 
 
+def system_list(text: str) -> list[str]:
+    """argparse type: comma-separated system names, lower case ("GPS,beidou" -> ["gps",
+    "beidou"])."""
+    return [name.strip().lower() for name in text.split(",") if name.strip()]
+
+
+def orbits_file(text: str) -> str:
+    """argparse type: "synthetic", or a file's path made absolute (episode.json records it, and
+    the report finds the file again from another directory)."""
+    if text == "synthetic" or not text.strip():
+        return text
+    return os.path.abspath(os.path.expanduser(text))
+
+
 # (option, type, metavar, dotted key, help): options that set one key to their value.
 _VALUE_OPTIONS = (
     ("--seed", integer, "N", "seed", "seed of all noise streams"),
@@ -89,6 +104,22 @@ _VALUE_OPTIONS = (
         "gnss.receiver",
         "GNSS receiver grade: acres (the specification's) or a preset: phone, standalone, "
         "sbas, dgps, rtk, survey (docs/guide/receivers.md)",
+    ),
+    (
+        "--gnss-orbits",
+        orbits_file,
+        "FILE",
+        "gnss.orbits",
+        "the satellites: a RINEX 2.x/3.0x navigation file (gzip too) whose broadcast "
+        "ephemerides give the real sky at the run's time and place, or synthetic (default)",
+    ),
+    (
+        "--gnss-systems",
+        system_list,
+        "LIST",
+        "gnss.systems",
+        "the systems the receiver may track, comma separated, of gps, galileo, glonass, "
+        "beidou, qzss (default: all)",
     ),
     (
         "--nmea-sentences",

@@ -3,7 +3,7 @@
 (navsense.config.keys).
 
 A field knows its kind (``number``, ``integer``, ``boolean``, ``enum``, ``vector``, ``intervals``,
-``utc``, ``enum_list``), its range or allowed values, its default (the value of the effective
+``utc``, ``enum_list``, ``text``: a non-empty string such as a file path), its range or allowed values, its default (the value of the effective
 configuration when no layer sets it), and, where the specification gives no range, the reason
 for the one navsense chose (``Field.chosen``; empty when the range is the specification's).
 """
@@ -122,6 +122,7 @@ class Field:
             "intervals": "array of [start, end) pairs",
             "utc": "string, ISO 8601 UTC",
             "enum_list": "array of strings, each at most once",
+            "text": "string",
         }[self.kind]
 
     def allowed_text(self) -> str:
@@ -131,6 +132,8 @@ class Field:
             return "start < end"
         if self.kind == "utc":
             return "YYYY-MM-DDThh:mm:ss[.f]Z"
+        if self.kind == "text":
+            return self.chosen
         return self.range_text()
 
 
@@ -298,6 +301,18 @@ def _check_utc(f: Field, value, path: str):
     return None
 
 
+#: The longest text value (a file path): the name limits of file systems are far below.
+MAX_TEXT_CHARS = 4096
+
+
+def _check_text(f: Field, value, path: str):
+    if not isinstance(value, str) or not value.strip():
+        return path, value, "is not a non-empty string"
+    if len(value) > MAX_TEXT_CHARS or "\x00" in value:
+        return path, value[:80], f"is not a file name (NUL, or over {MAX_TEXT_CHARS} characters)"
+    return None
+
+
 #: kind -> checker. A new kind is a new entry here and in Field.type_text.
 KINDS: dict[str, Callable] = {
     "number": _check_number,
@@ -308,6 +323,7 @@ KINDS: dict[str, Callable] = {
     "intervals": _check_intervals,
     "utc": _check_utc,
     "enum_list": _check_enum_list,
+    "text": _check_text,
 }
 
 #: kinds whose value is a JSON array (the "+" override appends to these).

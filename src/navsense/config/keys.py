@@ -38,6 +38,7 @@ from navsense.config.fields import (
 )
 from navsense.config.imu_presets import PRESETS
 from navsense.config.receiver_presets import RECEIVERS
+from navsense.constants import GNSS_SYSTEMS
 
 __all__ = ["SCHEMA", "NMEA_SENTENCES", "ROUND_DIRECTIONS", "MAX_POSITION_SIGMA_M"]
 
@@ -363,6 +364,22 @@ SCHEMA = Section(
                     chosen="[start, end) in s of the run's clock: every satellite is lost "
                     "(jamming, a tunnel); [] none",
                     default=[],
+                ),
+                # navsense extension (issue 29): the sky from a RINEX navigation file
+                "orbits": Field(
+                    "text",
+                    extension=True,
+                    chosen='"synthetic" (the specification\'s constellation) or the path of a '
+                    "RINEX 2.x/3.0x navigation file (navsense.sky.orbits)",
+                    default="synthetic",
+                ),
+                "systems": Field(
+                    "enum_list",
+                    choices=GNSS_SYSTEMS,
+                    extension=True,
+                    chosen="the systems the receiver may track (with gnss.constellations); the "
+                    "synthetic constellation has gps, galileo, glonass",
+                    default=list(GNSS_SYSTEMS),
                 ),
                 # navsense extension (issue 20): the sentences of gnss.nmea
                 "nmea": Section(

@@ -25,6 +25,7 @@ OBJECT_SECTIONS = (
     "site",
     "ins",
     "gnss_constellation",
+    "gnss_orbits",
     "imu_bias_flu",
     "mag_field",
 )

@@ -73,7 +73,7 @@ class RunSky(NamedTuple):
     """The run's GNSS antenna and sky (:mod:`navsense.sky`), from what episode.json carries."""
 
     lever_arm_m: np.ndarray  # r_a from the chassis origin, FLU (navsense.vehicles)
-    constellation: Any  # navsense.sky.constellation.Constellation
+    constellation: Any  # navsense.sky.orbits.make_orbits: a Constellation or a BroadcastSky
     view: Any  # navsense.sky.obstruction.SkyView: the site, the margins and the mask
     site: Any  # navsense.site.Site (open sky when the run has no site)
     signal_outages_s: tuple = ()  # gnss.signal_outages_s: [t1, t2) windows with every satellite lost
@@ -150,8 +150,9 @@ class RunData:
         navsense.sky.constellation)."""
         from navsense.config.typed.gnss import GnssConfig
         from navsense.site import Site
-        from navsense.sky.constellation import Constellation, constellation_site
+        from navsense.sky.constellation import constellation_site
         from navsense.sky.obstruction import SkyView
+        from navsense.sky.orbits import make_orbits
         from navsense.vehicles import lever_arm_from_chassis
 
         c = GnssConfig.from_validated(self.config)
@@ -166,8 +167,13 @@ class RunData:
             site = Site(name="open sky", georeference=None)
         return RunSky(
             lever_arm_m=lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, self.vehicle()),
-            constellation=Constellation(
-                c.seed, dict(c.constellations), *constellation_site(georef, c.start_utc)
+            constellation=make_orbits(
+                c.orbits,
+                c.systems,
+                dict(c.constellations),
+                c.seed,
+                c.start_utc,
+                *constellation_site(georef, c.start_utc),
             ),
             view=SkyView(site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg),
             site=site,

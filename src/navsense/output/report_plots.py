@@ -719,8 +719,7 @@ def sky_status(data, k: int, sky=None):
     sky = sky if sky is not None else data.sky()
     t = float(data.gnss_t_s[k])
     antenna = _antenna_at(data, k, sky)
-    los = sky.constellation.los_enu(np.array([t]))
-    visible = sky.constellation.visible(los, sky.view.mask_deg)
+    los, visible = sky.constellation.sky(np.array([t]), sky.view.mask_deg)
     if antenna is not None:
         status = sky.view.classify(antenna[None, :], los, visible)[0]
     else:  # no pose: only the elevation mask

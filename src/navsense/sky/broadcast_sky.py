@@ -43,6 +43,7 @@ from navsense.errors import ConfigError
 from navsense.sky import broadcast as _bc
 from navsense.sky.constellation import ecef_to_enu_matrix, elevation_deg, site_ecef_m
 from navsense.sky.rinex_nav import GLONASS_FIELDS, GPS_EPOCH, KEPLER_FIELDS, NavFile, read_nav
+from navsense.sky.systems import ALL_SYSTEMS, SYSTEM_CODES
 from navsense.utc import utc_datetime, utc_text
 
 __all__ = [
@@ -54,10 +55,6 @@ __all__ = [
     "gps_minus_utc_s",
 ]
 
-# every system a receiver may track, in the order of its index in the receiver's blocks; the
-# first three are the synthetic constellation's (navsense.sky.constellation.SYSTEMS)
-ALL_SYSTEMS = ("gps", "galileo", "glonass", "beidou", "qzss")
-LETTERS = {"gps": "G", "galileo": "E", "glonass": "R", "beidou": "C", "qzss": "J"}
 
 # s, the longest |t - t_ref| of a usable ephemeris (RTKLIB 2.4.3 rtklib.h: MAXDTOE, MAXDTOE_GAL,
 # MAXDTOE_GLO, MAXDTOE_CMP, MAXDTOE_QZS)
@@ -116,8 +113,8 @@ class BroadcastSky:
     """The satellites of a RINEX navigation file (module docstring).
 
     ``BroadcastSky(path, systems, start_utc, site_lat_deg, site_lon_deg, site_h_m)``:
-    ``systems`` the tracked systems (names of :data:`ALL_SYSTEMS`; None: every one the file
-    has). ``ConfigError`` when a named system has no record in the file.
+    ``systems`` the systems the receiver may track (names of :data:`ALL_SYSTEMS`; None: every
+    one): those of them the file has are tracked. ``ConfigError`` when the file has none.
     """
 
     def __init__(
@@ -134,18 +131,13 @@ class BroadcastSky:
         self.path = os.fspath(path)
         nav = read_nav(self.path) if nav is None else nav
         have = [s for s in ALL_SYSTEMS if s in nav.records]
-        if systems is None:
-            chosen = have
-        else:
-            missing = [s for s in systems if s not in nav.records]
-            if missing:
-                raise ConfigError(
-                    f"gnss.systems names {', '.join(missing)}, but {self.path} has no ephemeris of "
-                    f"{'it' if len(missing) == 1 else 'them'} (it has: {', '.join(have) or 'none'})"
-                )
-            chosen = [s for s in ALL_SYSTEMS if s in systems]
+        chosen = [s for s in have if systems is None or s in systems]
         if not chosen:
-            raise ConfigError(f"{self.path}: no ephemeris of GPS, Galileo, GLONASS, BeiDou or QZSS")
+            raise ConfigError(
+                f"{self.path} has no ephemeris of the tracked systems "
+                f"({', '.join(systems or ALL_SYSTEMS)}; gnss.systems, gnss.constellations); "
+                f"it has: {', '.join(have) or 'none of GPS, Galileo, GLONASS, BeiDou, QZSS'}"
+            )
         self.systems = tuple(chosen)
         start = utc_datetime(start_utc)
         self.start_utc = start_utc
@@ -200,7 +192,7 @@ class BroadcastSky:
                 sats.append(_SatRecords(rel[rows], rows, ok[rows]))
                 system.append(name)
                 prn.append(p)
-                label.append(f"{LETTERS[name]}{p:02d}")
+                label.append(f"{SYSTEM_CODES[name].rinex}{p:02d}")
         self._sats = sats
         self.system = np.array(system)
         self.prn = np.array(prn, dtype=np.int64)
@@ -223,6 +215,16 @@ class BroadcastSky:
         """Number of satellites (of the tracked systems that the file has)."""
         return int(self.system.size)
 
+    @property
+    def system_names(self) -> tuple[str, ...]:
+        """The names that :attr:`system_index` indexes."""
+        return ALL_SYSTEMS
+
+    @property
+    def systems_on(self) -> list[str]:
+        """The tracked systems."""
+        return list(self.systems)
+
     # ------------------------------------------------------------------------------ coverage
     def _utc_text(self, rel_s: float) -> str:
         return utc_text(
@@ -238,7 +240,7 @@ class BroadcastSky:
         lo, hi = float(t.min()), float(t.max())
         for name, (a, b) in self.span_s.items():
             if lo < a or hi > b:
-                at = lo if lo < a else hi
+                at = lo if lo < a else float(t[t > b].min())  # the first time beyond
                 how = (
                     "it covers the run only in part"
                     if a <= 0.0 <= b
@@ -308,13 +310,15 @@ class BroadcastSky:
     def episode_info(self) -> dict:
         """The file and what was tracked, for episode.json."""
         return {
-            "orbits": os.path.basename(self.path),
-            "systems": list(self.systems),
-            "satellites": int(self.nsat),
-            "gps_minus_utc_s": int(self.leap_s),
-            "site_wgs84_lat_lon_h": [
-                round(self.site_lat_deg, 9),
-                round(self.site_lon_deg, 9),
-                round(self.site_h_m, 4),
-            ],
+            "gnss_orbits": {
+                "file": os.path.basename(self.path),
+                "systems": list(self.systems),
+                "satellites": int(self.nsat),
+                "gps_minus_utc_s": int(self.leap_s),
+                "site_wgs84_lat_lon_h": [
+                    round(self.site_lat_deg, 9),
+                    round(self.site_lon_deg, 9),
+                    round(self.site_h_m, 4),
+                ],
+            }
         }

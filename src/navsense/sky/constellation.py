@@ -231,6 +231,7 @@ class Constellation:
             incl.append(np.full(orb.count, np.radians(orb.inclination_deg)))
 
         self.system = np.array(system)
+        self._on = {name: bool(enabled[name]) for name in SYSTEMS}
         self.enabled = np.array(on, dtype=bool)
         self.prn = np.concatenate(prn)
         self.label = np.array([f"{_LABEL_PREFIX[s]}{p:02d}" for s, p in zip(system, self.prn)])
@@ -252,6 +253,42 @@ class Constellation:
     def nsat(self) -> int:
         """Number of satellites (all systems, also those that are off)."""
         return self.system.size
+
+    @property
+    def system_names(self) -> tuple[str, ...]:
+        """The names that :attr:`system_index` indexes (:data:`SYSTEMS`)."""
+        return SYSTEMS
+
+    @property
+    def system_index(self) -> np.ndarray:
+        """Each satellite's system as its index into :data:`SYSTEMS` (nsat,) int8."""
+        return np.array([SYSTEMS.index(s) for s in self.system], dtype=np.int8)
+
+    @property
+    def systems_on(self) -> list[str]:
+        """The systems that are on, in the order of :data:`SYSTEMS`."""
+        return [s for s in SYSTEMS if self._on[s]]
+
+    def sky(self, t_s, elevation_mask_deg: float) -> tuple[np.ndarray, np.ndarray]:
+        """Lines of sight :meth:`los_enu` (m, nsat, 3) and the tracked satellites
+        :meth:`visible` (m, nsat) at episode times t_s (m,): the interface of the receiver's
+        sky (navsense.sky.orbits)."""
+        los = self.los_enu(t_s)
+        return los, self.visible(los, elevation_mask_deg)
+
+    def episode_info(self) -> dict:
+        """The constellation's draws and site, for episode.json."""
+        return {
+            "gnss_constellation": {
+                "t0_s": round(float(self.t0_s), 6),
+                "satellites_enabled": int(np.count_nonzero(self.enabled)),
+                "site_wgs84_lat_lon_h": [
+                    round(self.site_lat_deg, 9),
+                    round(self.site_lon_deg, 9),
+                    round(self.site_h_m, 4),
+                ],
+            }
+        }
 
     # ------------------------------------------------------------------------------ geometry
     def _inertial(self, t: np.ndarray):

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import FormatError
+from navsense.sky.systems import SYSTEM_CODES
 
 __all__ = [
     "NavFile",
@@ -51,7 +52,7 @@ __all__ = [
 
 GPS_EPOCH = _dt.datetime(1980, 1, 6)  # the origin of the records' epoch seconds
 
-SYSTEM_LETTERS = {"G": "gps", "R": "glonass", "E": "galileo", "C": "beidou", "J": "qzss"}
+SYSTEM_LETTERS = {code.rinex: name for name, code in SYSTEM_CODES.items()}  # "G": "gps", ...
 _SKIPPED = {"S": 4, "I": 8}  # SBAS and NavIC records: lines, read past
 _KEPLER_LINES = 8
 
@@ -107,7 +108,9 @@ def _open_text(path: str) -> list[str]:
         with open(path, "rb") as f:
             raw = f.read()
     except OSError as exc:
-        raise FormatError(f"{path}: cannot read the navigation file: {exc.strerror}") from None
+        raise FormatError(
+            f"{path}: cannot read the navigation file (gnss.orbits): {exc.strerror}"
+        ) from None
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)

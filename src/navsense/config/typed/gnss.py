@@ -156,6 +156,8 @@ class GnssConfig:
     nmea_sentences: tuple[str, ...] = field(metadata=key("gnss.nmea.sentences"))  # as given
     receiver: str  # gnss.receiver: acres or a preset (navsense.config.receiver_presets)
     nmea_gsv_below_mask: bool = field(metadata=key("gnss.nmea.gsv_below_mask"))
+    orbits: str  # gnss.orbits: "synthetic" or a RINEX navigation file (navsense.sky.orbits)
+    systems: tuple[str, ...]  # gnss.systems: the systems it may track
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> GnssConfig:

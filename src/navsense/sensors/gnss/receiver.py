@@ -6,8 +6,10 @@ physics step, t = 0 in the specification; navsense.clock):
 
 1. Antenna position p_a = p + R r_a, r_a = gnss.antenna_flu_m moved from ``mount_frame`` to the
    chassis origin (DESIGN.md ruling "Mounts").
-2. Sky view: lines of sight of the constellation (:mod:`navsense.sky.constellation`), the
-   elevation mask and the enabled systems, the obstacles of the site
+2. Sky view: lines of sight of the constellation (:mod:`navsense.sky.constellation`; with
+   gnss.orbits a RINEX navigation file, its broadcast ephemerides' satellites that are valid and
+   healthy at the epoch, :mod:`navsense.sky.orbits`), the elevation mask and the tracked
+   systems, the obstacles of the site
    (:mod:`navsense.sky.obstruction`): N_u, N_c, N_n, N_f, blocked, above the mask. In a
    window of gnss.signal_outages_s (navsense extension, issue 19; :func:`signal_lost`) every
    satellite above the mask counts as blocked.
@@ -79,8 +81,9 @@ from navsense.sensors.gnss.signal import SignalModel
 from navsense.sensors.gnss.velocity import VelocityModel, antenna_velocity_enu
 from navsense.site import Site
 from navsense.sky import obstruction as _sky
-from navsense.sky.constellation import SYSTEMS, Constellation, constellation_site
+from navsense.sky.constellation import constellation_site
 from navsense.sky.obstruction import signal_lost
+from navsense.sky.orbits import make_orbits
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -119,8 +122,14 @@ class GnssReceiver:
         self.georef = georef
         # Antenna Position: r_a from the chassis origin (ruling "Mounts")
         self.lever_arm_m = lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, vehicle)
-        self.constellation = Constellation(
-            c.seed, dict(c.constellations), *constellation_site(georef, c.start_utc)
+        # the sky: the synthetic constellation or a RINEX file's satellites (gnss.orbits)
+        self.constellation = make_orbits(
+            c.orbits,
+            c.systems,
+            dict(c.constellations),
+            c.seed,
+            c.start_utc,
+            *constellation_site(georef, c.start_utc),
         )
         # the site's obstacles, prepared once for the sky view and the reflector index
         self._sky = _sky.SkyView(
@@ -137,6 +146,15 @@ class GnssReceiver:
         self._velocity = VelocityModel(c.seed, c.noise, georef)
         self._last_step: int | None = None
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
+
+    def check_times(self, t_s) -> None:
+        """ConfigError (one line naming the file and the times) when a run time t_s (s) is
+        outside the RINEX file of gnss.orbits; nothing for the synthetic constellation. The
+        orchestrator asks it with the first and last time of a run known in advance, so the
+        run is refused before it starts; every epoch is checked anyway."""
+        check = getattr(self.constellation, "check_times", None)
+        if check is not None:
+            check(t_s)
 
     # ------------------------------------------------------------------------------ epochs
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
@@ -167,8 +185,7 @@ class GnssReceiver:
         # Antenna Position
         p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
         # Constellation and Sky Obstruction
-        los = self.constellation.los_enu(t)
-        visible = self.constellation.visible(los, c.elevation_mask_deg)
+        los, visible = self.constellation.sky(t, c.elevation_mask_deg)
         status = self._sky.classify(p_a, los, visible)
         if c.signal_outages_s:
             status = signal_lost(status, t, c.signal_outages_s)
@@ -287,22 +304,12 @@ class GnssReceiver:
             "nad83": geo.nad83_applies if geo is not None else True,
             "nmea_sentences": list(self.config.nmea_sentences),
             "nmea_gsv_below_mask": self.config.nmea_gsv_below_mask,
-            "systems": list(SYSTEMS),
-            "systems_on": [s for s, on in self.config.constellations if on],
+            "systems": list(self.constellation.system_names),
+            "systems_on": self.constellation.systems_on,
             "sky_classes": list(_sky.STATUS_NAMES),
         }
 
     def episode_info(self) -> dict:
-        """The constellation's draws and site, for episode.json."""
-        k = self.constellation
-        return {
-            "gnss_constellation": {
-                "t0_s": round(float(k.t0_s), 6),
-                "satellites_enabled": int(np.count_nonzero(k.enabled)),
-                "site_wgs84_lat_lon_h": [
-                    round(k.site_lat_deg, 9),
-                    round(k.site_lon_deg, 9),
-                    round(k.site_h_m, 4),
-                ],
-            }
-        }
+        """The sky's parameters, for episode.json: the synthetic constellation's draws and site
+        (``gnss_constellation``), or the RINEX file and its systems (``gnss_orbits``)."""
+        return self.constellation.episode_info()

@@ -20,7 +20,8 @@ where
 
     P_s       the minimum received power at the ground of the system's open signal, as its
               interface specification states it: GPS L1 C/A -158.5 dBW (IS-GPS-200), Galileo
-              E1 -157.0 dBW (Galileo OS SIS ICD), GLONASS L1OF -161.0 dBW (GLONASS ICD);
+              E1 -157.0 dBW (Galileo OS SIS ICD), GLONASS L1OF -161.0 dBW (GLONASS ICD),
+              BeiDou B1I -163.0 dBW (BeiDou ICD B1I), QZSS L1 C/A -158.5 dBW (IS-QZSS-PNT);
               satellites deliver a few dB more, and receivers lose a few dB to implementation,
               which the model takes as cancelling
     G(el)     the gain of a patch antenna toward the satellite: G_z = +4 dBic at the zenith,
@@ -49,8 +50,9 @@ satellite the sky view blocks, one below the mask and one of a system that is of
 C/N0 (NaN). With noise off sigma_c is zero (the losses stay; the draws go on).
 
 Random values: the stream Pcg32(seed + 4051, 16) (a sequence no other stream uses): one
-Gaussian for every satellite of the constellation (all three systems, in the constellation's
-order, whatever is tracked, enabled or written) at every epoch, so the count depends on the
+Gaussian for every satellite of the receiver's sky (the synthetic constellation's three
+systems, or every satellite of the tracked systems of a RINEX file; in the sky's order, whatever
+is tracked, enabled or written) at every epoch, so the count depends on the
 number of epochs alone and no other stream moves.
 """
 
@@ -60,7 +62,7 @@ import numpy as np
 
 from navsense.rng import Pcg32
 from navsense.sky import obstruction as _sky
-from navsense.sky.constellation import SYSTEMS, Constellation, elevation_deg
+from navsense.sky.constellation import elevation_deg
 
 __all__ = [
     "SignalModel",
@@ -80,6 +82,8 @@ MIN_RECEIVED_POWER_DBW = {  # minimum received power at the ground, dBW
     "gps": -158.5,  # IS-GPS-200, L1 C/A
     "galileo": -157.0,  # Galileo OS SIS ICD, E1 (E1-B + E1-C)
     "glonass": -161.0,  # GLONASS ICD, L1 open signal
+    "beidou": -163.0,  # BeiDou ICD B1I (2019, v3.0), section 4.4: MEO/IGSO and GEO, B1I
+    "qzss": -158.5,  # IS-QZSS-PNT, L1C/A (the GPS value)
 }
 ANTENNA_ZENITH_DBIC = 4.0  # dBic, patch antenna gain at the zenith
 ANTENNA_HORIZON_DBIC = -6.0  # dBic, at the horizon (linear in sin(el) between)
@@ -100,12 +104,13 @@ def azimuth_deg(los: np.ndarray) -> np.ndarray:
 
 class SignalModel:
     """The per-satellite values of the receiver's epochs: ``SignalModel(constellation, seed,
-    noise)``; :meth:`satellites` of each block of epochs, in order (the stream carries on)."""
+    noise)`` (the receiver's sky, navsense.sky.orbits); :meth:`satellites` of each block of
+    epochs, in order (the stream carries on)."""
 
-    def __init__(self, constellation: Constellation, seed: int, noise: bool) -> None:
+    def __init__(self, constellation, seed: int, noise: bool) -> None:
         self.nsat = constellation.nsat
         self._rng = Pcg32(int(seed) + SIGNAL_SEED_OFFSET, CN0_SEQUENCE)
-        self.system = np.array([SYSTEMS.index(s) for s in constellation.system], dtype=np.int8)
+        self.system = np.asarray(constellation.system_index, dtype=np.int8)
         self.prn = constellation.prn.astype(np.int16)
         power = np.array([MIN_RECEIVED_POWER_DBW[s] for s in constellation.system])
         # P_s - N_0 - F of each satellite; G(el) and the class's loss are added per epoch
@@ -121,7 +126,7 @@ class SignalModel:
 
     def satellites(self, los: np.ndarray, status: np.ndarray) -> dict[str, np.ndarray]:
         """The block's per-satellite arrays, each (m, nsat): ``sat_prn`` (number within its
-        system), ``sat_system`` (index into navsense.sky.constellation.SYSTEMS), ``sat_elevation_deg``,
+        system), ``sat_system`` (index into the sky's ``system_names``), ``sat_elevation_deg``,
         ``sat_azimuth_deg``, ``sat_class`` (the sky view's status code), ``sat_used`` and
         ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch."""
         shape = status.shape
