@@ -84,7 +84,9 @@ BARO_PRESETS: dict[str, dict[str, float]] = {
     "bmp390": {
         "offset_sigma_pa": 50.0,  # BMP390 DS002: absolute accuracy +-0.50 hPa
         "bias_sigma_pa": 3.0,  # BMP390 DS002: relative accuracy +-0.03 hPa
-        "temp_coeff_pa_per_k": 0.6,  # BMP390 DS002: temperature coefficient of offset +-0.6 Pa/K
+        # BMP390 DS002: temperature coefficient of offset +-0.6 Pa/K (not confirmed against the
+        # sheet: the summaries of DS002-07 read for this say "best-in-class TCO" only)
+        "temp_coeff_pa_per_k": 0.6,
     },
 }
 
