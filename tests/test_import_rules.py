@@ -63,6 +63,7 @@ ALLOWED = {
     "navsense.geo": (
         *_BASE,
         "navsense.utc",
+        "navsense.rotation",
         "navsense.config.typed.datum",
         "navsense.config.schema",
         "navsense.config.load",

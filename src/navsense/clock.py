@@ -32,9 +32,22 @@ __all__ = ["Due", "DUE_SLACK_S", "delivery_times"]
 
 DUE_SLACK_S = 1e-8  # specification, "Frames and Sample Times": t + 1e-8 >= t_due
 
+# the sampled steps of a one-step call (shared, read only: every caller only indexes with them)
+_ONE_STEP = np.zeros(1, dtype=np.int64)
+_NO_STEP = np.zeros(0, dtype=np.int64)
+_ONE_STEP.flags.writeable = False
+_NO_STEP.flags.writeable = False
+
 
 class Due:
-    """Sample schedule of one sensor at ``hz``; ``start_s`` the first due time (None: first call)."""
+    """Sample schedule of one sensor at ``hz``; ``start_s`` the first due time (None: first call).
+
+    The rule is written once, in :meth:`__call__` (one physics step, as the specification
+    states it). :meth:`sample_indices` is the models' one entry, for any number of steps: one
+    step takes :meth:`__call__`; a block evaluates the same recurrence at once (the due times
+    by the same additions in the same order), equal to calling :meth:`__call__` step by step
+    (tests/test_clock.py). A model never calls :meth:`__call__` itself.
+    """
 
     __slots__ = ("period_s", "t_due")
 
@@ -54,14 +67,15 @@ class Due:
     def sample_indices(self, t_s: np.ndarray) -> np.ndarray:
         """Indices into ``t_s`` (consecutive physics step times) of the steps that sample.
 
-        Equivalent to calling the instance once per element, in order.
+        Equivalent to calling the instance once per element, in order. The array returned is
+        read only for a one-step call (shared).
         """
         t_s = np.asarray(t_s, dtype=np.float64)
         n = t_s.size
         if n == 0:
             return np.zeros(0, dtype=np.int64)
         if n == 1:  # one physics step (streaming): the rule as written
-            return np.zeros(1 if self(float(t_s[0])) else 0, dtype=np.int64)
+            return _ONE_STEP if self(float(t_s[0])) else _NO_STEP
         if self.t_due is None:
             self.t_due = float(t_s[0])
         # at most one sample per step, so n + 1 due times cover the run

@@ -17,6 +17,7 @@ __all__ = [
     "WGS84_GAMMA_EQUATOR_MPS2",
     "WGS84_GAMMA_POLE_MPS2",
     "DEG",
+    "DEG_PER_RAD",
     "KNOT_MPS",
     "KMH_MPS",
     "GNSS_SYSTEMS",
@@ -36,6 +37,7 @@ WGS84_GAMMA_EQUATOR_MPS2 = 9.7803253359  # m/s^2, WGS84 normal gravity at the eq
 WGS84_GAMMA_POLE_MPS2 = 9.8321849378  # m/s^2, WGS84 normal gravity at the poles (TR8350.2)
 
 DEG = 0.017453292519943295  # rad per degree, pi / 180 rounded to binary64
+DEG_PER_RAD = 57.29577951308232  # degrees per radian, 180 / pi rounded to binary64
 
 KNOT_MPS = 1852.0 / 3600.0  # m/s per knot: the international nautical mile (1852 m) per hour
 KMH_MPS = 1000.0 / 3600.0  # m/s per km/h

@@ -28,6 +28,7 @@ __all__ = [
     "quat_from_euler_zyx",
     "euler_zyx_of_quat",
     "wrap_angle",
+    "wrap_degrees",
     "matrix_product",
     "euler_321_to_dcm",
     "mrp_to_dcm",
@@ -164,6 +165,13 @@ def euler_zyx_of_quat(q: np.ndarray) -> np.ndarray:
 def wrap_angle(angle_rad):
     """The angle in [-pi, pi): (a + pi) mod 2 pi - pi, elementwise."""
     return (np.asarray(angle_rad) + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def wrap_degrees(angle_deg):
+    """The angle in degrees in [-180, 180): (a + 180) mod 360 - 180 (a longitude, a bearing).
+
+    A Python float stays a float and an array an array: the same operations either way."""
+    return (angle_deg + 180.0) % 360.0 - 180.0
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:

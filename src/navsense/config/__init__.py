@@ -62,7 +62,6 @@ from navsense.config.schema import (
     describe_keys,
     known_keys,
     lookup,
-    parse_utc,
     validate,
     validate_section,
 )
@@ -79,7 +78,6 @@ __all__ = [
     "describe_keys",
     "known_keys",
     "lookup",
-    "parse_utc",
     "VEHICLE_OVERLAYS",
     "sensors_defaults",
     "code_defaults",

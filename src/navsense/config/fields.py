@@ -10,9 +10,7 @@ for the one navsense chose (``Field.chosen``; empty when the range is the specif
 
 from __future__ import annotations
 
-import datetime
 import numbers
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,7 +24,6 @@ __all__ = [
     "Field",
     "Section",
     "NO_DEFAULT",
-    "parse_utc",
     "KINDS",
     "LIST_KINDS",
     "MAGNITUDE_LIMIT",
@@ -283,19 +280,9 @@ def _check_intervals(f: Field, value, path: str):
     return None
 
 
-_UTC_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")
-
-
-def parse_utc(text: str) -> datetime.datetime:
-    """``YYYY-MM-DDThh:mm:ss[.f]Z`` (or ``+00:00``) as an aware UTC datetime; ValueError if not."""
-    if not isinstance(text, str) or not _UTC_PATTERN.fullmatch(text):
-        raise ValueError(f"not an ISO 8601 UTC time: {text!r}")
-    return utc_datetime(text)
-
-
 def _check_utc(f: Field, value, path: str):
-    try:
-        parse_utc(value)
+    try:  # the one parser, in the configuration's form (navsense.utc)
+        utc_datetime(value, strict=True)
     except ValueError:
         return path, value, "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"
     return None

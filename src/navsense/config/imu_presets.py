@@ -15,14 +15,12 @@ ug/sqrt(Hz) -> m/s^2/sqrt(Hz): x 1e-6 g; m/s/sqrt(h) -> m/s^2/sqrt(Hz): x / 60; 
 
 from __future__ import annotations
 
-import math
-
+from navsense.constants import DEG as _DEG  # rad per degree
 from navsense.constants import GRAVITY_MPS2
 
 __all__ = ["PRESETS"]
 
 _G = GRAVITY_MPS2
-_DEG = math.pi / 180.0  # rad per degree
 _DPH = _DEG / 3600.0  # rad/s per deg/h
 _ARW = _DEG / 60.0  # rad/s/sqrt(Hz) per deg/sqrt(h)
 _VRW = 1.0 / 60.0  # m/s^2/sqrt(Hz) per m/s/sqrt(h)

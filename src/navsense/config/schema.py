@@ -36,7 +36,6 @@ from navsense.config.fields import (
     Section,
     enum,
     nonnegative,
-    parse_utc,
     positive,
 )
 from navsense.config.keys import NMEA_SENTENCES, SCHEMA
@@ -54,7 +53,6 @@ __all__ = [
     "describe_keys",
     "unknown_key_error",
     "format_value",
-    "parse_utc",
     "defaults",
     "KINDS",
     "LIST_KINDS",

@@ -15,6 +15,8 @@ NAD83(2011) to a metre or better.
 
 from __future__ import annotations
 
+from navsense.rotation import wrap_degrees
+
 __all__ = ["NAD83_AREA", "in_nad83_area", "nad83_area_text"]
 
 # EPSG:6318 (NAD83(2011)) area of use, bounding box: south, north, west, east (deg); west > east:
@@ -25,7 +27,7 @@ NAD83_AREA = (14.92, 74.71, 167.65, -63.88)
 def in_nad83_area(lat_deg: float, lon_deg: float) -> bool:
     """True when the point lies in the area of use of NAD83(2011) (module docstring)."""
     south, north, west, east = NAD83_AREA
-    lon = (float(lon_deg) + 180.0) % 360.0 - 180.0
+    lon = wrap_degrees(float(lon_deg))
     return south <= float(lat_deg) <= north and (lon >= west or lon <= east)
 
 

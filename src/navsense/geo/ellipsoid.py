@@ -9,11 +9,12 @@ metres (``_m``). Functions take numpy arrays or scalars and return the broadcast
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): the same bits
+from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
 from navsense.constants import GRS80_A_M, GRS80_INV_F, WGS84_A_M, WGS84_INV_F
 from navsense.geo._arrays import as_float, require_finite, require_range, shaped
 
@@ -76,10 +77,6 @@ WGS84 = Ellipsoid("WGS84", WGS84_A_M, WGS84_INV_F)
 
 # Number of latitude iterations of EcefToGeodetic (spec "Datum Chain", "ECEF": 8 iterations).
 ECEF_ITERATIONS = 8
-
-
-_D2R = math.pi / 180.0  # np.radians(x) is x * (pi / 180): the same bits
-_R2D = 180.0 / math.pi  # np.degrees(x) is x * (180 / pi): the same bits
 
 
 def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):

@@ -60,6 +60,8 @@ from navsense.config.defaults import sensors_defaults
 from navsense.config.load import deep_merge
 from navsense.config.schema import validate_section
 from navsense.config.typed.datum import DatumConfig
+from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): the same bits
+from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
 from navsense.errors import DatumError
 from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
@@ -75,6 +77,7 @@ from navsense.geo._arrays import (
 )
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
 from navsense.geo.geoid import egm96_undulation_m
+from navsense.rotation import wrap_degrees
 
 __all__ = [
     "ACRE_ORIGIN_FT",
@@ -119,8 +122,6 @@ FRAMES = ("nad83_2011", "nad83_harn", "wgs84_g2139")
 GRID_ROTATION_STEP_M = 10.0
 
 _CF = _sp.US_SURVEY_FOOT_M
-_D2R = math.pi / 180.0  # np.radians(x) is x * (pi / 180): the same bits
-_R2D = 180.0 / math.pi  # np.degrees(x) is x * (180 / pi): the same bits
 _H0_M = _CF * ACRE_ORIGIN_FT[2]  # Datum Chain, step 4: c_f Z0, m
 _FIX_KEYS = ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m")
 
@@ -321,7 +322,7 @@ class Georeference:
         require_range("lat_deg", np.asarray(lat), -90.0, 90.0, "deg")
         for k, v in (("lon_deg", lon), ("height_m", h), ("geoid_undulation_m", gu or 0.0)):
             require_finite(k, np.asarray(v))
-        lon = (lon + 180.0) % 360.0 - 180.0
+        lon = wrap_degrees(lon)
         phi, lam = math.radians(lat), math.radians(lon)
         x0, y0, z0 = (
             float(v)

@@ -42,6 +42,7 @@ from navsense.geo._arrays import (
     shaped,
 )
 from navsense.geo.ellipsoid import GRS80
+from navsense.rotation import wrap_degrees
 
 __all__ = [
     "EPSG_FALSE_NORTHING_FT",
@@ -268,7 +269,7 @@ def _check_geodetic(lat, lon):
     require_range("latitude_deg", lat, -90.0, 90.0, "deg")
     require_finite("longitude_deg", lon)
     require_range("latitude_deg", lat, -80.0, 80.0, "deg (EPSG:2968 forward)")
-    dlon = (lon - LON0_DEG + 180.0) % 360.0 - 180.0
+    dlon = wrap_degrees(lon - LON0_DEG)
     bad = np.abs(dlon) > MAX_DLON_DEG
     if np.any(bad):
         i = int(np.flatnonzero(bad.ravel())[0])

@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): the same bits
+from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
 from navsense.errors import DatumError
 from navsense.geo._arrays import (
     as_float,
@@ -32,6 +34,7 @@ from navsense.geo._arrays import (
     zone_int,
 )
 from navsense.geo.ellipsoid import WGS84
+from navsense.rotation import wrap_degrees
 
 __all__ = [
     "FALSE_EASTING_M",
@@ -100,8 +103,6 @@ _BETA = (
 del _n
 # Clenshaw coefficients of the derivative sums: 2 j alpha_j (spec: p and q)
 _ALPHA_D = tuple(2.0 * j * c for j, c in enumerate(_ALPHA, start=1))
-_D2R = math.pi / 180.0  # np.radians(x) is x * (pi / 180): the same bits
-_R2D = 180.0 / math.pi  # np.degrees(x) is x * (180 / pi): the same bits
 _K0A_A = _K0A / _A  # k0 A / a
 
 
@@ -238,7 +239,7 @@ def _forward_arrays(
         require_finite("longitude_deg", lon)
         big = np.abs(dlon) > 180.0
         if big.any():  # wrap into [-180, 180) only where needed (no rounding elsewhere)
-            dlon = np.where(big, np.remainder(dlon + 180.0, 360.0) - 180.0, dlon)
+            dlon = np.where(big, wrap_degrees(dlon), dlon)
         bad = ~(np.abs(dlon) <= MAX_DLON_DEG)
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])

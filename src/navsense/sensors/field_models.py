@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.errors import ConfigError, NavsenseError
+from navsense.rotation import wrap_degrees
 
 __all__ = ["FIELD_MODELS", "FieldModel", "field_model_for", "FIRST_YEAR", "LAST_YEAR"]
 
@@ -103,7 +104,7 @@ class FieldModel:
         pass it: module docstring); :func:`field_model_for` chose the model.
         """
         lat = np.atleast_1d(np.asarray(lat_deg, dtype=np.float64))
-        lon = ((np.atleast_1d(np.asarray(lon_deg, dtype=np.float64)) + 180.0) % 360.0) - 180.0
+        lon = wrap_degrees(np.atleast_1d(np.asarray(lon_deg, dtype=np.float64)))
         h = np.atleast_1d(np.asarray(height_m, dtype=np.float64))
         if self.package == "ppigrf":
             return _igrf_ned_nt(self.source, lat, lon, h, decimal_year)

@@ -122,6 +122,7 @@ import math
 import numpy as np
 
 from navsense.config.typed.ins import InsConfig
+from navsense.constants import DEG as _DEG
 from navsense.constants import GRAVITY_MPS2
 from navsense.gauss_markov import AnchoredScan
 from navsense.rng import Pcg32
@@ -159,7 +160,6 @@ INS_STATES = {
 _RANK = {NO_FIX: 0, SINGLE: 1, DGPS: 2, RTK_FLOAT: 3, RTK_FIXED: 4}
 
 _MODE_NOT_INITIALISED, _MODE_AIDED, _MODE_DEAD_RECKONING = 0, 1, 2
-_DEG = math.pi / 180.0
 _UG = 1e-6 * GRAVITY_MPS2  # one micro-g in m/s^2
 
 

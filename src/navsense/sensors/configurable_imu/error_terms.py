@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 
-from navsense import gauss_markov
 from navsense.config.typed.configurable_imu import ROUND_DIRECTIONS
 
 __all__ = [
@@ -48,13 +47,15 @@ def round_code(direction: str) -> int:
 
 # ------------------------------------------------------------------------------ error states
 class GaussMarkov:
-    """Error states e <- A e + P z, each state with a bound > 0 clipped to +-bound (gauss_markov.cpp).
+    """Error states e <- clip(A e + P z), each state with a bound > 0 clipped to +-bound
+    (gauss_markov.cpp).
 
     ``propagate(z)`` takes the standard normals of m steps, shape (m, n), and returns the states
-    after each step, shape (m, n). A = 0 (white noise) is vectorised; a diagonal A runs one
-    scalar recursion per state (navsense.gauss_markov.scan when unbounded, a float loop when
-    bounded);
-    a full A runs a float loop. Every path computes each element the same way whatever m is.
+    after each step, shape (m, n). One equation, evaluated by the structure of A: a state whose
+    row of A is zero takes e_k = clip(w_k) (no state enters; on the block at once); a diagonal A
+    runs each state's own recursion (:func:`_state_recursion`, one multiply and one add a step);
+    a full A runs the coupled one (:func:`_coupled_recursion`, the row's terms in j order).
+    Every path computes each element the same way whatever m is.
     """
 
     def __init__(self, n: int = 3) -> None:
@@ -83,41 +84,39 @@ class GaussMarkov:
                 acc = acc + P[i, j] * z[:, j]
             w[:, i] = acc
         bounds = self.bounds
-        out = np.empty((m, n))
-        if not np.any(A):
-            out[:] = w
-            for i in range(n):
-                if bounds[i] > 0.0:
-                    np.clip(out[:, i], -bounds[i], bounds[i], out=out[:, i])
-        elif np.count_nonzero(A - np.diag(np.diag(A))) == 0:
-            for i in range(n):
-                a, b, e0 = float(A[i, i]), float(bounds[i]), float(self.state[i])
-                if b > 0.0:
-                    out[:, i] = _bounded_scalar_recursion(a, b, e0, w[:, i])
-                elif a == 0.0:
-                    out[:, i] = w[:, i]
-                else:
-                    out[:, i] = gauss_markov.scan(a, w[:, i : i + 1], [e0])[:, 0]
+        if np.count_nonzero(A - np.diag(np.diag(A))):
+            out = _coupled_recursion(A, bounds, self.state, w)
         else:
-            out[:] = _full_recursion(A, bounds, self.state, w)
+            out = w
+            for i in range(n):
+                a, b = float(A[i, i]), float(bounds[i])
+                if a != 0.0 or (b > 0.0 and np.any(A)):
+                    out[:, i] = _state_recursion(a, b, float(self.state[i]), w[:, i])
+                elif b > 0.0:  # A = 0: e_k = clip(w_k)
+                    np.clip(out[:, i], -b, b, out=out[:, i])
         self.state = out[-1].copy()
         return out
 
 
-def _bounded_scalar_recursion(a: float, b: float, e: float, w: np.ndarray) -> np.ndarray:
+def _state_recursion(a: float, b: float, e: float, w: np.ndarray) -> np.ndarray:
+    """One state's e_k = a e_(k-1) + w_k, clipped to +-b when b > 0 (Python floats)."""
     out: list[float] = []
     append = out.append
     for wk in w.tolist():
         e = a * e + wk
-        if e > b:
-            e = b
-        elif e < -b:
-            e = -b
+        if b > 0.0:
+            if e > b:
+                e = b
+            elif e < -b:
+                e = -b
         append(e)
     return np.array(out)
 
 
-def _full_recursion(A: np.ndarray, bounds: np.ndarray, e0: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _coupled_recursion(
+    A: np.ndarray, bounds: np.ndarray, e0: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """e_k = clip(A e_(k-1) + w_k) with a full A: each row's terms in j order (Python floats)."""
     n = A.shape[0]
     a = A.tolist()
     bnd = bounds.tolist()

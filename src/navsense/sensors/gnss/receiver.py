@@ -90,10 +90,6 @@ from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 __all__ = ["GnssReceiver", "OUTPUT_FRAMES", "GNSS_SEQUENCE", "signal_lost"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
-_ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled steps of a one-step call (read only)
-_NO_STEP = np.zeros(0, dtype=np.int64)
-_ONE_STEP.flags.writeable = False
-_NO_STEP.flags.writeable = False
 
 # gnss.datum.output_frame -> keys of Georeference.enu_to_geodetic (latitude, longitude, height)
 OUTPUT_FRAMES = {
@@ -160,10 +156,7 @@ class GnssReceiver:
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
         """The GNSS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
         c = self.config
-        if truth.p_m.shape[0] == 1:  # one physics step (streaming): the Due rule on its time
-            idx = _ONE_STEP if self._due(truth.step0 / truth.rate_hz) else _NO_STEP
-        else:
-            idx = self._due.sample_indices(truth.t_s)
+        idx = self._due.sample_indices(truth.t_s)
         m = int(idx.size)
         if m == 0 and self._empty_block is not None:
             return self._empty_block  # a step between epochs (streaming): nothing to compute
