@@ -111,6 +111,7 @@ def test_a_simulate_option_at_the_edges(bases, option, value, twice):
                     "summary",
                     "rerun",
                     "score",
+                    "allan",
                     "--out",
                     "--help",
                     "--version",

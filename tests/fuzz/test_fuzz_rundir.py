@@ -1,4 +1,4 @@
-"""Fuzz: damaged run directories given to ``report``, ``export mcap``,
+"""Fuzz: damaged run directories given to ``report``, ``export mcap``, ``allan``,
 ``navsense.stats.run_statistics`` and ``campaign summary``; campaign files to ``campaign run``."""
 
 from __future__ import annotations
@@ -170,6 +170,21 @@ def test_report_of_a_damaged_run(bases, data):
         after = tree(folder)
         if outcome.code == 0:  # the report folder is its output
             after = {k: v for k, v in after.items() if not k.startswith("run/report")}
+        check_outcome(outcome, before, after)
+
+
+@fuzz_settings(share=0.3)
+@given(data=st.data())
+def test_allan_of_a_damaged_run(bases, data):
+    """navsense allan (issue 30 item 4): one line and exit 2, or its table and CSV."""
+    base, changes = data.draw(damaged_run(bases))
+    with scratch() as folder:
+        _make_run(folder, base, changes)
+        before = tree(folder)
+        outcome = run_cli(["allan", "run", "--out", "allan.csv"], folder)
+        after = tree(folder)
+        if outcome.code == 0:  # the table is its output
+            after = {k: v for k, v in after.items() if k != "allan.csv"}
         check_outcome(outcome, before, after)
 
 
