@@ -17,11 +17,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from navsense import __version__
+from navsense import __version__, suite
 from navsense._runtime import machine, memory
 from navsense._runtime.worker import ChunkWorker, fork_safe
 from navsense.clock import delivery_times
@@ -32,6 +31,7 @@ from navsense.output.layouts import Layout, layout_for
 from navsense.output.rundir import RunDirectory
 from navsense.progress import Progress
 from navsense.site import Site
+from navsense.suite import SENSORS, ModelContext, resolve
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
@@ -67,67 +67,16 @@ class RunSummary:
 
 
 def build_models(cfg: dict, vehicle: VehicleProfile, site: Site | None, georef, agent: int = 0):
-    """The enabled sensor models, in output order (gnss, imu, ins, mag, baro, odom).
+    """The enabled sensor models, in output order (the order of navsense.suite.SENSORS: gnss,
+    imu, ins, mag, baro, odom), each built by its record's builder.
 
     ConfigError when the GNSS or the INS is to report the nad83 frame at a site outside the area
     of NAD83(2011) (navsense.geo.areas), where it is not defined.
     """
     if georef is not None and not georef.nad83_applies:
         _refuse_nad83(cfg, site, georef)
-    models: list[Any] = []
-    if cfg["gnss"]["enabled"]:
-        from navsense.config.typed.gnss import GnssConfig
-        from navsense.sensors.gnss.receiver import GnssReceiver
-
-        models.append(GnssReceiver(GnssConfig.from_validated(cfg), vehicle, site, georef))
-    if cfg["imu"]["enabled"]:
-        if cfg["imu"]["model"] == "configurable":
-            from navsense.config.typed.configurable_imu import ConfigurableImuConfig
-            from navsense.sensors.configurable_imu import ConfigurableImuModel
-
-            models.append(
-                ConfigurableImuModel(ConfigurableImuConfig.from_validated(cfg), vehicle, georef)
-            )
-        else:
-            from navsense.config.typed.imu import ImuConfig
-            from navsense.sensors.imu import ImuModel
-
-            models.append(ImuModel(ImuConfig.from_validated(cfg), vehicle, georef))
-    if cfg["ins"]["enabled"]:
-        from navsense.config.typed.ins import InsConfig
-        from navsense.sensors.ins import InsModel
-
-        if georef is None:
-            raise ConfigError(
-                f"site {getattr(site, 'name', None)!r} has no georeference; the INS "
-                "(ins.enabled) reports UTM and geodetic positions and needs one: give the site "
-                'a "georeference", or turn the INS off (--no-ins)'
-            )
-
-        ins = InsConfig.from_validated(cfg)
-        receiver = None
-        if ins.aiding == "gnss":  # the INS's own receiver (navsense.sensors.ins_aiding)
-            from navsense.config.typed.gnss import GnssConfig
-            from navsense.sensors.gnss.receiver import GnssReceiver
-
-            receiver = GnssReceiver(GnssConfig.from_validated(cfg), vehicle, site, georef)
-        models.append(InsModel(ins, vehicle, georef, agent=agent, receiver=receiver))
-    if cfg["mag"]["enabled"]:
-        from navsense.config.typed.mag import MagConfig
-        from navsense.sensors.magnetometer import MagnetometerModel
-
-        models.append(MagnetometerModel(MagConfig.from_validated(cfg), vehicle, georef))
-    if cfg["baro"]["enabled"]:
-        from navsense.config.typed.baro import BaroConfig
-        from navsense.sensors.barometer import BarometerModel
-
-        models.append(BarometerModel(BaroConfig.from_validated(cfg), vehicle, georef))
-    if cfg["odom"]["enabled"]:
-        from navsense.config.typed.odom import OdomConfig
-        from navsense.sensors.odometer import OdometerModel
-
-        models.append(OdometerModel(OdomConfig.from_validated(cfg), vehicle))
-    return models
+    context = ModelContext(cfg, vehicle, site, georef, agent)
+    return [resolve(SENSORS[name].model)(context) for name in suite.enabled(cfg)]
 
 
 def timed_columns(layout: Layout, block: dict, delay_s: float, rate_hz: float) -> list[Column]:
@@ -333,14 +282,11 @@ def _run_group(channel, models, folder: Path, fmt: str, delay_s: float) -> tuple
     return outputs.rows_written(), {m.name: m.episode_info() for m in models}
 
 
-# Relative cost of each model per hour of driving on one core (CPU seconds measured 2026-11-29;
-# JSONL adds the encoding), used to split the models between the two processes. For the Polaris
-# suite in Parquet this gives INS here and GNSS + IMU in the worker: 1.61 s for the hour against
-# 1.76 s with GNSS here and INS + IMU there (medians of 6 runs).
-_COST = {
-    "parquet": {"ins": 0.8, "gnss": 0.9, "imu": 0.27, "mag": 0.3, "baro": 0.1, "odom": 0.1},
-    "jsonl": {"ins": 2.1, "gnss": 0.95, "imu": 0.65, "mag": 0.6, "baro": 0.3, "odom": 0.3},
-}
+# Each model's cost per hour of driving on one core (navsense.suite.Sensor.cost) splits the
+# models between the two processes. For the Polaris suite in Parquet this gives INS here and
+# GNSS + IMU in the worker: 1.61 s for the hour against 1.76 s with GNSS here and INS + IMU
+# there (medians of 6 runs).
+_UNKNOWN_COST = 0.3  # a model the suite does not list
 _READER_COST = 0.2  # the parent also reads the truth and feeds the worker
 
 
@@ -358,14 +304,16 @@ def _split_models(models, fmt: str, workers: str) -> tuple[list, list]:
         or not fork_safe()
     ):
         return list(models), []
-    cost = _COST[fmt]
+    cost = {
+        m.name: SENSORS[m.name].cost(fmt) if m.name in SENSORS else _UNKNOWN_COST for m in models
+    }
     local: list = []
     remote: list = []
     load = {"local": _READER_COST, "remote": 0.0}
-    for model in sorted(models, key=lambda m: -cost.get(m.name, 0.3)):
+    for model in sorted(models, key=lambda m: -cost[m.name]):
         side = "local" if load["local"] <= load["remote"] else "remote"
         (local if side == "local" else remote).append(model)
-        load[side] += cost.get(model.name, 0.3)
+        load[side] += cost[model.name]
     order = {id(m): i for i, m in enumerate(models)}
     return sorted(local, key=lambda m: order[id(m)]), sorted(remote, key=lambda m: order[id(m)])
 

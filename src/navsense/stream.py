@@ -45,6 +45,7 @@ from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
 from navsense.simulate import build_models, timed_columns
 from navsense.site import Site
+from navsense.suite import SENSORS
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
@@ -56,7 +57,6 @@ __all__ = ["SensorStream"]
 
 _LATENCY_SLACK = 1e-6  # of a step: delivery - sample >= delay_s * rate_hz up to rounding
 _WORKER_STEP_S = 1e-3  # the worker's mean time per physics step, generously (measured 0.4-0.7 ms)
-EXTRA_FILES = {"gnss": "gnss.nmea", "ins": "ins.frames"}  # model -> its file beside the rows
 
 
 class _Sensors:
@@ -77,15 +77,20 @@ class _Sensors:
         )
         self.models = build_models(dict(cfg), vehicle, site, georef, agent=agent)
         self.layouts = [layout_for(model) for model in self.models]
+        # each model's file beside the rows (navsense.suite.Sensor.extra), None: none
+        self.extra_files = [
+            SENSORS[m.name].extra if extras and m.name in SENSORS else None for m in self.models
+        ]
         self.delay_s = float(cfg["delay_s"])
         self.extras = extras
 
     def run(self, truth: TruthStates) -> list[tuple[int, str, Any]]:
         """The rows sampled in ``truth``: (delivery step, sensor name, row), in model order;
-        with ``extras`` each sensor's rows are followed by its extras (name: EXTRA_FILES)."""
+        with ``extras`` each sensor's rows are followed by its extras (named by their file,
+        navsense.suite.Sensor.extra)."""
         out = []
         rate = truth.rate_hz
-        for model, layout in zip(self.models, self.layouts, strict=True):
+        for model, layout, extra in zip(self.models, self.layouts, self.extra_files, strict=True):
             name = model.name
             block = model.process(truth)
             m = len(block["sample_time_s"])
@@ -95,8 +100,8 @@ class _Sensors:
             # the delivery step k of each row: its delivery_time_s is k / rate_hz to 1e-9 s
             steps = [round(row["delivery_time_s"] * rate) for row in rows]
             out += [(k, name, row) for k, row in zip(steps, rows)]
-            if self.extras and name in EXTRA_FILES:
-                out += self._extras(EXTRA_FILES[name], layout.extra(block), steps)
+            if extra is not None:
+                out += self._extras(extra, layout.extra(block), steps)
         return out
 
     @staticmethod

@@ -514,7 +514,7 @@ def test_stream_starts_at_first_call_and_teleport(georef):
 
 def test_empty_chunk_keeps_shapes(georef):
     model = ins_model(polaris_cfg(), POLARIS, georef)
-    assert isinstance(layout_for(model), InsLayout)  # output.layouts.LAYOUTS["ins"]
+    assert isinstance(layout_for(model), InsLayout)  # navsense.suite.SENSORS["ins"].layout
     block = model.process(stationary_truth(0, 120.0))
     assert block["position_enu_m"].shape == (0, 3)
     assert frames_of(model, block).shape == (0, 40)

@@ -131,11 +131,8 @@ _VALUE_OPTIONS = (
     ),
 )
 
-# (option, dotted key, help): flags that set one boolean key to false.
-_OFF_FLAGS = (
-    ("--no-gnss", "gnss.enabled", "turn the GNSS receiver off"),
-    ("--no-imu", "imu.enabled", "turn the IMU off"),
-    ("--no-ins", "ins.enabled", "turn the INS off"),
+# (option, dotted key, help): the flags besides the sensors' that set one boolean key to false.
+_OTHER_OFF_FLAGS = (
     ("--no-noise", "noise", "set every error, bias and noise of every sensor to zero"),
     (
         "--no-corrections",
@@ -144,12 +141,31 @@ _OFF_FLAGS = (
     ),
 )
 
-# (option, dotted key, help): navsense's extra sensors, off by default: --mag / --no-mag ...
-_ON_OFF_FLAGS = (
-    ("--mag", "mag.enabled", "the magnetometer (mag.jsonl)"),
-    ("--baro", "baro.enabled", "the barometer (baro.jsonl)"),
-    ("--odom", "odom.enabled", "the wheel odometer (odom.jsonl)"),
-)
+
+def _off_flags() -> list[tuple[str, str, str]]:
+    """(option, dotted key, help) of the flags that set one boolean key to false: each sensor on
+    by default (its switch ``--no-NAME`` in navsense.suite.SENSORS), then the others."""
+    from navsense.suite import SENSORS
+
+    flags = [
+        (s.switch, f"{s.name}.enabled", f"turn {s.label} off")
+        for s in SENSORS.values()
+        if s.switch == f"--no-{s.name}"
+    ]
+    return [*flags, *_OTHER_OFF_FLAGS]
+
+
+def _on_off_flags() -> list[tuple[str, str, str]]:
+    """(option, dotted key, help) of the sensors off by default (their switch ``--NAME`` in
+    navsense.suite.SENSORS: ``--mag`` / ``--no-mag`` ...)."""
+    from navsense.suite import SENSORS
+
+    return [
+        (s.switch, f"{s.name}.enabled", f"{s.label} ({s.name}.jsonl)")
+        for s in SENSORS.values()
+        if s.switch == f"--{s.name}"
+    ]
+
 
 _OUTAGE_KEY = "gnss.corrections.outages_s+"
 _SIGNAL_OUTAGE_KEY = "gnss.signal_outages_s+"
@@ -197,9 +213,9 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     )
     for option, kind, metavar, key, text in _VALUE_OPTIONS:
         group.add_argument(option, type=kind, metavar=metavar, help=f"{text} (sets {key})")
-    for option, key, text in _OFF_FLAGS:
+    for option, key, text in _off_flags():
         group.add_argument(option, action="store_true", help=f"{text} (sets {key} false)")
-    for option, key, text in _ON_OFF_FLAGS:
+    for option, key, text in _on_off_flags():
         group.add_argument(
             option,
             action=argparse.BooleanOptionalAction,
@@ -252,10 +268,10 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
         value = getattr(args, _dest(option), None)
         if value is not None:
             overrides[key] = value
-    for option, key, _text in _OFF_FLAGS:
+    for option, key, _text in _off_flags():
         if getattr(args, _dest(option), False):
             overrides[key] = False
-    for option, key, _text in _ON_OFF_FLAGS:
+    for option, key, _text in _on_off_flags():
         value = getattr(args, _dest(option), None)
         if value is not None:
             overrides[key] = bool(value)
@@ -291,10 +307,10 @@ def option_labels(args: argparse.Namespace) -> dict[str, str]:
     for option, _kind, _metavar, key, _text in _VALUE_OPTIONS:
         if getattr(args, _dest(option), None) is not None:
             labels[key] = f"option {option}"
-    for option, key, _text in _OFF_FLAGS:
+    for option, key, _text in _off_flags():
         if getattr(args, _dest(option), False):
             labels[key] = f"option {option}"
-    for option, key, _text in _ON_OFF_FLAGS:
+    for option, key, _text in _on_off_flags():
         value = getattr(args, _dest(option), None)
         if value is not None:
             labels[key] = f"option {option if value else '--no-' + option[2:]}"

@@ -35,12 +35,12 @@ from navsense.output.ros2.topics import seconds_to_ns
 from navsense.output.runreader import columns_of_rows
 from navsense.site import Site
 from navsense.stream import SensorStream
+from navsense.suite import enabled
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
-__all__ = ["LiveServer", "SENSOR_NAMES"]
+__all__ = ["LiveServer"]
 
-SENSOR_NAMES = ("gnss", "imu", "ins", "mag", "baro", "odom")  # the config sections of the models
 _RECORD_BLOCK = 12_000  # steps of recorded truth joined into one block (100 s at 120 Hz)
 
 
@@ -251,7 +251,7 @@ class LiveServer:
             if foxglove_port is not None:
                 from navsense.live.foxglove_out import DEFAULT_BACKLOG, FoxgloveServer
 
-                sensors = [name for name in SENSOR_NAMES if cfg[name]["enabled"]]
+                sensors = enabled(cfg)  # a channel of rows each (navsense.suite.SENSORS)
                 self.foxglove = FoxgloveServer(
                     [spec for spec in self._ros2.specs],
                     sensors,

@@ -62,6 +62,7 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
+    "build_model",
     "BarometerModel",
     "pressure_pa",
     "pressure_altitude_m",
@@ -197,3 +198,9 @@ def _empty_block() -> dict:
         "pressure_altitude_m": z.copy(),
         "bias_pa": z.copy(),
     }
+
+
+def build_model(context) -> BarometerModel:
+    """The barometer of a run (navsense.suite.SENSORS["baro"]; ``context`` a
+    navsense.suite.ModelContext)."""
+    return BarometerModel(BaroConfig.from_validated(context.cfg), context.vehicle, context.georef)

@@ -107,6 +107,7 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
 __all__ = [
+    "build_model",
     "InsConfig",
     "InsCore",
     "InsModel",
@@ -476,3 +477,24 @@ class InsModel:
                 "rng_sequence": self._aiding.rng_sequence,
             }
         return info
+
+
+def build_model(context) -> InsModel:
+    """The INS of a run (navsense.suite.SENSORS["ins"]; ``context`` a
+    navsense.suite.ModelContext), with its own GNSS receiver when ``ins.aiding`` is "gnss"
+    (navsense.sensors.ins_aiding). ConfigError without a georeference: the INS reports UTM and
+    geodetic positions."""
+    site, georef = context.site, context.georef
+    if georef is None:
+        raise ConfigError(
+            f"site {getattr(site, 'name', None)!r} has no georeference; the INS "
+            "(ins.enabled) reports UTM and geodetic positions and needs one: give the site "
+            'a "georeference", or turn the INS off (--no-ins)'
+        )
+    ins = InsConfig.from_validated(context.cfg)
+    receiver = None
+    if ins.aiding == "gnss":  # the INS's own receiver (navsense.sensors.ins_aiding)
+        from navsense.sensors.gnss.receiver import build_model as build_receiver
+
+        receiver = build_receiver(context)
+    return InsModel(ins, context.vehicle, georef, agent=context.agent, receiver=receiver)

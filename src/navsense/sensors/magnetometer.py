@@ -84,6 +84,7 @@ from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
 __all__ = [
+    "build_model",
     "MagnetometerModel",
     "SiteField",
     "site_field",
@@ -261,3 +262,9 @@ class MagnetometerModel:
 
 def _empty_block() -> dict:
     return {"sample_time_s": np.zeros(0), "magnetic_field_flu_ut": np.zeros((0, 3))}
+
+
+def build_model(context) -> MagnetometerModel:
+    """The magnetometer of a run (navsense.suite.SENSORS["mag"]; ``context`` a
+    navsense.suite.ModelContext)."""
+    return MagnetometerModel(MagConfig.from_validated(context.cfg), context.vehicle, context.georef)

@@ -55,7 +55,7 @@ from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile
 
-__all__ = ["OdometerModel", "ODOM_SEED_OFFSET", "ODOM_SEQUENCE"]
+__all__ = ["build_model", "OdometerModel", "ODOM_SEED_OFFSET", "ODOM_SEQUENCE"]
 
 ODOM_SEED_OFFSET = 9013  # navsense: odometer stream seed + 9013 (no specification stream)
 ODOM_SEQUENCE = 14  # navsense: sequence 14 (the specification uses 1, 2, 4, 6)
@@ -134,3 +134,9 @@ class OdometerModel:
 def _empty_block() -> dict:
     z = np.zeros(0)
     return {"sample_time_s": z, "speed_mps": z.copy(), "distance_m": z.copy()}
+
+
+def build_model(context) -> OdometerModel:
+    """The wheel odometer of a run (navsense.suite.SENSORS["odom"]; ``context`` a
+    navsense.suite.ModelContext)."""
+    return OdometerModel(OdomConfig.from_validated(context.cfg), context.vehicle)

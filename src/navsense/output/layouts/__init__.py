@@ -10,18 +10,19 @@ turns them into what the writers write:
   40-value frames of ``ins.frames``), or None.
 
 A layout never imports a model; a model never imports ``navsense.output``. :func:`layout_for`
-finds the layout of a model by its name.
+finds the layout of a model by its name: the ``layout`` of its record in navsense.suite.SENSORS
+(``"module:Class"``, built with the model's ``output_info()``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from navsense.output.columns import Column
+from navsense.suite import SENSORS, resolve
 
-__all__ = ["Layout", "layout_for", "LAYOUTS"]
+__all__ = ["Layout", "layout_for"]
 
 
 class Layout(Protocol):
@@ -30,17 +31,6 @@ class Layout(Protocol):
     def columns(self, block: Mapping[str, Any]) -> list[Column]: ...
 
     def extra(self, block: Mapping[str, Any]) -> Any: ...
-
-
-# model name -> "module:class"; the class is built with the model's output_info() dict
-LAYOUTS: dict[str, str] = {
-    "gnss": "navsense.output.layouts.gnss:GnssLayout",
-    "ins": "navsense.output.layouts.ins:InsLayout",
-    "imu": "navsense.output.layouts.imu:ImuLayout",
-    "mag": "navsense.output.layouts.mag:MagLayout",
-    "baro": "navsense.output.layouts.baro:BaroLayout",
-    "odom": "navsense.output.layouts.odom:OdomLayout",
-}
 
 
 class _ModelLayout:
@@ -59,9 +49,9 @@ class _ModelLayout:
 
 
 def layout_for(model: Any) -> Layout:
-    """The layout of ``model`` (by ``model.name``), built from ``model.output_info()``."""
-    target = LAYOUTS.get(model.name)
-    if target is None:
+    """The layout of ``model`` (its record's in navsense.suite.SENSORS, by ``model.name``), built
+    from ``model.output_info()``."""
+    sensor = SENSORS.get(model.name)
+    if sensor is None:
         return _ModelLayout(model)
-    module, cls = target.split(":")
-    return getattr(importlib.import_module(module), cls)(model.output_info())
+    return resolve(sensor.layout)(model.output_info())

@@ -41,7 +41,7 @@ from navsense.output.ros2.cdr import (
 from navsense.output.ros2.export import DEFAULT_BAG_NAME, run_georeference, write_mcap
 from navsense.output.ros2.mounts import OXTS_MOUNT_XYZW, Mount, sensor_mounts
 from navsense.output.ros2.msgdefs import msgdef
-from navsense.output.ros2.plan import SENSORS, BagData, BagPlan, sensors_of_config
+from navsense.output.ros2.plan import BagData, BagPlan, sensors_of_config
 from navsense.output.ros2.sensor_topics import NAVSAT_STATUS_OF_FIX, UNOBSERVED_VARIANCE
 from navsense.output.ros2.topics import (
     BARO_TOPIC,
@@ -72,7 +72,6 @@ __all__ = [
     "DEFAULT_BAG_NAME",
     "BagPlan",
     "BagData",
-    "SENSORS",
     "sensors_of_config",
     "Mount",
     "sensor_mounts",

@@ -21,9 +21,10 @@ import numpy as np
 from navsense import __version__
 from navsense.errors import FormatError
 from navsense.output.ros2.bag import Ros2BagWriter, write_topics
-from navsense.output.ros2.plan import SENSORS, BagPlan
+from navsense.output.ros2.plan import BagPlan
 from navsense.output.ros2.topics import seconds_to_ns, utc_ns
 from navsense.output.runreader import RunReader
+from navsense.suite import SENSORS
 
 __all__ = ["DEFAULT_BAG_NAME", "run_georeference", "write_mcap"]
 

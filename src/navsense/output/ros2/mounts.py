@@ -29,6 +29,10 @@ mag_link            the chassis origin (the magnetometer's  FLU
 baro_link           the barometer point (baro.position_flu_m)  FLU
 ==================  ======================================  ======================================
 
+The frames are those of the sensors' records in navsense.suite.SENSORS (``Sensor.frames``: the
+frame, the key of its lever arm in the sensor's section, its axes), each at
+:func:`sensor_point`; gnss_antenna_link and the Maxxum's gnss_link are this module's rule.
+
 The platform axes: [PB] = M1(roll) M2(pitch) M3(yaw) maps body components to platform
 components, so the platform's axes in base_footprint are the active rotation
 q_z(yaw) q_y(pitch) q_x(roll) (its matrix is [PB]^T).
@@ -43,15 +47,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.rotation import quat_from_euler_zyx
+from navsense.suite import SENSORS, resolve
 from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
 
 __all__ = [
+    "ANTENNA_BESIDE_INS",
     "BASE_FRAME",
+    "GNSS_LINK",
     "WORLD_FRAME",
     "Mount",
     "OXTS_MOUNT_XYZW",
-    "chassis_points",
+    "footprint_point",
+    "imu_platform_xyzw",
+    "oxts_mount_xyzw",
     "sensor_mounts",
+    "sensor_point",
     "static_transforms",
 ]
 
@@ -62,6 +72,11 @@ WORLD_FRAME = "utm"  # the frame of the poses (UTM grid, zone ins.utm_zone)
 # mounting axes (x left, y forward, z down) to body FLU (a half turn about (1, 1, 0)/sqrt2)
 OXTS_MOUNT_XYZW = np.array([math.sqrt(0.5), math.sqrt(0.5), 0.0, 0.0])
 _IDENTITY = (0.0, 0.0, 0.0, 1.0)
+GNSS_LINK = "gnss_link"  # the GNSS receiver's frame
+INS_POINT_FRAME = "navsat_link"  # the INS point, FLU axes
+#: The receiver's antenna in a Maxxum bag with the INS on, whose /gnss/fix (the INS's) names
+#: gnss_link, there the INS point (the specification's frame).
+ANTENNA_BESIDE_INS = "gnss_antenna_link"
 
 
 @dataclass(frozen=True)
@@ -73,32 +88,32 @@ class Mount:
     rotation_xyzw: tuple[float, float, float, float] = _IDENTITY
 
 
-def chassis_points(episode: Mapping) -> dict[str, np.ndarray]:
-    """The run's points in chassis FLU coordinates (m): ``ins`` (episode.json
-    ins.point_chassis_flu_m, else ins.position_flu_m of the configuration), ``antenna``, ``imu``,
-    ``baro`` (their position_flu_m in mount_frame), ``mag`` (the chassis origin) and
-    ``base_footprint``. ``episode``: episode.json, or its keys ``vehicle`` and ``config``."""
+def sensor_point(episode: Mapping, sensor: str, arm: str | None = "position_flu_m") -> np.ndarray:
+    """A point of the run's sensor ``sensor`` in chassis FLU coordinates (m): episode.json's
+    ``<sensor>.point_chassis_flu_m`` when the model recorded it (the INS), else the key ``arm``
+    of the sensor's configuration section (a lever arm in ``mount_frame`` axes), else (``arm``
+    None) the chassis origin. ``episode``: episode.json, or its keys ``vehicle`` and
+    ``config``."""
+    recorded = (episode.get(sensor) or {}).get("point_chassis_flu_m")
+    if recorded is not None:
+        return np.asarray(recorded, dtype=np.float64)
+    if arm is None:
+        return np.zeros(3)
     vehicle = vehicle_profile(str(episode.get("vehicle") or "polaris"))
     cfg = episode.get("config") or {}
-    mount = str(cfg.get("mount_frame", "chassis"))
-
-    def arm(section: str, key: str = "position_flu_m") -> np.ndarray:
-        value = (cfg.get(section) or {}).get(key) or (0.0, 0.0, 0.0)
-        return lever_arm_from_chassis(value, mount, vehicle)
-
-    ins_point = (episode.get("ins") or {}).get("point_chassis_flu_m")
-    return {
-        "ins": np.asarray(ins_point, dtype=np.float64) if ins_point is not None else arm("ins"),
-        "antenna": arm("gnss", "antenna_flu_m"),
-        "imu": arm("imu"),
-        "baro": arm("baro"),
-        "mag": np.zeros(3),
-        "base_footprint": np.asarray(vehicle.footprint_in_chassis_m, dtype=np.float64),
-    }
+    value = (cfg.get(sensor) or {}).get(arm) or (0.0, 0.0, 0.0)
+    return lever_arm_from_chassis(value, str(cfg.get("mount_frame", "chassis")), vehicle)
 
 
-def _platform_xyzw(cfg: Mapping) -> tuple[float, float, float, float]:
-    """The configurable IMU's platform axes in body axes (identity for the ACRES IMU)."""
+def footprint_point(episode: Mapping) -> np.ndarray:
+    """base_footprint in chassis FLU coordinates (m) of the run's vehicle."""
+    vehicle = vehicle_profile(str(episode.get("vehicle") or "polaris"))
+    return np.asarray(vehicle.footprint_in_chassis_m, dtype=np.float64)
+
+
+def imu_platform_xyzw(cfg: Mapping) -> tuple[float, float, float, float]:
+    """The axes of imu_link: the configurable IMU's platform axes in body axes (identity for
+    the ACRES IMU)."""
     imu = cfg.get("imu") or {}
     if imu.get("model", "acres") != "configurable":
         return _IDENTITY
@@ -110,27 +125,29 @@ def _platform_xyzw(cfg: Mapping) -> tuple[float, float, float, float]:
     return tuple(float(x) for x in q)  # type: ignore[return-value]
 
 
+def oxts_mount_xyzw(cfg: Mapping) -> tuple[float, float, float, float]:
+    """The axes of oxts_link: the OxTS mounting axes (:data:`OXTS_MOUNT_XYZW`)."""
+    return tuple(float(x) for x in OXTS_MOUNT_XYZW)  # type: ignore[return-value]
+
+
 def sensor_mounts(episode: Mapping, *, gnss_link_is_ins: bool = False) -> dict[str, Mount]:
-    """Every sensor frame of the table above (module docstring), by name. ``gnss_link_is_ins``:
-    gnss_link is the INS point (a Maxxum bag with the INS on)."""
-    points = chassis_points(episode)
-    base = points["base_footprint"]
+    """Every sensor frame of the table above (module docstring; the frames of the records of
+    navsense.suite.SENSORS), by name. ``gnss_link_is_ins``: gnss_link is the INS point (a
+    Maxxum bag with the INS on) and the antenna is :data:`ANTENNA_BESIDE_INS`."""
+    base = footprint_point(episode)
     cfg = episode.get("config") or {}
-
-    def at(point: str) -> tuple[float, float, float]:
-        return tuple(float(x) for x in points[point] - base)  # type: ignore[return-value]
-
-    oxts = tuple(float(x) for x in OXTS_MOUNT_XYZW)
-    mounts = [
-        Mount("oxts_link", at("ins"), oxts),  # type: ignore[arg-type]
-        Mount("navsat_link", at("ins")),
-        Mount("gnss_link", at("ins") if gnss_link_is_ins else at("antenna")),
-        Mount("gnss_antenna_link", at("antenna")),
-        Mount("imu_link", at("imu"), _platform_xyzw(cfg)),
-        Mount("mag_link", at("mag")),
-        Mount("baro_link", at("baro")),
-    ]
-    return {m.frame: m for m in mounts}
+    mounts: dict[str, Mount] = {}
+    for sensor in SENSORS.values():
+        for frame in sensor.frames:
+            at = tuple(float(x) for x in sensor_point(episode, sensor.name, frame.arm) - base)
+            axes = resolve(frame.axes)(cfg) if frame.axes else _IDENTITY
+            mounts[frame.name] = Mount(frame.name, at, axes)  # type: ignore[arg-type]
+    gnss_link = mounts.get(GNSS_LINK)
+    if gnss_link is not None:
+        mounts[ANTENNA_BESIDE_INS] = Mount(ANTENNA_BESIDE_INS, gnss_link.translation_m)
+        if gnss_link_is_ins and INS_POINT_FRAME in mounts:
+            mounts[GNSS_LINK] = Mount(GNSS_LINK, mounts[INS_POINT_FRAME].translation_m)
+    return mounts
 
 
 def static_transforms(

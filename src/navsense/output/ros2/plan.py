@@ -15,9 +15,10 @@ Topics, in this order (ties in log time are written in it):
    off, for the Maxxum, its topics from its receiver and IMU: ``/odom`` and ``/gnss/fix`` (the
    receiver on, with a georeference), ``/imu/data`` (the IMU on), ``/ground_truth/odom`` (the
    receiver on, with a georeference and the run's truth);
-3. ``/gnss/receiver/fix`` (``gnss_fix``), ``/imu/raw`` (``raw_imu``);
-4. ``/imu/mag``, ``/baro/pressure``, ``/wheel/twist``: the magnetometer, barometer and wheel
-   odometer whenever the run has them (:mod:`navsense.output.ros2.sensor_topics`).
+3. the sensors' own topics, in the order of navsense.suite.SENSORS (each record's ``topics``,
+   :class:`navsense.output.ros2.sensor_topics.SensorTopic`): ``/gnss/receiver/fix``
+   (``gnss_fix``), ``/imu/raw`` (``raw_imu``), then whenever the run has them ``/imu/mag``,
+   ``/baro/pressure``, ``/wheel/twist``: the magnetometer, barometer and wheel odometer.
 
 The truth (ground truth twist, the Maxxum's receiver-side ground truth) is the run's truth at
 the epochs' physics steps k = round(sample_time_s physics_hz).
@@ -26,7 +27,7 @@ the epochs' physics steps k = round(sample_time_s physics_hz).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,46 +36,37 @@ from navsense.errors import FormatError
 from navsense.output.ros2.cdr import encode_transforms, transforms_layout
 from navsense.output.ros2.mounts import (
     BASE_FRAME,
+    GNSS_LINK,
     WORLD_FRAME,
-    chassis_points,
+    footprint_point,
     sensor_mounts,
+    sensor_point,
     static_transforms,
 )
 from navsense.output.ros2.sensor_topics import (
-    BARO_COLUMNS,
     GNSS_FIX_COLUMNS,
-    MAG_COLUMNS,
     RAW_IMU_COLUMNS,
     RECEIVER_ODOM_COLUMNS,
-    WHEEL_COLUMNS,
-    baro_topic,
+    SensorTopic,
     gnss_fix_topic,
-    mag_topic,
     raw_imu_topic,
     receiver_odom_topic,
     truth_odom_topic,
-    wheel_topic,
 )
 from navsense.output.ros2.topics import (
-    BARO_TOPIC,
-    GNSS_FIX_TOPIC,
-    MAG_TOPIC,
     MAXXUM_RECEIVER_TOPICS,
-    RAW_IMU_TOPIC,
     RECEIVER_FIX_FRAME_BESIDE_INS,
     TF_STATIC_TOPIC,
-    WHEEL_TOPIC,
     TopicMessages,
     TopicSpec,
     ins_topic_messages,
     topics_for,
 )
 from navsense.output.ros2.topics import utc_ns as _utc_ns
+from navsense.suite import SENSORS, enabled, resolve
 from navsense.truth.points import point_kinematics
 
-__all__ = ["BagData", "BagPlan", "SENSORS", "sensors_of_config"]
-
-SENSORS = ("ins", "gnss", "imu", "mag", "baro", "odom")  # the configuration's sensor sections
+__all__ = ["BagData", "BagPlan", "sensors_of_config"]
 
 
 class BagData(Protocol):
@@ -114,7 +106,7 @@ class BagPlan:
 
     ``episode``: episode.json, or its keys ``vehicle``, ``noise``, ``config`` (and ``ins``);
     ``start_ns`` start_utc in ns; ``rate_hz`` the physics rate; ``sensors`` the run's sensors
-    (of :data:`SENSORS`); ``geodetic``: the GNSS rows have the geodetic output (a site with a
+    (of navsense.suite.SENSORS); ``geodetic``: the GNSS rows have the geodetic output (a site with a
     georeference); ``georef``: the site's Georeference (needed for the Maxxum's topics without
     INS); ``truth``: the run's truth is known; ``gnss_fix``, ``raw_imu``: the optional topics.
     """
@@ -129,6 +121,10 @@ class BagPlan:
     gnss_fix: bool = False
     raw_imu: bool = False
     _specs: list[TopicSpec] = field(default_factory=list, init=False, repr=False)
+    # (sensor, its topic, the topic's spec in this bag): the sensors' own topics (module docstring)
+    _topics: list[tuple[str, SensorTopic, TopicSpec]] = field(
+        default_factory=list, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self._specs.extend(self._make_specs())
@@ -189,14 +185,16 @@ class BagPlan:
             specs += [rx["odom"], rx["fix"]] if gnss else []
             specs += [rx["imu"]] if on("imu") else []
             specs += [rx["truth"]] if gnss and self.truth else []
-        if self.gnss_fix:
-            frame = RECEIVER_FIX_FRAME_BESIDE_INS if self._gnss_link_is_ins else "gnss_link"
-            specs.append(TopicSpec(GNSS_FIX_TOPIC.topic, GNSS_FIX_TOPIC.msg_type, frame))
-        if self.raw_imu:
-            specs.append(RAW_IMU_TOPIC)
-        for sensor, spec in (("mag", MAG_TOPIC), ("baro", BARO_TOPIC), ("odom", WHEEL_TOPIC)):
-            if on(sensor):
+        for name, sensor in SENSORS.items():
+            for target in sensor.topics:
+                topic: SensorTopic = resolve(target)
+                if not (getattr(self, topic.option) if topic.option else on(name)):
+                    continue
+                spec = topic.spec
+                if spec.frame_id == GNSS_LINK and self._gnss_link_is_ins:
+                    spec = replace(spec, frame_id=RECEIVER_FIX_FRAME_BESIDE_INS)
                 specs.append(spec)
+                self._topics.append((name, topic, spec))
         return specs
 
     def check(self, where: str) -> None:
@@ -212,9 +210,16 @@ class BagPlan:
         if self.raw_imu and "imu" not in self.sensors:
             raise FormatError(f"{where}: no IMU rows (IMU off); --raw-imu needs it")
         if len(self._specs) == 1:
+            switches = [  # the sensors off by default that have a topic of their own
+                s.switch
+                for s in SENSORS.values()
+                if s.switch == f"--{s.name}" and any(resolve(t).option is None for t in s.topics)
+            ]
+            turn_on = ", ".join(switches[:-1]) + " or " + switches[-1] if len(switches) > 1 else ""
+            turn_on = turn_on or "".join(switches) or "another sensor"
             raise FormatError(
                 f"{where}: no topic to write (the INS is off and no other sensor of the bag "
-                "is on; add --gnss-fix or --raw-imu, or turn on --mag, --baro or --odom)"
+                f"is on; add --gnss-fix or --raw-imu, or turn on {turn_on})"
             )
 
     def specs(self) -> list[TopicSpec]:
@@ -227,14 +232,21 @@ class BagPlan:
         named: list[str] = []
         for spec in self._specs[1:]:
             named += [spec.frame_id, spec.child_frame_id]
-        on = self.sensors.__contains__
-        named += ["gnss_antenna_link" if self._gnss_link_is_ins else "gnss_link"] * on("gnss")
-        named += ["imu_link"] * on("imu") + ["mag_link"] * on("mag") + ["baro_link"] * on("baro")
+        for name, sensor in SENSORS.items():
+            if name in self.sensors:
+                named += [self._frame(f.name) for f in sensor.frames if f.listed]
         out: list[str] = []
         for f in named:
             if f and f not in (BASE_FRAME, WORLD_FRAME) and f not in out:
                 out.append(f)
         return out
+
+    def _frame(self, frame: str) -> str:
+        """The frame as this bag names it: the antenna is gnss_antenna_link in a Maxxum bag with
+        the INS on (navsense.output.ros2.mounts)."""
+        if frame == GNSS_LINK and self._gnss_link_is_ins:
+            return RECEIVER_FIX_FRAME_BESIDE_INS
+        return frame
 
     def static_topic(self, t_ns: int) -> TopicMessages:
         """``/tf_static``: one message, stamp and log time ``t_ns``."""
@@ -264,20 +276,23 @@ class BagPlan:
                 if ins_specs["truth"].topic in names:
                     rows = _truth_at(data, t_sample, self.rate_hz)
                     if rows is not None:
-                        k = point_kinematics(rows, chassis_points(ep)["ins"])
+                        k = point_kinematics(rows, sensor_point(ep, "ins"))
                         twist = (k["velocity_body_mps"], k["angular_body_radps"])
                 service = None
                 if str(((ep.get("config") or {}).get("ins") or {}).get("aiding")) == "gnss":
                     service = data.columns("ins", {"fix.service": "int"})["fix.service"]
                 out += ins_topic_messages(frames, t_sample, t_delivery, ep, start, twist, service)
         rx = MAXXUM_RECEIVER_TOPICS
-        gnss_cols: dict[str, np.ndarray] | None = None
+        read: dict[str, dict[str, np.ndarray]] = {}
+
+        def columns(sensor: str) -> dict[str, np.ndarray]:
+            """The columns of ``sensor`` that this bag's topics read, read once."""
+            if sensor not in read:
+                read[sensor] = data.columns(sensor, self._columns(sensor))
+            return read[sensor]
 
         def gnss() -> dict[str, np.ndarray]:
-            nonlocal gnss_cols
-            if gnss_cols is None:
-                gnss_cols = data.columns("gnss", self._gnss_columns())
-            return gnss_cols
+            return columns("gnss")
 
         receiver = self.receiver_topics and data.has("gnss")
         if receiver and rx["odom"].topic in names:
@@ -291,32 +306,28 @@ class BagPlan:
             cols = gnss()
             rows = _truth_at(data, cols["sample_time_s"], self.rate_hz)
             if rows is not None:
-                k = point_kinematics(rows, chassis_points(ep)["base_footprint"])
+                k = point_kinematics(rows, footprint_point(ep))
                 out.append(
                     truth_odom_topic(rx["truth"], cols, k, rows["q_xyzw"], self.georef, start, ep)
                 )
-        for spec in self._specs:
-            if spec.topic not in names:
-                continue
-            if spec.topic == GNSS_FIX_TOPIC.topic and data.has("gnss"):
-                out.append(gnss_fix_topic(spec, gnss(), ep, start))
-            elif spec is RAW_IMU_TOPIC and data.has("imu"):
-                out.append(raw_imu_topic(spec, data.columns("imu", RAW_IMU_COLUMNS), ep, start))
-            elif spec is MAG_TOPIC and data.has("mag"):
-                out.append(mag_topic(spec, data.columns("mag", MAG_COLUMNS), ep, start))
-            elif spec is BARO_TOPIC and data.has("baro"):
-                out.append(baro_topic(spec, data.columns("baro", BARO_COLUMNS), ep, start))
-            elif spec is WHEEL_TOPIC and data.has("odom"):
-                out.append(wheel_topic(spec, data.columns("odom", WHEEL_COLUMNS), ep, start))
+        for name, topic, spec in self._topics:
+            if spec.topic in names and data.has(name):
+                out.append(topic.build(spec, columns(name), ep, start))
         return out
 
-    def _gnss_columns(self) -> dict[str, Any]:
-        spec: dict[str, Any] = dict(GNSS_FIX_COLUMNS)
-        if self.receiver_topics:
+    def _columns(self, sensor: str) -> dict[str, Any]:
+        """The columns of ``sensor``'s rows that this bag's topics read: its own topics', and
+        the GNSS receiver's for the Maxxum's receiver topics."""
+        spec: dict[str, Any] = {}
+        for name, topic, _ in self._topics:
+            if name == sensor:
+                spec.update(topic.columns)
+        if sensor == "gnss" and self.receiver_topics:
+            spec.update(GNSS_FIX_COLUMNS)
             spec.update(RECEIVER_ODOM_COLUMNS)
         return spec
 
 
 def sensors_of_config(cfg: Mapping) -> frozenset[str]:
-    """The sensors a configuration turns on."""
-    return frozenset(s for s in SENSORS if (cfg.get(s) or {}).get("enabled"))
+    """The sensors a configuration turns on (of navsense.suite.SENSORS)."""
+    return frozenset(enabled(cfg))

@@ -66,12 +66,19 @@ INS)                                             (E, N, h) and q_z(-alpha) q; tw
 
 A variance of UNOBSERVED_VARIANCE (1e6 in the unit squared) marks a quantity the sensor does not
 measure: a consumer that fuses it anyway gives it no weight.
+
+A sensor's topics are :class:`SensorTopic` objects that its record in navsense.suite.SENSORS
+names (``Sensor.topics``): the topic, the rows' columns it needs and its builder; the bag plan
+(navsense.output.ros2.plan) adds each whenever its sensor is on (or, with ``option``, when the
+bag asks for it), so a new sensor's topic is one SensorTopic here and one name in its record.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,9 +99,13 @@ from navsense.output.ros2.cdr import (
     twist_with_covariance_stamped_layout,
 )
 from navsense.output.ros2.topics import (
+    BARO_TOPIC,
     COVARIANCE_TYPE_DIAGONAL_KNOWN,
     COVARIANCE_TYPE_KNOWN,
     COVARIANCE_TYPE_UNKNOWN,
+    GNSS_FIX_TOPIC,
+    MAG_TOPIC,
+    RAW_IMU_TOPIC,
     SERVICE_GALILEO,
     SERVICE_GLONASS,
     SERVICE_GPS,
@@ -102,6 +113,7 @@ from navsense.output.ros2.topics import (
     STATUS_GBAS_FIX,
     STATUS_NO_FIX,
     STATUS_SBAS_FIX,
+    WHEEL_TOPIC,
     TopicMessages,
     TopicSpec,
     seconds_to_ns,
@@ -110,13 +122,19 @@ from navsense.output.runreader import FLOAT, TEXT, vector
 from navsense.rotation import matrix_product, quat_about_z, quat_multiply
 
 __all__ = [
+    "BARO",
     "BARO_COLUMNS",
+    "GNSS_FIX",
     "GNSS_FIX_COLUMNS",
+    "MAG",
     "MAG_COLUMNS",
     "NAVSAT_STATUS_OF_FIX",
+    "RAW_IMU",
     "RAW_IMU_COLUMNS",
     "RECEIVER_ODOM_COLUMNS",
+    "SensorTopic",
     "UNOBSERVED_VARIANCE",
+    "WHEEL",
     "WHEEL_COLUMNS",
     "baro_topic",
     "gnss_fix_topic",
@@ -429,3 +447,24 @@ def wheel_topic(
             lay, stamp[a:b], linear[a:b], zeros[a:b], cov6[a:b]
         ),
     )
+
+
+# ------------------------------------------------------------------------ the suite's topics
+@dataclass(frozen=True)
+class SensorTopic:
+    """A topic of a sensor's rows (module docstring): ``spec`` the topic, ``columns`` the rows'
+    columns its builder reads (navsense.output.runreader kinds), ``build(spec, columns, episode,
+    start_ns) -> TopicMessages``; ``option``: the BagPlan flag that adds it (``gnss_fix``,
+    ``raw_imu``), None: whenever the sensor is on."""
+
+    spec: TopicSpec
+    columns: Mapping[str, Any]
+    build: Callable[[TopicSpec, Mapping[str, np.ndarray], Mapping, int], TopicMessages]
+    option: str | None = None
+
+
+GNSS_FIX = SensorTopic(GNSS_FIX_TOPIC, GNSS_FIX_COLUMNS, gnss_fix_topic, option="gnss_fix")
+RAW_IMU = SensorTopic(RAW_IMU_TOPIC, RAW_IMU_COLUMNS, raw_imu_topic, option="raw_imu")
+MAG = SensorTopic(MAG_TOPIC, MAG_COLUMNS, mag_topic)
+BARO = SensorTopic(BARO_TOPIC, BARO_COLUMNS, baro_topic)
+WHEEL = SensorTopic(WHEEL_TOPIC, WHEEL_COLUMNS, wheel_topic)

@@ -97,7 +97,7 @@ from navsense.output.ros2.cdr import (
     tf_layout,
     twist_stamped_layout,
 )
-from navsense.output.ros2.mounts import OXTS_MOUNT_XYZW
+from navsense.output.ros2.mounts import ANTENNA_BESIDE_INS, OXTS_MOUNT_XYZW
 from navsense.rotation import quat_multiply
 
 __all__ = [
@@ -165,7 +165,7 @@ MAXXUM_RECEIVER_TOPICS: dict[str, TopicSpec] = {
 TF_STATIC_TOPIC = TopicSpec("/tf_static", "tf2_msgs/msg/TFMessage", "base_footprint", latched=True)
 GNSS_FIX_TOPIC = TopicSpec("/gnss/receiver/fix", "sensor_msgs/msg/NavSatFix", "gnss_link")
 #: The receiver's fix in a Maxxum bag with the INS on, whose /gnss/fix holds gnss_link.
-RECEIVER_FIX_FRAME_BESIDE_INS = "gnss_antenna_link"
+RECEIVER_FIX_FRAME_BESIDE_INS = ANTENNA_BESIDE_INS
 RAW_IMU_TOPIC = TopicSpec("/imu/raw", "sensor_msgs/msg/Imu", "imu_link")
 MAG_TOPIC = TopicSpec("/imu/mag", "sensor_msgs/msg/MagneticField", "mag_link")
 BARO_TOPIC = TopicSpec("/baro/pressure", "sensor_msgs/msg/FluidPressure", "baro_link")

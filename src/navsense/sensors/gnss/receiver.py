@@ -87,7 +87,7 @@ from navsense.sky.orbits import make_orbits
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["GnssReceiver", "OUTPUT_FRAMES", "GNSS_SEQUENCE", "signal_lost"]
+__all__ = ["build_model", "GnssReceiver", "OUTPUT_FRAMES", "GNSS_SEQUENCE", "signal_lost"]
 
 GNSS_SEQUENCE = 1  # specification, "Seeds and Determinism": RngGnss, seed, sequence 1
 
@@ -306,3 +306,11 @@ class GnssReceiver:
         """The sky's parameters, for episode.json: the synthetic constellation's draws and site
         (``gnss_constellation``), or the RINEX file and its systems (``gnss_orbits``)."""
         return self.constellation.episode_info()
+
+
+def build_model(context) -> GnssReceiver:
+    """The GNSS receiver of a run (navsense.suite.SENSORS["gnss"]; ``context`` a
+    navsense.suite.ModelContext)."""
+    return GnssReceiver(
+        GnssConfig.from_validated(context.cfg), context.vehicle, context.site, context.georef
+    )
