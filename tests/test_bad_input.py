@@ -1253,7 +1253,7 @@ def test_truth_of_a_long_track_fails_before_it_writes_and_sums_in_chunks(
     ran out of memory there and ended in exit 2 beside a complete log. The figures are now
     computed a chunk at a time before the log is written (the same figures; here chunks of 7
     steps), and a failure there leaves nothing."""
-    import navsense.truth.cli_truth as cli_truth
+    import navsense.truth.track_report as track_report
     from navsense.truth.track_kinematics import TrackTrajectory
 
     rows = ["x_m,y_m,z_m,t_s"] + [f"{400 + 2.0 * i},{300 + 1.0 * i},0,{i}" for i in range(20)]
@@ -1261,7 +1261,7 @@ def test_truth_of_a_long_track_fails_before_it_writes_and_sums_in_chunks(
     argv = ["truth", "--track", str(tmp_path / "t.csv"), "--out", str(tmp_path / "a.parquet")]
     assert main(argv) == 0
     whole = capsys.readouterr().out
-    monkeypatch.setattr(cli_truth, "_FIGURE_STEPS", 7)
+    monkeypatch.setattr(track_report, "_FIGURE_STEPS", 7)
     assert main([*argv[:-1], str(tmp_path / "b.parquet")]) == 0
     assert capsys.readouterr().out == whole.replace("a.parquet", "b.parquet")
 

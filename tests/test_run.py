@@ -123,3 +123,45 @@ def test_the_api_writes_what_the_command_writes(tmp_path):
     )
     for name in names:
         assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+
+
+def _corner_track(path: Path) -> Path:
+    """A 1 Hz ENU track of 60 s: 20 points east at 5 m/s, then north (a right-angle corner)."""
+    rows = ["x_m,y_m,z_m,t_s"]
+    for i in range(61):
+        x, y = (400.0 + 5.0 * min(i, 20), 300.0 + 5.0 * max(i - 20, 0))
+        rows.append(f"{x},{y},0,{i}")
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_simulate_track_says_how_it_read_the_track_as_truth_does(tmp_path, capsys):
+    """simulate --track prints the lines navsense truth prints of the track (points, length,
+    smoothing, standstills, outliers; the site and start), unless --quiet (issue 32: it said
+    nothing of how it read the track)."""
+    track = _corner_track(tmp_path / "corner.csv")
+    assert main(["truth", "--track", str(track), "--out", str(tmp_path / "t.parquet")]) == 0
+    truth_lines = capsys.readouterr().out.splitlines()
+    assert truth_lines[0].startswith(f"navsense: track {track}: 61 points, 60.0 s")
+    assert main(["simulate", "--track", str(track), "--out", str(tmp_path / "run")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert truth_lines[0] in printed
+    site = truth_lines[1].split(" (in ")[0]  # the site; simulate adds the run's start_utc
+    assert any(line.startswith(site) for line in printed)
+    assert main(["simulate", "--track", str(track), "--out", str(tmp_path / "q"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_an_outage_after_the_run_warns_in_one_line(tmp_path, capsys):
+    """--gnss-signal-outage 400:500 on a 60 s track is said (issue 32: accepted without a
+    word); a window that begins within the run is not; the run is the same."""
+    track = _corner_track(tmp_path / "corner.csv")
+    argv = ["simulate", "--track", str(track), "--quiet", "--out"]
+    assert main([*argv, str(tmp_path / "a"), "--gnss-signal-outage", "400:500"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "navsense: warning: gnss.signal_outages_s: [400, 500) s begins after the run's end "
+        "(60.0 s) and changes nothing\n"
+    )
+    assert main([*argv, str(tmp_path / "b"), "--gnss-outage", "30:100"]) == 0
+    assert capsys.readouterr().err == ""

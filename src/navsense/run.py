@@ -126,7 +126,7 @@ class PreparedRun:
 
         chunk_steps = options.pop("chunk_steps", DEFAULT_CHUNK_STEPS)
         save_truth = options.pop("save_truth", False) or self.save_truth
-        return simulate(
+        summary = simulate(
             self.truth_chunks(chunk_steps),
             self.cfg,
             self.vehicle,
@@ -139,6 +139,8 @@ class PreparedRun:
             notes=self.notes,
             **options,
         )
+        warn_windows_past_end(self.cfg, summary.end_s)
+        return summary
 
 
 def prepare_run(
@@ -243,7 +245,9 @@ def prepare_run(
         )
     else:
         assert track is not None
-        from navsense.truth.tracks import build_truth_from_track, load_track
+        from navsense.truth.states import PHYSICS_HZ
+        from navsense.truth.track_report import track_lines
+        from navsense.truth.tracks import load_track, plan_track
 
         datum = cfg["gnss"]["datum"]
         placed = load_track(track, site=chosen_site, start_utc=datum["start_utc"], datum=datum)
@@ -251,7 +255,9 @@ def prepare_run(
             cfg = apply_overrides(
                 cfg, {"gnss.datum.start_utc": placed.start_utc}, source=str(track)
             )
-        states = build_truth_from_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
+        traj = plan_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
+        states = traj.sample(float(PHYSICS_HZ))
+        track_notes = tuple(track_lines(placed, traj, len(states), states.rate_hz))
         if duration_s is not None:
             check_duration_steps(duration_s, states.rate_hz)
             states = states.slice(0, min(len(states), _steps_of(duration_s, states.rate_hz)))
@@ -264,6 +270,7 @@ def prepare_run(
             truth=states,
             duration_s=duration_s,
             save_truth=True,
+            notes=track_notes,
         )
     defaults = _site_defaults(run.site, run.cfg)
     if defaults:
@@ -273,6 +280,44 @@ def prepare_run(
             cfg = apply_overrides(run.cfg, defaults, source="the site's defaults")
             run = dataclasses.replace(run, cfg=cfg)
     return run
+
+
+def windows_past_end(cfg: Mapping, end_s: float) -> list[str]:
+    """The time windows of the configuration (every key of kind ``intervals``: the correction
+    outages, the signal outages, ...) that begin at or after ``end_s``, the run's last time:
+    one text a key, ``KEY: [a, b) s begins after the run's end (T s)``. Such a window changes
+    nothing; a window that begins within the run and ends after it is cut there, as meant
+    ("from 100 s on"), and is not named. Ruling (issue 32): an option that reaches past the
+    run is almost always a mistake (the run is shorter than the user thought), so it is said."""
+    from navsense.config.schema import describe_keys
+
+    out = []
+    for row in describe_keys():
+        if row["type"] != "array of [start, end) pairs":
+            continue
+        value: Any = cfg
+        for part in row["key"].split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        late = [w for w in value or () if float(w[0]) >= end_s]
+        if late:
+            shown = ", ".join(f"[{w[0]:g}, {w[1]:g})" for w in late[:3])
+            more = f" and {len(late) - 3} more" if len(late) > 3 else ""
+            verb = "s" if len(late) == 1 else ""
+            out.append(
+                f"{row['key']}: {shown}{more} s begin{verb} after the run's end ({end_s:.1f} s) "
+                f"and change{verb} nothing"
+            )
+    return out
+
+
+def warn_windows_past_end(cfg: Mapping, end_s: float) -> None:
+    """One NavsenseWarning (one line) for each key of :func:`windows_past_end`."""
+    import warnings
+
+    from navsense.errors import NavsenseWarning
+
+    for text in windows_past_end(cfg, end_s):
+        warnings.warn(text, NavsenseWarning, stacklevel=2)
 
 
 def _site_defaults(site, cfg: Mapping) -> dict[str, Any]:

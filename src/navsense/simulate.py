@@ -51,6 +51,7 @@ class RunSummary:
     rows: dict = field(default_factory=dict)
     steps: int = 0
     duration_s: float = 0.0
+    end_s: float = 0.0  # the last physics step's time on the run's clock, s
     wall_s: float = 0.0
     notes: list = field(default_factory=list)
 
@@ -486,6 +487,7 @@ def simulate(
         summary.rows = {m.name: rows[m.name] for m in models}
         summary.steps = steps
         summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
+        summary.end_s = last_t
         summary.wall_s = time.perf_counter() - t_wall
         if announce is not None:
             announce(summary)

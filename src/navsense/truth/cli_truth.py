@@ -106,6 +106,7 @@ def run(args) -> int:
     """Execute ``navsense truth`` for parsed ``args``; returns 0. NavsenseError on bad input."""
     from navsense.output.outfiles import check_out_file, naming
     from navsense.truth.io import truth_sidecar, write_truth
+    from navsense.truth.track_report import track_lines
     from navsense.truth.tracks import load_track, plan_track
 
     out = check_out_file(args.out, force=args.force, reads=(("--track", args.track),))
@@ -124,31 +125,12 @@ def run(args) -> int:
         stop_speed_mps=args.stop_speed_mps,
     )
     truth = traj.sample(args.rate_hz)
-    distance_m, top_speed_mps = _path_figures(traj, len(truth), truth.rate_hz)
+    first, site_line = track_lines(track, traj, len(truth), truth.rate_hz)
     with naming(out):
         write_truth(truth, out, site=track.site, start_utc=track.start_utc)
-
-    geo = track.site.georeference or {}
-    where = (
-        f"local site at {geo['lat_deg']:.7f}, {geo['lon_deg']:.7f}, "
-        f"{geo.get('height_m', 0.0):.3f} m"
-        if geo.get("kind") == "local"
-        else f"site {track.site.name}"
-    )
+    print(first)
     print(
-        f"navsense: track {track.source}: {len(track)} points, {track.duration_s:.1f} s, "
-        f"{distance_m:.1f} m, max speed {top_speed_mps:.2f} m/s"
-        + (
-            f", smoothing ({'chosen from the data' if traj.smoothing_method == 'gcv' else 'given'})"
-            f" residual {traj.residual_rms_m:.3f} m RMS, {len(traj.standstills)} standstill(s)"
-            if getattr(traj, "smoothing_lambda", None) is not None
-            else ""
-        )
-        + _outliers_text(track, getattr(traj, "outliers", ()))
-    )
-    print(
-        f"navsense: {where}"
-        + (f"; start_utc {track.start_utc}" if track.start_utc else "")
+        site_line
         + (
             f" (in {truth_sidecar(out)})"
             if out.suffix.lower() == ".csv"
@@ -160,32 +142,3 @@ def run(args) -> int:
         f"{truth.rate_hz:g} Hz) to {out}"
     )
     return 0
-
-
-_FIGURE_STEPS = 1 << 20  # steps evaluated at once for the summary line
-
-
-def _path_figures(traj, steps: int, rate_hz: float) -> tuple[float, float]:
-    """The footprint's distance (the sum of its steps) and top speed over the log's ``steps``,
-    evaluated a chunk at a time and before the log is written: evaluating a 20-hour track's
-    8.7 million steps at once took gigabytes after the log was written, and ended in 'out of
-    memory' (exit 2) beside a complete log (found by the fuzz suite). The same figures: the
-    same steps' distances summed in one array."""
-    distances, top = [], -np.inf
-    for start in range(0, steps, _FIGURE_STEPS):
-        stop = min(steps, start + _FIGURE_STEPS + 1)  # one step beyond: the step across the edge
-        ev = traj.evaluate(np.arange(start, stop) / rate_hz)
-        distances.append(np.linalg.norm(np.diff(ev.footprint_m, axis=0), axis=1))
-        top = max(top, float(np.max(ev.speed_mps)))
-        if stop == steps:
-            break
-    return float(np.sum(np.concatenate(distances))), top
-
-
-def _outliers_text(track, outliers) -> str:
-    """', N point(s) set aside as outliers (where, ...)' or ''."""
-    if not outliers:
-        return ""
-    named = [track.labels[i] if i < len(track.labels) else f"point {i}" for i in outliers[:3]]
-    more = ", ..." if len(outliers) > 3 else ""
-    return f", {len(outliers)} point(s) set aside as outliers ({'; '.join(named)}{more})"
