@@ -129,3 +129,93 @@ def test_a_run_outside_the_file_is_one_line(tmp_path, capsys):
     assert "2018-07-30T00:15:00Z" in err and "2018-07-30T00:20:00Z" in err
     assert "only in part" in err
     assert not (tmp_path / "late").exists()
+
+
+def _with_qzss_copy(tmp_path: Path, gps_prn: int) -> Path:
+    """The ELKO file with the records of G<prn> repeated as QZSS J<prn> (IS-QZSS-PNT: the GPS
+    algorithm and constants, so J<prn> must sit where G<prn> is)."""
+    import gzip
+
+    text = gzip.decompress(RINEX.read_bytes()).decode("latin-1").splitlines(keepends=True)
+    out, k, tag = [], 0, f"G{gps_prn:02d} "
+    while k < len(text):
+        out.append(text[k])
+        if text[k].startswith(tag):
+            out.extend(text[k + 1 : k + 8])
+            out.append("J" + text[k][1:])
+            out.extend(text[k + 1 : k + 8])
+            k += 8
+            continue
+        k += 1
+    path = tmp_path / "with_qzss.rnx"
+    path.write_text("".join(out), encoding="latin-1")
+    return path
+
+
+def test_qzss_sits_where_its_gps_twin_is_and_reaches_gsv_under_gq(tmp_path):
+    start = "2018-07-29T12:00:00Z"
+    gps = BroadcastSky(RINEX, ("gps",), start, 40.4716, -86.9944, 180.0)  # about ACRE's origin
+    _, visible = gps.sky(np.array([0.0, 3.0]), 15.0)
+    prn = int(gps.prn[np.flatnonzero(visible.all(axis=0))[0]])
+    path = _with_qzss_copy(tmp_path, prn)
+    out = tmp_path / "run"
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", "3", "--no-imu", "--no-ins",
+            "--gnss-orbits", str(path), "--gnss-systems", "gps,qzss",
+            "--set", f"gnss.datum.start_utc={start}", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    gsv = _gsv_of_first_epoch((out / "gnss.nmea").read_text().splitlines())
+    assert {s for s, _ in gsv} == {"gps", "qzss"}
+    assert gsv[("qzss", prn)] == gsv[("gps", prn)]
+    episode = orjson.loads((out / "episode.json").read_bytes())
+    assert episode["gnss_orbits"]["systems"] == ["gps", "qzss"]
+
+
+def test_the_receiver_batch_equals_steps_under_the_real_sky():
+    """batch = chunks = steps (CONTRACTS.md) with gnss.orbits a RINEX file: the whole block and
+    the blocks of one physics step at a time are the same numbers."""
+    from navsense.config import load_config
+    from navsense.config.typed.gnss import GnssConfig
+    from navsense.scenarios import load_scenario
+    from navsense.sensors.gnss.receiver import GnssReceiver
+
+    sc = load_scenario("acre-loop", duration_s=3.0)
+    cfg = load_config(
+        vehicle=sc.vehicle.name,
+        overrides={"gnss.orbits": str(RINEX), "gnss.datum.start_utc": START},
+    )
+    georef = sc.site.make_georeference(START, cfg["gnss"]["datum"])
+
+    def receiver():
+        return GnssReceiver(GnssConfig.from_validated(cfg), sc.vehicle, sc.site, georef)
+
+    whole = receiver().process(sc.truth)
+    one = receiver()
+    steps = [one.process(sc.truth.slice(i, i + 1)) for i in range(len(sc.truth))]
+    for key, value in whole.items():
+        joined = np.concatenate([s[key] for s in steps])
+        assert np.array_equal(value, joined, equal_nan=True), key
+    assert whole["sat_system"].shape[1] == 89
+
+
+def test_report_draws_the_real_sky_and_notes_a_file_that_is_gone(tmp_path):
+    """navsense report builds the run's sky from episode.json: the RINEX file again (its
+    absolute path recorded); a file moved since leaves the sky plot out with a note naming it,
+    and the rest of the report is made."""
+    pytest.importorskip("matplotlib")
+    import shutil
+
+    copy = tmp_path / "brdc.rnx.gz"
+    shutil.copy(RINEX, copy)
+    out = tmp_path / "run"
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", "30", "--no-imu", "--no-ins",
+            "--gnss-orbits", str(copy), "--set", f"gnss.datum.start_utc={START}",
+            "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    assert main(["report", str(out)]) == 0
+    assert (out / "report" / "sky.png").exists()
+    copy.unlink()
+    shutil.rmtree(out / "report")
+    assert main(["report", str(out)]) == 0
+    assert not (out / "report" / "sky.png").exists()
+    html = (out / "report" / "report.html").read_text()
+    assert f"Sky plot left out: {copy}: cannot read the navigation file" in html

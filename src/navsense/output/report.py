@@ -73,10 +73,12 @@ class RunSky(NamedTuple):
     """The run's GNSS antenna and sky (:mod:`navsense.sky`), from what episode.json carries."""
 
     lever_arm_m: np.ndarray  # r_a from the chassis origin, FLU (navsense.vehicles)
-    constellation: Any  # navsense.sky.orbits.make_orbits: a Constellation or a BroadcastSky
+    constellation: Any  # navsense.sky.orbits.make_orbits: a Constellation or a BroadcastSky;
+    # None when the run's RINEX file (gnss.orbits) cannot be read now (``note`` says why)
     view: Any  # navsense.sky.obstruction.SkyView: the site, the margins and the mask
     site: Any  # navsense.site.Site (open sky when the run has no site)
     signal_outages_s: tuple = ()  # gnss.signal_outages_s: [t1, t2) windows with every satellite lost
+    note: str = ""  # why there is no constellation
 
 
 @dataclass
@@ -149,6 +151,7 @@ class RunData:
         the receiver's own rules (the lever arm of navsense.vehicles, the constellation's site of
         navsense.sky.constellation)."""
         from navsense.config.typed.gnss import GnssConfig
+        from navsense.errors import NavsenseError
         from navsense.site import Site
         from navsense.sky.constellation import constellation_site
         from navsense.sky.obstruction import SkyView
@@ -165,16 +168,24 @@ class RunData:
         )
         if site is None:
             site = Site(name="open sky", georeference=None)
-        return RunSky(
-            lever_arm_m=lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, self.vehicle()),
-            constellation=make_orbits(
+        note = ""
+        try:
+            orbits = make_orbits(
                 c.orbits,
                 c.systems,
                 dict(c.constellations),
                 c.seed,
                 c.start_utc,
                 *constellation_site(georef, c.start_utc),
-            ),
+            )
+        except NavsenseError as exc:  # the run's RINEX file moved or changed since the run
+            if c.orbits == "synthetic":
+                raise
+            orbits, note = None, str(exc)
+        return RunSky(
+            lever_arm_m=lever_arm_from_chassis(c.antenna_flu_m, c.mount_frame, self.vehicle()),
+            constellation=orbits,
+            note=note,
             view=SkyView(site, c.near_margin_m, c.foliage_block_path_m, c.elevation_mask_deg),
             site=site,
             signal_outages_s=c.signal_outages_s,

@@ -736,6 +736,8 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     if k is None:
         return None
     run_sky = data.sky()
+    if run_sky.constellation is None:  # the run's RINEX file is gone (sky_time_note says so)
+        return None
     t, antenna, los, status = sky_status(data, k, run_sky)
     l_e, l_n, l_u = los[0, :, 0], los[0, :, 1], los[0, :, 2]
     el = np.degrees(np.arcsin(np.clip(l_u, -1, 1)))
@@ -925,7 +927,13 @@ def _nothing(data) -> None:
 
 
 def sky_time_note(data, sky_time_s: float | None, notes: list) -> None:
-    """The note that the sky plot moved ``sky_time_s`` to the nearest GNSS epoch, if it did."""
+    """The note that the sky plot moved ``sky_time_s`` to the nearest GNSS epoch, if it did,
+    or that it is left out (the run's RINEX navigation file cannot be read now)."""
+    if data.gnss_t_s is not None and len(data.gnss_t_s):
+        run_sky = data.sky()
+        if run_sky.constellation is None:
+            notes.append(f"Sky plot left out: {run_sky.note}")
+            return
     if sky_time_s is not None and data.gnss_t_s is not None:
         k = sky_epoch(data, sky_time_s)
         if not math.isclose(float(data.gnss_t_s[k]), float(sky_time_s), abs_tol=1e-6):
