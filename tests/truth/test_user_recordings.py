@@ -7,6 +7,7 @@ Each test names the figure today's method gives and the one main gave before it
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -174,7 +175,14 @@ def test_navsense_truth_names_the_outliers_it_set_aside(tmp_path, capsys):
     path = sr.write_gpx_text(tmp_path / "jump.gpx", t_rec, enu)
     assert main(["truth", "--track", str(path), "--out", str(tmp_path / "t.parquet")]) == 0
     i = int(np.argmin(np.abs(t_true - 45.0)))
-    assert f"1 point(s) set aside as outliers (line {5 + i}, trkpt[{i}])" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    said = re.search(
+        r"1 point\(s\) set aside as outliers, beyond what a land vehicle can drive "
+        rf"\(line {5 + i}, trkpt\[{i}\]: ([0-9.]+) m from the path\)",
+        out,
+    )
+    assert said, out
+    assert abs(float(said.group(1)) - 40.0) < 3.0  # the 40 m jump, within the noise (0.5 m)
 
 
 def test_too_few_points_after_the_repeats_says_so(tmp_path):
