@@ -265,31 +265,10 @@ def run_campaign(campaign, out_dir: str | os.PathLike, **options) -> CampaignOut
         raise
 
 
-def _run_campaign(
-    campaign,
-    out_dir: str | os.PathLike,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    retry_failed: bool = False,
-    progress: bool = True,
-    executor: Executor | None = None,
-    log=None,
-) -> CampaignOutcome:
-    """:func:`run_campaign` in ``out_dir``, made if it is not there.
-
-    ``workers`` 0 runs serially in this process; otherwise Dask (``scheduler`` an address, or a
-    LocalCluster of ``workers`` processes, default one a core). Without ``workers`` and
-    ``scheduler``, fewer runs than 2 a core run serially, said in one line on ``log``
-    (:data:`SERIAL_BELOW_RUNS_PER_WORKER`). ``executor`` replaces all of it (tests).
-    """
-    from navsense.campaign.stats import STATISTICS_VERSION
-    from navsense.campaign.summary import write_statistics_table
-
-    log = log or sys.stderr
-    t0 = time.perf_counter()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+def _prepare_dir(campaign, out: Path, log) -> tuple[dict[str, dict], Path | None]:
+    """The campaign directory ``out`` made ready (its parts checked before any run, campaign.json
+    written, a changed campaign said on ``log``): (the results there, the runs' folder for
+    keep = "runs" or None)."""
     from navsense.campaign.summary import STATISTICS_PARQUET
 
     for name in (CAMPAIGN_JSON, STATISTICS_PARQUET):  # refused before the runs, not after them
@@ -322,6 +301,35 @@ def _run_campaign(
         if note:
             print(note, file=log)
     write_json_atomic(previous, resolved)
+    return results, keep_dir
+
+
+def _run_campaign(
+    campaign,
+    out_dir: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+    executor: Executor | None = None,
+    log=None,
+) -> CampaignOutcome:
+    """:func:`run_campaign` in ``out_dir``, made if it is not there.
+
+    ``workers`` 0 runs serially in this process; otherwise Dask (``scheduler`` an address, or a
+    LocalCluster of ``workers`` processes, default one a core). Without ``workers`` and
+    ``scheduler``, fewer runs than 2 a core run serially, said in one line on ``log``
+    (:data:`SERIAL_BELOW_RUNS_PER_WORKER`). ``executor`` replaces all of it (tests).
+    """
+    from navsense.campaign.stats import STATISTICS_VERSION
+    from navsense.campaign.summary import write_statistics_table
+
+    log = log or sys.stderr
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results, keep_dir = _prepare_dir(campaign, out, log)
 
     outcome = CampaignOutcome(out_dir=out, planned=len(campaign.runs))
     todo = []

@@ -112,6 +112,36 @@ def _default_frame(est, options: ScoreOptions) -> tuple[str, str]:
     return "enu", "default (" + (est.frame_note or "the file gives no frame") + ")"
 
 
+def _check_same_frame(source, p_est, p_truth, frame: str, frame_note: str) -> None:
+    """Unaligned, an estimate kilometres from the truth (median) is in another frame: said."""
+    d = np.median(np.sqrt(np.sum((p_est - p_truth) ** 2, axis=1)))
+    if d > FRAME_MISMATCH_M:
+        raise FormatError(
+            f"{source}: the estimate is {d / 1000:.0f} km from the truth (median) as "
+            f"{frame} ({frame_note}); is it in another frame (--frame, --datum, "
+            "--utm-zone), or in a frame of its own (--align se3)?"
+        )
+
+
+def _attitude_errors(q_est: np.ndarray, q_truth: np.ndarray) -> dict:
+    """The attitude errors of the epochs that have an attitude (NaN where one is missing)."""
+    from navsense.score import metrics
+
+    has = ~np.isnan(q_est).any(axis=1)
+    att = metrics.attitude_errors(np.where(has[:, None], q_est, q_truth), q_truth)
+    return {k: np.where(has, v, np.nan) for k, v in att.items()}
+
+
+def _outage_meta(windows) -> dict:
+    """outage_<k>.kind, .start_s, .end_s of each outage window, k from 1."""
+    meta: dict = {}
+    for k, w in enumerate(windows, start=1):
+        meta[f"outage_{k}.kind"] = w.kind
+        meta[f"outage_{k}.start_s"] = w.start_s
+        meta[f"outage_{k}.end_s"] = w.end_s
+    return meta
+
+
 def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, truth=None) -> Score:
     """Score the estimate file ``estimate`` against the run directory ``run_dir``.
 
@@ -152,13 +182,7 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, tr
         q_est = None if np.isnan(q_est).all() else q_est
 
     if options.align == "none":
-        d = np.median(np.sqrt(np.sum((p_est - truth.p_m) ** 2, axis=1)))
-        if d > FRAME_MISMATCH_M:
-            raise FormatError(
-                f"{est.source}: the estimate is {d / 1000:.0f} km from the truth (median) as "
-                f"{frame} ({frame_note}); is it in another frame (--frame, --datum, "
-                "--utm-zone), or in a frame of its own (--align se3)?"
-            )
+        _check_same_frame(est.source, p_est, truth.p_m, frame, frame_note)
     alignment = umeyama(p_est, truth.p_m, options.align)
     p_est = alignment.positions(p_est)
     q_est = alignment.attitudes(q_est)
@@ -170,11 +194,7 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, tr
     rpe_trans, rpe_rot = metrics.rpe_errors(
         i, j, p_est, q_est if has_q else None, truth.p_m, truth.q_xyzw
     )
-    att = None
-    if q_est is not None:
-        has = ~np.isnan(q_est).any(axis=1)
-        att = metrics.attitude_errors(np.where(has[:, None], q_est, truth.q_xyzw), truth.q_xyzw)
-        att = {k: np.where(has, v, np.nan) for k, v in att.items()}
+    att = None if q_est is None else _attitude_errors(q_est, truth.q_xyzw)
     nees = None if cov is None else metrics.nees(e, cov)
 
     gnss = read_gnss_timeline(run)
@@ -212,10 +232,7 @@ def score_estimate(run_dir, estimate, options: ScoreOptions | None = None, *, tr
         "has_covariance": cov is not None,
         "outage_windows": len(windows),
     }
-    for k, w in enumerate(windows, start=1):
-        meta[f"outage_{k}.kind"] = w.kind
-        meta[f"outage_{k}.start_s"] = w.start_s
-        meta[f"outage_{k}.end_s"] = w.end_s
+    meta.update(_outage_meta(windows))
     states = (
         fix_states_at(gnss, t)
         if gnss is not None and gnss.t_s.size

@@ -70,23 +70,11 @@ def _position_group(path: Path, header: list[str]) -> tuple[str, tuple[str, str,
     return found[0]
 
 
-def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
-    """Read a CSV estimate (module docstring); FormatError naming the line, column and value."""
-    path = Path(path)
-    with io.StringIO(read_estimate_text(path), newline="") as f:
-        numbered = [
-            (i, line) for i, line in enumerate(f, start=1) if line.strip() and line[0] != "#"
-        ]
-    if not numbered:
-        raise FormatError(f"{path}: empty (a CSV estimate starts with a header line)")
-    reader = csv.reader(line for _, line in numbered)
-    try:
-        rows = list(reader)
-    except csv.Error as exc:  # a field beyond the csv module's limit: binary or damaged
-        line = numbered[min(reader.line_num, len(numbered)) - 1][0]
-        raise FormatError(f"{path}: line {line}: not CSV ({exc})") from None
-    header = [h.strip() for h in rows[0]]
-    header_line = numbered[0][0]
+def _header_columns(
+    path: Path, header: list[str], header_line: int
+) -> tuple[str, str, tuple, tuple, tuple, list[str]]:
+    """The header's groups: (its one time column, frame, position, quaternion, covariance
+    columns, the columns used in order); FormatError naming the header's line otherwise."""
     times = [c for c in _TIME if c in header]
     if len(times) != 1:
         raise FormatError(
@@ -126,8 +114,50 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
             f"{path}: line {header_line}: the column {twice[0]} is in the header "
             f"{header.count(twice[0])} times; each column once"
         )
+    return times[0], frame, pos, quat, cov, used
+
+
+def _covariance(path: Path, v: np.ndarray, cov: tuple, where) -> np.ndarray:
+    """The (n, 3, 3) position covariances of the sigma or covariance columns ``v`` (NaN where a
+    row leaves one out); FormatError naming the line of a negative sigma."""
+    n = v.shape[0]
+    c = np.full((n, 3, 3), np.nan)
+    if cov == _SIGMA:
+        bad = np.flatnonzero((v < 0).any(axis=1))
+        if bad.size:
+            i = int(bad[0])
+            raise FormatError(f"{path}: {where(i)}: a sigma is negative: {v[i].tolist()}")
+        c[:, 0, 0], c[:, 1, 1], c[:, 2, 2] = v[:, 0] ** 2, v[:, 1] ** 2, v[:, 2] ** 2
+        c[:, 0, 1] = c[:, 1, 0] = c[:, 0, 2] = c[:, 2, 0] = c[:, 1, 2] = c[:, 2, 1] = np.where(
+            np.isnan(v).any(axis=1), np.nan, 0.0
+        )
+    else:
+        for k, (a, b) in enumerate(((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))):
+            c[:, a, b] = c[:, b, a] = v[:, k]
+    c[np.isnan(c).any(axis=(1, 2))] = np.nan
+    return c
+
+
+def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
+    """Read a CSV estimate (module docstring); FormatError naming the line, column and value."""
+    path = Path(path)
+    with io.StringIO(read_estimate_text(path), newline="") as f:
+        numbered = [
+            (i, line) for i, line in enumerate(f, start=1) if line.strip() and line[0] != "#"
+        ]
+    if not numbered:
+        raise FormatError(f"{path}: empty (a CSV estimate starts with a header line)")
+    reader = csv.reader(line for _, line in numbered)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # a field beyond the csv module's limit: binary or damaged
+        line = numbered[min(reader.line_num, len(numbered)) - 1][0]
+        raise FormatError(f"{path}: line {line}: not CSV ({exc})") from None
+    header = [h.strip() for h in rows[0]]
+    header_line = numbered[0][0]
+    time_col, frame, pos, quat, cov, used = _header_columns(path, header, header_line)
     index = {name: header.index(name) for name in used}
-    required = {times[0], *pos}
+    required = {time_col, *pos}
     n = len(rows) - 1
     data = np.full((n, len(used)), np.nan)
     for r, row in enumerate(rows[1:]):
@@ -155,7 +185,7 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
         raise FormatError(f"{path}: a header but no epochs")
     t = data[:, 0]
     time_base = "episode"
-    if times[0] == "unix_time_s":
+    if time_col == "unix_time_s":
         t = t - start_ns * 1e-9
         time_base = "unix"
     xyz = data[:, 1:4]
@@ -174,23 +204,7 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
                 f"not 1 (within {QUAT_NORM_TOL})"
             )
         q = np.where(given[:, None], q / np.where(given, norm, 1.0)[:, None], np.nan)
-    c = None
-    if cov:
-        v = data[:, col:]
-        c = np.full((n, 3, 3), np.nan)
-        if cov == _SIGMA:
-            bad = np.flatnonzero((v < 0).any(axis=1))
-            if bad.size:
-                i = int(bad[0])
-                raise FormatError(f"{path}: {where(i)}: a sigma is negative: {v[i].tolist()}")
-            c[:, 0, 0], c[:, 1, 1], c[:, 2, 2] = v[:, 0] ** 2, v[:, 1] ** 2, v[:, 2] ** 2
-            c[:, 0, 1] = c[:, 1, 0] = c[:, 0, 2] = c[:, 2, 0] = c[:, 1, 2] = c[:, 2, 1] = np.where(
-                np.isnan(v).any(axis=1), np.nan, 0.0
-            )
-        else:
-            for k, (a, b) in enumerate(((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))):
-                c[:, a, b] = c[:, b, a] = v[:, k]
-        c[np.isnan(c).any(axis=(1, 2))] = np.nan
+    c = _covariance(path, data[:, col:], cov, where) if cov else None
     ignored = [h for h in header if h not in used]
     note = f"columns {', '.join(pos)}" + (f" (ignored: {', '.join(ignored)})" if ignored else "")
     return finish(str(path), t, xyz, frame, q, c, time_base, note, where=where)

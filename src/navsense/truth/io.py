@@ -155,6 +155,72 @@ def _state_arrays(rows: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _value_failures(cols: dict[str, np.ndarray]) -> list[tuple[int, int, str]]:
+    """Every value finite, and within the limit of what a vehicle can have (_LIMITS)."""
+    failures = []
+    bad_rows = [
+        (int(np.argmax(~np.isfinite(cols[c]))), j, c)
+        for j, c in enumerate(_NUMERIC)
+        if not np.all(np.isfinite(cols[c]))
+    ]
+    if bad_rows:
+        i, _, c = min(bad_rows)
+        failures.append((i, 0, f"{c} = {float(cols[c][i])!r} is not a finite number"))
+    beyond = []
+    for j, c in enumerate(_NUMERIC):
+        if c not in _LIMITS:  # quaternions: their norm is checked apart
+            continue
+        limit, unit, what = _LIMITS[c]
+        with np.errstate(invalid="ignore"):
+            out = np.isfinite(cols[c]) & (np.abs(cols[c]) > limit)
+        if np.any(out):
+            beyond.append((int(np.argmax(out)), j, c, limit, unit, what))
+    if beyond:
+        i, _, c, limit, unit, what = min(beyond)
+        failures.append(
+            (
+                i,
+                0,
+                f"{c} = {float(cols[c][i])!r} is beyond the limit of {what}: "
+                f"|{c}| <= {limit:g} {unit}",
+            )
+        )
+    return failures
+
+
+def _quaternion_failures(cols: dict[str, np.ndarray]) -> list[tuple[int, int, str]]:
+    """Unit quaternions: | |q| - 1 | <= QUAT_NORM_TOLERANCE."""
+    norm = np.sqrt(cols["qx"] ** 2 + cols["qy"] ** 2 + cols["qz"] ** 2 + cols["qw"] ** 2)
+    off = np.abs(norm - 1.0) > QUAT_NORM_TOLERANCE
+    if not np.any(off):
+        return []
+    i = int(np.argmax(off))
+    q = ", ".join(repr(float(cols[c][i])) for c in ("qx", "qy", "qz", "qw"))
+    return [
+        (
+            i,
+            2,
+            (
+                f"quaternion (qx, qy, qz, qw) = ({q}) has norm {float(norm[i])!r}; "
+                f"it must be a unit quaternion (|norm - 1| <= {QUAT_NORM_TOLERANCE:g})"
+            ),
+        )
+    ]
+
+
+def _reset_flags(values) -> tuple[np.ndarray, list[tuple[int, int, str]]]:
+    """The reset column as booleans (0/1 or true/false), and its failure if a value is neither."""
+    reset = np.asarray(values)
+    failures = []
+    if reset.dtype != np.bool_:
+        bad = ~((reset == 0) | (reset == 1))
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            failures.append((i, 3, f"reset = {reset[i].item()!r} must be 0 or 1 (or true/false)"))
+        reset = reset == 1
+    return reset, failures
+
+
 class _Validator:
     """Checks consecutive blocks of rows and carries the clock across block boundaries."""
 
@@ -183,41 +249,35 @@ class _Validator:
         written into them at its rows and returned as views of those, when it fits."""
         n = len(cols["t_s"])
         row0 = self.rows
-        failures: list[tuple[int, int, str]] = []  # (row in block, rule order, message)
+        # (row in block, rule order, message): the first row's first rule is reported
+        failures = _value_failures(cols) + self._clock_failures(cols["t_s"], n, row0)
+        failures += _quaternion_failures(cols)
+        reset, reset_failures = _reset_flags(cols["reset"])
+        failures += reset_failures
+        if failures:
+            i, _, message = min(failures)
+            raise self.fail(row0 + i, message)
 
-        # finite values
-        bad_rows = [
-            (int(np.argmax(~np.isfinite(cols[c]))), j, c)
-            for j, c in enumerate(_NUMERIC)
-            if not np.all(np.isfinite(cols[c]))
-        ]
-        if bad_rows:
-            i, _, c = min(bad_rows)
-            failures.append((i, 0, f"{c} = {float(cols[c][i])!r} is not a finite number"))
+        self.rows += n
+        if into and row0 + n <= len(into["reset"]):
+            rows = slice(row0, row0 + n)
+            for key, names in _STATE_COLUMNS.items():
+                for j, c in enumerate(names):
+                    into[key][rows, j] = cols[c]
+            into["reset"][rows] = reset
+            fields = {key: into[key][rows] for key in (*_STATE_COLUMNS, "reset")}
+        else:
+            fields = {
+                key: np.column_stack([cols[c] for c in names])
+                for key, names in _STATE_COLUMNS.items()
+            }
+            fields["reset"] = np.ascontiguousarray(reset, dtype=np.bool_)
+        return TruthStates(step0=(self.k0 or 0) + row0, **fields, rate_hz=self.rate_hz)
 
-        # values a vehicle can have (and the models can turn into finite readings)
-        beyond = []
-        for j, c in enumerate(_NUMERIC):
-            if c not in _LIMITS:  # quaternions: their norm is checked below
-                continue
-            limit, unit, what = _LIMITS[c]
-            with np.errstate(invalid="ignore"):
-                out = np.isfinite(cols[c]) & (np.abs(cols[c]) > limit)
-            if np.any(out):
-                beyond.append((int(np.argmax(out)), j, c, limit, unit, what))
-        if beyond:
-            i, _, c, limit, unit, what = min(beyond)
-            failures.append(
-                (
-                    i,
-                    0,
-                    f"{c} = {float(cols[c][i])!r} is beyond the limit of {what}: "
-                    f"|{c}| <= {limit:g} {unit}",
-                )
-            )
-
-        # the physics clock: t_i = (k0 + i) / rate within 1e-6 s
-        t = cols["t_s"]
+    def _clock_failures(self, t: np.ndarray, n: int, row0: int) -> list[tuple[int, int, str]]:
+        """The physics clock: t_i = (k0 + i) / rate within TIME_TOLERANCE_S (k0 from the first
+        row of the log)."""
+        failures = []
         if n and self.k0 is None and np.isfinite(t[0]) and abs(t[0]) <= MAX_TIME_S:
             k0 = int(round(float(t[0]) * self.rate_hz))
             if k0 < 0:
@@ -243,54 +303,7 @@ class _Validator:
                         ),
                     )
                 )
-
-        # unit quaternions
-        norm = np.sqrt(cols["qx"] ** 2 + cols["qy"] ** 2 + cols["qz"] ** 2 + cols["qw"] ** 2)
-        off = np.abs(norm - 1.0) > QUAT_NORM_TOLERANCE
-        if np.any(off):
-            i = int(np.argmax(off))
-            q = ", ".join(repr(float(cols[c][i])) for c in ("qx", "qy", "qz", "qw"))
-            failures.append(
-                (
-                    i,
-                    2,
-                    (
-                        f"quaternion (qx, qy, qz, qw) = ({q}) has norm {float(norm[i])!r}; "
-                        f"it must be a unit quaternion (|norm - 1| <= {QUAT_NORM_TOLERANCE:g})"
-                    ),
-                )
-            )
-
-        # reset flag
-        reset = np.asarray(cols["reset"])
-        if reset.dtype != np.bool_:
-            bad = ~((reset == 0) | (reset == 1))
-            if np.any(bad):
-                i = int(np.argmax(bad))
-                failures.append(
-                    (i, 3, f"reset = {reset[i].item()!r} must be 0 or 1 (or true/false)")
-                )
-            reset = reset == 1
-
-        if failures:
-            i, _, message = min(failures)
-            raise self.fail(row0 + i, message)
-
-        self.rows += n
-        if into and row0 + n <= len(into["reset"]):
-            rows = slice(row0, row0 + n)
-            for key, names in _STATE_COLUMNS.items():
-                for j, c in enumerate(names):
-                    into[key][rows, j] = cols[c]
-            into["reset"][rows] = reset
-            fields = {key: into[key][rows] for key in (*_STATE_COLUMNS, "reset")}
-        else:
-            fields = {
-                key: np.column_stack([cols[c] for c in names])
-                for key, names in _STATE_COLUMNS.items()
-            }
-            fields["reset"] = np.ascontiguousarray(reset, dtype=np.bool_)
-        return TruthStates(step0=(self.k0 or 0) + row0, **fields, rate_hz=self.rate_hz)
+        return failures
 
     def finish(self) -> None:
         if self.rows == 0:

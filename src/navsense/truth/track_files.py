@@ -286,23 +286,12 @@ def read_gpx(path: Path) -> RawTrack:
 # ------------------------------------------------------------------------------------- CSV
 
 
-def read_csv(path: Path) -> RawTrack:
-    from navsense.jsonfile import read_text
-
-    source = str(path)
-    text = read_text(path, "track", TruthError)
-    kept = [
-        (i, line)
-        for i, line in enumerate(text.splitlines(), start=1)
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
-    if not kept:
-        raise TruthError(
-            f"{source}: empty; expected a header line and at least {MIN_TRACK_POINTS} points"
-        )
-    header_line, header = kept[0]
-    delim = "," if "," in header else ";" if ";" in header else "\t" if "\t" in header else ","
-    names = [n.strip().lower() for n in _csv_row(header, delim, source, f"line {header_line}")]
+def _csv_columns(
+    names: list[str], header: str, header_line: int, source: str
+) -> tuple[dict[str, int], bool, tuple[str, str], str | None, str]:
+    """The header's columns of a CSV track: (column index by canonical name, geodetic, the two
+    horizontal keys, the height key or None, the time key); TruthError naming the line when the
+    header is not one of the accepted sets."""
     col: dict[str, int] = {}
     for j, name in enumerate(names):
         for canon, aliases in CSV_COLUMNS.items():
@@ -361,6 +350,48 @@ def read_csv(path: Path) -> RawTrack:
         )
     c_key = next((k for k in ("alt_m", "height_m", "z_m") if k in col), None)
     t_key = "time" if "time" in col else "t_s"
+    return col, geodetic, need, c_key, t_key
+
+
+def _csv_time(cell: str, t_key: str, source: str, where: str) -> tuple[Any, bool]:
+    """A CSV track point's time: (seconds or an aware datetime, whether it is absolute)."""
+    if not cell:
+        raise point_error(source, where, f"{t_key} is empty; every point needs a timestamp")
+    value: Any = _decimal(cell)
+    is_abs = value is None
+    if t_key == "t_s" and is_abs:
+        raise point_error(source, where, f"t_s = {cell!r} is not a number of seconds")
+    if is_abs:
+        value = parse_iso(cell)
+        if value is None:
+            raise point_error(
+                source,
+                where,
+                f"time = {cell!r} is neither an ISO 8601 time (2024-05-01T10:00:00Z) nor seconds",
+            )
+    elif not math.isfinite(value):
+        raise point_error(source, where, f"{t_key} = {cell!r} is not a finite number")
+    return value, is_abs
+
+
+def read_csv(path: Path) -> RawTrack:
+    from navsense.jsonfile import read_text
+
+    source = str(path)
+    text = read_text(path, "track", TruthError)
+    kept = [
+        (i, line)
+        for i, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    if not kept:
+        raise TruthError(
+            f"{source}: empty; expected a header line and at least {MIN_TRACK_POINTS} points"
+        )
+    header_line, header = kept[0]
+    delim = "," if "," in header else ";" if ";" in header else "\t" if "\t" in header else ","
+    names = [n.strip().lower() for n in _csv_row(header, delim, source, f"line {header_line}")]
+    col, geodetic, need, c_key, t_key = _csv_columns(names, header, header_line, source)
     labels, a, b, c, times = [], [], [], [], []
     absolute = None
     for lineno, line in kept[1:]:
@@ -373,23 +404,7 @@ def read_csv(path: Path) -> RawTrack:
         if c_key is not None:
             c.append(_number(row[col[c_key]], c_key, source, where))
         cell = row[col[t_key]].strip()
-        if not cell:
-            raise point_error(source, where, f"{t_key} is empty; every point needs a timestamp")
-        value: Any = _decimal(cell)
-        is_abs = value is None
-        if t_key == "t_s" and is_abs:
-            raise point_error(source, where, f"t_s = {cell!r} is not a number of seconds")
-        if is_abs:
-            value = parse_iso(cell)
-            if value is None:
-                raise point_error(
-                    source,
-                    where,
-                    f"time = {cell!r} is neither an ISO 8601 time "
-                    f"(2024-05-01T10:00:00Z) nor seconds",
-                )
-        elif not math.isfinite(value):
-            raise point_error(source, where, f"{t_key} = {cell!r} is not a finite number")
+        value, is_abs = _csv_time(cell, t_key, source, where)
         if absolute is None:
             absolute = is_abs
         elif absolute != is_abs:

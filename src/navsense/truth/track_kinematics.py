@@ -314,8 +314,9 @@ class TrackTrajectory:
                 break
         return 0.5 * (lo + hi)
 
-    def _build_heading(self) -> None:
-        """Rests, departures and arrivals (blends over distance), gears, holds, unwrap nodes."""
+    def _stretches(self) -> tuple[list[tuple[float, float]], list[tuple[int, float, float]]]:
+        """The rests (speed below the detector's low speed; a hop too short to turn in joins
+        its neighbours) and the stretches, moving or at rest, that cover the track."""
         end = self.end_s
         hop = MIN_HOP_M + HOP_SIGMAS * self.noise_m
         rests: list[tuple[float, float]] = []
@@ -337,6 +338,12 @@ class TrackTrajectory:
             cursor = b
         if cursor < end or not stretches:
             stretches.append((_MOVE, cursor, end))
+
+        return rests, stretches
+
+    def _build_heading(self) -> None:
+        """Rests, departures and arrivals (blends over distance), gears, holds, unwrap nodes."""
+        rests, stretches = self._stretches()
 
         starts: list[float] = []
         zones: list[int] = []

@@ -160,20 +160,8 @@ class GnssReceiver:
         m = int(idx.size)
         if m == 0 and self._empty_block is not None:
             return self._empty_block  # a step between epochs (streaming): nothing to compute
-        steps = truth.steps[idx]
         t = truth.t_s[idx]
-        # dt: physics steps since the previous epoch / rate; 0.1 s on the first epoch
-        prev = np.empty(m, dtype=np.int64)
-        if m:
-            prev[0] = steps[0] if self._last_step is None else self._last_step
-            prev[1:] = steps[:-1]
-        dt = (steps - prev) / truth.rate_hz
-        first = np.zeros(m, dtype=bool)
-        if m and self._last_step is None:
-            first[0] = True
-            dt[0] = FIRST_EPOCH_DT_S
-        if m:
-            self._last_step = int(steps[-1])
+        dt, first = self._epoch_intervals(truth.steps[idx], truth.rate_hz)
 
         # Antenna Position
         p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
@@ -261,6 +249,23 @@ class GnssReceiver:
         if m == 0:
             self._empty_block = block
         return block
+
+    def _epoch_intervals(self, steps: np.ndarray, rate_hz: float) -> tuple[np.ndarray, np.ndarray]:
+        """dt of each epoch (physics steps since the previous epoch / rate; FIRST_EPOCH_DT_S on
+        the run's first epoch) and which epoch is the run's first."""
+        m = steps.size
+        prev = np.empty(m, dtype=np.int64)
+        if m:
+            prev[0] = steps[0] if self._last_step is None else self._last_step
+            prev[1:] = steps[:-1]
+        dt = (steps - prev) / rate_hz
+        first = np.zeros(m, dtype=bool)
+        if m and self._last_step is None:
+            first[0] = True
+            dt[0] = FIRST_EPOCH_DT_S
+        if m:
+            self._last_step = int(steps[-1])
+        return dt, first
 
     def _geodetic(self, block: dict) -> dict:
         """Datum chain of p_out (specification, "Datum Chain"); the output frame's position."""
