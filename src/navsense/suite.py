@@ -14,12 +14,18 @@ resolved when used (:func:`resolve`, once per run, never per step): importing th
 imports nothing of navsense, and the layers stay apart (a model never imports its layout; the
 bag export builds no model).
 
-Adding a sensor is its model (``navsense.sensors``, with a builder ``build(context)``), its
-layout (``navsense.output.layouts``), its configuration block (a Section of its keys with their
-defaults in navsense.config.keys, its typed configuration) and one :class:`Sensor` here (plus a topic builder,
-:class:`navsense.output.ros2.sensor_topics.SensorTopic`, when it has a ROS 2 topic).
-A plugin or a test may add a record to :data:`SENSORS` before a run (and remove it after):
-tests/test_suite.py runs a toy sensor so.
+Adding a sensor is its model (``navsense.sensors``, with a builder ``build_model(context)``),
+its layout (``navsense.output.layouts``), its configuration block (a Section of its keys with
+their defaults in navsense.config.keys, its typed configuration) and one :class:`Sensor` here
+(plus a topic builder, :class:`navsense.output.ros2.sensor_topics.SensorTopic`, when it has a
+ROS 2 topic): five files, six with a topic (nine to fourteen before issue 28).
+
+A plugin or a test may add a record to :data:`SENSORS` before a run and remove it after
+(tests/test_suite_toy.py runs a toy sensor so): the schema knows its section at once, but the
+default layers are computed once per process (navsense.config.defaults), so such a sensor gives
+its whole block in the configuration. Two things stay code of their own: a file beside the rows
+(``extra``: gnss.nmea, ins.frames) is written by navsense.simulate's writer for it, and the
+Maxxum's receiver topics and the INS topics are navsense.output.ros2.plan's rules.
 
 The order of :data:`SENSORS` is the output order: the models' order in a run, episode.json's
 entries, the configuration's sections, the summary line.
