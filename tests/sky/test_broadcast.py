@@ -370,3 +370,98 @@ def test_rinex2_gps_and_glonass(tmp_path):
         a, b = nav2.records[system], nav3.records[system]
         assert np.array_equal(a.prn, b.prn) and np.array_equal(a.epoch_s, b.epoch_s)
         assert np.array_equal(a.values, b.values[:, : a.values.shape[1]])
+
+
+DATA = RINEX.parent
+VILL = DATA / "VILL00ESP_R_20181700000_01D_MN.rnx.gz"  # BeiDou GEO C05, SBAS records
+AB42 = DATA / "ab422100.18n.gz"  # RINEX 2.11 GPS, the day of ELKO's file
+QZSS = DATA / "qzss_nav3.14n"  # RINEX 3.03 QZSS
+
+
+def test_beidou_geo_c05_over_its_slot_from_a_real_file():
+    """C05 (GEO, 58.75 deg E) from VILL's broadcast records (BeiDou ICD, the GEO rows): about
+    42 164 km from the Earth's centre, over the equator at 58.75 deg E; consecutive records
+    agree to metres halfway between them. Computed as a MEO its position is thousands of
+    kilometres away. The file's SBAS records are read past."""
+    nav = read_nav(VILL)
+    assert set(nav.records) == {"gps", "glonass", "galileo", "beidou"}
+    rec = nav.records["beidou"]
+    f = KEPLER_FIELDS
+    rows = np.flatnonzero(rec.prn == 5)
+    toe = rec.values[rows, f["week"]] * 604800.0 + rec.values[rows, f["toe"]]
+    toe, first = np.unique(toe, return_index=True)
+    rows = rows[first]
+    assert rows.size > 10
+    k = bc.KEPLER_CONSTANTS["beidou"]
+    gaps = []
+    for a in range(rows.size - 1):
+        if toe[a + 1] - toe[a] > 3600.0:
+            continue
+        mid = 0.5 * (toe[a] + toe[a + 1])
+        xs = []
+        for r, t0 in ((rows[a], toe[a]), (rows[a + 1], toe[a + 1])):
+            eph = {name: np.array(rec.values[r, i]) for name, i in f.items()}
+            xs.append(bc.kepler_ecef_m(eph, np.array(mid - t0), k, np.array(True)))
+        gaps.append(float(np.linalg.norm(xs[0] - xs[1])))
+        x = xs[0]
+        radius = np.linalg.norm(x)
+        assert abs(radius - 42_164e3) < 50e3
+        assert abs(np.degrees(np.arcsin(x[2] / radius))) < 2.0
+        assert abs(np.degrees(np.arctan2(x[1], x[0])) - 58.75) < 1.0
+        meo = bc.kepler_ecef_m(eph, np.array(mid - t0), k, np.array(False))
+        assert np.linalg.norm(meo - x) > 1e6
+    assert len(gaps) > 5 and np.median(gaps) < 5.0 * M and max(gaps) < 30.0 * M
+
+
+def test_rinex2_gps_file_holds_the_ephemerides_of_the_rinex3_file():
+    """ab422100.18n (RINEX 2.11, UNAVCO station AB42, 2018-07-29) and ELKO's RINEX 3.03 file
+    of the same day: the GPS broadcast records both hold are the same numbers (to the last of
+    the twelve digits, rounded by two decoders)."""
+    two, three = read_nav(AB42).records["gps"], read_nav(RINEX).records["gps"]
+    key3 = {(int(p), float(e)): v for p, e, v in zip(three.prn, three.epoch_s, three.values)}
+    same = 0
+    for p, e, v in zip(two.prn, two.epoch_s, two.values):
+        w = key3.get((int(p), float(e)))
+        if w is None:
+            continue
+        n = 27  # up to the transmission time, which each receiver logs its own
+        # the same broadcast bits, written by two decoders: the 12th digit may differ
+        assert np.allclose(v[:n], w[:n], rtol=2e-12, atol=0.0), (p, e)
+        same += 1
+    assert same > 50
+
+
+@pytest.mark.parametrize(
+    ("path", "use", "system"), [(AB42, "G", "gps"), (QZSS, "J", "qzss"), (VILL, "C", "beidou")]
+)
+def test_more_files_as_georinex_reads_them(path, use, system):
+    gr = pytest.importorskip("georinex")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = gr.load(path, use=use)
+    rec = read_nav(path).records[system]
+    names = list(ds.data_vars)[:29]
+    table = np.stack([ds[name].values for name in names], axis=-1)
+    times = ds["time"].values.astype("datetime64[us]").astype(dt.datetime)
+    epoch = np.array([(t - GPS_EPOCH).total_seconds() for t in times])
+    checked = 0
+    for j, sv in enumerate(ds["sv"].values):
+        prn = int(str(sv)[1:3])
+        for i in np.flatnonzero(~np.all(np.isnan(table[:, j]), axis=-1)):
+            want = np.nan_to_num(table[i, j], nan=0.0)
+            mine = rec.values[(rec.prn == prn) & (rec.epoch_s == epoch[i]), :29]
+            assert np.any(np.all(mine == want, axis=-1)), f"{sv} {times[i]}"
+            checked += 1
+    assert checked >= 1
+
+
+def test_qzss_file_gives_an_igso_satellite():
+    """J01 of a 2014 QZSS file: the QZS-1 inclined geosynchronous orbit (about 42 164 km, a
+    ground track centred near 135 deg E)."""
+    sky = BroadcastSky(QZSS, None, "2014-05-13T08:00:00Z", 35.0, 139.0, 0.0)
+    assert sky.systems == ("qzss",) and list(sky.label) == ["J01"]
+    pos, ok = sky.ecef_m(np.arange(0.0, 3600.0, 600.0))
+    r = np.linalg.norm(pos[ok], axis=-1)
+    assert ok.any() and np.all(np.abs(r - 42_164e3) < 3500e3)
+    lon = np.degrees(np.arctan2(pos[ok][:, 1], pos[ok][:, 0]))
+    assert np.all(np.abs(lon - 135.0) < 30.0)

@@ -87,7 +87,8 @@ def gps_minus_utc_s(when: _dt.datetime) -> int:
 def healthy(system: str, values: np.ndarray) -> np.ndarray:
     """Healthy records (R,) bool from their fields (R, k) (RINEX 3.05 tables):
 
-    GPS, QZSS: SV health 0 (all signals OK); Galileo: the E1-B data validity and signal health
+    GPS: SV health 0 (all signals OK); QZSS: SV health 0 but for its least significant bit, the
+    L6 signal's (IS-QZSS-PNT, the 6-bit SV health; RTKLIB masks it so); Galileo: the E1-B data validity and signal health
     bits (0 .. 2) clear; BeiDou: SatH1 0; GLONASS: health 0 (the MSB of B_n).
     """
     if system == "glonass":
@@ -95,6 +96,8 @@ def healthy(system: str, values: np.ndarray) -> np.ndarray:
     h = values[:, KEPLER_FIELDS["health"]].astype(np.int64)
     if system == "galileo":
         return (h & 0b111) == 0
+    if system == "qzss":
+        return (h & 0xFE) == 0  # the LSB is the L6 (LEX) signal's health (RTKLIB rinex.c)
     return h == 0
 
 
