@@ -143,6 +143,73 @@ class PreparedRun:
         return summary
 
 
+def _truth_log_run(
+    truth, cfg: dict, profile, chosen_site, given_layers, duration_s, extra
+) -> PreparedRun:
+    """A run over a truth log: its site (given, the log's own, else the ACRE site with a note)
+    and its start time (the log's, unless a layer sets gnss.datum.start_utc)."""
+    from navsense.config import apply_overrides
+    from navsense.site import DEFAULT_SITE, embedded_site
+    from navsense.truth.io import read_truth_metadata
+
+    meta = read_truth_metadata(truth)
+    notes: tuple[str, ...] = ()
+    log_site = chosen_site if chosen_site is not None else meta.site
+    if log_site is None:
+        log_site = embedded_site(DEFAULT_SITE)
+        notes = (
+            f"navsense: {truth} names no site: run at the ACRE site (give --site NAME|FILE, "
+            "or write the log with its site: navsense truth, simulate --save-truth)",
+        )
+    start = meta.start_utc
+    if start and start != cfg["gnss"]["datum"]["start_utc"]:
+        if _START_KEY not in _keys_set(*given_layers):
+            cfg = apply_overrides(cfg, {_START_KEY: start}, source=str(meta.where))
+    return PreparedRun(
+        cfg=cfg,
+        vehicle=profile,
+        site=log_site,
+        source={"truth": str(truth), **extra},
+        label=Path(truth).stem,
+        truth_path=Path(truth),
+        duration_s=duration_s,
+        notes=notes,
+    )
+
+
+def _track_run(
+    track, cfg: dict, profile, chosen_site, smoothing_m, bank: str, duration_s, extra
+) -> PreparedRun:
+    """A run over a track: placed on its site, planned into truth at the physics rate (its
+    start time the track's when it records one), cut to ``duration_s``."""
+    from navsense.config import apply_overrides
+    from navsense.truth.states import PHYSICS_HZ
+    from navsense.truth.track_report import track_lines
+    from navsense.truth.tracks import load_track, plan_track
+
+    datum = cfg["gnss"]["datum"]
+    placed = load_track(track, site=chosen_site, start_utc=datum["start_utc"], datum=datum)
+    if placed.start_utc and placed.start_utc != datum["start_utc"]:
+        cfg = apply_overrides(cfg, {"gnss.datum.start_utc": placed.start_utc}, source=str(track))
+    traj = plan_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
+    states = traj.sample(float(PHYSICS_HZ))
+    track_notes = tuple(track_lines(placed, traj, len(states), states.rate_hz))
+    if duration_s is not None:
+        check_duration_steps(duration_s, states.rate_hz)
+        states = states.slice(0, min(len(states), _steps_of(duration_s, states.rate_hz)))
+    return PreparedRun(
+        cfg=cfg,
+        vehicle=profile,
+        site=placed.site,
+        source={"track": str(track), **extra},
+        label=Path(track).stem,
+        truth=states,
+        duration_s=duration_s,
+        save_truth=True,
+        notes=track_notes,
+    )
+
+
 def prepare_run(
     *,
     scenario: str | None = None,
@@ -170,7 +237,7 @@ def prepare_run(
     """
     from navsense.config import apply_overrides, load_config
     from navsense.config.load import preset_layer
-    from navsense.site import DEFAULT_SITE, embedded_site, resolve_site
+    from navsense.site import resolve_site
     from navsense.vehicles import VehicleProfile, vehicle_profile
 
     given = [k for k, v in (("scenario", scenario), ("truth", truth), ("track", track)) if v]
@@ -218,60 +285,12 @@ def prepare_run(
             duration_s=duration_s,
         )
     elif truth:
-        from navsense.truth.io import read_truth_metadata
-
-        meta = read_truth_metadata(truth)
-        notes: tuple[str, ...] = ()
-        log_site = chosen_site if chosen_site is not None else meta.site
-        if log_site is None:
-            log_site = embedded_site(DEFAULT_SITE)
-            notes = (
-                f"navsense: {truth} names no site: run at the ACRE site (give --site NAME|FILE, "
-                "or write the log with its site: navsense truth, simulate --save-truth)",
-            )
-        start = meta.start_utc
-        if start and start != cfg["gnss"]["datum"]["start_utc"]:
-            if _START_KEY not in _keys_set(config, overlay, layers):
-                cfg = apply_overrides(cfg, {_START_KEY: start}, source=str(meta.where))
-        run = PreparedRun(
-            cfg=cfg,
-            vehicle=profile,
-            site=log_site,
-            source={"truth": str(truth), **extra},
-            label=Path(truth).stem,
-            truth_path=Path(truth),
-            duration_s=duration_s,
-            notes=notes,
+        run = _truth_log_run(
+            truth, cfg, profile, chosen_site, (config, overlay, layers), duration_s, extra
         )
     else:
         assert track is not None
-        from navsense.truth.states import PHYSICS_HZ
-        from navsense.truth.track_report import track_lines
-        from navsense.truth.tracks import load_track, plan_track
-
-        datum = cfg["gnss"]["datum"]
-        placed = load_track(track, site=chosen_site, start_utc=datum["start_utc"], datum=datum)
-        if placed.start_utc and placed.start_utc != datum["start_utc"]:
-            cfg = apply_overrides(
-                cfg, {"gnss.datum.start_utc": placed.start_utc}, source=str(track)
-            )
-        traj = plan_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
-        states = traj.sample(float(PHYSICS_HZ))
-        track_notes = tuple(track_lines(placed, traj, len(states), states.rate_hz))
-        if duration_s is not None:
-            check_duration_steps(duration_s, states.rate_hz)
-            states = states.slice(0, min(len(states), _steps_of(duration_s, states.rate_hz)))
-        run = PreparedRun(
-            cfg=cfg,
-            vehicle=profile,
-            site=placed.site,
-            source={"track": str(track), **extra},
-            label=Path(track).stem,
-            truth=states,
-            duration_s=duration_s,
-            save_truth=True,
-            notes=track_notes,
-        )
+        run = _track_run(track, cfg, profile, chosen_site, smoothing_m, bank, duration_s, extra)
     defaults = _site_defaults(run.site, run.cfg)
     if defaults:
         explicit = _keys_set(config, overlay, layers)
