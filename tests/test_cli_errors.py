@@ -136,3 +136,35 @@ def test_a_huge_message_is_cut_to_one_readable_line(capsys, monkeypatch):
     _fail_with(monkeypatch, TruthError("value " + "9" * 100_000))
     code, lines = _run(capsys, ["scenarios"])
     assert code == 2 and len(lines) == 1 and len(lines[0]) <= 2000
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["simulate", "--no-such-option"], "navsense simulate"),
+        (["live", "--durtion", "5"], "navsense live"),
+        (["campaign", "summary", "DIR", "--bogus"], "navsense campaign summary"),
+        (["export", "mcap", "RUN", "--bogus"], "navsense export mcap"),
+        (["--bogus"], "navsense"),
+    ],
+)
+def test_an_unknown_argument_points_at_its_commands_help(capsys, argv, prog):
+    """The line names the help of the command that did not know the argument (issue 32: it
+    said 'see navsense --help' for any sub-command)."""
+    code, lines = _run(capsys, argv)
+    assert code == 2 and len(lines) == 1
+    assert lines[0].startswith(f"{prog}: error: unrecognized arguments: ")
+    assert lines[0].endswith(f"(see {prog} --help)")
+
+
+def test_an_unknown_site_for_a_track_says_that_without_site_it_runs_where_recorded(
+    capsys, tmp_path
+):
+    track = tmp_path / "t.csv"
+    track.write_text("x_m,y_m,z_m,t_s\n" + "".join(f"{400 + i},300,0,{i}\n" for i in range(10)))
+    code, lines = _run(capsys, ["simulate", "--track", str(track), "--site", "munich"])
+    assert code == 2 and len(lines) == 1
+    assert "'munich' is not an embedded site; known: acre" in lines[0]
+    assert lines[0].endswith(
+        "without --site a track runs where it was recorded (a local site at its first point)"
+    )

@@ -47,7 +47,8 @@ MAX_AGENT = 1_000_000  # --agent: the INS seed adds 7919 K
 
 def add_truth_source_arguments(p: argparse.ArgumentParser) -> None:
     """The truth source options of ``simulate`` and ``live`` (:func:`navsense.run.prepare_run`):
-    ``--truth | --scenario | --track``, ``--smoothing-m``, ``--bank`` and ``--site``."""
+    ``--truth | --scenario | --track``, ``--smoothing-m``, ``--bank``, ``--site`` and
+    ``--duration`` (``live`` had no ``--duration``, though it cuts any source: issue 32)."""
     src = p.add_mutually_exclusive_group()
     src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
     src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
@@ -76,6 +77,14 @@ def add_truth_source_arguments(p: argparse.ArgumentParser) -> None:
         help="site: an embedded site name or a site JSON file (default: the scenario's; a "
         "truth log's own, else acre; a track's)",
     )
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="keep the first S seconds of the truth (any source; a closed scenario route is "
+        "repeated to that length)",
+    )
 
 
 def _add_simulate(sub) -> None:
@@ -90,14 +99,6 @@ def _add_simulate(sub) -> None:
         "--save-truth",
         action="store_true",
         help="also write the truth as truth.parquet in the run directory (on with --track)",
-    )
-    p.add_argument(
-        "--duration",
-        type=float,
-        default=None,
-        metavar="S",
-        help="keep the first S seconds of the truth (any source; a closed scenario route is "
-        "repeated to that length)",
     )
     add_config_arguments(p)
     p.add_argument(
@@ -267,6 +268,9 @@ _PARSERS = {
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 
 
+ROOT_PROG = "navsense"  # the top parser's name; a sub-command's is "navsense COMMAND"
+
+
 class _UsageError(Exception):
     """A command line argparse refuses (its message: the one line to print)."""
 
@@ -279,11 +283,21 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        """A sub-command's parser refuses the arguments it does not know itself, so that the
+        line names its own help (``navsense live: error: unrecognized arguments: --durtion 5
+        (see navsense live --help)``); argparse left them to the top parser, whose line said
+        ``see navsense --help`` (issue 32)."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != ROOT_PROG:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argparse parser of every sub-command, or of ``command`` only."""
     parser = ArgumentParser(
-        prog="navsense",
+        prog=ROOT_PROG,
         description="Navigation sensor readings (GNSS receiver, IMU, INS) from truth motion.",
     )
     parser.add_argument("--version", action="version", version=f"navsense {__version__}")

@@ -250,7 +250,15 @@ def prepare_run(
 
         check_duration_steps(duration_s, PHYSICS_HZ)
     layers = _layers(overrides)
-    chosen_site = resolve_site(site)
+    try:
+        chosen_site = resolve_site(site)
+    except ConfigError as exc:
+        if track and site is not None and not Path(str(site)).suffix:
+            raise ConfigError(
+                f"{exc}; without --site a track runs where it was recorded (a local site at "
+                "its first point)"
+            ) from None
+        raise
 
     scen = None
     if not (truth or track):

@@ -113,3 +113,15 @@ def test_a_foxglove_port_in_use_is_named(capsys):
         assert main(["live", "--foxglove-port", str(port), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"--foxglove-port {port}: cannot serve on 127.0.0.1:{port}" in err
+
+
+def test_live_duration_cuts_the_source_as_simulate_does(tmp_path, capsys):
+    """live --duration (issue 32: unrecognized; the truth-source options are simulate's): the
+    run directory holds the first S seconds, as simulate --duration writes them."""
+    argv = ["--duration", "2", "--no-foxglove", "--quiet", "--speed", "1000", "--out"]
+    assert main(["live", *argv, str(tmp_path / "live")]) == 0
+    assert main(["simulate", "--duration", "2", "--quiet", "--out", str(tmp_path / "sim")]) == 0
+    live, sim = (json.loads((tmp_path / d / "episode.json").read_text()) for d in ("live", "sim"))
+    assert live["steps"] == sim["steps"] == 241 and live["source"] == sim["source"]
+    for name in ("gnss.jsonl", "imu.jsonl", "ins.jsonl"):
+        assert (tmp_path / "live" / name).read_bytes() == (tmp_path / "sim" / name).read_bytes()

@@ -2,7 +2,7 @@
 
 ::
 
-    navsense live [--scenario NAME | --truth FILE | --track FILE] [--speed N]
+    navsense live [--scenario NAME | --truth FILE | --track FILE] [--duration S] [--speed N]
                   [--foxglove-port PORT | --no-foxglove] [--nmea-tcp PORT] [--nmea-pty [LINK]]
                   [--host ADDR] [--out DIR [--format jsonl|parquet] [--save-truth] [--mcap]]
                   [config options as navsense simulate] [--quiet]
@@ -207,6 +207,7 @@ def run(args) -> int:
         overrides=overrides_from_args(args),
         smoothing_m=args.smoothing_m,
         bank=args.bank,
+        duration_s=args.duration,
     )
     finish = None
     if args.mcap:  # written into the run directory before it is renamed into place
