@@ -283,7 +283,7 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         """A sub-command's parser refuses the arguments it does not know itself, so that the
         line names its own help (``navsense live: error: unrecognized arguments: --durtion 5
         (see navsense live --help)``); argparse left them to the top parser, whose line said
