@@ -465,3 +465,38 @@ def test_qzss_file_gives_an_igso_satellite():
     assert ok.any() and np.all(np.abs(r - 42_164e3) < 3500e3)
     lon = np.degrees(np.arctan2(pos[ok][:, 1], pos[ok][:, 0]))
     assert np.all(np.abs(lon - 135.0) < 30.0)
+
+
+def test_a_damaged_record_leaves_its_satellite_out_without_a_warning(tmp_path):
+    """Healthy records with sqrt(A) 0 (G02) and a GLONASS state at the Earth's centre (R01):
+    their satellites are out (no NaN in any line of sight, no numpy warning), the others
+    as before."""
+    text = gzip.decompress(RINEX.read_bytes()).decode("latin-1").splitlines(keepends=True)
+    zero = f"{0.0:19.12E}"
+    k = 0
+    while k < len(text):
+        if text[k].startswith("G02 "):
+            line = text[k + 2]
+            text[k + 2] = line[: 4 + 57] + zero + line[4 + 76 :]  # sqrt_a: the 4th value
+            k += 8
+        elif text[k].startswith("R01 "):
+            for j in (1, 2, 3):
+                line = text[k + j]
+                text[k + j] = line[:4] + zero + line[23:]
+            k += 4
+        else:
+            k += 1
+    path = tmp_path / "damaged.rnx"
+    path.write_text("".join(text), encoding="latin-1")
+    start = "2018-07-29T12:00:00Z"
+    well = BroadcastSky(RINEX, None, start, *ELKO)
+    t = np.arange(0.0, 7200.0, 300.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bad = BroadcastSky(path, None, start, *ELKO)
+        los, vis = bad.sky(t, 0.0)
+    _, v_well = well.sky(t, 0.0)
+    assert np.all(np.isfinite(los))
+    out = np.isin(bad.label, ["G02", "R01"])
+    assert v_well[:, out].any() and not vis[:, out].any()
+    assert np.array_equal(vis[:, ~out], v_well[:, ~out])

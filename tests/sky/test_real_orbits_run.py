@@ -219,3 +219,21 @@ def test_report_draws_the_real_sky_and_notes_a_file_that_is_gone(tmp_path):
     assert not (out / "report" / "sky.png").exists()
     html = (out / "report" / "report.html").read_text()
     assert f"Sky plot left out: {copy}: cannot read the navigation file" in html
+
+
+def test_gsv_below_the_mask_lists_the_healthy_satellites_above_the_horizon(tmp_path):
+    """gnss.nmea.gsv_below_mask true: GSV lists every healthy satellite down to the horizon; a
+    satellite without a healthy ephemeris (its line of sight at the nadir) stays out."""
+    out = tmp_path / "run"
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", "3", "--no-imu", "--no-ins",
+            "--gnss-orbits", str(RINEX), "--set", f"gnss.datum.start_utc={START}",
+            "--set", "gnss.nmea.gsv_below_mask=true", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    episode = orjson.loads((out / "episode.json").read_bytes())
+    sky = BroadcastSky(RINEX, None, START, *episode["gnss_orbits"]["site_wgs84_lat_lon_h"])
+    _, visible = sky.sky(np.array([0.0]), 0.0)
+    want = {(str(s), int(p)) for s, p in zip(sky.system[visible[0]], sky.prn[visible[0]])}
+    gsv = _gsv_of_first_epoch((out / "gnss.nmea").read_text().splitlines())
+    assert set(gsv) == want
+    _, above = sky.sky(np.array([0.0]), MASK_DEG)
+    assert len(want) > int(above.sum())  # some below the mask are listed

@@ -21,7 +21,9 @@ t (:mod:`navsense.sky.broadcast`):
   is out at that time (its line of sight points to the nadir, below any mask);
 - Galileo: the I/NAV records (data sources bits 0 or 2 or 9, the E1-B/E5b message an L1/E1
   receiver decodes); F/NAV ones only for a satellite without I/NAV records;
-- duplicates (one reference time twice) keep the first record in the file.
+- duplicates (one reference time twice) keep the first record in the file;
+- a record that puts its satellite nowhere a GNSS satellite can be (a non-finite position, or
+  one outside 10 000 .. 100 000 km from the Earth's centre: a damaged record) leaves it out.
 
 Lines of sight as the synthetic constellation's (:mod:`navsense.sky.constellation`): x - x_site
 rotated into the ENU of the site's WGS84 origin, normalised.
@@ -69,6 +71,9 @@ LEAP_SECONDS = (
     ((1999, 1, 1), 13), ((2006, 1, 1), 14), ((2009, 1, 1), 15), ((2012, 7, 1), 16),
     ((2015, 7, 1), 17), ((2017, 1, 1), 18),
 )  # fmt: skip
+# m, the distances from the Earth's centre between which a computed satellite is taken as one
+# (GNSS orbits: 25 500 .. 42 200 km); a record that puts it elsewhere is damaged
+MIN_RADIUS_M, MAX_RADIUS_M = 1.0e7, 1.0e8
 BDT_MINUS_GPST_S = -14.0  # BeiDou ICD, section 4.3: BDT started 2006-01-01 00:00:00 UTC
 WEEK_S = 604800.0
 _NADIR = np.array([0.0, 0.0, -1.0])  # the line of sight of a satellite that is out
@@ -173,12 +178,13 @@ class BroadcastSky:
             if name == "glonass":
                 f, km = GLONASS_FIELDS, 1000.0
                 cols3 = [[f[a + c] for c in "xyz"] for a in ("", "v", "a")]
-                self._glonass = _bc.GlonassNodes(
-                    values[:, cols3[0]] * km,
-                    values[:, cols3[1]] * km,
-                    values[:, cols3[2]] * km,
-                    MAX_AGE_S[name],
-                )
+                with np.errstate(all="ignore"):  # a damaged record: out in ecef_m
+                    self._glonass = _bc.GlonassNodes(
+                        values[:, cols3[0]] * km,
+                        values[:, cols3[1]] * km,
+                        values[:, cols3[2]] * km,
+                        MAX_AGE_S[name],
+                    )
             age = MAX_AGE_S[name]
             usable = keep & ok
             if not usable.any():
@@ -278,6 +284,17 @@ class BroadcastSky:
             raise ValueError(f"Expected `t_s` to have shape (m,), got {t.shape}")
         rows, ok = self._select(t)
         pos = np.empty((t.size, self.nsat, 3))
+        with np.errstate(all="ignore"):  # a damaged record's NaN or inf: out, below
+            self._positions(t, rows, ok, pos)
+        # a record that puts its satellite where no GNSS satellite can be (damaged)
+        radius = np.sqrt(pos[..., 0] ** 2 + pos[..., 1] ** 2 + pos[..., 2] ** 2)
+        ok &= np.isfinite(radius) & (radius > MIN_RADIUS_M) & (radius < MAX_RADIUS_M)
+        nadir = self.site_ecef_m - self.site_ecef_m / np.linalg.norm(self.site_ecef_m)
+        pos[~ok] = nadir
+        return pos, ok
+
+    def _positions(self, t, rows, ok, pos) -> None:
+        """The positions of every group of satellites into ``pos`` (m, nsat, 3)."""
         for name, cols in self._groups.items():
             tab = self._tables[name]
             r = rows[:, cols]
@@ -289,9 +306,6 @@ class BroadcastSky:
                 eph = {key: v[..., i] for key, i in KEPLER_FIELDS.items()}
                 geo = _bc.beidou_geo(self.prn[cols]) if name == "beidou" else None
                 pos[:, cols] = _bc.kepler_ecef_m(eph, dt, _bc.KEPLER_CONSTANTS[name], geo)
-        nadir = self.site_ecef_m - self.site_ecef_m / np.linalg.norm(self.site_ecef_m)
-        pos[~ok] = nadir
-        return pos, ok
 
     def sky(self, t_s, elevation_mask_deg: float) -> tuple[np.ndarray, np.ndarray]:
         """Unit lines of sight (m, nsat, 3) in the site's ENU and the tracked satellites
