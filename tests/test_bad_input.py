@@ -106,7 +106,7 @@ def test_a_damaged_run_directory(tmp_path, base, capsys, name, damage):
 )
 def test_an_episode_value_of_the_wrong_kind(tmp_path, base, capsys, key, value):
     """Found by the fuzz suite: episode.json's ins = [..] was an AttributeError inside
-    run_statistics. read_episode checks the values every reader uses (output.episode_check)."""
+    run_statistics. Episode.read checks the values every reader uses (runs.episode_check)."""
     from navsense.stats import run_statistics
 
     run = tmp_path / "run"

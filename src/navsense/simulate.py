@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from navsense import __version__, suite
+from navsense import suite
 from navsense._runtime import machine, memory
 from navsense._runtime.worker import ChunkWorker, fork_safe
 from navsense.clock import delivery_times
@@ -30,6 +30,7 @@ from navsense.output.jsonl import JsonlWriter
 from navsense.output.layouts import Layout, layout_for
 from navsense.output.rundir import RunDirectory
 from navsense.progress import Progress
+from navsense.runs.episode import Episode
 from navsense.site import Site
 from navsense.suite import SENSORS, ModelContext, resolve
 from navsense.truth.states import TruthStates
@@ -464,24 +465,23 @@ def simulate(
         if remote_result is not None:
             rows.update(remote_result[0])
             infos.update(remote_result[1])
-        episode = {
-            "navsense_version": __version__,
-            "source": source or {},
-            "vehicle": vehicle.name,
-            "agent": agent,
-            "seed": cfg["seed"],
-            "noise": cfg["noise"],
-            "start_utc": start_utc,
-            "physics_hz": (chunk.rate_hz if steps else None),
-            "first_step": first_step,
-            "steps": steps,
-            "output_format": output_format,
-            "site": site.to_json() if site is not None else None,
-        }
+        models_info: dict = {}
         for model in models:  # in model order, whichever process ran it
-            episode.update(infos[model.name])
-        episode["config"] = _recorded_config(cfg)
-        run.write_json("episode.json", episode)
+            models_info.update(infos[model.name])
+        episode = Episode.of_run(
+            cfg,
+            vehicle=vehicle.name,
+            physics_hz=chunk.rate_hz if steps else None,
+            first_step=first_step,
+            steps=steps,
+            start_utc=start_utc,
+            agent=agent,
+            source=source,
+            site=site.to_json() if site is not None else None,
+            output_format=output_format,
+            models=models_info,
+        )
+        run.write_json("episode.json", episode.to_json())
         if finish is not None:
             finish(run.path, run.final)
         summary.rows = {m.name: rows[m.name] for m in models}
@@ -492,63 +492,6 @@ def simulate(
         if announce is not None:
             announce(summary)
     return summary
-
-
-#: navsense extension keys that episode.json leaves out when they hold their default of
-#: code_defaults.json (issue 19: a default run writes the episode.json of the runs before the key
-#: existed; navsense.config.defaults.complete_recorded_config puts them back): their paths
-_LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
-    ("gnss", "corrections", "enabled"),
-    ("gnss", "signal_outages_s"),
-    ("gnss", "receiver"),
-    ("gnss", "orbits"),  # issue 29: "synthetic"
-    ("gnss", "systems"),  # issue 29: all five
-    ("imu", "earth"),
-    ("ins", "aiding"),
-    ("ins", "imu_grade"),
-    ("baro", "offset_sigma_pa"),
-    ("baro", "temp_coeff_pa_per_k"),
-    ("baro", "temperature_c"),
-    ("baro", "weather_sigma_pa"),
-    ("baro", "weather_tau_s"),
-    ("baro", "preset"),
-    ("gnss", "nmea", "gsv_below_mask"),  # issue 29: false
-    ("mag", "preset"),
-)
-_AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")
-
-
-def _recorded_config(cfg: dict) -> dict:
-    """The configuration episode.json records: ``cfg`` without the keys of
-    ``_LEFT_OUT_AT_DEFAULT`` that hold their default, and without ins.aiding_tau_s and
-    ins.drift when ins.aiding is left out (the aided INS's keys: unused then). A receiver
-    preset's values (gnss.receiver, navsense.config.receiver_presets) are recorded as the
-    values the run used; read back, they resolve to themselves."""
-    from navsense.config.defaults import code_defaults
-    from navsense.config.receiver_presets import resolve_receiver
-
-    defaults = code_defaults()
-    resolved, _ = resolve_receiver(cfg)
-    out = dict(resolved)
-    for path in _LEFT_OUT_AT_DEFAULT:
-        out = _without_default(out, defaults, path)
-    ins = out.get("ins")
-    if isinstance(ins, dict) and "aiding" not in ins:
-        out = {**out, "ins": {k: v for k, v in ins.items() if k not in _AIDING_KEYS}}
-    return out
-
-
-def _without_default(node: dict, defaults: dict, path: tuple[str, ...]) -> dict:
-    """``node`` (copied where changed) without the key at ``path`` if it holds its default."""
-    head, *rest = path
-    if not isinstance(node, dict) or head not in node:
-        return node
-    if not rest:
-        return (
-            {k: v for k, v in node.items() if k != head} if node[head] == defaults[head] else node
-        )
-    child = _without_default(node[head], defaults[head], tuple(rest))
-    return node if child is node[head] else {**node, head: child}
 
 
 class _ExtraWriters:

@@ -80,14 +80,14 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from navsense.errors import FormatError
-from navsense.output.runreader import FLOAT, TEXT, RunReader, read_episode, vector
+from navsense.output.runreader import FLOAT, TEXT, RunReader, vector
+from navsense.runs.episode import Episode
 from navsense.truth.states import TruthStates
 
 __all__ = [
@@ -194,10 +194,9 @@ def run_statistics(
     reader = _reader(run_dir)
     run = reader.path
     episode = reader.episode
-    cfg = episode.get("config") or {}
-    rate_hz = float(episode.get("physics_hz") or 120.0)
+    rate_hz = episode.physics_hz
     out = dict.fromkeys(STATISTICS_KEYS, _NAN)
-    out["duration_s"] = max(0, int(episode.get("steps") or 0) - 1) / rate_hz
+    out["duration_s"] = episode.duration_s
 
     gnss = _read_gnss(reader, rate_hz) if reader.has("gnss") else None
     ins = _read_ins(reader, rate_hz) if reader.has_ins_frames() else None
@@ -212,15 +211,11 @@ def run_statistics(
     source: TruthStates | TruthSource | None = truth
     if source is None and search_truth:
         source = find_truth(run, episode)
-    rows = (
-        None
-        if source is None
-        else _truth_table(source, wanted, rate_hz, where=str(run / "episode.json"))
-    )
+    rows = None if source is None else _truth_table(source, wanted, rate_hz, where=episode.where)
     if gnss is not None:
-        out.update(_gnss_statistics(gnss, episode, cfg, rows))
+        out.update(_gnss_statistics(gnss, episode, rows))
     if ins is not None:
-        out.update(_ins_statistics(ins, episode, cfg, rows))
+        out.update(_ins_statistics(ins, episode, rows))
     return out
 
 
@@ -297,7 +292,7 @@ class TruthSource:
         return load_scenario(self.scenario, duration_s=self.duration_s).truth
 
 
-def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> TruthSource | None:
+def find_truth(run_dir: str | os.PathLike, episode: Episode | None = None) -> TruthSource | None:
     """The truth of the run directory ``run_dir`` (module docstring, "Where the truth is").
 
     ``episode``: the run's episode.json if already read. None when there is no truth.parquet and
@@ -308,10 +303,10 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
     if (run / RUN_TRUTH_FILE).is_file():
         return TruthSource(f"{RUN_TRUTH_FILE} of the run directory", path=run / RUN_TRUTH_FILE)
     if episode is None:
-        episode = read_episode(run)
-    # read_episode has checked source's kinds (navsense.output.episode_check)
-    source = episode.get("source") or {}
-    where = run / "episode.json"
+        episode = Episode.read(run)
+    # Episode.read has checked source's kinds (navsense.runs.episode_check)
+    source = episode.source
+    where = episode.where
     if source.get("truth"):
         path = Path(source["truth"])
         if not path.is_absolute() and not path.exists():
@@ -325,9 +320,7 @@ def find_truth(run_dir: str | os.PathLike, episode: Mapping | None = None) -> Tr
     if source.get("scenario"):
         duration_s = source.get("duration_s")
         if duration_s is None:
-            rate_hz = float(episode.get("physics_hz") or 120.0)
-            last = int(episode.get("first_step") or 0) + int(episode.get("steps") or 1) - 1
-            duration_s = max(last, 1) / rate_hz
+            duration_s = max(episode.first_step + max(episode.steps, 1) - 1, 1) / episode.physics_hz
         return TruthSource(
             f"scenario {source['scenario']} (rebuilt)",
             scenario=str(source["scenario"]),
@@ -495,12 +488,9 @@ def position_statistics(
     }
 
 
-def _gnss_statistics(
-    gnss: dict, episode: dict, cfg: dict, rows: _TruthTable | None
-) -> dict[str, float]:
+def _gnss_statistics(gnss: dict, episode: Episode, rows: _TruthTable | None) -> dict[str, float]:
     from navsense.output.layouts.gnss import ROW_DECIMALS
     from navsense.sky.obstruction import antenna_position_enu
-    from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
 
     out: dict[str, float] = {}
     fix = gnss["fix_type"]
@@ -509,7 +499,7 @@ def _gnss_statistics(
     out["gnss_epochs"] = float(n)
     if n == 0:
         return out
-    hz = float(cfg["gnss"]["hz"])
+    hz = episode.gnss_config.hz
     has_fix = fix != "no_fix"
     if has_fix.any():
         out["gnss_time_to_first_fix_s"] = float(t[np.argmax(has_fix)] - t[0])
@@ -524,9 +514,7 @@ def _gnss_statistics(
         return out
 
     truth = rows.at(gnss["steps"], ("p_m", "q_xyzw"))
-    lever = lever_arm_from_chassis(
-        cfg["gnss"]["antenna_flu_m"], cfg["mount_frame"], vehicle_profile(episode["vehicle"])
-    )
+    lever = episode.mount_point("gnss", "antenna_flu_m")
     p_a = antenna_position_enu(truth["p_m"], truth["q_xyzw"], lever)
     e = gnss["position_enu_m"] - p_a
     sigma = gnss["sigma_enu_m"]
@@ -538,7 +526,7 @@ def _gnss_statistics(
     return out
 
 
-def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: _TruthTable | None) -> dict:
+def _ins_statistics(ins: dict, episode: Episode, rows: _TruthTable | None) -> dict:
     """The ins_* statistics (module docstring). The equations are row-wise, so they are
     evaluated a block of :data:`_BLOCK_ROWS` epochs at a time (the same values as on whole
     arrays); the statistics (RMS, percentiles, fractions) are then taken over all epochs."""
@@ -573,9 +561,9 @@ def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: _TruthTable | Non
         out[f"ins_pos_{key}"] = value
     del e, sigma
 
-    ins_cfg = cfg.get("ins", {})
-    noise = 1.0 if cfg.get("noise", True) else 0.0
-    r_n = episode.get("ins", {}).get("point_chassis_flu_m", (0.0, 0.0, 0.0))
+    ins_cfg = episode.ins_config
+    noise = 1.0 if ins_cfg.noise else 0.0
+    r_n = episode.ins_point_chassis_m
     q_names = tuple(f"InsUtmQ{c}" for c in "xyzw"), tuple(f"InsTruthQ{c}" for c in "xyzw")
     angle = np.empty(m)
     d_euler = np.empty((m, 3))  # yaw, pitch, roll
@@ -604,8 +592,8 @@ def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: _TruthTable | Non
                 np.subtract(block[f"InsVel{c}"], v_body[:, j], out=e_v[lo:hi, j])
 
     heading, pitch, roll = d_euler[:, 0], d_euler[:, 1], d_euler[:, 2]
-    s_psi = noise * float(ins_cfg.get("heading_sigma_deg", _NAN))
-    s_theta = noise * float(ins_cfg.get("attitude_sigma_deg", _NAN))
+    s_psi = noise * ins_cfg.heading_sigma_deg
+    s_theta = noise * ins_cfg.attitude_sigma_deg
     tilt = np.concatenate([roll, pitch])
     out.update(
         ins_att_rms_deg=_rms(angle),
@@ -620,7 +608,7 @@ def _ins_statistics(ins: dict, episode: dict, cfg: dict, rows: _TruthTable | Non
     )
     if e_v is None:
         return out
-    s_v = noise * float(ins_cfg.get("velocity_white_mps", _NAN))
+    s_v = noise * ins_cfg.velocity_white_mps
     norm_v = np.sqrt(np.sum(e_v * e_v, axis=1))
     a_v = np.abs(e_v).ravel()
     out.update(

@@ -8,7 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from navsense.config.defaults import complete_recorded_config
 from navsense.output.decimate import PixelColumns, column_extremes
+from navsense.runs import Episode
+
+_EPISODE = Episode.of_config(complete_recorded_config({}), "polaris")  # no site
 
 
 def _columns_brute(x, columns, lo, hi):
@@ -123,7 +127,7 @@ def test_the_report_figures_draw_the_extremes_of_an_hours_imu_and_ins(monkeypatc
     m = 360_000
     err = np.cumsum(rng.normal(scale=1e-4, size=(m, 3)), axis=0)
     err[100_000:100_500] = np.nan  # a gap
-    data = RunData(run_dir=Path("."), episode={})
+    data = RunData(run_dir=Path("."), episode=_EPISODE)
     data.imu_t_s, data.imu_specific_force_flu_mps2, data.imu_angular_velocity_flu_radps = t, f, w
     data.ins_t_s = np.arange(m) / 100.0
     data.ins_error_enu_m = err
@@ -168,7 +172,7 @@ def test_the_track_draws_an_hours_laps_as_few_points_and_keeps_an_excursion(monk
     bump = np.exp(-0.5 * ((np.arange(m) - tip) / 30.0) ** 2) * 40.0
     truth[:, 0] += bump * np.cos(a)
     truth[:, 1] += bump * np.sin(a)
-    data = RunData(run_dir=Path("."), episode={})
+    data = RunData(run_dir=Path("."), episode=_EPISODE)
     data.ins_t_s = np.arange(m) / 100.0
     data.ins_truth_enu_m = truth
     data.ins_position_enu_m = truth + 0.01
@@ -199,7 +203,7 @@ def test_parallel_and_serial_figures_are_the_same_pngs(monkeypatch):
     monkeypatch.setattr(worker, "fork_safe", worker.fork_available)
     rng = np.random.default_rng(5)
     n = 20_000
-    data = RunData(run_dir=Path("."), episode={})
+    data = RunData(run_dir=Path("."), episode=_EPISODE)
     data.imu_t_s = np.arange(n) / 120.0
     data.imu_specific_force_flu_mps2 = rng.normal(size=(n, 3))
     data.imu_angular_velocity_flu_radps = rng.normal(size=(n, 3))

@@ -10,7 +10,7 @@ import pytest
 
 from navsense.cli import main
 from navsense.config.defaults import code_defaults
-from navsense.output.runreader import read_episode
+from navsense.runs import Episode
 from navsense.stats import run_statistics
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drive.csv"
@@ -29,7 +29,7 @@ def older_run(tmp_path_factory) -> Path:
 
 
 def test_a_key_the_record_lacks_reads_as_its_default_and_recorded_keys_stay(older_run):
-    config = read_episode(older_run)["config"]
+    config = Episode.read(older_run).config
     assert config["gnss"]["nmea"] == code_defaults()["gnss"]["nmea"]
     assert config["imu"]["earth"] == "none" and config["gnss"]["signal_outages_s"] == []
     recorded = json.loads((older_run / "episode.json").read_text())["config"]

@@ -145,7 +145,7 @@ def test_gnss_errors_are_the_receiver_models_errors(short_run):
     data = read_run(short_run)
     assert data.truth_source == "scenario acre-loop (rebuilt)"
     site = data.site()
-    georef = site.make_georeference(data.episode["start_utc"], data.config["gnss"]["datum"])
+    georef = site.make_georeference(data.episode.start_utc, data.config["gnss"]["datum"])
     receiver = GnssReceiver(GnssConfig.from_validated(data.config), data.vehicle(), site, georef)
     np.testing.assert_array_equal(data.sky().lever_arm_m, receiver.lever_arm_m)
     block = receiver.process(data.truth)
@@ -167,7 +167,7 @@ def test_ins_errors_are_the_frame_errors_in_grid_axes(short_run):
 
     data = read_run(short_run)
     idx = np.round(data.ins_t_s * 120.0).astype(int)
-    arm = np.array(data.episode["ins"]["point_chassis_flu_m"])
+    arm = np.array(data.episode.ins_info["point_chassis_flu_m"])
     truth_enu = data.truth.p_m[idx] + rotate(quat_to_matrix(data.truth.q_xyzw[idx]), arm)
     # UTM scale 0.9996 and the two heights differ by parts in 1e4 of a centimetre error
     np.testing.assert_allclose(data.ins_truth_enu_m, truth_enu, rtol=0, atol=0.05 * mm)

@@ -4,6 +4,7 @@ variant (the aided INS's, a site with overhead obstacles, a run without truth)."
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def _data(runs, name):
         data.truth = data.gnss_truth_antenna_enu_m = data.gnss_error_enu_m = None
     if name == "overhead":
         site = orjson.loads((EXAMPLES / "underpass.site.json").read_bytes())
-        data.episode = {**data.episode, "site": site}
+        data.episode = dataclasses.replace(data.episode, site=site)
     return data
 
 

@@ -19,10 +19,10 @@ from navsense.output.runreader import (
     TEXT,
     RunReader,
     columns_of_rows,
-    read_episode,
     vector,
 )
 from navsense.run import prepare_run
+from navsense.runs import Episode
 from navsense.stats import run_statistics
 
 SECONDS = 30.0
@@ -200,7 +200,7 @@ def test_errors_name_the_run_the_file_and_the_column(runs, tmp_path):
         RunReader(tmp_path)
     (tmp_path / "episode.json").write_text("[1, 2]")
     with pytest.raises(FormatError, match="episode.json: not a JSON object"):
-        read_episode(tmp_path)
+        Episode.read(tmp_path)
     (tmp_path / "episode.json").write_text(json.dumps({"output_format": "csv"}))
     with pytest.raises(FormatError, match="output_format = 'csv' is not one of jsonl, parquet"):
         RunReader(tmp_path)

@@ -37,6 +37,7 @@ import html
 import math
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -46,6 +47,7 @@ import orjson
 
 from navsense.errors import NavsenseError
 from navsense.output.runreader import FLOAT, INT, TEXT, RunReader, vector
+from navsense.runs.episode import Episode
 from navsense.stats import (
     EXPECTED_GAUSSIAN_FRACTIONS,
     GNSS_STATES,
@@ -93,7 +95,7 @@ class RunData:
     """
 
     run_dir: Path
-    episode: dict
+    episode: Episode
     reader: RunReader | None = None  # the run's reader, its cache holding what was read
     truth_source: str | None = None
     truth: Any = None  # navsense.truth.TruthStates
@@ -117,40 +119,33 @@ class RunData:
     imu_angular_velocity_flu_radps: np.ndarray | None = None
 
     @property
-    def config(self) -> dict:
-        return self.episode.get("config", {})
+    def config(self) -> Mapping:
+        return self.episode.config
 
     @property
     def gnss_hz(self) -> float:
-        return float(self.config.get("gnss", {}).get("hz", 10.0))
+        return self.episode.gnss_config.hz
 
     @property
     def physics_hz(self) -> float:
-        return float(self.episode.get("physics_hz") or 120.0)
+        return self.episode.physics_hz
 
     @property
     def duration_s(self) -> float:
-        steps = int(self.episode.get("steps") or 0)
-        return max(0, steps - 1) / self.physics_hz
+        return self.episode.duration_s
 
     def site(self):
         """The run's navsense.site.Site, or None."""
-        from navsense.site import site_from_json
-
-        data = self.episode.get("site")
-        return None if data is None else site_from_json(data, source="episode.json site")
+        return self.episode.site_object()
 
     def vehicle(self):
-        from navsense.vehicles import vehicle_profile
-
-        return vehicle_profile(str(self.episode.get("vehicle", "polaris")))
+        return self.episode.vehicle_profile
 
     def sky(self) -> RunSky:
         """The antenna lever arm, constellation and sky view of the run's receiver, from the
         configuration (typed: navsense.config.typed.gnss), vehicle and site in episode.json, with
         the receiver's own rules (the lever arm of navsense.vehicles, the constellation's site of
         navsense.sky.constellation)."""
-        from navsense.config.typed.gnss import GnssConfig
         from navsense.errors import NavsenseError
         from navsense.site import Site
         from navsense.sky.constellation import constellation_site
@@ -158,14 +153,9 @@ class RunData:
         from navsense.sky.orbits import make_orbits
         from navsense.vehicles import lever_arm_from_chassis
 
-        c = GnssConfig.from_validated(self.config)
+        c = self.episode.gnss_config
         site = self.site()
-        start_utc = self.episode.get("start_utc") or c.start_utc
-        georef = (
-            site.make_georeference(start_utc, self.config["gnss"]["datum"])
-            if site is not None
-            else None
-        )
+        georef = self.episode.georeference()
         if site is None:
             site = Site(name="open sky", georeference=None)
         note = ""
@@ -223,7 +213,7 @@ _IMU_COLUMNS = {
 }
 
 
-def _load_truth(run_dir: Path, episode: dict):
+def _load_truth(run_dir: Path, episode: Episode):
     """(TruthStates, description) or (None, reason), the truth of navsense.stats.find_truth. A
     source that cannot be read (a truth log that moved, a malformed log) gives (None, its
     error)."""
@@ -231,7 +221,7 @@ def _load_truth(run_dir: Path, episode: dict):
         source = find_truth(run_dir, episode)
         if source is None:
             return None, "the run directory has no truth.parquet and episode.json names no truth"
-        return source.read(float(episode.get("physics_hz") or 120.0)), source.description
+        return source.read(episode.physics_hz), source.description
     except NavsenseError as exc:
         return None, f"the truth source could not be read ({exc})"
 
@@ -318,7 +308,7 @@ def read_run(run_dir, *, early: bool = True) -> RunData:
 def aided(data: RunData) -> bool:
     """True when the run's INS was aided by the GNSS (ins.aiding "gnss"): its rows name the
     state (``fix.ins_state``)."""
-    return str((data.config.get("ins") or {}).get("aiding")) == "gnss"
+    return data.episode.ins_config.aiding == "gnss"
 
 
 def read_early(data: RunData) -> None:
@@ -440,12 +430,12 @@ p.note { color: #8a4b00; }
 """
 
 
-def _receiver_fact(config: dict) -> list[tuple[str, str]]:
+def _receiver_fact(episode: Episode) -> list[tuple[str, str]]:
     """("GNSS receiver", the preset and its source) for a run with a receiver preset (issue 29;
     the specification's receiver, the default, adds no line)."""
     from navsense.config.receiver_presets import PRESETS
 
-    name = config.get("gnss", {}).get("receiver", "acres")
+    name = episode.config["gnss"]["receiver"]
     if name not in PRESETS:
         return []
     return [("GNSS receiver", f"{name} ({PRESETS[name]['source']})")]
@@ -456,23 +446,23 @@ def _html(data: RunData, stats: dict, figures: list, notes: list[str]) -> str:
 
     ep = data.episode
     e = html.escape
-    source = ep.get("source") or {}
+    source = ep.source
     source_text = ", ".join(f"{k} {v}" for k, v in source.items()) or "unknown"
     ttff = stats["gnss_time_to_first_fix_s"]
     ttfix = stats["gnss_time_to_rtk_fixed_s"]
     facts = [
         ("run", data.run_dir.resolve().name),
         ("source", source_text),
-        ("vehicle", str(ep.get("vehicle", ""))),
-        ("seed", str(ep.get("seed", ""))),
-        ("noise", str(ep.get("noise", ""))),
-        ("start (UTC)", str(ep.get("start_utc", ""))),
+        ("vehicle", ep.vehicle),
+        ("seed", str(ep.seed)),
+        ("noise", str(ep.noise)),
+        ("start (UTC)", ep.start_utc),
         ("duration", f"{stats['duration_s']:.1f} s"),
         ("time to first fix", "never" if math.isnan(ttff) else f"{ttff:.1f} s"),
         ("time to first RTK fixed", "never" if math.isnan(ttfix) else f"{ttfix:.1f} s"),
         ("truth", data.truth_source or "none"),
-        *_receiver_fact(data.config),
-        ("written by", f"navsense {__version__} (run: navsense {ep.get('navsense_version', '?')})"),
+        *_receiver_fact(data.episode),
+        ("written by", f"navsense {__version__} (run: navsense {ep.navsense_version or '?'})"),
     ]
     parts = [
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>",

@@ -610,7 +610,7 @@ def _antenna_at(data, k: int, sky) -> np.ndarray | None:
     from navsense.rotation import quat_to_matrix, rotate
 
     j = int(np.argmin(np.abs(data.ins_t_s - data.gnss_t_s[k])))
-    ins_arm = np.asarray(data.episode.get("ins", {}).get("point_chassis_flu_m", [0.0, 0.0, 0.0]))
+    ins_arm = data.episode.ins_point_chassis_m
     r = quat_to_matrix(data.ins_q_enu_xyzw[j])
     return data.ins_position_enu_m[j] + rotate(r, sky.lever_arm_m - ins_arm)
 

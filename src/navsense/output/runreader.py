@@ -42,11 +42,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from navsense.config.defaults import complete_recorded_config
-from navsense.config.schema import validate
-from navsense.errors import ConfigError, FormatError
-from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
-from navsense.output.episode_check import check_episode
+from navsense.errors import FormatError
+from navsense.runs.episode import EPISODE_FILE, Episode
 
 __all__ = [
     "FLOAT",
@@ -55,13 +52,11 @@ __all__ = [
     "RunReader",
     "TIME_KEYS",
     "columns_of_rows",
-    "read_episode",
     "vector",
     "EPISODE_FILE",
     "ROW_FORMATS",
 ]
 
-EPISODE_FILE = "episode.json"
 ROW_FORMATS = ("jsonl", "parquet")  # episode.json's output_format = the rows' file suffix
 FLOAT = "float"
 INT = "int"
@@ -81,37 +76,6 @@ def vector(k: int) -> tuple[str, int]:
     return ("vector", int(k))
 
 
-def read_episode(run_dir: str | os.PathLike) -> dict:
-    """episode.json of a run directory (FormatError when missing, not JSON or not an object); its
-    ``config`` completed with the defaults of the keys it leaves out
-    (navsense.config.defaults.complete_recorded_config) and checked against the schema as an
-    effective configuration, and the values its readers use checked
-    (navsense.output.episode_check; FormatError naming the file and the key)."""
-    run = Path(run_dir)
-    path = run / EPISODE_FILE
-    if os.path.lexists(path) and not path.is_dir():  # a FIFO never ends, /dev/zero neither
-        check_input_file(path, f"run's {EPISODE_FILE}", FormatError, MAX_INPUT_BYTES)
-    try:
-        episode = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise FormatError(f"{run}: not a run directory (no {EPISODE_FILE})") from None
-    except IsADirectoryError:
-        raise FormatError(f"{path}: a directory, not the run's {EPISODE_FILE}") from None
-    except orjson.JSONDecodeError as exc:
-        raise FormatError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(episode, dict):
-        raise FormatError(f"{path}: not a JSON object")
-    if isinstance(episode.get("config"), dict):
-        # the keys a run's record leaves out (at their default, or newer than the run) as it ran
-        episode["config"] = complete_recorded_config(episode["config"])
-        try:  # every reader may then trust the configuration's types and ranges
-            validate(episode["config"], f"{path}: config")
-        except ConfigError as exc:
-            raise FormatError(str(exc)) from None
-    check_episode(episode, path)
-    return episode
-
-
 class RunReader:
     """A run directory written by :func:`navsense.simulate.simulate` (module docstring)."""
 
@@ -123,8 +87,8 @@ class RunReader:
         self.path = Path(run_dir)
         if not self.path.is_dir():
             raise FormatError(f"{self.path}: not a run directory")
-        self.episode: dict = read_episode(self.path)
-        fmt = self.episode.get("output_format") or ROW_FORMATS[0]
+        self.episode: Episode = Episode.read(self.path)
+        fmt = self.episode.output_format
         if fmt not in ROW_FORMATS:
             raise FormatError(
                 f"{self.path / EPISODE_FILE}: output_format = {fmt!r} is not one of "
@@ -146,10 +110,7 @@ class RunReader:
 
     def enabled(self, sensor: str) -> bool | None:
         """episode.json's ``config.<sensor>.enabled`` (None when it does not say)."""
-        cfg = self.episode.get("config")
-        section = cfg.get(sensor) if isinstance(cfg, dict) else None
-        value = section.get("enabled") if isinstance(section, dict) else None
-        return value if isinstance(value, bool) else None
+        return self.episode.enabled(sensor)
 
     def has(self, sensor: str) -> bool:
         """True when the run has rows of ``sensor`` (the sensor was on). A sensor that

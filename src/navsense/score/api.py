@@ -54,7 +54,7 @@ class ScoreOptions:
         the value and what is allowed (checked before any file is read). ``--utm-zone`` 1..60;
         ``--rpe-delta`` a finite number > 0 (a delta longer than the estimate gives no pair: the
         RPE figures are null); ``--topic`` a non-empty name."""
-        from navsense.output.episode_check import INS_DATUMS as DATUMS
+        from navsense.runs.episode_check import INS_DATUMS as DATUMS
         from navsense.score.align import ALIGNMENTS
         from navsense.score.estimate import FORMATS, FRAMES
         from navsense.score.metrics import RPE_UNITS

@@ -66,8 +66,7 @@ def outage_windows(run: RunInfo, gnss: GnssTimeline | None) -> list[OutageWindow
         for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
             stop = float(gnss.t_s[b]) if b < gnss.t_s.size else end_s
             windows.append(OutageWindow("no_fix", float(gnss.t_s[a]), stop))
-    corrections = (run.config.get("gnss") or {}).get("corrections") or {}
-    for t1, t2 in corrections.get("outages_s") or []:
+    for t1, t2 in run.episode.gnss_config.corrections.outages_s:
         windows.append(OutageWindow("corrections", float(t1), float(t2)))
     return sorted(windows, key=lambda w: (w.start_s, w.end_s))
 

@@ -210,7 +210,7 @@ def test_a_reversed_window_is_refused():
 
 def test_episode_records_the_key_only_when_set():
     from navsense.config.defaults import complete_recorded_config
-    from navsense.simulate import _recorded_config
+    from navsense.runs.episode import recorded_config as _recorded_config
 
     default = load_config()
     assert "signal_outages_s" not in _recorded_config(default)["gnss"]
@@ -218,7 +218,7 @@ def test_episode_records_the_key_only_when_set():
     given = load_config(overrides={"gnss.signal_outages_s": [[1, 2]]})
     assert _recorded_config(given)["gnss"]["signal_outages_s"] == [[1, 2]]
     # a run's recorded configuration (or one from before the key) reads as no outage
-    recorded = complete_recorded_config(_recorded_config(default))  # as read_episode reads it
+    recorded = complete_recorded_config(_recorded_config(default))  # as Episode.read reads it
     assert GnssConfig.from_validated(recorded).signal_outages_s == ()
 
 

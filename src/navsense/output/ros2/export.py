@@ -22,8 +22,9 @@ from navsense import __version__
 from navsense.errors import FormatError
 from navsense.output.ros2.bag import Ros2BagWriter, write_topics
 from navsense.output.ros2.plan import BagPlan
-from navsense.output.ros2.topics import seconds_to_ns, utc_ns
+from navsense.output.ros2.topics import seconds_to_ns
 from navsense.output.runreader import RunReader
+from navsense.runs.episode import Episode
 from navsense.suite import SENSORS
 
 __all__ = ["DEFAULT_BAG_NAME", "run_georeference", "write_mcap"]
@@ -31,18 +32,10 @@ __all__ = ["DEFAULT_BAG_NAME", "run_georeference", "write_mcap"]
 DEFAULT_BAG_NAME = "ros2.mcap"  # RUN_DIR/ros2.mcap unless --out says otherwise
 
 
-def run_georeference(episode: Mapping, where: str = "episode.json"):
+def run_georeference(episode: Episode):
     """The Georeference of the run's site (episode.json ``site``, ``config.gnss.datum``), or
-    None when the site has none."""
-    from navsense.site import site_from_json
-
-    site = episode.get("site")
-    if site is None:
-        return None
-    cfg = episode.get("config") or {}
-    datum = (cfg.get("gnss") or {}).get("datum")
-    start = str(episode.get("start_utc") or (datum or {}).get("start_utc"))
-    return site_from_json(site, source=f"{where} site").make_georeference(start, datum)
+    None when the site has none (:meth:`navsense.runs.Episode.georeference`)."""
+    return episode.georeference()
 
 
 class _RunData:
@@ -69,8 +62,7 @@ class _RunData:
             return None
         from navsense.stats import truth_at_steps
 
-        where = str(self.run.path / "episode.json")
-        return truth_at_steps(self.truth, steps, self.rate_hz, where=where)
+        return truth_at_steps(self.truth, steps, self.rate_hz, where=self.run.episode.where)
 
 
 def _geodetic(run: RunReader, sensors: frozenset[str]) -> bool:
@@ -78,8 +70,7 @@ def _geodetic(run: RunReader, sensors: frozenset[str]) -> bool:
     georeference)."""
     if "gnss" in sensors:
         return "latitude_deg" in run.keys("gnss")
-    site = run.episode.get("site") or {}
-    return site.get("georeference") is not None
+    return run.episode.has_georeference
 
 
 def write_mcap(
@@ -106,39 +97,36 @@ def write_mcap(
             f"{out}: the bag exists; not overwriting it (remove it or choose another --out)"
         )
     episode = run.episode
-    where = str(run.path / "episode.json")
-    rate_hz = float(episode.get("physics_hz") or 120.0)
-    start_ns = utc_ns(episode.get("start_utc") or "")
+    rate_hz = episode.physics_hz
+    start_ns = episode.start_ns
     sensors = frozenset(s for s in SENSORS if (run.has_ins_frames() if s == "ins" else run.has(s)))
     geodetic = _geodetic(run, sensors)
-    receiver = str(episode.get("vehicle") or "") != "polaris" and "ins" not in sensors
-    truth, truth_note = _find_truth(run, episode)
+    receiver = episode.vehicle != "polaris" and "ins" not in sensors
+    truth, truth_note = _find_truth(run)
     plan = BagPlan(
         episode,
         start_ns,
         rate_hz,
         sensors,
         geodetic,
-        georef=run_georeference(episode, where) if receiver and geodetic else None,
+        georef=episode.georeference() if receiver and geodetic else None,
         truth=truth is not None,
         gnss_fix=gnss_fix,
         raw_imu=raw_imu,
     )
     plan.check(str(run.path))
-    t0_ns = start_ns + int(
-        seconds_to_ns(np.array([int(episode.get("first_step") or 0) / rate_hz]))[0]
-    )
+    t0_ns = start_ns + int(seconds_to_ns(np.array([episode.first_step / rate_hz]))[0])
     topics = [plan.static_topic(t0_ns)]
     topics += plan.messages(_RunData(run, sensors, truth, rate_hz))
     meta = {
         "navsense": {
-            "navsense_version": str(episode.get("navsense_version", __version__)),
+            "navsense_version": str(episode.navsense_version or __version__),
             "exported_by": f"navsense {__version__}",
-            "vehicle": str(episode.get("vehicle", "")),
-            "start_utc": str(episode.get("start_utc", "")),
-            "seed": str(episode.get("seed", "")),
-            "noise": str(episode.get("noise", "")),
-            "source": json.dumps(episode.get("source", {}), sort_keys=True),
+            "vehicle": episode.vehicle,
+            "start_utc": episode.start_utc,
+            "seed": str(episode.seed),
+            "noise": str(episode.noise),
+            "source": json.dumps(dict(episode.source), sort_keys=True),
             "run_dir": run_name or run.path.resolve().name,
             "truth": truth_note,
         }
@@ -148,14 +136,14 @@ def write_mcap(
     return out
 
 
-def _find_truth(run: RunReader, episode: Mapping) -> tuple[Any, str]:
+def _find_truth(run: RunReader) -> tuple[Any, str]:
     """The run's truth source (navsense.stats.find_truth) and a note for the bag's metadata;
     (None, why) when the run has none or the one it names is gone (then the ground truth's
     twist is NaN: the bag is still written)."""
     from navsense.stats import find_truth
 
     try:
-        truth = find_truth(run.path, episode)
+        truth = find_truth(run.path, run.episode)
     except FormatError as exc:
         return None, f"none: {exc}"
     if truth is None:

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.rotation import quat_from_euler_zyx
+from navsense.runs.episode import Episode
 from navsense.suite import SENSORS, resolve
-from navsense.vehicles import lever_arm_from_chassis, vehicle_profile
 
 __all__ = [
     "ANTENNA_BESIDE_INS",
@@ -88,36 +88,26 @@ class Mount:
     rotation_xyzw: tuple[float, float, float, float] = _IDENTITY
 
 
-def sensor_point(episode: Mapping, sensor: str, arm: str | None = "position_flu_m") -> np.ndarray:
+def sensor_point(episode: Episode, sensor: str, arm: str | None = "position_flu_m") -> np.ndarray:
     """A point of the run's sensor ``sensor`` in chassis FLU coordinates (m): episode.json's
     ``<sensor>.point_chassis_flu_m`` when the model recorded it (the INS), else the key ``arm``
     of the sensor's configuration section (a lever arm in ``mount_frame`` axes), else (``arm``
-    None) the chassis origin. ``episode``: episode.json, or its keys ``vehicle`` and
-    ``config``."""
-    recorded = (episode.get(sensor) or {}).get("point_chassis_flu_m")
-    if recorded is not None:
-        return np.asarray(recorded, dtype=np.float64)
-    if arm is None:
-        return np.zeros(3)
-    vehicle = vehicle_profile(str(episode.get("vehicle") or "polaris"))
-    cfg = episode.get("config") or {}
-    value = (cfg.get(sensor) or {}).get(arm) or (0.0, 0.0, 0.0)
-    return lever_arm_from_chassis(value, str(cfg.get("mount_frame", "chassis")), vehicle)
+    None) the chassis origin (:meth:`navsense.runs.Episode.sensor_point`)."""
+    return episode.sensor_point(sensor, arm)
 
 
-def footprint_point(episode: Mapping) -> np.ndarray:
+def footprint_point(episode: Episode) -> np.ndarray:
     """base_footprint in chassis FLU coordinates (m) of the run's vehicle."""
-    vehicle = vehicle_profile(str(episode.get("vehicle") or "polaris"))
-    return np.asarray(vehicle.footprint_in_chassis_m, dtype=np.float64)
+    return np.asarray(episode.vehicle_profile.footprint_in_chassis_m, dtype=np.float64)
 
 
 def imu_platform_xyzw(cfg: Mapping) -> tuple[float, float, float, float]:
     """The axes of imu_link: the configurable IMU's platform axes in body axes (identity for
     the ACRES IMU)."""
-    imu = cfg.get("imu") or {}
-    if imu.get("model", "acres") != "configurable":
+    imu = cfg["imu"]  # the run's complete configuration (navsense.runs.Episode.config)
+    if imu["model"] != "configurable":
         return _IDENTITY
-    ypr = (imu.get("configurable") or {}).get("platform_ypr_deg") or (0.0, 0.0, 0.0)
+    ypr = imu["configurable"]["platform_ypr_deg"]
     if not any(ypr):
         return _IDENTITY
     yaw, pitch, roll = (math.radians(float(a)) for a in ypr)
@@ -130,12 +120,12 @@ def oxts_mount_xyzw(cfg: Mapping) -> tuple[float, float, float, float]:
     return tuple(float(x) for x in OXTS_MOUNT_XYZW)  # type: ignore[return-value]
 
 
-def sensor_mounts(episode: Mapping, *, gnss_link_is_ins: bool = False) -> dict[str, Mount]:
+def sensor_mounts(episode: Episode, *, gnss_link_is_ins: bool = False) -> dict[str, Mount]:
     """Every sensor frame of the table above (module docstring; the frames of the records of
     navsense.suite.SENSORS), by name. ``gnss_link_is_ins``: gnss_link is the INS point (a
     Maxxum bag with the INS on) and the antenna is :data:`ANTENNA_BESIDE_INS`."""
     base = footprint_point(episode)
-    cfg = episode.get("config") or {}
+    cfg = episode.config
     mounts: dict[str, Mount] = {}
     for sensor in SENSORS.values():
         for frame in sensor.frames:

@@ -62,7 +62,7 @@ from navsense.output.ros2.topics import (
     ins_topic_messages,
     topics_for,
 )
-from navsense.output.ros2.topics import utc_ns as _utc_ns
+from navsense.runs.episode import Episode
 from navsense.suite import SENSORS, enabled, resolve
 from navsense.truth.points import point_kinematics
 
@@ -104,14 +104,15 @@ def _truth_at(data: BagData, t_s: np.ndarray, rate_hz: float) -> dict | None:
 class BagPlan:
     """The topics of a run's bag (module docstring).
 
-    ``episode``: episode.json, or its keys ``vehicle``, ``noise``, ``config`` (and ``ins``);
+    ``episode``: the run's :class:`navsense.runs.Episode` (of a run about to be made:
+    ``Episode.of_config``);
     ``start_ns`` start_utc in ns; ``rate_hz`` the physics rate; ``sensors`` the run's sensors
     (of navsense.suite.SENSORS); ``geodetic``: the GNSS rows have the geodetic output (a site with a
     georeference); ``georef``: the site's Georeference (needed for the Maxxum's topics without
     INS); ``truth``: the run's truth is known; ``gnss_fix``, ``raw_imu``: the optional topics.
     """
 
-    episode: Mapping
+    episode: Episode
     start_ns: int
     rate_hz: float
     sensors: frozenset[str]
@@ -143,7 +144,7 @@ class BagPlan:
         """The plan of a run about to be made (live serving, ``simulate --mcap``'s checks):
         ``cfg`` the effective configuration, ``site`` a navsense.site.Site or None; the truth
         is known (it is being fed)."""
-        episode = {"vehicle": vehicle, "noise": cfg["noise"], "config": cfg}
+        episode = Episode.of_config(cfg, vehicle, rate_hz)
         sensors = sensors_of_config(cfg)
         geodetic = site is not None and site.georeference is not None
         georef = None
@@ -152,7 +153,7 @@ class BagPlan:
             georef = site.make_georeference(datum["start_utc"], datum)
         return cls(
             episode,
-            _utc_ns(cfg["gnss"]["datum"]["start_utc"]),
+            episode.start_ns,
             rate_hz,
             sensors,
             geodetic,
@@ -163,7 +164,7 @@ class BagPlan:
 
     @property
     def vehicle(self) -> str:
-        return str(self.episode.get("vehicle") or "")
+        return self.episode.vehicle
 
     @property
     def receiver_topics(self) -> bool:
@@ -279,7 +280,7 @@ class BagPlan:
                         k = point_kinematics(rows, sensor_point(ep, "ins"))
                         twist = (k["velocity_body_mps"], k["angular_body_radps"])
                 service = None
-                if str(((ep.get("config") or {}).get("ins") or {}).get("aiding")) == "gnss":
+                if ep.ins_config.aiding == "gnss":
                     service = data.columns("ins", {"fix.service": "int"})["fix.service"]
                 out += ins_topic_messages(frames, t_sample, t_delivery, ep, start, twist, service)
         rx = MAXXUM_RECEIVER_TOPICS

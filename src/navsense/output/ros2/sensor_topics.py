@@ -120,6 +120,7 @@ from navsense.output.ros2.topics import (
 )
 from navsense.output.runreader import FLOAT, TEXT, vector
 from navsense.rotation import matrix_product, quat_about_z, quat_multiply
+from navsense.runs.episode import Episode
 
 __all__ = [
     "BARO",
@@ -187,15 +188,15 @@ def _times(columns: Mapping[str, np.ndarray], start_ns: int) -> tuple[np.ndarray
     )
 
 
-def _noise(episode: Mapping) -> float:
-    return 1.0 if episode.get("noise", True) else 0.0
+def _noise(episode: Episode) -> float:
+    return 1.0 if episode.noise else 0.0
 
 
 # ------------------------------------------------------------------------- GNSS receiver
 def gnss_fix_topic(
     spec: TopicSpec,
     columns: Mapping[str, np.ndarray],
-    episode: Mapping,
+    episode: Episode,
     start_ns: int,
     where: str = "gnss.jsonl",
 ) -> TopicMessages:
@@ -221,11 +222,11 @@ def gnss_fix_topic(
         COVARIANCE_TYPE_UNKNOWN,
         np.where(full, COVARIANCE_TYPE_KNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN),
     ).astype(np.uint8)
-    systems = (episode.get("config") or {}).get("gnss", {}).get("constellations", {})
+    systems = dict(episode.gnss_config.constellations)
     service = (
-        (SERVICE_GPS if systems.get("gps", True) else 0)
-        | (SERVICE_GLONASS if systems.get("glonass", False) else 0)
-        | (SERVICE_GALILEO if systems.get("galileo", False) else 0)
+        (SERVICE_GPS if systems["gps"] else 0)
+        | (SERVICE_GLONASS if systems["glonass"] else 0)
+        | (SERVICE_GALILEO if systems["galileo"] else 0)
     )
     stamp, log = _times(columns, start_ns)
     lay = navsatfix_layout(spec.frame_id)
@@ -246,27 +247,18 @@ def gnss_fix_topic(
     )
 
 
-def _ins_datum(episode: Mapping) -> str:
-    """The datum of the INS's fix and UTM odometry: episode.json ins.datum, else ins.frame of
-    the configuration as the INS names it (nad83 -> nad83_2011)."""
-    datum = (episode.get("ins") or {}).get("datum")
-    if datum:
-        return str(datum)
-    frame = str(((episode.get("config") or {}).get("ins") or {}).get("frame", "nad83"))
-    return {"nad83": "nad83_2011"}.get(frame, frame)
-
-
-def _utm(georef, enu: np.ndarray, t_s: np.ndarray, episode: Mapping) -> dict:
-    """enu_to_fix_utm of the points in the INS's datum and zone, with the grid rotation."""
-    zone = int(((episode.get("config") or {}).get("ins") or {}).get("utm_zone", 16))
+def _utm(georef, enu: np.ndarray, t_s: np.ndarray, episode: Episode) -> dict:
+    """enu_to_fix_utm of the points in the INS's datum and zone (the configuration's zone), with
+    the grid rotation."""
+    zone = episode.ins_config.utm_zone
     south = bool(georef.site_wgs84_lat_lon_h()[0] < 0.0)
     return georef.enu_to_fix_utm(
-        enu, t_s, zone, frame=_ins_datum(episode), south=south, grid_rotation=True
+        enu, t_s, zone, frame=episode.ins_datum, south=south, grid_rotation=True
     )
 
 
 def receiver_odom_topic(
-    spec: TopicSpec, columns: Mapping[str, np.ndarray], georef, start_ns: int, episode: Mapping
+    spec: TopicSpec, columns: Mapping[str, np.ndarray], georef, start_ns: int, episode: Episode
 ) -> TopicMessages:
     """The Maxxum's /odom from its receiver (module docstring): ``columns`` as
     :data:`RECEIVER_ODOM_COLUMNS`; the epochs without a fix (NaN position) are left out."""
@@ -319,7 +311,7 @@ def truth_odom_topic(
     truth_q_xyzw: np.ndarray,
     georef,
     start_ns: int,
-    episode: Mapping,
+    episode: Episode,
 ) -> TopicMessages:
     """The Maxxum's /ground_truth/odom at the GNSS epochs (module docstring): ``columns`` their
     times, ``truth_point`` :func:`navsense.truth.points.point_kinematics` of base_footprint at
@@ -345,26 +337,21 @@ def truth_odom_topic(
 
 
 # ------------------------------------------------------------------------------------ IMU
-def imu_noise_sigmas(episode: Mapping) -> tuple[np.ndarray, np.ndarray]:
+def imu_noise_sigmas(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
     """The IMU's white-noise standard deviation per sample and axis, (3,) specific force (m/s^2)
     and (3,) angular rate (rad/s) (module docstring); zero with noise off."""
-    cfg = episode.get("config") or {}
-    k = _noise(episode)
-    imu = cfg.get("imu") or {}
-    if imu.get("model", "acres") == "configurable":
-        from navsense.config.typed.configurable_imu import ConfigurableImuConfig
+    from navsense.config.typed.configurable_imu import ConfigurableImuConfig
 
-        c = ConfigurableImuConfig.from_validated(cfg)
+    k = _noise(episode)
+    c = episode.imu_config
+    if isinstance(c, ConfigurableImuConfig):
         rate = math.sqrt(c.hz)  # N sqrt(1 / dt), the model's discretisation of the white term
         return k * c.accel.noise_density * rate, k * c.gyro.noise_density * rate
-    from navsense.config.typed.imu import ImuConfig
-
-    a = ImuConfig.from_validated(cfg)
-    return np.full(3, k * a.accel_std_mps2), np.full(3, k * a.gyro_std_radps)
+    return np.full(3, k * c.accel_std_mps2), np.full(3, k * c.gyro_std_radps)
 
 
 def raw_imu_topic(
-    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Mapping, start_ns: int
+    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Episode, start_ns: int
 ) -> TopicMessages:
     """The IMU's samples on ``spec`` (module docstring): ``columns`` as :data:`RAW_IMU_COLUMNS`."""
     force = np.asarray(columns["specific_force_flu_mps2"], dtype=np.float64).reshape(-1, 3)
@@ -388,14 +375,12 @@ def raw_imu_topic(
 
 # ----------------------------------------------------------- magnetometer, barometer, wheel
 def mag_topic(
-    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Mapping, start_ns: int
+    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Episode, start_ns: int
 ) -> TopicMessages:
     """The magnetometer on ``spec`` (module docstring): ``columns`` as :data:`MAG_COLUMNS`."""
-    from navsense.config.typed.mag import MagConfig
-
     field_t = np.asarray(columns["magnetic_field_flu_ut"], dtype=np.float64).reshape(-1, 3)
     field_t = field_t * _UT_TO_T
-    sigma_t = _noise(episode) * MagConfig.from_validated(episode["config"]).noise_std_ut * _UT_TO_T
+    sigma_t = _noise(episode) * episode.mag_config.noise_std_ut * _UT_TO_T
     cov9 = np.zeros(9)
     cov9[list(COV3_DIAG)] = sigma_t**2
     stamp, log = _times(columns, start_ns)
@@ -406,13 +391,11 @@ def mag_topic(
 
 
 def baro_topic(
-    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Mapping, start_ns: int
+    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Episode, start_ns: int
 ) -> TopicMessages:
     """The barometer on ``spec`` (module docstring): ``columns`` as :data:`BARO_COLUMNS`."""
-    from navsense.config.typed.baro import BaroConfig
-
     pressure = np.asarray(columns["pressure_pa"], dtype=np.float64).reshape(-1)
-    c = BaroConfig.from_validated(episode["config"])
+    c = episode.baro_config
     variance = _noise(episode) * (c.noise_std_pa**2 + c.bias_sigma_pa**2)
     stamp, log = _times(columns, start_ns)
     lay = fluid_pressure_layout(spec.frame_id)
@@ -422,13 +405,11 @@ def baro_topic(
 
 
 def wheel_topic(
-    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Mapping, start_ns: int
+    spec: TopicSpec, columns: Mapping[str, np.ndarray], episode: Episode, start_ns: int
 ) -> TopicMessages:
     """The wheel odometer on ``spec`` (module docstring): ``columns`` as :data:`WHEEL_COLUMNS`."""
-    from navsense.config.typed.odom import OdomConfig
-
     speed = np.asarray(columns["speed_mps"], dtype=np.float64).reshape(-1)
-    c = OdomConfig.from_validated(episode["config"])
+    c = episode.odom_config
     k = _noise(episode)
     quantisation = (c.encoder_tick_m * c.hz) ** 2 / 12.0  # uniform over one tick a sample
     var_x = (k * c.noise_std_mps) ** 2 + (k * c.scale_factor_sigma * speed) ** 2 + quantisation
@@ -459,7 +440,7 @@ class SensorTopic:
 
     spec: TopicSpec
     columns: Mapping[str, Any]
-    build: Callable[[TopicSpec, Mapping[str, np.ndarray], Mapping, int], TopicMessages]
+    build: Callable[[TopicSpec, Mapping[str, np.ndarray], Episode, int], TopicMessages]
     option: str | None = None
 
 

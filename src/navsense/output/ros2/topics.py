@@ -78,7 +78,7 @@ topic's log times and an encoder of its messages (:mod:`navsense.output.ros2.cdr
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,6 +99,7 @@ from navsense.output.ros2.cdr import (
 )
 from navsense.output.ros2.mounts import ANTENNA_BESIDE_INS, OXTS_MOUNT_XYZW
 from navsense.rotation import quat_multiply
+from navsense.runs.episode import Episode
 
 __all__ = [
     "BARO_TOPIC",
@@ -189,17 +190,17 @@ class TopicMessages:
     encode: Callable[[int, int], np.ndarray]  # rows [i0, i1) -> structured CDR records
 
 
-def _ins_sigmas(cfg: Mapping, noise: bool) -> dict[str, float]:
-    """The INS one-sigma values (SI) of the configuration; zero with noise off."""
-    ins = cfg.get("ins", {})
-    k = 1.0 if noise else 0.0
+def _ins_sigmas(episode: Episode) -> dict[str, float]:
+    """The INS one-sigma values (SI) of the run's configuration; zero with noise off."""
+    ins = episode.ins_config
+    k = 1.0 if episode.noise else 0.0
     deg = math.pi / 180.0
     return {
-        "attitude_rad": k * float(ins.get("attitude_sigma_deg", 0.0)) * deg,
-        "heading_rad": k * float(ins.get("heading_sigma_deg", 0.0)) * deg,
-        "velocity_mps": k * float(ins.get("velocity_white_mps", 0.0)),
-        "gyro_radps": k * float(ins.get("gyro_white_radps", 0.0)),
-        "accel_mps2": k * float(ins.get("accel_white_mps2", 0.0)),
+        "attitude_rad": k * ins.attitude_sigma_deg * deg,
+        "heading_rad": k * ins.heading_sigma_deg * deg,
+        "velocity_mps": k * ins.velocity_white_mps,
+        "gyro_radps": k * ins.gyro_white_radps,
+        "accel_mps2": k * ins.accel_white_mps2,
     }
 
 
@@ -207,21 +208,21 @@ def ins_topic_messages(
     frames: np.ndarray,
     sample_time_s: np.ndarray,
     delivery_time_s: np.ndarray,
-    episode: Mapping,
+    episode: Episode,
     start_ns: int,
     truth_twist: tuple[np.ndarray, np.ndarray] | None = None,
     service: np.ndarray | None = None,
 ) -> list[TopicMessages]:
     """The INS topics of a vehicle (module docstring) of ``frames`` (m, 40), the ``ins.frames``
     records, whose rows have the sample and delivery times given (s). ``episode``: the run's
-    episode.json or its keys ``vehicle``, ``noise`` and ``config``; ``start_ns`` start_utc in
+    :class:`navsense.runs.Episode`; ``start_ns`` start_utc in
     ns since the Unix epoch. ``truth_twist``: the truth's body-frame linear (m/s) and angular
     (rad/s) velocity at the INS point, (m, 3) each (None: unknown, NaN). ``service``: the
     rows' fix.service of an aided INS (ins.aiding "gnss", navsense extension, issue 19): then
     the fix's status is the frame's InsFixStatus and its service this, and before the INS is
     initialised (status -1) the fix has no covariance (COVARIANCE_TYPE_UNKNOWN, zeros) and no
     odometry, /tf, imu or velocity message is written (the INS has no solution to publish)."""
-    topics = topics_for(str(episode.get("vehicle", "")))
+    topics = topics_for(episode.vehicle)
     polaris = topics is POLARIS_TOPICS
     stamp = start_ns + seconds_to_ns(sample_time_s)
     log = start_ns + seconds_to_ns(delivery_time_s)
@@ -238,7 +239,7 @@ def ins_topic_messages(
     truth_pos = cols("InsTruthX", "InsTruthY", "InsTruthZ")
     truth_q = cols("InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw")
 
-    s = _ins_sigmas(episode.get("config", {}), bool(episode.get("noise", True)))
+    s = _ins_sigmas(episode)
     att2, head2 = s["attitude_rad"] ** 2, s["heading_rad"] ** 2
     pose_cov = np.concatenate([cov, np.broadcast_to([att2, att2, head2], (len(cov), 3))], axis=1)
     twist_cov = [s["velocity_mps"] ** 2] * 3 + [s["gyro_radps"] ** 2] * 3

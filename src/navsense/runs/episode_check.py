@@ -1,6 +1,6 @@
 """The values of a run's episode.json that its readers use, checked once when it is read.
 
-:func:`navsense.output.runreader.read_episode` calls :func:`check_episode` after it has
+:meth:`navsense.runs.Episode.read` calls :func:`check_episode` after it has
 completed and checked the configuration, so that every reader of a run (the report, the
 statistics, the MCAP export, scoring) may trust these values' kinds and ranges: a damaged file
 ends in one line naming the file, the key, the value and what is allowed (issue 21), not in an
