@@ -49,6 +49,7 @@ import numpy as np
 
 from navsense.allan.terms import FLICKER_FLOOR, SensorTerms, configured_terms
 from navsense.errors import DependencyError, FormatError
+from navsense.runs.episode import Episode
 
 __all__ = [
     "AXES",
@@ -130,7 +131,7 @@ class AllanResult:
     readings: list[Reading] = field(default_factory=list)
 
 
-def read_imu_rates(run_dir: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, dict]:
+def read_imu_rates(run_dir: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, Episode]:
     """(sample times (m,), rates (m, 6) in :data:`AXES` order, episode.json) of a run's IMU
     rows; FormatError for a run without IMU rows, rows with nulls, or too short a run."""
     from navsense.output.runreader import FLOAT, RunReader, vector
@@ -168,9 +169,9 @@ def allan_of_run(run_dir: str | os.PathLike) -> AllanResult:
     """The Allan deviation of a run directory's IMU and the readings (module docstring)."""
     require_allantools()
     t, y, episode = read_imu_rates(run_dir)
-    cfg = episode.get("config")
-    if not isinstance(cfg, dict):
+    if not episode.has_config:
         raise FormatError(f"{run_dir}: episode.json has no config: the configured terms unknown")
+    cfg = episode.config
     rate = (t.size - 1) / float(t[-1] - t[0])
     return allan_of_rates(y, rate, configured_terms(cfg), run_dir=str(run_dir))
 

@@ -104,11 +104,7 @@ def run_report_figures(run_dir: str | os.PathLike) -> list:
     run = RunReader(run_dir)
     if not run.has("imu"):
         return []
-    steps = run.episode.get("steps")
-    hz = run.episode.get("physics_hz")
-    if not isinstance(steps, int) or not isinstance(hz, (int, float)) or hz <= 0:
-        return []
-    if steps / hz < REPORT_MIN_DURATION_S:
+    if run.episode.steps / run.episode.physics_hz < REPORT_MIN_DURATION_S:
         return []
     from navsense.allan.analysis import allan_of_run
 
