@@ -31,6 +31,7 @@ __all__ = [
     "decimal_year",
     "format_utc",
     "parse_utc",
+    "utc_ns",
     "utc_to_episode_s",
     "year_clock",
 ]
@@ -57,6 +58,12 @@ def parse_utc(text: str) -> float:
         raise ConfigError(
             f"start_utc must be an ISO 8601 UTC time such as {DEFAULT_START_UTC!r}, got {text!r}"
         ) from exc
+
+
+def utc_ns(text: str) -> int:
+    """POSIX nanoseconds (UTC, no leap seconds) of an ISO 8601 time (microsecond precision:
+    :func:`parse_utc` rounded to the microsecond); ConfigError naming the text."""
+    return round(parse_utc(text) * 1e6) * 1000
 
 
 def format_utc(posix_s: float) -> str:

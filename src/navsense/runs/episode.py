@@ -325,8 +325,8 @@ class Episode:
 
     @functools.cached_property
     def start_ns(self) -> int:
-        """start_utc in POSIX nanoseconds (microsecond precision: navsense.output.ros2.utc_ns)."""
-        from navsense.output.ros2.topics import utc_ns
+        """start_utc in POSIX nanoseconds (microsecond precision: navsense.geo.epoch.utc_ns)."""
+        from navsense.geo.epoch import utc_ns
 
         return utc_ns(self.start_utc)
 

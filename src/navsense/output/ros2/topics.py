@@ -372,10 +372,11 @@ def ins_topic_messages(
 
 
 def utc_ns(text: str) -> int:
-    """POSIX nanoseconds (UTC, no leap seconds) of an ISO 8601 time (microsecond precision)."""
-    from navsense.geo.epoch import parse_utc
+    """POSIX nanoseconds (UTC, no leap seconds) of an ISO 8601 time (microsecond precision:
+    navsense.geo.epoch.utc_ns)."""
+    from navsense.geo.epoch import utc_ns as _utc_ns
 
-    return round(parse_utc(text) * 1e6) * 1000
+    return _utc_ns(text)
 
 
 def seconds_to_ns(t_s: np.ndarray) -> np.ndarray:
