@@ -79,6 +79,13 @@ ALLOWED = {
         "navsense.geo",
     ),
     "navsense.site": (*_BASE, "navsense.jsonfile", "navsense.geo"),
+    "navsense.mapdata": (
+        *_BASE,
+        "navsense.jsonfile",
+        "navsense.site",
+        "navsense.geo",
+        "navsense.config.defaults",
+    ),
     "navsense._runtime": (*_BASE, "navsense.truth.states", "navsense.cli"),
     "navsense.rotation": (),
     "navsense.rng": (),

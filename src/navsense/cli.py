@@ -85,6 +85,12 @@ def add_truth_source_arguments(p: argparse.ArgumentParser) -> None:
         help="keep the first S seconds of the truth (any source; a closed scenario route is "
         "repeated to that length)",
     )
+    p.add_argument(
+        "--buildings",
+        metavar="FILE",
+        help="add the buildings of a map file (.osm, .osm.pbf, .geojson) near the path to the "
+        "site as footprints (docs/guide/buildings.md)",
+    )
 
 
 def _add_simulate(sub) -> None:
@@ -177,6 +183,7 @@ def _run_simulate(args) -> int:
         truth=args.truth,
         track=args.track,
         site=args.site,
+        buildings=args.buildings,
         vehicle=args.vehicle,
         config=args.config,
         overlay=args.overlay,
@@ -264,6 +271,7 @@ _PARSERS = {
     "score": _add_module_parser("navsense.score.cli"),
     "live": _add_module_parser("navsense.live.cli"),
     "allan": _add_module_parser("navsense.allan.cli"),
+    "site": _add_module_parser("navsense.mapdata.cli"),
 }
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 

@@ -223,6 +223,7 @@ def prepare_run(
     duration_s: float | None = None,
     smoothing_m: float | None = None,
     bank: str = "none",
+    buildings: str | os.PathLike | None = None,
 ) -> PreparedRun:
     """Prepare one run (module docstring): at most one of ``scenario``, ``truth``, ``track``
     (none: the acre-loop scenario).
@@ -233,7 +234,8 @@ def prepare_run(
     ``[(source, {dotted key: value}), ...]``. ``duration_s``: keep the first seconds only.
     ``smoothing_m`` and ``bank``: how a track becomes truth
     (:func:`navsense.truth.tracks.build_truth_from_track`; ``smoothing_m`` None: chosen from
-    the data).
+    the data). ``buildings``: a map file (.osm, .osm.pbf, .geojson) whose buildings near the
+    truth's path join the site as footprints (:func:`navsense.mapdata.site_with_buildings`).
     """
     from navsense.config import apply_overrides, load_config
     from navsense.config.load import preset_layer
@@ -299,6 +301,8 @@ def prepare_run(
     else:
         assert track is not None
         run = _track_run(track, cfg, profile, chosen_site, smoothing_m, bank, duration_s, extra)
+    if buildings is not None:
+        run = _with_buildings(run, buildings)
     defaults = _site_defaults(run.site, run.cfg)
     if defaults:
         explicit = _keys_set(config, overlay, layers)
@@ -345,6 +349,26 @@ def warn_windows_past_end(cfg: Mapping, end_s: float) -> None:
 
     for text in windows_past_end(cfg, end_s):
         warnings.warn(text, NavsenseWarning, stacklevel=2)
+
+
+def _with_buildings(run: PreparedRun, buildings: str | os.PathLike) -> PreparedRun:
+    """The run with the map file's buildings near its path on its site (issue 29 item 3)."""
+    import numpy as np
+
+    from navsense.mapdata import site_with_buildings
+
+    if run.truth is not None:
+        xy = run.truth.p_m[:, :2]
+    else:  # a truth log: its positions, read once in chunks (about a point a second)
+        from navsense.truth.io import iter_truth_chunks
+
+        assert run.truth_path is not None
+        parts = [c.p_m[::100, :2] for c in iter_truth_chunks(run.truth_path, 100_000)]
+        xy = np.concatenate(parts) if parts else np.zeros((0, 2))
+    site = site_with_buildings(
+        run.site, buildings, start_utc=run.cfg["gnss"]["datum"]["start_utc"], path_xy_m=xy
+    )
+    return dataclasses.replace(run, site=site)
 
 
 def _site_defaults(site, cfg: Mapping) -> dict[str, Any]:

@@ -14,7 +14,9 @@ A site file is JSON::
                                                    # optional "base_m": see below
       "grain_bins":  [{"name": "bin 1", "center_enu_m": [x, y], "base_z_m": 0, "radius_m": r,
                        "height_m": h}, ...],
-      "tree_crowns": [{"name": "...", "center_enu_m": [x, y, z], "radius_m": r}, ...]
+      "tree_crowns": [{"name": "...", "center_enu_m": [x, y, z], "radius_m": r}, ...],
+      "footprints":  [{"name": "...", "outline_enu_m": [[x, y], ...], "base_z_m": 0,
+                       "height_m": h, "height_from": "..."}, ...]
     }
 
 Overhead obstacles (navsense extension, issue 19 section 2): a building may carry ``base_m``, the
@@ -24,6 +26,15 @@ overpass, a tunnel roof, a carport. Its solid part runs from min z + base_m to m
 antenna can be beneath it; the sky view culls it by the distance to its footprint rather than to
 its centre (:mod:`navsense.sky.obstruction`). Without the key (or with 0) a building is the
 specification's box, unchanged.
+
+Building footprints (navsense extension, issue 29 item 3: buildings from OpenStreetMap or
+GeoJSON, :mod:`navsense.mapdata`): a ``footprints`` entry is a prism, its outline (a simple
+polygon of at least 3 points [x, y], grid ENU metres, not repeated at the end; a ring that
+repeats its first point at the end is read as the open one) extruded from ``base_z_m`` (default
+0: the ground) to ``base_z_m + height_m``. ``height_from`` is a note of where the height came
+from (the OSM tag, the levels, the default). The sky view tests rays against the prism itself
+(:mod:`navsense.sky.footprints`), not its bounding box; a site without ``footprints`` is the
+specification's model, unchanged.
 """
 
 from __future__ import annotations
@@ -55,7 +66,10 @@ class Site:
     ``cyl_base_m`` (nc,) bottom height, ``cyl_top_m`` (nc,) top height, ``cyl_radius_m`` (nc,).
     Crowns: ``crown_center_m`` (ns, 3), ``crown_radius_m`` (ns,). ``box_overhead`` (nb,) bool:
     the boxes that do not stand on the ground (a building's ``base_m`` > 0; their ``box_min_m``
-    z is already the underside); None: no box is overhead.
+    z is already the underside); None: no box is overhead. Footprint prisms: ``poly_xy_m``
+    (nv, 2) the outlines' vertices one after the other, polygon i being
+    ``poly_xy_m[poly_start[i]:poly_start[i + 1]]`` (an open ring), ``poly_base_m`` and
+    ``poly_top_m`` (np,) its bottom and top heights.
     """
 
     name: str
@@ -69,6 +83,10 @@ class Site:
     crown_center_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     crown_radius_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
     box_overhead: np.ndarray | None = None
+    poly_xy_m: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    poly_start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    poly_base_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    poly_top_m: np.ndarray = field(default_factory=lambda: np.zeros(0))
     names: dict = field(default_factory=dict)
     source: dict = field(default_factory=dict)
 
@@ -96,6 +114,7 @@ class Site:
 MAX_SITE_ENU_M = 1e6  # an obstacle's coordinates: within 1000 km of the site's origin
 MAX_OBSTACLE_SIZE_M = 1e4  # a radius or height, m
 MAX_OBSTACLES = 10_000  # of each kind (the sky model tests every line of sight against each)
+MAX_OUTLINE_POINTS = 2_000  # the vertices of one footprint's outline
 HEIGHT_RANGE_M = (-1e4, 1e5)  # a local georeference's height, m
 
 
@@ -135,6 +154,34 @@ def _num(
     return float(value)
 
 
+def _outline(value, where: str) -> list[list[float]]:
+    """A footprint's outline: 3 .. MAX_OUTLINE_POINTS points [x, y] within MAX_SITE_ENU_M, with
+    an area (not all on one line); a last point equal to the first is dropped (a closed ring)."""
+    if not isinstance(value, list) or not all(
+        isinstance(p, list)
+        and len(p) == 2
+        and all(_finite(v) and abs(v) <= MAX_SITE_ENU_M for v in p)
+        for p in value
+    ):
+        raise ConfigError(
+            f"{where} = {_text(value)} is not an array of points [x, y] (finite numbers within "
+            f"{MAX_SITE_ENU_M:g} m of the site's origin)"
+        )
+    ring = [[float(x), float(y)] for x, y in value]
+    if len(ring) > 1 and ring[0] == ring[-1]:
+        ring.pop()
+    if not 3 <= len(ring) <= MAX_OUTLINE_POINTS:
+        raise ConfigError(
+            f"{where} has {len(ring)} distinct points; a footprint has 3 .. {MAX_OUTLINE_POINTS}"
+        )
+    xy = np.array(ring)
+    nxt = np.roll(xy, -1, axis=0)
+    area2 = float(np.sum(xy[:, 0] * nxt[:, 1] - nxt[:, 0] * xy[:, 1]))  # shoelace, twice the area
+    if area2 == 0.0:
+        raise ConfigError(f"{where} = {_text(value)} has no area (its points are on one line)")
+    return ring
+
+
 def _base_m(value, height_m: float, where: str) -> float:
     """A building's base_m: a finite number, 0 <= base_m < its height (max z - min z)."""
     if not _finite(value) or not 0.0 <= value < height_m:
@@ -168,12 +215,21 @@ def _objects(data: dict, key: str, source: str) -> list[dict]:
 
 
 _KEYS = {
-    "site": ("name", "description", "georeference", "buildings", "grain_bins", "tree_crowns"),
+    "site": (
+        "name",
+        "description",
+        "georeference",
+        "buildings",
+        "grain_bins",
+        "tree_crowns",
+        "footprints",
+    ),
     "acre": ("kind",),
     "local": ("kind", "lat_deg", "lon_deg", "height_m"),
     "buildings": ("name", "min_enu_m", "max_enu_m", "base_m"),
     "grain_bins": ("name", "center_enu_m", "base_z_m", "radius_m", "height_m"),
     "tree_crowns": ("name", "center_enu_m", "radius_m"),
+    "footprints": ("name", "outline_enu_m", "base_z_m", "height_m", "height_from"),
 }
 
 
@@ -242,7 +298,12 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
                     f"{where}.height_m = {height} is out of range "
                     f"{HEIGHT_RANGE_M[0]:g}..{HEIGHT_RANGE_M[1]:g}"
                 )
-    names: dict[str, list] = {"buildings": [], "grain_bins": [], "tree_crowns": []}
+    names: dict[str, list] = {
+        "buildings": [],
+        "grain_bins": [],
+        "tree_crowns": [],
+        "footprints": [],
+    }
     bmin, bmax, overhead = [], [], []
     for i, b in enumerate(_objects(data, "buildings", source)):
         where = f"{source}: buildings[{i}]"
@@ -276,6 +337,18 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
         sc.append(_vec(s, "center_enu_m", 3, where))
         sr.append(_num(s, "radius_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
         names["tree_crowns"].append(_label(s, f"crown {i}", where))
+    pxy, pstart, pbase, ptop = [], [0], [], []
+    for i, f in enumerate(_objects(data, "footprints", source)):
+        where = f"{source}: footprints[{i}]"
+        _known_keys(f, "footprints", f"{where}.")
+        ring = _outline(f.get("outline_enu_m"), f"{where}.outline_enu_m")
+        pxy += ring
+        pstart.append(len(pxy))
+        base = _num(f, "base_z_m", where, default=0.0)
+        pbase.append(base)
+        ptop.append(base + _num(f, "height_m", where, positive=True, limit=MAX_OBSTACLE_SIZE_M))
+        names["footprints"].append(_label(f, f"footprint {i}", where))
+        _label(f, "", where, "height_from")
     _label(data, "", source, "description")
     _recordable(data, source)
     return Site(
@@ -290,6 +363,10 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
         crown_center_m=np.array(sc, dtype=np.float64).reshape(-1, 3),
         crown_radius_m=np.array(sr, dtype=np.float64),
         box_overhead=np.array(overhead, dtype=bool) if any(overhead) else None,
+        poly_xy_m=np.array(pxy, dtype=np.float64).reshape(-1, 2),
+        poly_start=np.array(pstart, dtype=np.int64),
+        poly_base_m=np.array(pbase, dtype=np.float64),
+        poly_top_m=np.array(ptop, dtype=np.float64),
         names=names,
         source=data,
     )

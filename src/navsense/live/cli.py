@@ -201,6 +201,7 @@ def run(args) -> int:
         truth=args.truth,
         track=args.track,
         site=args.site,
+        buildings=args.buildings,
         vehicle=args.vehicle,
         config=args.config,
         overlay=args.overlay,

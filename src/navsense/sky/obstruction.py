@@ -51,6 +51,11 @@ Results, in this order of precedence:
               radius and top enlarged by near_margin_m        (used, N_n)
     Clear     otherwise                                        (used, N_c)
 
+Building footprints (navsense extension, issue 29 item 3; a site's ``footprints``): prisms,
+culled and tested by :mod:`navsense.sky.footprints` (RayPrism; Near: the footprint buffered by
+near_margin_m and its top raised by it). A hit is Blocked, a hit of the enlarged prism Near, as
+for a box. A site without footprints is classified exactly as before.
+
 N_u = N_c + N_n + N_f. A satellite that is not tracked (below the mask, or its system off) has
 the status BELOW_MASK. The line of sight l is applied in the grid ENU frame (the specification's
 assumption "The models ignore the convergence of that grid"). The specification computes the
@@ -63,6 +68,7 @@ import numpy as np
 
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.site import Site
+from navsense.sky.footprints import Prisms
 
 __all__ = [
     "BELOW_MASK",
@@ -371,6 +377,13 @@ class SkyView:
         self._weight = np.concatenate(
             [np.full(nb, 2), np.full(nc, 2), np.ones(len(crown_r))]
         ).astype(np.int64)
+        # footprint prisms (navsense extension): None for a site without them
+        self._near_m = d_n
+        self._prisms = (
+            Prisms(site.poly_xy_m, site.poly_start, site.poly_base_m, site.poly_top_m)
+            if len(site.poly_top_m)
+            else None
+        )
 
     def classify(self, antenna_enu_m, los, visible) -> np.ndarray:
         """:func:`classify` with the prepared site and parameters."""
@@ -397,9 +410,12 @@ class SkyView:
             if self._over.size:
                 keep[:, self._over] = self._keep_overhead(antenna)
             keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
-            blocks = _epoch_blocks(
-                n_vis * (1 + keep.astype(np.int64) @ self._weight), _BLOCK_TRIPLES
-            )
+            work = 1 + keep.astype(np.int64) @ self._weight
+            if self._prisms is not None:
+                keep_poly = self._keep_prisms(antenna)
+                keeps.append(keep_poly)
+                work += 2 * np.count_nonzero(keep_poly, axis=1)
+            blocks = _epoch_blocks(n_vis * work, _BLOCK_TRIPLES)
             for b0, b1 in blocks:
                 self._classify_block(
                     antenna[b0:b1],
@@ -410,6 +426,14 @@ class SkyView:
                     status[b0:b1],
                 )
         return status
+
+    def _keep_prisms(self, antenna: np.ndarray) -> np.ndarray:
+        """The culling of the footprint prisms (m, P): conservative, D = max(D_box - d_n, 0)
+        (:mod:`navsense.sky.footprints`)."""
+        assert self._prisms is not None
+        p = self._prisms
+        dist = np.maximum(p.box_distance(antenna[:, 0:1], antenna[:, 1:2]) - self._near_m, 0.0)
+        return _keep_angle(p.top + self._near_m - antenna[:, 2:3], dist, self.mask_deg)
 
     def _keep_overhead(self, antenna: np.ndarray) -> np.ndarray:
         """The culling of the overhead boxes (m, K_o): D is the distance to the footprint."""
@@ -432,7 +456,7 @@ class SkyView:
         first = np.cumsum(count) - count  # each epoch's first pair
         hits = np.zeros(2 * n_pairs, dtype=bool)  # blocked, then near
         foliage_m: np.ndarray | None = None
-        keep_box, keep_cyl, keep_crown = keeps
+        keep_box, keep_cyl, keep_crown = keeps[:3]
 
         def triples(keep, twice):
             """The kept (epoch, obstacle) pairs (twice: also as the enlarged obstacles, index
@@ -496,6 +520,15 @@ class SkyView:
                     pi[j], weights=_chord_length(b[j], disc[j]), minlength=n_pairs
                 )
 
+        if len(keeps) > 3 and keeps[3].any():  # footprint prisms: blocked, then near
+            assert self._prisms is not None
+            ke, kk, cnt, pi = triples(keeps[3], False)
+            if pi.size:
+                ox, oy, oz = (ant[ke, c].repeat(cnt) for c in range(3))
+                kr = kk.repeat(cnt)
+                ray = (ox, oy, oz, dx[pi], dy[pi], dz[pi], kr)
+                hits[pi[self._prisms.hits(*ray)]] = True
+                hits[n_pairs + pi[self._prisms.hits(*ray, margin=self._near_m)]] = True
         st = np.full(n_pairs, CLEAR, dtype=np.int8)
         st[hits[n_pairs:]] = NEAR
         blocked = hits[:n_pairs]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from navsense.site import Site
+from navsense.sky.footprints import Prisms
 
 __all__ = ["reflector_index", "Reflectors", "multipath_index", "ELEVATION_SCALE_RAD"]
 
@@ -61,6 +62,12 @@ class Reflectors:
             [box_hi[:, 2], np.asarray(site.cyl_top_m, dtype=np.float64).reshape(-1)]
         )
         self.range_m = float(reflector_range_m)
+        # footprint prisms (navsense extension, issue 29): their terms follow, in site order
+        self._prisms = (
+            Prisms(site.poly_xy_m, site.poly_start, site.poly_base_m, site.poly_top_m)
+            if len(site.poly_top_m)
+            else None
+        )
 
     def index(self, antenna_enu_m) -> np.ndarray:
         """The reflector index rho (m,) of antenna positions (m, 3) (:func:`reflector_index`)."""
@@ -69,7 +76,7 @@ class Reflectors:
             raise ValueError(f"Expected `antenna_enu_m` to have shape (m, 3), got {a.shape}")
         m, k_count = a.shape[0], self.top.size
         rho = np.zeros(m)
-        if k_count == 0 or m == 0:
+        if (k_count == 0 and self._prisms is None) or m == 0:
             return np.clip(rho, 0.0, 1.0)
         d_r = self.range_m
         # D of every (epoch, obstacle); the terms only where D < d_r (0 elsewhere)
@@ -84,6 +91,8 @@ class Reflectors:
                 np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0
             )
             terms[k, e] = width * height * (1.0 - dk / d_r)
+        if self._prisms is not None:  # the footprints' terms (navsense.sky.footprints)
+            terms = np.concatenate([terms, self._prisms.reflector_terms(a, d_r)])
         # summed in obstacle order for every epoch (accumulate adds row after row; the terms are
         # >= 0, so starting from the first term is starting from 0)
         return np.clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)

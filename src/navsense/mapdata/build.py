@@ -1,0 +1,174 @@
+"""Buildings from a map file as a site's ``footprints`` (:class:`navsense.site.Site`).
+
+:func:`read_buildings` reads the file by its name: ``.osm`` (and ``.xml``) OpenStreetMap XML,
+``.osm.pbf``/``.pbf`` (pyosmium), ``.geojson``/``.json`` GeoJSON.
+
+:func:`buildings_site` puts them on a site: each outline's (lat, lon) (WGS84) goes through the
+site's georeference to grid ENU metres (:meth:`navsense.geo.Georeference.geodetic_to_enu`; the
+footprint stands on the site's ground, z = 0, from its base to its height). Without a site a
+local one is made at the centre of the buildings' bounding box (height 0 m: the map has no
+heights of the ground; edit ``georeference.height_m`` for the site's real one). Coordinates
+are written to the millimetre.
+
+Near the run's path: only buildings with a corner or their centre within ``radius_m``
+(:data:`DEFAULT_RADIUS_M` = 300 m) of a point of the path are kept. Beyond, a building h metres
+tall hides only satellites below atan(h / 300 m): 9.5 deg for a 50 m block, under the default
+10 deg elevation mask; and each building kept costs ray tests at every epoch. Without a path
+(``navsense site``) every building of the file is kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import numpy as np
+
+from navsense.errors import ConfigError
+from navsense.mapdata.heights import MapBuilding
+from navsense.site import MAX_OBSTACLES, Site, site_from_json
+
+__all__ = ["read_buildings", "buildings_site", "site_with_buildings", "DEFAULT_RADIUS_M"]
+
+DEFAULT_RADIUS_M = 300.0
+ODBL = "OpenStreetMap data: © OpenStreetMap contributors, ODbL (openstreetmap.org/copyright)"
+
+
+def read_buildings(path: str | os.PathLike) -> list[MapBuilding]:
+    """The buildings of a map file, by its extension (module docstring)."""
+    from navsense.mapdata.geojson import read_geojson
+    from navsense.mapdata.osm import read_osm_pbf, read_osm_xml
+
+    name = os.fspath(path).lower()
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: --buildings: no such file")
+    if name.endswith((".osm.pbf", ".pbf")):
+        return read_osm_pbf(p)
+    if name.endswith((".osm", ".xml")):
+        return read_osm_xml(p)
+    if name.endswith((".geojson", ".json")):
+        return read_geojson(p)
+    raise ConfigError(
+        f"{p}: --buildings takes .osm (OpenStreetMap XML), .osm.pbf or .geojson; "
+        f"{p.suffix or 'no extension'} is none of them"
+    )
+
+
+def _is_osm(path: str) -> bool:
+    return path.lower().endswith((".osm", ".xml", ".pbf"))
+
+
+def buildings_site(
+    path: str | os.PathLike,
+    site: Site | None = None,
+    *,
+    start_utc: str | None = None,
+    path_xy_m=None,
+    radius_m: float = DEFAULT_RADIUS_M,
+) -> dict:
+    """The site JSON (a dict, :func:`navsense.site.site_from_json` reads it) of ``site`` (None:
+    a local site at the buildings' centre) with the buildings of the map file ``path`` as its
+    ``footprints`` after those it has; ``path_xy_m`` (n, 2) the run's path in the site's grid
+    ENU (None: keep every building)."""
+    where = os.fspath(path)
+    buildings = read_buildings(path)
+    if not buildings:
+        raise ConfigError(
+            f"{where}: no building in the file (a closed way or polygon tagged building)"
+        )
+    if site is None:
+        lat = np.array([p[0] for b in buildings for p in b.ring_lat_lon])
+        lon = np.array([p[1] for b in buildings for p in b.ring_lat_lon])
+        data: dict = {
+            "name": Path(where).name.split(".")[0] or "buildings",
+            "description": "",
+            "georeference": {
+                "kind": "local",
+                "lat_deg": round(0.5 * (lat.min() + lat.max()), 7),
+                "lon_deg": round(0.5 * (lon.min() + lon.max()), 7),
+                "height_m": 0.0,
+            },
+        }
+        site = site_from_json(data, "buildings site")
+    else:
+        data = (
+            copy.deepcopy(site.to_json())
+            if site.to_json()
+            else {"name": site.name, "georeference": site.georeference}
+        )
+    if site.georeference is None:
+        raise ConfigError(
+            f"site {site.name!r} has no georeference: the buildings of {where} (latitudes and "
+            "longitudes) need one"
+        )
+    from navsense.config.defaults import defaults
+
+    georef = site.make_georeference(start_utc or defaults()["gnss"]["datum"]["start_utc"])
+    origin_h = float((site.georeference or {}).get("height_m", 0.0))
+    rings = []
+    for b in buildings:
+        lat = np.array([p[0] for p in b.ring_lat_lon])
+        lon = np.array([p[1] for p in b.ring_lat_lon])
+        enu = np.asarray(
+            georef.geodetic_to_enu(lat, lon, np.full(lat.shape, origin_h), 0.0, "wgs84_g2139")
+        )
+        rings.append(np.round(enu.reshape(-1, 3)[:, :2], 3))
+    keep = _near_path(rings, path_xy_m, radius_m)
+    footprints = list(data.get("footprints", []))
+    for b, ring, k in zip(buildings, rings, keep, strict=True):
+        if k:
+            footprints.append(
+                {
+                    "name": b.name,
+                    "outline_enu_m": ring.tolist(),
+                    "base_z_m": b.base_m,
+                    "height_m": b.height_m - b.base_m,
+                    "height_from": b.height_from,
+                }
+            )
+    if len(footprints) > MAX_OBSTACLES:
+        raise ConfigError(
+            f"{where}: {len(footprints)} buildings; a site holds at most {MAX_OBSTACLES} "
+            "footprints (cut the file to the area of the run)"
+        )
+    data["footprints"] = footprints
+    note = f"Buildings from {Path(where).name}" + (f" ({ODBL})" if _is_osm(where) else "")
+    data["description"] = (
+        (data.get("description") or "") + (" " if data.get("description") else "") + note + "."
+    )
+    return data
+
+
+def _near_path(rings, path_xy_m, radius_m: float) -> list[bool]:
+    """Which buildings have a corner or their centre within radius_m of a point of the path."""
+    if path_xy_m is None:
+        return [True] * len(rings)
+    from scipy.spatial import cKDTree
+
+    pts = np.asarray(path_xy_m, dtype=np.float64).reshape(-1, 2)
+    pts = pts[np.all(np.isfinite(pts), axis=1)]
+    if pts.shape[0] == 0:
+        return [True] * len(rings)
+    pts = np.unique(np.round(pts, 0), axis=0)  # a metre's grid: the radius is hundreds of metres
+    tree = cKDTree(pts)
+    out = []
+    for ring in rings:
+        q = np.vstack([ring, ring.mean(axis=0)])
+        d, _ = tree.query(q, k=1, distance_upper_bound=radius_m)
+        out.append(bool(np.isfinite(d).any()))
+    return out
+
+
+def site_with_buildings(
+    site: Site | None,
+    path: str | os.PathLike,
+    *,
+    start_utc: str | None = None,
+    path_xy_m=None,
+    radius_m: float = DEFAULT_RADIUS_M,
+) -> Site:
+    """:func:`buildings_site` read back as a :class:`Site` (the run's site)."""
+    data = buildings_site(path, site, start_utc=start_utc, path_xy_m=path_xy_m, radius_m=radius_m)
+    return site_from_json(data, f"{os.fspath(path)} (buildings)")

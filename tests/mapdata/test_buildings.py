@@ -1,0 +1,193 @@
+"""Buildings from the map (issue 29 item 3, navsense.mapdata): the example OSM street read with
+the documented height rules, the same buildings from its PBF (pyosmium) and GeoJSON forms, a
+site written by ``navsense site`` that reads back with the same sky, a run whose street blocks
+the satellites behind its buildings, and bad files as one line naming the file and element."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from navsense.errors import ConfigError
+from navsense.mapdata import read_buildings, site_with_buildings
+from navsense.site import load_site, resolve_site
+from navsense.sky import obstruction as sky
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+OSM = EXAMPLES / "musterstrasse.osm"
+SITE = EXAMPLES / "musterstrasse.site.json"
+
+
+def test_example_street_heights_follow_the_rules():
+    got = {b.name: (b.height_m, b.base_m, len(b.ring_lat_lon)) for b in read_buildings(OSM)}
+    assert got == {
+        "way 1001 (Block A)": (18.0, 0.0, 4),  # height=18
+        "way 1002": (15.0, 0.0, 4),  # building:levels=5 x 3 m
+        "way 1003": (12.0, 0.0, 4),  # height="12 m"
+        "way 1004": (12.0, 0.0, 6),  # levels 4 (roof:levels not added), an L
+        "way 1005": (6.0, 0.0, 4),  # no tag: the default
+        "way 1006 (Tower)": (25.0, 0.0, 4),
+        "way 1007": (6.0, 0.0, 4),
+        "way 1010 (Arcade house)": (9.0, 3.0, 4),  # min_height=3
+        "relation 1 (Market hall)": (pytest.approx(65 * 0.3048), 0.0, 4),  # 65 feet
+    }  # building=no, the road and the relation's member ways are not buildings
+
+
+def _sky(site):
+    rng = np.random.default_rng(5)
+    m, nsat = 200, 10
+    antenna = np.c_[rng.uniform(-6, 6, m), rng.uniform(-110, 110, m), np.full(m, 1.8)]
+    az, el = np.radians(rng.uniform(0, 360, (m, nsat))), np.radians(rng.uniform(10, 90, (m, nsat)))
+    los = np.stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.sin(el)], axis=-1)
+    return sky.SkyView(site, 1.5, 8.0, 10.0).classify(antenna, los, np.ones((m, nsat), bool))
+
+
+def test_pbf_gives_the_same_buildings(tmp_path):
+    osmium = pytest.importorskip("osmium")
+    pbf = tmp_path / "street.osm.pbf"
+    with osmium.SimpleWriter(str(pbf)) as writer:
+        for obj in osmium.FileProcessor(str(OSM)):
+            writer.add(obj)
+    xml = sorted((b.name, b.height_m, b.base_m) for b in read_buildings(OSM))
+    assert sorted((b.name, b.height_m, b.base_m) for b in read_buildings(pbf)) == xml
+    base = resolve_site(SITE)
+    a, b = site_with_buildings(base, OSM), site_with_buildings(base, pbf)
+    np.testing.assert_array_equal(_sky(a), _sky(b))
+
+
+def test_geojson_gives_the_same_sky(tmp_path):
+    features = [
+        {
+            "type": "Feature",
+            "properties": {"height": b.height_m, "min_height": b.base_m, "name": b.name},
+            "geometry": {
+                "type": "Polygon",
+                "coordinates": [[[lon, lat] for lat, lon in (*b.ring_lat_lon, b.ring_lat_lon[0])]],
+            },
+        }
+        for b in read_buildings(OSM)
+    ]
+    features.append(
+        {
+            "type": "Feature",
+            "properties": {},
+            "geometry": {"type": "Point", "coordinates": [11.58, 48.15]},
+        }
+    )
+    path = tmp_path / "street.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    base = resolve_site(SITE)
+    with pytest.warns(Warning, match="1 feature"):
+        gj = site_with_buildings(base, path)
+    np.testing.assert_array_equal(_sky(gj), _sky(site_with_buildings(base, OSM)))
+
+
+def _navsense(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "navsense", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_site_command_writes_a_site_that_reads_back_with_the_same_sky(tmp_path):
+    out = tmp_path / "street.site.json"
+    r = _navsense("site", "--buildings", str(OSM), "--site", str(SITE), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    written = load_site(out)
+    assert len(written.names["footprints"]) == 9
+    np.testing.assert_array_equal(_sky(written), _sky(site_with_buildings(resolve_site(SITE), OSM)))
+    assert (_sky(written) == sky.BLOCKED).any() and (_sky(written) == sky.CLEAR).any()
+    # a local site at the buildings' centre without --site; --out is not replaced silently
+    local = tmp_path / "local.json"
+    assert _navsense("site", "--buildings", str(OSM), "--out", str(local)).returncode == 0
+    assert load_site(local).georeference["kind"] == "local"
+    again = _navsense("site", "--buildings", str(OSM), "--out", str(local))
+    assert again.returncode == 2 and "--force" in again.stderr
+
+
+def test_a_run_in_the_street_loses_the_satellites_behind_its_buildings(tmp_path):
+    from navsense.run import prepare_run
+
+    track = str(EXAMPLES / "musterstrasse.waypoints.json")
+    run = prepare_run(track=track, site=str(SITE), buildings=str(OSM), duration_s=40.0)
+    assert len(run.site.names["footprints"]) == 9
+    run.simulate(tmp_path / "run", progress=False, workers="threads")
+    rows = [json.loads(line) for line in (tmp_path / "run" / "gnss.jsonl").open()]
+    blocked = np.array([r["satellites_blocked"] for r in rows])
+    assert blocked.max() >= 10  # between the tower and Block A
+    open_run = prepare_run(track=track, site=str(SITE), duration_s=40.0)
+    assert len(open_run.site.names["footprints"]) == 0
+
+
+def test_buildings_far_from_the_path_are_left_out():
+    base = resolve_site(SITE)
+    near = site_with_buildings(base, OSM, path_xy_m=np.array([[0.0, -95.0]]), radius_m=12.0)
+    assert near.names["footprints"] == ["way 1001 (Block A)", "way 1006 (Tower)"]
+
+
+BAD = {
+    "empty.osm": ("", "the file is empty"),
+    "broken.osm": ("<osm><node id='1' lat='1' lon='2'></osm>", "line 1, column"),
+    "root.osm": ("<gpx></gpx>", "not <osm>"),
+    "missing.osm": (
+        "<osm>\n<node id='1' lat='48' lon='11'/>\n<way id='7'><nd ref='1'/><nd ref='2'/>"
+        "<nd ref='1'/><tag k='building' v='yes'/></way></osm>",
+        "line 3: way 7: node 2 is not in the file",
+    ),
+    "open.osm": (
+        "<osm><node id='1' lat='48' lon='11'/><node id='2' lat='48.001' lon='11'/>"
+        "<node id='3' lat='48' lon='11.001'/><way id='7'><nd ref='1'/><nd ref='2'/><nd ref='3'/>"
+        "<tag k='building' v='yes'/></way></osm>",
+        "way 7: the building's outline is not closed",
+    ),
+    "lat.osm": ("<osm>\n<node id='4' lat='91' lon='11'/></osm>", "line 2: node 4: lat = '91'"),
+    "height.osm": (
+        "<osm><node id='1' lat='48' lon='11'/><node id='2' lat='48.001' lon='11'/>"
+        "<node id='3' lat='48' lon='11.001'/><way id='7'><nd ref='1'/><nd ref='2'/><nd ref='3'/>"
+        "<nd ref='1'/><tag k='building' v='yes'/><tag k='height' v='approx 10'/></way></osm>",
+        "way 7: height = 'approx 10' is not a height",
+    ),
+    "two.osm": (
+        "<osm><node id='1' lat='48' lon='11'/><node id='2' lat='48.001' lon='11'/><way id='7'>"
+        "<nd ref='1'/><nd ref='2'/><nd ref='1'/><tag k='building' v='yes'/></way></osm>",
+        "has 2 nodes",
+    ),
+    "ring.geojson": (
+        '{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+        '"geometry": {"type": "Polygon", "coordinates": [[[11, 48], [11.001, 48], [11, 48.001]]]}}]}',
+        "features[0].geometry.coordinates[0] has 3 positions",
+    ),
+    "notclosed.geojson": (
+        '{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+        '"geometry": {"type": "Polygon", "coordinates": [[[11, 48], [11.001, 48], [11, 48.001], [11.001, 48.001]]]}}]}',
+        "is not closed",
+    ),
+    "range.geojson": (
+        '{"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", '
+        '"coordinates": [[[11, 48], [191, 48], [11, 48.001], [11, 48]]]}}',
+        "feature.geometry.coordinates[0][1] = [191, 48] is not a position",
+    ),
+    "empty.geojson": ("", "the file is empty"),
+    "roads.txt": ("x", "--buildings takes .osm"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_files_are_one_line_naming_the_file_and_element(tmp_path, name):
+    text, words = BAD[name]
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=None) as err:
+        read_buildings(path)
+    assert str(path) in str(err.value) and words in str(err.value), str(err.value)
+
+
+def test_bad_file_on_the_command_line_is_exit_2_one_line(tmp_path):
+    path = tmp_path / "broken.osm"
+    path.write_text("<osm><way id='3'>")
+    r = _navsense("site", "--buildings", str(path), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and str(path) in r.stderr and "line 1" in r.stderr
+    assert not (tmp_path / "s.json").exists()
