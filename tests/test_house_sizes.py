@@ -18,7 +18,6 @@ MAX_LONG_FUNCTIONS = 3
 #: module (path under navsense/) -> owner
 KNOWN_LARGE = {
     "output/report_plots.py": "the 'runs' helper of issue 28 (readers apart from writers)",
-    "output/runreader.py": "the 'runs' helper of issue 28 (readers apart from writers)",
 }
 #: "module:function" -> owner
 KNOWN_LONG = {
