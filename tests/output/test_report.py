@@ -527,3 +527,55 @@ def test_cli_report(short_run, capsys):
     args = parser.parse_args(["report", str(short_run), "--time-s", "30"])
     assert args.func(args) == 0
     assert str(short_run / "report" / "report.html") in capsys.readouterr().out
+
+
+def test_error_axes_are_labelled_at_centimetres_and_sky_names_do_not_overlap(
+    short_run, monkeypatch
+):
+    """Issue 32: the GNSS error axis (symmetric log) was labelled only at +-10^-2 and 0, and
+    satellite names overlapped on the sky plot (G07/R07). The error axes now carry labelled
+    ticks at the 1-2-5 steps in mm/cm/m on both sides of 0, and no two satellite names overlap
+    each other or another satellite's marker centre."""
+    from matplotlib.text import Annotation
+
+    from navsense.output import report_plots
+
+    seen: dict = {}
+    real = report_plots._png
+
+    def png(fig, title, caption, filename):
+        r = fig.canvas.get_renderer()
+        if filename == "gnss_error.png":
+            for ax in fig.get_axes():
+                lo, hi = ax.get_ylim()
+                texts = [
+                    lab.get_text()
+                    for lab in ax.get_yticklabels()
+                    if lab.get_text() and lo <= lab.get_position()[1] <= hi
+                ]
+                seen.setdefault("gnss", []).append(texts)
+        if filename == "sky.png":
+            ax = fig.get_axes()[0]
+            seen["sky"] = [
+                (t.get_text(), t.get_window_extent(r), ax.transData.transform(t.xy))
+                for t in ax.texts
+                if isinstance(t, Annotation)
+            ]
+        return real(fig, title, caption, filename)
+
+    monkeypatch.setattr(report_plots, "_png", png)
+    from navsense._runtime import machine
+
+    monkeypatch.setattr(machine, "available_cores", lambda: 1)  # every figure drawn here
+    write_report(short_run)
+    for texts in seen["gnss"]:
+        assert "0" in texts and len(texts) >= 5, texts
+        assert any(t.endswith(" cm") and not t.startswith("-") for t in texts), texts
+        assert any(t.endswith(" cm") and t.startswith("-") for t in texts), texts
+    names = seen["sky"]
+    assert len(names) >= 10 and len({n for n, _, _ in names}) == len(names)
+    for i, (name, box, _) in enumerate(names):
+        for j, (other, box2, centre) in enumerate(names):
+            if i != j:
+                assert not box.overlaps(box2), (name, other)
+                assert not box.contains(*centre), (name, other)

@@ -403,6 +403,39 @@ def _error_lines(ax_h, ax_v, cols, t, err, sigma) -> None:
     ax_v.set_xlabel("episode time (s)")
 
 
+def _metre_text(v: float, _pos=None) -> str:
+    """A tick label of an error axis in metres: ``0``, ``5 mm``, ``2 cm``, ``1 m``."""
+    a = abs(v)
+    if a == 0.0:
+        return "0"
+    if a < 0.01 - 1e-12:
+        return f"{v * 1000:g} mm"
+    if a < 1.0 - 1e-12:
+        return f"{v * 100:g} cm"
+    return f"{v:g} m"
+
+
+def _symlog_metre_ticks(ax, linthresh: float) -> None:
+    """Labelled ticks of a symmetric-log error axis at the 1-2-5 steps of each decade from the
+    millimetre up (2 cm, 5 cm, 10 cm, ... 1 m, 2 m ...), both signs, and 0, within the view;
+    matplotlib's decades alone labelled a centimetre-level axis only at +-10^-2 and 0 (issue
+    32). Steps inside the linear band below ``linthresh`` are left out, where they crowd 0."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+
+    lo, hi = ax.get_ylim()
+    steps = [m * 10.0**k for k in range(-3, 5) for m in (1.0, 2.0, 5.0)]
+    steps = [v for v in steps if v >= linthresh]
+    ticks = [0.0] + [sgn * v for v in steps for sgn in (1.0, -1.0) if lo <= sgn * v <= hi]
+    crowded = sum(1 for v in ticks if v > 0) > 6 or sum(1 for v in ticks if v < 0) > 6
+    if crowded:  # a view over several decades: the decades and their halves only
+        ticks = [
+            v for v in ticks if v == 0.0 or round(abs(v) / 10 ** np.floor(np.log10(abs(v)))) != 2
+        ]
+    ax.yaxis.set_major_locator(FixedLocator(sorted(ticks)))
+    ax.yaxis.set_major_formatter(FuncFormatter(_metre_text))
+    ax.set_ylim(lo, hi)
+
+
 def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None) -> Figure:
     fig = _new(10, 6.5)
     ax_h, ax_v = fig.subplots(2, 1, sharex=True)
@@ -412,6 +445,7 @@ def _error_figure(t, err, sigma, title, filename, caption, symlog: float | None)
     for ax in (ax_h, ax_v):
         if symlog:
             ax.set_yscale("symlog", linthresh=symlog)
+            _symlog_metre_ticks(ax, symlog)
         ax.grid(True, color="#eeeeee")
         ax.legend(loc="upper right", fontsize=8, ncol=4)
     ax_h.set_title(title)
@@ -478,6 +512,7 @@ def ins_aided_figure(data) -> Figure | None:
     _error_lines(ax_h, ax_v, cols, t, err, sigma)
     for ax in (ax_h, ax_v):
         ax.set_yscale("symlog", linthresh=0.01)
+        _symlog_metre_ticks(ax, 0.01)
         ax.legend(loc="upper right", fontsize=8, ncol=4)
     for ax in (ax_s, ax_h, ax_v):
         ax.set_axisbelow(True)
@@ -729,6 +764,54 @@ def sky_status(data, k: int, sky=None):
     return t, antenna, los, status
 
 
+#: where a satellite's label may go beside its marker, in points (x right, y up), in order
+_LABEL_OFFSETS = ((5, 4), (5, -11), (-5, 4), (-5, -11), (9, -3.5), (-9, -3.5), (0, 9), (0, -16))
+
+
+def _label_satellites(fig, ax, marked) -> None:
+    """Each satellite's name beside its marker, at the first place of :data:`_LABEL_OFFSETS`
+    where it overlaps no name already placed and no other marker; where there is none, the
+    first place (issue 32: G07 and R07 overlapped when two satellites stood close). Names are
+    placed from the zenith outwards, their boxes measured with the figure's renderer."""
+    renderer = fig.canvas.get_renderer()
+    centres = [ax.transData.transform((a, r)) for a, r, _ in marked]
+    marker_px = 5.0 * fig.dpi / 72.0  # a marker's radius (s=70: about 8.4 pt across)
+    placed: list = []
+    for i in sorted(range(len(marked)), key=lambda j: marked[j][1]):
+        a, r, lab = marked[i]
+        text = None
+        for k, (dx, dy) in enumerate(_LABEL_OFFSETS):
+            ha = "left" if dx > 0 else "right" if dx < 0 else "center"
+            candidate = ax.annotate(
+                lab,
+                (a, r),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                fontsize=7,
+                zorder=6,
+                ha=ha,
+            )
+            box = candidate.get_window_extent(renderer)
+            clear = not any(box.overlaps(b) for b in placed) and not any(
+                j != i
+                and box.x0 - marker_px < c[0] < box.x1 + marker_px
+                and box.y0 - marker_px < c[1] < box.y1 + marker_px
+                for j, c in enumerate(centres)
+            )
+            if clear or k == len(_LABEL_OFFSETS) - 1:
+                if not clear and text is not None:  # none is clear: the first place
+                    candidate.remove()
+                    candidate = text
+                elif text is not None:
+                    text.remove()
+                placed.append(candidate.get_window_extent(renderer))
+                break
+            if text is None:
+                text = candidate  # the first place, kept should none be clear
+            else:
+                candidate.remove()
+
+
 def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
     from navsense.sky import obstruction as sky
 
@@ -791,6 +874,8 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
         sky.BELOW_MASK: "below_mask",
     }
     up = el > 0
+    ax.set_rlim(0, 90)
+    marked: list = []  # (azimuth, zenith distance, label) of each marker drawn
     for code, name in names.items():
         sel = (status == code) & up
         if code == sky.BELOW_MASK:
@@ -808,11 +893,8 @@ def sky_figure(data, sky_time_s: float | None = None) -> Figure | None:
             linewidths=1.2,
             label=f"{name.replace('_', ' ')} ({np.count_nonzero(sel)})",
         )
-        for a, r, lab in zip(az[sel], 90 - el[sel], run_sky.constellation.label[sel]):
-            ax.annotate(
-                lab, (a, r), textcoords="offset points", xytext=(5, 4), fontsize=7, zorder=6
-            )
-    ax.set_rlim(0, 90)
+        marked.extend(zip(az[sel], 90 - el[sel], run_sky.constellation.label[sel]))
+    _label_satellites(fig, ax, marked)
     ax.set_rticks([0, 30, 60, 90], ["90°", "60°", "30°", "0°"])
     ax.set_rlabel_position(135)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
