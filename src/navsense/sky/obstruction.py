@@ -527,8 +527,11 @@ class SkyView:
                 ox, oy, oz = (ant[ke, c].repeat(cnt) for c in range(3))
                 kr = kk.repeat(cnt)
                 ray = (ox, oy, oz, dx[pi], dy[pi], dz[pi], kr)
-                hits[pi[self._prisms.hits(*ray)]] = True
-                hits[n_pairs + pi[self._prisms.hits(*ray, margin=self._near_m)]] = True
+                near = self._prisms.hits(*ray, margin=self._near_m)
+                hits[n_pairs + pi[near]] = True
+                j = np.flatnonzero(near)  # the prism lies within its enlarged self
+                hit = self._prisms.hits(*(v[j] for v in ray))
+                hits[pi[j[hit]]] = True
         st = np.full(n_pairs, CLEAR, dtype=np.int8)
         st[hits[n_pairs:]] = NEAR
         blocked = hits[:n_pairs]
