@@ -54,6 +54,7 @@ __all__ = [
     "LEAP_SECONDS",
     "MAX_AGE_S",
     "healthy",
+    "flags",
     "gps_minus_utc_s",
 ]
 
@@ -89,21 +90,33 @@ def gps_minus_utc_s(when: _dt.datetime) -> int:
     return leap
 
 
+def flags(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A field of bit flags (R,) as integers and whether it is one (a whole number 0 .. 2^31;
+    a damaged field, NaN or 1e300, is none)."""
+    ok = np.isfinite(values) & (values >= 0.0) & (values < 2.0**31)
+    ok &= np.floor(np.where(ok, values, 0.0)) == np.where(ok, values, 0.0)
+    return np.where(ok, values, 0.0).astype(np.int64), ok
+
+
 def healthy(system: str, values: np.ndarray) -> np.ndarray:
     """Healthy records (R,) bool from their fields (R, k) (RINEX 3.05 tables):
 
-    GPS: SV health 0 (all signals OK); QZSS: SV health 0 but for its least significant bit, the
-    L6 signal's (IS-QZSS-PNT, the 6-bit SV health; RTKLIB masks it so); Galileo: the E1-B data validity and signal health
-    bits (0 .. 2) clear; BeiDou: SatH1 0; GLONASS: health 0 (the MSB of B_n).
+    GPS: SV health 0 (all signals OK); QZSS: SV health 0 but for its least significant bit,
+    the L6 signal's (IS-QZSS-PNT, the 6-bit SV health; RTKLIB masks it so); Galileo: the E1-B
+    data validity and signal health bits (0 .. 2) clear; BeiDou: SatH1 0; GLONASS: health 0
+    (the MSB of B_n). A Kepler record whose t_oe is no second of a week (0 .. 604800 s) is
+    damaged and taken as unhealthy.
     """
     if system == "glonass":
         return values[:, GLONASS_FIELDS["health"]] == 0.0
-    h = values[:, KEPLER_FIELDS["health"]].astype(np.int64)
+    h, whole = flags(values[:, KEPLER_FIELDS["health"]])
+    toe = values[:, KEPLER_FIELDS["toe"]]
+    whole &= (toe >= 0.0) & (toe <= WEEK_S)
     if system == "galileo":
-        return (h & 0b111) == 0
+        return whole & ((h & 0b111) == 0)
     if system == "qzss":
-        return (h & 0xFE) == 0  # the LSB is the L6 (LEX) signal's health (RTKLIB rinex.c)
-    return h == 0
+        return whole & ((h & 0xFE) == 0)  # the LSB is the L6 (LEX) signal's (RTKLIB rinex.c)
+    return whole & (h == 0)
 
 
 class _SatRecords:
@@ -160,7 +173,7 @@ class BroadcastSky:
             values = rec.values
             keep = np.ones(len(rec), dtype=bool)
             if name == "galileo":
-                src = values[:, KEPLER_FIELDS["codes_or_sources"]].astype(np.int64)
+                src, _ = flags(values[:, KEPLER_FIELDS["codes_or_sources"]])
                 inav = (src & ((1 << 0) | (1 << 2) | (1 << 9))) != 0
                 has_inav = {p for p in rec.prn[inav]}
                 keep = inav | np.array([p not in has_inav for p in rec.prn])
@@ -236,9 +249,11 @@ class BroadcastSky:
 
     # ------------------------------------------------------------------------------ coverage
     def _utc_text(self, rel_s: float) -> str:
-        return utc_text(
-            (GPS_EPOCH + _dt.timedelta(seconds=self._utc0_s + rel_s)).replace(tzinfo=_dt.UTC)
-        )
+        try:
+            when = GPS_EPOCH + _dt.timedelta(seconds=self._utc0_s + rel_s)
+        except OverflowError:  # beyond the year 9999 (a damaged record's time)
+            return f"{self._utc0_s + rel_s:.0f} s after 1980-01-06"
+        return utc_text(when.replace(tzinfo=_dt.UTC))
 
     def check_times(self, t_s) -> None:
         """ConfigError naming the file and the times when a time t_s (run seconds) lies outside

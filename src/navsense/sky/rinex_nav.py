@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import gzip
+import math
 import os
+import re
 import zlib
 from dataclasses import dataclass
 
@@ -55,6 +57,8 @@ GPS_EPOCH = _dt.datetime(1980, 1, 6)  # the origin of the records' epoch seconds
 SYSTEM_LETTERS = {code.rinex: name for name, code in SYSTEM_CODES.items()}  # "G": "gps", ...
 _SKIPPED = {"S": 4, "I": 8}  # SBAS and NavIC records: lines, read past
 _KEPLER_LINES = 8
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([EeDd][+-]?\d+)?")  # a Fortran D19.12 field
+_INTEGER = re.compile(r" *[+-]?\d+")
 
 # field index -> name, GPS/Galileo/BeiDou/QZSS (RINEX 3.05 Tables A6, A8, A10, A12)
 KEPLER_FIELDS = {
@@ -131,9 +135,12 @@ class _Reader:
         if not s:
             return 0.0  # a blank field: spare or unknown, taken as 0
         try:
-            return float(s.replace("D", "E").replace("d", "e"))
+            value = float(s.replace("D", "E").replace("d", "e"))
         except ValueError:
             raise self.fail(line_no, f"expected a number, got {s!r}") from None
+        if not math.isfinite(value) or not _NUMBER.fullmatch(s):  # nan, inf, 1_0, 1e999
+            raise self.fail(line_no, f"expected a number, got {s!r}")
+        return value
 
     def fields(self, text: str, start: int, count: int, line_no: int) -> list[float]:
         return [
@@ -143,6 +150,10 @@ class _Reader:
 
 def _epoch_s(fail, line_no: int, parts: list[str], text: str) -> float:
     try:
+        if not all(re.fullmatch(r"\d{1,4}", p) for p in parts[:5]):
+            raise ValueError
+        if not re.fullmatch(r"\d{1,2}(\.\d*)?", parts[5]):
+            raise ValueError
         year, month, day, hour, minute = (int(p) for p in parts[:5])
         sec = float(parts[5])
         whole = int(sec)
@@ -225,7 +236,7 @@ def read_nav(path: str | os.PathLike) -> NavFile:
             prn_text = head[:2]
             if len(parts) != 6:
                 raise reader.fail(line_no, f"expected a record's first line, got {text.rstrip()!r}")
-            yy = int(parts[0]) if parts[0].isdigit() else -1
+            yy = int(parts[0]) if re.fullmatch(r"\d{1,2}", parts[0]) else -1
             if yy < 0:
                 raise reader.fail(line_no, f"the epoch {head.strip()!r} is no date and time")
             parts[0] = str(yy + (1900 if yy >= 80 else 2000))
@@ -245,10 +256,9 @@ def read_nav(path: str | os.PathLike) -> NavFile:
                     f"expected a record's first line (G, R, E, C, J, S, I), got "
                     f"{text.rstrip()[:40]!r}",
                 )
-        try:
-            prn = int(prn_text)
-        except ValueError:
-            raise reader.fail(line_no, f"the satellite number {prn_text!r} is no number") from None
+        if not _INTEGER.fullmatch(prn_text):
+            raise reader.fail(line_no, f"the satellite number {prn_text!r} is no number")
+        prn = int(prn_text)
         count = glonass_lines if letter == "R" else _KEPLER_LINES
         if v2 and letter == "R":
             count = 4
