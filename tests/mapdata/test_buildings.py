@@ -191,3 +191,43 @@ def test_bad_file_on_the_command_line_is_exit_2_one_line(tmp_path):
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and str(path) in r.stderr and "line 1" in r.stderr
     assert not (tmp_path / "s.json").exists()
+
+
+def _pbf(tmp_path, xml: str):
+    osmium = pytest.importorskip("osmium")
+    src, pbf = tmp_path / "in.osm", tmp_path / "out.osm.pbf"
+    src.write_text(xml.replace("<osm>", "<osm version='0.6'>"))
+    with osmium.SimpleWriter(str(pbf)) as writer:
+        for obj in osmium.FileProcessor(str(src)):
+            writer.add(obj)
+    return pbf
+
+
+@pytest.mark.parametrize(
+    ("xml", "words"),
+    [
+        (BAD["missing.osm"][0], "way 7: node 2 is not in the file"),
+        (BAD["open.osm"][0], "way 7: the building's outline is not closed"),
+        (BAD["height.osm"][0], "way 7: height = 'approx 10' is not a height"),
+        (
+            "<osm><relation id='5'><member type='way' ref='9' role='outer'/>"
+            "<tag k='type' v='multipolygon'/><tag k='building' v='yes'/></relation></osm>",
+            "relation 5: its outer ways are not in the file",
+        ),
+    ],
+)
+def test_bad_pbf_files_are_named_as_the_xml_ones(tmp_path, xml, words):
+    pbf = _pbf(tmp_path, xml)
+    with pytest.raises(ConfigError) as err:
+        read_buildings(pbf)
+    assert str(pbf) in str(err.value) and words in str(err.value), str(err.value)
+
+
+def test_pbf_without_pyosmium_says_what_to_install(tmp_path, monkeypatch):
+    pbf = tmp_path / "city.osm.pbf"
+    pbf.write_bytes(b"\0" * 16)
+    monkeypatch.setitem(sys.modules, "osmium", None)
+    with pytest.raises(
+        ConfigError, match=r"city.osm.pbf: reading .osm.pbf needs pyosmium: pip install"
+    ):
+        read_buildings(pbf)

@@ -206,33 +206,69 @@ def _building(ring, tags: dict, at: str, label: str) -> MapBuilding:
 
 def read_osm_pbf(path: str | Path) -> list[MapBuilding]:
     """The buildings of an ``.osm.pbf`` file through pyosmium (``pip install osmium``, the
-    ``osm`` extra): the same rules as :func:`read_osm_xml` (areas assembled by libosmium)."""
+    ``osm`` extra), by the rules of :func:`read_osm_xml`: building ways read with their node
+    locations (a node the file lacks, a way not closed or of fewer than 3 nodes: an error), the
+    multipolygon relations' rings assembled by libosmium (a relation it cannot close: an error).
+    Elements are named without a line (a PBF has none)."""
     where = str(path)
     try:
         import osmium
     except ImportError:
         raise ConfigError(
             f"{where}: reading .osm.pbf needs pyosmium: pip install 'navsense[osm]' (or "
-            "osmium); or convert it to .osm XML"
+            "pip install osmium); or convert the file to .osm XML"
         ) from None
     if Path(path).stat().st_size == 0:
         raise ConfigError(f"{where}: the file is empty: not an OpenStreetMap PBF file")
-    out = []
+    ways: list[MapBuilding] = []
+    rels: list[MapBuilding] = []
+    wanted: dict[int, str] = {}  # building multipolygon relations -> their label
     try:
         fp = osmium.FileProcessor(where).with_locations().with_areas()
         for obj in fp:
-            if not isinstance(obj, osmium.osm.Area):
-                continue
-            tags = {t.k: t.v for t in obj.tags}
-            if not is_building(tags):
-                continue
-            kind = "way" if obj.from_way() else "relation"
-            label = _label(kind, str(obj.orig_id()), tags)
-            for outer in obj.outer_rings():
-                ring = [(n.lat, n.lon) for n in outer]
-                out.append(_building(ring, tags, f"{where}: {label}", label))
+            if isinstance(obj, osmium.osm.Way):
+                tags = {t.k: t.v for t in obj.tags}
+                if is_building(tags):
+                    ways.append(_pbf_way(obj, tags, where))
+            elif isinstance(obj, osmium.osm.Relation):
+                tags = {t.k: t.v for t in obj.tags}
+                if is_building(tags) and tags.get("type") == "multipolygon":
+                    wanted[obj.id] = _label("relation", str(obj.id), tags)
+            elif isinstance(obj, osmium.osm.Area) and not obj.from_way():
+                if obj.orig_id() not in wanted:
+                    continue
+                tags = {t.k: t.v for t in obj.tags}
+                label = wanted.pop(obj.orig_id())
+                for outer in obj.outer_rings():
+                    ring = [(n.lat, n.lon) for n in outer]
+                    rels.append(_building(ring, tags, f"{where}: {label}", label))
     except ConfigError:
         raise
     except (RuntimeError, osmium.InvalidLocationError) as exc:
         raise ConfigError(f"{where}: not a readable OpenStreetMap PBF file ({exc})") from None
-    return out
+    if wanted:
+        label = next(iter(wanted.values()))
+        raise ConfigError(
+            f"{where}: {label}: its outer ways are not in the file or do not join into closed rings"
+        )
+    return ways + rels
+
+
+def _pbf_way(way, tags: dict, where: str) -> MapBuilding:
+    """A building way of a PBF file (pyosmium, with locations) as a MapBuilding."""
+    label = _label("way", str(way.id), tags)
+    at = f"{where}: {label}"
+    refs = [n.ref for n in way.nodes]
+    for n in way.nodes:
+        if not n.location.valid():
+            raise ConfigError(
+                f"{at}: node {n.ref} is not in the file (an extract cut at a building: make it "
+                "with complete ways)"
+            )
+    if len(refs) < 2 or refs[0] != refs[-1]:
+        ends = f"{refs[0]} .. {refs[-1]}" if refs else "no nodes"
+        raise ConfigError(f"{at}: the building's outline is not closed (nodes {ends})")
+    if len(set(refs)) < 3:
+        raise ConfigError(f"{at}: the building's outline has {len(set(refs))} nodes; >= 3")
+    ring = [(n.location.lat, n.location.lon) for n in way.nodes]
+    return _building(ring, tags, at, label)
