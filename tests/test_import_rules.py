@@ -98,16 +98,7 @@ ALLOWED = {
 
 #: Import cycles known and owned: (sorted modules of the cycle) -> who removes it. Empty: every
 #: cycle of issue 28 is gone. An entry is a debt with its owner named, never a silent pass.
-KNOWN_CYCLES: dict[tuple[str, ...], str] = {
-    (
-        "navsense.config.defaults",
-        "navsense.config.keys",
-        "navsense.config.receiver_presets",
-        "navsense.config.schema",
-    ): "a12c6ca (gnss.receiver) landed while e9a51fc had taken this test back to an older version;"
-    " receiver_presets.resolve_receiver imports config.defaults lazily, and keys imports"
-    " receiver_presets: to be untied by gnss.receiver's owner, then this entry removed",
-}
+KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
 
 
 def _module_name(path: Path) -> str:

@@ -402,7 +402,8 @@ def _with_receiver(cfg: dict, origins: dict[str, str]) -> tuple[dict, dict[str, 
     """The configuration with a receiver preset's values (gnss.receiver; what the run uses and
     episode.json records), each value the preset set named as its origin."""
     from navsense.config.load import leaves
-    from navsense.config.receiver_presets import PRESETS, resolve_receiver
+    from navsense.config.receiver import resolve_receiver
+    from navsense.config.receiver_presets import PRESETS
 
     resolved, _ = resolve_receiver(cfg)
     if resolved is cfg:

@@ -8,6 +8,10 @@ the ``gnss`` section and which fix states the receiver can reach, nothing else. 
 from the datasheet or the published measurement named on their line; what no source gives keeps
 the specification's value and says so.
 
+This module is plain data (it imports nothing of navsense, so the table of keys may name
+:data:`RECEIVERS`); applying a preset to a configuration, which needs the default layers, is
+navsense.config.receiver.resolve_receiver, above navsense.config.defaults.
+
 Conversions (a circular Gaussian error of sigma per horizontal axis, sigma_v vertically):
 CEP (50 % horizontal) = 1.1774 sigma; horizontal RMS (DRMS) = sqrt(2) sigma; 2DRMS = 2 sqrt(2)
 sigma; R50 (50 % vertical) = 0.6745 sigma_v. So sigma = CEP / 1.1774 = RMS / sqrt(2) =
@@ -40,7 +44,6 @@ specification's default is taken as not set.)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -48,7 +51,6 @@ __all__ = [
     "PRESETS",
     "REACH",
     "preset_values",
-    "resolve_receiver",
     "CEP_PER_SIGMA",
     "R50_PER_SIGMA",
 ]
@@ -203,36 +205,3 @@ def preset_values(name: str) -> dict[str, Any]:
     if not preset["corrections"]:
         out["gnss.corrections.enabled"] = False
     return out
-
-
-def resolve_receiver(cfg: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
-    """``(cfg with the preset's values, reach)`` for the validated ``cfg`` (module docstring).
-
-    ``reach`` is the highest state class the receiver can reach (:data:`REACH`): "rtk" for the
-    specification's receiver. A preset's value replaces a key only where ``cfg`` holds the
-    specification's default (sensors.json, or the code's default for an extension key).
-    """
-    name = cfg["gnss"]["receiver"]
-    if name == "acres":
-        return cfg, "rtk"
-    from navsense.config.defaults import all_defaults
-
-    defaults = all_defaults()
-    out = _copy_gnss(cfg)
-    for key, value in preset_values(name).items():
-        *parents, leaf = key.split(".")
-        node, default = out, defaults
-        for part in parents:
-            node, default = node[part], default[part]
-        if node[leaf] == default[leaf]:
-            node[leaf] = value
-    return out, PRESETS[name]["reach"]
-
-
-def _copy_gnss(cfg: Mapping[str, Any]) -> dict:
-    """A copy of ``cfg`` whose gnss section (nested dicts) may be changed."""
-
-    def copy(node):
-        return {k: copy(v) if isinstance(v, Mapping) else v for k, v in node.items()}
-
-    return {**cfg, "gnss": copy(cfg["gnss"])}

@@ -110,7 +110,7 @@ def recorded_config(cfg: Mapping) -> dict:
     preset's values (gnss.receiver, navsense.config.receiver_presets) are recorded as the
     values the run used; read back, they resolve to themselves."""
     from navsense.config.defaults import code_defaults
-    from navsense.config.receiver_presets import resolve_receiver
+    from navsense.config.receiver import resolve_receiver
 
     defaults = code_defaults()
     resolved, _ = resolve_receiver(dict(cfg))

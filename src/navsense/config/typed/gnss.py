@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from navsense.config.receiver_presets import resolve_receiver
+from navsense.config.receiver import resolve_receiver
 from navsense.config.typed.keyed import build, key, section
 
 __all__ = [
