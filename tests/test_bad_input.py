@@ -1584,3 +1584,61 @@ def test_an_output_file_name_ending_with_a_slash_is_refused(tmp_path, base, caps
     shutil.copytree(base / "run", run)
     out = str(tmp_path / "x.mcap") + "/"
     _fails_in_one_line(capsys, ["export", "mcap", run, "--out", out], tmp_path, "ends with '/'")
+
+
+def _damaged_rows(run: Path, name: str, damage: str) -> None:
+    """``name`` (JSON Lines rows of ``run``) cut inside its last row, its rows in reverse order,
+    or the specific force of its sixth row null."""
+    import orjson
+
+    data = (run / name).read_bytes()
+    if damage == "cut":  # inside the last row, after its time keys
+        last = data.rstrip(b"\n").rfind(b"\n") + 1
+        (run / name).write_bytes(data[: last + 200])
+        return
+    rows = data.splitlines(keepends=True)
+    if damage == "reversed":
+        (run / name).write_bytes(b"".join(reversed(rows)))
+        return
+    row = orjson.loads(rows[5])
+    row["specific_force_flu_mps2"] = None
+    rows[5] = orjson.dumps(row) + b"\n"
+    (run / name).write_bytes(b"".join(rows))
+
+
+@pytest.mark.parametrize(
+    "name, damage, argv, words",
+    [
+        ("ins.jsonl", "cut", ["report", "RUN"], "ins.jsonl: line {last} is not a whole JSON row"),
+        (
+            "ins.jsonl",
+            "reversed",
+            ["report", "RUN"],
+            "ins.jsonl: row 2: sample_time_s = {second} is before row 1's",
+        ),
+        (
+            "imu.jsonl",
+            "null",
+            ["export", "mcap", "RUN", "--raw-imu"],
+            "imu.jsonl: row 6: specific_force_flu_mps2 is null",
+        ),
+    ],
+)
+def test_a_reader_refuses_rows_cut_reversed_or_null(
+    tmp_path, base, capsys, name, damage, argv, words
+):
+    """Found by the fuzz suite: navsense report read an ins.jsonl cut inside its last row (the
+    fast scan of its times found every key) or with its rows in reverse order, and export mcap
+    --raw-imu wrote an IMU message of NaN for a null specific force. Each reader of a run's rows
+    (navsense.output.runreader) checks the file is whole, its times in order and a value that
+    is never null there; one line names the file, the row (or line) and the key."""
+    import orjson
+
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    lines = (run / name).read_bytes().splitlines()
+    second = orjson.loads(lines[-2])["sample_time_s"]
+    _damaged_rows(run, name, damage)
+    argv = [run if a == "RUN" else a for a in argv]
+    line = _fails_in_one_line(capsys, argv, tmp_path)
+    assert words.format(last=len(lines), second=second) in line, line

@@ -206,10 +206,10 @@ _INS_FIELDS = (
     "InsGridRotationDeg",
     *(f"InsCov{c}" for c in "ENU"),
 )
-_IMU_COLUMNS = {
+_IMU_COLUMNS = {  # an IMU row always holds both vectors (a null one: a damaged file)
     "sample_time_s": FLOAT,
-    "specific_force_flu_mps2": vector(3),
-    "angular_velocity_flu_radps": vector(3),
+    "specific_force_flu_mps2": vector(3, nullable=False),
+    "angular_velocity_flu_radps": vector(3, nullable=False),
 }
 
 

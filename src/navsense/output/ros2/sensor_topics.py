@@ -168,13 +168,13 @@ GNSS_FIX_COLUMNS = {
 }
 #: The GNSS rows' columns of the Maxxum's receiver odometry and ground truth.
 RECEIVER_ODOM_COLUMNS = {**_TIMES, "position_enu_m": vector(3), "covariance_enu_m2": vector(9)}
-#: The IMU rows' columns of the raw IMU.
+#: The IMU rows' columns of the raw IMU (never null: a damaged file is refused by its row).
 RAW_IMU_COLUMNS = {
     **_TIMES,
-    "specific_force_flu_mps2": vector(3),
-    "angular_velocity_flu_radps": vector(3),
+    "specific_force_flu_mps2": vector(3, nullable=False),
+    "angular_velocity_flu_radps": vector(3, nullable=False),
 }
-MAG_COLUMNS = {**_TIMES, "magnetic_field_flu_ut": vector(3)}
+MAG_COLUMNS = {**_TIMES, "magnetic_field_flu_ut": vector(3, nullable=False)}
 BARO_COLUMNS = {**_TIMES, "pressure_pa": FLOAT}
 WHEEL_COLUMNS = {**_TIMES, "speed_mps": FLOAT}
 _UT_TO_T = 1.0e-6
