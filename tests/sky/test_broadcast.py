@@ -500,3 +500,28 @@ def test_a_damaged_record_leaves_its_satellite_out_without_a_warning(tmp_path):
     out = np.isin(bad.label, ["G02", "R01"])
     assert v_well[:, out].any() and not vis[:, out].any()
     assert np.array_equal(vis[:, ~out], v_well[:, ~out])
+
+
+def test_rinex305_glonass_records_have_a_fifth_line(tmp_path):
+    """RINEX 3.05 adds a status line to each GLONASS record (five lines): the file rewritten as
+    3.05 with that line reads as the same records, and the next record is not lost."""
+    text = gzip.decompress(RINEX.read_bytes()).decode("latin-1").splitlines(keepends=True)
+    out = [text[0].replace("     3.03", "     3.05", 1)]
+    k = 1
+    while k < len(text):
+        out.append(text[k])
+        if text[k].startswith("R") and text[k][1:3].isdigit():
+            out.extend(text[k + 1 : k + 4])
+            out.append("    " + f"{0.0:19.12E}" * 4 + "\n")  # status flags, delay, URAI, health
+            k += 4
+            continue
+        k += 1
+    path = tmp_path / "v305.rnx"
+    path.write_text("".join(out), encoding="latin-1")
+    a, b = read_nav(path), read_nav(RINEX)
+    assert a.version == 3.05
+    for system in b.records:
+        ra, rb = a.records[system], b.records[system]
+        assert np.array_equal(ra.prn, rb.prn) and np.array_equal(ra.epoch_s, rb.epoch_s)
+        w = rb.values.shape[1]
+        assert np.array_equal(ra.values[:, :w], rb.values)

@@ -237,3 +237,22 @@ def test_gsv_below_the_mask_lists_the_healthy_satellites_above_the_horizon(tmp_p
     assert set(gsv) == want
     _, above = sky.sky(np.array([0.0]), MASK_DEG)
     assert len(want) > int(above.sum())  # some below the mask are listed
+
+
+def test_a_streamed_truth_log_past_the_file_ends_in_one_line(tmp_path, capsys):
+    """A truth log is read chunk by chunk (its length unknown before): the receiver refuses the
+    first epoch past the file's span, in one line, and no run directory is left."""
+    made = tmp_path / "made"
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", "700", "--no-imu", "--no-ins",
+            "--set", "gnss.datum.start_utc=2018-07-30T00:05:00Z", "--save-truth",
+            "--out", str(made), "--quiet"]  # fmt: skip
+    assert main(argv) == 0  # the synthetic sky: any time
+    truth = made / "truth.parquet"
+    capsys.readouterr()
+    argv = ["simulate", "--truth", str(truth), "--no-imu", "--no-ins", "--gnss-orbits",
+            str(RINEX), "--chunk-steps", "6000", "--out", str(tmp_path / "late"), "--quiet"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "only in part" in err
+    assert "2018-07-30T00:15:00Z" in err and "the run's time 2018-07-30T00:15:00.100000Z" in err
+    assert not (tmp_path / "late").exists()
