@@ -151,3 +151,18 @@ def test_the_first_test_only_rules_out_rays_that_miss(margin):
     fast = prisms.hits(*args)
     assert fast.sum() > 500
     np.testing.assert_array_equal(fast, prisms._hits(*args))
+
+
+def test_the_report_s_sky_grid_draws_the_footprints_as_the_sky_view_sees_them():
+    from navsense.output.report_plots import _sky_grid
+
+    site = _street_site()
+    antenna = np.array([0.0, 5.0, 2.0])
+    az, el, blocked, _ = _sky_grid(antenna, site, 8.0)
+    los = _los(az[:, None] + 0 * el[None, :], el[None, :] + 0 * az[:, None])
+    view = sky.SkyView(site, 0.0, 8.0, 0.0)
+    status = view.classify(
+        np.repeat(antenna[None], len(az), 0), los, np.ones(blocked.shape, dtype=bool)
+    )
+    np.testing.assert_array_equal(blocked, status == sky.BLOCKED)
+    assert 0.2 < blocked.mean() < 0.8

@@ -275,7 +275,7 @@ def _track_points(fig, ax, points: np.ndarray, limits_set: bool):
 
 
 def track_figure(data) -> Figure | None:
-    from matplotlib.patches import Circle, Rectangle
+    from matplotlib.patches import Circle, Polygon, Rectangle
 
     site = data.site()
     if data.ins_t_s is None and data.gnss_t_s is None:
@@ -308,6 +308,14 @@ def track_figure(data) -> Figure | None:
             ax.add_artist(Rectangle((lo[0], lo[1]), hi[0] - lo[0], hi[1] - lo[1], **style))
             xs += [lo[0], hi[0]]
             ys += [lo[1], hi[1]]
+        starts = site.poly_start
+        for i in range(len(site.poly_top_m)):  # building footprints (issue 29 item 3)
+            ring = site.poly_xy_m[starts[i] : starts[i + 1]]
+            ax.add_artist(
+                Polygon(ring, closed=True, facecolor="#cfcfcf", edgecolor="#555555", lw=0.6)
+            )
+            xs += [ring[:, 0].min(), ring[:, 0].max()]
+            ys += [ring[:, 1].min(), ring[:, 1].max()]
         for (x, y), r in zip(site.cyl_xy_m, site.cyl_radius_m):
             ax.add_artist(
                 Circle((x, y), r, facecolor="#e0c9a6", edgecolor="#7f5f2f", lw=0.8, zorder=1)
@@ -693,6 +701,17 @@ def _sky_grid(antenna, site, foliage_block_path_m: float):
     for xy, b, t, r in zip(site.cyl_xy_m, site.cyl_base_m, site.cyl_top_m, site.cyl_radius_m):
         k = _facing(antenna, xy, r)
         blocked[k] |= sky.ray_cylinder_hit(antenna, d[k], xy, b, t, r)
+    if len(site.poly_top_m):  # building footprints (issue 29 item 3): prisms
+        from navsense.sky.footprints import Prisms
+
+        prisms = Prisms(site.poly_xy_m, site.poly_start, site.poly_base_m, site.poly_top_m)
+        for i in range(prisms.count):
+            k = _facing(antenna, prisms.mid[i], float(prisms.radius[i]))
+            rays = d[k].reshape(-1, 3)
+            o = np.broadcast_to(np.asarray(antenna, dtype=np.float64), rays.shape)
+            idx = np.full(rays.shape[0], i)
+            hit = prisms.hits(o[:, 0], o[:, 1], o[:, 2], rays[:, 0], rays[:, 1], rays[:, 2], idx)
+            blocked[k] |= hit.reshape(d[k].shape[:2])
     chord = np.zeros(d.shape[:2])
     for c, r in zip(site.crown_center_m, site.crown_radius_m):
         k = _facing(antenna, c[:2], r)
