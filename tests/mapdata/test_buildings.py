@@ -231,3 +231,15 @@ def test_pbf_without_pyosmium_says_what_to_install(tmp_path, monkeypatch):
         ConfigError, match=r"city.osm.pbf: reading .osm.pbf needs pyosmium: pip install"
     ):
         read_buildings(pbf)
+
+
+def test_buildings_off_the_site_or_away_from_the_path_are_said(tmp_path):
+    r = _navsense(
+        "site", "--buildings", str(OSM), "--site", "acre", "--out", str(tmp_path / "a.json")
+    )
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert str(OSM) in r.stderr and "cannot be placed on site 'acre'" in r.stderr
+    underpass = resolve_site(EXAMPLES / "underpass.site.json")  # 35 km away
+    with pytest.warns(Warning, match="none of its 9 buildings is within 300 m"):
+        far = site_with_buildings(underpass, OSM, path_xy_m=np.zeros((1, 2)))
+    assert far.names["footprints"] == []

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 from navsense.mapdata.heights import MapBuilding
 from navsense.site import MAX_OBSTACLES, Site, site_from_json
 
@@ -111,11 +111,26 @@ def buildings_site(
     for b in buildings:
         lat = np.array([p[0] for p in b.ring_lat_lon])
         lon = np.array([p[1] for p in b.ring_lat_lon])
-        enu = np.asarray(
-            georef.geodetic_to_enu(lat, lon, np.full(lat.shape, origin_h), 0.0, "wgs84_g2139")
-        )
+        try:
+            enu = np.asarray(
+                georef.geodetic_to_enu(lat, lon, np.full(lat.shape, origin_h), 0.0, "wgs84_g2139")
+            )
+        except NavsenseError as exc:
+            raise ConfigError(
+                f"{where}: {b.name} cannot be placed on site {site.name!r}: {exc} (give a site "
+                "near the buildings with --site, or none: a local site at their centre)"
+            ) from None
         rings.append(np.round(enu.reshape(-1, 3)[:, :2], 3))
     keep = _near_path(rings, path_xy_m, radius_m)
+    if not any(keep):
+        import warnings
+
+        warnings.warn(
+            f"{where}: none of its {len(buildings)} buildings is within {radius_m:g} m of the "
+            f"run's path on site {site.name!r}: the run has none of them",
+            NavsenseWarning,
+            stacklevel=2,
+        )
     footprints = list(data.get("footprints", []))
     for b, ring, k in zip(buildings, rings, keep, strict=True):
         if k:
