@@ -115,7 +115,8 @@ def test_errors_are_config_errors(capsys):
     ):
         cli_config.run(parser.parse_args(["config", "show", "--gnss-outage", "10"]))
     with pytest.raises(
-        ConfigError, match=r'^command line: gnss\.nmea\.sentences\[1\] = "GLL" is not one of RMC, '
+        ConfigError,
+        match=r'^command line: gnss\.nmea\.sentences\[1\] = "GLL" is not one of HDT, RMC, ',
     ):
         cli_config.run(parser.parse_args(["config", "show", "--nmea-sentences", "GGA,GLL"]))
     with pytest.raises(ConfigError, match=r"nowhere\.json: cannot read the configuration file"):

@@ -266,6 +266,14 @@ def test_code_defaults_are_the_code_column_and_noise_on():
                 "sentences": ["RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA"],
                 "gsv_below_mask": False,
             },
+            # issue 29 item 4: one antenna, no heading
+            "heading": {
+                "baseline_m": 0,
+                "antenna2_flu_m": None,
+                "sigma_deg_at_1m": 0.4,
+                "pitch_sigma_ratio": 2,
+                "rtk_float": False,
+            },
             "receiver": "acres",  # issue 29: the specification's receiver
         },
         "imu": IMU_CODE,
@@ -394,6 +402,7 @@ def test_layout_and_order_of_the_effective_configuration():
         "orbits",
         "systems",
         "nmea",
+        "heading",
         "receiver",
     ]
     assert list(cfg["gnss"]["datum"]) == [

@@ -67,7 +67,7 @@ def test_unknown_key_suggests_the_nearest(in_tmp):
             "command line: gnss.qqq.www = 5 is not a known key; the keys of gnss are "
             "enabled, hz, antenna_flu_m, std_m, start, cold_ttff_s, elevation_mask_deg, constellations, "
             "multipath_tau_s, multipath_vertical_ratio, states, rtk, corrections, obstruction, datum, "
-            "signal_outages_s, orbits, systems, nmea, receiver",
+            "signal_outages_s, orbits, systems, nmea, heading, receiver",
         ),
         # A key in the wrong section: the same name elsewhere.
         (
@@ -207,7 +207,7 @@ def test_outages_may_start_before_t0_and_overlap():
     assert cfg["gnss"]["corrections"]["outages_s"] == [[-5, 1], [0.5, 2.5], [100, 1e6]]
 
 
-_ALLOWED = "RMC, VTG, GGA, GSA, GSV, GST, ZDA"
+_ALLOWED = "HDT, RMC, VTG, GGA, GSA, GSV, GST, ZDA"
 
 
 @pytest.mark.parametrize(

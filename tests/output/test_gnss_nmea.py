@@ -464,11 +464,11 @@ def test_gsv_below_mask_is_recorded_only_when_on():
     """The key is in episode.json's configuration only when true (a default run's episode.json
     is that of the runs before the key), and a recorded run without it reads as false."""
     from navsense.config.defaults import complete_recorded_config
-    from navsense.simulate import _recorded_config
+    from navsense.runs.episode import recorded_config as _recorded_config
 
     default = _recorded_config(load_config())
     assert "gsv_below_mask" not in default["gnss"]["nmea"]
-    assert default["gnss"]["nmea"]["sentences"] == list(NMEA_SENTENCES)
+    assert default["gnss"]["nmea"]["sentences"] == [s for s in NMEA_SENTENCES if s != "HDT"]
     assert complete_recorded_config(default)["gnss"]["nmea"]["gsv_below_mask"] is False
     on = _recorded_config(load_config(overrides={"gnss.nmea.gsv_below_mask": True}))
     assert on["gnss"]["nmea"]["gsv_below_mask"] is True

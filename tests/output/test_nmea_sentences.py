@@ -299,8 +299,9 @@ def test_interleave_orders_by_epoch_then_group():
 
 
 def test_sentence_order_is_the_receivers():
-    # u-blox: RMC, VTG, GGA, GSA, GSV, (GLL), GST, ZDA within an epoch
-    assert SENTENCE_ORDER == ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
+    # u-blox: RMC, VTG, GGA, GSA, GSV, (GLL), GST, ZDA within an epoch; HDT (two antennas) first,
+    # as a Hemisphere VS100 compass sends it
+    assert SENTENCE_ORDER == ("HDT", "RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
 
 
 def test_no_rows_no_sentences():

@@ -41,8 +41,9 @@ __all__ = [
 ]
 
 
-#: A check of a whole section: returns what is wrong ("has no system on; ...") or None.
-SectionCheck = Callable[[Mapping], "str | None"]
+#: A check of a whole section: returns what is wrong ("has no system on; ...") or None; or, to
+#: name one key of the section, (its dotted path in the section, its value, what is wrong).
+SectionCheck = Callable[[Mapping], "str | tuple[str, Any, str] | None"]
 
 
 class _NoDefault:

@@ -244,6 +244,9 @@ def _validate_section(
                 raise ConfigError(f"{source}: {_join(path, key)} is missing")
     for check in section.checks:
         complaint = check(value)
+        if isinstance(complaint, tuple):  # (a key of the section, its value, the complaint)
+            key, item, text = complaint
+            raise _error(source, _join(path, key), item, text)
         if complaint:
             raise _error(source, path, dict(value), complaint)
 

@@ -98,6 +98,7 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("baro", "weather_tau_s"),
     ("baro", "preset"),
     ("gnss", "nmea", "gsv_below_mask"),  # issue 29: false
+    ("gnss", "heading"),  # issue 29 item 4: one antenna (the section at its defaults)
     ("mag", "preset"),
 )
 _AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")

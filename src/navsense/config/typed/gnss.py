@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from navsense.config.keys import DEFAULT_NMEA_SENTENCES
 from navsense.config.receiver import resolve_receiver
 from navsense.config.typed.keyed import build, key, section
 
@@ -22,6 +23,7 @@ __all__ = [
     "ErrorConfig",
     "StateParams",
     "CorrectionsConfig",
+    "HeadingConfig",
     "STATE_PARAM_KEYS",
     "STATE_NAMES",
 ]
@@ -128,6 +130,27 @@ class CorrectionsConfig:
 
 
 @dataclass(frozen=True)
+class HeadingConfig:
+    """The second antenna (gnss.heading, issue 29 item 4; navsense.sensors.gnss.heading):
+    ``baseline_m`` 0 (off) or the antennas' distance, ``antenna2_flu_m`` the second antenna's
+    lever arm in mount_frame axes (None: baseline_m straight ahead of the first)."""
+
+    baseline_m: float
+    antenna2_flu_m: tuple[float, float, float] | None
+    sigma_deg_at_1m: float
+    pitch_sigma_ratio: float
+    rtk_float: bool
+
+    @property
+    def on(self) -> bool:
+        return self.baseline_m > 0
+
+    @classmethod
+    def from_validated(cls, cfg: Mapping[str, Any]) -> HeadingConfig:
+        return build(cls, cfg, "gnss.heading")
+
+
+@dataclass(frozen=True)
 class GnssConfig:
     """The receiver's settings, with the run's seed, noise switch and mount frame.
 
@@ -156,8 +179,19 @@ class GnssConfig:
     nmea_sentences: tuple[str, ...] = field(metadata=key("gnss.nmea.sentences"))  # as given
     receiver: str  # gnss.receiver: acres or a preset (navsense.config.receiver_presets)
     nmea_gsv_below_mask: bool = field(metadata=key("gnss.nmea.gsv_below_mask"))
+    heading: HeadingConfig
     orbits: str  # gnss.orbits: "synthetic" or a RINEX navigation file (navsense.sky.orbits)
     systems: tuple[str, ...]  # gnss.systems: the systems it may track
+
+    @property
+    def nmea_sentences_written(self) -> tuple[str, ...]:
+        """The sentences of gnss.nmea: gnss.nmea.sentences, and HDT with them when the heading
+        is on (gnss.heading) and the list is the default set (HDT joins it); a list the user
+        chose is written as chosen (the schema refuses HDT without a heading)."""
+        chosen = self.nmea_sentences
+        if self.heading.on and "HDT" not in chosen and set(chosen) == set(DEFAULT_NMEA_SENTENCES):
+            return ("HDT", *chosen)
+        return chosen
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> GnssConfig:
@@ -170,4 +204,5 @@ class GnssConfig:
             fix=FixConfig.from_validated(cfg),
             errors=ErrorConfig.from_validated(cfg),
             corrections=CorrectionsConfig.from_validated(cfg),
+            heading=HeadingConfig.from_validated(cfg),
         )

@@ -40,6 +40,12 @@ chosen by navsense, :data:`ROW_DECIMALS`)::
     nad83_2011_height_m       9 / 4 decimals; only where NAD83 applies (ACRE, a local site in
                               the area of NAD83(2011), navsense.geo.areas)
     wgs84_lat_deg, wgs84_lon_deg, wgs84_height_m   (9 / 4 decimals)
+    heading_deg, heading_sigma_deg, pitch_deg, pitch_sigma_deg
+                              only with gnss.heading on (two antennas,
+                              navsense.sensors.gnss.heading): the baseline's true heading and
+                              pitch and their standard deviations, deg, 4 decimals; null
+                              without a heading (any state but RTK fixed, or RTK float with
+                              gnss.heading.rtk_float)
     nmea_gga                  the $GNGGA sentence
 
 In no_fix the position keys (position_enu_m, sigma_enu_m, covariance_enu_m2, position_std_m and
@@ -65,7 +71,10 @@ interface description sends it: the PRNs of ``sat_used``, none without a fix, an
 PDOP, HDOP, VDOP; GSV under the system's talker GP, GL, GA, GB, GQ: the satellites at or above
 the elevation mask, blocked ones included, with ``sat_elevation_deg``, ``sat_azimuth_deg`` and
 ``sat_cn0_dbhz``, empty where the sky view blocks the signal; with gnss.nmea.gsv_below_mask
-also those below the mask down to the horizon, see below), GST and ZDA. GST's standard
+also those below the mask down to the horizon, see below), GST and ZDA; and, with
+gnss.heading on, HDT first (:mod:`navsense.output.nmea.hdt`: the row's heading_deg, the field
+empty without a heading), which joins the default set of sentences (a list the user gave is
+written as given). GST's standard
 deviations of latitude, longitude and altitude are the row's sigma_enu_m
 (north, east, up); the error ellipse of its diagonal horizontal covariance has the semi-major
 axis max(sigma_e, sigma_n), the semi-minor min(...), oriented north (0 deg) unless sigma_e is
@@ -105,6 +114,7 @@ from navsense.output.columns import Column
 from navsense.output.nmea.fields import utc_seconds_of_day
 from navsense.output.nmea.fix import TALKER_COMBINED, gst_chars, rmc_chars, vtg_chars, zda_chars
 from navsense.output.nmea.gga import gga_chars
+from navsense.output.nmea.hdt import hdt_chars
 from navsense.output.nmea.interleave import SENTENCE_ORDER, interleave_text
 from navsense.output.nmea.satellites import gsa_chars, gsv_chars
 from navsense.output.nmea.text import LINE_END, sentence_lines
@@ -121,6 +131,7 @@ __all__ = [
     "NAD83_KEYS",
     "NMEA_SYSTEMS",
     "COURSE_HOLD_SPEED_MPS",
+    "HEADING_ROW_KEYS",
 ]
 
 GGA_NO_FIX = 0  # GGA quality 0: no valid position (the receiver numbers its states so)
@@ -181,7 +192,10 @@ ROW_DECIMALS = {  # navsense's choice; the specification gives no decimals for g
     "covariance_m2": 10,  # rtk_fixed 1.1e-4 m^2 keeps 6 digits
     "angle_deg": 9,  # 1e-9 deg ~ 0.1 mm
     "height_m": 4,
+    "attitude_deg": 4,  # heading, pitch and their sigmas (gnss.heading): 1e-4 deg
 }
+#: the rows' keys of gnss.heading (the block's, navsense.sensors.gnss.heading.HEADING_KEYS)
+HEADING_ROW_KEYS = ("heading_deg", "heading_sigma_deg", "pitch_deg", "pitch_sigma_deg")
 
 
 def _rounded_columns(specs) -> dict[str, Column]:
@@ -248,6 +262,8 @@ class GnssLayout:
         # (sat_system index, codes) of the systems that are on, in their NMEA order
         self._systems = [(systems.index(s.name), s) for s in NMEA_SYSTEMS if s.name in on]
         self._below_mask = list(info["sky_classes"]).index("below_mask")
+        # gnss.heading on: the rows' heading keys (absent from the info without it)
+        self._heading = bool(info.get("heading", False))
         # gnss.nmea.gsv_below_mask (absent from an older receiver's info: false)
         self._gsv_below_mask = bool(info.get("nmea_gsv_below_mask", False))
         self._modes = np.array(
@@ -306,7 +322,7 @@ class GnssLayout:
 
     def nmea_text(self, block: Mapping[str, np.ndarray]) -> bytes:
         """The block's text of gnss.nmea: the sentences of gnss.nmea.sentences, epoch by epoch,
-        each epoch's in the order RMC, VTG, GGA, GSA, GSV, GST, ZDA (module docstring), each
+        each epoch's in the order (HDT,) RMC, VTG, GGA, GSA, GSV, GST, ZDA (module docstring), each
         line ending in CR LF; none without a georeference. Built as characters and written as
         they are (a run's 14 lines an epoch as Python strings cost more than all the rest)."""
         m = len(block["sample_time_s"])
@@ -315,7 +331,9 @@ class GnssLayout:
         epochs = np.arange(m)
         groups: list = []  # (lines or sentence characters, the epoch of each)
         for name in self._nmea:
-            if name == "GGA":
+            if name == "HDT":
+                groups.append((hdt_chars(block["heading_deg"]), epochs))
+            elif name == "GGA":
                 groups.append((self._gga_chars(block), epochs))
             elif name in ("GSA", "GSV"):
                 groups += self._per_system(name, block)
@@ -496,6 +514,8 @@ class GnssLayout:
                 (name, block[k], ang if k.endswith("_deg") else hgt, has_fix)
                 for k, name in self._geodetic
             ]
+        if self._heading:  # gnss.heading: NaN (null) without a heading
+            specs += [(k, block[k], d["attitude_deg"], None) for k in HEADING_ROW_KEYS]
         numeric = _rounded_columns([sp for sp in specs if sp[1] is not None])
         numeric["model.multipath_tau_s"] = Column(
             "model.multipath_tau_s", self._multipath_tau, constant=True

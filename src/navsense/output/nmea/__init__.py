@@ -7,6 +7,7 @@ One module a job, each with the formats it writes in its docstring:
 - :mod:`~navsense.output.nmea.fix`: RMC, VTG, GST, ZDA (navsense extension, issue 20; NMEA 0183
   4.10 as u-blox receivers send it);
 - :mod:`~navsense.output.nmea.satellites`: GSA and GSV, one set a system;
+- :mod:`~navsense.output.nmea.hdt`: HDT, the heading of two antennas (gnss.heading);
 - :mod:`~navsense.output.nmea.fields`: the time, date, position, course and speed fields;
 - :mod:`~navsense.output.nmea.text`: sentences as character matrices (all rows of a type at
   once: the same code for one epoch or a whole log), the checksum and the line end;
@@ -37,6 +38,7 @@ from navsense.output.nmea.gga import (
     gga_sentence,
     gga_sentences,
 )
+from navsense.output.nmea.hdt import TALKER_HDT, hdt_chars, hdt_sentences
 from navsense.output.nmea.interleave import SENTENCE_ORDER, interleave, interleave_text
 from navsense.output.nmea.satellites import gsa_chars, gsa_sentences, gsv_chars, gsv_sentences
 from navsense.output.nmea.text import LINE_END, nmea_checksum, nmea_checksums, sentence_lines
@@ -72,4 +74,7 @@ __all__ = [
     "gsv_chars",
     "gst_chars",
     "zda_chars",
+    "hdt_chars",
+    "hdt_sentences",
+    "TALKER_HDT",
 ]

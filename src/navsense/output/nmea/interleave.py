@@ -1,7 +1,7 @@
 """The sentences of an epoch in a receiver's order, epoch after epoch (``gnss.nmea``).
 
 :data:`SENTENCE_ORDER` is the order within an epoch (u-blox's: RMC, VTG, GGA, GSA, GSV, (GLL),
-GST, ZDA); :func:`interleave` and :func:`interleave_text` put the sentences of several types in
+GST, ZDA; HDT, with a heading, first); :func:`interleave` and :func:`interleave_text` put the sentences of several types in
 it, from their strings or their sentence characters (:mod:`navsense.output.nmea.text`).
 """
 
@@ -14,8 +14,11 @@ from navsense.output.nmea.text import _bytes, _chars_of_lines, _split
 __all__ = ["SENTENCE_ORDER", "interleave", "interleave_text"]
 
 #: The sentences navsense writes, in the order a receiver sends them within an epoch (u-blox:
-#: RMC, VTG, GGA, GSA, GSV, GLL, GST, ZDA; navsense writes no GLL)
-SENTENCE_ORDER = ("RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
+#: RMC, VTG, GGA, GSA, GSV, GLL, GST, ZDA; navsense writes no GLL). HDT (gnss.heading) comes
+#: first, as a dual-antenna compass sends it ahead of its position sentences (Hemisphere VS100:
+#: HDT, GGA, GLL, VTG, ZDA, RMC, GSA, GSV, GST each second, NOAA PSL ATOMIC 2020 recordings); u-blox
+#: receivers give the heading in UBX-NAV-RELPOSNED, not in an NMEA sentence
+SENTENCE_ORDER = ("HDT", "RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
 
 
 def interleave(groups: list[tuple[list[str] | np.ndarray, np.ndarray]], m: int) -> list[str]:

@@ -33,8 +33,10 @@ constellation"). A site without a georeference sees the sky of the specification
 (its blocks have no geodetic keys, so its rows none and no sentence).
 
 State carried between chunks (batch = chunks = steps): the sampler (Due), the streams
-Pcg32(seed, 1), Pcg32(seed + 4051, 16) (C/N0) and Pcg32(seed + 4051, 17) (velocity), the fix machine (:class:`~.fixstate.FixMachineState`), the unit Gauss-Markov
-states u and z, and the step of the last epoch. Every other quantity depends on its epoch alone.
+Pcg32(seed, 1), Pcg32(seed + 4051, 16) (C/N0), Pcg32(seed + 4051, 17) (velocity) and, with
+gnss.heading on, Pcg32(seed + 4051, 20) (the heading, :mod:`.heading`), the fix machine
+(:class:`~.fixstate.FixMachineState`), the unit Gauss-Markov states u and z, and the step of the
+last epoch. Every other quantity depends on its epoch alone.
 
 The block (the SI arrays of the m epochs, leading axis m): ``sample_time_s``, ``fix`` (state
 code, numbered as its GGA quality), the six satellite counts, ``hdop``, ``vdop``, ``pdop``,
@@ -46,7 +48,10 @@ unit states ``u`` and ``z``; the velocity (:mod:`.velocity`): ``antenna_velocity
 ``velocity_enu_mps``, ``sigma_velocity_enu_mps`` (m, 3), ``speed_mps``, ``course_deg``; the
 satellites (:mod:`.signal`), each (m, nsat) in the constellation's order: ``sat_prn``,
 ``sat_system``, ``sat_elevation_deg``, ``sat_azimuth_deg``, ``sat_class``, ``sat_used``,
-``sat_cn0_dbhz``; and with a georeference the datum chain of p_out: every key of
+``sat_cn0_dbhz``; with gnss.heading on (:mod:`.heading`) ``heading_deg``,
+``heading_sigma_deg``, ``pitch_deg``, ``pitch_sigma_deg`` (NaN without a heading) and the
+baseline's truth ``baseline_enu_m``, ``heading_truth_deg``, ``pitch_truth_deg``,
+``baseline_horizontal_m``, ``baseline_length_m``; and with a georeference the datum chain of p_out: every key of
 Georeference.enu_to_geodetic but ``navd88_height_m`` (which is ``orthometric_height_m``, the
 height in the site's vertical datum: NAVD88 at ACRE, EGM96 at a local site), and
 ``latitude_deg``, ``longitude_deg``, ``ellipsoidal_height_m`` of the output frame:
@@ -77,6 +82,7 @@ from navsense.sensors.gnss.error_model import (
     phi_of,
 )
 from navsense.sensors.gnss.fixstate import FIX_TYPES, FixMachineState, run_fix_states
+from navsense.sensors.gnss.heading import HeadingModel
 from navsense.sensors.gnss.signal import SignalModel
 from navsense.sensors.gnss.velocity import VelocityModel, antenna_velocity_enu
 from navsense.site import Site
@@ -140,6 +146,21 @@ class GnssReceiver:
         self._z = GaussMarkovStates(3)  # the unit multipath error z
         self._signal = SignalModel(self.constellation, c.seed, c.noise)
         self._velocity = VelocityModel(c.seed, c.noise, georef)
+        # the second antenna (gnss.heading, off by default: no stream, no key)
+        self._heading = (
+            HeadingModel(
+                c.heading,
+                c.errors,
+                c.antenna_flu_m,
+                c.mount_frame,
+                vehicle,
+                c.seed,
+                c.noise,
+                self._velocity.grid_north_azimuth_deg,
+            )
+            if c.heading.on
+            else None
+        )
         self._last_step: int | None = None
         self._empty_block: dict | None = None  # the block of a chunk without an epoch
 
@@ -244,6 +265,8 @@ class GnssReceiver:
             **velocity,
             **satellites,
         }
+        if self._heading is not None:
+            block.update(self._heading.headings(truth.q_xyzw[idx], fix))
         if self.georef is not None:
             block.update(self._geodetic(block))
         if m == 0:
@@ -292,7 +315,8 @@ class GnssReceiver:
         site's ``vertical_datum`` (navd88, egm96), ``nad83`` (the NAD83 keys apply there), the
         sentences of gnss.nmea (gnss.nmea.sentences) and whether GSV lists the satellites below
         the mask (gnss.nmea.gsv_below_mask), the system names by ``sat_system`` index,
-        the systems that are on and the sky-view class names by ``sat_class`` code."""
+        the systems that are on and the sky-view class names by ``sat_class`` code; ``heading``
+        True with the second antenna on (absent otherwise)."""
         geo = self.georef
         return {
             "fix_types": dict(FIX_TYPES),
@@ -300,11 +324,12 @@ class GnssReceiver:
             "start_utc": geo.start_utc if geo is not None else self.config.start_utc,
             "vertical_datum": geo.vertical_datum if geo is not None else "navd88",
             "nad83": geo.nad83_applies if geo is not None else True,
-            "nmea_sentences": list(self.config.nmea_sentences),
+            "nmea_sentences": list(self.config.nmea_sentences_written),
             "nmea_gsv_below_mask": self.config.nmea_gsv_below_mask,
             "systems": list(self.constellation.system_names),
             "systems_on": self.constellation.systems_on,
             "sky_classes": list(_sky.STATUS_NAMES),
+            **({"heading": True} if self._heading is not None else {}),
         }
 
     def episode_info(self) -> dict:
