@@ -18,10 +18,10 @@ from navsense.config import load_config
 from navsense.config.typed.gnss import GnssConfig
 from navsense.errors import ConfigError
 from navsense.output.layouts import layout_for
+from navsense.runs.episode import recorded_config as _recorded_config
 from navsense.scenarios import load_scenario
 from navsense.sensors.gnss.heading import HEADING_KEYS
 from navsense.sensors.gnss.receiver import GnssReceiver
-from navsense.runs.episode import recorded_config as _recorded_config
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VEHICLES
 
