@@ -47,8 +47,9 @@ MAX_AGENT = 1_000_000  # --agent: the INS seed adds 7919 K
 
 def add_truth_source_arguments(p: argparse.ArgumentParser) -> None:
     """The truth source options of ``simulate`` and ``live`` (:func:`navsense.run.prepare_run`):
-    ``--truth | --scenario | --track``, ``--smoothing-m``, ``--bank``, ``--site`` and
-    ``--duration`` (``live`` had no ``--duration``, though it cuts any source: issue 32)."""
+    ``--truth | --scenario | --track``, ``--smoothing-m``, ``--bank``, ``--site``,
+    ``--duration`` (``live`` had no ``--duration``, though it cuts any source: issue 32) and
+    ``--buildings`` (a map file's buildings on the site, issue 29)."""
     src = p.add_mutually_exclusive_group()
     src.add_argument("--truth", metavar="FILE", help="truth log (.csv or .parquet)")
     src.add_argument("--scenario", metavar="NAME", help="embedded scenario (navsense scenarios)")
