@@ -525,3 +525,23 @@ def test_rinex305_glonass_records_have_a_fifth_line(tmp_path):
         assert np.array_equal(ra.prn, rb.prn) and np.array_equal(ra.epoch_s, rb.epoch_s)
         w = rb.values.shape[1]
         assert np.array_equal(ra.values[:, :w], rb.values)
+
+
+def test_each_satellite_takes_its_nearest_reference_time():
+    """The schedule of choices (one search an epoch for all satellites) against a search of
+    each satellite's own reference times: the nearest, the later on a tie, at times on, just
+    before and between the midpoints."""
+    sky = BroadcastSky(RINEX, None, "2018-07-29T00:00:00Z", *ELKO)
+    first = sky._choice[0]
+    last = np.append(first[1:], sky._rel_all.size)
+    mids = np.concatenate(
+        [0.5 * (sky._rel_all[a + 1 : b] + sky._rel_all[a : b - 1]) for a, b in zip(first, last)]
+    )
+    t = np.concatenate([mids, np.nextafter(mids, -np.inf), np.arange(-7000.0, 90000.0, 97.3)])
+    k = sky._choice[np.searchsorted(sky._cuts, t, side="right")]
+    for j, (a, b) in enumerate(zip(first, last)):
+        rel = sky._rel_all[a:b]
+        best = np.abs(t[:, None] - rel[None, :]).min(axis=1)
+        assert np.array_equal(np.abs(t - sky._rel_all[k[:, j]]), best), sky.label[j]
+        on_mid = np.isin(t, 0.5 * (rel[1:] + rel[:-1]))  # a tie: the later record
+        assert np.all(sky._rel_all[k[on_mid, j]] > t[on_mid]), sky.label[j]

@@ -215,7 +215,7 @@ class BroadcastSky:
                 system.append(name)
                 prn.append(p)
                 label.append(f"{SYSTEM_CODES[name].rinex}{p:02d}")
-        self._sats = sats
+        self._build_schedule(sats, system)
         self.system = np.array(system)
         self.prn = np.array(prn, dtype=np.int64)
         self.label = np.array(label)
@@ -278,17 +278,32 @@ class BroadcastSky:
                 )
 
     # ------------------------------------------------------------------------------ geometry
+    def _build_schedule(self, sats: list[_SatRecords], system: list[str]) -> None:
+        """The choice of every satellite's record between two of all the satellites' midpoints
+        (:meth:`_select` then costs one search and one gather an epoch, whatever nsat): row i
+        of ``_choice`` holds, for each satellite, its number of midpoints at or before the
+        i-th of the sorted union ``_cuts`` (so the nearest reference time of a satellite at
+        t is its record number count(mid <= t), as a search of its own midpoints gives it)."""
+        offsets = np.cumsum([0] + [s.rel_s.size for s in sats[:-1]]).astype(np.int64)
+        self._rel_all = np.concatenate([s.rel_s for s in sats])
+        self._rows_all = np.concatenate([s.rows for s in sats])
+        self._ok_all = np.concatenate([s.ok for s in sats])
+        self._age_s = np.array([MAX_AGE_S[name] for name in system])
+        cuts = np.unique(np.concatenate([s.mid_s for s in sats]))
+        choice = np.empty((cuts.size + 1, len(sats)), dtype=np.int64)
+        choice[0] = offsets
+        for j, sat in enumerate(sats):
+            choice[1:, j] = offsets[j] + np.searchsorted(sat.mid_s, cuts, side="right")
+        self._cuts = cuts
+        self._choice = choice
+
     def _select(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each (epoch, satellite)'s record row (m, nsat) and whether it has a healthy valid
-        ephemeris (m, nsat)."""
-        m = t.size
-        rows = np.zeros((m, self.nsat), dtype=np.int64)
-        ok = np.zeros((m, self.nsat), dtype=bool)
-        for j, (sat, name) in enumerate(zip(self._sats, self.system)):
-            k = np.searchsorted(sat.mid_s, t, side="right")  # the nearest reference time
-            rows[:, j] = sat.rows[k]
-            ok[:, j] = sat.ok[k] & (np.abs(t - sat.rel_s[k]) <= MAX_AGE_S[name])
-        return rows, ok
+        ephemeris (m, nsat): the record of the nearest reference time (the later on a tie),
+        healthy, within the system's age."""
+        k = self._choice[np.searchsorted(self._cuts, t, side="right")]  # (m, nsat)
+        ok = self._ok_all[k] & (np.abs(t[:, None] - self._rel_all[k]) <= self._age_s)
+        return self._rows_all[k], ok
 
     def ecef_m(self, t_s) -> tuple[np.ndarray, np.ndarray]:
         """Earth-fixed positions (m, nsat, 3), m, at run times t_s (m,), and which satellites
