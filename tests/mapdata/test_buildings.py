@@ -243,3 +243,13 @@ def test_buildings_off_the_site_or_away_from_the_path_are_said(tmp_path):
     with pytest.warns(Warning, match="none of its 9 buildings is within 300 m"):
         far = site_with_buildings(underpass, OSM, path_xy_m=np.zeros((1, 2)))
     assert far.names["footprints"] == []
+
+
+def test_a_truth_log_of_a_run_with_buildings_gets_them_once(tmp_path):
+    from navsense.run import prepare_run
+
+    track = str(EXAMPLES / "musterstrasse.waypoints.json")
+    first = prepare_run(track=track, site=str(SITE), buildings=str(OSM), duration_s=5.0)
+    again = site_with_buildings(first.site, OSM)
+    assert again.names["footprints"] == first.site.names["footprints"]
+    assert again.to_json()["description"] == first.site.to_json()["description"]

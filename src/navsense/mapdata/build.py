@@ -20,6 +20,7 @@ tall hides only satellites below atan(h / 300 m): 9.5 deg for a 50 m block, unde
 from __future__ import annotations
 
 import copy
+import json
 import os
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def buildings_site(
 ) -> dict:
     """The site JSON (a dict, :func:`navsense.site.site_from_json` reads it) of ``site`` (None:
     a local site at the buildings' centre) with the buildings of the map file ``path`` as its
-    ``footprints`` after those it has; ``path_xy_m`` (n, 2) the run's path in the site's grid
+    ``footprints`` after those it has (one it has already is not added again); ``path_xy_m`` (n, 2) the run's path in the site's grid
     ENU (None: keep every building)."""
     where = os.fspath(path)
     buildings = read_buildings(path)
@@ -132,17 +133,18 @@ def buildings_site(
             stacklevel=2,
         )
     footprints = list(data.get("footprints", []))
+    # a site that has them already (a truth log saved by a run with --buildings) keeps one copy
+    have = {json.dumps(f, sort_keys=True) for f in footprints}
     for b, ring, k in zip(buildings, rings, keep, strict=True):
-        if k:
-            footprints.append(
-                {
-                    "name": b.name,
-                    "outline_enu_m": ring.tolist(),
-                    "base_z_m": b.base_m,
-                    "height_m": b.height_m - b.base_m,
-                    "height_from": b.height_from,
-                }
-            )
+        entry = {
+            "name": b.name,
+            "outline_enu_m": ring.tolist(),
+            "base_z_m": b.base_m,
+            "height_m": b.height_m - b.base_m,
+            "height_from": b.height_from,
+        }
+        if k and json.dumps(entry, sort_keys=True) not in have:
+            footprints.append(entry)
     if len(footprints) > MAX_OBSTACLES:
         raise ConfigError(
             f"{where}: {len(footprints)} buildings; a site holds at most {MAX_OBSTACLES} "
@@ -150,6 +152,8 @@ def buildings_site(
         )
     data["footprints"] = footprints
     note = f"Buildings from {Path(where).name}" + (f" ({ODBL})" if _is_osm(where) else "")
+    if note in (data.get("description") or ""):
+        return data
     data["description"] = (
         (data.get("description") or "") + (" " if data.get("description") else "") + note + "."
     )
