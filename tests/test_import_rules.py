@@ -85,6 +85,7 @@ ALLOWED = {
         "navsense.site",
         "navsense.geo",
         "navsense.config.defaults",
+        "navsense.output.outfiles",  # the site command's --out
     ),
     "navsense._runtime": (*_BASE, "navsense.truth.states", "navsense.cli"),
     "navsense.rotation": (),

@@ -253,3 +253,23 @@ def test_a_truth_log_of_a_run_with_buildings_gets_them_once(tmp_path):
     again = site_with_buildings(first.site, OSM)
     assert again.names["footprints"] == first.site.names["footprints"]
     assert again.to_json()["description"] == first.site.to_json()["description"]
+
+
+@pytest.mark.parametrize(
+    ("buildings", "out", "words"),
+    [
+        ("a\0b.osm", "s.json", "--buildings 'a\\x00b.osm': no such file"),
+        (".", "s.json", "is not a file"),
+        (str(OSM), "s\0.json", "not a file name"),
+        (str(OSM), "nowhere/s.json", "the folder nowhere does not exist"),
+        (str(OSM), str(OSM), "is the --buildings file that it is made from"),
+    ],
+)
+def test_site_command_bad_paths_are_one_line(tmp_path, monkeypatch, capsys, buildings, out, words):
+    from navsense.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["site", "--buildings", buildings, "--out", out, "--force"]
+    assert main(argv) == 2  # NUL bytes: not through a subprocess's argv
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "internal error" not in err, err

@@ -43,8 +43,10 @@ def read_buildings(path: str | os.PathLike) -> list[MapBuilding]:
 
     name = os.fspath(path).lower()
     p = Path(path)
+    if "\0" in os.fspath(path) or not p.exists():
+        raise ConfigError(f"--buildings {os.fspath(path)!r}: no such file")
     if not p.is_file():
-        raise ConfigError(f"{p}: --buildings: no such file")
+        raise ConfigError(f"--buildings {p}: is not a file (a directory?)")
     if name.endswith((".osm.pbf", ".pbf")):
         return read_osm_pbf(p)
     if name.endswith((".osm", ".xml")):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from pathlib import Path
 
 __all__ = ["add_parser", "run", "site_text"]
 
@@ -54,15 +53,12 @@ def site_text(data: dict) -> str:
 
 def run(args) -> int:
     """``navsense site``: exit 0, or an error (one line, exit 2) before anything is written."""
-    from navsense.errors import ConfigError
     from navsense.mapdata.build import buildings_site
+    from navsense.output.outfiles import check_out_file
     from navsense.site import resolve_site, site_from_json
 
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        raise ConfigError(f"--out {out} exists (add --force to replace it)")
-    if out.is_dir():
-        raise ConfigError(f"--out {out} is a directory; give a file name (site.json)")
+    reads = [("--buildings", args.buildings)] + ([("--site", args.site)] if args.site else [])
+    out = check_out_file(args.out, "--out", force=args.force, reads=reads)
     site = resolve_site(args.site)
     data = buildings_site(args.buildings, site)
     text = site_text(data)
