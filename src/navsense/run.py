@@ -237,8 +237,7 @@ def prepare_run(
     the data). ``buildings``: a map file (.osm, .osm.pbf, .geojson) whose buildings near the
     truth's path join the site as footprints (:func:`navsense.mapdata.site_with_buildings`).
     """
-    from navsense.config import apply_overrides, load_config
-    from navsense.config.load import preset_layer
+    from navsense.config import apply_overrides
     from navsense.site import resolve_site
     from navsense.vehicles import VehicleProfile, vehicle_profile
 
@@ -272,15 +271,7 @@ def prepare_run(
     else:
         profile = vehicle_profile(vehicle or (scen.vehicle.name if scen else "polaris"))
 
-    later = [k for _, lay in layers for k in lay]
-    cfg = load_config(config, overlay, vehicle=profile.name, later_keys=later)
-    for label, layer in layers:
-        cfg = apply_overrides(cfg, layer, source=label)
-    presets = preset_layer(cfg)
-    if presets:  # a preset an option names: its keys under every layer (config.load)
-        cfg = load_config(config, overlay, vehicle=profile.name, later_keys=later, presets=presets)
-        for label, layer in layers:
-            cfg = apply_overrides(cfg, layer, source=label)
+    cfg = _effective_config(config, overlay, profile.name, layers)
 
     extra: dict[str, Any] = {} if duration_s is None else {"duration_s": duration_s}
     if scen is not None:
@@ -311,6 +302,25 @@ def prepare_run(
             cfg = apply_overrides(run.cfg, defaults, source="the site's defaults")
             run = dataclasses.replace(run, cfg=cfg)
     return run
+
+
+def _effective_config(config, overlay, vehicle: str, layers: Layers) -> dict:
+    """The validated configuration: the default layers, ``config``, ``overlay`` and the
+    vehicle's overlay, then the override ``layers``; a preset an option names (config.load
+    preset_layer) puts its keys under every layer, so the configuration is loaded again with it."""
+    from navsense.config import apply_overrides, load_config
+    from navsense.config.load import preset_layer
+
+    later = [k for _, lay in layers for k in lay]
+    cfg = load_config(config, overlay, vehicle=vehicle, later_keys=later)
+    for label, layer in layers:
+        cfg = apply_overrides(cfg, layer, source=label)
+    presets = preset_layer(cfg)
+    if presets:  # a preset an option names: its keys under every layer (config.load)
+        cfg = load_config(config, overlay, vehicle=vehicle, later_keys=later, presets=presets)
+        for label, layer in layers:
+            cfg = apply_overrides(cfg, layer, source=label)
+    return cfg
 
 
 def windows_past_end(cfg: Mapping, end_s: float) -> list[str]:
