@@ -380,10 +380,7 @@ def simulate(
     other failure, without a run directory (ruling: a command that ends with exit 2 leaves
     nothing that looks complete). ``notes``: lines the summary adds (its :attr:`RunSummary.notes`).
     """
-    if output_format not in ("jsonl", "parquet"):
-        raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
-    if workers not in WORKER_MODES:
-        raise ConfigError(f"--workers {workers!r} is not one of {', '.join(WORKER_MODES)}")
+    _check_modes(output_format, workers)
     t_wall = time.perf_counter()
     start_utc = cfg["gnss"]["datum"]["start_utc"]
     georef = site.make_georeference(start_utc, cfg["gnss"]["datum"]) if site is not None else None
@@ -391,30 +388,14 @@ def simulate(
     if isinstance(truth, TruthStates):
         total_steps = len(truth)
         if total_steps:  # a model's data that must cover the run (gnss.orbits): refused first
-            for model in models:
-                check = getattr(model, "check_times", None)
-                if check is not None:
-                    check(truth.t_s[[0, -1]])
+            _check_times(models, truth.t_s[[0, -1]])
     bar = Progress("simulating", total_steps, enabled=progress, delay_s=1.5)
     summary = RunSummary(run_dir=Path(out_dir), notes=list(notes))
     delay_s = float(cfg["delay_s"])
-    steps = 0
-    first_step = None
-    last_t = 0.0
     with RunDirectory(out_dir) as run:
         local, remote = _split_models(models, output_format, workers)
         # fork first: the child keeps only this thread
-        child = (
-            ChunkWorker(
-                _run_group,
-                (remote, run.path, output_format, delay_s),
-                lag=_Schedule.LAG,
-                name="navsense-models",
-                slot_steps=chunk_steps,
-            )
-            if remote
-            else None
-        )
+        child = _fork(remote, run.path, output_format, delay_s, chunk_steps) if remote else None
         outputs = _Outputs(run.path, local, output_format)
         from concurrent.futures import ThreadPoolExecutor
 
@@ -422,58 +403,23 @@ def simulate(
             max_workers=machine.model_threads(len(local)), thread_name_prefix="navsense-model"
         )
         truth_writer = None
-        remote_result = None
         if save_truth:
-            from navsense.truth.io import TruthWriter
-
-            truth_writer = TruthWriter(
-                run.path / "truth.parquet", site=site, start_utc=start_utc
-            ).__enter__()  # the log carries its site and start time (navsense.truth.io)
-        try:
-            # the collector paused, and run once a chunk (navsense._runtime.memory)
-            with memory.collector_paused():
-                schedule = _Schedule(local, pool, delay_s, outputs)
-                for chunk in schedule.run(_chunks(truth, chunk_steps)):
-                    if child is not None:
-                        if child.failed:
-                            break  # finish() below raises the child's error
-                        child.send(chunk)
-                    if first_step is None:
-                        first_step = chunk.step0
-                    if truth_writer is not None:
-                        truth_writer.write(chunk)
-                    steps += len(chunk)
-                    last_t = float(chunk.t_s[-1])
-                    bar.update(
-                        steps,
-                        f"{100 * steps / total_steps:5.1f} %" if total_steps else f"{steps} steps",
-                    )
-                if child is not None:
-                    remote_result = child.finish()
-        finally:
-            if child is not None and remote_result is None:
-                child.abort()
-            pool.shutdown(wait=True)
-            try:
-                outputs.close()
-            finally:
-                bar.close()
-                if truth_writer is not None:
-                    truth_writer.__exit__(*sys.exc_info())
-        rows = outputs.rows_written()
-        infos = {m.name: m.episode_info() for m in local}
-        if remote_result is not None:
-            rows.update(remote_result[0])
-            infos.update(remote_result[1])
-        models_info: dict = {}
-        for model in models:  # in model order, whichever process ran it
-            models_info.update(infos[model.name])
+            truth_writer = _open_truth_writer(run.path, site, start_utc)
+        streamed = _stream(
+            _chunks(truth, chunk_steps),
+            _Schedule(local, pool, delay_s, outputs),
+            child=child,
+            truth_writer=truth_writer,
+            bar=bar,
+            total_steps=total_steps,
+        )
+        rows, models_info = _rows_and_infos(models, local, outputs, streamed.remote)
         episode = Episode.of_run(
             cfg,
             vehicle=vehicle.name,
-            physics_hz=chunk.rate_hz if steps else None,
-            first_step=first_step,
-            steps=steps,
+            physics_hz=streamed.rate_hz,
+            first_step=streamed.first_step,
+            steps=streamed.steps,
             start_utc=start_utc,
             agent=agent,
             source=source,
@@ -485,13 +431,134 @@ def simulate(
         if finish is not None:
             finish(run.path, run.final)
         summary.rows = {m.name: rows[m.name] for m in models}
-        summary.steps = steps
-        summary.duration_s = last_t - (first_step or 0) / (chunk.rate_hz if steps else 1.0)
-        summary.end_s = last_t
+        summary.steps = streamed.steps
+        summary.duration_s = streamed.duration_s
+        summary.end_s = streamed.last_t
         summary.wall_s = time.perf_counter() - t_wall
         if announce is not None:
             announce(summary)
     return summary
+
+
+def _check_modes(output_format: str, workers: str) -> None:
+    """Refuse an unknown output format or worker mode (ConfigError, the option named)."""
+    if output_format not in ("jsonl", "parquet"):
+        raise ConfigError(f"--format {output_format!r} is not one of jsonl, parquet")
+    if workers not in WORKER_MODES:
+        raise ConfigError(f"--workers {workers!r} is not one of {', '.join(WORKER_MODES)}")
+
+
+def _fork(remote, folder: Path, fmt: str, delay_s: float, chunk_steps: int) -> ChunkWorker:
+    """The forked worker process that runs the models ``remote`` and writes their files
+    (:func:`_run_group`, navsense._runtime.worker)."""
+    return ChunkWorker(
+        _run_group,
+        (remote, folder, fmt, delay_s),
+        lag=_Schedule.LAG,
+        name="navsense-models",
+        slot_steps=chunk_steps,
+    )
+
+
+def _open_truth_writer(folder: Path, site: Site | None, start_utc):
+    """truth.parquet of ``--save-truth``, open: the log carries its site and start time
+    (navsense.truth.io)."""
+    from navsense.truth.io import TruthWriter
+
+    return TruthWriter(folder / "truth.parquet", site=site, start_utc=start_utc).__enter__()
+
+
+def _check_times(models, span_s: np.ndarray) -> None:
+    """Ask each model that has data that must cover the run (its optional ``check_times``,
+    CONTRACTS.md: gnss.orbits) about the run's first and last time ``span_s``; it raises."""
+    for model in models:
+        check = getattr(model, "check_times", None)
+        if check is not None:
+            check(span_s)
+
+
+@dataclass
+class _Streamed:
+    """What streaming the truth through the models counted, and the worker's share."""
+
+    steps: int = 0
+    first_step: int | None = None
+    last_t: float = 0.0  # the last step's time, s
+    rate_hz: float | None = None  # the truth's rate (None: no step)
+    remote: tuple[dict, dict] | None = None  # the worker's (rows, episode.json entries)
+
+    @property
+    def duration_s(self) -> float:
+        """From the first step (0 without one) to the last step's time."""
+        return self.last_t - (self.first_step or 0) / (
+            self.rate_hz if self.rate_hz is not None else 1.0
+        )
+
+
+def _stream(
+    chunks: Iterator[TruthStates],
+    schedule: _Schedule,
+    *,
+    child: ChunkWorker | None,
+    truth_writer,
+    bar: Progress,
+    total_steps: int | None,
+) -> _Streamed:
+    """Run the chunks through the models: this process's on ``schedule``'s threads, each chunk
+    also sent to the forked worker ``child`` (its rows and entries collected at the end), the
+    truth written when asked, the progress shown. Then, even on a failure, close what streamed
+    them: the worker aborted if it did not finish, the threads, the files, the bar."""
+    steps = 0
+    first_step = None
+    last_t = 0.0
+    remote_result = None
+    pool, outputs = schedule.pool, schedule.outputs
+    try:
+        # the collector paused, and run once a chunk (navsense._runtime.memory)
+        with memory.collector_paused():
+            for chunk in schedule.run(chunks):
+                if child is not None:
+                    if child.failed:
+                        break  # finish() below raises the child's error
+                    child.send(chunk)
+                if first_step is None:
+                    first_step = chunk.step0
+                if truth_writer is not None:
+                    truth_writer.write(chunk)
+                steps += len(chunk)
+                last_t = float(chunk.t_s[-1])
+                bar.update(
+                    steps,
+                    f"{100 * steps / total_steps:5.1f} %" if total_steps else f"{steps} steps",
+                )
+            if child is not None:
+                remote_result = child.finish()
+    finally:
+        if child is not None and remote_result is None:
+            child.abort()
+        pool.shutdown(wait=True)
+        try:
+            outputs.close()
+        finally:
+            bar.close()
+            if truth_writer is not None:
+                truth_writer.__exit__(*sys.exc_info())
+    rate_hz = chunk.rate_hz if steps else None
+    return _Streamed(steps, first_step, last_t, rate_hz, remote_result)
+
+
+def _rows_and_infos(models, local, outputs: _Outputs, remote: tuple[dict, dict] | None):
+    """The rows each model wrote and episode.json's "models" entries, in model order, whichever
+    process ran it (``local``: this process's models; ``remote``: the worker's share)."""
+    rows = outputs.rows_written()
+    infos = {m.name: m.episode_info() for m in local}
+    if remote is not None:
+        rows.update(remote[0])
+        infos.update(remote[1])
+    models_info: dict = {}
+    for model in models:
+        models_info.update(infos[model.name])
+    return rows, models_info
 
 
 class _ExtraWriters:
