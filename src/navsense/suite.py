@@ -140,8 +140,17 @@ SENSORS: dict[str, Sensor] = {
             cost_jsonl=0.95,
             switch="--no-gnss",
             extra="gnss.nmea",
-            frames=(Frame("gnss_link", "antenna_flu_m"),),
-            topics=(f"{_TOPICS}:GNSS_FIX",),
+            frames=(
+                Frame("gnss_link", "antenna_flu_m"),
+                # the second antenna's baseline (gnss.heading): named by /gnss/heading only
+                Frame(
+                    "gnss_heading_link",
+                    "antenna_flu_m",
+                    axes="navsense.output.ros2.heading_topic:gnss_heading_xyzw",
+                    listed=False,
+                ),
+            ),
+            topics=(f"{_TOPICS}:GNSS_FIX", "navsense.output.ros2.heading_topic:GNSS_HEADING"),
         ),
         Sensor(
             name="imu",

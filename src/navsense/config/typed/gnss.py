@@ -145,6 +145,14 @@ class HeadingConfig:
     def on(self) -> bool:
         return self.baseline_m > 0
 
+    def second_antenna_flu_m(self, antenna_flu_m) -> tuple[float, float, float]:
+        """r_2 in mount_frame axes: antenna2_flu_m, or baseline_m straight ahead (x forward)
+        of the first antenna ``antenna_flu_m``."""
+        if self.antenna2_flu_m is not None:
+            return self.antenna2_flu_m
+        x, y, z = (float(v) for v in antenna_flu_m)
+        return (x + self.baseline_m, y, z)
+
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> HeadingConfig:
         return build(cls, cfg, "gnss.heading")

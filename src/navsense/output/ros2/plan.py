@@ -17,8 +17,10 @@ Topics, in this order (ties in log time are written in it):
    receiver on, with a georeference and the run's truth);
 3. the sensors' own topics, in the order of navsense.suite.SENSORS (each record's ``topics``,
    :class:`navsense.output.ros2.sensor_topics.SensorTopic`): ``/gnss/receiver/fix``
-   (``gnss_fix``), ``/imu/raw`` (``raw_imu``), then whenever the run has them ``/imu/mag``,
-   ``/baro/pressure``, ``/wheel/twist``: the magnetometer, barometer and wheel odometer.
+   (``gnss_fix``), ``/gnss/heading`` (the receiver's second antenna, gnss.heading on:
+   :mod:`navsense.output.ros2.heading_topic`), ``/imu/raw`` (``raw_imu``), then whenever the run
+   has them ``/imu/mag``, ``/baro/pressure``, ``/wheel/twist``: the magnetometer, barometer and
+   wheel odometer.
 
 The truth (ground truth twist, the Maxxum's receiver-side ground truth) is the run's truth at
 the epochs' physics steps k = round(sample_time_s physics_hz).
@@ -165,6 +167,12 @@ class BagPlan:
     @property
     def vehicle(self) -> str:
         return self.episode.vehicle
+
+    @property
+    def gnss_heading(self) -> bool:
+        """The receiver has a second antenna (gnss.heading on): its ``/gnss/heading`` topic
+        (navsense.output.ros2.heading_topic)."""
+        return "gnss" in self.sensors and self.episode.gnss_config.heading.on
 
     @property
     def receiver_topics(self) -> bool:

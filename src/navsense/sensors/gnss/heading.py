@@ -63,20 +63,12 @@ from navsense.sensors.gnss.fixstate import FIX_TYPES
 from navsense.sensors.gnss.signal import SIGNAL_SEED_OFFSET
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
-__all__ = ["HeadingModel", "HEADING_SEQUENCE", "HEADING_KEYS", "second_antenna_flu_m"]
+__all__ = ["HeadingModel", "HEADING_SEQUENCE", "HEADING_KEYS"]
 
 HEADING_SEQUENCE = 20  # navsense: stream Pcg32(seed + 4051, 20) (no other stream)
 #: the block's keys of the heading (each (m,)), in the row's order
 HEADING_KEYS = ("heading_deg", "heading_sigma_deg", "pitch_deg", "pitch_sigma_deg")
 _CODE = {name: code for code, name in FIX_TYPES.items()}
-
-
-def second_antenna_flu_m(antenna_flu_m, config: HeadingConfig) -> np.ndarray:
-    """r_2 in mount_frame axes: gnss.heading.antenna2_flu_m, or baseline_m straight ahead of
-    the first antenna (x forward)."""
-    if config.antenna2_flu_m is not None:
-        return np.array(config.antenna2_flu_m, dtype=np.float64)
-    return np.asarray(antenna_flu_m, dtype=np.float64) + np.array([config.baseline_m, 0.0, 0.0])
 
 
 class HeadingModel:
@@ -97,7 +89,7 @@ class HeadingModel:
     ) -> None:
         r_a = lever_arm_from_chassis(antenna_flu_m, mount_frame, vehicle)
         r_2 = lever_arm_from_chassis(
-            second_antenna_flu_m(antenna_flu_m, config), mount_frame, vehicle
+            config.second_antenna_flu_m(antenna_flu_m), mount_frame, vehicle
         )
         self.baseline_flu_m = r_2 - r_a
         self._rng = Pcg32(int(seed) + SIGNAL_SEED_OFFSET, HEADING_SEQUENCE)
