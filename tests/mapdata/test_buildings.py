@@ -170,6 +170,17 @@ BAD = {
         "feature.geometry.coordinates[0][1] = [191, 48] is not a position",
     ),
     "empty.geojson": ("", "the file is empty"),
+    "line.osm": (
+        "<osm><node id='1' lat='48' lon='11'/><node id='2' lat='48.001' lon='11'/>"
+        "<node id='3' lat='48.002' lon='11'/><way id='7'><nd ref='1'/><nd ref='2'/><nd ref='3'/>"
+        "<nd ref='1'/><tag k='building' v='yes'/></way></osm>",
+        "line 1: way 7: the outline has no area",
+    ),
+    "flat.geojson": (
+        '{"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", '
+        '"coordinates": [[[11, 48], [11, 48.001], [11, 48.002], [11, 48]]]}}',
+        "feature.geometry.coordinates[0]: the outline has no area",
+    ),
     "roads.txt": ("x", "--buildings takes .osm"),
 }
 

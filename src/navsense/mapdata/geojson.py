@@ -19,7 +19,7 @@ from pathlib import Path
 
 from navsense.errors import ConfigError, NavsenseWarning
 from navsense.jsonfile import read_json
-from navsense.mapdata.heights import MapBuilding, building_height
+from navsense.mapdata.heights import MapBuilding, building_height, check_ring
 
 __all__ = ["read_geojson"]
 
@@ -110,4 +110,5 @@ def _ring(ring, at: str) -> tuple[tuple[float, float], ...]:
             f"{at} is not closed: its first position {list(ring[0])} is not its last "
             f"{list(ring[-1])} (RFC 7946 3.1.6)"
         )
+    check_ring(pts[:-1], at)
     return tuple(pts[:-1])

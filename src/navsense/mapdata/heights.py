@@ -31,7 +31,13 @@ from dataclasses import dataclass
 
 from navsense.errors import ConfigError
 
-__all__ = ["MapBuilding", "building_height", "STOREY_HEIGHT_M", "DEFAULT_HEIGHT_M"]
+__all__ = [
+    "MapBuilding",
+    "building_height",
+    "check_ring",
+    "STOREY_HEIGHT_M",
+    "DEFAULT_HEIGHT_M",
+]
 
 STOREY_HEIGHT_M = 3.0
 DEFAULT_HEIGHT_M = 6.0
@@ -113,3 +119,17 @@ def building_height(tags: dict, where: str) -> tuple[float, float, str]:
     if base >= height:
         raise ConfigError(f"{where}: its base {base:g} m is not below its height {height:g} m")
     return height, base, source
+
+
+def check_ring(ring, at: str) -> None:
+    """ConfigError naming ``at`` unless the open ring of (lat, lon) has 3 distinct points and an
+    area (points all on one line make no footprint)."""
+    pts = list(ring)
+    if len(set(pts)) < 3:
+        raise ConfigError(f"{at}: the outline has {len(set(pts))} distinct points; >= 3")
+    lat0, lon0 = pts[0]
+    area2 = 0.0
+    for (a_lat, a_lon), (b_lat, b_lon) in zip(pts, pts[1:] + pts[:1], strict=True):
+        area2 += (a_lon - lon0) * (b_lat - lat0) - (b_lon - lon0) * (a_lat - lat0)
+    if area2 == 0.0:
+        raise ConfigError(f"{at}: the outline has no area (its points are on one line)")

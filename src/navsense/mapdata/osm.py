@@ -25,7 +25,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from navsense.errors import ConfigError
-from navsense.mapdata.heights import MapBuilding, building_height
+from navsense.mapdata.heights import MapBuilding, building_height, check_ring
 
 __all__ = ["read_osm_xml", "read_osm_pbf", "is_building"]
 
@@ -201,6 +201,7 @@ def _relation_rings(reader, where, members, at) -> list[list[tuple[float, float]
 def _building(ring, tags: dict, at: str, label: str) -> MapBuilding:
     height, base, source = building_height(tags, at)
     pts = tuple(ring[:-1] if len(ring) > 1 and ring[0] == ring[-1] else ring)
+    check_ring(pts, at)
     return MapBuilding(label, pts, height, base, source)
 
 
