@@ -131,7 +131,7 @@ class Field:
         if self.kind == "utc":
             return "YYYY-MM-DDThh:mm:ss[.f]Z"
         if self.kind == "text":
-            return self.chosen
+            return "a non-empty string"
         return self.range_text()
 
 
