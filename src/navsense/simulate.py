@@ -99,7 +99,8 @@ class _WriteQueue:
 
     The main thread computes and encodes; file writes and Parquet encoding release the GIL, so
     they overlap with the next chunk's models on a second core. At most MAX_PENDING writes wait,
-    which bounds the memory; a failed write raises in the main thread at the next submit.
+    which bounds the memory; a failed write raises in the main thread at the next submit. On one
+    core (:func:`navsense._runtime.machine.inline`) each write is done when it is submitted.
     """
 
     MAX_PENDING = 6
@@ -108,7 +109,11 @@ class _WriteQueue:
         from collections import deque
         from concurrent.futures import ThreadPoolExecutor
 
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="navsense-writer")
+        self._pool: _InlinePool | ThreadPoolExecutor = (
+            _InlinePool()
+            if machine.inline()
+            else ThreadPoolExecutor(max_workers=1, thread_name_prefix="navsense-writer")
+        )
         self._pending: deque = deque()
 
     def submit(self, fn, *args) -> None:
@@ -125,6 +130,24 @@ class _WriteQueue:
             for future in self._pending:
                 future.cancel()
             self._pool.shutdown(wait=True)
+
+
+class _InlinePool:
+    """A pool without threads (one core, :func:`navsense._runtime.machine.inline`): a call
+    submitted runs at once in the calling thread; its future is done when ``submit`` returns."""
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args))
+        except Exception as exc:
+            future.set_exception(exc)
+        return future
+
+    def shutdown(self, wait: bool = True) -> None:
+        pass
 
 
 class _SensorOutput:
@@ -370,7 +393,9 @@ def simulate(
     with the run's site and start time in its metadata (:mod:`navsense.truth.io`).
     ``workers`` "threads" runs the models on threads of this process; "processes" also forks one
     worker process that runs part of them (:mod:`navsense._runtime.worker`; Linux with two cores
-    or more, elsewhere it is "threads"). The files are the same bytes either way.
+    or more, elsewhere it is "threads"); on one core, or within
+    :func:`navsense._runtime.machine.one_core` (a campaign's run in a Dask worker), the models
+    and the writes run in the calling thread. The files are the same bytes either way.
     ``finish(path, final)``, when given, adds files to the run once every model's file and
     episode.json are written, before the run directory is renamed from ``path``
     (``NAME.partial``) to ``final``: a failure there leaves no directory that looks complete
@@ -399,8 +424,12 @@ def simulate(
         outputs = _Outputs(run.path, local, output_format)
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(
-            max_workers=machine.model_threads(len(local)), thread_name_prefix="navsense-model"
+        pool: _InlinePool | ThreadPoolExecutor = (
+            _InlinePool()
+            if machine.inline()
+            else ThreadPoolExecutor(
+                max_workers=machine.model_threads(len(local)), thread_name_prefix="navsense-model"
+            )
         )
         truth_writer = None
         if save_truth:

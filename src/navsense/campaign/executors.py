@@ -2,6 +2,21 @@
 completion order. :func:`serial_executor` runs them in this process, one after the other;
 :func:`dask_executor` on a local Dask cluster or an existing scheduler (navsense.campaign.runner
 chooses, and its module docstring tells the rules).
+
+Cores. Serially, a run is alone in this process and sizes its threads (and its forked worker)
+from the machine's cores, as ``navsense simulate`` does. On Dask a run runs in the worker that
+took it, on the worker's thread alone (:func:`run_on_one_core`: no model threads, no writer
+thread, no process of its own), with one BLAS thread (:data:`LOCAL_WORKER_CONFIG`): a campaign
+on N workers then costs the CPU of the same runs done one after the other, plus the cluster's
+own (its start: the workers' interpreters and imports; the scheduler), measured by
+benchmarks/bench_campaign.py.
+
+Memory. A worker holds one run at a time (threads_per_worker=1): its peak is one run's (a
+scenario's truth held whole, about 55 MB an hour at 120 Hz, and a chunk's arrays and rows) plus
+the interpreter and its imports (about 230 MiB for a 300 s run, bench_campaign.py). Dask's own
+limit stays: each worker of a LocalCluster may use the machine's memory divided by the workers
+(memory_limit="auto"), and its nanny restarts a worker beyond 95 % of it; the run it held is
+then reported lost and done again when the campaign is resumed.
 """
 
 from __future__ import annotations
@@ -18,16 +33,25 @@ __all__ = [
     "dask_executor",
     "check_scheduler_address",
     "default_workers",
+    "run_on_one_core",
 ]
 
 #: Dask settings of the workers of the local cluster. The statistical profiler samples the
 #: running task's stack every 10 ms, which slowed a run by ~27 % (benchmarks/bench_campaign.py);
 #: MALLOC_TRIM_THRESHOLD_ (set by Dask) turns off glibc's adaptive mmap threshold, so large
-#: numpy arrays are mapped and zeroed again at every allocation: another ~10 % measured here. For the workers of an
-#: existing scheduler, set DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False where they start.
+#: numpy arrays are mapped and zeroed again at every allocation: another ~10 % measured here.
+#: One BLAS thread a worker (OpenBLAS, OpenMP, MKL read these when numpy loads, before the
+#: worker's first import: the nanny sets them before it starts the worker process; Dask's own
+#: defaults, made explicit so that a user's Dask configuration cannot undo them): a worker is one
+#: core's share, and navsense's numeric work is elementwise, never a large matrix product. For
+#: the workers of an existing scheduler, set DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False and
+#: OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=MKL_NUM_THREADS=1 where they start.
 LOCAL_WORKER_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.nanny.pre-spawn-environ.OPENBLAS_NUM_THREADS": 1,
+    "distributed.nanny.pre-spawn-environ.OMP_NUM_THREADS": 1,
+    "distributed.nanny.pre-spawn-environ.MKL_NUM_THREADS": 1,
 }
 
 #: An executor: (runs to do, the function of one run) -> results, in completion order.
@@ -102,7 +126,10 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
         token = uuid.uuid4().hex[:8]
         try:
             futures = [
-                client.submit(fn, run, key=f"navsense-run-{run['run_id']}-{token}") for run in runs
+                client.submit(
+                    run_on_one_core, fn, run, key=f"navsense-run-{run['run_id']}-{token}"
+                )
+                for run in runs
             ]
             by_key = {f.key: run for f, run in zip(futures, runs)}
             for future in as_completed(futures):
@@ -122,6 +149,16 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
                 cluster.close()
 
     return execute
+
+
+def run_on_one_core(fn: Callable[[dict], dict], run: dict) -> dict:
+    """``fn(run)`` in a Dask worker, on the worker's thread alone
+    (:func:`navsense._runtime.machine.one_core`): the run adds no thread and no process of its
+    own, since the campaign already runs one run on each core."""
+    from navsense._runtime.machine import one_core
+
+    with one_core():
+        return fn(run)
 
 
 def default_workers() -> int:
