@@ -126,9 +126,7 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
         token = uuid.uuid4().hex[:8]
         try:
             futures = [
-                client.submit(
-                    run_on_one_core, fn, run, key=f"navsense-run-{run['run_id']}-{token}"
-                )
+                client.submit(run_on_one_core, fn, run, key=f"navsense-run-{run['run_id']}-{token}")
                 for run in runs
             ]
             by_key = {f.key: run for f, run in zip(futures, runs)}
