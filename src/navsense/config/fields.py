@@ -141,12 +141,16 @@ class Section:
 
     ``in_sensors_json`` false marks a section whose defaults the specification's sensors.json
     does not hold (the INS table's "Code" column): they are code defaults, as are the
-    extension keys' (navsense.config.defaults).
+    extension keys' (navsense.config.defaults). ``final_checks`` see below.
     """
 
     fields: Mapping[str, Field | Section]
     checks: tuple[SectionCheck, ...] = ()
     in_sensors_json: bool = True
+    #: checks of keys that different layers may set (a file, the vehicle overlay, an option):
+    #: run once, on the effective configuration (navsense.config.schema.validate_effective),
+    #: never on a layer on its way there
+    final_checks: tuple[SectionCheck, ...] = ()
 
 
 def _frozen(value: Any) -> Any:

@@ -512,7 +512,7 @@ GNSS_SECTION = Section(
             default="acres",
         ),
     },
-    checks=(_heading_antennas,),
+    final_checks=(_heading_antennas,),  # gnss.heading and the antenna may come from two layers
 )
 
 #: The IMU's section (specification "Parameters", IMU).

@@ -58,6 +58,7 @@ from navsense.config.schema import (
     lookup,
     unknown_key_error,
     validate,
+    validate_effective,
 )
 from navsense.errors import ConfigError, NavsenseWarning
 
@@ -176,6 +177,7 @@ def _build(
         if overrides:
             cfg = apply_overrides(cfg, overrides)
         validate(cfg, "the presets")
+    validate_effective(cfg, _setter(layers, overrides))
     if origins is not None:
         for layer, label in (
             (code_defaults(), DEFAULT_CODE),
@@ -240,6 +242,24 @@ def preset_layer(cfg: Mapping) -> dict:
             node = node.setdefault(part, {})
         node.update(keys)
     return layer
+
+
+def _setter(layers: list[tuple[dict, str, str]], overrides: Mapping | None):
+    """source_of(dotted key) for validate_effective: the last layer that set the key (a file,
+    the vehicle overlay, ``command line``), else ``the defaults``."""
+
+    def source_of(path: str) -> str:
+        found = "the defaults"
+        for layer, source, _ in layers:
+            if any(k == path or k.startswith(path + ".") for k, _ in leaves(layer)):
+                found = source
+        for key in overrides or {}:
+            k = key.removesuffix("+")
+            if k == path or k.startswith(path + ".") or path.startswith(k + "."):
+                found = COMMAND_LINE
+        return found
+
+    return source_of
 
 
 def leaves(node: Mapping, prefix: str = "") -> list[tuple[str, object]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 import numbers
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from navsense.config.keys import NMEA_SENTENCES, SCHEMA
 from navsense.errors import ConfigError
 
 __all__ = [
+    "validate_effective",
     "Field",
     "Section",
     "SCHEMA",
@@ -249,6 +250,25 @@ def _validate_section(
             raise _error(source, _join(path, key), item, text)
         if complaint:
             raise _error(source, path, dict(value), complaint)
+
+
+def validate_effective(
+    cfg: Mapping, source_of: Callable[[str], str], schema: Section = SCHEMA, path: str = ""
+) -> None:
+    """Run the sections' ``final_checks`` on the effective configuration ``cfg`` (validated):
+    the checks of keys that different layers may set, which no single layer can be refused
+    for. A complaint names the key (``(key, value, text)``, or the section) and
+    ``source_of(dotted key)`` names the layer that set it (the file, ``command line``)."""
+    for check in schema.final_checks:
+        complaint = check(cfg)
+        if isinstance(complaint, tuple):
+            key, item, text = complaint
+            raise _error(source_of(_join(path, key)), _join(path, key), item, text)
+        if complaint:
+            raise _error(source_of(path), path, dict(cfg), complaint)
+    for key, node in schema.fields.items():
+        if isinstance(node, Section) and isinstance(cfg.get(key), Mapping):
+            validate_effective(cfg[key], source_of, node, _join(path, key))
 
 
 def canonical(cfg: Mapping, schema: Section = SCHEMA) -> dict:

@@ -227,3 +227,23 @@ def test_bad_heading_settings_are_one_line(overrides, message):
     with pytest.raises(ConfigError) as err:
         load_config(vehicle="maxxum", overrides=overrides)
     assert str(err.value) == message
+
+
+def test_layers_are_checked_together_once(tmp_path):
+    """The second antenna, the first antenna and HDT may come from different layers: the
+    checks run once, on the effective configuration, and name the layer that set the key. A
+    file giving the second antenna 1 m ahead of the Polaris overlay's antenna (1.1, 0, 2.15)
+    passes though the defaults' antenna is elsewhere; a file listing HDT passes with the
+    heading turned on by an option."""
+    ahead = tmp_path / "ahead.json"
+    ahead.write_text('{"gnss": {"heading": {"baseline_m": 1, "antenna2_flu_m": [2.1, 0, 2.15]}}}')
+    cfg = load_config(config_path=ahead)
+    assert cfg["gnss"]["heading"]["antenna2_flu_m"] == [2.1, 0, 2.15]
+    with pytest.raises(ConfigError, match=r"^.*ahead\.json: gnss\.heading\.antenna2_flu_m = "):
+        load_config(config_path=ahead, vehicle="maxxum")
+    hdt = tmp_path / "hdt.json"
+    hdt.write_text('{"gnss": {"nmea": {"sentences": ["HDT", "GGA"]}}}')
+    on = load_config(config_path=hdt, overrides={"gnss.heading.baseline_m": 1})
+    assert on["gnss"]["nmea"]["sentences"] == ["HDT", "GGA"]
+    with pytest.raises(ConfigError, match=r"^.*hdt\.json: gnss\.nmea\.sentences = "):
+        load_config(config_path=hdt)
