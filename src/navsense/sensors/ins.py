@@ -83,14 +83,13 @@ navsense.output.layouts.ins from these arrays and :meth:`InsModel.output_info`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from navsense.clock import Due
 from navsense.config.typed.ins import InsConfig
-from navsense.constants import GRAVITY_MPS2
+from navsense.constants import DEG, GRAVITY_MPS2
 from navsense.errors import ConfigError, DatumError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.geo.earth import site_earth
@@ -125,7 +124,6 @@ DRAWS_PER_EPOCH = 18  # spec "INS": 18 Gaussian values an epoch
 UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p
 _GM_POSITION_SCALE = np.array([1.0, 1.0, UP_SIGMA_FACTOR])  # (x1, x2, 1.5 x3): 1.0 x is x exactly
 COV_UP_FACTOR = 2.25  # spec "INS": cov = diag(s2, s2, 2.25 s2)
-_DEG = math.pi / 180.0
 
 # ins.frame -> (geo frame name, keys of Georeference.enu_to_geodetic: lat, lon, height)
 INS_FRAMES: dict[str, tuple[str, str, str, str]] = {
@@ -158,7 +156,7 @@ class _Sigmas:
     def of(cls, c: InsConfig) -> _Sigmas:
         k = 1.0 if c.noise else 0.0
         position_m, white_m = k * c.position_sigma_m, k * c.position_white_m
-        heading, attitude = k * (c.heading_sigma_deg * _DEG), k * (c.attitude_sigma_deg * _DEG)
+        heading, attitude = k * (c.heading_sigma_deg * DEG), k * (c.attitude_sigma_deg * DEG)
         s2 = position_m**2 + white_m**2  # spec "Fix and UTM Odometry"
         return cls(
             position_m=position_m,
@@ -291,54 +289,19 @@ class InsCore:
         err = quat_about_axes(x[:, _ATTITUDE_STATES] * s.attitude_sigmas_rad, (2, 1, 0))
         q_ins = quat_multiply(quat_multiply(quat_multiply(err[:, 0], q_xyzw), err[:, 1]), err[:, 2])
 
-        # v_ins = R^T v_n + sigma_v g_v;  f_ins = R^T ((v_n,k - v_n,k-1) / dt + (0, 0, g))
-        # + sigma_f g_f (gravity alone on the first epoch and the first after a reset);
-        # w_ins = R^T w + sigma_w g_w: the three with the draws 9..17 in that order
         gravity_only = np.array(reset, dtype=bool)
         gravity_only[0] |= first or self.reset_pending
-        acc = (v_n - np.concatenate([[self.v_prev], v_n[:-1]])) / dt[:, None]
-        acc[gravity_only] = 0.0
-        w = w_radps
-        if self.earth is None:
-            acc[:, 2] += GRAVITY_MPS2
-        else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
-            terms = self.earth.terms(p_n, v_n)
-            acc += terms[:, 0]
-            w = w_radps + terms[:, 1]
-        vectors = np.empty((m, 3, 3))
-        vectors[:, 0], vectors[:, 1], vectors[:, 2] = v_n, acc, w
-        body = rotate_inverse(r[:, None], vectors)
-        body += s.white_vfw * g[:, 9:18].reshape(m, 3, 3)
+        body = self._body(p_n, v_n, w_radps, r, dt, gravity_only, g)
 
         covariance = np.tile(s.fix_covariance_m2, (m, 1))
         p_fix = p_ins
         if aid is not None:  # ins.aiding "gnss": the aided INS's errors (ins_aiding)
-            p_ins = p_ins + aid["position_error_enu_m"]
-            phi = aid["attitude_error_enu_rad"]
-            q_phi = quat_about_axes(phi[:, ::-1], (2, 1, 0))  # q_z(phi_U) q_y(phi_N) q_x(phi_E)
-            q_phi = quat_multiply(quat_multiply(q_phi[:, 0], q_phi[:, 1]), q_phi[:, 2])
-            q_ins = quat_multiply(q_phi, q_ins)
-            body[:, 0] += rotate_inverse(r, aid["velocity_error_enu_mps"])
-            covariance = aid["variance_enu_m2"] + s.fix_covariance_m2
+            p_ins, q_ins, covariance = _aided(aid, p_ins, q_ins, body, r, s.fix_covariance_m2)
             # before initialisation the chain runs on the truth point (no value is kept)
             p_fix = np.where(aid["initialised"][:, None], p_ins, p_n)
 
-        # Fix and UTM odometry: the chain to ins.frame for p_ins and the truth point p_n (one
-        # pass), alpha from the point 10 m grid-north, every epoch; q_utm = q_z(-alpha) q_ins,
-        # the truth attitude q_z(-alpha) q_true
-        try:
-            fix, truth_utm = self.georef.ins_fix_utm(
-                p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
-            )
-        except DatumError as exc:  # name the key (a zone far from the site: only its number)
-            raise DatumError(
-                f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
-            ) from None
+        fix, truth_utm, q_utm = self._fix_utm(p_fix, p_n, t_s, q_ins, q_xyzw)
         (lat, lon, h, east, north, alpha_deg), (h_t, east_t, north_t) = fix, truth_utm
-        q_rot = quat_about_axes(-(alpha_deg * _DEG), 2)
-        attitudes = np.empty((m, 2, 4))
-        attitudes[:, 0], attitudes[:, 1] = q_ins, q_xyzw
-        q_utm = quat_multiply(q_rot[:, None], attitudes)
         vv = v_n * v_n
 
         # carry the state to the next block
@@ -369,13 +332,78 @@ class InsCore:
             "truth_speed_mps": np.sqrt(vv[:, 0] + vv[:, 1] + vv[:, 2]),  # |v_n|
         }
         if aid is not None:
-            block["ins_state"] = aid["state"]
-            blank = ~aid["initialised"]
-            if blank.any():
-                for key in _NOT_INITIALISED_KEYS:
-                    block[key] = np.array(block[key], dtype=np.float64)
-                    block[key][blank] = np.nan
+            _with_aided_state(block, aid)
         return block
+
+    def _body(self, p_n, v_n, w_radps, r, dt, gravity_only, g) -> np.ndarray:
+        """(v_ins, f_ins, w_ins) in the body axes, (m, 3, 3) (module docstring)::
+
+            v_ins = R^T v_n + sigma_v g_v
+            f_ins = R^T ((v_n,k - v_n,k-1) / dt + (0, 0, g)) + sigma_f g_f
+            w_ins = R^T w + sigma_w g_w
+
+        gravity alone where ``gravity_only`` (the first epoch and the first after a reset); the
+        draws 9..17 of ``g`` in that order; imu.earth "wgs84": F in place of (0, 0, g), w + W.
+        """
+        m = v_n.shape[0]
+        acc = (v_n - np.concatenate([[self.v_prev], v_n[:-1]])) / dt[:, None]
+        acc[gravity_only] = 0.0
+        w = w_radps
+        if self.earth is None:
+            acc[:, 2] += GRAVITY_MPS2
+        else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
+            terms = self.earth.terms(p_n, v_n)
+            acc += terms[:, 0]
+            w = w_radps + terms[:, 1]
+        vectors = np.empty((m, 3, 3))
+        vectors[:, 0], vectors[:, 1], vectors[:, 2] = v_n, acc, w
+        body = rotate_inverse(r[:, None], vectors)
+        body += self.sigmas.white_vfw * g[:, 9:18].reshape(m, 3, 3)
+        return body
+
+    def _fix_utm(self, p_fix, p_n, t_s, q_ins, q_xyzw):
+        """Fix and UTM odometry: ``(fix, truth_utm, q_utm)``: the chain to ins.frame for
+        ``p_fix`` and the truth point p_n (one pass), alpha from the point 10 m grid-north,
+        every epoch (``fix`` (lat, lon, h, E, N, alpha_deg), ``truth_utm`` (h, E, N));
+        ``q_utm`` (m, 2, 4): q_z(-alpha) q_ins and the truth attitude q_z(-alpha) q_true."""
+        try:
+            fix, truth_utm = self.georef.ins_fix_utm(
+                p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
+            )
+        except DatumError as exc:  # name the key (a zone far from the site: only its number)
+            raise DatumError(
+                f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
+            ) from None
+        q_rot = quat_about_axes(-(fix[5] * DEG), 2)
+        attitudes = np.empty((t_s.shape[0], 2, 4))
+        attitudes[:, 0], attitudes[:, 1] = q_ins, q_xyzw
+        return fix, truth_utm, quat_multiply(q_rot[:, None], attitudes)
+
+
+def _aided(aid, p_ins, q_ins, body, r, fix_covariance_m2):
+    """The aided INS's errors (ins.aiding "gnss", navsense.sensors.ins_aiding) on the
+    specification's: ``(p_ins, q_ins, covariance)``; ``body``'s velocity is changed in place.
+
+    p += dp_enu;  q = q_z(phi_U) q_y(phi_N) q_x(phi_E) q;  v_body += R^T dv_enu;
+    covariance = the aided variance + the specification's (s2, s2, 2.25 s2)."""
+    p_ins = p_ins + aid["position_error_enu_m"]
+    phi = aid["attitude_error_enu_rad"]
+    q_phi = quat_about_axes(phi[:, ::-1], (2, 1, 0))  # q_z(phi_U) q_y(phi_N) q_x(phi_E)
+    q_phi = quat_multiply(quat_multiply(q_phi[:, 0], q_phi[:, 1]), q_phi[:, 2])
+    q_ins = quat_multiply(q_phi, q_ins)
+    body[:, 0] += rotate_inverse(r, aid["velocity_error_enu_mps"])
+    return p_ins, q_ins, aid["variance_enu_m2"] + fix_covariance_m2
+
+
+def _with_aided_state(block: dict, aid) -> None:
+    """The aided INS's state code in ``block``, and no value (NaN) in the keys of
+    _NOT_INITIALISED_KEYS before it is initialised."""
+    block["ins_state"] = aid["state"]
+    blank = ~aid["initialised"]
+    if blank.any():
+        for key in _NOT_INITIALISED_KEYS:
+            block[key] = np.array(block[key], dtype=np.float64)
+            block[key][blank] = np.nan
 
 
 # ------------------------------------------------------------------------------ the batch model
