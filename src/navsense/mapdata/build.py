@@ -110,20 +110,7 @@ def buildings_site(
 
     georef = site.make_georeference(start_utc or defaults()["gnss"]["datum"]["start_utc"])
     origin_h = float((site.georeference or {}).get("height_m", 0.0))
-    rings = []
-    for b in buildings:
-        lat = np.array([p[0] for p in b.ring_lat_lon])
-        lon = np.array([p[1] for p in b.ring_lat_lon])
-        try:
-            enu = np.asarray(
-                georef.geodetic_to_enu(lat, lon, np.full(lat.shape, origin_h), 0.0, "wgs84_g2139")
-            )
-        except NavsenseError as exc:
-            raise ConfigError(
-                f"{where}: {b.name} cannot be placed on site {site.name!r}: {exc} (give a site "
-                "near the buildings with --site, or none: a local site at their centre)"
-            ) from None
-        rings.append(np.round(enu.reshape(-1, 3)[:, :2], 3))
+    rings = _to_enu(buildings, georef, origin_h, where, site.name)
     keep = _near_path(rings, path_xy_m, radius_m)
     if not any(keep):
         import warnings
@@ -162,6 +149,30 @@ def buildings_site(
     return data
 
 
+def _to_enu(buildings, georef, height_m: float, where: str, site_name: str) -> list[np.ndarray]:
+    """Each building's outline in the site's grid ENU (n, 2), to the millimetre: every point in
+    one call of the georeference; a building it cannot place is named."""
+    lat = np.array([p[0] for b in buildings for p in b.ring_lat_lon])
+    lon = np.array([p[1] for b in buildings for p in b.ring_lat_lon])
+    try:
+        enu = np.asarray(
+            georef.geodetic_to_enu(lat, lon, np.full(lat.shape, height_m), 0.0, "wgs84_g2139")
+        ).reshape(-1, 3)
+    except NavsenseError:
+        for b in buildings:  # which one: each alone
+            try:
+                georef.geodetic_to_enu(*np.array(b.ring_lat_lon).T, height_m, 0.0, "wgs84_g2139")
+            except NavsenseError as exc:
+                raise ConfigError(
+                    f"{where}: {b.name} cannot be placed on site {site_name!r}: {exc} (give a "
+                    "site near the buildings with --site, or none: a local site at their centre)"
+                ) from None
+        raise
+    xy = np.round(enu[:, :2], 3)
+    cuts = np.cumsum([len(b.ring_lat_lon) for b in buildings])[:-1]
+    return np.split(xy, cuts)
+
+
 def _near_path(rings, path_xy_m, radius_m: float) -> list[bool]:
     """Which buildings have a corner or their centre within radius_m of a point of the path."""
     if path_xy_m is None:
@@ -174,12 +185,13 @@ def _near_path(rings, path_xy_m, radius_m: float) -> list[bool]:
         return [True] * len(rings)
     pts = np.unique(np.round(pts, 0), axis=0)  # a metre's grid: the radius is hundreds of metres
     tree = cKDTree(pts)
-    out = []
-    for ring in rings:
-        q = np.vstack([ring, ring.mean(axis=0)])
-        d, _ = tree.query(q, k=1, distance_upper_bound=radius_m)
-        out.append(bool(np.isfinite(d).any()))
-    return out
+    # every corner and centre at once: a building is kept if any of its points is near
+    q = np.vstack([np.vstack([ring, ring.mean(axis=0)]) for ring in rings])
+    d, _ = tree.query(q, k=1, distance_upper_bound=radius_m)
+    owner = np.repeat(np.arange(len(rings)), [len(ring) + 1 for ring in rings])
+    near = np.zeros(len(rings), dtype=bool)
+    near[owner[np.isfinite(d)]] = True
+    return near.tolist()
 
 
 def site_with_buildings(
