@@ -85,8 +85,8 @@ def test_duration_cuts_every_source(tmp_path):
 def test_override_layers_are_applied_in_order_and_named_in_errors():
     run = prepare_run(overrides=[("first", {"gnss.hz": 5}), ("second", {"gnss.hz": 2})])
     assert run.cfg["gnss"]["hz"] == 2
-    with pytest.raises(ConfigError, match=r"^camp\.toml: sweep point p001: gnss\.hz = 240"):
-        prepare_run(overrides=[("camp.toml: sweep point p001", {"gnss.hz": 240})])
+    with pytest.raises(ConfigError, match=r"^camp\.toml: sweep point p001: gnss\.hz = 2400"):
+        prepare_run(overrides=[("camp.toml: sweep point p001", {"gnss.hz": 2400})])
     with pytest.raises(ConfigError, match="^command line: gnss.hz = 0"):
         prepare_run(overrides={"gnss.hz": 0})
 

@@ -94,7 +94,7 @@ def test_out_of_range_key_ends_with_one_line(tmp_path, capsys, truth_csv):
             "--truth",
             str(truth_csv),
             "--gnss-hz",
-            "240",
+            "2400",
             "--out",
             str(runs / "r"),
             "--quiet",
@@ -102,7 +102,7 @@ def test_out_of_range_key_ends_with_one_line(tmp_path, capsys, truth_csv):
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err == [
-        "navsense: error: command line: gnss.hz = 240 is out of range 1..120"
+        "navsense: error: command line: gnss.hz = 2400 is out of range 1..2000"
     ]
     assert _no_run_dir_left(runs)
 

@@ -142,8 +142,8 @@ def _expected_speed(scenario) -> tuple[np.ndarray, np.ndarray]:
 
 def test_the_schema_checks_the_toys_block(toy):
     validate(toy, "toy config")
-    with pytest.raises(ConfigError, match=r"toy config: toy.hz = 500 is out of range 1..120"):
-        validate({**toy, "toy": {**TOY_BLOCK, "hz": 500}}, "toy config")
+    with pytest.raises(ConfigError, match=r"toy config: toy.hz = 5000 is out of range 1..2000"):
+        validate({**toy, "toy": {**TOY_BLOCK, "hz": 5000}}, "toy config")
     with pytest.raises(ConfigError, match=r"toy config: toy is missing"):
         validate({k: v for k, v in toy.items() if k != "toy"}, "toy config")
 

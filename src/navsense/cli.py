@@ -201,7 +201,9 @@ def _run_simulate(args) -> int:
 
         bag_options = {"gnss_fix": args.gnss_fix, "raw_imu": args.raw_imu}
         # the bag's topics checked now, not after the run
-        BagPlan.of_config(run.cfg, run.vehicle.name, run.site, 120.0, **bag_options).check("--mcap")
+        BagPlan.of_config(
+            run.cfg, run.vehicle.name, run.site, float(run.cfg["physics"]["hz"]), **bag_options
+        ).check("--mcap")
 
         def finish(path: Path, final: Path) -> None:
             from navsense.output.ros2 import write_mcap

@@ -32,6 +32,13 @@ The rules, in this order:
      ``gnss.datum.start_utc``; turned into truth for the vehicle (``smoothing_m``, ``bank``).
      The run keeps that truth (``truth.parquet``): it exists nowhere else.
 
+   The physics clock (issue 30): a truth log runs at its own rate (its metadata, else its
+   rows' spacing; :func:`navsense.truth.io.truth_rate`), and an explicit ``physics.hz`` that
+   differs is refused; a scenario's route runs at its own rate (120 Hz unless its waypoint file
+   says) unless ``physics.hz`` is set, a track at ``physics.hz``. The configuration's
+   ``physics.hz`` is then the truth's rate, and an enabled sensor faster than it is refused
+   (:func:`check_rates`).
+
    ``duration_s`` keeps the first ``duration_s`` seconds of any of them (a closed scenario route
    is repeated to that length, :func:`navsense.scenarios.load_scenario`).
 4. **The site's defaults**, each unless a configuration file, an overlay file or an override
@@ -75,6 +82,7 @@ _DEFAULT_SCENARIO = "acre-loop"
 _ZONE_KEY = "ins.utm_zone"
 _FRAME_KEY = "ins.frame"
 _START_KEY = "gnss.datum.start_utc"
+_RATE_KEY = "physics.hz"
 
 
 @dataclass(frozen=True)
@@ -114,7 +122,7 @@ class PreparedRun:
         from navsense.truth.io import iter_truth_chunks
 
         assert self.truth_path is not None  # prepare_run sets one of the two
-        chunks = iter_truth_chunks(self.truth_path, chunk_steps)
+        chunks = iter_truth_chunks(self.truth_path, chunk_steps, float(self.cfg["physics"]["hz"]))
         return chunks if self.duration_s is None else _first_seconds(chunks, self.duration_s)
 
     def simulate(self, out_dir: str | os.PathLike, **options) -> RunSummary:
@@ -150,9 +158,20 @@ def _truth_log_run(
     and its start time (the log's, unless a layer sets gnss.datum.start_utc)."""
     from navsense.config import apply_overrides
     from navsense.site import DEFAULT_SITE, embedded_site
-    from navsense.truth.io import read_truth_metadata
+    from navsense.truth.io import read_truth_metadata, truth_rate
 
     meta = read_truth_metadata(truth)
+    rate, how = truth_rate(truth)
+    if _RATE_KEY in _keys_set(*given_layers) and float(cfg["physics"]["hz"]) != rate:
+        source = "metadata" if how == "metadata" else "rows' spacing"
+        raise ConfigError(
+            f"physics.hz = {cfg['physics']['hz']:g}: the truth log {truth} runs at {rate:g} Hz "
+            f"(its {source}); a truth log runs at its own rate (leave physics.hz out, or "
+            "resample the track with navsense truth --rate-hz)"
+        )
+    cfg = _with_rate(cfg, rate, f"{truth} (its rate, from its {how})")
+    if duration_s is not None:
+        check_duration_steps(duration_s, rate)
     notes: tuple[str, ...] = ()
     log_site = chosen_site if chosen_site is not None else meta.site
     if log_site is None:
@@ -183,7 +202,6 @@ def _track_run(
     """A run over a track: placed on its site, planned into truth at the physics rate (its
     start time the track's when it records one), cut to ``duration_s``."""
     from navsense.config import apply_overrides
-    from navsense.truth.states import PHYSICS_HZ
     from navsense.truth.track_report import track_lines
     from navsense.truth.tracks import load_track, plan_track
 
@@ -192,7 +210,7 @@ def _track_run(
     if placed.start_utc and placed.start_utc != datum["start_utc"]:
         cfg = apply_overrides(cfg, {"gnss.datum.start_utc": placed.start_utc}, source=str(track))
     traj = plan_track(placed, profile, smoothing_m=smoothing_m, bank=bank)
-    states = traj.sample(float(PHYSICS_HZ))
+    states = traj.sample(float(cfg["physics"]["hz"]))
     track_notes = tuple(track_lines(placed, traj, len(states), states.rate_hz))
     if duration_s is not None:
         check_duration_steps(duration_s, states.rate_hz)
@@ -246,10 +264,6 @@ def prepare_run(
         raise ConfigError(f"a run has one truth source; got {' and '.join(given)}")
     if duration_s is not None and not (math.isfinite(duration_s) and duration_s > 0):
         raise ConfigError(f"duration_s = {duration_s!r} must be a finite number of seconds > 0")
-    if duration_s is not None and not track:  # a track's rate is known once it is built
-        from navsense.truth.states import PHYSICS_HZ
-
-        check_duration_steps(duration_s, PHYSICS_HZ)
     layers = _layers(overrides)
     try:
         chosen_site = resolve_site(site)
@@ -276,6 +290,13 @@ def prepare_run(
     extra: dict[str, Any] = {} if duration_s is None else {"duration_s": duration_s}
     if scen is not None:
         ref = scenario or _DEFAULT_SCENARIO
+        if _RATE_KEY in _keys_set(config, overlay, layers):  # resampled at physics.hz
+            if cfg["physics"]["hz"] != scen.route.rate_hz:
+                route = dataclasses.replace(scen.route, rate_hz=float(cfg["physics"]["hz"]))
+                scen = dataclasses.replace(scen, route=route)
+        cfg = _with_rate(cfg, scen.route.rate_hz, f"{ref} (its route's rate)")
+        if duration_s is not None:
+            check_duration_steps(duration_s, scen.route.rate_hz)
         run = PreparedRun(
             cfg=cfg,
             vehicle=profile,
@@ -301,6 +322,7 @@ def prepare_run(
         if defaults:
             cfg = apply_overrides(run.cfg, defaults, source="the site's defaults")
             run = dataclasses.replace(run, cfg=cfg)
+    check_rates(run.cfg, _rate_source(config, overlay, layers))
     return run
 
 
@@ -321,6 +343,49 @@ def _effective_config(config, overlay, vehicle: str, layers: Layers) -> dict:
         for label, layer in layers:
             cfg = apply_overrides(cfg, layer, source=label)
     return cfg
+
+
+def check_rates(cfg: Mapping, source=None) -> None:
+    """ConfigError (one line) when an enabled sensor's rate is above the physics rate
+    (navsense.config.physics.rates_above_physics: the Due rule samples at most once a step);
+    ``source(key)`` names where the rate was set (None: no name)."""
+    from navsense.config.physics import rates_above_physics
+
+    above = rates_above_physics(cfg)
+    if above:
+        where = source(above[0].split(" ", 1)[0]) if source is not None else None
+        raise ConfigError(
+            f"{where + ': ' if where else ''}{above[0]} (physics.hz): a sensor samples at most "
+            "once a physics step; lower its rate or raise the physics rate (--physics-hz, or a "
+            "truth log at a higher rate)"
+        )
+
+
+def _rate_source(config, overlay, layers):
+    """``key -> the last layer that sets it`` (an override's source, the overlay or
+    configuration file), None when only the defaults do."""
+
+    def source(key: str) -> str | None:
+        for label, layer in reversed(list(layers)):
+            if key in _keys_set(None, None, [(label, layer)]):
+                return label
+        for path in (overlay, config):
+            if path is not None and key in _keys_set(path, None, []):
+                return str(path)
+        return None
+
+    return source
+
+
+def _with_rate(cfg: dict, rate_hz: float, source: str) -> dict:
+    """``cfg`` with physics.hz = ``rate_hz`` (the truth's own rate), checked as the key is: a
+    rate out of physics.hz's range is one line naming ``source``."""
+    if float(cfg["physics"]["hz"]) == float(rate_hz):
+        return cfg
+    from navsense.config import apply_overrides
+
+    value = int(rate_hz) if float(rate_hz).is_integer() else float(rate_hz)
+    return apply_overrides(cfg, {_RATE_KEY: value}, source=source)
 
 
 def windows_past_end(cfg: Mapping, end_s: float) -> list[str]:

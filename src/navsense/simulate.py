@@ -409,6 +409,7 @@ def simulate(
     t_wall = time.perf_counter()
     start_utc = cfg["gnss"]["datum"]["start_utc"]
     georef = site.make_georeference(start_utc, cfg["gnss"]["datum"]) if site is not None else None
+    truth, cfg = _on_truth_clock(truth, cfg)
     models = build_models(cfg, vehicle, site, georef, agent=agent)
     if isinstance(truth, TruthStates):
         total_steps = len(truth)
@@ -588,6 +589,37 @@ def _rows_and_infos(models, local, outputs: _Outputs, remote: tuple[dict, dict] 
     for model in models:
         models_info.update(infos[model.name])
     return rows, models_info
+
+
+def _on_truth_clock(
+    truth: TruthStates | Iterable[TruthStates], cfg: dict
+) -> tuple[TruthStates | Iterable[TruthStates], dict]:
+    """The truth (its first chunk read when it is an iterable) and ``cfg`` with physics.hz at
+    the truth's rate: a run's physics clock is its truth's (issue 30 ruling; navsense.run has
+    refused an explicit physics.hz that differs from a truth log's). ConfigError when an
+    enabled sensor's rate is above it (navsense.config.physics.rates_above_physics)."""
+    import itertools
+
+    from navsense.config.physics import rates_above_physics
+
+    if isinstance(truth, TruthStates):
+        rate = truth.rate_hz
+    else:
+        chunks = iter(truth)
+        first = next(chunks, None)
+        if first is None:
+            return (), cfg
+        rate = first.rate_hz
+        truth = itertools.chain([first], chunks)
+    if float(cfg["physics"]["hz"]) != rate:
+        hz = int(rate) if float(rate).is_integer() else float(rate)
+        cfg = {**cfg, "physics": {**cfg["physics"], "hz": hz}}
+    above = rates_above_physics(cfg)
+    if above:
+        raise ConfigError(
+            f"{above[0]} (the truth's rate): a sensor samples at most once a physics step"
+        )
+    return truth, cfg
 
 
 class _ExtraWriters:

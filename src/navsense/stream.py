@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from navsense._runtime.transport import MIN_POLL_MS, steps_message, truth_of_steps
-from navsense.errors import StreamError
+from navsense.errors import ConfigError, StreamError
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
 from navsense.simulate import build_models, timed_columns
@@ -134,7 +134,7 @@ class SensorStream:
     ``SensorStream(cfg, vehicle, site, agent=0, worker=None)``: ``cfg`` the effective
     configuration (:func:`navsense.config.load_config`), ``vehicle`` a VehicleProfile, ``site``
     a Site (None: open sky, no datum chain), ``agent`` the INS agent index, ``rate_hz`` the
-    physics rate (default 120 Hz). ``extras``: also deliver ``"gnss.nmea"`` lines and
+    physics rate (default: the configuration's physics.hz, 120 Hz). ``extras``: also deliver ``"gnss.nmea"`` lines and
     ``"ins.frames"`` frames (module docstring). ``worker``: True runs the models in a worker
     process, False in this one, None (default) a worker when the latency gives it time
     (``delay_s`` of at least one physics step) and the machine a second core. ``worker_cpu_s``: the worker's CPU time, known
@@ -159,9 +159,17 @@ class SensorStream:
         rate_hz: float | None = None,
         extras: bool = False,
     ) -> None:
+        from navsense.config.physics import rates_above_physics
         from navsense.truth.states import PHYSICS_HZ
 
-        self.rate_hz = float(rate_hz or PHYSICS_HZ)
+        # the physics clock: rate_hz, else the configuration's physics.hz (issue 30)
+        physics = cfg.get("physics")
+        self.rate_hz = float(rate_hz or (physics or {}).get("hz") or PHYSICS_HZ)
+        above = rates_above_physics(cfg, self.rate_hz)
+        if above:
+            raise ConfigError(
+                f"SensorStream: {above[0]}: a sensor samples at most once a physics step"
+            )
         delay_s = float(cfg["delay_s"])
         # a row sampled at step j is delivered at step j + latency or later
         self.latency_steps = max(0, math.ceil(delay_s * self.rate_hz - _LATENCY_SLACK))

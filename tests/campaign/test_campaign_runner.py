@@ -221,12 +221,12 @@ def test_a_sweep_value_is_refused_before_the_first_run(folder, capsys):
         folder / "bad-value.json",
         seeds=[1, 2],
         sources=[{"truth": "circle.csv"}],
-        sweep={"points": [{}, {"gnss.hz": 240}, {"gnss.hz": 5}]},
+        sweep={"points": [{}, {"gnss.hz": 2400}, {"gnss.hz": 5}]},
     )
     out = folder / "bad-value"
     assert campaign_cli(["run", str(path), "--out", str(out), "--workers", "0", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "bad-value.json: sweep point p001: gnss.hz = 240 is out of range 1..120" in err
+    assert "bad-value.json: sweep point p001: gnss.hz = 2400 is out of range 1..2000" in err
     assert not out.exists()
     overrides = write_campaign(
         folder / "bad-override.json",

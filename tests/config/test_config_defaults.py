@@ -254,6 +254,7 @@ IMU_CODE = {
 def test_code_defaults_are_the_code_column_and_noise_on():
     assert code_defaults() == {
         "noise": True,
+        "physics": {"hz": 120},  # issue 30: the specification's clock
         # navsense extensions: issue 19's signal outages, issue 20's sentences of gnss.nmea,
         # issue 29's GSV below the mask, orbits and systems
         "gnss": {
@@ -375,6 +376,7 @@ def test_layout_and_order_of_the_effective_configuration():
         "delay_s",
         "mount_frame",
         "noise",
+        "physics",
         "gnss",
         "imu",
         "ins",

@@ -72,7 +72,7 @@ def test_unknown_key_suggests_the_nearest(in_tmp):
         # A key in the wrong section: the same name elsewhere.
         (
             {"hz": 5},
-            "command line: hz = 5 is not a known key; did you mean gnss.hz, imu.hz or ins.hz?",
+            "command line: hz = 5 is not a known key; did you mean physics.hz, gnss.hz or imu.hz?",
         ),
         (
             {"gnss.ttf_median_s": 5},

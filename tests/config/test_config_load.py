@@ -243,9 +243,9 @@ def test_a_new_section_is_data():
     }
     validate(cfg, schema=schema)
     with pytest.raises(
-        ConfigError, match=r"^sensors\.json: sonar\.hz = 200 is out of range 1\.\.120$"
+        ConfigError, match=r"^sensors\.json: sonar\.hz = 2400 is out of range 1\.\.2000$"
     ):
-        validate({**cfg, "sonar": {**cfg["sonar"], "hz": 200}}, schema=schema)
+        validate({**cfg, "sonar": {**cfg["sonar"], "hz": 2400}}, schema=schema)
     with pytest.raises(ConfigError, match=r"did you mean sonar\.noise_nt\?$"):
         validate({**cfg, "sonar": {**cfg["sonar"], "noise": 1}}, schema=schema)
     with pytest.raises(ConfigError, match=r"^sensors\.json: sonar\.model is missing$"):

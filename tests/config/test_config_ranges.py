@@ -19,9 +19,12 @@ INF = None
 RANGES = {
     # Specification.
     "delay_s": ("number", 0, 10, False),
-    "gnss.hz": ("number", 1, 120, False),
-    "imu.hz": ("number", 1, 120, False),
-    "ins.hz": ("number", 1, 120, False),
+    # the sensors' rates: the specification's 1..120 on its 120 Hz clock, navsense's up to
+    # the physics rate (issue 30), at most 2000 Hz (the physics rate's own check: navsense.run)
+    "physics.hz": ("number", 50, 2000, False),
+    "gnss.hz": ("number", 1, 2000, False),
+    "imu.hz": ("number", 1, 2000, False),
+    "ins.hz": ("number", 1, 2000, False),
     "gnss.elevation_mask_deg": ("number", 0, 45, False),
     "gnss.corrections.baseline_km": ("number", 0, 200, False),
     "gnss.rtk.reacquire_factor": ("number", 0, 1, False),
@@ -65,9 +68,9 @@ RANGES = {
     "ins.accel_white_mps2": ("number", 0, INF, False),
     "ins.gyro_white_radps": ("number", 0, INF, False),
     # navsense extensions (issue 7): magnetometer, barometer, odometer.
-    "mag.hz": ("number", 1, 120, False),
+    "mag.hz": ("number", 1, 2000, False),
     "mag.noise_std_ut": ("number", 0, INF, False),
-    "baro.hz": ("number", 1, 120, False),
+    "baro.hz": ("number", 1, 2000, False),
     "baro.noise_std_pa": ("number", 0, INF, False),
     "baro.bias_sigma_pa": ("number", 0, INF, False),
     "baro.bias_tau_s": ("number", 0, INF, True),
@@ -78,7 +81,7 @@ RANGES = {
     "baro.temperature_c": ("number", -60, 100, False),
     "baro.weather_sigma_pa": ("number", 0, 10000, False),
     "baro.weather_tau_s": ("number", 60, 10_000_000, False),
-    "odom.hz": ("number", 1, 120, False),
+    "odom.hz": ("number", 1, 2000, False),
     "odom.noise_std_mps": ("number", 0, INF, False),
     "odom.scale_factor_sigma": ("number", 0, 0.1, False),
     "odom.encoder_tick_m": ("number", 0, INF, False),
@@ -248,13 +251,13 @@ def _nested(dotted, value):
 
 def test_the_brief_examples():
     with pytest.raises(
-        ConfigError, match=r"^sensors\.json: gnss\.hz = 240 is out of range 1\.\.120$"
+        ConfigError, match=r"^sensors\.json: gnss\.hz = 2400 is out of range 1\.\.2000$"
     ):
-        validate(_with(load_config(), "gnss.hz", 240), "sensors.json")
+        validate(_with(load_config(), "gnss.hz", 2400), "sensors.json")
     for ok in (1, 120, 1.0, 120.0, 10.5):
         validate(_with(load_config(), "gnss.hz", ok))
-    for bad in (0.5, 120.5, 0, 121, -10):
-        with pytest.raises(ConfigError, match="is out of range 1..120"):
+    for bad in (0.5, 2000.5, 0, 2001, -10):
+        with pytest.raises(ConfigError, match="is out of range 1..2000"):
             validate(_with(load_config(), "gnss.hz", bad))
 
 

@@ -330,7 +330,7 @@ def test_built_from_the_effective_configuration(acre):
         stationary_truth(120)
     )
     assert block["sample_time_s"].size == 10
-    with pytest.raises(ConfigError, match=r"mag\.hz = 240 is out of range 1\.\.120"):
-        apply_overrides(cfg, {"mag.hz": 240})
+    with pytest.raises(ConfigError, match=r"mag\.hz = 2400 is out of range 1\.\.2000"):
+        apply_overrides(cfg, {"mag.hz": 2400})
     with pytest.raises(ConfigError, match=r"mag\.soft_iron_matrix"):
         apply_overrides(cfg, {"mag.soft_iron_matrix": [1, 0, 0, 0, 1, 0]})

@@ -220,7 +220,7 @@ def test_built_from_the_effective_configuration():
         car_on_circle(120, 9.0, 2.0, VEHICLES["maxxum"])
     )
     assert block["sample_time_s"].size == 50
-    with pytest.raises(ConfigError, match=r"odom\.hz = 0\.5 is out of range 1\.\.120"):
+    with pytest.raises(ConfigError, match=r"odom\.hz = 0\.5 is out of range 1\.\.2000"):
         apply_overrides(cfg, {"odom.hz": 0.5})
 
 

@@ -12,7 +12,7 @@ import pytest
 import navsense.truth.io as tio
 from navsense.errors import TruthError
 from navsense.truth import TRUTH_COLUMNS, TruthStates, iter_truth_chunks, read_truth, write_truth
-from navsense.truth.io import TruthWriter
+from navsense.truth.io import TruthWriter, read_truth_metadata
 
 HEADER = ",".join(TRUTH_COLUMNS)
 
@@ -244,8 +244,11 @@ def test_other_rates(tmp_path):
     truth = TruthStates(**{**make_truth(20).__dict__, "rate_hz": 100.0})
     path = write_truth(truth, tmp_path / "t100.csv")
     assert_same(read_truth(path, rate_hz=100.0), truth)
+    # a log runs at its own rate (issue 30): the CSV's sidecar states it
+    assert read_truth_metadata(path).rate_hz == 100.0
+    assert_same(read_truth(path), truth)
     with pytest.raises(TruthError, match="not on the 120 Hz physics clock"):
-        read_truth(path)
+        read_truth(path, rate_hz=120.0)
 
 
 @pytest.mark.parametrize(

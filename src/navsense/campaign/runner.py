@@ -97,7 +97,7 @@ def prepared_run(run: Mapping, campaign_file: str = "campaign"):
     layers: the campaign's overrides, the sweep point, then the seed.
 
     Raises the errors of the configuration (ConfigError naming ``campaign_file`` and the layer,
-    e.g. ``c.toml: sweep point p002: gnss.hz = 240 is out of range 1..120``), of the scenario,
+    e.g. ``c.toml: sweep point p002: gnss.hz = 2400 is out of range 1..2000``), of the scenario,
     the track and the site.
     """
     from navsense.run import prepare_run

@@ -13,7 +13,7 @@ that goes into ``episode.json``): defaults < ``config_path`` < vehicle overlay <
 :class:`~navsense.errors.ConfigError` that names the file (``command line`` for overrides), the
 dotted key, the value and what is allowed::
 
-    sensors.json: gnss.hz = 240 is out of range 1..120
+    sensors.json: gnss.hz = 2400 is out of range 1..2000
     sensors_polaris.json: ins.frame = "utm" is not one of nad83, wgs84_g2139
     my.json: gnss.elevation_mask = 10 is not a known key; did you mean gnss.elevation_mask_deg?
 

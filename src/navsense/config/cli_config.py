@@ -80,8 +80,15 @@ def orbits_file(text: str) -> str:
 _VALUE_OPTIONS = (
     ("--seed", integer, "N", "seed", "seed of all noise streams"),
     ("--delay", number, "S", "delay_s", "modelled latency of the GNSS, IMU and INS rows, s"),
-    ("--gnss-hz", number, "HZ", "gnss.hz", "GNSS epoch rate, 1..120 Hz"),
-    ("--imu-hz", number, "HZ", "imu.hz", "IMU sample rate, 1..120 Hz"),
+    (
+        "--physics-hz",
+        number,
+        "HZ",
+        "physics.hz",
+        "physics clock, 50..2000 Hz (default 120; a truth log runs at its own rate)",
+    ),
+    ("--gnss-hz", number, "HZ", "gnss.hz", "GNSS epoch rate, 1 Hz up to the physics rate"),
+    ("--imu-hz", number, "HZ", "imu.hz", "IMU sample rate, 1 Hz up to the physics rate"),
     ("--gnss-start", str, "MODE", "gnss.start", "GNSS start mode: converged or cold"),
     (
         "--gnss-frame",

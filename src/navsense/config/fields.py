@@ -30,6 +30,7 @@ __all__ = [
     "MAX_INTERVALS",
     "BOOLEAN",
     "RATE_HZ",
+    "PHYSICS_HZ_RANGE",
     "VECTOR3_M",
     "FINITE",
     "EXTENSION_ENABLED",
@@ -342,11 +343,22 @@ def enum(*choices: str, default: Any = NO_DEFAULT) -> Field:
 
 
 BOOLEAN = Field("boolean")
-RATE_HZ = Field("number", minimum=1, maximum=120)  # spec: "Range 1 to 120"
+#: The physics clock's rates (physics.hz, issue 30 item 1), Hz: physics simulators step at 50 Hz
+#: to 1 kHz (Gazebo, MuJoCo, Isaac Sim), real IMUs sample at 100 Hz to 2 kHz.
+PHYSICS_HZ_RANGE = (50, 2000)
+_UP_TO_PHYSICS = (
+    "the specification: 1..120 on its 120 Hz clock; navsense: up to the physics rate "
+    "(physics.hz, at most 2000 Hz; a sensor samples at most once a physics step)"
+)
+RATE_HZ = Field("number", minimum=1, maximum=PHYSICS_HZ_RANGE[1], chosen=_UP_TO_PHYSICS)
 VECTOR3_M = Field("vector", length=3)
 FINITE = Field("number")  # any finite number
 # the navsense extension sensors' switch and rate (mag, baro, odom)
 EXTENSION_ENABLED = Field("boolean", extension=True)
 EXTENSION_RATE_HZ = Field(
-    "number", minimum=1, maximum=120, extension=True, chosen="as every sensor: 1..120"
+    "number",
+    minimum=1,
+    maximum=PHYSICS_HZ_RANGE[1],
+    extension=True,
+    chosen="as every sensor: 1 Hz up to the physics rate (physics.hz)",
 )

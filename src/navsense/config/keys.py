@@ -39,6 +39,7 @@ from navsense.config.fields import (
     positive,
 )
 from navsense.config.imu_presets import PRESETS
+from navsense.config.physics import PHYSICS_SECTION
 from navsense.config.receiver_presets import RECEIVERS
 from navsense.constants import GNSS_SYSTEMS
 
@@ -693,6 +694,8 @@ COMMON_FIELDS: dict[str, Field | Section] = {
     "mount_frame": enum("chassis", "base_footprint", default="chassis"),
     # navsense extension: false is -SensorNoNoise (every error, bias and noise zero; same draws).
     "noise": Field("boolean", extension=True, default=True),
+    # navsense extension (issue 30 item 1): the physics clock; a truth log runs at its own rate
+    "physics": PHYSICS_SECTION,
 }
 
 

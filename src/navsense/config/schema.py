@@ -10,7 +10,7 @@ adds its configuration by adding a section to the table, never by adding a code 
 
 Every error is a :class:`~navsense.errors.ConfigError` of the form
 ``<source>: <dotted.key> = <value> <what is wrong and what is allowed>``, for example
-``sensors.json: gnss.hz = 240 is out of range 1..120``.
+``sensors.json: gnss.hz = 2400 is out of range 1..2000``.
 """
 
 from __future__ import annotations

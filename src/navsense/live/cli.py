@@ -214,7 +214,8 @@ def run(args) -> int:
     if args.mcap:  # written into the run directory before it is renamed into place
         from navsense.output.ros2 import BagPlan
 
-        BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, 120.0).check("--mcap")
+        rate = float(prepared.cfg["physics"]["hz"])
+        BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, rate).check("--mcap")
 
         def finish(path, final) -> None:
             from navsense.output.ros2 import write_mcap

@@ -53,6 +53,9 @@ time of t = 0, which ``navsense simulate --truth`` then uses (an explicit ``--si
 
 The writers (:class:`TruthWriter`, :func:`write_truth`) write them when given a ``site`` or a
 ``start_utc``; ``navsense truth``, ``simulate --save-truth`` and a track's run do.
+
+**Its rate**: ``navsense.rate_hz`` (Parquet) or ``rate_hz`` (sidecar), written when not 120 Hz;
+else its rows' spacing (:mod:`navsense.truth.lograte`, issue 30), as the readers take it.
 """
 
 from __future__ import annotations
@@ -80,7 +83,8 @@ from navsense.truth.logfiles import (
     read_truth_metadata,
     truth_sidecar,
 )
-from navsense.truth.states import PHYSICS_HZ, TRUTH_COLUMNS, TruthStates
+from navsense.truth.lograte import spacing_note, truth_rate
+from navsense.truth.states import TRUTH_COLUMNS, TruthStates
 from navsense.truth.writer import (
     TruthWriter,
     write_truth,
@@ -93,6 +97,7 @@ __all__ = [
     "TruthWriter",
     "TruthMetadata",
     "read_truth_metadata",
+    "truth_rate",
     "truth_sidecar",
     "SITE_KEY",
     "START_UTC_KEY",
@@ -224,12 +229,14 @@ def _reset_flags(values) -> tuple[np.ndarray, list[tuple[int, int, str]]]:
 class _Validator:
     """Checks consecutive blocks of rows and carries the clock across block boundaries."""
 
-    def __init__(self, path: Path, rate_hz: float, kind: str) -> None:
+    def __init__(self, path: Path, rate_hz: float, kind: str, from_spacing: bool = False) -> None:
         if not (isinstance(rate_hz, (int, float)) and math.isfinite(rate_hz) and rate_hz > 0):
             raise TruthError(f"rate_hz = {rate_hz!r} must be a positive number")
         self.path = path
         self.rate_hz = float(rate_hz)
         self.kind = kind
+        self.from_spacing = from_spacing  # the rate was read from the rows' spacing
+        self.t_last: float | None = None  # t_s of the last row checked
         self.rows = 0  # rows checked so far
         self.k0: int | None = None
 
@@ -259,6 +266,8 @@ class _Validator:
             raise self.fail(row0 + i, message)
 
         self.rows += n
+        if n:
+            self.t_last = float(cols["t_s"][-1])
         if into and row0 + n <= len(into["reset"]):
             rows = slice(row0, row0 + n)
             for key, names in _STATE_COLUMNS.items():
@@ -300,10 +309,19 @@ class _Validator:
                             f"t_s = {float(t[i])!r} is not on the {self.rate_hz:g} Hz physics clock: "
                             f"expected {float(expected[i])!r} (step {int(k[i])}) within "
                             f"{TIME_TOLERANCE_S:g} s; rows must be consecutive physics steps"
+                            + self._spacing_note(t, row0, i)
                         ),
                     )
                 )
         return failures
+
+    def _spacing_note(self, t: np.ndarray, row0: int, i: int) -> str:
+        """A rate read from the spacing: the rows that break it (lograte.spacing_note)."""
+        before = float(t[i - 1]) if i > 0 else self.t_last
+        if not self.from_spacing or row0 + i == 0 or before is None:
+            return ""
+        rows = (self.where(row0 + i - 1), self.where(row0 + i))
+        return spacing_note(*rows, float(t[i]) - before, self.rate_hz)
 
     def finish(self) -> None:
         if self.rows == 0:
@@ -543,17 +561,25 @@ def _parquet_blocks(
 
 
 def _blocks(
-    path: Path, rate_hz: float, batch_rows: int = _PARQUET_BATCH_ROWS, out: dict | None = None
+    path: Path,
+    rate_hz: float | None,
+    batch_rows: int = _PARQUET_BATCH_ROWS,
+    out: dict | None = None,
 ) -> Iterator[TruthStates]:
     """Validated blocks of the reader (any sizes; ``batch_rows`` rows for Parquet), then the
-    minimum-length check. ``out``: see :func:`_parquet_blocks` (a CSV log leaves it empty)."""
+    minimum-length check. ``out``: see :func:`_parquet_blocks` (a CSV log leaves it empty).
+    ``rate_hz`` None: the log's own rate (:func:`navsense.truth.lograte.truth_rate`)."""
     from navsense.jsonfile import check_input_file
 
     kind = _format_of(path)
-    validator = _Validator(path, rate_hz, kind)
     if not os.path.lexists(path):
         raise TruthError(f"{path}: no such truth log")
     check_input_file(path, "truth log", TruthError)
+    from_spacing = False
+    if rate_hz is None:
+        rate_hz, how = truth_rate(path)
+        from_spacing = how == "spacing"
+    validator = _Validator(path, rate_hz, kind, from_spacing)
     blocks = (
         _csv_blocks(path, validator)
         if kind == "csv"
@@ -590,7 +616,7 @@ def check_truth_values(truth: TruthStates, source: str) -> None:
 
 
 def iter_truth_chunks(
-    path: str | os.PathLike, chunk_steps: int, rate_hz: float = PHYSICS_HZ
+    path: str | os.PathLike, chunk_steps: int, rate_hz: float | None = None
 ) -> Iterator[TruthStates]:
     """Stream a truth log as consecutive :class:`TruthStates` of ``chunk_steps`` rows (the last
     may be shorter), validated as :func:`read_truth` does, across chunk boundaries.
@@ -599,6 +625,7 @@ def iter_truth_chunks(
     rows) and one chunk, whatever the file's length. The chunks are identical to slices of
     ``read_truth(path)``. A file with fewer than 3 rows raises before the first chunk is
     yielded; any other error is raised when the iteration reaches the offending row.
+    ``rate_hz``: the physics rate the log must be on; None: its own (module docstring).
     """
     path = Path(path)
     if (
@@ -645,8 +672,11 @@ def _own(chunk: TruthStates) -> TruthStates:
     )
 
 
-def read_truth(path: str | os.PathLike, rate_hz: float = PHYSICS_HZ) -> TruthStates:
+def read_truth(path: str | os.PathLike, rate_hz: float | None = None) -> TruthStates:
     """Read and validate a whole truth log (``.csv`` or ``.parquet``, see the module docstring).
+
+    ``rate_hz``: the physics rate the log must be on; None (the default): the log's own rate
+    (its metadata, else its rows' spacing: :func:`navsense.truth.lograte.truth_rate`).
 
     Raises :class:`~navsense.errors.TruthError` naming the file, the line (CSV; the header is
     line 1) or row (Parquet), the value and the rule it breaks.

@@ -25,6 +25,7 @@ __all__ = [
     "MIN_TRUTH_ROWS",
     "SITE_KEY",
     "START_UTC_KEY",
+    "RATE_KEY",
     "TruthMetadata",
     "truth_sidecar",
     "read_truth_metadata",
@@ -36,6 +37,8 @@ MIN_TRUTH_ROWS = 3  # the IMU's first row is at the third physics step (spec, "I
 SITE_KEY = "navsense.site"  # Parquet key-value metadata: the log's site (module docstring)
 
 START_UTC_KEY = "navsense.start_utc"  # and the UTC time of t = 0
+
+RATE_KEY = "navsense.rate_hz"  # and its physics rate, Hz (issue 30; written when not 120 Hz)
 
 _SIDECAR_SUFFIX = ".truth.json"  # a CSV log's site and start time: <stem>.truth.json
 
@@ -98,13 +101,16 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
 
 @dataclass(frozen=True)
 class TruthMetadata:
-    """A truth log's site and start time (module docstring): ``site`` a Site or None (the log
-    names none), ``start_utc`` ISO 8601 or None, ``where`` the file they were read from (the
-    log's Parquet metadata or its sidecar; None when there are none)."""
+    """A truth log's site, start time and rate (module docstring): ``site`` a Site or None (the
+    log names none), ``start_utc`` ISO 8601 or None, ``rate_hz`` its physics rate or None (the
+    log states none: its rows' spacing tells it, navsense.truth.io.truth_rate), ``where`` the
+    file they were read from (the log's Parquet metadata or its sidecar; None when there are
+    none)."""
 
     site: Site | None = None
     start_utc: str | None = None
     where: str | None = None
+    rate_hz: float | None = None
 
 
 def truth_sidecar(path: str | os.PathLike) -> Path:
@@ -131,7 +137,7 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
         raw = _parquet_file(path).schema_arrow.metadata or {}
         where = f"{path} (Parquet metadata)"
         values: dict[str, Any] = {}
-        for key, name in ((SITE_KEY, "site"), (START_UTC_KEY, "start_utc")):
+        for key, name in ((SITE_KEY, "site"), (START_UTC_KEY, "start_utc"), (RATE_KEY, "rate_hz")):
             text = raw.get(key.encode())
             if text is None:
                 continue
@@ -143,7 +149,7 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
                 reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc)
                 raise TruthError(
                     f"{where}: {key} = {text[:60]!r} is not JSON ({reason.removeprefix(key + ': ')})"
-                    " (an embedded site's name or a site object; an ISO 8601 UTC time)"
+                    " (an embedded site's name or a site object; an ISO 8601 UTC time; a rate in Hz)"
                 ) from None
     else:
         sidecar = truth_sidecar(path)
@@ -154,15 +160,35 @@ def read_truth_metadata(path: str | os.PathLike) -> TruthMetadata:
         where = str(sidecar)
         values = read_json(sidecar, "truth log sidecar", TruthError)
         if not isinstance(values, dict):
-            raise TruthError(f"{where}: the sidecar must be a JSON object with site, start_utc")
-        unknown = sorted(set(values) - {"site", "start_utc"})
+            raise TruthError(
+                f"{where}: the sidecar must be a JSON object with site, start_utc, rate_hz"
+            )
+        unknown = sorted(set(values) - {"site", "start_utc", "rate_hz"})
         if unknown:
-            raise TruthError(f"{where}: {unknown[0]} is not a known key; allowed: site, start_utc")
+            raise TruthError(
+                f"{where}: {unknown[0]} is not a known key; allowed: site, start_utc, rate_hz"
+            )
     return TruthMetadata(
         site=_site_of(values.get("site"), where, path.parent),
         start_utc=_start_of(values.get("start_utc"), where),
         where=where if values else None,
+        rate_hz=_rate_of(values.get("rate_hz"), where),
     )
+
+
+def _rate_of(value, where: str) -> float | None:
+    """The log's stated physics rate (None: not stated); its range is physics.hz's, checked
+    where the log is run (navsense.run)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise TruthError(
+            f"{where}: rate_hz = {json.dumps(value)[:60]} is not a physics rate "
+            "(a number of Hz > 0)"
+        )
+    if not float(value) < float("inf"):
+        raise TruthError(f"{where}: rate_hz = {value!r} is not a finite number of Hz")
+    return float(value)
 
 
 def _site_of(value, where: str, folder: Path):
@@ -215,12 +241,16 @@ def _site_value(site) -> Any:
     return site.to_json()
 
 
-def _metadata(site, start_utc: str | None, with_site: bool) -> dict[str, str]:
+def _metadata(
+    site, start_utc: str | None, with_site: bool, rate_hz: float | None = None
+) -> dict[str, str]:
     out = {}
     if with_site:
         out[SITE_KEY] = json.dumps(_site_value(site), separators=(",", ":"))
     if start_utc is not None:
         out[START_UTC_KEY] = json.dumps(start_utc)
+    if rate_hz is not None:
+        out[RATE_KEY] = json.dumps(float(rate_hz))
     return out
 
 

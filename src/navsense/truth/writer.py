@@ -19,13 +19,14 @@ from navsense.errors import TruthError
 from navsense.truth.logfiles import (
     _NO_SITE,
     MIN_TRUTH_ROWS,
+    RATE_KEY,
     SITE_KEY,
     START_UTC_KEY,
     _format_of,
     _metadata,
     truth_sidecar,
 )
-from navsense.truth.states import TRUTH_COLUMNS, TruthStates
+from navsense.truth.states import PHYSICS_HZ, TRUTH_COLUMNS, TruthStates
 
 if TYPE_CHECKING:
     from navsense.site import Site
@@ -102,6 +103,8 @@ class TruthWriter:
             return
         table = self._table(truth)
         if self._writer is None:
+            if truth.rate_hz != PHYSICS_HZ:  # the log's rate (issue 30); 120 Hz: as before
+                self._meta[RATE_KEY] = json.dumps(float(truth.rate_hz))
             if self.kind == "csv":
                 self._file.write((",".join(TRUTH_COLUMNS) + "\n").encode())
                 self._writer = pacsv.CSVWriter(
@@ -145,7 +148,7 @@ class TruthWriter:
             sidecar.unlink(missing_ok=True)
             return
         body = {
-            {SITE_KEY: "site", START_UTC_KEY: "start_utc"}[k]: json.loads(v)
+            {SITE_KEY: "site", START_UTC_KEY: "start_utc", RATE_KEY: "rate_hz"}[k]: json.loads(v)
             for k, v in self._meta.items()
         }
         tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}.tmp")
