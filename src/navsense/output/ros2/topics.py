@@ -77,12 +77,12 @@ topic's log times and an encoder of its messages (:mod:`navsense.output.ros2.cdr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.constants import DEG, DEG_PER_RAD
 from navsense.output.frames import INS_FIELD_INDEX
 from navsense.output.ros2.cdr import (
     COV3_DIAG,
@@ -126,7 +126,6 @@ SERVICE_GPS, SERVICE_GLONASS, SERVICE_GALILEO = 1, 2, 8
 COVARIANCE_TYPE_UNKNOWN, COVARIANCE_TYPE_DIAGONAL_KNOWN, COVARIANCE_TYPE_KNOWN = 0, 2, 3
 INS_FIX_STATUS = STATUS_GBAS_FIX  # spec "Fix and UTM Odometry": status 2 (RTK)
 INS_FIX_SERVICE = SERVICE_GPS  # spec "Outputs": service 1
-_RAD_TO_DEG = 180.0 / math.pi
 
 
 @dataclass(frozen=True)
@@ -194,10 +193,9 @@ def _ins_sigmas(episode: Episode) -> dict[str, float]:
     """The INS one-sigma values (SI) of the run's configuration; zero with noise off."""
     ins = episode.ins_config
     k = 1.0 if episode.noise else 0.0
-    deg = math.pi / 180.0
     return {
-        "attitude_rad": k * ins.attitude_sigma_deg * deg,
-        "heading_rad": k * ins.heading_sigma_deg * deg,
+        "attitude_rad": k * ins.attitude_sigma_deg * DEG,
+        "heading_rad": k * ins.heading_sigma_deg * DEG,
         "velocity_mps": k * ins.velocity_white_mps,
         "gyro_radps": k * ins.gyro_white_radps,
         "accel_mps2": k * ins.accel_white_mps2,
@@ -221,154 +219,239 @@ def ins_topic_messages(
     rows' fix.service of an aided INS (ins.aiding "gnss", navsense extension, issue 19): then
     the fix's status is the frame's InsFixStatus and its service this, and before the INS is
     initialised (status -1) the fix has no covariance (COVARIANCE_TYPE_UNKNOWN, zeros) and no
-    odometry, /tf, imu or velocity message is written (the INS has no solution to publish)."""
+    odometry, /tf, imu or velocity message is written (the INS has no solution to publish).
+    The topics come in the order of the vehicle's table (:func:`topics_for`)."""
     topics = topics_for(episode.vehicle)
-    polaris = topics is POLARIS_TOPICS
-    stamp = start_ns + seconds_to_ns(sample_time_s)
-    log = start_ns + seconds_to_ns(delivery_time_s)
-    col = lambda name: frames[:, INS_FIELD_INDEX[name]]
-    cols = lambda *names: frames[:, [INS_FIELD_INDEX[n] for n in names]]
-    utm_pos = cols("InsUtmE", "InsUtmN", "InsUtmH")
-    q_utm = cols("InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw")
-    q_enu = cols("InsEnuQx", "InsEnuQy", "InsEnuQz", "InsEnuQw")
-    vel = cols("InsVelX", "InsVelY", "InsVelZ")
-    gyro = cols("InsGyroX", "InsGyroY", "InsGyroZ")
-    accel = cols("InsAccelX", "InsAccelY", "InsAccelZ")
-    cov = cols("InsCovE", "InsCovN", "InsCovU")
-    lat, lon, height = col("InsLat"), col("InsLon"), col("InsHeight")
-    truth_pos = cols("InsTruthX", "InsTruthY", "InsTruthZ")
-    truth_q = cols("InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw")
+    epochs = _InsEpochs.of(
+        frames,
+        start_ns + seconds_to_ns(sample_time_s),
+        start_ns + seconds_to_ns(delivery_time_s),
+        episode,
+        topics is POLARIS_TOPICS,
+        truth_twist,
+        service,
+    )
+    messages = {
+        "odom": epochs.odometry,
+        "fix": epochs.fix,
+        "imu": epochs.imu,
+        "velocity": epochs.velocity,
+        "truth": epochs.truth,
+        "tf": epochs.tf,
+    }
+    return [messages[name](spec) for name, spec in topics.items()]
 
-    s = _ins_sigmas(episode)
-    att2, head2 = s["attitude_rad"] ** 2, s["heading_rad"] ** 2
-    pose_cov = np.concatenate([cov, np.broadcast_to([att2, att2, head2], (len(cov), 3))], axis=1)
-    twist_cov = [s["velocity_mps"] ** 2] * 3 + [s["gyro_radps"] ** 2] * 3
-    q_cov9 = np.diag([att2, att2, head2]).ravel()  # roll, pitch, yaw: the same in both axes sets
-    rate_cov9 = np.diag([s["gyro_radps"] ** 2] * 3).ravel()
-    accel_cov9 = np.diag([s["accel_mps2"] ** 2] * 3).ravel()
+
+def _columns(frames: np.ndarray, *names: str) -> np.ndarray:
+    """The ``ins.frames`` fields ``names`` (EInsField), (m, len(names))."""
+    return frames[:, [INS_FIELD_INDEX[n] for n in names]]
+
+
+@dataclass
+class _InsEpochs:
+    """What the INS topics' messages say, per epoch (module docstring, "Contents"): header
+    stamps and log times (ns), the frames' values, the covariances of the run's sigmas and the
+    fix's status. The ``nav_`` arrays hold the epochs with a navigation solution (all but an
+    aided INS's before it is initialised), which odometry, imu, velocity and /tf publish."""
+
+    stamp: np.ndarray
+    log: np.ndarray
+    lat: np.ndarray
+    lon: np.ndarray
+    height: np.ndarray
+    fix_status: np.ndarray | int
+    fix_service: np.ndarray | int
+    fix_cov9: np.ndarray
+    fix_cov_type: np.ndarray | int
+    truth_pos: np.ndarray
+    truth_q: np.ndarray
+    truth_lin: np.ndarray
+    truth_ang: np.ndarray
+    nav_stamp: np.ndarray
+    nav_log: np.ndarray
+    nav_pos: np.ndarray
+    nav_q: np.ndarray
+    nav_pose_cov: np.ndarray
+    nav_vel: np.ndarray
+    nav_gyro: np.ndarray
+    nav_imu_q: np.ndarray
+    nav_imu_rate: np.ndarray
+    nav_imu_accel: np.ndarray
+    twist_cov: list[float]
+    q_cov9: np.ndarray
+    rate_cov9: np.ndarray
+    accel_cov9: np.ndarray
+
+    @classmethod
+    def of(cls, frames, stamp, log, episode: Episode, polaris: bool, truth_twist, service):
+        """From the frames, their stamps and log times (ns) and the run (ins_topic_messages)."""
+        cov = _columns(frames, "InsCovE", "InsCovN", "InsCovU")
+        s = _ins_sigmas(episode)
+        att2, head2 = s["attitude_rad"] ** 2, s["heading_rad"] ** 2
+        pose_cov = np.concatenate(
+            [cov, np.broadcast_to([att2, att2, head2], (len(cov), 3))], axis=1
+        )
+        fix_status, fix_service, fix_cov9, fix_cov_type, nav = _fix_status(frames, cov, service)
+        q_enu = _columns(frames, "InsEnuQx", "InsEnuQy", "InsEnuQz", "InsEnuQw")
+        vel = _columns(frames, "InsVelX", "InsVelY", "InsVelZ")
+        gyro = _columns(frames, "InsGyroX", "InsGyroY", "InsGyroZ")
+        accel = _columns(frames, "InsAccelX", "InsAccelY", "InsAccelZ")
+        if polaris:  # the OxTS mounting axes: x left, y forward, z down
+            imu_q = quat_multiply(q_enu, OXTS_MOUNT_XYZW)
+            swap = lambda v: np.stack([v[:, 1], v[:, 0], -v[:, 2]], axis=-1)
+            imu_rate, imu_accel = swap(gyro), swap(accel)
+        else:
+            imu_q, imu_rate, imu_accel = q_enu, gyro, accel
+        if truth_twist is None:
+            truth_lin = truth_ang = np.full((len(cov), 3), np.nan)
+        else:
+            truth_lin, truth_ang = truth_twist
+        return cls(
+            stamp=stamp,
+            log=log,
+            lat=frames[:, INS_FIELD_INDEX["InsLat"]],
+            lon=frames[:, INS_FIELD_INDEX["InsLon"]],
+            height=frames[:, INS_FIELD_INDEX["InsHeight"]],
+            fix_status=fix_status,
+            fix_service=fix_service,
+            fix_cov9=fix_cov9,
+            fix_cov_type=fix_cov_type,
+            truth_pos=_columns(frames, "InsTruthX", "InsTruthY", "InsTruthZ"),
+            truth_q=_columns(frames, "InsTruthQx", "InsTruthQy", "InsTruthQz", "InsTruthQw"),
+            truth_lin=truth_lin,
+            truth_ang=truth_ang,
+            nav_stamp=stamp[nav],
+            nav_log=log[nav],
+            nav_pos=_columns(frames, "InsUtmE", "InsUtmN", "InsUtmH")[nav],
+            nav_q=_columns(frames, "InsUtmQx", "InsUtmQy", "InsUtmQz", "InsUtmQw")[nav],
+            nav_pose_cov=pose_cov[nav],
+            nav_vel=vel[nav],
+            nav_gyro=gyro[nav],
+            nav_imu_q=imu_q[nav],
+            nav_imu_rate=imu_rate[nav],
+            nav_imu_accel=imu_accel[nav],
+            twist_cov=[s["velocity_mps"] ** 2] * 3 + [s["gyro_radps"] ** 2] * 3,
+            # roll, pitch, yaw: the same in both axes sets
+            q_cov9=np.diag([att2, att2, head2]).ravel(),
+            rate_cov9=np.diag([s["gyro_radps"] ** 2] * 3).ravel(),
+            accel_cov9=np.diag([s["accel_mps2"] ** 2] * 3).ravel(),
+        )
+
+    def odometry(self, spec: TopicSpec) -> TopicMessages:
+        """The INS's odometry: the UTM pose and the body-frame twist, with covariances."""
+        lay = odometry_layout(spec.frame_id, spec.child_frame_id)
+        return TopicMessages(
+            spec,
+            self.nav_log,
+            lambda a, b: encode_odometry(
+                lay,
+                self.nav_stamp[a:b],
+                self.nav_pos[a:b],
+                self.nav_q[a:b],
+                self.nav_pose_cov[a:b],
+                self.nav_vel[a:b],
+                self.nav_gyro[a:b],
+                self.twist_cov,
+            ),
+        )
+
+    def fix(self, spec: TopicSpec) -> TopicMessages:
+        """The INS's fix: latitude, longitude and height of ins.frame, status and covariance."""
+        lay = navsatfix_layout(spec.frame_id)
+        status, service, cov_type = self.fix_status, self.fix_service, self.fix_cov_type
+        return TopicMessages(
+            spec,
+            self.log,
+            lambda a, b: encode_navsatfix(
+                lay,
+                self.stamp[a:b],
+                status if isinstance(status, int) else status[a:b],
+                service if isinstance(service, int) else service[a:b],
+                self.lat[a:b],
+                self.lon[a:b],
+                self.height[a:b],
+                self.fix_cov9[a:b],
+                cov_type if isinstance(cov_type, int) else cov_type[a:b],
+            ),
+        )
+
+    def imu(self, spec: TopicSpec) -> TopicMessages:
+        """The INS's attitude, rate and specific force in the vehicle's IMU axes."""
+        lay = imu_layout(spec.frame_id)
+        return TopicMessages(
+            spec,
+            self.nav_log,
+            lambda a, b: encode_imu(
+                lay,
+                self.nav_stamp[a:b],
+                self.nav_imu_q[a:b],
+                self.q_cov9,
+                self.nav_imu_rate[a:b],
+                self.rate_cov9,
+                self.nav_imu_accel[a:b],
+                self.accel_cov9,
+            ),
+        )
+
+    def velocity(self, spec: TopicSpec) -> TopicMessages:
+        """The OxTS velocity message: m/s and deg/s."""
+        lay = twist_stamped_layout(spec.frame_id)
+        return TopicMessages(
+            spec,
+            self.nav_log,
+            lambda a, b: encode_twist_stamped(
+                lay, self.nav_stamp[a:b], self.nav_vel[a:b], self.nav_gyro[a:b] * DEG_PER_RAD
+            ),
+        )
+
+    def truth(self, spec: TopicSpec) -> TopicMessages:
+        """The ground truth's odometry at the INS point, without covariance."""
+        lay = odometry_layout(spec.frame_id, spec.child_frame_id)
+        return TopicMessages(
+            spec,
+            self.log,
+            lambda a, b: encode_odometry(
+                lay,
+                self.stamp[a:b],
+                self.truth_pos[a:b],
+                self.truth_q[a:b],
+                0.0,
+                self.truth_lin[a:b],
+                self.truth_ang[a:b],
+                0.0,
+            ),
+        )
+
+    def tf(self, spec: TopicSpec) -> TopicMessages:
+        """/tf: utm -> base_footprint, the odometry's pose."""
+        lay = tf_layout(spec.frame_id, spec.child_frame_id)
+        return TopicMessages(
+            spec,
+            self.nav_log,
+            lambda a, b: encode_tf(lay, self.nav_stamp[a:b], self.nav_pos[a:b], self.nav_q[a:b]),
+        )
+
+
+def _fix_status(frames: np.ndarray, cov: np.ndarray, service: np.ndarray | None):
+    """The fix's (status, service, covariance (m, 9), covariance type) and the epochs with a
+    navigation solution: the specification's status 2, service 1 and diagonal covariance at
+    every epoch; an aided INS's (``service`` given): the frame's InsFixStatus and the rows'
+    service, and before initialisation (status -1) no covariance and no solution."""
     fix_cov9 = np.zeros((len(cov), 9))
     fix_cov9[:, list(COV3_DIAG)] = cov
     fix_status: np.ndarray | int = INS_FIX_STATUS
     fix_service: np.ndarray | int = INS_FIX_SERVICE
     fix_cov_type: np.ndarray | int = COVARIANCE_TYPE_DIAGONAL_KNOWN
-    nav = slice(None)  # the epochs with a navigation solution (all but an aided INS's first)
+    nav: slice | np.ndarray = slice(None)  # every epoch
     if service is not None:
-        fix_status = col("InsFixStatus").astype(np.int8)
+        fix_status = frames[:, INS_FIELD_INDEX["InsFixStatus"]].astype(np.int8)
         fix_service = np.asarray(service, dtype=np.uint16)
         blank = fix_status == -1
         fix_cov9[blank] = 0.0
         fix_cov_type = np.where(blank, COVARIANCE_TYPE_UNKNOWN, fix_cov_type).astype(np.uint8)
         if blank.any():
-            nav = np.flatnonzero(~blank)  # type: ignore[assignment]
-    if polaris:  # the OxTS mounting axes: x left, y forward, z down
-        imu_q = quat_multiply(q_enu, OXTS_MOUNT_XYZW)
-        swap = lambda v: np.stack([v[:, 1], v[:, 0], -v[:, 2]], axis=-1)
-        imu_rate, imu_accel = swap(gyro), swap(accel)
-    else:
-        imu_q, imu_rate, imu_accel = q_enu, gyro, accel
-    if truth_twist is None:
-        truth_lin = truth_ang = np.full((len(cov), 3), np.nan)
-    else:
-        truth_lin, truth_ang = truth_twist
-    # the navigation topics' epochs
-    n_stamp, n_log, n_pos, n_q = stamp[nav], log[nav], utm_pos[nav], q_utm[nav]
-    n_cov, n_vel, n_gyro = pose_cov[nav], vel[nav], gyro[nav]
-    n_imu_q, n_imu_rate, n_imu_accel = imu_q[nav], imu_rate[nav], imu_accel[nav]
-
-    streams = []
-    spec = topics["odom"]
-    lay_odom = odometry_layout(spec.frame_id, spec.child_frame_id)
-    streams.append(
-        TopicMessages(
-            spec,
-            n_log,
-            lambda a, b: encode_odometry(
-                lay_odom,
-                n_stamp[a:b],
-                n_pos[a:b],
-                n_q[a:b],
-                n_cov[a:b],
-                n_vel[a:b],
-                n_gyro[a:b],
-                twist_cov,
-            ),
-        )
-    )
-    spec = topics["fix"]
-    lay_fix = navsatfix_layout(spec.frame_id)
-    streams.append(
-        TopicMessages(
-            spec,
-            log,
-            lambda a, b: encode_navsatfix(
-                lay_fix,
-                stamp[a:b],
-                fix_status if isinstance(fix_status, int) else fix_status[a:b],
-                fix_service if isinstance(fix_service, int) else fix_service[a:b],
-                lat[a:b],
-                lon[a:b],
-                height[a:b],
-                fix_cov9[a:b],
-                fix_cov_type if isinstance(fix_cov_type, int) else fix_cov_type[a:b],
-            ),
-        )
-    )
-    spec = topics["imu"]
-    lay_imu = imu_layout(spec.frame_id)
-    streams.append(
-        TopicMessages(
-            spec,
-            n_log,
-            lambda a, b: encode_imu(
-                lay_imu,
-                n_stamp[a:b],
-                n_imu_q[a:b],
-                q_cov9,
-                n_imu_rate[a:b],
-                rate_cov9,
-                n_imu_accel[a:b],
-                accel_cov9,
-            ),
-        )
-    )
-    if "velocity" in topics:
-        spec = topics["velocity"]
-        lay_vel = twist_stamped_layout(spec.frame_id)
-        streams.append(
-            TopicMessages(
-                spec,
-                n_log,
-                lambda a, b: encode_twist_stamped(
-                    lay_vel, n_stamp[a:b], n_vel[a:b], n_gyro[a:b] * _RAD_TO_DEG
-                ),
-            )
-        )
-    spec = topics["truth"]
-    lay_truth = odometry_layout(spec.frame_id, spec.child_frame_id)
-    streams.append(
-        TopicMessages(
-            spec,
-            log,
-            lambda a, b: encode_odometry(
-                lay_truth,
-                stamp[a:b],
-                truth_pos[a:b],
-                truth_q[a:b],
-                0.0,
-                truth_lin[a:b],
-                truth_ang[a:b],
-                0.0,
-            ),
-        )
-    )
-    spec = topics["tf"]
-    lay_tf = tf_layout(spec.frame_id, spec.child_frame_id)
-    streams.append(
-        TopicMessages(
-            spec, n_log, lambda a, b: encode_tf(lay_tf, n_stamp[a:b], n_pos[a:b], n_q[a:b])
-        )
-    )
-    return streams
+            nav = np.flatnonzero(~blank)
+    return fix_status, fix_service, fix_cov9, fix_cov_type, nav
 
 
 def utc_ns(text: str) -> int:
