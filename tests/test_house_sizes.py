@@ -23,7 +23,6 @@ KNOWN_LARGE = {
 KNOWN_LONG = {
     "output/report_plots.py:sky_figure": "the 'runs' helper of issue 28",
     "output/report_plots.py:track_figure": "the 'runs' helper of issue 28",
-    "live/cli.py:run": "the command line's move (issue 28 item 3)",
 }
 
 

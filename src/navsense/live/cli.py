@@ -164,12 +164,76 @@ def _check_host(host: str) -> None:
 
 
 def run(args) -> int:
-    from navsense.cli import MAX_AGENT
-    from navsense.errors import ConfigError
-    from navsense.live.pacing import Pacer, serve_paced
+    """``navsense live``: the options checked, the run prepared, served paced, then written."""
+    from navsense.config.cli_config import overrides_from_args
+    from navsense.live.pacing import serve_paced
     from navsense.live.server import LiveServer
     from navsense.run import prepare_run
     from navsense.simulate import DEFAULT_CHUNK_STEPS
+
+    pacer = _check_options(args)
+    prepared = prepare_run(
+        scenario=args.scenario,
+        truth=args.truth,
+        track=args.track,
+        site=args.site,
+        buildings=args.buildings,
+        vehicle=args.vehicle,
+        config=args.config,
+        overlay=args.overlay,
+        overrides=overrides_from_args(args),
+        smoothing_m=args.smoothing_m,
+        bank=args.bank,
+        duration_s=args.duration,
+    )
+    finish = _bag_writer(prepared) if args.mcap else None
+    live = LiveServer(
+        prepared.cfg,
+        prepared.vehicle,
+        prepared.site,
+        agent=args.agent,
+        host=args.host,
+        foxglove_port=None if args.no_foxglove else args.foxglove_port,
+        nmea_tcp_port=args.nmea_tcp,
+        nmea_pty=args.nmea_pty,
+        out_dir=args.out,
+        source=prepared.source,
+        output_format=args.format,
+        save_truth=args.save_truth or prepared.save_truth,
+        finish=finish,
+        worker=False,  # the models' first call (1 to 2 s) comes before the clock starts
+    )
+    stop = threading.Event()
+    closed = False
+    try:
+        _announce(args, prepared, live)
+        with _stop_on_signals(stop):
+            result = serve_paced(
+                prepared.truth_chunks(DEFAULT_CHUNK_STEPS), live, stop=stop, pacer=pacer
+            )
+            if result.stopped:
+                _say(args, f"stopped at t = {live.last_t_s:.2f} s")
+            closed = True  # a second Ctrl-C while the run directory is written aborts it
+            summary = live.close(wait_until=None if result.stopped else pacer.wait_until)
+    finally:
+        if not closed:  # an error, or a second Ctrl-C during the run: no run directory
+            live.close(deliver=False, write=False)
+    _say(args, f"served {result.steps} physics steps in {result.wall_s:.1f} s")
+    if summary is not None:
+        if args.mcap:
+            _say(args, f"ROS 2 bag {summary.run_dir / 'ros2.mcap'}")
+        if not args.quiet:
+            print(summary.text())
+    return 0
+
+
+def _check_options(args):
+    """The options checked before the truth is read (each a ConfigError naming it, in this
+    order: --agent, --speed, the run directory's options without --out, --host, the ports,
+    --out, --nmea-pty's link); the pacer of --speed."""
+    from navsense.cli import MAX_AGENT
+    from navsense.errors import ConfigError
+    from navsense.live.pacing import Pacer
 
     if args.agent < 0:
         raise ConfigError(f"--agent {args.agent} must be >= 0")
@@ -194,84 +258,38 @@ def run(args) -> int:
         from navsense.live.nmea_out import check_pty_link
 
         check_pty_link(args.nmea_pty)
-    from navsense.config.cli_config import overrides_from_args
+    return pacer
 
-    prepared = prepare_run(
-        scenario=args.scenario,
-        truth=args.truth,
-        track=args.track,
-        site=args.site,
-        buildings=args.buildings,
-        vehicle=args.vehicle,
-        config=args.config,
-        overlay=args.overlay,
-        overrides=overrides_from_args(args),
-        smoothing_m=args.smoothing_m,
-        bank=args.bank,
-        duration_s=args.duration,
+
+def _bag_writer(prepared):
+    """--mcap: the bag's plan checked now (before the clock starts), and ``finish(path, final)``
+    that writes ros2.mcap into the run directory before it is renamed into place."""
+    from navsense.output.ros2 import BagPlan
+
+    rate = float(prepared.cfg["physics"]["hz"])
+    BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, rate).check("--mcap")
+
+    def finish(path, final) -> None:
+        from navsense.output.ros2 import write_mcap
+
+        write_mcap(path, run_name=final.name)
+
+    return finish
+
+
+def _announce(args, prepared, live) -> None:
+    """The lines that say what is run and where it is served (none with --quiet)."""
+    length = (
+        f"{prepared.total_steps / live.rate_hz:.1f} s"
+        if prepared.total_steps is not None
+        else "a truth log"
     )
-    finish = None
-    if args.mcap:  # written into the run directory before it is renamed into place
-        from navsense.output.ros2 import BagPlan
-
-        rate = float(prepared.cfg["physics"]["hz"])
-        BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, rate).check("--mcap")
-
-        def finish(path, final) -> None:
-            from navsense.output.ros2 import write_mcap
-
-            write_mcap(path, run_name=final.name)
-
-    live = LiveServer(
-        prepared.cfg,
-        prepared.vehicle,
-        prepared.site,
-        agent=args.agent,
-        host=args.host,
-        foxglove_port=None if args.no_foxglove else args.foxglove_port,
-        nmea_tcp_port=args.nmea_tcp,
-        nmea_pty=args.nmea_pty,
-        out_dir=args.out,
-        source=prepared.source,
-        output_format=args.format,
-        save_truth=args.save_truth or prepared.save_truth,
-        finish=finish,
-        worker=False,  # the models' first call (1 to 2 s) comes before the clock starts
-    )
-    stop = threading.Event()
-    closed = False
-    try:
-        length = (
-            f"{prepared.total_steps / live.rate_hz:.1f} s"
-            if prepared.total_steps is not None
-            else "a truth log"
-        )
-        _say(args, f"{prepared.label} ({length}) at {args.speed:g}x real time; Ctrl-C stops")
-        if live.foxglove is not None:
-            fox = live.foxglove
-            _say(
-                args, f"Foxglove WebSocket ws://{fox.host}:{fox.port} ({len(fox.topics)} channels)"
-            )
-        if live.nmea_tcp is not None:
-            _say(args, f"NMEA over TCP {live.nmea_tcp.host}:{live.nmea_tcp.port}")
-        if live.nmea_pty is not None:
-            link = f" (link {live.nmea_pty.link})" if live.nmea_pty.link else ""
-            _say(args, f"NMEA on the pseudo-terminal {live.nmea_pty.device}{link}")
-        with _stop_on_signals(stop):
-            result = serve_paced(
-                prepared.truth_chunks(DEFAULT_CHUNK_STEPS), live, stop=stop, pacer=pacer
-            )
-            if result.stopped:
-                _say(args, f"stopped at t = {live.last_t_s:.2f} s")
-            closed = True  # a second Ctrl-C while the run directory is written aborts it
-            summary = live.close(wait_until=None if result.stopped else pacer.wait_until)
-    finally:
-        if not closed:  # an error, or a second Ctrl-C during the run: no run directory
-            live.close(deliver=False, write=False)
-    _say(args, f"served {result.steps} physics steps in {result.wall_s:.1f} s")
-    if summary is not None:
-        if args.mcap:
-            _say(args, f"ROS 2 bag {summary.run_dir / 'ros2.mcap'}")
-        if not args.quiet:
-            print(summary.text())
-    return 0
+    _say(args, f"{prepared.label} ({length}) at {args.speed:g}x real time; Ctrl-C stops")
+    if live.foxglove is not None:
+        fox = live.foxglove
+        _say(args, f"Foxglove WebSocket ws://{fox.host}:{fox.port} ({len(fox.topics)} channels)")
+    if live.nmea_tcp is not None:
+        _say(args, f"NMEA over TCP {live.nmea_tcp.host}:{live.nmea_tcp.port}")
+    if live.nmea_pty is not None:
+        link = f" (link {live.nmea_pty.link})" if live.nmea_pty.link else ""
+        _say(args, f"NMEA on the pseudo-terminal {live.nmea_pty.device}{link}")
