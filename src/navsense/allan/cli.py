@@ -17,17 +17,17 @@ import math
 import os
 from pathlib import Path
 
+from navsense.constants import DEG_PER_RAD, GRAVITY_MPS2
+
 __all__ = ["add_parser", "run", "table_rows", "CSV_COLUMNS"]
 
-_DEG = 180.0 / math.pi
-_G = 9.80665
 #: (sensor, term) -> (unit, factor from SI)
 _UNITS = {
-    ("gyro", "ARW"): ("deg/sqrt(h)", _DEG * 60.0),
-    ("gyro", "bias instability"): ("deg/h", _DEG * 3600.0),
-    ("gyro", "rate random walk"): ("deg/h/sqrt(h)", _DEG * 3600.0 * 60.0),
+    ("gyro", "ARW"): ("deg/sqrt(h)", DEG_PER_RAD * 60.0),
+    ("gyro", "bias instability"): ("deg/h", DEG_PER_RAD * 3600.0),
+    ("gyro", "rate random walk"): ("deg/h/sqrt(h)", DEG_PER_RAD * 3600.0 * 60.0),
     ("accel", "VRW"): ("m/s/sqrt(h)", 60.0),
-    ("accel", "bias instability"): ("ug", 1e6 / _G),
+    ("accel", "bias instability"): ("ug", 1e6 / GRAVITY_MPS2),
     ("accel", "rate random walk"): ("m/s/h/sqrt(h)", 3600.0 * 60.0),
 }
 CSV_COLUMNS = (
