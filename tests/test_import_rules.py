@@ -88,7 +88,8 @@ ALLOWED = {
         "navsense.output.outfiles",  # the site command's --out
     ),
     "navsense._runtime": (*_BASE, "navsense.truth.states", "navsense.cli"),
-    "navsense.rotation": (),
+    "navsense.rotation": ("navsense.kernels",),
+    "navsense.kernels": (),  # numpy's array expressions, numba (lazily)
     "navsense.rng": (),
     "navsense.gauss_markov": (),
     "navsense.vehicles": _BASE,

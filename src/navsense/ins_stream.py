@@ -23,6 +23,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.config.schema import validate
 from navsense.errors import TruthError
+from navsense.kernels import use_compiled
 from navsense.output.layouts.ins import InsLayout
 from navsense.sensors.ins import InsConfig, InsCore
 
@@ -56,6 +57,7 @@ class Ins:
             validate(config, "Ins config")  # an effective configuration (load_config)
             config = InsConfig.from_validated(config)
         self.config = config
+        use_compiled()  # one epoch a call: the compiled kernels (navsense.kernels' ruling)
         self._core = InsCore(self.config, georef, agent)
         self._layout = InsLayout(self._core.output_info())
         self._due = Due(self.config.hz, start_s=None)

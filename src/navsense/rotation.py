@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from navsense.kernels import kernel
+
 __all__ = [
     "cross",
     "quat_to_matrix",
@@ -44,41 +46,82 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
          [2 (xz - wy),      2 (yz + wx),      1 - 2 (xx + yy)]]
     """
     q = np.asarray(q, dtype=np.float64)
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    r = np.empty(q.shape[:-1] + (3, 3))
+    _quat_to_matrix(q.reshape(-1, 4), r.reshape(-1, 3, 3))
+    return r
+
+
+@kernel
+def _quat_to_matrix(q, r):
+    """quat_to_matrix's rows: q (n, 4) -> r (n, 3, 3)."""
+    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
     wx, wy, wz = w * x, w * y, w * z
-    r = np.empty(q.shape[:-1] + (3, 3))
-    r[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
-    r[..., 0, 1] = 2.0 * (xy - wz)
-    r[..., 0, 2] = 2.0 * (xz + wy)
-    r[..., 1, 0] = 2.0 * (xy + wz)
-    r[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
-    r[..., 1, 2] = 2.0 * (yz - wx)
-    r[..., 2, 0] = 2.0 * (xz - wy)
-    r[..., 2, 1] = 2.0 * (yz + wx)
-    r[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
-    return r
+    r[:, 0, 0] = 1.0 - 2.0 * (yy + zz)
+    r[:, 0, 1] = 2.0 * (xy - wz)
+    r[:, 0, 2] = 2.0 * (xz + wy)
+    r[:, 1, 0] = 2.0 * (xy + wz)
+    r[:, 1, 1] = 1.0 - 2.0 * (xx + zz)
+    r[:, 1, 2] = 2.0 * (yz - wx)
+    r[:, 2, 0] = 2.0 * (xz - wy)
+    r[:, 2, 1] = 2.0 * (yz + wx)
+    r[:, 2, 2] = 1.0 - 2.0 * (xx + yy)
+
+
+def _matrix_rows(r: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Matrices (..., 3, 3) and vectors (..., 3) broadcast over their leading axes, as rows
+    (n, 3, 3) and (n, 3), and the leading shape."""
+    r = np.asarray(r, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    lead = r.shape[:-2]
+    if lead != v.shape[:-1]:
+        lead = np.broadcast_shapes(lead, v.shape[:-1])
+        r = np.broadcast_to(r, lead + (3, 3))
+        v = np.broadcast_to(v, lead + (3,))
+    return r.reshape(-1, 3, 3), v.reshape(-1, 3), lead
 
 
 def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     """R v for matrices (..., 3, 3) and vectors (..., 3): r_i0 v0 + r_i1 v1 + r_i2 v2."""
-    v = np.asarray(v, dtype=np.float64)
-    return (
-        r[..., :, 0] * v[..., None, 0]
-        + r[..., :, 1] * v[..., None, 1]
-        + r[..., :, 2] * v[..., None, 2]
-    )
+    rows, vectors, lead = _matrix_rows(r, v)
+    out = np.empty(lead + (3,))
+    _rotate(rows, vectors, out.reshape(-1, 3))
+    return out
+
+
+@kernel
+def _rotate(r, v, out):
+    """rotate's rows: r (n, 3, 3), v (n, 3) -> out (n, 3)."""
+    for i in range(3):
+        out[:, i] = r[:, i, 0] * v[:, 0] + r[:, i, 1] * v[:, 1] + r[:, i, 2] * v[:, 2]
 
 
 def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     """R^T v for matrices (..., 3, 3) and vectors (..., 3): r_0i v0 + r_1i v1 + r_2i v2."""
-    v = np.asarray(v, dtype=np.float64)
-    return (
-        r[..., 0, :] * v[..., None, 0]
-        + r[..., 1, :] * v[..., None, 1]
-        + r[..., 2, :] * v[..., None, 2]
-    )
+    rows, vectors, lead = _matrix_rows(r, v)
+    out = np.empty(lead + (3,))
+    _rotate_inverse(rows, vectors, out.reshape(-1, 3))
+    return out
+
+
+@kernel
+def _rotate_inverse(r, v, out):
+    """rotate_inverse's rows: r (n, 3, 3), v (n, 3) -> out (n, 3)."""
+    for i in range(3):
+        out[:, i] = r[:, 0, i] * v[:, 0] + r[:, 1, i] * v[:, 1] + r[:, 2, i] * v[:, 2]
+
+
+def _rows(a, b, k: int) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Arrays (..., k) broadcast over their leading axes, as rows (n, k), and the leading shape."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    lead = a.shape[:-1]
+    if lead != b.shape[:-1]:
+        lead = np.broadcast_shapes(lead, b.shape[:-1])
+        a = np.broadcast_to(a, lead + (k,))
+        b = np.broadcast_to(b, lead + (k,))
+    return a.reshape(-1, k), b.reshape(-1, k), lead
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -89,17 +132,21 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     z = aw bz + ax by - ay bx + az bw
     w = aw bw - ax bx - ay by - az bz
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    x = aw * bx + ax * bw + ay * bz - az * by
-    out = np.empty(x.shape + (4,))
-    out[..., 0] = x
-    out[..., 1] = aw * by - ax * bz + ay * bw + az * bx
-    out[..., 2] = aw * bz + ax * by - ay * bx + az * bw
-    out[..., 3] = aw * bw - ax * bx - ay * by - az * bz
+    a, b, lead = _rows(a, b, 4)
+    out = np.empty(lead + (4,))
+    _quat_multiply(a, b, out.reshape(-1, 4))
     return out
+
+
+@kernel
+def _quat_multiply(a, b, out):
+    """quat_multiply's rows: a, b (n, 4) -> out (n, 4)."""
+    ax, ay, az, aw = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+    bx, by, bz, bw = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    out[:, 0] = aw * bx + ax * bw + ay * bz - az * by
+    out[:, 1] = aw * by - ax * bz + ay * bw + az * bx
+    out[:, 2] = aw * bz + ax * by - ay * bx + az * bw
+    out[:, 3] = aw * bw - ax * bx - ay * by - az * bz
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -176,14 +223,18 @@ def wrap_degrees(angle_deg):
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b for vectors (..., 3): (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    x = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
-    out = np.empty(x.shape + (3,))
-    out[..., 0] = x
-    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
-    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a, b, lead = _rows(a, b, 3)
+    out = np.empty(lead + (3,))
+    _cross(a, b, out.reshape(-1, 3))
     return out
+
+
+@kernel
+def _cross(a, b, out):
+    """cross's rows: a, b (n, 3) -> out (n, 3)."""
+    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
+    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
+    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -70,6 +70,9 @@ class _Sensors:
         agent: int,
         extras: bool = False,
     ) -> None:
+        from navsense.kernels import use_compiled
+
+        use_compiled()  # one step a call: the compiled kernels (navsense.kernels' ruling)
         georef = (
             site.make_georeference(cfg["gnss"]["datum"]["start_utc"], cfg["gnss"]["datum"])
             if site is not None

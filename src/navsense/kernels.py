@@ -1,0 +1,76 @@
+"""Compiled kernels (issue 31 item 1): an array function written once, run by numpy or by numba.
+
+A kernel is a plain function in numpy's array expressions over arrays of a fixed rank whose first
+axis holds the rows (one physics step or a whole chunk), writing its results into an ``out``
+array it is given. :func:`kernel` wraps it: the call runs the function itself (numpy) or its
+numba compilation (``numba.njit(cache=True)``), the same source either way, so each equation is
+written once. A kernel uses only ``+``, ``-``, ``*``, ``/`` and ``sqrt``: numba compiles them to
+the same IEEE operations in the same order as numpy's loops (fastmath off, no fused
+multiply-add), so both give the same bits, row for row (tests/test_kernels.py). ``sin``, ``cos``,
+``exp`` and ``atan2`` are left to numpy: numba's come from LLVM and libm and differ from numpy's
+SIMD loops in the last bit (measured: exp and atan2 on this machine).
+
+Which runs (ruling, issue 31): numpy's per-call overhead (about a microsecond a call) dominates a
+one-step call, where the compiled kernel costs well under one; over a chunk numpy's loops are as
+fast, and importing numba (0.15 to 0.25 s of CPU) would double a short run's start-up. So the
+one-step-a-call APIs (navsense.ins_stream.Ins, navsense.stream.SensorStream and what uses them)
+call :func:`use_compiled` when built, and a batch run (navsense simulate) keeps numpy. The
+environment variable ``NAVSENSE_KERNELS`` overrides it: ``numba`` compiles everywhere, ``numpy``
+nowhere. Without numba installed every kernel runs as numpy. The compilations are cached on disk
+(``cache=True``, numba's ``__pycache__``): only the first run on a machine compiles.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Kernel", "kernel", "use_compiled", "compiled"]
+
+_ENV = "NAVSENSE_KERNELS"
+_on = os.environ.get(_ENV, "") == "numba"
+
+
+def compiled() -> bool:
+    """True when kernels run compiled in this process."""
+    return _on
+
+
+def use_compiled() -> bool:
+    """Run every kernel compiled from now on in this process (unless ``NAVSENSE_KERNELS`` is
+    ``numpy``, or numba is missing); numba is imported here. Returns :func:`compiled`."""
+    global _on
+    if _on or os.environ.get(_ENV, "") == "numpy":
+        return _on
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a run-time dependency
+        return False
+    _on = True
+    return _on
+
+
+class Kernel:
+    """A kernel function and, once first called compiled, its numba dispatcher."""
+
+    def __init__(self, fn: Callable[..., None]) -> None:
+        self.fn = fn
+        self._jit: Any = None
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+
+    def __call__(self, *args: Any) -> None:
+        if not _on:
+            return self.fn(*args)
+        jit = self._jit
+        if jit is None:
+            import numba
+
+            jit = self._jit = numba.njit(cache=True)(self.fn)
+        return jit(*args)
+
+
+def kernel(fn: Callable[..., None]) -> Kernel:
+    """Decorator: ``fn`` as a :class:`Kernel` (the module docstring's rules)."""
+    return Kernel(fn)

@@ -1,0 +1,93 @@
+"""navsense.kernels (issue 31 item 1): each kernel compiled by numba gives numpy's bits.
+
+Every kernel of navsense.rotation runs on the same rows both ways (one row, a chunk, no rows,
+broadcast leading axes, non-contiguous views) and the results must be equal bit for bit; the
+values themselves are checked against scipy's rotations (an independent library), so a kernel
+wrong in both modes fails too. A streamed INS (compiled) equals the batch model (numpy) in
+tests/test_stream.py and tests/sensors/test_ins*.py.
+"""
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+import navsense.kernels as kernels
+from navsense.rotation import cross, quat_multiply, quat_to_matrix, rotate, rotate_inverse
+
+pytest.importorskip("numba")
+
+
+def _both(monkeypatch, call):
+    """call() with the kernels as numpy, then compiled."""
+    monkeypatch.setattr(kernels, "_on", False)
+    plain = call()
+    monkeypatch.setattr(kernels, "_on", True)
+    fast = call()
+    monkeypatch.setattr(kernels, "_on", False)
+    return plain, fast
+
+
+def _bits(a):
+    return np.ascontiguousarray(a).view(np.int64)
+
+
+def _quats(rng, shape):
+    q = rng.standard_normal(shape + (4,))
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 4000])
+def test_compiled_equals_numpy_bit_for_bit(monkeypatch, n):
+    rng = np.random.default_rng(n)
+    a, b = _quats(rng, (n,)), _quats(rng, (n,))
+    v, w = rng.standard_normal((n, 3)) * 1e3, rng.standard_normal((n, 3))
+    r = quat_to_matrix(a)
+    cases = {
+        "quat_multiply": lambda: quat_multiply(a, b),
+        "quat_to_matrix": lambda: quat_to_matrix(a),
+        "cross": lambda: cross(v, w),
+        "rotate": lambda: rotate(r, v),
+        "rotate_inverse": lambda: rotate_inverse(r, v),
+        # broadcast leading axes and strided views, as the INS calls them
+        "quat_multiply broadcast": lambda: quat_multiply(a[:, None], np.stack([a, b], axis=1)),
+        "rotate_inverse broadcast": lambda: rotate_inverse(r[:, None], np.stack([v, w, v], 1)),
+        "quat_multiply strided": lambda: quat_multiply(np.stack([a, b], 1)[:, 1], a),
+        "rotate one matrix": lambda: rotate(r[0] if n else np.eye(3), v),
+    }
+    for name, call in cases.items():
+        plain, fast = _both(monkeypatch, call)
+        assert plain.shape == fast.shape, name
+        assert np.array_equal(_bits(plain), _bits(fast)), name
+
+
+def test_kernels_agree_with_scipy(monkeypatch):
+    rng = np.random.default_rng(3)
+    a, b = _quats(rng, (50,)), _quats(rng, (50,))
+    v = rng.standard_normal((50, 3))
+    ra, rb = Rotation.from_quat(a), Rotation.from_quat(b)
+    for on in (False, True):
+        monkeypatch.setattr(kernels, "_on", on)
+        assert np.allclose(quat_to_matrix(a), ra.as_matrix(), atol=1e-14)
+        q = quat_multiply(a, b)
+        assert np.allclose(q * np.sign(q[:, 3:]), (ra * rb).as_quat(canonical=True), atol=1e-14)
+        assert np.allclose(rotate(quat_to_matrix(a), v), ra.apply(v), atol=1e-14)
+        assert np.allclose(rotate_inverse(quat_to_matrix(a), v), ra.inv().apply(v), atol=1e-14)
+        assert np.allclose(cross(v, v[::-1]), np.cross(v, v[::-1]), atol=1e-14)
+    monkeypatch.setattr(kernels, "_on", False)
+
+
+def test_a_single_quaternion_keeps_its_rank(monkeypatch):
+    q = np.array([0.0, 0.0, np.sin(0.3), np.cos(0.3)])
+    plain, fast = _both(monkeypatch, lambda: (quat_multiply(q, q), quat_to_matrix(q)))
+    assert plain[0].shape == fast[0].shape == (4,)
+    assert plain[1].shape == fast[1].shape == (3, 3)
+    assert np.array_equal(plain[0], fast[0]) and np.array_equal(plain[1], fast[1])
+
+
+def test_use_compiled_respects_the_environment(monkeypatch):
+    monkeypatch.setattr(kernels, "_on", False)
+    monkeypatch.setenv("NAVSENSE_KERNELS", "numpy")
+    assert kernels.use_compiled() is False and not kernels.compiled()
+    monkeypatch.delenv("NAVSENSE_KERNELS")
+    assert kernels.use_compiled() is True and kernels.compiled()
+    monkeypatch.setattr(kernels, "_on", False)
