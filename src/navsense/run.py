@@ -355,9 +355,8 @@ def check_rates(cfg: Mapping, source=None) -> None:
     if above:
         where = source(above[0].split(" ", 1)[0]) if source is not None else None
         raise ConfigError(
-            f"{where + ': ' if where else ''}{above[0]} (physics.hz): a sensor samples at most "
-            "once a physics step; lower its rate or raise the physics rate (--physics-hz, or a "
-            "truth log at a higher rate)"
+            f"{where + ': ' if where else ''}{above[0]}; lower it or raise the physics rate "
+            "(--physics-hz, or a truth log at a higher rate)"
         )
 
 

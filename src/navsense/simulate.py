@@ -616,9 +616,7 @@ def _on_truth_clock(
         cfg = {**cfg, "physics": {**cfg["physics"], "hz": hz}}
     above = rates_above_physics(cfg)
     if above:
-        raise ConfigError(
-            f"{above[0]} (the truth's rate): a sensor samples at most once a physics step"
-        )
+        raise ConfigError(f"{above[0]}, the truth's rate")
     return truth, cfg
 
 

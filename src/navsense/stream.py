@@ -170,9 +170,7 @@ class SensorStream:
         self.rate_hz = float(rate_hz or (physics or {}).get("hz") or PHYSICS_HZ)
         above = rates_above_physics(cfg, self.rate_hz)
         if above:
-            raise ConfigError(
-                f"SensorStream: {above[0]}: a sensor samples at most once a physics step"
-            )
+            raise ConfigError(f"SensorStream: {above[0]}")
         delay_s = float(cfg["delay_s"])
         # a row sampled at step j is delivered at step j + latency or later
         self.latency_steps = max(0, math.ceil(delay_s * self.rate_hz - _LATENCY_SLACK))

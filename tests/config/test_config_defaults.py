@@ -245,6 +245,8 @@ IMU_CODE = {
         "platform_ypr_deg": [0, 0, 0],
         "temperature_c": 25,
         "reference_temperature_c": 25,
+        "deltas": "basilisk",  # issue 30: the specification's increments
+        "bandwidth_hz": 0,  # issue 30: no output low-pass
         "gyro": dict.fromkeys(_GYRO_KEYS),
         "accel": dict.fromkeys(_ACCEL_KEYS),
     },

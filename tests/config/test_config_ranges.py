@@ -22,6 +22,7 @@ RANGES = {
     # the sensors' rates: the specification's 1..120 on its 120 Hz clock, navsense's up to
     # the physics rate (issue 30), at most 2000 Hz (the physics rate's own check: navsense.run)
     "physics.hz": ("number", 50, 2000, False),
+    "imu.configurable.bandwidth_hz": ("number", 0, INF, False),
     "gnss.hz": ("number", 1, 2000, False),
     "imu.hz": ("number", 1, 2000, False),
     "ins.hz": ("number", 1, 2000, False),

@@ -160,7 +160,7 @@ def test_config_from_effective_dict_and_code_defaults():
     "key, value",
     [
         ("hz", 0),
-        ("hz", 121),
+        ("hz", 2001),
         ("frame", "utm"),
         ("utm_zone", 61),
         ("position_sigma_m", -1.0),

@@ -244,6 +244,23 @@ _CONFIGURABLE_IMU = Section(
         "platform_ypr_deg": Field("vector", length=3, extension=True, default=[0, 0, 0]),
         "temperature_c": Field("number", extension=True, default=25),
         "reference_temperature_c": Field("number", extension=True, default=25),
+        # issue 30 item 1: the increments over the physics sub-steps, the output low-pass
+        "deltas": Field(
+            "enum",
+            choices=("basilisk", "integrated"),
+            extension=True,
+            chosen="basilisk: from the truth at the two samples (the specification); integrated: "
+            "the sums of the body rate and specific force over the physics steps between them",
+            default="basilisk",
+        ),
+        "bandwidth_hz": Field(
+            "number",
+            minimum=0,
+            extension=True,
+            chosen="0: no output filter; else a 2nd-order Butterworth low-pass at the physics "
+            "rate, below half of it",
+            default=0,
+        ),
         "gyro": _imu_triad("radps", "radps2_rthz", True),
         "accel": _imu_triad("mps2", "mps3_rthz", False),
     }

@@ -30,7 +30,9 @@ PHYSICS_SECTION = Section(
 def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[str]:
     """The enabled sensors' rates above the physics rate (``physics_hz``, else the
     configuration's physics.hz), one text each: ``imu.hz = 400 is above the physics rate,
-    120 Hz``.
+    120 Hz (physics.hz): ...``; and the configurable IMU's output low-pass
+    (imu.configurable.bandwidth_hz) at or above half the physics rate, where the discrete
+    filter has no such frequency.
 
     The specification's Due rule samples at most once a physics step, so a sensor faster than
     the clock would silently run at the clock's rate: refused instead (issue 30, ruling). A
@@ -41,5 +43,17 @@ def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[s
         if not isinstance(section, Mapping) or name == "physics" or "hz" not in section:
             continue
         if section.get("enabled", True) and float(section["hz"]) > rate:
-            out.append(f"{name}.hz = {section['hz']:g} is above the physics rate, {rate:g} Hz")
+            out.append(
+                f"{name}.hz = {section['hz']:g} is above the physics rate, {rate:g} Hz "
+                "(physics.hz): a sensor samples at most once a physics step"
+            )
+    imu = cfg.get("imu")
+    bandwidth = ((imu or {}).get("configurable") or {}).get("bandwidth_hz") or 0
+    if imu and imu.get("enabled") and imu.get("model") == "configurable" and bandwidth:
+        if float(bandwidth) >= 0.5 * rate:  # the low-pass runs on the physics clock
+            out.append(
+                f"imu.configurable.bandwidth_hz = {bandwidth:g} is not below half the physics "
+                f"rate, {0.5 * rate:g} Hz (physics.hz): the output low-pass runs on the "
+                "physics clock"
+            )
     return out

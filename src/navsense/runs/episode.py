@@ -100,7 +100,13 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("gnss", "nmea", "gsv_below_mask"),  # issue 29: false
     ("gnss", "heading"),  # issue 29 item 4: one antenna (the section at its defaults)
     ("mag", "preset"),
-    ("physics",),  # issue 30: the 120 Hz clock (episode.json's physics_hz records the rate)
+    ("physics",),
+    ("imu", "configurable", "deltas"),  # issue 30: "basilisk"
+    (
+        "imu",
+        "configurable",
+        "bandwidth_hz",
+    ),  # issue 30: 0, no output filter  # issue 30: the 120 Hz clock (episode.json's physics_hz records the rate)
 )
 _AIDING_KEYS = ("aiding_tau_s", "drift")  # left out with ins.aiding at its default ("none")
 

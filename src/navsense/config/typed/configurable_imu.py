@@ -114,6 +114,8 @@ class ConfigurableImuConfig:
     platform_ypr_deg: tuple[float, ...] = field(metadata=key("imu.configurable.platform_ypr_deg"))
     temperature_c: float = field(metadata=key("imu.configurable.temperature_c"))
     reference_temperature_c: float = field(metadata=key("imu.configurable.reference_temperature_c"))
+    deltas: str = field(metadata=key("imu.configurable.deltas"))
+    bandwidth_hz: float = field(metadata=key("imu.configurable.bandwidth_hz"))
     gyro: SensorErrors
     accel: SensorErrors
     earth: str

@@ -26,6 +26,24 @@ angle the grid's turn against inertial space over the interval, exp(-[W dt x])::
 
     C = [PB] R_2^T exp(-[W dt x]) R_1 [PB]^T     (the specification's C with exp = I)
 
+Options of the physics clock (issue 30 item 1), both off by default (the specification's
+outputs, bit for bit):
+
+- ``imu.configurable.bandwidth_hz`` B > 0: the sensor's digital low-pass, as a MEMS IMU's
+  (e.g. BMI088, ADIS16465: a configurable filter before the output data rate), run at the
+  physics rate on the signal above, x_k = 1/2 (x^b_k + x^b_k-1), before it is sampled: a
+  2nd-order Butterworth filter of -3 dB frequency B (the bilinear transform with the frequency
+  prewarped, scipy.signal.butter), started settled on the first value after the start or a
+  reset (a sensor powered before the run); B below half the physics rate.
+- ``imu.configurable.deltas`` "integrated": the increments a strapdown IMU outputs, the sums
+  over the physics steps j of the interval (t_1, t_2] of its body-axis rate and specific force,
+  dtheta = sum w_j h, dv = sum f_j h with h = 1 / physics rate, w_j the trapezoid 1/2 (w^b_j +
+  w^b_j-1) and f_j the specific force of the finite difference across step j (or both the
+  filtered x_j with a bandwidth), in platform and sensor axes as above. Coning and sculling in
+  the truth then appear in the increments (a coning motion's sum of dtheta drifts by
+  -Omega (1 - cos beta) per second about the cone's axis, though the attitude returns), where
+  "basilisk" gives the attitude change and the velocity change resolved at the second sample.
+
 Random streams: accelerometer ``Pcg32(seed + 7001, 12)``, gyro ``Pcg32(seed + 7001, 13)``; at the
 start 6 Gaussians per sensor (turn-on bias x, y, z; initial bias-instability state x, y, z), then 9
 per sensor per output epoch (white x, y, z; bias instability x, y, z; random walk x, y, z). With
@@ -35,6 +53,7 @@ per sensor per output epoch (white x, y, z; bias instability x, y, z; random wal
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -142,6 +161,9 @@ class ConfigurableImuModel:
         self._ref_r = np.eye(3)  # its body -> world matrix, IMU-point velocity, time
         self._ref_vi = np.zeros(3)
         self._ref_t = 0.0
+        # with a bandwidth: (b, a, the settled state per unit input, the state (2, 2, 3) or None)
+        self._lowpass: tuple[Any, Any, Any, Any] | None = None
+        self._sums = np.zeros((2, 3))  # dv, dtheta since the last sample ("integrated")
 
     def process(self, truth: TruthStates) -> dict:
         n = len(truth)
@@ -158,6 +180,7 @@ class ConfigurableImuModel:
         )
         due = self._due.sample_indices(truth.t_s)
         rows = due[kin.age[due] >= 2]
+        signal = self._signal(kin, truth.rate_hz)
         idx = np.arange(n, dtype=np.int64)
         last_reset = np.maximum.accumulate(np.where(truth.reset, idx, -1))
         t = truth.t_s
@@ -170,7 +193,9 @@ class ConfigurableImuModel:
         ref_r = np.where((ref_rows < 0)[:, None, None], self._ref_r, kin.r[np.maximum(ref_rows, 0)])
         ref_vi = np.where((ref_rows < 0)[:, None], self._ref_vi, kin.v_i[np.maximum(ref_rows, 0)])
         ref_t = np.where(ref_rows < 0, self._ref_t, t[np.maximum(ref_rows, 0)])
-        block = self._measure(kin, out_rows, ref_r, ref_vi, ref_t, t)
+        deltas = self._increments(kin, signal, rows, truth.reset, truth.rate_hz)
+        chosen = None if deltas is None else deltas[valid]
+        block = self._measure(kin, out_rows, ref_r, ref_vi, ref_t, t, signal, chosen)
         # carry the state
         if rows.size:
             last = rows[-1]
@@ -188,14 +213,73 @@ class ConfigurableImuModel:
         self._prev_wb = kin.w_b[-1].copy()
         return block
 
-    def _measure(self, kin, rows, ref_r, ref_vi, ref_t, t) -> dict:
+    def _signal(self, kin, rate_hz: float) -> np.ndarray | None:
+        """The filtered signal x_k of every step (n, 2, 3) with a bandwidth, else None (module
+        docstring); steps before the second difference after a start or reset pass unfiltered
+        and the filter settles again on the first step after them."""
+        if not self.config.bandwidth_hz:
+            return None
+        from scipy.signal import butter, lfilter, lfilter_zi
+
+        if self._lowpass is None:
+            b, a = butter(2, self.config.bandwidth_hz, fs=rate_hz)
+            self._lowpass = (b, a, lfilter_zi(b, a), None)
+        b, a, zi, state = self._lowpass
+        x = 0.5 * (kin.fw + kin.fw_prev)  # IMU section: the ACRES average
+        y = x.copy()
+        valid = kin.age >= 2
+        n = valid.size
+        edges = np.flatnonzero(np.diff(valid.astype(np.int8))) + 1
+        for lo, hi in zip(np.concatenate([[0], edges]), np.concatenate([edges, [n]])):
+            if not valid[lo]:
+                state = None
+                continue
+            if state is None:  # settled on the first value after a start or reset
+                state = zi[:, None, None] * x[lo][None]
+            y[lo:hi], state = lfilter(b, a, x[lo:hi], axis=0, zi=state)
+        self._lowpass = (b, a, zi, state)
+        return y
+
+    def _increments(self, kin, signal, rows, reset, rate_hz: float) -> np.ndarray | None:
+        """With ``deltas`` "integrated": dv, dtheta (body axes) summed over the steps since the
+        previous sample (module docstring) for each sample ``rows``, (m, 2, 3); the sums restart
+        at every sample and reset, and carry over the chunk's end. Else None."""
+        if self.config.deltas != "integrated":
+            return None
+        h = 1.0 / rate_hz
+        if signal is None:  # f_j of the difference across step j, w_j the trapezoid
+            x = np.stack([kin.f_b, 0.5 * (kin.w_b + kin.w_b_prev)], axis=1) * h
+        else:
+            x = signal * h
+        x[kin.age < 1] = 0.0  # no difference before the step after a start or reset
+        out = np.empty((rows.size, 2, 3))
+        sums = np.zeros((2, 3)) if reset[0] else self._sums
+        start = 0
+        cuts = np.union1d(rows, np.flatnonzero(reset) - 1)
+        for end in cuts[cuts >= 0]:
+            # a sequential sum (the same bits however the steps are cut)
+            sums = np.add.accumulate(np.concatenate([sums[None], x[start : end + 1]]))[-1]
+            k = np.searchsorted(rows, end)
+            if k < rows.size and rows[k] == end:
+                out[k] = sums
+            sums = np.zeros((2, 3))
+            start = end + 1
+        if start < x.shape[0]:
+            sums = np.add.accumulate(np.concatenate([sums[None], x[start:]]))[-1]
+        self._sums = sums
+        return out
+
+    def _measure(self, kin, rows, ref_r, ref_vi, ref_t, t, signal=None, deltas=None) -> dict:
         m = rows.size
         s = np.broadcast_to(matrix_product(self._gyro.misalign, self.dcm_pb), (m, 3, 3))
         sa = np.broadcast_to(matrix_product(self._accel.misalign, self.dcm_pb), (m, 3, 3))
         dt = t[rows] - ref_t
         r = kin.r[rows]
-        f_b = 0.5 * (kin.f_b[rows] + kin.f_b_prev[rows])  # IMU section: the ACRES average
-        w_b = 0.5 * (kin.w_b[rows] + kin.w_b_prev[rows])
+        if signal is None:
+            f_b = 0.5 * (kin.f_b[rows] + kin.f_b_prev[rows])  # IMU section: the ACRES average
+            w_b = 0.5 * (kin.w_b[rows] + kin.w_b_prev[rows])
+        else:  # the low-pass's output (module docstring)
+            f_b, w_b = signal[rows, 0], signal[rows, 1]
         pb = np.broadcast_to(self.dcm_pb, (m, 3, 3))
         if kin.earth is None:
             gravity = np.array([0.0, 0.0, -GRAVITY_MPS2])
@@ -221,6 +305,9 @@ class ConfigurableImuModel:
             "rate": rotate(s, w_b),
             "dr": rotate(self._gyro.misalign[None], dr_p) if m else np.zeros((0, 3)),
         }
+        if deltas is not None:  # "integrated": the sums of the body-axis values
+            true["dv"] = rotate(sa, deltas[:, 0]) if m else np.zeros((0, 3))
+            true["dr"] = rotate(s, deltas[:, 1]) if m else np.zeros((0, 3))
         true["rate"] = true["rate"] + self._g_sens * true["accel"]  # gyro g-sensitivity
         true["dr"] = true["dr"] + self._g_sens * true["dv"]
         e_a = self._accel.errors(m)
