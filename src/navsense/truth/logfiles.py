@@ -76,8 +76,16 @@ def _check_header(path: Path, names: list[str], where: str) -> None:
 
 
 def _parquet_file(path: Path) -> pq.ParquetFile:
+    """The truth log opened for reading row group after row group, its schema checked.
+
+    ``pre_buffer=False``: with pyarrow's pre-buffering (its default) the reader keeps every
+    row group's buffers until the file is closed, so reading a 24 h log (1 h row groups) chunk
+    by chunk held 12.6 MiB more each hour: 301 MiB at its end against 25 MiB without it
+    (pyarrow 26, measured 2026-12-04), and a 24 h run's peak grew with its length. Reading a
+    local file whole row groups at a time gains nothing from pre-buffering (it merges small
+    reads for remote file systems)."""
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(path, pre_buffer=False)
     except OSError as exc:
         text = str(exc).strip()
         reason = text.splitlines()[0] if text else type(exc).__name__  # Arrow adds lines
