@@ -6,8 +6,10 @@ item 4; gnss.heading)::
         Hemisphere VS100 dual-antenna compass sends it, e.g. ``$GPHDT,74.20,T*34``, NOAA PSL
         ATOMIC 2020 ship recordings; Trimble's HDT has 3: ``$GPHDT,123.456,T``; navsense's course
         over ground has 2, :mod:`navsense.output.nmea.fix`), T (true); without a heading the
-        heading field empty and T kept: ``$GNHDT,,T*1B`` (NMEA 0183 leaves a field empty when its
-        value is not available; the fixed field stays, as navsense's VTG keeps its unit fields).
+        heading field empty and T kept: ``$GNHDT,,T*05`` ("By default the receiver will not
+        output invalid data. In such cases, it will output empty fields", u-blox ZED-F9P
+        interface description, 4.1.8; the fixed field stays, as navsense's VTG keeps its unit
+        fields).
 
 Talker GN: the heading comes from the receiver's multi-system solution (Fixposition's NMEA-GN-HDT,
 NMEA 0183 4.11). Parsed by pynmeagps (heading, "T") in tests/output/test_heading_nmea.py.

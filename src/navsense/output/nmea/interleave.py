@@ -16,8 +16,9 @@ __all__ = ["SENTENCE_ORDER", "interleave", "interleave_text"]
 #: The sentences navsense writes, in the order a receiver sends them within an epoch (u-blox:
 #: RMC, VTG, GGA, GSA, GSV, GLL, GST, ZDA; navsense writes no GLL). HDT (gnss.heading) comes
 #: first, as a dual-antenna compass sends it ahead of its position sentences (Hemisphere VS100:
-#: HDT, GGA, GLL, VTG, ZDA, RMC, GSA, GSV, GST each second, NOAA PSL ATOMIC 2020 recordings); u-blox
-#: receivers give the heading in UBX-NAV-RELPOSNED, not in an NMEA sentence
+#: HDT, GGA, GLL, VTG, ZDA, RMC, GSA, GSV, GST each second, NOAA PSL ATOMIC 2020 recordings); a
+#: u-blox moving-base rover reports its heading in UBX-NAV-RELPOSNED (no HDT was found among the
+#: ZED-F9P interface description's NMEA messages), so u-blox sets no place for it
 SENTENCE_ORDER = ("HDT", "RMC", "VTG", "GGA", "GSA", "GSV", "GST", "ZDA")
 
 
