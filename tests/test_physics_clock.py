@@ -234,3 +234,23 @@ def test_sensor_stream_refuses_a_sensor_above_its_clock():
     cfg = load_config(vehicle="polaris")
     with pytest.raises(ConfigError, match=r"imu\.hz = 120 is above the physics rate, 60 Hz"):
         SensorStream(cfg, vehicle_profile("polaris"), None, rate_hz=60.0, worker=False)
+
+
+def test_a_scenario_run_at_1_khz_finds_its_truth_again_for_its_bag(tmp_path):
+    """The bag's truth topics rebuild the scenario's truth at the run's rate (episode.json's
+    physics_hz): at 120 Hz the run's 1 kHz epochs were 'outside the truth's 0..3600'."""
+    from mcap.reader import make_reader
+
+    from navsense.stats import find_truth
+
+    out = tmp_path / "run"
+    argv = ["simulate", "--physics-hz", "1000", "--imu-hz", "1000", "--duration", "3"]
+    assert main([*argv, "--mcap", "--raw-imu", "--out", str(out), "--quiet"]) == 0
+    assert find_truth(out).read(1000.0).t_s[-1] == 3.0
+    with open(out / "ros2.mcap", "rb") as f:
+        summary = make_reader(f).get_summary()
+    assert summary is not None and summary.statistics is not None
+    counts = {
+        summary.channels[c].topic: n for c, n in summary.statistics.channel_message_counts.items()
+    }
+    assert counts["/imu/raw"] == 2999 and counts["/sim/ground_truth/odom"] == 301

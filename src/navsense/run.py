@@ -291,9 +291,7 @@ def prepare_run(
     if scen is not None:
         ref = scenario or _DEFAULT_SCENARIO
         if _RATE_KEY in _keys_set(config, overlay, layers):  # resampled at physics.hz
-            if cfg["physics"]["hz"] != scen.route.rate_hz:
-                route = dataclasses.replace(scen.route, rate_hz=float(cfg["physics"]["hz"]))
-                scen = dataclasses.replace(scen, route=route)
+            scen = scen.at_rate(cfg["physics"]["hz"])
         cfg = _with_rate(cfg, scen.route.rate_hz, f"{ref} (its route's rate)")
         if duration_s is not None:
             check_duration_steps(duration_s, scen.route.rate_hz)

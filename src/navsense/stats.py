@@ -289,7 +289,8 @@ class TruthSource:
             return read_truth(self.path, rate_hz=rate_hz)
         from navsense.scenarios import load_scenario
 
-        return load_scenario(self.scenario, duration_s=self.duration_s).truth
+        # at the run's rate (physics.hz, issue 30): the route resampled as the run did
+        return load_scenario(self.scenario, duration_s=self.duration_s).at_rate(rate_hz).truth
 
 
 def find_truth(run_dir: str | os.PathLike, episode: Episode | None = None) -> TruthSource | None:

@@ -19,7 +19,7 @@ the loop repeated for an hour.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -57,6 +57,13 @@ class Scenario:
     def truth(self) -> TruthStates:
         """The truth log at the route's rate (72 000 steps for acre-loop, built in ~0.1 s)."""
         return self.trajectory.sample(self.route.rate_hz, duration_s=self.duration_s)
+
+    def at_rate(self, rate_hz: float) -> Scenario:
+        """This scenario with its route sampled at ``rate_hz`` (physics.hz, issue 30); itself
+        at the route's own rate."""
+        if float(rate_hz) == self.route.rate_hz:
+            return self
+        return replace(self, route=replace(self.route, rate_hz=float(rate_hz)))
 
     @property
     def truth_duration_s(self) -> float:
