@@ -256,7 +256,6 @@ def prepare_run(
     truth's path join the site as footprints (:func:`navsense.mapdata.site_with_buildings`).
     """
     from navsense.config import apply_overrides
-    from navsense.site import resolve_site
     from navsense.vehicles import VehicleProfile, vehicle_profile
 
     given = [k for k, v in (("scenario", scenario), ("truth", truth), ("track", track)) if v]
@@ -265,15 +264,7 @@ def prepare_run(
     if duration_s is not None and not (math.isfinite(duration_s) and duration_s > 0):
         raise ConfigError(f"duration_s = {duration_s!r} must be a finite number of seconds > 0")
     layers = _layers(overrides)
-    try:
-        chosen_site = resolve_site(site)
-    except ConfigError as exc:
-        if track and site is not None and not Path(str(site)).suffix:
-            raise ConfigError(
-                f"{exc}; without --site a track runs where it was recorded (a local site at "
-                "its first point)"
-            ) from None
-        raise
+    chosen_site = _resolve_site_of(site, track)
 
     scen = None
     if not (truth or track):
@@ -383,6 +374,23 @@ def _with_rate(cfg: dict, rate_hz: float, source: str) -> dict:
 
     value = int(rate_hz) if float(rate_hz).is_integer() else float(rate_hz)
     return apply_overrides(cfg, {_RATE_KEY: value}, source=source)
+
+
+def _resolve_site_of(site, track) -> Site | None:
+    """:func:`navsense.site.resolve_site` of ``site``; for a track, an unknown site name adds
+    that without ``--site`` the track runs where it was recorded (issue 32: ``--site munich``
+    answered only "known: acre")."""
+    from navsense.site import resolve_site
+
+    try:
+        return resolve_site(site)
+    except ConfigError as exc:
+        if track and site is not None and not Path(str(site)).suffix:
+            raise ConfigError(
+                f"{exc}; without --site a track runs where it was recorded (a local site at "
+                "its first point)"
+            ) from None
+        raise
 
 
 def windows_past_end(cfg: Mapping, end_s: float) -> list[str]:

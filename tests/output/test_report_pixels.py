@@ -253,28 +253,6 @@ def test_a_title_that_matplotlib_would_move_is_left_to_it(top_ticks, offset, mon
     assert np.array_equal(fast, plain)
 
 
-def test_the_shared_mathtext_parser_draws_as_a_renderers_own(runs, monkeypatch):
-    """The symmetric-log figures' tick labels (mathtext, "10^-2") parsed once for every figure
-    (report_plots._mathtext_parser, its cache warm from a first drawing) look as parsed by each
-    figure's own renderer, the matplotlib default."""
-    from matplotlib.mathtext import MathTextParser
-
-    from navsense.output import report, report_plots
-
-    data = report.read_run(runs["aided"])
-    makers = (report_plots.gnss_error_figure, report_plots.ins_figure)
-    for make in makers:
-        make(data)
-    parser = report_plots._mathtext_parser()
-    before = type(parser)._parse_cached.cache_info()
-    shared = [make(data) for make in makers]
-    after = type(parser)._parse_cached.cache_info()
-    assert after.misses == before.misses and after.hits > before.hits  # parsed once
-    monkeypatch.setattr(report_plots, "_mathtext_parser", lambda: MathTextParser("agg"))
-    for fig, make in zip(shared, makers):
-        assert np.array_equal(_pixels(fig.png), _pixels(make(data).png)), fig.filename
-
-
 @pytest.mark.parametrize("name", ["plain", "overhead"])
 def test_track_obstacles_look_as_added_by_add_patch(runs, name, monkeypatch):
     """The track's obstacles, added without updating the data limits (add_artist), look as

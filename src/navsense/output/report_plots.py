@@ -105,20 +105,8 @@ def _new(width_in: float, height_in: float):
     # layout None would mean the rcParams' layout, and a matplotlibrc may name one
     with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig = MplFigure(figsize=(width_in, height_in), dpi=_DPI, layout=None)
-    # the renderer of the figure's size, which _fit_left and savefig use, with the process's
-    # one mathtext parser: the symmetric-log axes' tick labels ("10^-2") are mathtext, 5 ms
-    # of CPU a label to parse, and a parser's cache of parsed labels would be the renderer's
-    FigureCanvasAgg(fig).get_renderer().mathtext_parser = _mathtext_parser()
+    FigureCanvasAgg(fig)  # the renderer of the figure's size, which _fit_left and savefig use
     return fig
-
-
-@functools.cache
-def _mathtext_parser():
-    """The mathtext parser of every figure's renderer (:func:`_new`): the one a
-    ``RendererAgg`` makes for itself, kept."""
-    from matplotlib.mathtext import MathTextParser
-
-    return MathTextParser("agg")
 
 
 #: the margins of the figures, inches: below the x axis's tick labels and label, above the
