@@ -254,3 +254,14 @@ def test_a_scenario_run_at_1_khz_finds_its_truth_again_for_its_bag(tmp_path):
         summary.channels[c].topic: n for c, n in summary.statistics.channel_message_counts.items()
     }
     assert counts["/imu/raw"] == 2999 and counts["/sim/ground_truth/odom"] == 301
+
+
+def test_navsense_truth_writes_only_rates_simulate_runs(tmp_path, capsys):
+    route = "examples/route.waypoints.json"
+    out = str(tmp_path / "t.parquet")
+    assert main(["truth", "--track", route, "--rate-hz", "5000", "--out", out]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "navsense: error: --rate-hz 5000 must be 50..2000 Hz (the physics clock's range, "
+        "physics.hz)"
+    )
+    assert not (tmp_path / "t.parquet").exists()

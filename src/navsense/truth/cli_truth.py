@@ -20,6 +20,7 @@ import argparse
 
 import numpy as np
 
+from navsense.config.fields import PHYSICS_HZ_RANGE
 from navsense.errors import ConfigError
 from navsense.truth.states import PHYSICS_HZ
 from navsense.truth.tracks import BANK_MODES, STOP_SPEED_MPS
@@ -27,7 +28,8 @@ from navsense.vehicles import VEHICLES
 
 __all__ = ["add_parser", "run"]
 
-MAX_RATE_HZ = 10_000.0  # --rate-hz: physics rates of simulators are 50 Hz .. a few kHz
+#: --rate-hz: the physics clock's range (physics.hz, issue 30), so that the log runs in simulate
+MIN_RATE_HZ, MAX_RATE_HZ = (float(x) for x in PHYSICS_HZ_RANGE)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -112,8 +114,11 @@ def run(args) -> int:
     out = check_out_file(args.out, force=args.force, reads=(("--track", args.track),))
     if out.suffix.lower() not in (".parquet", ".csv"):
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
-    if not (np.isfinite(args.rate_hz) and 1.0 <= args.rate_hz <= MAX_RATE_HZ):
-        raise ConfigError(f"--rate-hz {args.rate_hz:g} must be 1..{MAX_RATE_HZ:g} Hz")
+    if not (np.isfinite(args.rate_hz) and MIN_RATE_HZ <= args.rate_hz <= MAX_RATE_HZ):
+        raise ConfigError(
+            f"--rate-hz {args.rate_hz:g} must be {MIN_RATE_HZ:g}..{MAX_RATE_HZ:g} Hz (the "
+            "physics clock's range, physics.hz)"
+        )
     if out.suffix.lower() == ".csv":
         check_out_file(truth_sidecar(out), option="--out (its sidecar)", force=args.force)
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)
