@@ -53,6 +53,10 @@ def test_compiled_equals_numpy_bit_for_bit(monkeypatch, n):
         "rotate_inverse broadcast": lambda: rotate_inverse(r[:, None], np.stack([v, w, v], 1)),
         "quat_multiply strided": lambda: quat_multiply(np.stack([a, b], 1)[:, 1], a),
         "rotate one matrix": lambda: rotate(r[0] if n else np.eye(3), v),
+        # one item against many rows: the kernel broadcasts a row of 1 (no copy)
+        "quat_multiply one row": lambda: quat_multiply(b[:1, None], np.stack([a, b], 1)),
+        "rotate_inverse one row": lambda: rotate_inverse(r[:1, None], np.stack([v, w], 1)),
+        "cross one vector": lambda: cross(v, np.array([0.3, -1.2, 2.0])),
     }
     for name, call in cases.items():
         plain, fast = _both(monkeypatch, call)

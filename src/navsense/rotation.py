@@ -70,16 +70,32 @@ def _quat_to_matrix(q, r):
 
 
 def _matrix_rows(r: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Matrices (..., 3, 3) and vectors (..., 3) broadcast over their leading axes, as rows
-    (n, 3, 3) and (n, 3), and the leading shape."""
+    """Matrices (..., 3, 3) and vectors (..., 3) as rows (n, 3, 3) and (n, 3), their leading axes
+    broadcast, and the leading shape (:func:`_broadcast_rows`)."""
     r = np.asarray(r, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
     lead = r.shape[:-2]
-    if lead != v.shape[:-1]:
-        lead = np.broadcast_shapes(lead, v.shape[:-1])
-        r = np.broadcast_to(r, lead + (3, 3))
-        v = np.broadcast_to(v, lead + (3,))
-    return r.reshape(-1, 3, 3), v.reshape(-1, 3), lead
+    if lead == v.shape[:-1]:
+        return r.reshape(-1, 3, 3), v.reshape(-1, 3), lead
+    return _broadcast_rows(r, v, lead, v.shape[:-1], (3, 3), (3,))
+
+
+def _broadcast_rows(a, b, lead_a: tuple, lead_b: tuple, tail_a: tuple, tail_b: tuple):
+    """Rows of ``a`` and ``b`` whose leading shapes differ, and the broadcast leading shape.
+
+    A single item against rows of the broadcast shape stays one row: the kernels' array
+    expressions broadcast a row of 1 over n rows, numpy and numba alike, element for element the
+    same operations (no copy). Otherwise both are broadcast and copied to rows."""
+    # a single item's leading axes are all 1: the broadcast shape is the other's, when longer
+    if a.size == math.prod(tail_a) and len(lead_a) <= len(lead_b):
+        lead = lead_b
+    elif b.size == math.prod(tail_b) and len(lead_b) <= len(lead_a):
+        lead = lead_a
+    else:
+        lead = np.broadcast_shapes(lead_a, lead_b)
+        a = np.broadcast_to(a, lead + tail_a)
+        b = np.broadcast_to(b, lead + tail_b)
+    return a.reshape((-1,) + tail_a), b.reshape((-1,) + tail_b), lead
 
 
 def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -113,15 +129,13 @@ def _rotate_inverse(r, v, out):
 
 
 def _rows(a, b, k: int) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Arrays (..., k) broadcast over their leading axes, as rows (n, k), and the leading shape."""
+    """Arrays (..., k) as rows (n, k), their leading axes broadcast, and the leading shape."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     lead = a.shape[:-1]
-    if lead != b.shape[:-1]:
-        lead = np.broadcast_shapes(lead, b.shape[:-1])
-        a = np.broadcast_to(a, lead + (k,))
-        b = np.broadcast_to(b, lead + (k,))
-    return a.reshape(-1, k), b.reshape(-1, k), lead
+    if lead == b.shape[:-1]:
+        return a.reshape(-1, k), b.reshape(-1, k), lead
+    return _broadcast_rows(a, b, lead, b.shape[:-1], (k,), (k,))
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
