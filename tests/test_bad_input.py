@@ -82,7 +82,7 @@ def _simulate(folder: Path, truth: Path, *options) -> list:
     ],
 )
 def test_a_damaged_run_directory(tmp_path, base, capsys, name, damage):
-    from navsense.stats import run_statistics
+    from navsense.runs.stats import run_statistics
 
     run = tmp_path / "run"
     shutil.copytree(base / "run", run)
@@ -107,7 +107,7 @@ def test_a_damaged_run_directory(tmp_path, base, capsys, name, damage):
 def test_an_episode_value_of_the_wrong_kind(tmp_path, base, capsys, key, value):
     """Found by the fuzz suite: episode.json's ins = [..] was an AttributeError inside
     run_statistics. Episode.read checks the values every reader uses (runs.episode_check)."""
-    from navsense.stats import run_statistics
+    from navsense.runs.stats import run_statistics
 
     run = tmp_path / "run"
     shutil.copytree(base / "run", run)
@@ -699,7 +699,7 @@ def test_live_mcap_is_written_before_the_run_directory_is_complete(tmp_path, bas
 
     full = FormatError("ros2.mcap: no space left on device")
     with contextlib.chdir(tmp_path):
-        with mock.patch("navsense.output.ros2.write_mcap", side_effect=full):
+        with mock.patch("navsense.runs.export_mcap.write_mcap", side_effect=full):
             _fails_in_one_line(capsys, [*argv, "--out", "out", "--mcap"], tmp_path)
         assert main([*argv, "--out", "ok", "--mcap"]) == 0
     assert (tmp_path / "ok" / "ros2.mcap").is_file() and (
@@ -1630,7 +1630,7 @@ def test_a_reader_refuses_rows_cut_reversed_or_null(
     """Found by the fuzz suite: navsense report read an ins.jsonl cut inside its last row (the
     fast scan of its times found every key) or with its rows in reverse order, and export mcap
     --raw-imu wrote an IMU message of NaN for a null specific force. Each reader of a run's rows
-    (navsense.output.runreader) checks the file is whole, its times in order and a value that
+    (navsense.runs.reader) checks the file is whole, its times in order and a value that
     is never null there; one line names the file, the row (or line) and the key."""
     import orjson
 

@@ -32,8 +32,26 @@ RULES = [
     ),
     ("navsense.geo", ("navsense.output", "navsense.sensors", "navsense._runtime")),
     ("navsense.sky", ("navsense.output", "navsense.sensors", "navsense._runtime")),
-    ("navsense.output", ("navsense.sensors",)),
-    ("navsense.stats", ("navsense.sensors",)),
+    # output holds the layouts and writers: of navsense.runs only the Episode and the column
+    # kinds (the readers of a finished run import output, never the other way)
+    (
+        "navsense.output",
+        (
+            "navsense.sensors",
+            "navsense.runs.reader",
+            "navsense.runs.jsonl",
+            "navsense.runs.parquet",
+            "navsense.runs.stats",
+            "navsense.runs.truth",
+            "navsense.runs.report",
+            "navsense.runs.report_draw",
+            "navsense.runs.report_kit",
+            "navsense.runs.report_plots",
+            "navsense.runs.report_sky",
+            "navsense.runs.export_mcap",
+        ),
+    ),
+    ("navsense.runs", ("navsense.sensors",)),
     ("navsense.score", ("navsense.sensors",)),
     ("navsense.allan", ("navsense.sensors", "navsense._runtime", "navsense.simulate")),
 ]

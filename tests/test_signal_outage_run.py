@@ -99,7 +99,7 @@ def test_before_the_window_the_run_is_the_same_and_after_it_the_fix_comes_back(r
 
 
 def test_the_statistics_count_the_window_as_no_fix(runs):
-    from navsense.output.report import run_statistics
+    from navsense.runs.report import run_statistics
 
     base, lost = runs
     sb, sl = run_statistics(base), run_statistics(lost)
@@ -116,8 +116,8 @@ def test_the_reports_sky_in_the_window_is_the_rows(runs):
     """The report recomputes the sky of an epoch with navsense.sky; in a signal outage it loses
     every satellite as the receiver did (the counts of the row), and says so."""
     pytest.importorskip("matplotlib")
-    from navsense.output import report_plots
-    from navsense.output.report import read_run, write_report
+    from navsense.runs import report_plots
+    from navsense.runs.report import read_run, write_report
     from navsense.sky import obstruction as sky
 
     _, lost = runs

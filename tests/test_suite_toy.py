@@ -25,7 +25,7 @@ from navsense.output.layouts.rounded import RoundedKeys
 from navsense.output.ros2.cdr import encode_fluid_pressure, fluid_pressure_layout
 from navsense.output.ros2.sensor_topics import SensorTopic
 from navsense.output.ros2.topics import TopicMessages, TopicSpec, seconds_to_ns
-from navsense.output.runreader import FLOAT, RunReader
+from navsense.runs.reader import FLOAT, RunReader
 from navsense.scenarios import load_scenario
 from navsense.simulate import simulate
 from navsense.suite import SENSORS, Frame, Sensor
@@ -186,8 +186,8 @@ def test_a_run_writes_the_toys_rows(toy, scenario, tmp_path, fmt):
 
 
 def test_the_bag_has_the_toys_topic_and_frame(toy, scenario, tmp_path):
-    from navsense.output.ros2 import write_mcap
     from navsense.output.ros2.topics import utc_ns
+    from navsense.runs.export_mcap import write_mcap
     from navsense.vehicles import lever_arm_from_chassis
     from output.ros2_helpers import read_bag, stamp_ns, vec
 

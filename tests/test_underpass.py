@@ -215,8 +215,8 @@ def test_the_report_recomputes_the_rows_sky_under_the_deck(run_dir):
     """The report's sky (navsense.sky from episode.json's site) gives the receiver's counts at
     epochs under, before and after the deck, and draws the raised deck."""
     pytest.importorskip("matplotlib")
-    from navsense.output import report_plots
-    from navsense.output.report import read_run, write_report
+    from navsense.runs import report_plots, report_sky
+    from navsense.runs.report import read_run, write_report
     from navsense.sky import obstruction as sky
 
     data = read_run(run_dir)
@@ -235,7 +235,7 @@ def test_the_report_recomputes_the_rows_sky_under_the_deck(run_dir):
     # portals below the deck's edge open (a skyline from the horizon could not show that)
     k = int(zero[zero.size // 2])
     _, antenna, _, _ = report_plots.sky_status(data, k, run_sky)
-    az, el, blocked, _ = report_plots._sky_grid(antenna, run_sky.site, 8.0)
+    az, el, blocked, _ = report_sky._sky_grid(antenna, run_sky.site, 8.0)
     assert blocked[:, el > 30.0].all()
     north = int(np.argmin(np.abs(az - 0.0)))
     assert not blocked[north, el < 2.0].all() and blocked[north, el > 12.0].all()

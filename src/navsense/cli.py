@@ -206,7 +206,7 @@ def _run_simulate(args) -> int:
         ).check("--mcap")
 
         def finish(path: Path, final: Path) -> None:
-            from navsense.output.ros2 import write_mcap
+            from navsense.runs.export_mcap import write_mcap
 
             write_mcap(path, run_name=final.name, **bag_options)
 

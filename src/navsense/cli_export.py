@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from navsense.output.outfiles import check_out_file, naming
 
     if name == "export":
-        from navsense.output.ros2 import write_mcap
+        from navsense.runs.export_mcap import write_mcap
 
         bag = check_out_file(
             args.out if args.out is not None else _bag_in(args.run_dir), error=FormatError
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         _teardown_not_needed()
         return 0
     if name == "report":
-        from navsense.output.report import REPORT_DIR, write_report
+        from navsense.runs.report import REPORT_DIR, write_report
 
         with naming(Path(args.run_dir) / REPORT_DIR):
             path = write_report(args.run_dir, sky_time_s=args.time_s)
@@ -119,7 +119,7 @@ def _bag_in(run_dir: str):
     from pathlib import Path
 
     from navsense.errors import FormatError
-    from navsense.output.ros2 import DEFAULT_BAG_NAME
+    from navsense.runs.export_mcap import DEFAULT_BAG_NAME
 
     if not Path(run_dir).is_dir():
         raise FormatError(f"{run_dir}: not a run directory")

@@ -49,7 +49,7 @@ The rules, in this order:
    explicit ``nad83`` frame there is refused (:func:`navsense.simulate.build_models`).
 5. **episode.json's source**: ``{"scenario": NAME or FILE}``, ``{"truth": FILE}`` or
    ``{"track": FILE}``, with ``"duration_s"`` when the run was cut; it is how a reader of the
-   run finds its truth again (:func:`navsense.stats.find_truth`).
+   run finds its truth again (:func:`navsense.runs.stats.find_truth`).
 
 Errors are :class:`~navsense.errors.NavsenseError`: ConfigError (configuration, site, scenario,
 vehicle), TruthError (a malformed track; a truth log's own errors come when it is read).

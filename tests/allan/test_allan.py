@@ -145,7 +145,7 @@ def test_acres_imu_white_noise_reads_as_its_sigma(tmp_path):
 
 
 def _imu_x(run):
-    from navsense.output.runreader import RunReader, vector
+    from navsense.runs.reader import RunReader, vector
 
     cols = RunReader(run).columns("imu", {"angular_velocity_flu_radps": vector(3)})
     return cols["angular_velocity_flu_radps"][:, 0]

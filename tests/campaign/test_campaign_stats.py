@@ -152,17 +152,17 @@ def test_truth_rebuilt_from_the_source_equals_the_truth_passed_in(runs, truth_lo
 
 
 def test_the_ins_statistics_do_not_depend_on_their_block_of_rows(runs, monkeypatch):
-    import navsense.stats
+    import navsense.runs.stats
 
     run = runs["noisy"]  # 3001 INS epochs: one block of the default size
     whole = run_statistics(run)
-    monkeypatch.setattr(navsense.stats, "_BLOCK_ROWS", 1000)  # blocks of 1000, 1000, 1000, 1
+    monkeypatch.setattr(navsense.runs.stats, "_BLOCK_ROWS", 1000)  # blocks of 1000, 1000, 1000, 1
     assert _same(run_statistics(run), whole)
 
 
 def test_position_statistics_in_blocks_are_their_definition(monkeypatch):
-    import navsense.stats
-    from navsense.stats import position_statistics
+    import navsense.runs.stats
+    from navsense.runs.stats import position_statistics
 
     rng = np.random.default_rng(5)
     e = rng.standard_normal((2500, 3))
@@ -170,7 +170,7 @@ def test_position_statistics_in_blocks_are_their_definition(monkeypatch):
     sigma[::7] = 0.0  # sigma 0: inside only with an error within the rounding
     e[::11] = 3e-5
     given = e.copy(), sigma.copy()
-    monkeypatch.setattr(navsense.stats, "_BLOCK_ROWS", 1000)  # blocks of 1000, 1000, 500
+    monkeypatch.setattr(navsense.runs.stats, "_BLOCK_ROWS", 1000)  # blocks of 1000, 1000, 500
     got = position_statistics(e, sigma, 5e-5)
     assert np.array_equal(e, given[0]) and np.array_equal(sigma, given[1])  # inputs kept
     h, v = np.hypot(e[:, 0], e[:, 1]), np.abs(e[:, 2])

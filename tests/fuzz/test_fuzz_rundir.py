@@ -1,5 +1,5 @@
 """Fuzz: damaged run directories given to ``report``, ``export mcap``, ``allan``,
-``navsense.stats.run_statistics`` and ``campaign summary``; campaign files to ``campaign run``."""
+``navsense.runs.stats.run_statistics`` and ``campaign summary``; campaign files to ``campaign run``."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_export_mcap_of_a_damaged_run(bases, data):
 @given(data=st.data())
 def test_run_statistics_of_a_damaged_run(bases, data):
     from navsense.errors import NavsenseError
-    from navsense.stats import run_statistics
+    from navsense.runs.stats import run_statistics
 
     base, changes = data.draw(damaged_run(bases))
     with scratch() as folder:

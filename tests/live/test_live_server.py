@@ -22,7 +22,8 @@ from mcap.reader import make_reader  # noqa: E402
 from navsense.config import load_config  # noqa: E402
 from navsense.live.pacing import Pacer, serve_paced  # noqa: E402
 from navsense.live.server import LiveServer  # noqa: E402
-from navsense.output.ros2 import msgdef, write_mcap  # noqa: E402
+from navsense.output.ros2 import msgdef  # noqa: E402
+from navsense.runs.export_mcap import write_mcap  # noqa: E402
 from navsense.scenarios import load_scenario  # noqa: E402
 
 FIRST, STEPS = 3000, 720  # 25 to 31 s of acre-loop (the first GNSS fix at 26.5 s)

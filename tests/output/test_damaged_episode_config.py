@@ -11,7 +11,7 @@ import pytest
 
 from navsense.cli import main
 from navsense.errors import FormatError
-from navsense.stats import run_statistics
+from navsense.runs.stats import run_statistics
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drive.csv"
 

@@ -113,8 +113,8 @@ def test_the_report_figures_draw_the_extremes_of_an_hours_imu_and_ins(monkeypatc
     pytest.importorskip("matplotlib")
     from pathlib import Path
 
-    from navsense.output import report_plots
-    from navsense.output.report import RunData
+    from navsense.runs import report_plots
+    from navsense.runs.report import RunData
 
     rng = np.random.default_rng(11)
     n = 432_000
@@ -162,8 +162,8 @@ def test_the_track_draws_an_hours_laps_as_few_points_and_keeps_an_excursion(monk
     pytest.importorskip("matplotlib")
     from pathlib import Path
 
-    from navsense.output import report_plots
-    from navsense.output.report import RunData
+    from navsense.runs import report_plots
+    from navsense.runs.report import RunData
 
     m = 360_000
     a = np.linspace(0.0, 12 * np.pi, m)
@@ -196,8 +196,8 @@ def test_parallel_and_serial_figures_are_the_same_pngs(monkeypatch):
     from pathlib import Path
 
     from navsense._runtime import machine, worker
-    from navsense.output import report_plots
-    from navsense.output.report import RunData
+    from navsense.runs import report_plots
+    from navsense.runs.report import RunData
 
     monkeypatch.setattr(machine, "available_cores", lambda: 2)
     monkeypatch.setattr(worker, "fork_safe", worker.fork_available)

@@ -15,14 +15,14 @@ import orjson
 import pytest
 
 from navsense.config import load_config
-from navsense.output.report import read_run, run_statistics, write_report
-from navsense.scenarios import load_scenario
-from navsense.simulate import simulate
-from navsense.stats import (
+from navsense.runs.report import read_run, run_statistics, write_report
+from navsense.runs.stats import (
     EXPECTED_GAUSSIAN_FRACTIONS,
     STATISTICS_KEYS,
     position_statistics,
 )
+from navsense.scenarios import load_scenario
+from navsense.simulate import simulate
 from navsense.vehicles import vehicle_profile
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -73,10 +73,10 @@ def _rows(path: Path) -> list[dict]:
 # ----------------------------------------------------------------------------- statistics
 def test_report_statistics_are_the_shared_implementation():
     import navsense.campaign.stats
-    import navsense.stats
+    import navsense.runs.stats
 
-    assert run_statistics is navsense.stats.run_statistics
-    assert navsense.campaign.stats.run_statistics is navsense.stats.run_statistics
+    assert run_statistics is navsense.runs.stats.run_statistics
+    assert navsense.campaign.stats.run_statistics is navsense.runs.stats.run_statistics
     assert (
         pytest.approx(
             {
@@ -222,7 +222,7 @@ def _figure_texts_inside(monkeypatch) -> list:
     labels, axis labels, titles, legends: the axes' tight boxes) lies inside the canvas and that
     no tick label of stacked axes runs into another axes' one (the fixed margins of
     report_plots._place, which replaced matplotlib's constrained layout); returns the names."""
-    from navsense.output import report_plots
+    from navsense.runs import report_plots, report_sky
 
     checked = []
     real = report_plots._png
@@ -247,6 +247,7 @@ def _figure_texts_inside(monkeypatch) -> list:
         return real(fig, title, caption, filename)
 
     monkeypatch.setattr(report_plots, "_png", png)
+    monkeypatch.setattr(report_sky, "_png", png)
     from navsense._runtime import machine
 
     monkeypatch.setattr(machine, "available_cores", lambda: 1)  # every figure drawn here
@@ -347,7 +348,7 @@ def test_report_renders_in_headless_chromium(full_run, tmp_path):
 
 # ------------------------------------------------------------------------------------- sky
 def test_sky_plot_at_a_chosen_time_matches_the_row(short_run):
-    from navsense.output import report_plots
+    from navsense.runs import report_plots
     from navsense.sky import obstruction as sky
 
     path = write_report(short_run, sky_time_s=33.33)
@@ -370,7 +371,7 @@ def test_sky_plot_at_a_chosen_time_matches_the_row(short_run):
 
 
 def test_default_sky_epoch_shows_obstructions(full_run):
-    from navsense.output import report_plots
+    from navsense.runs import report_plots
 
     data = read_run(full_run)
     k = report_plots.sky_epoch(data, None)
@@ -385,7 +386,7 @@ def test_gsv_of_the_sky_epoch_is_the_sky_plot(full_run):
     the others with one (issue 20)."""
     from pynmeagps import VALCKSUM, NMEAReader
 
-    from navsense.output import report_plots
+    from navsense.runs import report_plots
     from navsense.sky import obstruction as sky
 
     data = read_run(full_run)
@@ -457,7 +458,7 @@ def test_report_without_truth_source_keeps_the_ins_and_says_why(short_run, tmp_p
 def test_the_runs_own_truth_parquet_comes_first(short_run, tmp_path):
     """A run of a track (source {"track": ...}, truth.parquet beside the rows): the report and
     the statistics read truth.parquet, and get what the scenario rebuilt gives."""
-    from navsense.stats import find_truth
+    from navsense.runs.stats import find_truth
     from navsense.truth.io import write_truth
 
     run = _copy_run(short_run, tmp_path / "run", {"track": "drive.gpx"})
@@ -476,7 +477,7 @@ def test_a_truth_that_does_not_cover_the_epochs_is_not_used(short_run, tmp_path,
     times are not the epochs' times): read_run says so and draws no GNSS errors."""
     from dataclasses import replace
 
-    import navsense.output.report as report_module
+    import navsense.runs.report as report_module
     from navsense.truth.io import write_truth
 
     truth = load_scenario("acre-loop", duration_s=40.0).truth
@@ -538,7 +539,7 @@ def test_error_axes_are_labelled_at_centimetres_and_sky_names_do_not_overlap(
     each other or another satellite's marker centre."""
     from matplotlib.text import Annotation
 
-    from navsense.output import report_plots
+    from navsense.runs import report_plots, report_sky
 
     seen: dict = {}
     real = report_plots._png
@@ -564,6 +565,7 @@ def test_error_axes_are_labelled_at_centimetres_and_sky_names_do_not_overlap(
         return real(fig, title, caption, filename)
 
     monkeypatch.setattr(report_plots, "_png", png)
+    monkeypatch.setattr(report_sky, "_png", png)
     from navsense._runtime import machine
 
     monkeypatch.setattr(machine, "available_cores", lambda: 1)  # every figure drawn here

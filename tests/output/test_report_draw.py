@@ -1,4 +1,4 @@
-"""navsense.output.report_draw.FigureWorker: the child forked before the run is read."""
+"""navsense.runs.report_draw.FigureWorker: the child forked before the run is read."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_the_early_figure_is_drawn_in_the_child_from_its_own_rows(two_cores, fai
     """The child reads the early rows and draws the early figure; the late figures see the
     parent's data; order is the makers'; a child that fails or dies is replaced by the parent
     (which then reads the early rows itself)."""
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs.report_draw import FigureWorker
 
     makers = [_maker(f"fig{i}", fail) for i in range(5)]
     with FigureWorker(_Data(), _early(), makers, [4]) as w:
@@ -73,7 +73,7 @@ def test_the_early_figure_is_drawn_in_the_child_from_its_own_rows(two_cores, fai
 
 
 def test_a_damaged_early_file_raises_in_the_parent(two_cores):
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs.report_draw import FigureWorker
 
     makers = [_maker(f"fig{i}") for i in range(3)]
     with FigureWorker(_Data(), _early("damaged"), makers, [2]) as w:
@@ -82,7 +82,7 @@ def test_a_damaged_early_file_raises_in_the_parent(two_cores):
 
 
 def test_a_parent_failing_before_drawing_stops_the_child(two_cores):
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs.report_draw import FigureWorker
 
     with pytest.raises(KeyError):
         with FigureWorker(_Data(), _early(), [_maker("a"), _maker("b")], [1]) as w:
@@ -92,7 +92,7 @@ def test_a_parent_failing_before_drawing_stops_the_child(two_cores):
 
 
 def test_without_a_child_everything_is_drawn_here(two_cores):
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs.report_draw import FigureWorker
 
     makers = [_maker(f"fig{i}") for i in range(3)]
     calls = []
@@ -111,7 +111,7 @@ def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):
     import numpy as np
     from matplotlib.figure import Figure
 
-    from navsense.output import report_plots
+    from navsense.runs import report_plots
 
     draws = []
     real = Figure.draw
@@ -132,7 +132,7 @@ def test_a_report_figure_is_laid_out_and_drawn_once(monkeypatch):
 def test_a_child_late_figure_sees_the_early_and_the_parents_data(two_cores, fail):
     """child_late: drawn by the child once the parent's data came (it needs both); the parent
     never takes it, unless the child failed (then after reading the early rows itself)."""
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs.report_draw import FigureWorker
 
     makers = [_maker(f"fig{i}", fail if i == 1 else "") for i in range(4)]
     with FigureWorker(_Data(), _early(), makers, [3], child_late=[1]) as w:
@@ -155,7 +155,7 @@ def test_arrays_reach_the_child_through_a_spill_file_without_a_name():
 
     import numpy as np
 
-    from navsense.output.report_draw import _receive, _send, _spill_file
+    from navsense.runs.report_draw import _receive, _send, _spill_file
 
     spill = _spill_file()
     assert spill is not None and _nameless(spill)
@@ -179,7 +179,7 @@ def test_arrays_reach_the_child_through_a_spill_file_without_a_name():
 def test_the_workers_spill_file_has_no_name(two_cores, fail):
     import numpy as np
 
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs.report_draw import FigureWorker
 
     makers = [_maker(f"fig{i}", fail) for i in range(3)]
     with FigureWorker(_Data(), _early(), makers, [2]) as w:
@@ -195,7 +195,7 @@ def test_without_room_for_the_spill_file_the_arrays_go_through_the_pipe(two_core
     reach the child, through the pipe."""
     import numpy as np
 
-    from navsense.output import report_draw
+    from navsense.runs import report_draw
 
     def full(*args, **kwargs):
         raise OSError(27, "File too large")

@@ -61,7 +61,7 @@ def _data(runs, name):
     dropped), "overhead" (the plain run's over the underpass site: overhead boxes)."""
     import orjson
 
-    from navsense.output import report
+    from navsense.runs import report
 
     data = report.read_run(runs["aided" if name == "aided" else "plain"])
     if name == "no truth":
@@ -109,7 +109,7 @@ def test_report_figures_have_savefigs_pixels(runs, name, monkeypatch):
     """Every figure of the report, PNG as the report writes it, has the pixels of savefig's
     PNG of the same figure; the files are no bigger than 1.3 times savefig's (all 62 figures of
     11 runs together: the same size; one figure from 0.9 to 1.25 times)."""
-    from navsense.output import report_plots
+    from navsense.runs import report_plots, report_sky
 
     data = _data(runs, name)
     plain: dict = {}
@@ -121,6 +121,7 @@ def test_report_figures_have_savefigs_pixels(runs, name, monkeypatch):
         return got
 
     monkeypatch.setattr(report_plots, "_png", png)
+    monkeypatch.setattr(report_sky, "_png", png)
     figures = [m(data) for m in report_plots.figure_makers()]
     drawn = {f.filename: f for f in figures if f is not None}
     expected = {"track.png", "fix_states.png", "sky.png", "imu.png"}
@@ -136,7 +137,7 @@ def test_report_figures_have_savefigs_pixels(runs, name, monkeypatch):
 # ------------------------------------------------------------------------------------ sky
 def _every_ray(antenna, site, foliage_block_path_m):
     """The sky plot's grid with every ray tested against every obstacle (the plain way)."""
-    from navsense.output.report_plots import _SKY_AZ_DEG, _SKY_EL_DEG
+    from navsense.runs.report_sky import _SKY_AZ_DEG, _SKY_EL_DEG
     from navsense.sky import obstruction as sky
 
     az, el = np.radians(_SKY_AZ_DEG), np.radians(_SKY_EL_DEG)
@@ -166,7 +167,7 @@ def test_sky_grid_is_every_rays_test(site_name):
     """The sky plot's grid, testing each obstacle only on the azimuths that face it, is the
     grid of every ray against every obstacle: for antennas all over the site, beside, under
     and inside obstacles (a crown's, a bin's and a building's footprint), and far away."""
-    from navsense.output.report_plots import _sky_grid
+    from navsense.runs.report_sky import _sky_grid
     from navsense.site import embedded_site, load_site
 
     examples = Path(__file__).resolve().parents[2] / "examples"
@@ -204,11 +205,11 @@ def test_settled_labels_and_titles_look_as_placed_by_matplotlib(runs, name, monk
     """The y labels, empty labels and titles that report_plots._settle fixes in place after
     _fit_left are where matplotlib places them while drawing: every figure has the pixels of
     the same figure drawn without _settle."""
-    from navsense.output import report_plots
+    from navsense.runs import report_kit, report_plots
 
     data = _data(runs, name)
     settled = _figures(data, report_plots)
-    monkeypatch.setattr(report_plots, "_settle", lambda axes, shift_px, renderer: None)
+    monkeypatch.setattr(report_kit, "_settle", lambda axes, shift_px, renderer: None)
     placed = _figures(data, report_plots)
     assert set(settled) == set(placed)
     for filename in settled:
@@ -218,10 +219,10 @@ def test_settled_labels_and_titles_look_as_placed_by_matplotlib(runs, name, monk
 
 
 def _stacked(top_ticks: bool, offset: bool, settle: bool, monkeypatch):
-    from navsense.output import report_plots
+    from navsense.runs import report_kit, report_plots
 
     if not settle:
-        monkeypatch.setattr(report_plots, "_settle", lambda axes, shift_px, renderer: None)
+        monkeypatch.setattr(report_kit, "_settle", lambda axes, shift_px, renderer: None)
     fig = report_plots._new(6, 5)
     ax_a, ax_b = fig.subplots(2, 1, sharex=True)
     report_plots._place(fig, [ax_a, ax_b], 0.8)
@@ -236,7 +237,7 @@ def _stacked(top_ticks: bool, offset: bool, settle: bool, monkeypatch):
         ax_a.xaxis.set_tick_params(labeltop=True)
     ax_a.set_title("A title over stacked axes")
     report_plots._fit_left(fig)
-    settled = [report_plots._title_stays(ax, fig.canvas.get_renderer()) for ax in (ax_a, ax_b)]
+    settled = [report_kit._title_stays(ax, fig.canvas.get_renderer()) for ax in (ax_a, ax_b)]
     png = report_plots._png(fig, "t", "c", "t.png").png
     monkeypatch.undo()
     return settled, _pixels(png)
@@ -260,7 +261,7 @@ def test_track_obstacles_look_as_added_by_add_patch(runs, name, monkeypatch):
     from matplotlib.axes import Axes
     from matplotlib.patches import Patch
 
-    from navsense.output import report_plots
+    from navsense.runs import report_plots
 
     data = _data(runs, name)
     fast = report_plots.track_figure(data)
@@ -289,7 +290,7 @@ def test_the_track_of_an_aided_ins_without_a_position_yet_draws_the_antennas_tru
 
     import matplotlib.axes
 
-    from navsense.output import report_plots
+    from navsense.runs import report_plots
 
     data = _data(runs, "aided")
     assert not np.isfinite(data.ins_truth_enu_m[:, :2]).any()

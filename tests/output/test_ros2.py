@@ -18,14 +18,13 @@ import pytest
 from navsense.errors import FormatError
 from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
 from navsense.output.ros2 import (
-    DEFAULT_BAG_NAME,
     LATCHED_QOS,
     MAXXUM_TOPICS,
     POLARIS_TOPICS,
     msgdef,
     utc_ns,
-    write_mcap,
 )
+from navsense.runs.export_mcap import DEFAULT_BAG_NAME, write_mcap
 from navsense.scenarios import load_scenario
 from output.ros2_helpers import (
     TYPESTORE,

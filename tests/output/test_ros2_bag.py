@@ -20,7 +20,8 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from navsense.errors import FormatError
-from navsense.output.ros2 import DEFAULT_BAG_NAME, UNOBSERVED_VARIANCE, write_mcap
+from navsense.output.ros2 import UNOBSERVED_VARIANCE
+from navsense.runs.export_mcap import DEFAULT_BAG_NAME, write_mcap
 from navsense.scenarios import load_scenario
 from output.ros2_helpers import (
     quat,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from navsense.output.ros2 import write_mcap
+from navsense.runs.export_mcap import write_mcap
 from output.ros2_helpers import read_bag, short_run, topics
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ros2"

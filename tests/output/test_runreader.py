@@ -11,9 +11,10 @@ import pytest
 from navsense.cli import main
 from navsense.errors import FormatError
 from navsense.output.frames import INS_FIELD_INDEX
-from navsense.output.report import write_report
-from navsense.output.ros2 import write_mcap
-from navsense.output.runreader import (
+from navsense.run import prepare_run
+from navsense.runs import Episode
+from navsense.runs.export_mcap import write_mcap
+from navsense.runs.reader import (
     FLOAT,
     INT,
     TEXT,
@@ -21,9 +22,8 @@ from navsense.output.runreader import (
     columns_of_rows,
     vector,
 )
-from navsense.run import prepare_run
-from navsense.runs import Episode
-from navsense.stats import run_statistics
+from navsense.runs.report import write_report
+from navsense.runs.stats import run_statistics
 
 SECONDS = 30.0
 GNSS = {
@@ -107,7 +107,7 @@ def test_vector_columns_are_read_from_the_lists_offsets_without_pyarrow_compute(
 
     import pyarrow as pa
 
-    from navsense.output.runreader import _numpy
+    from navsense.runs.kinds import to_numpy as _numpy
 
     values = pa.array([9.0, 9.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
     offsets = pa.array([0, 2, 4, 6, 8, 10], type=pa.int32())
@@ -121,7 +121,7 @@ def test_vector_columns_are_read_from_the_lists_offsets_without_pyarrow_compute(
     assert got.flags.writeable
     # the JSON Lines run's vectors (GNSS, IMU) read without loading pyarrow.compute
     code = (
-        "import sys; from navsense.output.runreader import RunReader, vector;"
+        "import sys; from navsense.runs.reader import RunReader, vector;"
         f"r = RunReader({str(runs['jsonl'])!r});"
         "r.columns('gnss', {'position_enu_m': vector(3), 'covariance_enu_m2': vector(9)});"
         "r.columns('imu', {'specific_force_flu_mps2': vector(3)});"

@@ -9,8 +9,10 @@ import numpy as np
 import orjson
 import pytest
 
-from navsense.output import runreader
-from navsense.output.runreader import FLOAT, INT, TEXT, RunReader, vector
+from navsense.runs import jsonl as runreader
+from navsense.runs import kinds
+from navsense.runs import reader as run_reader
+from navsense.runs.reader import FLOAT, INT, TEXT, RunReader, vector
 
 
 def _write(path: Path, rows: list[dict], dumps=orjson.dumps) -> Path:
@@ -135,9 +137,9 @@ def test_the_cache_serves_a_second_request_from_the_first(tmp_path, monkeypatch)
     reader = RunReader(run, cache=True)
     first = reader.columns("imu", {"sample_time_s": FLOAT, "vec": vector(3)})
     calls = []
-    real = runreader._read_columns
+    real = run_reader._read_columns
     monkeypatch.setattr(
-        runreader,
+        run_reader,
         "_read_columns",
         lambda path, spec: (calls.append(dict(spec)), real(path, spec))[1],
     )
@@ -170,11 +172,11 @@ def _arrow_arrays():
 @pytest.mark.parametrize("arr", list(_arrow_arrays()))
 def test_arrow_buffers_read_as_to_numpys_bits(arr):
     """The reader's buffer conversion (no pandas) gives to_numpy's values, NaN for a null."""
-    got = runreader._plain_numpy(arr)
+    got = kinds.plain_numpy(arr)
     want = arr.to_numpy(zero_copy_only=False)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
-    assert runreader._valid(arr).tolist() == arr.is_valid().to_pylist()
+    assert kinds.validity(arr).tolist() == arr.is_valid().to_pylist()
 
 
 def test_reading_a_run_does_not_load_pandas(tmp_path):
@@ -207,7 +209,7 @@ def test_reading_a_run_does_not_load_pandas(tmp_path):
             pq.write_table(pa.table(flat), run / "imu.parquet")
         code = (
             "import sys\n"
-            "from navsense.output.runreader import RunReader, FLOAT, INT, vector\n"
+            "from navsense.runs.reader import RunReader, FLOAT, INT, vector\n"
             f"got = RunReader({str(run)!r}).columns('imu', {{'sample_time_s': FLOAT,"
             " 'maybe_count': INT, 'vec': vector(3)})\n"
             "assert got['vec'].shape == (200, 3)\n"
@@ -240,7 +242,9 @@ def test_scanned_pages_do_not_stay_in_resident_memory(tmp_path):
             f.write(orjson.dumps({"sample_time_s": i / 100.0, "pad": pad}) + b"\n")
     code = f"""
 import numpy as np
-from navsense.output import runreader
+from navsense.runs import jsonl as runreader
+from navsense.runs import kinds
+from navsense.runs import reader as run_reader
 runreader._FAST_BLOCK_BYTES = 1 << 20
 def hwm():
     status = dict(line.split(":", 1) for line in open("/proc/self/status"))

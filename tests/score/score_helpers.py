@@ -8,7 +8,7 @@ import numpy as np
 
 from conftest import circle_truth
 from navsense.config import load_config
-from navsense.output.ros2 import write_mcap
+from navsense.runs.export_mcap import write_mcap
 from navsense.simulate import simulate
 from navsense.site import embedded_site
 from navsense.truth.io import read_truth

@@ -2,7 +2,7 @@
 
 navsense's bag of the run carries the INS odometry (/vehicle/odom, UTM), its fix (/oxts/fix,
 NavSatFix) and the truth odometry (/sim/ground_truth/odom): as estimates they must score as the
-run statistics score the INS (navsense.stats, from ins.frames) and as zero for the truth.
+run statistics score the INS (navsense.runs.stats, from ins.frames) and as zero for the truth.
 Other messages (PoseWithCovarianceStamped in a filter's map frame, big-endian CDR) are written
 with rosbags, an independent CDR serialiser.
 """
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from navsense.errors import FormatError
+from navsense.runs.stats import run_statistics
 from navsense.score.api import ScoreOptions, score_estimate
 from navsense.score.bag import read_topic
 from navsense.score.runinfo import read_run_info
-from navsense.stats import run_statistics
 
 mm = 1e-3
 rosbags = pytest.importorskip("rosbags.rosbag2")

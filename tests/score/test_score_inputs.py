@@ -209,7 +209,7 @@ def test_a_parquet_run_has_the_same_fix_states(run_dir, tmp_path):
 
 
 def test_the_run_report_shows_the_score(run_dir, tmp_path):
-    from navsense.output.report import write_report
+    from navsense.runs.report import write_report
 
     run = tmp_path / "scored"
     shutil.copytree(run_dir, run, ignore=shutil.ignore_patterns("*.mcap"))

@@ -29,10 +29,10 @@ from navsense.geo import Georeference
 from navsense.output.frames import INS_FIELD_INDEX as F
 from navsense.output.layouts import layout_for
 from navsense.rng import Pcg32
+from navsense.runs.stats import position_statistics
 from navsense.sensors.gnss.fixstate import NO_FIX, RTK_FIXED, RTK_FLOAT
 from navsense.sensors.gnss.receiver import GnssReceiver
 from navsense.sensors.ins import InsModel
-from navsense.stats import position_statistics
 from navsense.vehicles import vehicle_profile
 
 POLARIS = vehicle_profile("polaris")
@@ -465,11 +465,11 @@ def test_an_aided_run_has_statistics_a_report_figure_and_a_bag(tmp_path):
     from mcap.reader import make_reader
     from mcap_ros2.decoder import DecoderFactory
 
-    from navsense.output.report import write_report
-    from navsense.output.ros2.export import write_mcap
+    from navsense.runs.export_mcap import write_mcap
+    from navsense.runs.report import write_report
+    from navsense.runs.stats import run_statistics
     from navsense.simulate import simulate
     from navsense.site import embedded_site
-    from navsense.stats import run_statistics
 
     truth = open_sky_circle(int(RATE * 40))
     cfg = load_config(

@@ -134,7 +134,7 @@ class AllanResult:
 def read_imu_rates(run_dir: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, Episode]:
     """(sample times (m,), rates (m, 6) in :data:`AXES` order, episode.json) of a run's IMU
     rows; FormatError for a run without IMU rows, rows with nulls, or too short a run."""
-    from navsense.output.runreader import FLOAT, RunReader, vector
+    from navsense.runs.reader import FLOAT, RunReader, vector
 
     run = RunReader(run_dir)
     if not run.has("imu"):

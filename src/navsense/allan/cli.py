@@ -151,7 +151,7 @@ def run(args) -> int:
         if value is not None:
             outs[option] = check_out_file(value, option, force=args.force)
     if "--plot" in outs:
-        from navsense.output.report_plots import require_matplotlib
+        from navsense.runs.report_plots import require_matplotlib
 
         require_matplotlib("navsense allan --plot")
     if len(outs) == 2 and os.path.abspath(outs["--out"]) == os.path.abspath(outs["--plot"]):

@@ -91,13 +91,13 @@ def allan_figure_png(result: AllanResult) -> tuple[bytes, int, int]:
 
 def run_report_figures(run_dir: str | os.PathLike) -> list:
     """The run report's Allan deviation figure (a list of one
-    :class:`navsense.output.report_plots.Figure`), for a run with IMU rows over 10 minutes or
+    :class:`navsense.runs.report_plots.Figure`), for a run with IMU rows over 10 minutes or
     more; [] otherwise, or when allantools (the ``allan`` extra) is not installed. A damaged
     IMU file is the report's own error (its IMU figure reads the same rows first)."""
     import importlib.util
 
-    from navsense.output.report_plots import Figure
-    from navsense.output.runreader import RunReader
+    from navsense.runs.reader import RunReader
+    from navsense.runs.report_plots import Figure
 
     if importlib.util.find_spec("allantools") is None:
         return []

@@ -270,7 +270,7 @@ def _bag_writer(prepared):
     BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, rate).check("--mcap")
 
     def finish(path, final) -> None:
-        from navsense.output.ros2 import write_mcap
+        from navsense.runs.export_mcap import write_mcap
 
         write_mcap(path, run_name=final.name)
 

@@ -32,7 +32,7 @@ import numpy as np
 from navsense.output.nmea.text import LINE_END
 from navsense.output.ros2 import TF_STATIC_TOPIC, BagPlan, sensors_of_config
 from navsense.output.ros2.topics import seconds_to_ns
-from navsense.output.runreader import columns_of_rows
+from navsense.runs.kinds import columns_of_rows
 from navsense.site import Site
 from navsense.stream import SensorStream
 from navsense.suite import enabled
@@ -88,7 +88,7 @@ class _RecentTruth:
             self._chunks.pop(0)
 
     def rows(self, steps: np.ndarray) -> dict:
-        """The truth rows (navsense.stats.truth_at_steps's keys) at ``steps`` (a few, kept)."""
+        """The truth rows (navsense.runs.stats.truth_at_steps's keys) at ``steps`` (a few, kept)."""
         picked = []
         for step in steps.tolist():
             for chunk in reversed(self._chunks):

@@ -2,7 +2,7 @@
 
 The rows of a chunk are encoded by :func:`navsense.output.columns.jsonl_from_columns` (orjson,
 the shortest text that reads back as the same float64, the specification's decimals); this file
-appends those bytes. Reading a run's rows back: :mod:`navsense.output.runreader`.
+appends those bytes. Reading a run's rows back: :mod:`navsense.runs.reader`.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from navsense.output.runreader import RunReader
     from navsense.runs.episode import Episode
+    from navsense.runs.reader import RunReader
 
 __all__ = ["Episode", "RunReader"]
 
@@ -22,7 +22,7 @@ def __getattr__(name: str):
 
         return Episode
     if name == "RunReader":
-        from navsense.output.runreader import RunReader
+        from navsense.runs.reader import RunReader
 
         return RunReader
     raise AttributeError(f"module 'navsense.runs' has no attribute {name!r}")

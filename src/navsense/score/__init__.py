@@ -30,7 +30,7 @@ One module a job, in the order the data flows (:func:`navsense.score.api.score_e
 
 Rulings where the issue is silent (each module's docstring has the details):
 
-* **Truth.** The truth is the one :func:`navsense.stats.find_truth` finds, as for the report and
+* **Truth.** The truth is the one :func:`navsense.runs.stats.find_truth` finds, as for the report and
   the campaigns: ``RUN_DIR/truth.parquet`` (``navsense simulate --save-truth``; always written
   with ``--track``), else episode.json's source: an embedded scenario (or scenario file) is
   rebuilt, a truth log is read again from its path (or relative to the run directory). A run

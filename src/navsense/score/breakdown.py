@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navsense.runs.stats import GNSS_STATES
 from navsense.score.estimate import TIME_TOL_S
 from navsense.score.runinfo import GnssTimeline, RunInfo
-from navsense.stats import GNSS_STATES
 
 __all__ = ["FIXED_GROUPS", "RECOVERY_S", "Group", "OutageWindow", "groups_of", "outage_windows"]
 

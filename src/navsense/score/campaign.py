@@ -244,7 +244,7 @@ def estimate_and_score(spec: Mapping, run_dir: str | Path, run: Mapping, truth=N
     run_dir = Path(run_dir)
     try:
         if spec.get("mcap"):
-            from navsense.output.ros2 import write_mcap
+            from navsense.runs.export_mcap import write_mcap
 
             if not (run_dir / "ros2.mcap").exists():
                 write_mcap(run_dir)

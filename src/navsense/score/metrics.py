@@ -18,7 +18,7 @@ without attitude, the same with P's rotations set to Q's: rpe_trans = |(p_j - p_
 
 Attitude (where the estimate has one): the angle of dq = q_true^-1 q_est (deg), and the
 differences of the z-y-x Euler angles (heading = yaw, pitch, roll; wrapped to +-180 deg), as the
-run statistics do for the INS (:mod:`navsense.stats`).
+run statistics do for the INS (:mod:`navsense.runs.stats`).
 
 Covariance honesty (where the estimate has a position covariance C, m^2)::
 
@@ -28,7 +28,7 @@ Covariance honesty (where the estimate has a position covariance C, m^2)::
     h_in_k_sigma = share of NEES_h <= k^2   (2-D: 39.3 %, 86.5 % for k = 1, 2)
     v_in_k_sigma = share of |e_U| <= k sqrt(C_UU)   (1-D: 68.3 %, 95.4 %)
 
-the sigma tests of the run report (:data:`navsense.stats.EXPECTED_GAUSSIAN_FRACTIONS`), with the
+the sigma tests of the run report (:data:`navsense.runs.stats.EXPECTED_GAUSSIAN_FRACTIONS`), with the
 full horizontal covariance (for a diagonal C exactly the report's (e_E/s_E)^2 + (e_N/s_N)^2).
 An epoch whose C is not positive definite is left out of them: its smallest eigenvalue must
 exceed :data:`PD_MIN_RATIO` (1e-12) times its largest (a covariance with a zero or a rounding

@@ -20,7 +20,7 @@ import io
 
 import numpy as np
 
-from navsense.output.report_plots import FIX_COLORS, Figure
+from navsense.runs.report_plots import FIX_COLORS, Figure
 
 __all__ = ["PLOT_FILES", "cdf_figure", "error_figure", "run_report_figures", "score_figures"]
 

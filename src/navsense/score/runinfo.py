@@ -2,7 +2,7 @@
 
 A reader of the run (DESIGN.md: it never builds or imports a sensor model): the site's datum
 chain from episode.json's ``site`` and ``config.gnss.datum``, the lever arms from its
-configuration and vehicle, the truth found by :func:`navsense.stats.find_truth` (the one rule for
+configuration and vehicle, the truth found by :func:`navsense.runs.stats.find_truth` (the one rule for
 every reader of a run), and the GNSS rows' sample times and fix types from ``gnss.jsonl`` or
 ``gnss.parquet``.
 """
@@ -107,7 +107,7 @@ def read_run_info(run_dir: str | Path) -> RunInfo:
 def read_gnss_timeline(run: RunInfo) -> GnssTimeline | None:
     """The GNSS epochs' sample times and fix types (gnss.jsonl or gnss.parquet); None when the
     run has no GNSS rows."""
-    from navsense.output.runreader import FLOAT, TEXT, RunReader
+    from navsense.runs.reader import FLOAT, TEXT, RunReader
 
     hz = run.episode.gnss_config.hz
     reader = RunReader(run.run_dir)

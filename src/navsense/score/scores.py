@@ -1,6 +1,6 @@
 """The flat figures of a score: every figure for the whole estimate and for each group.
 
-Keys (``navsense score``'s score.json, flat like :func:`navsense.stats.run_statistics`): the
+Keys (``navsense score``'s score.json, flat like :func:`navsense.runs.stats.run_statistics`): the
 figures of :data:`FIGURES` without a prefix for every scored epoch, and again with the prefix
 ``<group>.`` for each group of :mod:`navsense.score.breakdown` (``rtk_fixed.ate_h_rms_m``,
 ``outage.nees_3d_mean``, ``after_outage_1.rpe_trans_rms_m`` ...). A figure without data (no

@@ -1,6 +1,6 @@
 """The run's truth at the estimate's point and stamps.
 
-Where the truth is: :func:`navsense.stats.find_truth`, the rule every reader of a run follows:
+Where the truth is: :func:`navsense.runs.stats.find_truth`, the rule every reader of a run follows:
 the run's ``truth.parquet`` (``navsense simulate --save-truth``, always with ``--track``), else
 episode.json's source rebuilt (an embedded scenario or scenario file) or read again (a truth log
 that still exists at its path). A run with none of them cannot be scored: the error asks for
@@ -70,7 +70,7 @@ def truth_at_estimate(
     docstring). ``truth``: the run's TruthStates if the caller holds it (it must cover the run).
     FormatError when the run has no truth or no stamp is inside the run (naming ``estimate``,
     the estimate file)."""
-    from navsense.stats import find_truth, truth_at_steps
+    from navsense.runs.stats import find_truth, truth_at_steps
 
     where = run.run_dir / "episode.json"
     if truth is None:

@@ -11,7 +11,7 @@ equation the IMU, the INS and the odometer use for their points)::
     r_P      the point's lever arm, body FLU from the chassis origin (m)
 
 For the readers of a run (statistics, the ROS 2 bag's ground truth), on the rows of
-:func:`navsense.stats.truth_at_steps` (``p_m``, ``q_xyzw``, ``v_mps``, ``w_radps``, ``c_m``).
+:func:`navsense.runs.stats.truth_at_steps` (``p_m``, ``q_xyzw``, ``v_mps``, ``w_radps``, ``c_m``).
 """
 
 from __future__ import annotations

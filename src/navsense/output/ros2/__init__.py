@@ -15,8 +15,9 @@ module             job
 ``mounts``         the sensor frames on the vehicle (``/tf_static``)
 ``plan``           which topics a run's bag has and their messages (export and live serving)
 ``bag``            the MCAP container (:class:`Ros2BagWriter`), QoS, the log-time order
-``export``         a run directory -> its bag (:func:`write_mcap`)
 =================  ==========================================================================
+
+A run directory's bag: :func:`navsense.runs.export_mcap.write_mcap`.
 
 Times: every header stamp is start_utc + sample_time_s (sec, nanosec); every message's log time
 and publish time is start_utc + delivery_time_s (the row's delivery at the modelled latency).
@@ -38,7 +39,6 @@ from navsense.output.ros2.cdr import (
     tf_layout,
     twist_stamped_layout,
 )
-from navsense.output.ros2.export import DEFAULT_BAG_NAME, run_georeference, write_mcap
 from navsense.output.ros2.mounts import OXTS_MOUNT_XYZW, Mount, sensor_mounts
 from navsense.output.ros2.msgdefs import msgdef
 from navsense.output.ros2.plan import BagData, BagPlan, sensors_of_config
@@ -61,15 +61,12 @@ from navsense.output.ros2.topics import (
 )
 
 __all__ = [
-    "write_mcap",
     "write_topics",
-    "run_georeference",
     "Ros2BagWriter",
     "LATCHED_QOS",
     "CdrLayout",
     "msgdef",
     "utc_ns",
-    "DEFAULT_BAG_NAME",
     "BagPlan",
     "BagData",
     "sensors_of_config",

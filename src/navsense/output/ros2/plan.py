@@ -1,6 +1,6 @@
 """Which topics a run's bag has, and their messages from the run's data.
 
-One rule for the bag export (:mod:`navsense.output.ros2.export`, from a run directory) and for
+One rule for the bag export (:mod:`navsense.runs.export_mcap`, from a run directory) and for
 live serving (:mod:`navsense.live.server`, from the rows as they are delivered): a
 :class:`BagPlan` lists the topics (:meth:`BagPlan.specs`, in the bag's order) and builds their
 messages (:meth:`BagPlan.messages`) from a :class:`BagData` (the rows' columns, the INS frames,
@@ -78,13 +78,13 @@ class BagData(Protocol):
         """True when there are rows of ``sensor`` to encode."""
 
     def columns(self, sensor: str, spec: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        """The columns ``spec`` of ``sensor``'s rows (navsense.output.runreader kinds)."""
+        """The columns ``spec`` of ``sensor``'s rows (navsense.runs.reader kinds)."""
 
     def ins_epochs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The INS frames (m, 40) and their rows' sample and delivery times (m,) each."""
 
     def truth_rows(self, steps: np.ndarray) -> dict | None:
-        """The truth at the sorted, unique physics ``steps`` (navsense.stats.truth_at_steps's
+        """The truth at the sorted, unique physics ``steps`` (navsense.runs.stats.truth_at_steps's
         rows), or None without a truth."""
 
 

@@ -2,8 +2,8 @@
 barometer, the wheel odometer; the Maxxum's odometry and ground truth when its INS is off.
 
 Each function takes the rows' columns (``<SENSOR>_COLUMNS``, as
-:meth:`navsense.output.runreader.RunReader.columns` or
-:func:`navsense.output.runreader.columns_of_rows` give them) and returns the topic's
+:meth:`navsense.runs.reader.RunReader.columns` or
+:func:`navsense.runs.reader.columns_of_rows` give them) and returns the topic's
 :class:`~navsense.output.ros2.topics.TopicMessages`: header stamps start_utc + sample_time_s,
 log times start_utc + delivery_time_s, as every topic of the bag. Covariances come from the
 models' one-sigma values of the run's configuration (episode.json ``config``; all zero with
@@ -118,9 +118,9 @@ from navsense.output.ros2.topics import (
     TopicSpec,
     seconds_to_ns,
 )
-from navsense.output.runreader import FLOAT, TEXT, vector
 from navsense.rotation import matrix_product, quat_about_z, quat_multiply
 from navsense.runs.episode import Episode
+from navsense.runs.kinds import FLOAT, TEXT, vector
 
 __all__ = [
     "BARO",
@@ -434,7 +434,7 @@ def wheel_topic(
 @dataclass(frozen=True)
 class SensorTopic:
     """A topic of a sensor's rows (module docstring): ``spec`` the topic, ``columns`` the rows'
-    columns its builder reads (navsense.output.runreader kinds), ``build(spec, columns, episode,
+    columns its builder reads (navsense.runs.reader kinds), ``build(spec, columns, episode,
     start_ns) -> TopicMessages``; ``option``: the BagPlan flag that adds it (``gnss_fix``,
     ``raw_imu``), None: whenever the sensor is on."""
 

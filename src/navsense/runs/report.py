@@ -5,17 +5,17 @@ base64 PNG, no script, no external resource), the same plots as PNG files and th
 ``statistics.json`` into ``RUN_DIR/report/`` (written in a temporary folder and swapped in when
 complete, so an old report is replaced whole or not at all).
 
-Statistics. The summary table shows :func:`navsense.stats.run_statistics`, the one
+Statistics. The summary table shows :func:`navsense.runs.stats.run_statistics`, the one
 implementation the campaigns record too (``run_statistics`` here is that function, imported):
 time in each fix state, time to first fix and to rtk_fixed, error RMS and 95th percentile per
 fix state, and the sigma honesty, each next to the Gaussian expectation of its own definition
-(:data:`navsense.stats.EXPECTED_GAUSSIAN_FRACTIONS`): horizontal, the share of epochs with
+(:data:`navsense.runs.stats.EXPECTED_GAUSSIAN_FRACTIONS`): horizontal, the share of epochs with
 ``(e_E/s_E)^2 + (e_N/s_N)^2 <= k^2`` (2-D: 39.3 % and 86.5 %); vertical, ``|e_U| <= k s_U``
 (1-D: 68.3 % and 95.4 %). The errors are strongly correlated in time (Gauss-Markov, tau 30 s for
 the INS, 60-300 s for the GNSS), so a 10-minute run holds only tens of independent samples:
 expect a few percent of scatter around those values.
 
-Truth. Found by :func:`navsense.stats.find_truth` (the run's truth.parquet, else episode.json's
+Truth. Found by :func:`navsense.runs.stats.find_truth` (the run's truth.parquet, else episode.json's
 ``source``: a truth log or a scenario rebuilt) and read whole for the plots; the statistics get
 the same truth. Without a truth, or with one that cannot be read or does not cover the run's
 epochs, the GNSS errors are left out (no plot; their statistics and the INS velocity's: NaN) and
@@ -46,9 +46,9 @@ import numpy as np
 import orjson
 
 from navsense.errors import NavsenseError
-from navsense.output.runreader import FLOAT, INT, TEXT, RunReader, vector
 from navsense.runs.episode import Episode
-from navsense.stats import (
+from navsense.runs.reader import FLOAT, INT, TEXT, RunReader, vector
+from navsense.runs.stats import (
     EXPECTED_GAUSSIAN_FRACTIONS,
     GNSS_STATES,
     STATISTICS_INS_FIELDS,
@@ -214,7 +214,7 @@ _IMU_COLUMNS = {  # an IMU row always holds both vectors (a null one: a damaged 
 
 
 def _load_truth(run_dir: Path, episode: Episode):
-    """(TruthStates, description) or (None, reason), the truth of navsense.stats.find_truth. A
+    """(TruthStates, description) or (None, reason), the truth of navsense.runs.stats.find_truth. A
     source that cannot be read (a truth log that moved, a malformed log) gives (None, its
     error)."""
     try:
@@ -241,7 +241,7 @@ def _truth_rows(truth, t_s: np.ndarray) -> np.ndarray | None:
 
 def read_run(run_dir, *, early: bool = True) -> RunData:
     """Read a run directory (episode.json, the GNSS, INS and IMU rows, JSON Lines or Parquet,
-    and ins.frames; :class:`navsense.output.runreader.RunReader`, or that reader itself) and
+    and ins.frames; :class:`navsense.runs.reader.RunReader`, or that reader itself) and
     its truth (module docstring); the truth is dropped, with the reason in ``truth_source``, if
     it does not cover every GNSS and INS epoch. ``early=False``: not the rows that only the
     report's figure child needs (:func:`read_early`: the IMU rows, the aided INS's states)."""
@@ -312,7 +312,7 @@ def aided(data: RunData) -> bool:
 
 
 def read_early(data: RunData) -> None:
-    """What the report's figure child reads itself (navsense.output.report_draw), into
+    """What the report's figure child reads itself (navsense.runs.report_draw), into
     ``data``: the IMU rows and the aided INS's states. Both only for figures: the IMU's, and
     the INS's (its state strip), whose nested key makes Arrow parse every INS row."""
     run = data.reader if data.reader is not None else RunReader(data.run_dir, cache=True)
@@ -351,7 +351,7 @@ def _fmt(value: float, kind: str) -> str:
 
 
 def _summary_table(stats: dict) -> str:
-    """The table of navsense.stats keys: per fix state, all fixes (any_fix) and the INS."""
+    """The table of navsense.runs.stats keys: per fix state, all fixes (any_fix) and the INS."""
     head = (
         "<tr><th rowspan=2>solution</th><th rowspan=2>time (s)</th><th rowspan=2>share</th>"
         "<th colspan=2>horizontal error (m)</th><th colspan=2>vertical error (m)</th>"
@@ -523,8 +523,8 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     the run's GNSS epochs (by more than half an epoch interval) is refused (ConfigError). An
     existing report folder is replaced when the new one is complete.
     """
-    from navsense.output import report_plots
-    from navsense.output.report_draw import FigureWorker
+    from navsense.runs import report_plots
+    from navsense.runs.report_draw import FigureWorker
 
     report_plots.require_matplotlib("navsense report")
     run = RunReader(run_dir, cache=True)
@@ -606,7 +606,7 @@ def _check_fix_types(path: Path, fix_type: np.ndarray) -> None:
     """FormatError naming the file, row and value when a GNSS row's fix_type is not one the
     receiver writes (a damaged file)."""
     from navsense.errors import FormatError
-    from navsense.output.report_plots import FIX_ORDER
+    from navsense.runs.report_plots import FIX_ORDER
 
     known = np.isin(fix_type.astype(str), list(FIX_ORDER))
     if not known.all():

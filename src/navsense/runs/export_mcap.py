@@ -1,10 +1,10 @@
 """``navsense export mcap``: a run directory's ROS 2 bag.
 
-:func:`write_mcap` reads the run with :class:`navsense.output.runreader.RunReader` (JSON Lines or
+:func:`write_mcap` reads the run with :class:`navsense.runs.reader.RunReader` (JSON Lines or
 Parquet rows, ``ins.frames``), lists its topics with a :class:`navsense.output.ros2.plan.BagPlan`
 (the sensors whose rows the run has), builds their messages and writes them in log-time order
 (:func:`navsense.output.ros2.bag.write_topics`). The truth (the ground truth's twist, the
-Maxxum's ground truth without INS) is the run's, found by :func:`navsense.stats.find_truth`
+Maxxum's ground truth without INS) is the run's, found by :func:`navsense.runs.stats.find_truth`
 (``truth.parquet``, else the source episode.json names); a reader of a run builds no model. The
 same run written as JSON Lines or as Parquet gives the same bag, byte for byte.
 """
@@ -23,8 +23,8 @@ from navsense.errors import FormatError
 from navsense.output.ros2.bag import Ros2BagWriter, write_topics
 from navsense.output.ros2.plan import BagPlan
 from navsense.output.ros2.topics import seconds_to_ns
-from navsense.output.runreader import RunReader
 from navsense.runs.episode import Episode
+from navsense.runs.reader import RunReader
 from navsense.suite import SENSORS
 
 __all__ = ["DEFAULT_BAG_NAME", "run_georeference", "write_mcap"]
@@ -44,7 +44,7 @@ class _RunData:
     def __init__(self, run: RunReader, sensors: frozenset[str], truth: Any, rate_hz: float):
         self.run = run
         self.sensors = sensors
-        self.truth = truth  # navsense.stats.TruthSource or None
+        self.truth = truth  # navsense.runs.stats.TruthSource or None
         self.rate_hz = rate_hz
 
     def has(self, sensor: str) -> bool:
@@ -60,7 +60,7 @@ class _RunData:
     def truth_rows(self, steps: np.ndarray) -> dict | None:
         if self.truth is None:
             return None
-        from navsense.stats import truth_at_steps
+        from navsense.runs.stats import truth_at_steps
 
         return truth_at_steps(self.truth, steps, self.rate_hz, where=self.run.episode.where)
 
@@ -137,10 +137,10 @@ def write_mcap(
 
 
 def _find_truth(run: RunReader) -> tuple[Any, str]:
-    """The run's truth source (navsense.stats.find_truth) and a note for the bag's metadata;
+    """The run's truth source (navsense.runs.stats.find_truth) and a note for the bag's metadata;
     (None, why) when the run has none or the one it names is gone (then the ground truth's
     twist is NaN: the bag is still written)."""
-    from navsense.stats import find_truth
+    from navsense.runs.stats import find_truth
 
     try:
         truth = find_truth(run.path, run.episode)

@@ -5,25 +5,13 @@ The one implementation of a run's statistics: ``navsense campaign`` records them
 
 ``run_statistics(run_dir) -> dict[str, float]`` reads ``episode.json``, the GNSS rows, the INS
 rows' sample times and ``ins.frames`` of a run directory written by
-:func:`navsense.simulate.simulate` (JSON Lines or Parquet, :class:`navsense.output.runreader.RunReader`),
+:func:`navsense.simulate.simulate` (JSON Lines or Parquet, :class:`navsense.runs.reader.RunReader`),
 and returns flat statistics, always the keys of
 :data:`STATISTICS_KEYS` in that order. A statistic without data (a fix state never reached, a
 sensor turned off, no truth for an error that needs it) is ``nan``. Counts are floats too, so the
 dict is ``dict[str, float]``.
 
-Where the truth is (:func:`find_truth`, the one rule for every reader of a run), in this order:
-
-1. ``RUN_DIR/truth.parquet``, the run's own truth (``navsense simulate --save-truth``, and always
-   with ``--track``);
-2. episode.json's ``source``: ``{"truth": path}``, a truth log (a relative path that does not
-   exist from the working directory is taken relative to the run directory), or
-   ``{"scenario": name[, "duration_s": d]}``, the embedded scenario or scenario file rebuilt for
-   ``d`` seconds, or without ``d`` for the run's own ``(first_step + steps - 1) / physics_hz``
-   (a shorter scenario is a prefix of the longer one, so either way the run's steps are covered);
-   ``{"track": path}`` always comes with ``truth.parquet`` (1), and without it is an error.
-
-Without any of them (a source ``{}``), the statistics that need the truth (GNSS errors, INS
-velocity errors) are ``nan``; a source that is named but cannot be read raises.
+Where the truth is: :mod:`navsense.runs.truth` (:func:`find_truth`).
 
 Truth used (DESIGN.md "Data contracts"; CONTRACTS.md "Lever arms"):
 
@@ -80,14 +68,21 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from navsense.errors import FormatError
-from navsense.output.runreader import FLOAT, TEXT, RunReader, vector
 from navsense.runs.episode import Episode
+from navsense.runs.reader import FLOAT, TEXT, RunReader, vector
+from navsense.runs.truth import (
+    RUN_TRUTH_FILE,
+    TruthSource,
+    TruthTable,
+    find_truth,
+    truth_at_steps,
+    truth_table,
+)
 from navsense.truth.states import TruthStates
 
 __all__ = [
@@ -161,10 +156,8 @@ _GNSS_KEYS = (
 STATISTICS_KEYS: tuple[str, ...] = ("duration_s", *_GNSS_KEYS, *_INS_KEYS)
 
 #: The run's own truth in its directory (``navsense simulate --save-truth``, ``--track``).
-RUN_TRUTH_FILE = "truth.parquet"
 
 _NAN = float("nan")
-_TRUTH_CHUNK_STEPS = 1 << 16  # rows per chunk when a truth log is streamed for its epochs
 _GNSS_COLUMNS = {
     "sample_time_s": FLOAT,
     "fix_type": TEXT,
@@ -180,7 +173,7 @@ def run_statistics(
     search_truth: bool = True,
 ) -> dict[str, float]:
     """GNSS and INS error statistics of the run directory ``run_dir`` (module docstring; or of
-    a :class:`~navsense.output.runreader.RunReader` of it, whose cache then serves what the
+    a :class:`~navsense.runs.reader.RunReader` of it, whose cache then serves what the
     caller read already).
 
     ``truth`` is the run's truth if the caller holds it (it must cover the run's physics steps);
@@ -211,7 +204,7 @@ def run_statistics(
     source: TruthStates | TruthSource | None = truth
     if source is None and search_truth:
         source = find_truth(run, episode)
-    rows = None if source is None else _truth_table(source, wanted, rate_hz, where=episode.where)
+    rows = None if source is None else truth_table(source, wanted, rate_hz, where=episode.where)
     if gnss is not None:
         out.update(_gnss_statistics(gnss, episode, rows))
     if ins is not None:
@@ -267,159 +260,6 @@ def _read_ins(run: RunReader, rate_hz: float) -> dict:
     fields, times = run.ins_fields(STATISTICS_INS_FIELDS)
     t = times[:, 0]
     return {"t_s": t, "steps": _steps_of(t, rate_hz), "fields": fields}
-
-
-# --------------------------------------------------------------------------------------- truth
-@dataclass(frozen=True)
-class TruthSource:
-    """Where a run's truth is (:func:`find_truth`): a truth log ``path`` (Parquet or CSV) or an
-    embedded scenario or scenario file ``scenario`` rebuilt for ``duration_s`` seconds.
-    ``description`` says which, for messages and the report."""
-
-    description: str
-    path: Path | None = None
-    scenario: str | None = None
-    duration_s: float | None = None
-
-    def read(self, rate_hz: float) -> TruthStates:
-        """The whole truth (a truth log is read into memory)."""
-        if self.path is not None:
-            from navsense.truth.io import read_truth
-
-            return read_truth(self.path, rate_hz=rate_hz)
-        from navsense.scenarios import load_scenario
-
-        # at the run's rate (physics.hz, issue 30): the route resampled as the run did
-        return load_scenario(self.scenario, duration_s=self.duration_s).at_rate(rate_hz).truth
-
-
-def find_truth(run_dir: str | os.PathLike, episode: Episode | None = None) -> TruthSource | None:
-    """The truth of the run directory ``run_dir`` (module docstring, "Where the truth is").
-
-    ``episode``: the run's episode.json if already read. None when there is no truth.parquet and
-    the source names no truth; :class:`~navsense.errors.FormatError` when the source names a
-    truth log that is not found, or a track while truth.parquet is missing.
-    """
-    run = Path(run_dir)
-    if (run / RUN_TRUTH_FILE).is_file():
-        return TruthSource(f"{RUN_TRUTH_FILE} of the run directory", path=run / RUN_TRUTH_FILE)
-    if episode is None:
-        episode = Episode.read(run)
-    # Episode.read has checked source's kinds (navsense.runs.episode_check)
-    source = episode.source
-    where = episode.where
-    if source.get("truth"):
-        path = Path(source["truth"])
-        if not path.is_absolute() and not path.exists():
-            path = run / path
-        if not path.is_file():
-            raise FormatError(
-                f"{where}: the truth log {source['truth']} of source is not found "
-                f"(nor relative to the run directory)"
-            )
-        return TruthSource(f"truth log {source['truth']}", path=path)
-    if source.get("scenario"):
-        duration_s = source.get("duration_s")
-        if duration_s is None:
-            duration_s = max(episode.first_step + max(episode.steps, 1) - 1, 1) / episode.physics_hz
-        return TruthSource(
-            f"scenario {source['scenario']} (rebuilt)",
-            scenario=str(source["scenario"]),
-            duration_s=float(duration_s),
-        )
-    if source.get("track"):
-        raise FormatError(
-            f"{where}: source track {source['track']} but no {RUN_TRUTH_FILE} in "
-            f"{run} (navsense simulate --track writes it)"
-        )
-    return None
-
-
-def truth_at_steps(
-    truth: TruthStates | TruthSource,
-    steps: np.ndarray,
-    rate_hz: float,
-    *,
-    where: str = "episode.json",
-) -> dict:
-    """The truth rows at the sorted, unique physics ``steps``: arrays p_m, q_xyzw, v_mps,
-    w_radps, c_m (leading axis len(steps)).
-
-    ``truth``: the truth itself, or a :class:`TruthSource` (a truth log is streamed chunk by
-    chunk for those rows only; a scenario is rebuilt). FormatError if a step is not in the truth.
-    """
-    steps = np.asarray(steps, dtype=np.int64)
-    table = _truth_table(truth, steps, rate_hz, where)
-    return table.arrays if table.steps is not None else table.at(steps)
-
-
-_TRUTH_ROW_KEYS = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m")
-
-
-@dataclass(frozen=True)
-class _TruthTable:
-    """Truth rows to pick a sensor's epochs from (:meth:`at`): ``arrays`` (the keys of
-    :func:`truth_at_steps`) at the sorted physics ``steps``, or at ``step0, step0 + 1, ...``
-    when ``steps`` is None (a whole TruthStates, not copied). Why not truth_at_steps of every
-    sensor's epochs and then each sensor's rows of those: that copies an hour's truth twice
-    (50 MB each time) where each reader needs only its own rows, some of their fields, a block
-    at a time."""
-
-    arrays: dict
-    steps: np.ndarray | None = None
-    step0: int = 0
-
-    def at(self, steps: np.ndarray, keys: tuple[str, ...] = _TRUTH_ROW_KEYS) -> dict:
-        """The rows at ``steps`` (each one of the table's), the fields ``keys``."""
-        idx = steps - self.step0 if self.steps is None else np.searchsorted(self.steps, steps)
-        return {k: self.arrays[k][idx] for k in keys}
-
-
-def _truth_table(
-    truth: TruthStates | TruthSource, steps: np.ndarray, rate_hz: float, where: str
-) -> _TruthTable:
-    """The truth of the sorted, unique ``steps`` (truth_at_steps's rules and errors): a truth
-    log's rows at those steps, streamed; a TruthStates (or a scenario, rebuilt) as it is."""
-    if isinstance(truth, TruthSource):
-        if truth.path is not None:
-            return _TruthTable(_stream_truth_rows(truth.path, steps, rate_hz, where), steps)
-        truth = truth.read(rate_hz)
-    idx = steps - truth.step0
-    if idx.size and (idx[0] < 0 or idx[-1] >= len(truth)):
-        raise FormatError(
-            f"{where}: the run has epochs at physics steps {int(steps[0])}.."
-            f"{int(steps[-1])}, outside the truth's {truth.step0}.."
-            f"{truth.step0 + len(truth) - 1}"
-        )
-    return _TruthTable({k: getattr(truth, k) for k in _TRUTH_ROW_KEYS}, step0=truth.step0)
-
-
-def _stream_truth_rows(path, steps: np.ndarray, rate_hz: float, where: str) -> dict:
-    """Pick the rows at ``steps`` from a truth log read chunk by chunk (bounded memory)."""
-    from navsense.truth.io import iter_truth_chunks
-
-    names = _TRUTH_ROW_KEYS
-    parts: dict[str, list] = {k: [] for k in names}
-    found = 0
-    for chunk in iter_truth_chunks(path, _TRUTH_CHUNK_STEPS, rate_hz):
-        lo = np.searchsorted(steps, chunk.step0, side="left")
-        hi = np.searchsorted(steps, chunk.step0 + len(chunk), side="left")
-        if hi > lo:
-            idx = steps[lo:hi] - chunk.step0
-            for k in names:
-                parts[k].append(getattr(chunk, k)[idx])
-            found += int(hi - lo)
-        if found == steps.size:
-            break
-    if found != steps.size:
-        raise FormatError(
-            f"{where}: the truth log {path} does not cover the run's physics steps "
-            f"{int(steps[0])}..{int(steps[-1])}"
-        )
-    width = {"q_xyzw": 4}
-    return {
-        k: (np.concatenate(v) if v else np.zeros((0, width.get(k, 3)))) for k, v in parts.items()
-    }
 
 
 # ------------------------------------------------------------------------------ the statistics
@@ -489,7 +329,7 @@ def position_statistics(
     }
 
 
-def _gnss_statistics(gnss: dict, episode: Episode, rows: _TruthTable | None) -> dict[str, float]:
+def _gnss_statistics(gnss: dict, episode: Episode, rows: TruthTable | None) -> dict[str, float]:
     from navsense.output.layouts.gnss import ROW_DECIMALS
     from navsense.sky.obstruction import antenna_position_enu
 
@@ -527,7 +367,7 @@ def _gnss_statistics(gnss: dict, episode: Episode, rows: _TruthTable | None) -> 
     return out
 
 
-def _ins_statistics(ins: dict, episode: Episode, rows: _TruthTable | None) -> dict:
+def _ins_statistics(ins: dict, episode: Episode, rows: TruthTable | None) -> dict:
     """The ins_* statistics (module docstring). The equations are row-wise, so they are
     evaluated a block of :data:`_BLOCK_ROWS` epochs at a time (the same values as on whole
     arrays); the statistics (RMS, percentiles, fractions) are then taken over all epochs."""
