@@ -154,7 +154,7 @@ def test_the_first_test_only_rules_out_rays_that_miss(margin):
 
 
 def test_the_report_s_sky_grid_draws_the_footprints_as_the_sky_view_sees_them():
-    from navsense.output.report_plots import _sky_grid
+    from navsense.runs.report_sky import _sky_grid
 
     site = _street_site()
     antenna = np.array([0.0, 5.0, 2.0])

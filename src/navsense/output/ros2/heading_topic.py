@@ -44,9 +44,9 @@ from navsense.output.ros2.sensor_topics import (
     _times,
 )
 from navsense.output.ros2.topics import TopicMessages, TopicSpec
-from navsense.output.runreader import FLOAT
 from navsense.rotation import quat_about_z
 from navsense.runs.episode import Episode
+from navsense.runs.kinds import FLOAT
 
 __all__ = [
     "GNSS_HEADING",
