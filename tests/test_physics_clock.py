@@ -240,7 +240,8 @@ def test_a_scenario_run_at_1_khz_finds_its_truth_again_for_its_bag(tmp_path):
     """The bag's truth topics rebuild the scenario's truth at the run's rate (episode.json's
     physics_hz): at 120 Hz the run's 1 kHz epochs were 'outside the truth's 0..3600'."""
     from mcap.reader import make_reader
-    from navsense.stats import find_truth
+
+    from navsense.runs.truth import find_truth
 
     out = tmp_path / "run"
     argv = ["simulate", "--physics-hz", "1000", "--imu-hz", "1000", "--duration", "3"]
