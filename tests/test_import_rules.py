@@ -83,10 +83,7 @@ ALLOWED = {
         *_BASE,
         "navsense.utc",
         "navsense.rotation",
-        "navsense.config.typed.datum",
-        "navsense.config.schema",
-        "navsense.config.load",
-        "navsense.config.defaults",
+        "navsense.config.typed.datum",  # a typed datum; never the configuration's loader
     ),
     "navsense.sky": (
         *_BASE,
@@ -96,7 +93,7 @@ ALLOWED = {
         "navsense.utc",
         "navsense.geo",
     ),
-    "navsense.site": (*_BASE, "navsense.jsonfile", "navsense.geo"),
+    "navsense.site": (*_BASE, "navsense.jsonfile", "navsense.geo", "navsense.config.typed.datum"),
     "navsense.mapdata": (
         *_BASE,
         "navsense.jsonfile",

@@ -98,7 +98,11 @@ class Site:
 
         kind = self.georeference.get("kind")
         if kind == "acre":
-            return Georeference.acre(start_utc=start_utc, datum=datum)
+            from navsense.config.typed.datum import datum_config
+
+            return Georeference.acre(
+                start_utc=start_utc, datum=datum_config(datum, where="Georeference datum")
+            )
         return Georeference.local(
             self.georeference["lat_deg"],
             self.georeference["lon_deg"],

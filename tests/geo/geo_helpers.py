@@ -13,8 +13,11 @@ import pytest
 pyproj = pytest.importorskip("pyproj")
 from pyproj import Transformer
 
+from navsense.config.typed.datum import default_datum
 from navsense.geo import helmert, stateplane
-from navsense.geo.georef import ACRE_ORIGIN_FT, DEFAULT_DATUM
+from navsense.geo.georef import ACRE_ORIGIN_FT
+
+DEFAULT_DATUM = default_datum().to_dict()
 
 # Tolerances in physical units (STYLE.md habit 5).
 m = 1.0

@@ -38,10 +38,13 @@ from geo.geo_helpers import (
     proj,
     um,
 )
+from navsense.config.typed.datum import datum_config
 from navsense.errors import ConfigError, DatumError
 from navsense.geo import Georeference, utm
 from navsense.geo.ellipsoid import GRS80, WGS84
-from navsense.geo.georef import DEFAULT_DATUM, OUTPUT_KEYS
+from navsense.geo.georef import OUTPUT_KEYS
+
+DEFAULT_DATUM = datum_config(None).to_dict()
 
 ORIGIN = np.zeros(3)
 
@@ -331,33 +334,36 @@ def test_affine_grid_utm_map(acre):
 
 # --------------------------------------------------------------------------- datum dict
 def test_datum_dict_defaults_overrides_and_errors():
-    assert Georeference.acre(datum=DEFAULT_DATUM).datum == Georeference.acre().datum
-    g = Georeference.acre(datum={"geoid": {"n0_m": -30.0}})
+    assert Georeference.acre(datum=datum_config(DEFAULT_DATUM)).datum == Georeference.acre().datum
+    g = Georeference.acre(datum=datum_config({"geoid": {"n0_m": -30.0}}))
     assert g.datum["geoid"] == {"n0_m": -30.0, "dn_de": -1.07779725e-05, "dn_dn": -6.19783884e-06}
     assert float(g.enu_to_geodetic(ORIGIN)["geoid_undulation_m"]) == -30.0
     assert (
-        Georeference.acre(datum={"start_utc": "2027-01-01T00:00:00Z"}).start_utc
+        Georeference.acre(datum=datum_config({"start_utc": "2027-01-01T00:00:00Z"})).start_utc
         == "2027-01-01T00:00:00Z"
     )
     # the explicit argument wins over the dict
     g = Georeference.acre(
-        start_utc="2028-01-01T00:00:00Z", datum={"start_utc": "2027-01-01T00:00:00Z"}
+        start_utc="2028-01-01T00:00:00Z", datum=datum_config({"start_utc": "2027-01-01T00:00:00Z"})
     )
     assert g.start_utc == "2028-01-01T00:00:00Z" and g.decimal_year(0.0) == 2028.0
     assert Georeference.acre().start_utc == "2026-09-23T15:00:00Z"
+    # the geodesy takes a typed datum: a dict is the configuration's to check and complete
+    with pytest.raises(TypeError, match="datum_config"):
+        Georeference.acre(datum={"geoid": {"n0_m": -30.0}})
     # checked by the configuration's schema (section gnss.datum): key, value, what is allowed
     with pytest.raises(ConfigError, match="gnss.datum.geoid_n0 = 1.0 is not a known key"):
-        Georeference.acre(datum={"geoid_n0": 1.0})
+        Georeference.acre(datum=datum_config({"geoid_n0": 1.0}))
     with pytest.raises(ConfigError, match="gnss.datum.geoid.n1_m = 1.0 is not a known key"):
-        Georeference.acre(datum={"geoid": {"n1_m": 1.0}})
+        Georeference.acre(datum=datum_config({"geoid": {"n1_m": 1.0}}))
     with pytest.raises(
         ConfigError, match=r"harn_to_nad83_2011_shift_deg = \[1.0\] is not an array of 2 numbers"
     ):
-        Georeference.acre(datum={"harn_to_nad83_2011_shift_deg": [1.0]})
+        Georeference.acre(datum=datum_config({"harn_to_nad83_2011_shift_deg": [1.0]}))
     with pytest.raises(ConfigError, match="output_frame"):
-        Georeference.acre(datum={"output_frame": "nad27"})
+        Georeference.acre(datum=datum_config({"output_frame": "nad27"}))
     with pytest.raises(ConfigError, match="helmert_itrf2014_to_nad83_2011.s_ppm"):
-        Georeference.acre(datum={"helmert_itrf2014_to_nad83_2011": {"s_ppm": None}})
+        Georeference.acre(datum=datum_config({"helmert_itrf2014_to_nad83_2011": {"s_ppm": None}}))
     with pytest.raises(ConfigError, match="start_utc"):
         Georeference.acre(start_utc="yesterday")
 
@@ -367,7 +373,9 @@ def test_helmert_parameters_flow_into_the_chain():
         k: ([0.0, 0.0, 0.0] if isinstance(v, list) else (2010.0 if k == "reference_epoch" else 0.0))
         for k, v in DEFAULT_DATUM["helmert_itrf2014_to_nad83_2011"].items()
     }
-    g = Georeference.acre(datum={"helmert_itrf2014_to_nad83_2011": zero}).enu_to_geodetic(ORIGIN)
+    g = Georeference.acre(
+        datum=datum_config({"helmert_itrf2014_to_nad83_2011": zero})
+    ).enu_to_geodetic(ORIGIN)
     # identity Helmert: WGS84 differs from NAD83(2011) by the ellipsoids only (0.1 mm in height)
     assert abs(g["wgs84_lat_deg"] - g["nad83_2011_lat_deg"]) < 1e-9
     assert abs(g["wgs84_height_m"] - g["nad83_2011_height_m"]) < 0.2 * mm

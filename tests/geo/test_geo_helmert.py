@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from geo.geo_helpers import as_kind, expected_shape, helmert_proj_string, proj, um
+from navsense.config.typed.datum import datum_config
 from navsense.errors import ConfigError, DatumError
 from navsense.geo import Georeference, helmert
 
@@ -92,17 +93,19 @@ def test_parameters_from_the_datum_block_defaults_and_errors():
         helmert.ITRF2014_TO_NAD83_2011.to_dict()
     )
     key = "helmert_itrf2014_to_nad83_2011"
-    p = Georeference.acre(datum={key: {"s_ppm": 0.0, "reference_epoch": 2011}}).datum[key]
+    p = Georeference.acre(datum=datum_config({key: {"s_ppm": 0.0, "reference_epoch": 2011}})).datum[
+        key
+    ]
     assert (
         p["s_ppm"] == 0.0
         and p["reference_epoch"] == 2011.0
         and p["t_m"] == list(helmert.ITRF2014_TO_NAD83_2011.t_m)
     )
     with pytest.raises(ConfigError, match=f"{key}.t = .* is not a known key"):
-        Georeference.acre(datum={key: {"t": [0, 0, 0]}})
+        Georeference.acre(datum=datum_config({key: {"t": [0, 0, 0]}}))
     with pytest.raises(ConfigError, match=rf"{key}.t_m = \[0, 0\] is not an array of 3 numbers"):
-        Georeference.acre(datum={key: {"t_m": [0, 0]}})
+        Georeference.acre(datum=datum_config({key: {"t_m": [0, 0]}}))
     with pytest.raises(ConfigError, match=f'{key}.s_ppm = "x" is not a number'):
-        Georeference.acre(datum={key: {"s_ppm": "x"}})
+        Georeference.acre(datum=datum_config({key: {"s_ppm": "x"}}))
     with pytest.raises(DatumError, match="epoch_yr must be finite"):
         helmert.forward(1.0, 2.0, 3.0, np.nan)

@@ -50,15 +50,12 @@ chain steps the frame needs.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from navsense.config.defaults import sensors_defaults
-from navsense.config.load import deep_merge
-from navsense.config.schema import validate_section
 from navsense.config.typed.datum import DatumConfig
 from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): the same bits
 from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
@@ -81,7 +78,6 @@ from navsense.rotation import wrap_degrees
 
 __all__ = [
     "ACRE_ORIGIN_FT",
-    "DEFAULT_DATUM",
     "FRAMES",
     "FRAME_KEYS",
     "GRID_ROTATION_STEP_M",
@@ -93,10 +89,6 @@ __all__ = [
 # origin_source_ft of Acres/Content/Simulation/ACRE/site.json (spec "Datum Chain"):
 # (E0, N0, Z0) = 2 977 500 ftUS, 1 902 500 ftUS (EPSG:2968 grid) and 705 ftUS (NAVD88).
 ACRE_ORIGIN_FT = (2_977_500.0, 1_902_500.0, 705.0)
-
-#: gnss.datum defaults of the specification ("Parameters", GNSS receiver table and the block
-#: gnss.datum.helmert_itrf2014_to_nad83_2011): the embedded sensors.json's, the one copy.
-DEFAULT_DATUM: dict = sensors_defaults()["gnss"]["datum"]
 
 OUTPUT_KEYS = (
     "nad83_harn_lat_deg",
@@ -187,19 +179,29 @@ def _enu_array(enu) -> np.ndarray:
     return arr
 
 
-def _datum_config(datum: Mapping | DatumConfig | None, start_utc: str | None) -> DatumConfig:
-    """The typed gnss.datum of ``datum``: a DatumConfig as it is, or a dict (keys it leaves out
-    take DEFAULT_DATUM's values) checked by the configuration's schema (section gnss.datum).
-    ``start_utc``, when given, replaces the block's start time."""
-    if isinstance(datum, DatumConfig):
+def _datum_config(datum: DatumConfig | None, start_utc: str | None) -> DatumConfig:
+    """``datum`` (None: the specification's, navsense.config.typed.datum.default_datum) with
+    ``start_utc``, when given, as its start time. A datum given as a dict is converted (and
+    checked) by navsense.config.typed.datum.datum_config: the geodesy takes it typed."""
+    if datum is None:
+        cfg = _default_datum()
+    elif isinstance(datum, DatumConfig):
         cfg = datum
     else:
-        d = {} if datum is None else datum
-        validate_section("gnss.datum", d, "Georeference datum", partial=True)
-        cfg = DatumConfig.from_validated(deep_merge(DEFAULT_DATUM, d))
+        raise TypeError(
+            f"datum: a navsense.config.typed.datum.DatumConfig (datum_config(dict) makes one), "
+            f"not {type(datum).__name__}"
+        )
     if start_utc is not None:
         cfg = replace(cfg, start_utc=start_utc)
     return cfg
+
+
+@functools.cache
+def _default_datum() -> DatumConfig:
+    from navsense.config.typed.datum import default_datum
+
+    return default_datum()
 
 
 @dataclass(frozen=True)
@@ -281,16 +283,13 @@ class Georeference:
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def acre(
-        cls, start_utc: str | None = None, datum: Mapping | DatumConfig | None = None
-    ) -> Georeference:
+    def acre(cls, start_utc: str | None = None, datum: DatumConfig | None = None) -> Georeference:
         """The ACRE tile with the specification's datum chain.
 
-        ``datum`` is the gnss.datum dict of the specification (keys output_frame, start_utc,
-        harn_to_nad83_2011_shift_deg, geoid{n0_m, dn_de, dn_dn},
-        helmert_itrf2014_to_nad83_2011{...}) or its DatumConfig; missing keys take the
-        specification's defaults (DEFAULT_DATUM); the configuration's schema checks the dict
-        (ConfigError naming the key, the value and what is allowed). ``start_utc`` (ISO 8601,
+        ``datum`` is the typed gnss.datum (navsense.config.typed.datum.DatumConfig; a dict of
+        the specification's keys becomes one with datum_config, which checks it and fills the
+        keys it leaves out with the specification's values); None: the specification's
+        (default_datum). ``start_utc`` (ISO 8601,
         the time at t = 0) overrides datum["start_utc"]; when neither is given it is the
         specification's default 2026-09-23T15:00:00Z.
         """

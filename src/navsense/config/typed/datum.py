@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 
 from navsense.config.typed.keyed import build, key
 
-__all__ = ["DatumConfig", "HelmertParameters"]
+__all__ = ["DatumConfig", "HelmertParameters", "datum_config", "default_datum"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +84,36 @@ class DatumConfig:
             },
             "helmert_itrf2014_to_nad83_2011": self.helmert.to_dict(),
         }
+
+
+def default_datum() -> DatumConfig:
+    """The specification's gnss.datum (the embedded sensors.json's, the one copy), typed."""
+    return datum_config(None)
+
+
+def datum_config(
+    datum: Mapping | DatumConfig | None,
+    start_utc: str | None = None,
+    where: str = "Georeference datum",
+) -> DatumConfig:
+    """The typed gnss.datum of ``datum``: a DatumConfig as it is, or a dict whose keys left out
+    take the specification's values, checked by the configuration's schema (section
+    gnss.datum; ConfigError naming ``where``, the key, the value and what is allowed); None:
+    the specification's. ``start_utc``, when given, replaces the block's start time. The one
+    conversion of a datum given as a dict, so that the geodesy (navsense.geo) takes a typed
+    datum and imports no configuration loader."""
+    from dataclasses import replace
+
+    if isinstance(datum, DatumConfig):
+        cfg = datum
+    else:
+        from navsense.config.defaults import sensors_defaults
+        from navsense.config.load import deep_merge
+        from navsense.config.schema import validate_section
+
+        d = {} if datum is None else datum
+        validate_section("gnss.datum", d, where, partial=True)
+        cfg = DatumConfig.from_validated(deep_merge(sensors_defaults()["gnss"]["datum"], d))
+    if start_utc is not None:
+        cfg = replace(cfg, start_utc=start_utc)
+    return cfg
