@@ -239,6 +239,7 @@ _ACCEL_KEYS = (
 )
 IMU_CODE = {
     "earth": "none",  # navsense extension (issue 19 s.3): the specification's Earth
+    "vibration": {"sines": []},  # navsense extension (issue 30 item 2): none
     "model": "acres",
     "preset": "none",
     "configurable": {

@@ -89,7 +89,7 @@ def test_unknown_key_without_a_near_one_lists_the_section(in_tmp):
     assert _error(config_path=name) == (
         "my.json: imu.xyz = 1 is not a known key; the keys of imu are enabled, hz, "
         "accel_std_mps2, gyro_std_radps, accel_bias_mps2, gyro_bias_radps, position_flu_m, model, "
-        "preset, configurable, earth"
+        "preset, configurable, earth, vibration"
     )
 
 

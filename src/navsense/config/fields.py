@@ -122,6 +122,7 @@ class Field:
             "utc": "string, ISO 8601 UTC",
             "enum_list": "array of strings, each at most once",
             "text": "string",
+            "sines": 'array of {"hz", "accel_mps2", "gyro_radps"} objects',
         }[self.kind]
 
     def allowed_text(self) -> str:
@@ -133,6 +134,8 @@ class Field:
             return "YYYY-MM-DDThh:mm:ss[.f]Z"
         if self.kind == "text":
             return "a non-empty string"
+        if self.kind == "sines":
+            return f"hz > 0, 3 amplitudes each; at most {MAX_SINES}"
         return self.range_text()
 
 
@@ -306,6 +309,43 @@ def _check_text(f: Field, value, path: str):
     return None
 
 
+#: The most sines of a vibration (each is evaluated at every physics step).
+MAX_SINES = 64
+_SINE_KEYS = ("hz", "accel_mps2", "gyro_radps")
+
+
+def _check_sines(f: Field, value, path: str):
+    """imu.vibration.sines (issue 30 item 2): objects with a frequency > 0 Hz and the amplitude
+    of the specific force (m/s^2) and of the rate (rad/s) on each IMU axis, both optional."""
+    if not isinstance(value, (list, tuple)):
+        return path, value, 'is not an array of {"hz", "accel_mps2", "gyro_radps"} objects'
+    if len(value) > MAX_SINES:
+        return path, value[:4], f"... has {len(value)} sines; at most {MAX_SINES}"
+    for i, sine in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(sine, dict) or "hz" not in sine:
+            return where, sine, 'is not an object with "hz" and "accel_mps2" or "gyro_radps"'
+        unknown = [k for k in sine if k not in _SINE_KEYS]
+        if unknown:
+            return (
+                f"{where}.{unknown[0]}",
+                sine[unknown[0]],
+                "is not a key of a sine: " + (", ".join(_SINE_KEYS)),
+            )
+        hz = sine["hz"]
+        if not (_is_number(hz) and is_finite(hz) and 0 < hz <= MAGNITUDE_LIMIT):
+            return f"{where}.hz", hz, "is not a frequency > 0 Hz"
+        for key in _SINE_KEYS[1:]:
+            amp = sine.get(key, [0, 0, 0])
+            if (
+                not isinstance(amp, (list, tuple))
+                or len(amp) != 3
+                or not all(_is_number(x) and is_finite(x) and abs(x) <= 1e6 for x in amp)
+            ):
+                return f"{where}.{key}", amp, "is not an array of 3 amplitudes (|a| <= 1e6)"
+    return None
+
+
 #: kind -> checker. A new kind is a new entry here and in Field.type_text.
 KINDS: dict[str, Callable] = {
     "number": _check_number,
@@ -317,10 +357,11 @@ KINDS: dict[str, Callable] = {
     "utc": _check_utc,
     "enum_list": _check_enum_list,
     "text": _check_text,
+    "sines": _check_sines,
 }
 
 #: kinds whose value is a JSON array (the "+" override appends to these).
-LIST_KINDS = frozenset({"intervals", "enum_list"})
+LIST_KINDS = frozenset({"intervals", "enum_list", "sines"})
 
 
 # --------------------------------------------------------------------------------------------

@@ -461,6 +461,18 @@ IMU_SECTION = Section(
             "rate, transport rate, Coriolis and WGS84 normal gravity, at true north",
             default="none",
         ),
+        # navsense extension (issue 30 item 2): vibration at the IMU point (sensors/vibration.py)
+        "vibration": Section(
+            {
+                "sines": Field(
+                    "sines",
+                    extension=True,
+                    chosen="sines of the specific force and rate in the IMU's axes, added on "
+                    "the physics clock before the IMU samples; [] none",
+                    default=[],
+                )
+            }
+        ),
     }
 )
 

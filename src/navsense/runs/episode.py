@@ -101,6 +101,7 @@ _LEFT_OUT_AT_DEFAULT: tuple[tuple[str, ...], ...] = (
     ("gnss", "heading"),  # issue 29 item 4: one antenna (the section at its defaults)
     ("mag", "preset"),
     ("physics",),
+    ("imu", "vibration"),  # issue 30 item 2: no vibration
     ("imu", "configurable", "deltas"),  # issue 30: "basilisk"
     (
         "imu",

@@ -46,6 +46,7 @@ from navsense.constants import GRAVITY_MPS2
 from navsense.geo.earth import SiteEarth, site_earth
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
+from navsense.sensors.vibration import SineVibration
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -80,6 +81,7 @@ class ImuModel:
         self._bias = np.stack([self.accel_bias_mps2, self.gyro_bias_radps])
         self._sigma = np.array([[c.accel_std_mps2], [c.gyro_std_radps]]) * (1.0 if c.noise else 0.0)
         self._due = Due(c.hz, start_s=None)
+        self._vibration = SineVibration(c.vibration_sines) if c.vibration_sines else None
         # state carried between chunks: the previous step's IMU-point velocity and body values
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
         self._prev_vi = np.zeros(3)
@@ -99,6 +101,8 @@ class ImuModel:
             self._earth,
         )
         t = truth.t_s
+        if self._vibration is not None:  # imu.vibration (navsense.sensors.vibration)
+            self._vibration.add(t, kin.fw)
         due = self._due.sample_indices(t)
         rows = due[kin.age[due] >= 2]
         m = rows.size

@@ -119,6 +119,7 @@ class ConfigurableImuConfig:
     gyro: SensorErrors
     accel: SensorErrors
     earth: str
+    vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:

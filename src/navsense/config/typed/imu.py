@@ -31,6 +31,7 @@ class ImuConfig:
     seed: int = field(metadata=key("seed"))
     noise: bool = field(metadata=key("noise"))
     earth: str
+    vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:

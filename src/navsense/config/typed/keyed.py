@@ -55,6 +55,16 @@ def convert(node: Field, value: Any) -> Any:
         return tuple((float(a), float(b)) for a, b in value)
     if kind == "enum_list":
         return tuple(str(x) for x in value)
+    if kind == "sines":  # (hz, accel x y z, gyro x y z), a missing amplitude zero
+        zero = (0.0, 0.0, 0.0)
+        return tuple(
+            (
+                float(s["hz"]),
+                tuple(float(x) for x in s.get("accel_mps2", zero)),
+                tuple(float(x) for x in s.get("gyro_radps", zero)),
+            )
+            for s in value
+        )
     return str(value)  # enum, utc
 
 

@@ -1,0 +1,130 @@
+"""imu.vibration.sines (issue 30 item 2): a sine shows in the IMU's spectrum at its frequency and
+amplitude; above the IMU's Nyquist frequency it aliases where it must, and the configurable
+IMU's low-pass removes it."""
+
+import numpy as np
+import pytest
+
+from navsense.config import load_config
+from navsense.errors import ConfigError
+from navsense.simulate import build_models
+from navsense.truth.states import TruthStates
+from navsense.vehicles import vehicle_profile
+
+POLARIS = vehicle_profile("polaris")
+G = 9.80665
+
+
+def _imu(rate_hz: float, sines, hz: float = 100, **keys):
+    over = {
+        "physics.hz": rate_hz,
+        "imu.hz": hz,
+        "noise": False,
+        "mount_frame": "chassis",
+        "imu.position_flu_m": [0, 0, 0],
+        "gnss.enabled": False,
+        "ins.enabled": False,
+        "imu.vibration.sines": sines,
+        **keys,
+    }
+    (model,) = build_models(load_config(vehicle="polaris", overrides=over), POLARIS, None, None)
+    return model
+
+
+def at_rest(seconds: float, rate_hz: float) -> TruthStates:
+    n = int(round(seconds * rate_hz)) + 1
+    p = np.tile([0.0, 0.0, 0.6], (n, 1))
+    return TruthStates(
+        step0=0,
+        p_m=p,
+        q_xyzw=np.tile([0.0, 0.0, 0.0, 1.0], (n, 1)),
+        v_mps=np.zeros((n, 3)),
+        w_radps=np.zeros((n, 3)),
+        c_m=p.copy(),
+        reset=np.zeros(n, dtype=bool),
+        rate_hz=rate_hz,
+    )
+
+
+def amplitude_at(y: np.ndarray, rate_hz: float, hz: float) -> float:
+    """The amplitude of the sine at ``hz`` in ``y`` (a whole number of periods: one FFT bin)."""
+    spectrum = np.abs(np.fft.rfft(y - y.mean())) * 2 / y.size
+    freqs = np.fft.rfftfreq(y.size, 1 / rate_hz)
+    return float(spectrum[np.argmin(np.abs(freqs - hz))])
+
+
+def welch_peak(y: np.ndarray, rate_hz: float) -> float:
+    from scipy.signal import welch
+
+    freqs, psd = welch(y - y.mean(), fs=rate_hz, nperseg=256)
+    return float(freqs[np.argmax(psd)])
+
+
+def test_a_sine_shows_at_its_frequency_and_amplitude():
+    """7 Hz, 0.3 m/s^2 on x and 0.02 rad/s on z, 1 kHz clock, IMU at 100 Hz: the specification's
+    two-step average passes cos(pi 7 / 1000) = 0.99976 of it."""
+    sines = [{"hz": 7, "accel_mps2": [0.3, 0, 0], "gyro_radps": [0, 0, 0.02]}]
+    block = _imu(1000.0, sines).process(at_rest(10.0, 1000.0))
+    f = block["specific_force_flu_mps2"][-900:]  # 9 s, 63 periods
+    w = block["angular_velocity_flu_radps"][-900:]
+    gain = np.cos(np.pi * 7 / 1000)
+    assert welch_peak(f[:, 0], 100.0) == pytest.approx(7.0, abs=0.4)
+    assert amplitude_at(f[:, 0], 100.0, 7.0) == pytest.approx(0.3 * gain, rel=1e-3)
+    assert amplitude_at(w[:, 2], 100.0, 7.0) == pytest.approx(0.02 * gain, rel=1e-3)
+    np.testing.assert_allclose(f[:, 2], G, atol=1e-12)  # the other axes untouched
+    np.testing.assert_allclose(w[:, :2], 0.0, atol=1e-15)
+
+
+def test_a_sine_above_nyquist_aliases_and_the_low_pass_removes_it():
+    """130 Hz on a 1 kHz clock, sampled at 100 Hz (Nyquist 50 Hz): it shows at |130 - 100| =
+    30 Hz with the amplitude the two-step average leaves, cos(pi 130 / 1000) = 0.918; the
+    configurable IMU with a 20 Hz low-pass (|H(130 Hz)| = 0.024) removes it."""
+    sines = [{"hz": 130, "accel_mps2": [0, 0.3, 0]}]
+    f = _imu(1000.0, sines).process(at_rest(10.0, 1000.0))["specific_force_flu_mps2"][-900:, 1]
+    assert welch_peak(f, 100.0) == pytest.approx(30.0, abs=0.4)
+    assert amplitude_at(f, 100.0, 30.0) == pytest.approx(0.3 * np.cos(np.pi * 0.13), rel=1e-3)
+    configurable = {"imu.model": "configurable", "imu.configurable.bandwidth_hz": 20}
+    model = _imu(1000.0, sines, **configurable)
+    f = model.process(at_rest(10.0, 1000.0))["specific_force_flu_mps2"][-900:, 1]
+    assert amplitude_at(f, 100.0, 30.0) < 0.3 * 0.03
+
+
+def test_the_sines_are_in_the_configurable_imus_axes():
+    """Platform yawed 90 deg: a sine on the IMU's x axis reads on its x axis."""
+    sines = [{"hz": 7, "accel_mps2": [0.3, 0, 0]}]
+    keys = {"imu.model": "configurable", "imu.configurable.platform_ypr_deg": [90, 0, 0]}
+    f = _imu(1000.0, sines, **keys).process(at_rest(10.0, 1000.0))["specific_force_flu_mps2"]
+    assert amplitude_at(f[-900:, 0], 100.0, 7.0) == pytest.approx(0.3, rel=1e-3)
+    assert amplitude_at(f[-900:, 1], 100.0, 7.0) < 1e-9
+
+
+@pytest.mark.parametrize("model", ["acres", "configurable"])
+def test_batch_equals_chunks_equals_steps(model):
+    sines = [{"hz": 130, "accel_mps2": [0, 0.3, 0.1], "gyro_radps": [0.01, 0, 0]}]
+    truth = at_rest(0.5, 1000.0)
+    whole = _imu(1000.0, sines, **{"imu.model": model}).process(truth)
+    imu = _imu(1000.0, sines, **{"imu.model": model})
+    parts = [imu.process(truth.slice(k, k + 1)) for k in range(len(truth))]
+    for key, value in whole.items():
+        assert np.array_equal(np.concatenate([p[key] for p in parts]), value), key
+
+
+@pytest.mark.parametrize(
+    "sines, message",
+    [
+        ([{"hz": 0}], r"imu\.vibration\.sines\[0\]\.hz = 0 is not a frequency > 0 Hz"),
+        (
+            [{"hz": 5, "accel": [1, 0, 0]}],
+            r"imu\.vibration\.sines\[0\]\.accel = \[1, 0, 0\] is not a key",
+        ),
+        (
+            [{"hz": 5, "gyro_radps": [1, 0]}],
+            r"imu\.vibration\.sines\[0\]\.gyro_radps = \[1, 0\] is not an array",
+        ),
+        ({"hz": 5}, r"imu\.vibration\.sines = .* is not an array of"),
+    ],
+)
+def test_a_bad_sine_is_one_line(sines, message):
+    with pytest.raises(ConfigError, match=r"^command line: " + message) as err:
+        load_config(overrides={"imu.vibration.sines": sines})
+    assert "\n" not in str(err.value)
