@@ -94,4 +94,6 @@ def test_use_compiled_respects_the_environment(monkeypatch):
     assert kernels.use_compiled() is False and not kernels.compiled()
     monkeypatch.delenv("NAVSENSE_KERNELS")
     assert kernels.use_compiled() is True and kernels.compiled()
+    # every kernel's signature is loaded when compiled kernels are chosen, not at a first step
+    assert all(k._jit is not None and k._jit.signatures for k in kernels._KERNELS)
     monkeypatch.setattr(kernels, "_on", False)

@@ -39,7 +39,9 @@ def compiled() -> bool:
 
 def use_compiled() -> bool:
     """Run every kernel compiled from now on in this process (unless ``NAVSENSE_KERNELS`` is
-    ``numpy``, or numba is missing); numba is imported here. Returns :func:`compiled`."""
+    ``numpy``, or numba is missing); numba is imported here and every kernel's usual signature
+    (C-contiguous float64 rows) is loaded from numba's cache now, so that no step pays for it
+    (a worker builds its models, then counts its CPU). Returns :func:`compiled`."""
     global _on
     if _on or os.environ.get(_ENV, "") == "numpy":
         return _on
@@ -48,29 +50,49 @@ def use_compiled() -> bool:
     except ImportError:  # pragma: no cover - numba is a run-time dependency
         return False
     _on = True
+    for k in _KERNELS:
+        k.warm()
     return _on
 
 
-class Kernel:
-    """A kernel function and, once first called compiled, its numba dispatcher."""
+_KERNELS: list[Kernel] = []
 
-    def __init__(self, fn: Callable[..., None]) -> None:
+
+class Kernel:
+    """A kernel function and, once compiled, its numba dispatcher; ``ranks``: the ranks of its
+    float64 arguments (rows first), for the signature loaded by :meth:`warm`."""
+
+    def __init__(self, fn: Callable[..., None], ranks: tuple[int, ...]) -> None:
         self.fn = fn
+        self.ranks = ranks
         self._jit: Any = None
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
+        _KERNELS.append(self)
+        if _on:
+            self.warm()
+
+    def _dispatcher(self) -> Any:
+        if self._jit is None:
+            import numba
+
+            self._jit = numba.njit(cache=True)(self.fn)
+        return self._jit
+
+    def warm(self) -> None:
+        """Compile, or load from the cache, the signature of C-contiguous float64 arrays."""
+        from numba import types
+
+        args = [types.Array(types.float64, rank, "C") for rank in self.ranks]
+        self._dispatcher().compile(tuple(args))
 
     def __call__(self, *args: Any) -> None:
         if not _on:
             return self.fn(*args)
-        jit = self._jit
-        if jit is None:
-            import numba
-
-            jit = self._jit = numba.njit(cache=True)(self.fn)
-        return jit(*args)
+        return (self._jit or self._dispatcher())(*args)
 
 
-def kernel(fn: Callable[..., None]) -> Kernel:
-    """Decorator: ``fn`` as a :class:`Kernel` (the module docstring's rules)."""
-    return Kernel(fn)
+def kernel(*ranks: int) -> Callable[[Callable[..., None]], Kernel]:
+    """Decorator: ``@kernel(2, 2, 2)`` makes ``fn``, of float64 arrays of those ranks, a
+    :class:`Kernel` (the module docstring's rules)."""
+    return lambda fn: Kernel(fn, ranks)

@@ -51,7 +51,7 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     return r
 
 
-@kernel
+@kernel(2, 3)
 def _quat_to_matrix(q, r):
     """quat_to_matrix's rows: q (n, 4) -> r (n, 3, 3)."""
     x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
@@ -106,7 +106,7 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-@kernel
+@kernel(3, 2, 2)
 def _rotate(r, v, out):
     """rotate's rows: r (n, 3, 3), v (n, 3) -> out (n, 3)."""
     for i in range(3):
@@ -121,7 +121,7 @@ def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-@kernel
+@kernel(3, 2, 2)
 def _rotate_inverse(r, v, out):
     """rotate_inverse's rows: r (n, 3, 3), v (n, 3) -> out (n, 3)."""
     for i in range(3):
@@ -152,7 +152,7 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-@kernel
+@kernel(2, 2, 2)
 def _quat_multiply(a, b, out):
     """quat_multiply's rows: a, b (n, 4) -> out (n, 4)."""
     ax, ay, az, aw = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
@@ -243,7 +243,7 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-@kernel
+@kernel(2, 2, 2)
 def _cross(a, b, out):
     """cross's rows: a, b (n, 3) -> out (n, 3)."""
     out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
