@@ -91,6 +91,34 @@ def test_override_layers_are_applied_in_order_and_named_in_errors():
         prepare_run(overrides={"gnss.hz": 0})
 
 
+def test_keys_set_by_different_layers_are_checked_together_once(tmp_path, capsys):
+    """A section's final checks (gnss.heading: HDT needs the heading on; the second antenna
+    lies gnss.heading.baseline_m from the first) see every layer of prepare_run, the files and
+    the options, and name the layer that set the key. On the old main they ran on the files
+    alone: a file listing HDT with the heading turned on by --set was refused, and an option's
+    second antenna 3 m from the first (the Polaris overlay's 1.1, 0, 2.15) ran."""
+    hdt = tmp_path / "hdt.json"
+    hdt.write_text('{"gnss": {"nmea": {"sentences": ["HDT", "GGA"]}}}')
+    on = [("--set", {"gnss.heading.baseline_m": 1})]
+    assert prepare_run(config=hdt, overrides=on).cfg["gnss"]["nmea"]["sentences"][0] == "HDT"
+    with pytest.raises(ConfigError, match=r"hdt\.json: gnss\.nmea\.sentences = \["):
+        prepare_run(config=hdt)
+    far = {"gnss.heading.baseline_m": 1, "gnss.heading.antenna2_flu_m": [0, 0, 5]}
+    with pytest.raises(ConfigError) as err:
+        prepare_run(overrides=[("camp.toml: sweep point p001", far)])
+    assert str(err.value) == (
+        "camp.toml: sweep point p001: gnss.heading.antenna2_flu_m = [0, 0, 5] is 3.055 m from "
+        "gnss.antenna_flu_m [1.1, 0, 2.15], not gnss.heading.baseline_m = 1 m (within 0.02 m)"
+    )
+    out = tmp_path / "run"
+    argv = ["simulate", "--duration", "2", "--quiet", "--out", str(out)]
+    second = ["--set", "gnss.heading.antenna2_flu_m=[0,0,5]"]
+    assert main([*argv, "--set", "gnss.heading.baseline_m=1", *second]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not out.exists()
+    assert main([*argv, "--set", "gnss.heading.baseline_m=1", "--config", str(hdt)]) == 0
+    assert any(line[3:6] == "HDT" for line in (out / "gnss.nmea").read_text().splitlines())
+
+
 def test_one_source_at_a_time_and_a_positive_duration(tmp_path):
     with pytest.raises(ConfigError, match="one truth source; got scenario and track"):
         prepare_run(scenario="acre-loop", track=PARIS_TRACK)

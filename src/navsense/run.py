@@ -318,19 +318,27 @@ def prepare_run(
 def _effective_config(config, overlay, vehicle: str, layers: Layers) -> dict:
     """The validated configuration: the default layers, ``config``, ``overlay`` and the
     vehicle's overlay, then the override ``layers``; a preset an option names (config.load
-    preset_layer) puts its keys under every layer, so the configuration is loaded again with it."""
+    preset_layer) puts its keys under every layer, so the configuration is loaded again with it.
+    The checks of keys that different layers may set (a section's final checks: the second
+    antenna against the first, HDT against gnss.heading) run once, on the result, naming the
+    last layer that set the key (config.load.check_effective): a file listing HDT with the
+    heading turned on by an option passes, an option's second antenna 3 m from the first does
+    not."""
     from navsense.config import apply_overrides, load_config
-    from navsense.config.load import preset_layer
+    from navsense.config.load import check_effective, preset_layer
 
     later = [k for _, lay in layers for k in lay]
-    cfg = load_config(config, overlay, vehicle=vehicle, later_keys=later)
+    cfg = load_config(config, overlay, vehicle=vehicle, later_keys=later, final_checks=False)
     for label, layer in layers:
         cfg = apply_overrides(cfg, layer, source=label)
     presets = preset_layer(cfg)
     if presets:  # a preset an option names: its keys under every layer (config.load)
-        cfg = load_config(config, overlay, vehicle=vehicle, later_keys=later, presets=presets)
+        cfg = load_config(
+            config, overlay, vehicle=vehicle, later_keys=later, presets=presets, final_checks=False
+        )
         for label, layer in layers:
             cfg = apply_overrides(cfg, layer, source=label)
+    check_effective(cfg, config, overlay, vehicle, layers)
     return cfg
 
 

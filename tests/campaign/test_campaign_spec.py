@@ -272,3 +272,24 @@ def test_a_track_source_with_its_options_and_the_campaign_duration(tmp_path):
     source = run["source"]
     assert source["track"] == str(track.resolve()) and len(source["sha256"]) == 64
     assert (source["smoothing_m"], source["bank"], source["duration_s"]) == (0.5, "coordinated", 30)
+
+
+def test_heading_keys_from_the_file_and_a_sweep_are_checked_together(tmp_path):
+    """A campaign's values are checked as its runs will build them (navsense.run.prepare_run):
+    HDT in the campaign's overrides with the heading turned on by a sweep point passes; a sweep
+    point's second antenna 3 m from the Polaris antenna is refused, named by the point. On the
+    old main the first was refused before its sweep points were applied."""
+    hdt = {"seeds": [1], "sources": [{"scenario": "acre-loop"}]}
+    hdt["overrides"] = {"gnss.nmea.sentences": ["HDT", "GGA"]}
+    c = load_campaign(
+        write_campaign(
+            tmp_path / "c.json", **hdt, sweep={"grid": {"gnss.heading.baseline_m": [1, 2]}}
+        )
+    )
+    assert len(c.points) == 2
+    far = {"gnss.heading.baseline_m": [1], "gnss.heading.antenna2_flu_m": [[0, 0, 5]]}
+    path = write_campaign(tmp_path / "far.json", **hdt, sweep={"grid": far})
+    with pytest.raises(ConfigError) as err:
+        load_campaign(path)
+    assert "far.json: sweep point p" in str(err.value)
+    assert "gnss.heading.antenna2_flu_m = [0, 0, 5] is 3.055 m from" in str(err.value)

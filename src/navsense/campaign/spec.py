@@ -358,7 +358,7 @@ def _check_values(src: str, runs: list[dict]) -> None:
     """Each vehicle's configuration with the campaign's overrides and each sweep point, built
     as its runs will build it (navsense.run.prepare_run): a bad value is a ConfigError now,
     before the first run, naming the file and the layer."""
-    from navsense.config.load import apply_overrides, load_config
+    from navsense.config.load import apply_overrides, check_effective, load_config
 
     seen: set[str] = set()
     for run in runs:
@@ -367,14 +367,12 @@ def _check_values(src: str, runs: list[dict]) -> None:
             continue
         seen.add(key)
         later = [k for _, layer in run["overrides"] for k in layer]
-        cfg = load_config(
-            (run["config"] or {}).get("path"),
-            (run["overlay"] or {}).get("path"),
-            vehicle=run["vehicle"],
-            later_keys=later,
-        )
-        for label, layer in run["overrides"]:
-            cfg = apply_overrides(cfg, layer, source=f"{src}: {label}")
+        files = ((run["config"] or {}).get("path"), (run["overlay"] or {}).get("path"))
+        cfg = load_config(*files, vehicle=run["vehicle"], later_keys=later, final_checks=False)
+        layers = [(f"{src}: {label}", layer) for label, layer in run["overrides"]]
+        for label, layer in layers:
+            cfg = apply_overrides(cfg, layer, source=label)
+        check_effective(cfg, *files, run["vehicle"], layers)  # the layers together, once
 
 
 def _run(

@@ -68,6 +68,7 @@ __all__ = [
     "explain_config",
     "parse_set",
     "apply_overrides",
+    "check_effective",
     "read_config_file",
     "parse_config_text",
     "deep_merge",
@@ -88,6 +89,7 @@ def load_config(
     *,
     later_keys: Iterable[str] = (),
     presets: Mapping | None = None,
+    final_checks: bool = True,
 ) -> dict:
     """The effective sensor configuration: defaults < config file < overlay < overrides.
 
@@ -99,9 +101,28 @@ def load_config(
     set it again. See the module docstring for the layers and :func:`apply_overrides` for
     ``overrides``. ``presets``: a preset layer (:func:`preset_layer`) to put over the defaults
     with those the layers name: that of overrides the caller applies afterwards
-    (navsense.run.prepare_run).
+    (navsense.run.prepare_run). ``final_checks`` False leaves the checks of keys that different
+    layers may set (the sections' ``final_checks``) to the caller, who applies more layers and
+    then calls :func:`check_effective` (navsense.run.prepare_run).
     """
-    return _build(config_path, overlay_path, vehicle, overrides, None, None, later_keys, presets)
+    return _build(
+        config_path, overlay_path, vehicle, overrides, None, None, later_keys, presets, final_checks
+    )
+
+
+def check_effective(
+    cfg: Mapping,
+    config_path: str | os.PathLike | None = None,
+    overlay_path: str | os.PathLike | None = None,
+    vehicle: str = "polaris",
+    layers: Iterable[tuple[str, Mapping]] = (),
+) -> None:
+    """The sections' ``final_checks`` (navsense.config.schema.validate_effective) on ``cfg``,
+    the configuration of :func:`load_config` (with ``final_checks`` False) and the override
+    ``layers`` ``[(label, {dotted key: value}), ...]`` applied after it: a complaint names the
+    last layer that set the key (a layer's label, else the file or overlay, else the
+    defaults)."""
+    validate_effective(cfg, _setter(_file_layers(config_path, overlay_path, vehicle), layers))
 
 
 #: The origins :func:`explain_config` names (with the file or option).
@@ -138,25 +159,10 @@ def _build(
     override_labels,
     later_keys=(),
     presets=None,
+    final_checks=True,
 ) -> dict:
-    if vehicle not in VEHICLE_OVERLAYS:
-        raise ConfigError(
-            f"vehicle = {format_value(vehicle)} is not one of {', '.join(VEHICLE_OVERLAYS)}"
-        )
     cfg = all_defaults()  # code_defaults() under sensors_defaults(), in the schema's order
-    # (layer, source named in errors, origin named by explain_config)
-    layers: list[tuple[dict, str, str]] = []
-    if config_path is not None:
-        source = os.fspath(config_path)
-        layers.append((read_config_file(config_path), source, f"config file {source}"))
-    if overlay_path is not None:
-        source = os.fspath(overlay_path)
-        layers.append((read_config_file(overlay_path), source, f"vehicle overlay {source}"))
-    else:
-        embedded = vehicle_overlay(vehicle)
-        if embedded is not None:
-            layer, source = embedded
-            layers.append((layer, source, f"vehicle overlay {source} (embedded, {vehicle})"))
+    layers = _file_layers(config_path, overlay_path, vehicle)
     for layer, source, _ in layers:
         if not isinstance(layer, Mapping):
             raise ConfigError(
@@ -177,7 +183,8 @@ def _build(
         if overrides:
             cfg = apply_overrides(cfg, overrides)
         validate(cfg, "the presets")
-    validate_effective(cfg, _setter(layers, overrides))
+    if final_checks:
+        validate_effective(cfg, _setter(layers, [(COMMAND_LINE, overrides or {})]))
     if origins is not None:
         for layer, label in (
             (code_defaults(), DEFAULT_CODE),
@@ -244,19 +251,44 @@ def preset_layer(cfg: Mapping) -> dict:
     return layer
 
 
-def _setter(layers: list[tuple[dict, str, str]], overrides: Mapping | None):
+def _file_layers(config_path, overlay_path, vehicle: str) -> list[tuple[dict, str, str]]:
+    """The configuration file and the vehicle overlay (the file given, else the vehicle's
+    embedded one), read: (layer, source named in errors, origin named by explain_config)."""
+    if vehicle not in VEHICLE_OVERLAYS:
+        raise ConfigError(
+            f"vehicle = {format_value(vehicle)} is not one of {', '.join(VEHICLE_OVERLAYS)}"
+        )
+    layers: list[tuple[dict, str, str]] = []
+    if config_path is not None:
+        source = os.fspath(config_path)
+        layers.append((read_config_file(config_path), source, f"config file {source}"))
+    if overlay_path is not None:
+        source = os.fspath(overlay_path)
+        layers.append((read_config_file(overlay_path), source, f"vehicle overlay {source}"))
+    else:
+        embedded = vehicle_overlay(vehicle)
+        if embedded is not None:
+            layer, source = embedded
+            layers.append((layer, source, f"vehicle overlay {source} (embedded, {vehicle})"))
+    return layers
+
+
+def _setter(layers: list[tuple[dict, str, str]], overrides: Iterable[tuple[str, Mapping]]):
     """source_of(dotted key) for validate_effective: the last layer that set the key (a file,
-    the vehicle overlay, ``command line``), else ``the defaults``."""
+    the vehicle overlay, an override layer's label such as ``command line``), else ``the
+    defaults``. ``overrides``: the override layers, (label, {dotted key: value})."""
+    overrides = list(overrides)
 
     def source_of(path: str) -> str:
         found = "the defaults"
         for layer, source, _ in layers:
             if any(k == path or k.startswith(path + ".") for k, _ in leaves(layer)):
                 found = source
-        for key in overrides or {}:
-            k = key.removesuffix("+")
-            if k == path or k.startswith(path + ".") or path.startswith(k + "."):
-                found = COMMAND_LINE
+        for label, override in overrides:
+            for key in override:
+                k = key.removesuffix("+")
+                if k == path or k.startswith(path + ".") or path.startswith(k + "."):
+                    found = label
         return found
 
     return source_of
