@@ -188,12 +188,30 @@ def _drift_sigma(T: float, h: bool) -> float:
     nv = d.accel_vrw_mps_per_sqrt_h / 60
     ng = d.gyro_arw_deg_per_sqrt_h * DEG / 60
     v = (sv * T) ** 2 + (sa * T * T / 2) ** 2 + nv**2 * T**3 / 3
-    if h:
+    if h:  # the INS's own tilt carried into the outage: ins.attitude_sigma_deg (0.03 deg)
+        sth = load_config()["ins"]["attitude_sigma_deg"] * DEG
+        v += (G * sth * T * T / 2) ** 2
         v += (G * sphi * T * T / 2) ** 2 + (G * sg * T**3 / 6) ** 2 + G**2 * ng**2 * T**5 / 20
     return math.sqrt(v)
 
 
-def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
+def _own_tilt(block, drive, k: int) -> np.ndarray:
+    """The INS's tilt about east and north at epoch k: the rotation vector of q_ins q_true^-1
+    (the specification's INS), without its heading part; checked against the error states."""
+    from scipy.spatial.transform import Rotation
+
+    step = int(round(block["sample_time_s"][k] * RATE))
+    q_true = Rotation.from_quat(drive.q_xyzw[step])
+    rv = (Rotation.from_quat(block["orientation_enu_xyzw"][k]) * q_true.inv()).as_rotvec()
+    # the same from the roll and pitch states: R (sigma x5, sigma x6, 0)
+    s_th = load_config()["ins"]["attitude_sigma_deg"] * DEG
+    x = block["error_states"][k]
+    want = q_true.as_matrix()[0:2, 0:2] @ (s_th * x[4:6])
+    np.testing.assert_allclose(rv[0:2], want, atol=2e-3 * s_th)  # first order: dpsi dtheta
+    return want
+
+
+def test_dead_reckoning_grows_as_the_inertial_error_model(runs, drive):
     b, plain, _ = runs
     t = b["sample_time_s"]
     dr = b["ins_state"] == 6
@@ -202,6 +220,8 @@ def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
     f = b["position_enu_m"] - plain["position_enu_m"]
     f0 = f[k_start - 1]
     t0 = t[k_start - 1]
+    # the tilt at the loss: the INS's own roll and pitch errors of the last aided epoch, in ENU
+    phi_c = _own_tilt(plain, drive, k_start - 1)
     # the outage's draws: the stream Pcg32(seed + 10007, 16), 18 Gaussians, first outage
     rng = Pcg32(SEED + 10007, 16)
     xi = np.array([rng.gaussian() for _ in range(18)])
@@ -219,6 +239,7 @@ def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
             + G * sg * xi[10] * T**3 / 6
             + nv * xi[12] * math.sqrt(T**3 / 3)
             + G * ng * xi[16] * math.sqrt(T**5 / 20)
+            + G * phi_c[1] * T * T / 2
         )
         north = (
             sv * xi[1] * T
@@ -227,6 +248,7 @@ def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
             - G * sg * xi[9] * T**3 / 6
             + nv * xi[13] * math.sqrt(T**3 / 3)
             - G * ng * xi[15] * math.sqrt(T**5 / 20)
+            - G * phi_c[0] * T * T / 2
         )
         up = sv * xi[2] * T + sa * xi[5] * T * T / 2 + nv * xi[14] * math.sqrt(T**3 / 3)
         np.testing.assert_allclose(f[k] - f0, [east, north, up], rtol=1e-9, atol=1e-9)
@@ -240,8 +262,9 @@ def test_dead_reckoning_grows_as_the_inertial_error_model(runs):
 
 def test_the_defaults_drift_decimetres_in_10_s_and_metres_in_60_s():
     # horizontal 1-sigma per axis after an outage with the ins.drift defaults (a generic grade)
-    assert 0.10 < _drift_sigma(10.0, True) < 0.3  # 0.15 m
-    assert 2.0 < _drift_sigma(60.0, True) < 10.0  # 5.0 m
+    # and the INS's own 0.03 deg tilt carried into it (g 0.03 deg T^2 / 2: 0.26 m, 9.2 m)
+    assert 0.2 < _drift_sigma(10.0, True) < 0.4  # 0.30 m
+    assert 8.0 < _drift_sigma(60.0, True) < 13.0  # 10.5 m
     assert _drift_sigma(60.0, False) < 1.5  # vertical: velocity error and VRW, 0.87 m
 
 

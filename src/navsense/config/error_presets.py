@@ -14,8 +14,9 @@ x 1e-6 g 60; ft/s/sqrt(h) -> m/s/sqrt(h): x 0.3048; g = 9.80665 m/s^2.
 
 The aided INS's ``tilt_sigma_deg`` of a grade follows its accelerometer bias as the default's
 does (navsense.sensors.ins_aiding: an aided filter observes the sum of the bias and g times the
-tilt, so the residual tilt is bias / g rad); ``velocity_sigma_mps`` is the GNSS-aided filter's
-and stays the configuration's.
+tilt, so the residual tilt is bias / g rad), drawn at the loss of aiding on top of the tilt the
+INS carries into it (its own, of ``ins.attitude_sigma_deg``, which a grade does not set);
+``velocity_sigma_mps`` is the GNSS-aided filter's and stays the configuration's.
 """
 
 from __future__ import annotations

@@ -183,8 +183,11 @@ _INS_DRIFT = Section(
         # a generic grade (navsense choice, not a datasheet quote; docs/guide/error-models.md):
         # 0.05 km/h RMS, a GNSS-aided filter's velocity accuracy (not verified)
         "velocity_sigma_mps": _drift(1.0, "m/s, velocity error at the loss of aiding", 0.014),
-        # bias / g: the residual tilt an aided filter leaves with a 10 ug bias (1e-5 rad)
-        "tilt_sigma_deg": _drift(1.0, "deg, residual tilt at the loss of aiding", 0.0006),
+        # bias / g: the residual tilt an aided filter leaves with a 10 ug bias (1e-5 rad), drawn
+        # at the loss on top of the INS's own tilt (attitude_sigma_deg, carried: ins_aiding)
+        "tilt_sigma_deg": _drift(
+            1.0, "deg, a tilt drawn at the loss of aiding beyond the INS's own", 0.0006
+        ),
         # between ADIS16465 Rev. C's in-run 3.6 ug and HG9900's 25 ug
         "accel_bias_ug": _drift(10000.0, "micro-g, accelerometer bias", 10),
         # ADIS16465 Rev. C's in-run 2 deg/h; tactical 1 .. 10 deg/h (El-Sheimy 2020, Table 1)

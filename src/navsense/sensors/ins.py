@@ -84,6 +84,7 @@ navsense.output.layouts.ins from these arrays and :meth:`InsModel.output_info`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -252,9 +253,9 @@ class InsCore:
     ) -> dict[str, np.ndarray]:
         """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
         centre-of-mass velocity, angular velocity (m, 3), reset since the previous epoch (m,);
-        ``r`` the attitude's matrices (m, 3, 3) when the caller has them; ``aid`` the epochs of
-        navsense.sensors.ins_aiding.GnssAiding.run (ins.aiding "gnss"), None: the
-        specification's INS."""
+        ``r`` the attitude's matrices (m, 3, 3) when the caller has them; ``aid`` (ins.aiding
+        "gnss") a function of the INS's own tilt (m, 2) (:func:`_tilt_enu`) giving the epochs of
+        navsense.sensors.ins_aiding.GnssAiding.run, None: the specification's INS."""
         m = t_s.shape[0]
         if m == 0:
             return _empty_block(aid is not None)
@@ -296,6 +297,7 @@ class InsCore:
         covariance = np.tile(s.fix_covariance_m2, (m, 1))
         p_fix = p_ins
         if aid is not None:  # ins.aiding "gnss": the aided INS's errors (ins_aiding)
+            aid = aid(_tilt_enu(r, x, s.attitude_sigmas_rad[1]))
             p_ins, q_ins, covariance = _aided(aid, p_ins, q_ins, body, r, s.fix_covariance_m2)
             # before initialisation the chain runs on the truth point (no value is kept)
             p_fix = np.where(aid["initialised"][:, None], p_ins, p_n)
@@ -380,6 +382,15 @@ class InsCore:
         return fix, truth_utm, quat_multiply(q_rot[:, None], attitudes)
 
 
+def _tilt_enu(r: np.ndarray, x: np.ndarray, sigma_theta: float) -> np.ndarray:
+    """The INS's own tilt about east and north, (m, 2) rad: R (dphi, dtheta, 0) to first order,
+    dphi = sigma_theta x5 and dtheta = sigma_theta x6 the roll and pitch errors (body axes, the
+    right factors q_y(dtheta) q_x(dphi) of q_ins); the dead reckoning of the aided INS starts
+    from it (navsense.sensors.ins_aiding, "The tilt at the loss")."""
+    d_phi, d_theta = sigma_theta * x[:, 4], sigma_theta * x[:, 5]
+    return r[:, 0:2, 0] * d_phi[:, None] + r[:, 0:2, 1] * d_theta[:, None]
+
+
 def _aided(aid, p_ins, q_ins, body, r, fix_covariance_m2):
     """The aided INS's errors (ins.aiding "gnss", navsense.sensors.ins_aiding) on the
     specification's: ``(p_ins, q_ins, covariance)``; ``body``'s velocity is changed in place.
@@ -450,8 +461,12 @@ class InsModel:
         """The INS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
         idx = self._due.sample_indices(truth.t_s)
         reset = np.asarray(truth.reset, dtype=bool)
-        aid = None if self._aiding is None else self._aiding.run(truth, truth.t_s[idx])
+        aid = None  # the aiding's epochs as a function of the INS's own tilt (InsCore.run)
+        if self._aiding is not None:
+            aid = partial(self._aiding.run, truth, truth.t_s[idx])
         if idx.size == 0:
+            if aid is not None:
+                aid(np.zeros((0, 2)))  # the receiver's epochs of the chunk all the same
             self._reset_pending = self._reset_pending or bool(reset.any())
             return _empty_block(aid is not None)
         # a reset at any step after the previous epoch, up to and including this epoch's step
