@@ -239,7 +239,11 @@ _ACCEL_KEYS = (
 )
 IMU_CODE = {
     "earth": "none",  # navsense extension (issue 19 s.3): the specification's Earth
-    "vibration": {"sines": []},  # navsense extension (issue 30 item 2): none
+    "vibration": {  # navsense extension (issue 30 item 2): none
+        "sines": [],
+        "random_psd_g2_per_hz": [0, 0, 0],
+        "random_band_hz": [10, 100],
+    },
     "model": "acres",
     "preset": "none",
     "configurable": {

@@ -23,6 +23,8 @@ RANGES = {
     # the physics rate (issue 30), at most 2000 Hz (the physics rate's own check: navsense.run)
     "physics.hz": ("number", 50, 2000, False),
     "imu.configurable.bandwidth_hz": ("number", 0, INF, False),
+    "imu.vibration.random_psd_g2_per_hz": ("vector", 0, INF, False),
+    "imu.vibration.random_band_hz": ("vector", 0, INF, False),
     "gnss.hz": ("number", 1, 2000, False),
     "imu.hz": ("number", 1, 2000, False),
     "ins.hz": ("number", 1, 2000, False),

@@ -473,7 +473,25 @@ IMU_SECTION = Section(
                     chosen="sines of the specific force and rate in the IMU's axes, added on "
                     "the physics clock before the IMU samples; [] none",
                     default=[],
-                )
+                ),
+                "random_psd_g2_per_hz": Field(
+                    "vector",
+                    length=3,
+                    minimum=0,
+                    extension=True,
+                    chosen="one-sided acceleration PSD on the IMU's x, y, z axes within the "
+                    "band, g^2/Hz (a power is not negative); 0: none",
+                    default=[0, 0, 0],
+                ),
+                "random_band_hz": Field(
+                    "vector",
+                    length=2,
+                    minimum=0,
+                    extension=True,
+                    chosen="[low, high] edges of the random vibration's band, Hz, low < high "
+                    "< half the physics rate",
+                    default=[10, 100],
+                ),
             }
         ),
     }

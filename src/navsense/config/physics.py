@@ -48,6 +48,15 @@ def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[s
                 "(physics.hz): a sensor samples at most once a physics step"
             )
     imu = cfg.get("imu")
+    vib = (imu or {}).get("vibration") or {}
+    if imu and imu.get("enabled") and any(vib.get("random_psd_g2_per_hz") or ()):
+        lo, hi = vib["random_band_hz"]
+        if not lo < hi < 0.5 * rate:
+            out.append(
+                f"imu.vibration.random_band_hz = [{lo:g}, {hi:g}] is not low < high < half the "
+                f"physics rate, {0.5 * rate:g} Hz (physics.hz): the random vibration is made "
+                "on the physics clock"
+            )
     bandwidth = ((imu or {}).get("configurable") or {}).get("bandwidth_hz") or 0
     if imu and imu.get("enabled") and imu.get("model") == "configurable" and bandwidth:
         if float(bandwidth) >= 0.5 * rate:  # the low-pass runs on the physics clock

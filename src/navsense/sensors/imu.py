@@ -46,7 +46,7 @@ from navsense.constants import GRAVITY_MPS2
 from navsense.geo.earth import SiteEarth, site_earth
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
-from navsense.sensors.vibration import SineVibration
+from navsense.sensors.vibration import RandomVibration, SineVibration
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -82,6 +82,11 @@ class ImuModel:
         self._sigma = np.array([[c.accel_std_mps2], [c.gyro_std_radps]]) * (1.0 if c.noise else 0.0)
         self._due = Due(c.hz, start_s=None)
         self._vibration = SineVibration(c.vibration_sines) if c.vibration_sines else None
+        self._random_vibration = (
+            RandomVibration(c.vibration_psd, c.vibration_band, c.seed)
+            if any(c.vibration_psd)
+            else None
+        )
         # state carried between chunks: the previous step's IMU-point velocity and body values
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
         self._prev_vi = np.zeros(3)
@@ -103,6 +108,8 @@ class ImuModel:
         t = truth.t_s
         if self._vibration is not None:  # imu.vibration (navsense.sensors.vibration)
             self._vibration.add(t, kin.fw)
+        if self._random_vibration is not None:
+            self._random_vibration.add(t, kin.fw, truth.rate_hz)
         due = self._due.sample_indices(t)
         rows = due[kin.age[due] >= 2]
         m = rows.size

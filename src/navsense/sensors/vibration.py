@@ -11,13 +11,34 @@ IMU's platform axes, [PB] x_FLU), each of frequency f_i and amplitudes a_i (m/s^
 with t_k = k / physics rate the step's time: a vibration that is the same function of time
 however the run is cut (batch = chunks = steps). The phase is zero at t = 0 (ruling: one phase
 is as good as another for a single sine; several sines add in phase at t = 0). No random draw.
+
+Random vibration (``imu.vibration.random_psd_g2_per_hz`` S_j on the IMU's axis j, within
+``random_band_hz`` [f_lo, f_hi]): band-limited Gaussian noise of one-sided PSD S_j g0^2 in the
+band (g0 = 9.80665 m/s^2), the specific force only, made on the physics clock of rate f_s::
+
+    x_j,k = sqrt(S_j g0^2 f_s / 2) z_j,k                 white, one-sided PSD S_j g0^2
+    a_j,k = BP(x_j)_k                                    4th-order Butterworth band-pass
+
+(scipy.signal.butter(2, [f_lo, f_hi], "bandpass"), the bilinear transform; its gain is 1 at
+the band's centre, so the PSD there is S_j g0^2; the filter starts at rest at t = 0). Random
+values: the stream Pcg32(seed + 1013, 21) (a sequence no other stream uses), 3 Gaussians a
+physics step (x, y, z), only when a PSD is set: no other stream moves. The vibration is motion,
+not a sensor error: ``noise`` false keeps it (ruling).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["SineVibration"]
+from navsense.constants import GRAVITY_MPS2
+from navsense.rng import Pcg32
+
+__all__ = ["SineVibration", "RandomVibration", "VIBRATION_SEED_OFFSET", "VIBRATION_SEQUENCE"]
+
+VIBRATION_SEED_OFFSET = 1013  # navsense: the random vibration's stream Pcg32(seed + 1013, 21)
+VIBRATION_SEQUENCE = 21
 
 
 class SineVibration:
@@ -37,3 +58,32 @@ class SineVibration:
             return
         s = np.sin(2.0 * np.pi * np.outer(t_s, self.hz))  # (n, m)
         fw += np.einsum("nm,mij->nij", s, self.amp)
+
+
+class RandomVibration:
+    """Band-limited random vibration of the specific force (module docstring): ``psd`` S on the
+    IMU's x, y, z (g^2/Hz), ``band`` (f_lo, f_hi) Hz, ``axes`` as :class:`SineVibration`."""
+
+    def __init__(self, psd, band, seed: int, axes: np.ndarray | None = None) -> None:
+        self.psd = np.asarray(psd, dtype=np.float64)
+        self.band = (float(band[0]), float(band[1]))
+        self.axes = np.eye(3) if axes is None else np.asarray(axes, dtype=np.float64)
+        self._rng = Pcg32(int(seed) + VIBRATION_SEED_OFFSET, VIBRATION_SEQUENCE)
+        self._filter: Any = None  # (b, a) at the physics rate, on the first chunk
+        self._state: Any = None  # the band-pass's state (4, 3)
+
+    def add(self, t_s: np.ndarray, fw: np.ndarray, rate_hz: float) -> None:
+        """Add the vibration of the steps ``t_s`` (n,) to ``fw``'s specific force in place."""
+        n = t_s.size
+        if n == 0:
+            return
+        from scipy.signal import butter, lfilter
+
+        if self._filter is None:
+            self._filter = butter(2, self.band, btype="bandpass", fs=rate_hz)
+            self._state = np.zeros((4, 3))
+        b, a = self._filter
+        sigma = np.sqrt(self.psd * GRAVITY_MPS2**2 * rate_hz / 2.0)
+        x = self._rng.gaussians(3 * n).reshape(n, 3) * sigma
+        y, self._state = lfilter(b, a, x, axis=0, zi=self._state)
+        fw[:, 0] += y @ self.axes  # IMU axes -> FLU: [PB]^T x

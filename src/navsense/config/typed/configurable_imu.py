@@ -120,6 +120,8 @@ class ConfigurableImuConfig:
     accel: SensorErrors
     earth: str
     vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
+    vibration_psd: tuple[float, ...] = field(metadata=key("imu.vibration.random_psd_g2_per_hz"))
+    vibration_band: tuple[float, ...] = field(metadata=key("imu.vibration.random_band_hz"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:

@@ -32,6 +32,8 @@ class ImuConfig:
     noise: bool = field(metadata=key("noise"))
     earth: str
     vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
+    vibration_psd: tuple[float, ...] = field(metadata=key("imu.vibration.random_psd_g2_per_hz"))
+    vibration_band: tuple[float, ...] = field(metadata=key("imu.vibration.random_band_hz"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:

@@ -71,7 +71,7 @@ from navsense.sensors.configurable_imu.error_terms import (
     round_code,
 )
 from navsense.sensors.imu import imu_point_kinematics
-from navsense.sensors.vibration import SineVibration
+from navsense.sensors.vibration import RandomVibration, SineVibration
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -156,6 +156,11 @@ class ConfigurableImuModel:
         self._due = Due(c.hz, start_s=None)
         sines = c.vibration_sines
         self._vibration = SineVibration(sines, self.dcm_pb) if sines else None
+        self._random_vibration = (
+            RandomVibration(c.vibration_psd, c.vibration_band, c.seed, self.dcm_pb)
+            if any(c.vibration_psd)
+            else None
+        )
         self._age = -1
         self._prev_vi = np.zeros(3)
         self._prev_fb = np.zeros(3)
@@ -183,6 +188,8 @@ class ConfigurableImuModel:
         )
         if self._vibration is not None:  # imu.vibration (navsense.sensors.vibration)
             self._vibration.add(truth.t_s, kin.fw)
+        if self._random_vibration is not None:
+            self._random_vibration.add(truth.t_s, kin.fw, truth.rate_hz)
         due = self._due.sample_indices(truth.t_s)
         rows = due[kin.age[due] >= 2]
         signal = self._signal(kin, truth.rate_hz)
