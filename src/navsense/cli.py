@@ -267,12 +267,12 @@ _PARSERS = {
     "simulate": _add_simulate,
     "scenarios": _add_scenarios,
     "config": _add_module_parser("navsense.config.cli_config"),
-    "geo": _add_module_parser("navsense.geo.cli_geo"),
-    "export": _add_module_parser("navsense.cli_export"),
-    "truth": _add_module_parser("navsense.truth.cli_truth"),
-    "campaign": _add_module_parser("navsense.campaign.cli_campaign"),
+    "geo": _add_module_parser("navsense.commands.geo"),
+    "export": _add_module_parser("navsense.commands.export"),
+    "truth": _add_module_parser("navsense.commands.truth"),
+    "campaign": _add_module_parser("navsense.commands.campaign"),
     "score": _add_module_parser("navsense.score.cli"),
-    "live": _add_module_parser("navsense.live.cli"),
+    "live": _add_module_parser("navsense.commands.live"),
     "allan": _add_module_parser("navsense.allan.cli"),
     "site": _add_module_parser("navsense.mapdata.cli"),
 }
@@ -384,10 +384,10 @@ def _main(words: list[str], debug: bool) -> int:
             # sub-commands registered by their own modules expose run(args)
             module = {
                 "config": "navsense.config.cli_config",
-                "geo": "navsense.geo.cli_geo",
-                "export": "navsense.cli_export",
-                "report": "navsense.cli_export",
-                "truth": "navsense.truth.cli_truth",
+                "geo": "navsense.commands.geo",
+                "export": "navsense.commands.export",
+                "report": "navsense.commands.export",
+                "truth": "navsense.commands.truth",
             }[args.command]
             import importlib
 

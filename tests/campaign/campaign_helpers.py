@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from conftest import circle_truth
-from navsense.campaign import cli_campaign
+from navsense.commands import campaign as cli_campaign
 from navsense.errors import NavsenseError
 from navsense.truth.io import write_truth
 

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from geo.geo_helpers import um
+from navsense.commands import geo as cli_geo
 from navsense.errors import ConfigError, DatumError, FormatError
-from navsense.geo import Georeference, cli_geo, utm
+from navsense.geo import Georeference, utm
 
 
 def _parser():
@@ -334,7 +335,7 @@ def test_module_entry_point_runs():
         [
             sys.executable,
             "-m",
-            "navsense.geo.cli_geo",
+            "navsense.commands.geo",
             "geo",
             "--from",
             "enu",

@@ -521,7 +521,7 @@ def test_a_relative_truth_log_is_found_beside_the_run(short_run, tmp_path):
 
 # --------------------------------------------------------------------------------- the CLI
 def test_cli_report(short_run, capsys):
-    from navsense import cli_export
+    from navsense.commands import export as cli_export
 
     parser = argparse.ArgumentParser(prog="navsense")
     cli_export.add_parser(parser.add_subparsers(dest="command"))

@@ -498,7 +498,7 @@ def test_not_a_run_directory(tmp_path):
 
 # --------------------------------------------------------------------------------- the CLI
 def _cli(argv):
-    from navsense import cli_export
+    from navsense.commands import export as cli_export
 
     parser = argparse.ArgumentParser(prog="navsense")
     cli_export.add_parser(parser.add_subparsers(dest="command"))

@@ -23,6 +23,7 @@ import gpxpy.gpx
 import numpy as np
 import pytest
 
+from navsense.commands import truth as cli_truth
 from navsense.config import load_config
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import NavsenseError, TruthError
@@ -32,7 +33,6 @@ from navsense.rotation import quat_conjugate, quat_multiply, quat_to_matrix, rot
 from navsense.sensors.imu import imu_point_kinematics
 from navsense.simulate import simulate
 from navsense.site import site_from_json
-from navsense.truth import cli_truth
 from navsense.truth.io import read_truth, read_truth_metadata
 from navsense.truth.track_kinematics import HEADING_BLEND_M
 from navsense.truth.tracks import (

@@ -22,7 +22,7 @@ with the same ``--out``.
 
 Modules: :mod:`.spec` (the campaign file), :mod:`.runner` (executing runs, resume, rerun),
 :mod:`.stats` (``run_statistics(run_dir)``: GNSS and INS error statistics of one run directory),
-:mod:`.summary` (statistics.parquet, summary.parquet/csv), :mod:`.cli_campaign` (the command).
+:mod:`.summary` (statistics.parquet, summary.parquet/csv) (the command: navsense.commands.campaign).
 Dask (``dask[distributed]``) is needed only to run on Dask; everything else uses numpy and pyarrow.
 """
 

@@ -15,7 +15,8 @@ Modules (one function per transform, named source_to_target where the name is fr
 ``geoid``       the EGM96 geoid undulation (NGA's 15' grid, package data), bilinear as PROJ
 ``georef``      Georeference.acre() / Georeference.local(): ENU <-> every frame, grid rotation,
                 affine grid <-> UTM map
-``cli_geo``     the ``navsense geo`` subcommand (add_parser, run)
+
+The ``navsense geo`` command: navsense.commands.geo.
 
 Conventions: latitude and longitude in degrees (``_deg``), lengths in metres (``_m``) unless the
 name says ``_ft`` (US survey feet, 1200/3937 m), times in seconds (``_s``), epochs in decimal

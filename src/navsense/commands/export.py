@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"navsense: report {path}")
         _teardown_not_needed()
         return 0
-    raise ValueError(f"cli_export.run: unknown command {name!r}")  # pragma: no cover
+    raise ValueError(f"navsense.commands.export.run: unknown command {name!r}")  # pragma: no cover
 
 
 def _teardown_not_needed() -> None:

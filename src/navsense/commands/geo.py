@@ -25,7 +25,7 @@ episode time, otherwise --epoch-s/--utc/0 applies)::
 Errors: out-of-domain or non-finite input raises DatumError, a malformed CSV FormatError, a bad
 combination of options ConfigError; each has a one-line message naming the value. ``run``
 raises them (the main ``navsense`` command prints one line and exits 2); ``main`` does that
-itself for ``python -m navsense.geo.cli_geo``.
+itself for ``python -m navsense.commands.geo``.
 """
 
 from __future__ import annotations
@@ -446,7 +446,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Stand-alone entry (``python -m navsense.geo.cli_geo``): one-line errors, exit code 2."""
+    """Stand-alone entry (``python -m navsense.commands.geo``): one-line errors, exit code 2."""
     parser = argparse.ArgumentParser(prog="navsense")
     sub = parser.add_subparsers(dest="command", required=True)
     add_parser(sub)
