@@ -423,15 +423,7 @@ def simulate(
         # fork first: the child keeps only this thread
         child = _fork(remote, run.path, output_format, delay_s, chunk_steps) if remote else None
         outputs = _Outputs(run.path, local, output_format)
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool: _InlinePool | ThreadPoolExecutor = (
-            _InlinePool()
-            if machine.inline()
-            else ThreadPoolExecutor(
-                max_workers=machine.model_threads(len(local)), thread_name_prefix="navsense-model"
-            )
-        )
+        pool = _model_pool(len(local))
         truth_writer = None
         if save_truth:
             truth_writer = _open_truth_writer(run.path, site, start_utc)
@@ -487,6 +479,18 @@ def _fork(remote, folder: Path, fmt: str, delay_s: float, chunk_steps: int) -> C
         lag=_Schedule.LAG,
         name="navsense-models",
         slot_steps=chunk_steps,
+    )
+
+
+def _model_pool(n_models: int):
+    """The threads that run this process's models (navsense._runtime.machine.model_threads), or
+    on one core (:func:`navsense._runtime.machine.inline`) none: each model runs when submitted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if machine.inline():
+        return _InlinePool()
+    return ThreadPoolExecutor(
+        max_workers=machine.model_threads(n_models), thread_name_prefix="navsense-model"
     )
 
 
