@@ -186,3 +186,45 @@ def test_a_band_beyond_the_clock_is_one_line():
     over = {**RANDOM, "imu.vibration.random_band_hz": [50, 80]}
     with pytest.raises(ConfigError, match=r"random_band_hz = \[50, 80\] is not low < high < half"):
         prepare_run(scenario="acre-loop", duration_s=1.0, overrides={**over, "physics.hz": 120})
+
+
+def driving(seconds: float, rate_hz: float, speed_mps: float) -> TruthStates:
+    """Straight east at a constant speed, level."""
+    truth = at_rest(seconds, rate_hz)
+    p = truth.p_m.copy()
+    p[:, 0] = speed_mps * truth.t_s
+    v = np.zeros_like(p)
+    v[:, 0] = speed_mps
+    return TruthStates(**{**truth.__dict__, "p_m": p, "c_m": p.copy(), "v_mps": v})
+
+
+ENGINE = {
+    "imu.vibration.engine_idle_rpm": 800,
+    "imu.vibration.engine_rpm_per_mps": 156,  # 3rd gear 1.3 x final drive 3.9, wheel 0.31 m
+    "imu.vibration.engine_accel_mps2": [0, 0, 0.5],
+}
+
+
+@pytest.mark.parametrize(
+    "speed, hz", [(0.0, 2 * 800 / 60), (5.0, 2 * 1580 / 60), (10, 2 * 2360 / 60)]
+)
+def test_the_engine_order_follows_the_vehicles_speed(speed, hz):
+    """rpm = 800 + 156 v; the 2nd order at 2 rpm / 60 Hz (26.7 Hz at rest, 52.7 Hz at 5 m/s,
+    78.7 Hz at 10 m/s), 0.5 m/s^2 on z times the two-step average's cos(pi f / 1000)."""
+    f = _imu(1000.0, [], hz=1000, **ENGINE).process(driving(60.0, 1000.0, speed))
+    fz = f["specific_force_flu_mps2"][:, 2] - G
+    assert welch_peak(fz, 1000.0) == pytest.approx(hz, abs=2.0)  # its 3.9 Hz bins
+    assert amplitude_at(fz[-30000:], 1000.0, hz) == pytest.approx(
+        0.5 * np.cos(np.pi * hz / 1000), rel=0.01
+    )
+
+
+@pytest.mark.parametrize("model", ["acres", "configurable"])
+def test_the_engine_batch_equals_chunks_equals_steps(model):
+    truth = driving(0.3, 1000.0, 7.0)
+    keys = {"imu.model": model, **ENGINE}
+    whole = _imu(1000.0, [], **keys).process(truth)
+    imu = _imu(1000.0, [], **keys)
+    parts = [imu.process(truth.slice(k, k + 1)) for k in range(len(truth))]
+    for key, value in whole.items():
+        assert np.array_equal(np.concatenate([p[key] for p in parts]), value), key

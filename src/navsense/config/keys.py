@@ -492,6 +492,38 @@ IMU_SECTION = Section(
                     "< half the physics rate",
                     default=[10, 100],
                 ),
+                "engine_idle_rpm": Field(
+                    "number",
+                    minimum=0,
+                    extension=True,
+                    chosen="the engine's speed at rest, rpm; 0 with engine_rpm_per_mps 0: no "
+                    "engine vibration",
+                    default=0,
+                ),
+                "engine_rpm_per_mps": Field(
+                    "number",
+                    minimum=0,
+                    extension=True,
+                    chosen="engine rpm per m/s of the vehicle's speed: overall gear ratio x 60 "
+                    "/ (2 pi wheel radius)",
+                    default=0,
+                ),
+                "engine_order": Field(
+                    "number",
+                    minimum=0,
+                    min_open=True,
+                    extension=True,
+                    chosen="the order of the engine's rotation: 2 is a 4-cylinder four-stroke "
+                    "engine's firing; > 0",
+                    default=2,
+                ),
+                "engine_accel_mps2": Field(
+                    "vector",
+                    length=3,
+                    extension=True,
+                    chosen="amplitude of the order's specific force on the IMU's x, y, z, m/s^2",
+                    default=[0, 0, 0],
+                ),
             }
         ),
     }

@@ -24,6 +24,17 @@ the band's centre, so the PSD there is S_j g0^2; the filter starts at rest at t 
 values: the stream Pcg32(seed + 1013, 21) (a sequence no other stream uses), 3 Gaussians a
 physics step (x, y, z), only when a PSD is set: no other stream moves. The vibration is motion,
 not a sensor error: ``noise`` false keeps it (ruling).
+
+Engine order (``imu.vibration.engine_*``; navsense's model): the engine turns at
+rpm_k = idle + c |v_h,k|, the idle speed plus ``engine_rpm_per_mps`` c times the chassis's
+horizontal speed (c = overall gear ratio x 60 / (2 pi wheel radius): one gear, no clutch, no
+shift), and its order n (``engine_order``; 2: a 4-cylinder four-stroke engine's firing) shakes
+the IMU with the amplitude a (``engine_accel_mps2``, IMU axes)::
+
+    phi_k = phi_k-1 + 2 pi n rpm_k / 60 h,   phi_-1 = 0,   h = 1 / physics rate
+    f^b_k += [PB]^T a sin(phi_k)
+
+(the phase summed in order, so the same bits however the run is cut). No random draw.
 """
 
 from __future__ import annotations
@@ -35,7 +46,13 @@ import numpy as np
 from navsense.constants import GRAVITY_MPS2
 from navsense.rng import Pcg32
 
-__all__ = ["SineVibration", "RandomVibration", "VIBRATION_SEED_OFFSET", "VIBRATION_SEQUENCE"]
+__all__ = [
+    "SineVibration",
+    "RandomVibration",
+    "EngineVibration",
+    "VIBRATION_SEED_OFFSET",
+    "VIBRATION_SEQUENCE",
+]
 
 VIBRATION_SEED_OFFSET = 1013  # navsense: the random vibration's stream Pcg32(seed + 1013, 21)
 VIBRATION_SEQUENCE = 21
@@ -87,3 +104,23 @@ class RandomVibration:
         x = self._rng.gaussians(3 * n).reshape(n, 3) * sigma
         y, self._state = lfilter(b, a, x, axis=0, zi=self._state)
         fw[:, 0] += y @ self.axes  # IMU axes -> FLU: [PB]^T x
+
+
+class EngineVibration:
+    """One order of an engine whose speed follows the vehicle's (module docstring)."""
+
+    def __init__(self, idle_rpm, rpm_per_mps, order, accel, axes: np.ndarray | None = None):
+        self.idle_rpm, self.rpm_per_mps, self.order = float(idle_rpm), float(rpm_per_mps), order
+        amp = np.asarray(accel, dtype=np.float64)
+        self.amp = amp if axes is None else amp @ np.asarray(axes, dtype=np.float64)
+        self.phase = 0.0  # phi of the last step, rad
+
+    def add(self, v_mps: np.ndarray, fw: np.ndarray, rate_hz: float) -> None:
+        """Add the order at the steps of chassis velocity ``v_mps`` (n, 3) to ``fw``."""
+        if v_mps.shape[0] == 0:
+            return
+        rpm = self.idle_rpm + self.rpm_per_mps * np.hypot(v_mps[:, 0], v_mps[:, 1])
+        step = 2.0 * np.pi * self.order * rpm / 60.0 / rate_hz
+        phase = np.add.accumulate(np.concatenate([[self.phase], step]))[1:]
+        self.phase = float(phase[-1])
+        fw[:, 0] += np.sin(phase)[:, None] * self.amp

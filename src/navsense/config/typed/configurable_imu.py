@@ -122,6 +122,10 @@ class ConfigurableImuConfig:
     vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
     vibration_psd: tuple[float, ...] = field(metadata=key("imu.vibration.random_psd_g2_per_hz"))
     vibration_band: tuple[float, ...] = field(metadata=key("imu.vibration.random_band_hz"))
+    engine_idle_rpm: float = field(metadata=key("imu.vibration.engine_idle_rpm"))
+    engine_rpm_per_mps: float = field(metadata=key("imu.vibration.engine_rpm_per_mps"))
+    engine_order: float = field(metadata=key("imu.vibration.engine_order"))
+    engine_accel_mps2: tuple[float, ...] = field(metadata=key("imu.vibration.engine_accel_mps2"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:
