@@ -112,8 +112,8 @@ def test_the_lists_derive_from_the_registry():
     registry's, in its order."""
     import argparse
 
+    from navsense.commands.config import add_config_arguments
     from navsense.config import load_config
-    from navsense.config.cli_config import add_config_arguments
     from navsense.config.schema import SCHEMA
     from navsense.output.ros2 import sensors_of_config
 

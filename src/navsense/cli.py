@@ -36,7 +36,7 @@ from typing import NoReturn
 
 from navsense import __version__
 from navsense._runtime.process import raise_terminated, stop_line
-from navsense.config.cli_config import add_config_arguments, overrides_from_args
+from navsense.commands.config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 
 __all__ = ["main", "build_parser"]
@@ -266,15 +266,15 @@ def _add_module_parser(module: str):
 _PARSERS = {
     "simulate": _add_simulate,
     "scenarios": _add_scenarios,
-    "config": _add_module_parser("navsense.config.cli_config"),
+    "config": _add_module_parser("navsense.commands.config"),
     "geo": _add_module_parser("navsense.commands.geo"),
     "export": _add_module_parser("navsense.commands.export"),
     "truth": _add_module_parser("navsense.commands.truth"),
     "campaign": _add_module_parser("navsense.commands.campaign"),
-    "score": _add_module_parser("navsense.score.cli"),
+    "score": _add_module_parser("navsense.commands.score"),
     "live": _add_module_parser("navsense.commands.live"),
-    "allan": _add_module_parser("navsense.allan.cli"),
-    "site": _add_module_parser("navsense.mapdata.cli"),
+    "allan": _add_module_parser("navsense.commands.allan"),
+    "site": _add_module_parser("navsense.commands.site"),
 }
 _PARSER_OF = {**{name: name for name in _PARSERS}, "report": "export"}
 
@@ -383,7 +383,7 @@ def _main(words: list[str], debug: bool) -> int:
         if func is None:
             # sub-commands registered by their own modules expose run(args)
             module = {
-                "config": "navsense.config.cli_config",
+                "config": "navsense.commands.config",
                 "geo": "navsense.commands.geo",
                 "export": "navsense.commands.export",
                 "report": "navsense.commands.export",

@@ -3,7 +3,7 @@
 Everything that lists sensors derives from it: the models a run builds and their order
 (:func:`navsense.simulate.build_models`), the split of the models between two processes (their
 cost), the configuration's sensor sections (:data:`navsense.config.keys.SCHEMA`), the
-``--no-gnss`` ... ``--mag`` ... switches (:mod:`navsense.config.cli_config`), the layouts
+``--no-gnss`` ... ``--mag`` ... switches (:mod:`navsense.commands.config`), the layouts
 (:func:`navsense.output.layouts.layout_for`), the extras a stream delivers
 (:mod:`navsense.stream`), the live server's channels (:mod:`navsense.live.server`), the ROS 2
 bag's sensors, frames and per-sensor topics (:mod:`navsense.output.ros2`). No other module

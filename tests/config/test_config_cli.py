@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from navsense.config import cli_config, known_keys, load_config
+from navsense.commands import config as cli_config
+from navsense.config import known_keys, load_config
 from navsense.errors import ConfigError
 
 

@@ -161,7 +161,7 @@ _INTERRUPTED_IN_EXEC_TEXT = {
     ),
     "during a command": (
         "import sys\n"
-        "import navsense.config.cli_config as command\n"
+        "import navsense.commands.config as command\n"
         "command.run = lambda args: exec('raise KeyboardInterrupt')\n"
         "sys.argv = ['navsense', 'config', 'show']\n"
         "from navsense._runtime.console import run\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from navsense.commands.config import add_config_arguments, overrides_from_args
 from navsense.config import load_config
-from navsense.config.cli_config import add_config_arguments, overrides_from_args
 from navsense.config.typed.gnss import GnssConfig
 from navsense.constants import GNSS_SYSTEMS
 from navsense.errors import ConfigError

@@ -13,7 +13,7 @@ configured with.
   deviation (allantools, the ``allan`` extra), the readings and their uncertainty;
 - :mod:`navsense.allan.figure`: the figure (the command's ``--plot`` and the run report's, for
   runs of 10 minutes or more);
-- :mod:`navsense.allan.cli`: the command line.
+- :mod:`navsense.commands.allan`: the command line.
 
 Nothing here builds a sensor model: what is needed is in the run directory (CONTRACTS.md).
 """

@@ -36,7 +36,7 @@ def _link_name(text: str) -> str:
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``live`` on an argparse ``subparsers`` object."""
     from navsense.cli import add_truth_source_arguments
-    from navsense.config.cli_config import add_config_arguments
+    from navsense.commands.config import add_config_arguments
     from navsense.live.foxglove_out import DEFAULT_FOXGLOVE_PORT
 
     p = subparsers.add_parser(
@@ -165,7 +165,7 @@ def _check_host(host: str) -> None:
 
 def run(args) -> int:
     """``navsense live``: the options checked, the run prepared, served paced, then written."""
-    from navsense.config.cli_config import overrides_from_args
+    from navsense.commands.config import overrides_from_args
     from navsense.live.pacing import serve_paced
     from navsense.live.server import LiveServer
     from navsense.run import prepare_run

@@ -37,7 +37,7 @@ POINTS = ("ins", "antenna", "base_footprint")
 
 @dataclass(frozen=True)
 class ScoreOptions:
-    """The options of ``navsense score`` (navsense.score.cli; meanings in navsense.score)."""
+    """The options of ``navsense score`` (navsense.commands.score; meanings in navsense.score)."""
 
     format: str | None = None
     topic: str | None = None

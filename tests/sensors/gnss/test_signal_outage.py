@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from conftest import open_sky_circle
-from navsense.config import cli_config, load_config
+from navsense.commands import config as cli_config
+from navsense.config import load_config
 from navsense.config.typed.gnss import GnssConfig
 from navsense.errors import ConfigError
 from navsense.rng import Pcg32
