@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from navsense.rotation import wrap_degrees
 from navsense.runs.report_kit import (
     SKY_COLORS,
     Figure,
@@ -140,7 +141,7 @@ def _facing(antenna, center_xy, radius: float) -> np.ndarray | slice:
     if not dist > 1.01 * radius + 1e-6:
         return slice(None)
     half = math.degrees(math.asin(radius / dist)) + 1.0
-    off = (_SKY_AZ_DEG - math.degrees(math.atan2(dx, dy)) + 180.0) % 360.0 - 180.0
+    off = wrap_degrees(_SKY_AZ_DEG - math.degrees(math.atan2(dx, dy)))
     return np.flatnonzero(np.abs(off) <= half)
 
 
