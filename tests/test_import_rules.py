@@ -83,6 +83,7 @@ ALLOWED = {
         *_BASE,
         "navsense.utc",
         "navsense.rotation",
+        "navsense.kernels",
         "navsense.config.typed.datum",  # a typed datum; never the configuration's loader
     ),
     "navsense.sky": (

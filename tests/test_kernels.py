@@ -12,6 +12,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import navsense.kernels as kernels
+from navsense.geo import utm
 from navsense.rotation import cross, quat_multiply, quat_to_matrix, rotate, rotate_inverse
 
 pytest.importorskip("numba")
@@ -96,4 +97,24 @@ def test_use_compiled_respects_the_environment(monkeypatch):
     assert kernels.use_compiled() is True and kernels.compiled()
     # every kernel's signature is loaded when compiled kernels are chosen, not at a first step
     assert all(k._jit is not None and k._jit.signatures for k in kernels._KERNELS)
+    monkeypatch.setattr(kernels, "_on", False)
+
+
+@pytest.mark.parametrize("coef", ["_ALPHA_A", "_BETA_A", "_ALPHA_D_A"])
+def test_utm_clenshaw_compiled_equals_numpy(monkeypatch, coef):
+    rng = np.random.default_rng(11)
+    ar, ai = rng.uniform(-2.0, 2.0, 5000), rng.uniform(-3.0, 3.0, 5000)
+    c = getattr(utm, coef)
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+        plain, fast = _both(monkeypatch, lambda r=rows: utm._clenshaw(ar[r], ai[r], c))
+        for p, f in zip(plain, fast):
+            assert np.array_equal(_bits(p), _bits(f))
+    # against the sum it evaluates: sum_j c_j sin(2 j zeta) = y_1 sin(2 zeta), zeta complex
+    zeta = 0.3 + 0.2j
+    a = 2.0 * np.cos(2.0 * zeta)
+    for on in (False, True):
+        monkeypatch.setattr(kernels, "_on", on)
+        y1r, y1i, _, _ = utm._clenshaw(np.array([a.real]), np.array([a.imag]), c)
+        direct = sum(cj * np.sin(2 * j * zeta) for j, cj in enumerate(c, start=1))
+        assert abs((y1r[0] + 1j * y1i[0]) * np.sin(2.0 * zeta) - direct) < 1e-15
     monkeypatch.setattr(kernels, "_on", False)

@@ -34,6 +34,7 @@ from navsense.geo._arrays import (
     zone_int,
 )
 from navsense.geo.ellipsoid import WGS84
+from navsense.kernels import kernel
 from navsense.rotation import wrap_degrees
 
 __all__ = [
@@ -103,6 +104,8 @@ _BETA = (
 del _n
 # Clenshaw coefficients of the derivative sums: 2 j alpha_j (spec: p and q)
 _ALPHA_D = tuple(2.0 * j * c for j, c in enumerate(_ALPHA, start=1))
+# the coefficients as arrays, as the Clenshaw kernel takes them (the same float64 values)
+_ALPHA_A, _BETA_A, _ALPHA_D_A = (np.array(c, dtype=np.float64) for c in (_ALPHA, _BETA, _ALPHA_D))
 _K0A_A = _K0A / _A  # k0 A / a
 
 
@@ -130,21 +133,36 @@ def _clenshaw(ar, ai, coef):
 
     ``A = ar + i ai`` is 2 cos(2 zeta); returns (y_1, y_2) as (re, im, re, im). Then
     sum_j c_j sin(2 j zeta) = y_1 sin(2 zeta) and sum_j c_j cos(2 j zeta) = y_1 cos(2 zeta) - y_2
-    (Karney 2011, section 7). The first two steps start from y_7 = y_8 = 0 and are written out.
+    (Karney 2011, section 7). ``coef``: one of the module's coefficient arrays (6,). One kernel
+    (navsense.kernels) over the points as rows, numpy's or compiled: the same bits.
     """
+    ar = np.asarray(ar, dtype=np.float64)
+    ai = np.asarray(ai, dtype=np.float64)
+    if ar.shape != ai.shape:
+        ar, ai = np.broadcast_arrays(ar, ai)
+    out = np.empty((4,) + ar.shape)
+    _clenshaw_rows(ar.reshape(-1), ai.reshape(-1), coef, out.reshape(4, -1))
+    return out[0], out[1], out[2], out[3]
+
+
+@kernel(1, 1, 1, 2)
+def _clenshaw_rows(ar, ai, coef, out):
+    """_clenshaw on rows: ar, ai (n,), coef (6,) -> out (4, n) = (y_1 re, im, y_2 re, im).
+
+    The first two steps start from y_7 = y_8 = 0 and are written out (y_6 = c_6 is real)."""
     c6 = coef[5]
-    y2r = c6  # y_6 (real)
-    y1r = ar * c6 + coef[4]  # y_5 = A c_6 + c_5
-    y1i = ai * c6
-    # y_4 = A y_5 - y_6 + c_4 (y_6 real)
-    yr = ar * y1r - ai * y1i + (coef[3] - c6)
-    yi = ar * y1i + ai * y1r
-    y2r, y2i, y1r, y1i = y1r, y1i, yr, yi
-    for c in (coef[2], coef[1], coef[0]):  # y_3, y_2, y_1
-        yr = ar * y1r - ai * y1i - y2r + c
-        yi = ar * y1i + ai * y1r - y2i
-        y2r, y2i, y1r, y1i = y1r, y1i, yr, yi
-    return y1r, y1i, y2r, y2i
+    y5r = ar * c6 + coef[4]  # y_5 = A c_6 + c_5
+    y5i = ai * c6
+    y4r = ar * y5r - ai * y5i + (coef[3] - c6)  # y_4 = A y_5 - y_6 + c_4
+    y4i = ar * y5i + ai * y5r
+    y3r = ar * y4r - ai * y4i - y5r + coef[2]  # y_3 = A y_4 - y_5 + c_3
+    y3i = ar * y4i + ai * y4r - y5i
+    y2r = ar * y3r - ai * y3i - y4r + coef[1]  # y_2 = A y_3 - y_4 + c_2
+    y2i = ar * y3i + ai * y3r - y4i
+    out[0] = ar * y2r - ai * y2i - y3r + coef[0]  # y_1 = A y_2 - y_3 + c_1
+    out[1] = ar * y2i + ai * y2r - y3i
+    out[2] = y2r
+    out[3] = y2i
 
 
 def _forward_rad(phi, lam, factors: bool = True):
@@ -195,7 +213,7 @@ def _forward_rad(phi, lam, factors: bool = True):
     del s2, c2, sh2, ch2
     # spec: xi = xi' + sum alpha_j sin(2j xi') cosh(2j eta'), eta = eta' + sum alpha_j cos(2j xi') sinh(2j eta'),
     # the real and imaginary parts of sum alpha_j sin(2 j zeta) = y_1 sin(2 zeta)
-    y1r, y1i, _, _ = _clenshaw(ar, ai, _ALPHA)
+    y1r, y1i, _, _ = _clenshaw(ar, ai, _ALPHA_A)
     northing = _K0A * (xip + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
     del xip
     easting = FALSE_EASTING_M + _K0A * (
@@ -206,7 +224,7 @@ def _forward_rad(phi, lam, factors: bool = True):
         return easting, northing
     # spec: p = 1 + sum 2j alpha_j cos(2j xi') cosh(2j eta'), q = sum 2j alpha_j sin(2j xi') sinh(2j eta'):
     # 1 + sum 2 j alpha_j cos(2 j zeta) = p - i q, and sum d_j cos(2 j zeta) = z_1 cos(2 zeta) - z_2
-    z1r, z1i, z2r, z2i = _clenshaw(ar, ai, _ALPHA_D)
+    z1r, z1i, z2r, z2i = _clenshaw(ar, ai, _ALPHA_D_A)
     cos2r = 0.5 * ar  # cos(2 zeta) (exact: halving)
     cos2i = 0.5 * ai
     del ar, ai
@@ -372,7 +390,7 @@ def _inverse_rad(easting, northing):
     sin2i = c2 * sh2
     ar = 2.0 * (c2 * ch2)
     ai = -2.0 * (s2 * sh2)
-    y1r, y1i, _, _ = _clenshaw(ar, ai, _BETA)
+    y1r, y1i, _, _ = _clenshaw(ar, ai, _BETA_A)
     xip = xi - (y1r * sin2r - y1i * sin2i)  # spec: xi'
     etap = eta - (y1r * sin2i + y1i * sin2r)  # spec: eta'
     she = np.sinh(etap)
