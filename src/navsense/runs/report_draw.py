@@ -14,6 +14,10 @@ the load of a shared machine balances itself), while this process also computes 
 statistics. Each figure is drawn by the same function from the same arrays as in one process:
 the same PNG bytes.
 
+The child runs on navsense's one worker protocol (:class:`navsense._runtime.worker.Worker`,
+forked: its pipes, its child's end with the parent, its errors), with the data this process
+read as its one request and the figures it drew as its result.
+
 Failures: if the child fails or dies, this process reads and draws what it did not deliver, so
 that an error (a damaged imu.jsonl) is raised here as without a child; if this process fails
 first, the child is killed. Without fork (or a second core), :meth:`FigureWorker.draw` reads
@@ -32,15 +36,20 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from navsense._runtime.process import stops_held, stops_released
-
 __all__ = ["FigureWorker"]
 
 _NOT_SENT = ("reader", "truth")  # the child has its own reader; the figures do not use the truth
 
 
 def _send(conn, fields: dict, spill) -> None:
-    """Send ``fields`` to the child: pickled, with the arrays' memory (pickle protocol 5's
+    """Send ``fields`` through the connection ``conn`` (:func:`_message`); OSError, ValueError
+    (the child has gone) are left: its figures are drawn here."""
+    with contextlib.suppress(OSError, ValueError):
+        conn.send_bytes(_message(fields, spill))
+
+
+def _message(fields: dict, spill) -> bytes:
+    """``fields`` for the child: pickled, with the arrays' memory (pickle protocol 5's
     out-of-band buffers) written to ``spill``, a file without a name in shared memory
     (:func:`_spill_file`) that the child inherited when it was forked and maps, so that an
     hour's INS arrays (50 MB) reach the child in one write and a copy-on-write mapping (0.03 s)
@@ -54,9 +63,7 @@ def _send(conn, fields: dict, spill) -> None:
     except OSError:
         inband = pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
         message = pickle.dumps((inband, []), protocol=pickle.HIGHEST_PROTOCOL)
-    # OSError, ValueError: the child has gone (or was stopped); its figures are drawn here
-    with contextlib.suppress(OSError, ValueError):
-        conn.send_bytes(message)
+    return message
 
 
 def _spilled(fields: dict, spill) -> bytes:
@@ -72,9 +79,14 @@ def _spilled(fields: dict, spill) -> bytes:
 
 
 def _receive(conn, spill) -> dict:
-    """What :func:`_send` sent: the arrays map ``spill`` (copy-on-write: writable, the pages
-    read when used). EOFError when the parent sent nothing."""
-    head, sizes = pickle.loads(conn.recv_bytes())
+    """What :func:`_send` sent (EOFError when the parent sent nothing): :func:`_fields`."""
+    return _fields(conn.recv_bytes(), spill)
+
+
+def _fields(message: bytes, spill) -> dict:
+    """The fields of a :func:`_message`: the arrays map ``spill`` (copy-on-write: writable, the
+    pages read when used)."""
+    head, sizes = pickle.loads(message)
     buffers = []
     if sizes:
         view = memoryview(mmap.mmap(spill.fileno(), 0, access=mmap.ACCESS_COPY))
@@ -123,7 +135,8 @@ class FigureWorker:
         self._child_late = list(child_late)
         own = {*self._early_makers, *self._child_late}
         self._late = [i for i in range(len(self._makers)) if i not in own]
-        self._child: Any = None
+        self._child: Any = None  # the child process (multiprocessing's), while it runs
+        self._worker: Any = None  # its navsense._runtime.worker.Worker
         self._sender: threading.Thread | None = None
         self._spill: Any = None  # the file of _send, inherited by the child
         if parallel and len(self._makers) > 1:
@@ -137,21 +150,14 @@ class FigureWorker:
     def _fork(self, start: Any) -> None:
         import multiprocessing
 
-        ctx = multiprocessing.get_context("fork")
-        self._next = ctx.Value("i", 0)  # the next of self._late to draw, for both processes
-        self._from_child, child_send = ctx.Pipe(duplex=False)
-        child_receive, self._to_child = ctx.Pipe(duplex=False)
+        from navsense._runtime.worker import Worker
+
+        self._next = multiprocessing.get_context("fork").Value("i", 0)  # the next late figure
         self._spill = _spill_file()  # before the fork: the child inherits it
-        self._child = ctx.Process(
-            target=self._child_main,
-            args=(start, child_send, child_receive),
-            name="navsense-report-figures",
-            daemon=True,
+        self._worker = Worker(
+            _child_main, (self, start), name="navsense-report-figures", method="fork"
         )
-        with stops_held():
-            self._child.start()
-        child_send.close()
-        child_receive.close()
+        self._child = self._worker.process
 
     def __enter__(self) -> FigureWorker:
         return self
@@ -161,14 +167,10 @@ class FigureWorker:
 
     def close(self) -> None:
         """Stop the child (killed unless it has delivered its figures)."""
-        child, self._child = self._child, None
-        if child is None:
+        worker, self._worker = self._worker, None
+        if worker is None:
             return
-        self._to_child.close()
-        self._from_child.close()
-        if child.exitcode is None:
-            child.kill()
-        child.join()
+        worker.abort()  # the child has ended (its result received) or is killed now
         if self._sender is not None:  # it ends: the pipe is closed
             self._sender.join()
         if self._spill is not None:
@@ -206,8 +208,8 @@ class FigureWorker:
         # sent by a thread: the child reads it only once its early figures are drawn, and the
         # pipe holds 64 KiB (the pickle without the arrays' memory can be more)
         sender = threading.Thread(
-            target=_send,
-            args=(self._to_child, fields, self._spill),
+            target=self._send,
+            args=(fields,),
             name="navsense-report-send",
             daemon=True,
         )
@@ -217,9 +219,11 @@ class FigureWorker:
             meanwhile()
         while (i := self._take()) is not None:
             out[i] = makers[i](data)
+        assert self._worker is not None
         try:
-            kind, payload = pickle.loads(self._from_child.recv_bytes())
-        except (EOFError, OSError):
+            done, payload = self._worker.receive()
+            kind = "ok" if done else "lost"
+        except Exception:  # the child's error or its loss: its figures are drawn here
             kind, payload = "lost", None
         self.close()
         if kind == "ok":
@@ -233,29 +237,28 @@ class FigureWorker:
                     out[i] = makers[i](data)
         return [out[i] for i in range(len(makers))]
 
-    # ------------------------------------------------------------------------------- child
-    def _child_main(self, data: Any, send, receive) -> None:
-        """The forked child: the early figures, then the parent's data and late figures taken
-        one by one; sends ``("ok", {index: figure})`` or word that it failed."""
-        stops_released()
-        self._to_child.close()  # only the parent reads what this process sends, and vice versa
-        self._from_child.close()
-        message: tuple[str, object]
-        try:
-            self._early(data)
-            drawn = {i: self._makers[i](data) for i in self._early_makers}
-            try:
-                fields = _receive(receive, self._spill)
-            except EOFError:  # the parent failed: nothing more is wanted
-                return
-            for name, value in fields.items():
-                setattr(data, name, value)
-            for k in self._child_late:
-                drawn[k] = self._makers[k](data)
-            while (i := self._take()) is not None:
-                drawn[i] = self._makers[i](data)
-            message = ("ok", drawn)
-        except BaseException as exc:  # the parent draws them again and raises the error itself
-            message = ("failed", repr(exc))
-        send.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-        send.close()
+    def _send(self, fields: dict) -> None:
+        """The data this process read, to the child (its one request; OSError: it has gone)."""
+        assert self._worker is not None
+        with contextlib.suppress(OSError, ValueError):
+            self._worker.send(_message(fields, self._spill))
+
+
+# ----------------------------------------------------------------------------------- child
+def _child_main(channel, worker: FigureWorker, data: Any) -> dict | None:
+    """The forked child (a navsense._runtime.worker target): the early figures, then the
+    parent's data and the late figures taken one by one; returns ``{index: figure}``, or None
+    when the parent has gone before sending its data. An error is the protocol's (the parent
+    then draws the child's figures itself and raises its own error)."""
+    worker._early(data)
+    drawn = {i: worker._makers[i](data) for i in worker._early_makers}
+    message = channel.receive()
+    if message is None:  # the parent failed: nothing more is wanted
+        return None
+    for name, value in _fields(message, worker._spill).items():
+        setattr(data, name, value)
+    for k in worker._child_late:
+        drawn[k] = worker._makers[k](data)
+    while (i := worker._take()) is not None:
+        drawn[i] = worker._makers[i](data)
+    return drawn
