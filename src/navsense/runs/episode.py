@@ -36,7 +36,7 @@ output_format       ``jsonl``
 source              {} (no truth named)
 site                None (open sky, no georeference)
 ins.datum           ``config.ins.frame`` as the INS names its datum (nad83 -> nad83_2011,
-                    wgs84 -> wgs84_g2139)
+                    wgs84_g2139 as it is)
 ins.utm_zone        ``config.ins.utm_zone``
 ins.point_...       ``config.ins.position_flu_m`` from ``mount_frame`` (the INS model's
                     lever arm, navsense.vehicles.lever_arm_from_chassis)
@@ -76,8 +76,9 @@ RUN_KEYS = (
     "output_format",
     "site",
 )
-#: the INS's datum names of config ins.frame (the INS's geo_frame, navsense.sensors.ins)
-_INS_DATUM_OF_FRAME = {"nad83": "nad83_2011", "wgs84": "wgs84_g2139"}
+#: the INS's datum names of config ins.frame (nad83 | wgs84_g2139; the INS's geo_frame,
+#: navsense.sensors.ins.INS_FRAMES, which a reader does not import)
+_INS_DATUM_OF_FRAME = {"nad83": "nad83_2011"}
 
 #: navsense extension keys that episode.json leaves out when they hold their default of
 #: code_defaults.json (issue 19: a default run writes the episode.json of the runs before the key
