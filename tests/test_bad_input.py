@@ -1642,3 +1642,18 @@ def test_a_reader_refuses_rows_cut_reversed_or_null(
     argv = [run if a == "RUN" else a for a in argv]
     line = _fails_in_one_line(capsys, argv, tmp_path)
     assert words.format(last=len(lines), second=second) in line, line
+
+
+@pytest.mark.parametrize("command", ["truth", "simulate"])
+def test_a_track_shorter_than_a_truth_log_is_refused(tmp_path, capsys, command):
+    """Five points 2 ms apart (8 ms): a truth of one row and a run of one physics step without
+    an IMU row, with no word (issue 28, found by the fuzz suite). One line naming the file,
+    nothing written."""
+    rows = ["x_m,y_m,z_m,t_s"] + [f"{400 + 0.01 * i},300,0,{0.002 * i:.3f}" for i in range(5)]
+    (tmp_path / "short.csv").write_text("\n".join(rows) + "\n")
+    out = tmp_path / ("t.parquet" if command == "truth" else "run")
+    code = main([command, "--track", str(tmp_path / "short.csv"), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "short.csv: the track lasts 0.008 s, 1 physics step(s) at 120 Hz" in err
+    assert not out.exists()

@@ -505,6 +505,20 @@ class TrackTrajectory:
             gear=self._iv_gear[j],
         )
 
+    def _check_long_enough(self, rows: int, rate_hz: float) -> None:
+        """TruthError when the track is shorter than the physics steps a truth log must have
+        (navsense.truth.logfiles.MIN_TRUTH_ROWS): a track of 5 points 2 ms apart became a truth
+        of one row, and its run one physics step without an IMU row, with no word (issue 28,
+        found by the fuzz suite)."""
+        from navsense.truth.logfiles import MIN_TRUTH_ROWS
+
+        if rows < MIN_TRUTH_ROWS:
+            raise TruthError(
+                f"{self.source}: the track lasts {self.end_s:.6g} s, {rows} physics step(s) at "
+                f"{rate_hz:g} Hz; a truth log needs at least {MIN_TRUTH_ROWS} (a track of "
+                f"{(MIN_TRUTH_ROWS - 1) / rate_hz:.4g} s or more)"
+            )
+
     def sample(self, rate_hz: float = PHYSICS_HZ) -> TruthStates:
         """The truth log: rows k = 0 .. steps(rate_hz) at t = k / rate_hz, from step 0.
 
@@ -517,6 +531,7 @@ class TrackTrajectory:
                 f"{MAX_TRUTH_STEPS} (24 h at {PHYSICS_HZ:g} Hz) are built"
             )
         n = steps + 1
+        self._check_long_enough(n, rate_hz)
         p = np.empty((n, 3))
         q = np.empty((n, 4))
         v = np.empty((n, 3))
