@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any
 from navsense.errors import ConfigError
 
 if TYPE_CHECKING:
+    from navsense.scenarios import Scenario
     from navsense.simulate import RunSummary
     from navsense.site import Site
     from navsense.truth.states import TruthStates
@@ -91,9 +92,11 @@ class PreparedRun:
 
     ``cfg`` the effective configuration (plain dict, as episode.json records it); ``vehicle`` a
     VehicleProfile; ``site`` a Site or None (open sky, no georeference); ``source`` episode.json's
-    description of the truth; ``label`` the default name of the run directory; ``truth`` the
-    whole truth when it is in memory (a scenario, a track), else None and ``truth_path`` the
-    truth log streamed from disk; ``duration_s`` the cut (None: the whole source);
+    description of the truth; ``label`` the default name of the run directory; ``held_truth``
+    the whole truth of a track, ``scenario`` the scenario whose :attr:`truth` is built when
+    first asked for (a run over a route repeated beyond one run builds its chunks as it goes:
+    :meth:`truth_chunks`), else ``truth_path`` the truth log streamed from disk; ``duration_s``
+    the cut (None: the whole source);
     ``save_truth`` True when the run must keep its truth (a track); ``notes`` lines for the
     run summary (a truth log run at ACRE for want of a site).
     """
@@ -103,22 +106,36 @@ class PreparedRun:
     site: Site | None
     source: dict
     label: str
-    truth: TruthStates | None = None
+    held_truth: TruthStates | None = None
     truth_path: Path | None = None
     duration_s: float | None = None
     save_truth: bool = False
     notes: tuple[str, ...] = ()
+    scenario: Scenario | None = None
+
+    @property
+    def truth(self) -> TruthStates | None:
+        """The whole truth (a track's, or a scenario's, built on first use), else None (a truth
+        log)."""
+        if self.held_truth is not None:
+            return self.held_truth
+        return None if self.scenario is None else self.scenario.truth
 
     @property
     def total_steps(self) -> int | None:
         """Physics steps of the run when known before it is read (None: a truth log)."""
-        return None if self.truth is None else len(self.truth)
+        if self.scenario is not None:
+            return self.scenario.truth_rows
+        return None if self.held_truth is None else len(self.held_truth)
 
     def truth_chunks(self, chunk_steps: int) -> TruthStates | Iterator[TruthStates]:
-        """The truth as :func:`navsense.simulate.simulate` takes it: the whole TruthStates, or
-        the truth log's chunks of ``chunk_steps`` steps (read when iterated)."""
-        if self.truth is not None:
-            return self.truth
+        """The truth as :func:`navsense.simulate.simulate` takes it: the whole TruthStates, a
+        repeated route's chunks made as they are asked for, or the truth log's chunks of
+        ``chunk_steps`` steps (read when iterated)."""
+        if self.held_truth is not None:
+            return self.held_truth
+        if self.scenario is not None:
+            return self.scenario.truth_chunks(chunk_steps)
         from navsense.truth.io import iter_truth_chunks
 
         assert self.truth_path is not None  # prepare_run sets one of the two
@@ -221,7 +238,7 @@ def _track_run(
         site=placed.site,
         source={"track": str(track), **extra},
         label=Path(track).stem,
-        truth=states,
+        held_truth=states,
         duration_s=duration_s,
         save_truth=True,
         notes=track_notes,
@@ -292,9 +309,10 @@ def prepare_run(
             site=chosen_site if chosen_site is not None else scen.site,
             source={"scenario": ref, **extra},
             label=scen.name,
-            truth=scen.truth,
+            scenario=scen,
             duration_s=duration_s,
         )
+        _ = scen.truth_rows  # a duration the route cannot take is refused here, before the run
     elif truth:
         run = _truth_log_run(
             truth, cfg, profile, chosen_site, (config, overlay, layers), duration_s, extra

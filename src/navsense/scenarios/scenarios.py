@@ -19,6 +19,7 @@ the loop repeated for an hour.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -57,6 +58,21 @@ class Scenario:
     def truth(self) -> TruthStates:
         """The truth log at the route's rate (72 000 steps for acre-loop, built in ~0.1 s)."""
         return self.trajectory.sample(self.route.rate_hz, duration_s=self.duration_s)
+
+    @property
+    def truth_rows(self) -> int:
+        """Rows of :attr:`truth` (known without building it)."""
+        return self.trajectory.rows(self.route.rate_hz, self.duration_s)
+
+    def truth_chunks(self, chunk_steps: int) -> TruthStates | Iterator[TruthStates]:
+        """The truth as :func:`navsense.simulate.simulate` takes it: :attr:`truth` whole, unless
+        the route is repeated beyond one run and the whole is not built yet: then its chunks of
+        ``chunk_steps`` rows, each made from one run of the route when asked for (the same
+        values; a day of acre-loop is 1.3 GB whole, issue 31 item 4)."""
+        rate = self.route.rate_hz
+        if "truth" in self.__dict__ or self.truth_rows <= self.trajectory.steps(rate) + 1:
+            return self.truth
+        return self.trajectory.lap(rate, self.duration_s).chunks(chunk_steps)
 
     def at_rate(self, rate_hz: float) -> Scenario:
         """This scenario with its route sampled at ``rate_hz`` (physics.hz, issue 30); itself

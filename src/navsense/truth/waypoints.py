@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -554,6 +554,17 @@ class Trajectory:
         run; a longer one repeats a closed route (period ``steps(rate_hz)`` steps; it ends where
         it starts, at rest, so the repeat is seamless; the quaternion sign is kept continuous).
         """
+        lap = self.lap(rate_hz, duration_s)
+        truth = lap.rows(0, lap.n_rows)
+        from navsense.truth.io import check_truth_values
+
+        check_truth_values(truth, self.source)
+        return truth
+
+    def lap(self, rate_hz: float = PHYSICS_HZ, duration_s: float | None = None) -> Lap:
+        """The rows of :meth:`sample` without holding them: one run of the route, from which
+        :meth:`Lap.rows` cuts any rows of the repeated log (issue 31 item 4: a 24 h log of a
+        10-minute loop is 1.3 GB; its lap 8 MB). Its values are checked as a truth log's."""
         rate_hz = _number(rate_hz, "rate_hz", positive=True)
         n_run = self.steps(rate_hz)
         n_rows = self.rows(rate_hz, duration_s)
@@ -565,26 +576,60 @@ class Trajectory:
             rows = slice(start, min(m, start + SAMPLE_CHUNK_ROWS))
             ev = self.evaluate(np.arange(rows.start, rows.stop, dtype=np.int64) / rate_hz)
             p[rows], v[rows], q[rows], w[rows] = ev.p_m, ev.v_mps, ev.q_xyzw, ev.w_radps
-        if n_rows > m:  # repeat the closed run, period n_run steps
-            seam = 1.0 if np.dot(q[n_run], q[0]) >= 0 else -1.0
-            k = np.arange(n_rows, dtype=np.int64)
-            idx, lap = k % n_run, k // n_run
+        seam = 1.0 if n_rows <= m or np.dot(q[n_run], q[0]) >= 0 else -1.0
+        return Lap(p, v, w, q, n_rows, n_run, seam, rate_hz, self.source)
+
+
+@dataclass(frozen=True)
+class Lap:
+    """One run of a route sampled (``m`` rows of ``p, v, w, q``) and the rows of the log it
+    makes (:meth:`Trajectory.sample`): ``n_rows`` rows; beyond ``m`` the closed run repeats with
+    period ``n_run`` steps, the quaternion's sign times ``seam`` on odd laps."""
+
+    p: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    q: np.ndarray
+    n_rows: int
+    n_run: int
+    seam: float
+    rate_hz: float
+    source: str
+
+    @property
+    def repeats(self) -> bool:
+        return self.n_rows > len(self.p)
+
+    def rows(self, start: int, stop: int) -> TruthStates:
+        """Rows ``start`` .. ``stop - 1`` of the log: the same values as its slice."""
+        p, v, w, q = self.p, self.v, self.w, self.q
+        if self.repeats:  # repeat the closed run, period n_run steps
+            k = np.arange(start, stop, dtype=np.int64)
+            idx, lap = k % self.n_run, k // self.n_run
             p, v, w = p[idx], v[idx], w[idx]
-            q = q[idx] * np.where(lap % 2 == 1, seam, 1.0)[:, None]
-        truth = TruthStates(
-            step0=0,
+            q = q[idx] * np.where(lap % 2 == 1, self.seam, 1.0)[:, None]
+        elif (start, stop) != (0, len(p)):
+            p, v, w, q = p[start:stop], v[start:stop], w[start:stop], q[start:stop]
+        return TruthStates(
+            step0=start,
             p_m=np.ascontiguousarray(p),
             q_xyzw=np.ascontiguousarray(q),
             v_mps=np.ascontiguousarray(v),
             w_radps=np.ascontiguousarray(w),
             c_m=np.array(p),
-            reset=np.zeros(n_rows, dtype=np.bool_),
-            rate_hz=rate_hz,
+            reset=np.zeros(stop - start, dtype=np.bool_),
+            rate_hz=self.rate_hz,
         )
+
+    def chunks(self, chunk_steps: int) -> Iterator[TruthStates]:
+        """The log in chunks of ``chunk_steps`` rows (the last may be shorter), each made when
+        asked for; the rows of one run checked first, as :meth:`Trajectory.sample` checks the
+        whole (every row of the log is one of them, a quaternion's sign aside)."""
         from navsense.truth.io import check_truth_values
 
-        check_truth_values(truth, self.source)
-        return truth
+        check_truth_values(self.rows(0, self.n_run if self.repeats else self.n_rows), self.source)
+        for start in range(0, self.n_rows, chunk_steps):
+            yield self.rows(start, min(self.n_rows, start + chunk_steps))
 
 
 def plan_trajectory(
