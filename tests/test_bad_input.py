@@ -1657,3 +1657,14 @@ def test_a_track_shorter_than_a_truth_log_is_refused(tmp_path, capsys, command):
     assert code == 2 and err.count("\n") == 1
     assert "short.csv: the track lasts 0.008 s, 1 physics step(s) at 120 Hz" in err
     assert not out.exists()
+
+
+def test_points_1_ms_apart_as_written_are_a_1_khz_recording(tmp_path, capsys):
+    """Times written 1 ms apart (0.010, 0.011: 0.00099999.. s as floats) were refused as 'is
+    0.001 s after the previous point's; points must be at least 0.001 s apart'."""
+    rows = ["x_m,y_m,z_m,t_s"] + [f"{400 + 0.005 * i},300,0,{0.001 * i:.3f}" for i in range(40)]
+    (tmp_path / "khz.csv").write_text("\n".join(rows) + "\n")
+    code = main(
+        ["truth", "--track", str(tmp_path / "khz.csv"), "--out", str(tmp_path / "t.parquet")]
+    )
+    assert code == 0, capsys.readouterr().err
