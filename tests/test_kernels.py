@@ -12,7 +12,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import navsense.kernels as kernels
-from navsense.geo import utm
+from navsense.geo import stateplane, utm
 from navsense.rotation import cross, quat_multiply, quat_to_matrix, rotate, rotate_inverse
 
 pytest.importorskip("numba")
@@ -117,4 +117,23 @@ def test_utm_clenshaw_compiled_equals_numpy(monkeypatch, coef):
         y1r, y1i, _, _ = utm._clenshaw(np.array([a.real]), np.array([a.imag]), c)
         direct = sum(cj * np.sin(2 * j * zeta) for j, cj in enumerate(c, start=1))
         assert abs((y1r[0] + 1j * y1i[0]) * np.sin(2.0 * zeta) - direct) < 1e-15
+    monkeypatch.setattr(kernels, "_on", False)
+
+
+def test_state_plane_inverse_compiled_equals_numpy(monkeypatch):
+    rng = np.random.default_rng(5)
+    # the zone's projection metres around the ACRE tile, and far out in its domain
+    x = stateplane.FALSE_EASTING_M + rng.uniform(-2e5, 2e5, 4000)
+    y = stateplane.FALSE_NORTHING_M + rng.uniform(-1e5, 3e5, 4000)
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+        plain, fast = _both(monkeypatch, lambda r=rows: stateplane._inverse_rad(x[r], y[r]))
+        for p, f in zip(plain, fast):
+            assert np.array_equal(_bits(p), _bits(f))
+    # a scalar stays a scalar; and the inverse inverts the forward (the series' own test)
+    for on in (False, True):
+        monkeypatch.setattr(kernels, "_on", on)
+        phi, lam = stateplane._inverse_rad(float(x[0]), float(y[0]))
+        assert np.ndim(phi) == 0 and np.ndim(lam) == 0
+        back = stateplane._forward_m(np.array([phi]), np.array([lam]))
+        assert abs(back[0][0] - x[0]) < 1e-6 and abs(back[1][0] - y[0]) < 1e-6
     monkeypatch.setattr(kernels, "_on", False)

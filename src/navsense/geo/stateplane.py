@@ -42,6 +42,7 @@ from navsense.geo._arrays import (
     shaped,
 )
 from navsense.geo.ellipsoid import GRS80
+from navsense.kernels import kernel
 from navsense.rotation import wrap_degrees
 
 __all__ = [
@@ -135,8 +136,21 @@ def _inverse_rad(x, y):
     accurate as with sin and cos (tests/geo: round trips to nanometres, PROJ to the series'
     truncation).
     """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape:
+        x, y = np.broadcast_arrays(x, y)
     phi1 = _footpoint_rad(y)  # spec: phi_1
     tan1 = np.tan(phi1)  # tan phi_1
+    out = np.empty((2,) + x.shape)
+    _inverse_series(x.reshape(-1), np.reshape(phi1, -1), np.reshape(tan1, -1), out.reshape(2, -1))
+    return out[0], out[1]
+
+
+@kernel(1, 1, 1, 2)
+def _inverse_series(x, phi1, tan1, out):
+    """_inverse_rad's series after tan phi_1 (its docstring), one kernel (navsense.kernels)
+    over the points as rows: x, phi_1, tan phi_1 (n,) -> out (2, n) = (phi, lambda)."""
     t1 = tan1 * tan1  # spec: T_1
     u = 1.0 + t1  # 1 / cos^2 phi_1
     cc = _EP2 / u  # spec: C_1 = e'^2 cos^2 phi_1
@@ -147,36 +161,44 @@ def _inverse_rad(x, y):
     # p4 = 5 + 3 T_1 + 10 C_1 - 4 C_1^2 - 9 e'^2 and p6 = 61 + 90 T_1 + 298 C_1 + 45 T_1^2 - 252 e'^2 - 3 C_1^2
     p4 = (5.0 - 9.0 * _EP2) + 3.0 * t1 + cc * (10.0 - 4.0 * cc)
     p6 = (61.0 - 252.0 * _EP2) + t1 * (90.0 + 45.0 * t1) + cc * (298.0 - 3.0 * cc)
-    phi = phi1 - (tan1 * w * _INV_E2M) * (
+    out[0] = phi1 - (tan1 * w * _INV_E2M) * (
         d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0)))
     )
-    del phi1, tan1, w, p4, p6
     # spec: lambda = lambda0 + [D - q3 D^3/6 + q5 D^5/120] / cos phi_1 with
     # q3 = 1 + 2 T_1 + C_1 and q5 = 5 - 2 C_1 + 28 T_1 - 3 C_1^2 + 8 e'^2 + 24 T_1^2
     q3 = 1.0 + 2.0 * t1 + cc
     q5 = (5.0 + 8.0 * _EP2) + t1 * (28.0 + 24.0 * t1) - cc * (2.0 + 3.0 * cc)
-    del t1, cc
-    lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
-    return phi, lam
+    out[1] = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
 
 
 def _footpoint_rad(y):
     """phi_1 of the inverse series: the spec's mu and its sine series.
 
     mu = (M(phi0) + (y - y0)/k0) / (a (1 - e^2/4 - 3e^4/64 - 5e^6/256)) and
-    phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw.
+    phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw
+    (:func:`_footpoint_series`, after tan mu).
     """
-    mu = (y - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu
+    mu = (np.asarray(y, dtype=np.float64) - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu
     tm = np.tan(mu)
+    out = np.empty(np.shape(mu))
+    _footpoint_series(np.reshape(mu, -1), np.reshape(tm, -1), out.reshape(-1))
+    return out[()]
+
+
+@kernel(1, 1, 1)
+def _footpoint_series(mu, tm, out):
+    """_footpoint_rad's sum after tan mu, one kernel over the points: mu, tan mu (n,) -> phi_1.
+
+    sin 2mu = 2t / (1 + t^2), 2 cos 2mu = 2 (1 - t^2) / (1 + t^2) (t = tan mu); Clenshaw's
+    b_k = 2 cos(2mu) b_(k+1) - b_(k+2) + F_2k, phi_1 = mu + b_1 sin 2mu."""
     tm2 = tm * tm
     inv = 1.0 / (1.0 + tm2)
     s2 = 2.0 * tm * inv  # sin 2mu
     a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
-    del tm, tm2, inv
     b3 = a2 * _F8 + _F6
     b2 = a2 * b3 + (_F4 - _F8)
     b1 = a2 * b2 - b3 + _F2
-    return mu + b1 * s2  # spec: phi_1
+    out[:] = mu + b1 * s2  # spec: phi_1
 
 
 def _snyder_forward_m(phi, lam):
