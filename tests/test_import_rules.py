@@ -41,6 +41,7 @@ RULES = [
             "navsense.runs.reader",
             "navsense.runs.jsonl",
             "navsense.runs.parquet",
+            "navsense.runs.ins_frames",
             "navsense.runs.stats",
             "navsense.runs.truth",
             "navsense.runs.report",

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from navsense.config import load_config
-from navsense.output.frames import read_ins_frames
+from navsense.runs.ins_frames import read_ins_frames
 from navsense.scenarios import load_scenario
 from navsense.simulate import simulate
 from navsense.stream import SensorStream

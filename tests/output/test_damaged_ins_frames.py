@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from navsense.cli import main
-from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
+from navsense.output.frames import INS_FIELD_INDEX
+from navsense.runs.ins_frames import read_ins_frames
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drive.csv"
 

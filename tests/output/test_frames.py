@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-import navsense.output.frames as frames_module
+import navsense.runs.ins_frames as frames_module
 from navsense.errors import FormatError
 from navsense.output.frames import (
     INS_FIELD_COUNT,
@@ -17,10 +17,9 @@ from navsense.output.frames import (
     INS_FRAME_BYTES,
     InsFrameWriter,
     pack_ins_frame,
-    read_ins_fields,
-    read_ins_frames,
     unpack_ins_frame,
 )
+from navsense.runs.ins_frames import read_ins_fields, read_ins_frames
 
 # CoreSimIns.h, EInsField, in order (copied from the specification, not from the module)
 EINS_FIELD = [

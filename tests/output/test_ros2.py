@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from navsense.errors import FormatError
-from navsense.output.frames import INS_FIELD_INDEX, read_ins_frames
+from navsense.output.frames import INS_FIELD_INDEX
 from navsense.output.ros2 import (
     LATCHED_QOS,
     MAXXUM_TOPICS,
@@ -25,6 +25,7 @@ from navsense.output.ros2 import (
     utc_ns,
 )
 from navsense.runs.export_mcap import DEFAULT_BAG_NAME, write_mcap
+from navsense.runs.ins_frames import read_ins_frames
 from navsense.scenarios import load_scenario
 from output.ros2_helpers import (
     TYPESTORE,

@@ -81,7 +81,7 @@ def test_both_formats_read_back_as_the_same_bits(runs):
 
 
 def test_ins_fields_are_the_frames_columns_and_read_once_with_the_cache(runs, monkeypatch):
-    import navsense.output.frames as frames_module
+    import navsense.runs.ins_frames as frames_module
 
     asked = []
     real = frames_module.read_ins_fields

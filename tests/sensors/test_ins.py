@@ -16,16 +16,18 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from navsense.config import load_config
+from navsense.config.typed.datum import datum_config
 from navsense.constants import GRAVITY_MPS2
 from navsense.errors import ConfigError, DatumError, TruthError
 from navsense.geo import Georeference, utm
 from navsense.ins_stream import Ins
 from navsense.output.columns import rows_from_columns
 from navsense.output.frames import INS_FIELD_INDEX as F
-from navsense.output.frames import INS_FIELDS, InsFrameWriter, read_ins_frames
+from navsense.output.frames import INS_FIELDS, InsFrameWriter
 from navsense.output.layouts import layout_for
 from navsense.output.layouts.ins import InsLayout
 from navsense.rng import Pcg32
+from navsense.runs.ins_frames import read_ins_frames
 from navsense.sensors.ins import InsConfig, InsModel
 from navsense.truth import TruthStates
 from navsense.vehicles import VEHICLES, lever_arm_from_chassis
@@ -51,7 +53,7 @@ def polaris_cfg(**ins_overrides) -> dict:
 @pytest.fixture(scope="module")
 def georef() -> Georeference:
     datum = load_config()["gnss"]["datum"]
-    return Georeference.acre(datum["start_utc"], datum)
+    return Georeference.acre(datum["start_utc"], datum_config(datum))
 
 
 def moving_truth(n: int = 360, rate_hz: float = 120.0, resets=(200,), offset=(120.0, -40.0, 1.5)):

@@ -21,6 +21,7 @@ import pytest
 from conftest import layout_rows, open_sky_circle
 from navsense.config import load_config
 from navsense.config.defaults import code_defaults
+from navsense.config.typed.datum import datum_config
 from navsense.config.typed.gnss import GnssConfig
 from navsense.config.typed.ins import InsConfig, InsDriftConfig
 from navsense.constants import GRAVITY_MPS2
@@ -47,7 +48,7 @@ DEG = math.pi / 180.0
 @pytest.fixture(scope="module")
 def georef() -> Georeference:
     datum = load_config()["gnss"]["datum"]
-    return Georeference.acre(datum["start_utc"], datum)
+    return Georeference.acre(datum["start_utc"], datum_config(datum))
 
 
 def _cfg(seed=SEED, **overrides):

@@ -20,6 +20,7 @@ from scipy.spatial.transform import Rotation
 
 from conftest import open_sky_circle
 from navsense.config import load_config
+from navsense.config.typed.datum import datum_config
 from navsense.config.typed.gnss import GnssConfig
 from navsense.config.typed.ins import InsConfig
 from navsense.constants import GRAVITY_MPS2 as G
@@ -50,7 +51,7 @@ NO_DRIFT = {
 @pytest.fixture(scope="module")
 def georef() -> Georeference:
     datum = load_config()["gnss"]["datum"]
-    return Georeference.acre(datum["start_utc"], datum)
+    return Georeference.acre(datum["start_utc"], datum_config(datum))
 
 
 @pytest.fixture(scope="module")

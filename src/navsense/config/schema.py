@@ -202,7 +202,7 @@ def validate_section(
     path: str, value, source: str, *, partial: bool = False, schema: Section = SCHEMA
 ) -> None:
     """Check ``value`` as the section at the dotted ``path`` of ``schema`` (e.g. ``gnss.datum``
-    given on its own, as ``Georeference.acre(datum=...)`` takes it); messages name the full key
+    given on its own, as ``navsense.config.typed.datum.datum_config`` takes it); messages name the full key
     (``<source>: gnss.datum.geoid.n0_m = "x" is not a number``). ``partial`` as in :func:`validate`.
     """
     node = lookup(path, schema)

@@ -199,7 +199,7 @@ class RunReader:
         """The INS epochs: ``ins.frames`` as (m, 40) float64 and their rows' times (m, 3; or
         the ``times`` keys asked for: ``("sample_time_s",)`` reads the rows' one key), the same
         m (FormatError when they differ)."""
-        from navsense.output.frames import read_ins_frames
+        from navsense.runs.ins_frames import read_ins_frames
 
         frames_path = self.path / "ins.frames"
         if not frames_path.is_file():
@@ -218,10 +218,10 @@ class RunReader:
         """The INS epochs' fields ``names`` (of ``ins.frames``, navsense.output.frames
         ``INS_FIELDS``), each a contiguous (m,) float64 array, and their rows' times (m,
         len(times)): :meth:`ins_epochs` for a reader that uses some fields only
-        (:func:`navsense.output.frames.read_ins_fields`: memory for those alone, one pass over
+        (:func:`navsense.runs.ins_frames.read_ins_fields`: memory for those alone, one pass over
         the file, every field checked). With the cache, a field read once is not read again,
         and a request for fields not yet read reads only those."""
-        from navsense.output.frames import read_ins_fields
+        from navsense.runs.ins_frames import read_ins_fields
 
         names = list(dict.fromkeys(names))  # each once
         if not names:
