@@ -322,12 +322,12 @@ def test_mcap_without_the_ins_is_refused_before_the_run(tmp_path, small, capsys)
 
 
 def test_mcap_is_written_before_the_run_directory_is_renamed(tmp_path, small, monkeypatch, capsys):
-    import navsense.output.ros2 as ros2
+    import navsense.runs.export_mcap as export_mcap
 
     def broken(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(ros2, "write_mcap", broken)
+    monkeypatch.setattr(export_mcap, "write_mcap", broken)
     out = tmp_path / "r"
     code = main(["simulate", "--truth", str(small / "small.csv"), "--mcap", "--out", str(out)])
     line = _one_error_line(capsys.readouterr().err)
