@@ -12,6 +12,7 @@ clock would have given them (DESIGN.md ruling).
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -411,10 +412,7 @@ def simulate(
     georef = site.make_georeference(start_utc, cfg["gnss"]["datum"]) if site is not None else None
     truth, cfg = _on_truth_clock(truth, cfg)
     models = build_models(cfg, vehicle, site, georef, agent=agent)
-    if isinstance(truth, TruthStates):
-        total_steps = len(truth)
-        if total_steps:  # a model's data that must cover the run (gnss.orbits): refused first
-            _check_times(models, truth.t_s[[0, -1]])
+    truth, total_steps = _check_span(models, truth, total_steps)
     bar = Progress("simulating", total_steps, enabled=progress, delay_s=1.5)
     summary = RunSummary(run_dir=Path(out_dir), notes=list(notes))
     delay_s = float(cfg["delay_s"])
@@ -500,6 +498,30 @@ def _open_truth_writer(folder: Path, site: Site | None, start_utc):
     from navsense.truth.io import TruthWriter
 
     return TruthWriter(folder / "truth.parquet", site=site, start_utc=start_utc).__enter__()
+
+
+def _check_span(models, truth, total_steps: int | None):
+    """(truth, total_steps) after a model's data that must cover the run (gnss.orbits) was
+    asked about the run's span (:func:`_check_times`), before anything is written: the whole
+    truth's, or for chunks of a known length (a repeated route, made as asked for) the span
+    from the first chunk's time and the length. A truth log's chunks are checked as read."""
+    if isinstance(truth, TruthStates):
+        total_steps = len(truth)
+        if total_steps:
+            _check_times(models, truth.t_s[[0, -1]])
+    elif total_steps:
+        truth, first = _peek(truth)
+        if first is not None and len(first):
+            t0 = float(first.t_s[0])
+            _check_times(models, np.array([t0, t0 + (total_steps - 1) / first.rate_hz]))
+    return truth, total_steps
+
+
+def _peek(chunks) -> tuple[Iterator[TruthStates], TruthStates | None]:
+    """The first chunk of ``chunks`` and the chunks again, that one included (none: None)."""
+    it = iter(chunks)
+    first = next(it, None)
+    return (it if first is None else itertools.chain([first], it)), first
 
 
 def _check_times(models, span_s: np.ndarray) -> None:
