@@ -45,6 +45,27 @@ MAX_CHUNK_STEPS = 10_000_000  # --chunk-steps: a day at 120 Hz (the chunk is hel
 MAX_AGENT = 1_000_000  # --agent: the INS seed adds 7919 K
 
 
+def prepare_from_args(args: argparse.Namespace):
+    """:func:`navsense.run.prepare_run` of the options of :func:`add_truth_source_arguments`
+    and the configuration options (``simulate`` and ``live`` alike)."""
+    from navsense.run import prepare_run
+
+    return prepare_run(
+        scenario=args.scenario,
+        truth=args.truth,
+        track=args.track,
+        site=args.site,
+        buildings=args.buildings,
+        vehicle=args.vehicle,
+        config=args.config,
+        overlay=args.overlay,
+        overrides=overrides_from_args(args),
+        smoothing_m=args.smoothing_m,
+        bank=args.bank,
+        duration_s=args.duration,
+    )
+
+
 def add_truth_source_arguments(p: argparse.ArgumentParser) -> None:
     """The truth source options of ``simulate`` and ``live`` (:func:`navsense.run.prepare_run`):
     ``--truth | --scenario | --track``, ``--smoothing-m``, ``--bank``, ``--site``,
@@ -157,7 +178,6 @@ def _add_simulate(sub) -> None:
 def _run_simulate(args) -> int:
     from navsense._runtime.memory import arrow_on_the_heap, keep_freed_memory
     from navsense.output.rundir import check_out_dir, default_run_dir
-    from navsense.run import prepare_run
     from navsense.simulate import DEFAULT_CHUNK_STEPS
 
     if keep_freed_memory():  # half the page faults of a long run (navsense._runtime.memory)
@@ -179,20 +199,7 @@ def _run_simulate(args) -> int:
         source_file = args.track or args.truth
         label = Path(source_file).stem if source_file else (args.scenario or "acre-loop")
         out = check_out_dir(default_run_dir("runs", label))
-    run = prepare_run(
-        scenario=args.scenario,
-        truth=args.truth,
-        track=args.track,
-        site=args.site,
-        buildings=args.buildings,
-        vehicle=args.vehicle,
-        config=args.config,
-        overlay=args.overlay,
-        overrides=overrides_from_args(args),
-        smoothing_m=args.smoothing_m,
-        bank=args.bank,
-        duration_s=args.duration,
-    )
+    run = prepare_from_args(args)
     finish = None
     if (args.gnss_fix or args.raw_imu) and not args.mcap:
         raise ConfigError("--gnss-fix and --raw-imu choose topics of the bag: add --mcap")

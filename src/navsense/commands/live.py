@@ -165,27 +165,13 @@ def _check_host(host: str) -> None:
 
 def run(args) -> int:
     """``navsense live``: the options checked, the run prepared, served paced, then written."""
-    from navsense.commands.config import overrides_from_args
+    from navsense.cli import prepare_from_args
     from navsense.live.pacing import serve_paced
     from navsense.live.server import LiveServer
-    from navsense.run import prepare_run
     from navsense.simulate import DEFAULT_CHUNK_STEPS
 
     pacer = _check_options(args)
-    prepared = prepare_run(
-        scenario=args.scenario,
-        truth=args.truth,
-        track=args.track,
-        site=args.site,
-        buildings=args.buildings,
-        vehicle=args.vehicle,
-        config=args.config,
-        overlay=args.overlay,
-        overrides=overrides_from_args(args),
-        smoothing_m=args.smoothing_m,
-        bank=args.bank,
-        duration_s=args.duration,
-    )
+    prepared = prepare_from_args(args)
     finish = _bag_writer(prepared) if args.mcap else None
     live = LiveServer(
         prepared.cfg,
