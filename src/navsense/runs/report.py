@@ -46,6 +46,7 @@ import numpy as np
 import orjson
 
 from navsense.errors import NavsenseError
+from navsense.output.layouts.gnss import COUNT_KEYS
 from navsense.runs.episode import Episode
 from navsense.runs.reader import FLOAT, INT, TEXT, RunReader, vector
 from navsense.runs.stats import (
@@ -182,14 +183,7 @@ class RunData:
         )
 
 
-_GNSS_COUNTS = (
-    "satellites_used",
-    "satellites_clear",
-    "satellites_near_obstruction",
-    "satellites_foliage",
-    "satellites_blocked",
-    "satellites_above_mask",
-)
+_GNSS_COUNTS = COUNT_KEYS  # the GNSS row's satellite counts (its layout's)
 _GNSS_COLUMNS = {
     "sample_time_s": FLOAT,
     "fix_type": TEXT,
