@@ -549,12 +549,15 @@ def test_error_axes_are_labelled_at_centimetres_and_sky_names_do_not_overlap(
         if filename == "gnss_error.png":
             for ax in fig.get_axes():
                 lo, hi = ax.get_ylim()
-                texts = [
-                    lab.get_text()
+                shown = [
+                    lab
                     for lab in ax.get_yticklabels()
                     if lab.get_text() and lo <= lab.get_position()[1] <= hi
                 ]
-                seen.setdefault("gnss", []).append(texts)
+                seen.setdefault("gnss", []).append([lab.get_text() for lab in shown])
+                boxes = [lab.get_window_extent(r) for lab in shown]
+                for i, b in enumerate(boxes):  # the labels of one axis do not run into each other
+                    assert not any(b.overlaps(c) for c in boxes[i + 1 :]), shown[i].get_text()
         if filename == "sky.png":
             ax = fig.get_axes()[0]
             seen["sky"] = [

@@ -242,19 +242,22 @@ def _symlog_metre_ticks(ax, linthresh: float) -> None:
     """Labelled ticks of a symmetric-log error axis at the 1-2-5 steps of each decade from the
     millimetre up (2 cm, 5 cm, 10 cm, ... 1 m, 2 m ...), both signs, and 0, within the view;
     matplotlib's decades alone labelled a centimetre-level axis only at +-10^-2 and 0 (issue
-    32). Steps inside the linear band below ``linthresh`` are left out, where they crowd 0."""
+    32). Steps inside the linear band below ``linthresh`` are left out, where they crowd 0.
+    A step is kept only where its label clears the labels kept before it (0 first, then the
+    decades, the fives, the twos): over several decades 5 cm and 10 cm would overlap."""
     from matplotlib.ticker import FixedLocator, FuncFormatter
 
     lo, hi = ax.get_ylim()
-    steps = [m * 10.0**k for k in range(-3, 5) for m in (1.0, 2.0, 5.0)]
+    steps = [m * 10.0**k for m in (1.0, 5.0, 2.0) for k in range(-3, 5)]  # in order of keeping
     steps = [v for v in steps if v >= linthresh]
-    ticks = [0.0] + [sgn * v for v in steps for sgn in (1.0, -1.0) if lo <= sgn * v <= hi]
-    crowded = sum(1 for v in ticks if v > 0) > 6 or sum(1 for v in ticks if v < 0) > 6
-    if crowded:  # a view over several decades: the decades and their halves only
-        ticks = [
-            v for v in ticks if v == 0.0 or round(abs(v) / 10 ** np.floor(np.log10(abs(v)))) != 2
-        ]
-    ax.yaxis.set_major_locator(FixedLocator(sorted(ticks)))
+    wanted = [0.0] + [sgn * v for v in steps for sgn in (1.0, -1.0) if lo <= sgn * v <= hi]
+    label_px = 1.4 * ax.yaxis.get_ticklabels()[0].get_fontsize() * ax.figure.dpi / 72.0
+    at = ax.transData.transform(np.column_stack([np.zeros(len(wanted)), wanted]))[:, 1]
+    kept: list[int] = []
+    for i in range(len(wanted)):
+        if all(abs(at[i] - at[j]) >= label_px for j in kept):
+            kept.append(i)
+    ax.yaxis.set_major_locator(FixedLocator(sorted(wanted[i] for i in kept)))
     ax.yaxis.set_major_formatter(FuncFormatter(_metre_text))
     ax.set_ylim(lo, hi)
 
