@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import resource
 import sys
@@ -43,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from navsense.campaign.executors import LOCAL_WORKER_CONFIG
+from navsense.campaign.executors import local_cluster
 from navsense.campaign.runner import run_campaign
 from navsense.campaign.spec import load_campaign
 
@@ -104,23 +103,13 @@ def _timed(campaign, out: Path, procs=(), **kwargs) -> dict:
 
 def _cluster(workers: int):
     """A LocalCluster as ``navsense campaign run`` starts it; its start's wall and CPU."""
-    import dask
     import psutil
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     me = psutil.Process()
     before = set(me.children())
     c0, t0 = _own_cpu_s(), time.perf_counter()
-    with dask.config.set(LOCAL_WORKER_CONFIG):
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": ":0"},
-            silence_logs=logging.ERROR,
-        )
+    cluster = local_cluster(workers)
     with Client(cluster) as client:
         client.wait_for_workers(workers)
         pids = set(client.run(os.getpid).values())

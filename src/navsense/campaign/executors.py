@@ -85,15 +85,34 @@ def check_scheduler_address(address: str) -> None:
         raise ConfigError(f"{what} (host {host!r}, port {port})")
 
 
+def local_cluster(workers: int):
+    """A Dask LocalCluster of ``workers`` processes of one thread each, as ``navsense campaign
+    run`` starts it (:data:`LOCAL_WORKER_CONFIG`; no dashboard; the scheduler's small HTTP
+    server on a free loopback port); ``benchmarks/bench_campaign.py`` times the same start."""
+    import logging
+
+    import dask
+    from dask.distributed import LocalCluster
+
+    with dask.config.set(LOCAL_WORKER_CONFIG):
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+            silence_logs=logging.ERROR,
+        )
+
+
 def dask_executor(workers: int | None = None, scheduler: str | None = None) -> Executor:
     """An executor on Dask: a new LocalCluster of ``workers`` processes of one thread each, or
     the existing scheduler at ``scheduler`` (``tcp://HOST:PORT``)."""
 
     def execute(runs: list, fn: Callable[[dict], dict]) -> Iterator[dict]:
         try:
-            import logging
-
-            from dask.distributed import Client, LocalCluster, as_completed
+            from dask.distributed import Client, as_completed
         except ImportError:
             raise ConfigError(
                 "campaign run: Dask is not installed; pip install 'navsense[campaign]' "
@@ -108,20 +127,8 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
                     f"--scheduler {scheduler}: cannot connect to the Dask scheduler ({exc})"
                 ) from None
         else:
-            import dask
-
             n = max(1, min(workers or default_workers(), len(runs)))  # no idle processes
-            # no dashboard; the scheduler's small HTTP server on a free loopback port
-            with dask.config.set(LOCAL_WORKER_CONFIG):
-                cluster = LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    scheduler_kwargs={"dashboard_address": ":0"},
-                    silence_logs=logging.ERROR,
-                )
+            cluster = local_cluster(n)
             client = Client(cluster)
         token = uuid.uuid4().hex[:8]
         try:
