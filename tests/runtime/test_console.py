@@ -154,6 +154,35 @@ def test_ctrl_c_or_sigterm_while_the_command_line_loads_is_one_line(how, code, l
     assert done.stderr.splitlines() == [line or "navsense: interrupted"], done.stderr
 
 
+_STOP_WHILE_A_COMPILED_MODULE_LOADS = """
+import os, signal, sys
+class Stop:
+    def find_spec(self, name, path=None, target=None):
+        if name == "orjson.orjson":  # orjson's compiled module, loaded by navsense.cli
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+            print(sorted(int(s) for s in held & {signal.SIGINT, signal.SIGTERM}))
+            os.kill(os.getpid(), signal.SIG{name})
+sys.meta_path.insert(0, Stop())
+from navsense._runtime.console import run
+run()
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="no signal masks")
+@pytest.mark.parametrize("name, code", [("INT", 130), ("TERM", 143)])
+def test_a_stop_waits_until_the_compiled_modules_have_loaded(name, code):
+    """Found by CI's fuzz suite (interrupted commands): Ctrl-C 30-50 ms after the start, while
+    orjson's compiled module initialised, ended the process with SIGSEGV (exit -11, nothing
+    printed) about once in thirty tries. The command line's modules now load with SIGINT and
+    SIGTERM held back; the stop then ends the command with its one line."""
+    import signal
+
+    probe = _STOP_WHILE_A_COMPILED_MODULE_LOADS.replace("{name}", name)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.splitlines() == [str(sorted([int(signal.SIGINT), int(signal.SIGTERM)]))]
+    assert (done.returncode, len(done.stderr.splitlines())) == (code, 1), done.stderr
+
+
 _INTERRUPTED_IN_EXEC_TEXT = {
     # Ctrl-C inside the text that collections.namedtuple or dataclasses exec, in an import
     "while the command line loads": _STOP_WHILE_LOADING.format(
