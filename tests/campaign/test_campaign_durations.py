@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import socket
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from navsense.campaign import runner
 from navsense.campaign.runner import run_campaign, simulate_run
 from navsense.campaign.spec import load_campaign
 from navsense.cli import main
+from navsense.errors import ConfigError
 
 REFERENCE = Path(__file__).parents[1] / "reference"
 PARIS_TRACK = REFERENCE / "track_paris_loop.gpx"
@@ -101,3 +103,47 @@ def test_few_runs_run_serially_by_default_and_say_so(tmp_path, monkeypatch):
     assert runner._executor(2, 2, None, io.StringIO()) == "dask"
     assert runner._executor(2, 0, None, io.StringIO()) is runner.serial_executor
     assert chosen == [(None, None), (2, None)]
+
+
+@pytest.mark.parametrize(
+    "physics_hz, duration_s, refused",
+    [
+        (
+            50,
+            0.02,
+            "keeps 2 physics step(s) at 50 Hz",
+        ),  # 3 steps at 120 Hz: passed, every run failed
+        (1000, 0.005, None),  # 6 steps at 1 kHz: refused at 120 Hz (2 steps)
+    ],
+)
+def test_a_campaign_cut_is_checked_on_the_runs_physics_clock(
+    tmp_path, physics_hz, duration_s, refused
+):
+    """A campaign's duration_s was checked against 120 Hz whatever the runs' physics.hz (issue
+    30 item 1): 0.02 s at 50 Hz keeps 2 steps and each run failed; 0.005 s at 1 kHz keeps 6 and
+    was refused. The track steps at physics.hz, as navsense.run.prepare_run steps it."""
+    path = write_campaign(
+        tmp_path / "c.json",
+        seeds=[1],
+        duration_s=duration_s,
+        sources=[{"track": str(PARIS_TRACK)}],
+        overrides={"physics": {"hz": physics_hz}, "imu": {"hz": 50}},
+    )
+    if refused is None:
+        assert load_campaign(path).runs[0]["source"]["duration_s"] == duration_s
+    else:
+        with pytest.raises(ConfigError, match=r"sources\[0\]\.duration_s: duration_s = 0.02 "):
+            load_campaign(path)
+        with pytest.raises(ConfigError, match=re.escape(refused)):
+            load_campaign(path)
+
+
+def test_a_truth_log_cut_is_checked_at_its_own_rate(tmp_path):
+    """A truth log runs at its own rate (120 Hz here) whatever physics.hz the campaign's file
+    would give a track: 0.01 s keeps 2 of its steps and is refused naming 120 Hz."""
+    write_open_sky_truth(tmp_path / "drive.parquet", seconds=2.0)
+    path = write_campaign(
+        tmp_path / "c.json", seeds=[1], duration_s=0.01, sources=[{"truth": "drive.parquet"}]
+    )
+    with pytest.raises(ConfigError, match=re.escape("keeps 2 physics step(s) at 120 Hz")):
+        load_campaign(path)

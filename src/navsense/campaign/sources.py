@@ -7,6 +7,7 @@ file gives (``<file>: <key> = <value> <complaint>``).
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import os
 from collections.abc import Mapping
@@ -17,7 +18,7 @@ from navsense.errors import ConfigError, TruthError
 from navsense.jsonfile import is_finite
 from navsense.truth.waypoints import check_built_steps
 
-__all__ = ["SOURCE_KEYS", "TRACK_SUFFIXES", "sha256_of"]
+__all__ = ["SOURCE_KEYS", "TRACK_SUFFIXES", "sha256_of", "check_run_duration"]
 
 
 SOURCE_KEYS = {
@@ -236,17 +237,50 @@ def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
 
 
 def _check_duration(src: str, key: str, value) -> None:
-    """A cut of the sources: seconds > 0 that keep the physics steps a run needs (every run of
-    the campaign failed on 0.001 s; :func:`navsense.run.check_duration_steps`)."""
-    from navsense.run import check_duration_steps
-    from navsense.truth.states import PHYSICS_HZ
-
+    """A cut of the sources: seconds > 0. Whether it keeps the physics steps a run needs
+    depends on the run's physics clock: :func:`check_run_duration`, once the runs' configurations
+    are built."""
     if not (_is_number(value) and value > 0):
         raise _err(src, key, value, "is not a number of seconds > 0")
+
+
+def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_set: bool) -> None:
+    """A run's cut keeps the physics steps a run needs (every run of the campaign failed on
+    0.001 s; :func:`navsense.run.check_duration_steps`) on the run's own physics clock, as
+    navsense.run.prepare_run steps it (issue 30 item 1): a truth log at its own rate, a scenario
+    at its route's rate unless ``physics.hz`` is set (``rate_set``: a layer of the run sets it),
+    a track at ``physics.hz`` of the run's configuration ``cfg``. ``where`` names the source
+    (``sources[i]``)."""
+    from navsense.run import check_duration_steps
+
+    source = run["source"]
+    duration = source.get("duration_s")
+    if duration is None:
+        return
+    if "truth" in source:
+        rate = _truth_rate(source["truth"])
+    elif "scenario" in source and not rate_set:
+        rate = _route_rate(source["scenario"])
+    else:
+        rate = float(cfg["physics"]["hz"])
     try:
-        check_duration_steps(value, PHYSICS_HZ)
+        check_duration_steps(duration, rate)
     except ConfigError as exc:
-        raise ConfigError(f"{src}: {key}: {exc}") from None
+        raise ConfigError(f"{src}: {where}.duration_s: {exc}") from None
+
+
+@functools.cache
+def _truth_rate(path: str) -> float:
+    from navsense.truth.io import truth_rate
+
+    return float(truth_rate(path)[0])
+
+
+@functools.cache
+def _route_rate(ref: str) -> float:
+    from navsense.scenarios import load_scenario
+
+    return float(load_scenario(ref).route.rate_hz)
 
 
 def _resolved(src: str, base: Path, key: str, ref: str) -> Path:

@@ -87,6 +87,7 @@ from navsense.campaign.sources import (
     _is_int,
     _sources,
     _unknown,
+    check_run_duration,
 )
 from navsense.config.load import parse_config_text
 from navsense.config.schema import SCHEMA, format_value, lookup, unknown_key_error
@@ -328,7 +329,7 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
                                 estimator,
                             )
                         )
-    _check_values(src, runs)
+    _check_values(src, runs, sources)
     for run in runs:  # the values hash now (a JSON integer beyond 64 bits was a TypeError)
         try:
             digest = run_hash(run)
@@ -354,25 +355,29 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
     )
 
 
-def _check_values(src: str, runs: list[dict]) -> None:
+def _check_values(src: str, runs: list[dict], sources: list[dict]) -> None:
     """Each vehicle's configuration with the campaign's overrides and each sweep point, built
     as its runs will build it (navsense.run.prepare_run): a bad value is a ConfigError now,
-    before the first run, naming the file and the layer."""
+    before the first run, naming the file and the layer; and each run's cut of its source on
+    the run's physics clock (:func:`navsense.campaign.sources.check_run_duration`)."""
     from navsense.config.load import apply_overrides, check_effective, load_config
+    from navsense.run import _keys_set
 
-    seen: set[str] = set()
+    where = {id(s["run_source"]): f"sources[{i}]" for i, s in enumerate(sources)}
+    built: dict[str, tuple[dict, bool]] = {}
     for run in runs:
         key = json.dumps([run["vehicle"], run["config"], run["overlay"], run["overrides"]])
-        if key in seen:
-            continue
-        seen.add(key)
-        later = [k for _, layer in run["overrides"] for k in layer]
-        files = ((run["config"] or {}).get("path"), (run["overlay"] or {}).get("path"))
-        cfg = load_config(*files, vehicle=run["vehicle"], later_keys=later, final_checks=False)
-        layers = [(f"{src}: {label}", layer) for label, layer in run["overrides"]]
-        for label, layer in layers:
-            cfg = apply_overrides(cfg, layer, source=label)
-        check_effective(cfg, *files, run["vehicle"], layers)  # the layers together, once
+        if key not in built:
+            later = [k for _, layer in run["overrides"] for k in layer]
+            files = ((run["config"] or {}).get("path"), (run["overlay"] or {}).get("path"))
+            cfg = load_config(*files, vehicle=run["vehicle"], later_keys=later, final_checks=False)
+            layers = [(f"{src}: {label}", layer) for label, layer in run["overrides"]]
+            for label, layer in layers:
+                cfg = apply_overrides(cfg, layer, source=label)
+            check_effective(cfg, *files, run["vehicle"], layers)  # the layers together, once
+            built[key] = (cfg, "physics.hz" in _keys_set(*files, layers))
+        cfg, rate_set = built[key]
+        check_run_duration(src, where[id(run["source"])], run, cfg, rate_set)
 
 
 def _run(
