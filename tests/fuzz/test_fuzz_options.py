@@ -42,6 +42,15 @@ SIMULATE_OPTIONS = [
     "--scenario",
     "--smoothing-m",
     "--bank",
+    "--physics-hz",
+    "--duration",
+    "--receiver",
+    "--gnss-orbits",
+    "--gnss-systems",
+    "--nmea-sentences",
+    "--buildings",
+    "--corrections-outage",
+    "--gnss-signal-outage",
 ]
 EDGE_VALUES = [
     "1e-300",
@@ -62,6 +71,18 @@ EDGE_VALUES = [
     "acre",
     "acre-loop",
     "polaris",
+    "50",
+    "2000",
+    "2001",
+    "49.999",
+    "1000",
+    "gps,gps",
+    "GPS,glonass,galileo,beidou,qzss",
+    ",",
+    "GGA,GGA,RMC",
+    "gga,XYZ",
+    "rtk",
+    "phone",
 ]
 
 

@@ -204,6 +204,23 @@ def test_bad_file_on_the_command_line_is_exit_2_one_line(tmp_path):
     assert not (tmp_path / "s.json").exists()
 
 
+def test_a_building_beyond_the_sites_reach_is_named_in_the_map_file(tmp_path):
+    """Found by tests/fuzz/test_fuzz_mapdata.py: a node of the example at lon 91 instead of 11.58
+    (a building 4 000 km from the site) was read, then refused by the written site's own check
+    naming the --out file (``s.json: footprints[0].outline_enu_m = ...``), not the map file."""
+    path = tmp_path / "far.osm"
+    path.write_text(OSM.read_text().replace('lon="11.5797312"', 'lon="91"', 1))
+    with pytest.raises(ConfigError) as err:
+        site_with_buildings(resolve_site(SITE), path)
+    assert str(err.value).startswith(f"{path}: way 1001 (Block A) lies ")
+    assert "km from the origin of site" in str(err.value)
+    r = _navsense(
+        "site", "--buildings", str(path), "--site", str(SITE), "--out", "s.json", cwd=tmp_path
+    )
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and str(path) in r.stderr, r.stderr
+    assert not (tmp_path / "s.json").exists()
+
+
 def _pbf(tmp_path, xml: str):
     osmium = pytest.importorskip("osmium")
     src, pbf = tmp_path / "in.osm", tmp_path / "out.osm.pbf"

@@ -28,7 +28,7 @@ import numpy as np
 
 from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 from navsense.mapdata.heights import MapBuilding
-from navsense.site import MAX_OBSTACLES, Site, site_from_json
+from navsense.site import MAX_OBSTACLES, MAX_SITE_ENU_M, Site, site_from_json
 
 __all__ = ["read_buildings", "buildings_site", "site_with_buildings", "DEFAULT_RADIUS_M"]
 
@@ -170,7 +170,17 @@ def _to_enu(buildings, georef, height_m: float, where: str, site_name: str) -> l
         raise
     xy = np.round(enu[:, :2], 3)
     cuts = np.cumsum([len(b.ring_lat_lon) for b in buildings])[:-1]
-    return np.split(xy, cuts)
+    rings = np.split(xy, cuts)
+    for b, ring in zip(buildings, rings, strict=True):
+        if not np.all(np.abs(ring) <= MAX_SITE_ENU_M):  # a site's own limit (navsense.site)
+            far = float(np.max(np.hypot(ring[:, 0], ring[:, 1])))
+            raise ConfigError(
+                f"{where}: {b.name} lies {far / 1000:.0f} km from the origin of site "
+                f"{site_name!r}; a site's obstacles are within {MAX_SITE_ENU_M / 1000:.0f} km of "
+                "it (a latitude or longitude wrong in the file? give a site near the buildings "
+                "with --site, or none: a local site at their centre)"
+            )
+    return rings
 
 
 def _near_path(rings, path_xy_m, radius_m: float) -> list[bool]:
