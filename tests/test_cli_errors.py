@@ -168,3 +168,26 @@ def test_an_unknown_site_for_a_track_says_that_without_site_it_runs_where_record
     assert lines[0].endswith(
         "without --site a track runs where it was recorded (a local site at its first point)"
     )
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        (
+            '[{"order": -1, "accel_mps2": [0, 0, 1]}]',
+            "imu.vibration.engine_orders[0].order = -1 is not an engine order 0 < n <= 64",
+        ),
+        (
+            '[{"order": 2, "accel_mps2": "loud"}]',
+            'imu.vibration.engine_orders[0].accel_mps2 = "loud" is not an array of 3 amplitudes',
+        ),
+    ],
+)
+def test_a_bad_engine_order_is_one_line_and_exit_2(capsys, tmp_path, value, words):
+    """issue 30 item 2: a bad imu.vibration.engine_orders names the key, the value and what is
+    allowed, on one line, exit 2, and no run directory."""
+    out = tmp_path / "run"
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", "1", "--out", str(out)]
+    code, lines = _run(capsys, [*argv, "--set", f"imu.vibration.engine_orders={value}"])
+    assert code == 2 and len(lines) == 1 and words in lines[0], lines
+    assert not out.exists()

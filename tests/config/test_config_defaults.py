@@ -247,6 +247,7 @@ IMU_CODE = {
         "engine_rpm_per_mps": 0,
         "engine_order": 2,
         "engine_accel_mps2": [0, 0, 0],
+        "engine_orders": [],
     },
     "model": "acres",
     "preset": "none",

@@ -228,3 +228,84 @@ def test_the_engine_batch_equals_chunks_equals_steps(model):
     parts = [imu.process(truth.slice(k, k + 1)) for k in range(len(truth))]
     for key, value in whole.items():
         assert np.array_equal(np.concatenate([p[key] for p in parts]), value), key
+
+
+ORDERS = {
+    "imu.vibration.engine_idle_rpm": 1200,  # 20 rev/s at rest
+    "imu.vibration.engine_orders": [
+        {"order": 0.5, "accel_mps2": [0.3, 0, 0]},  # a four-stroke's half order: 10 Hz
+        {"order": 2, "accel_mps2": [0, 0, 0.5]},  # a 4-cylinder's firing: 40 Hz
+        {"order": 4, "accel_mps2": [0, 0.1, 0.2]},  # its 2nd harmonic: 80 Hz
+    ],
+}
+
+
+@pytest.mark.parametrize("model", ["acres", "configurable"])
+def test_several_engine_orders_show_at_their_frequencies_and_amplitudes(model):
+    """imu.vibration.engine_orders (issue 30 item 2): at 1200 rpm the orders 0.5, 2 and 4 read
+    at 10, 40 and 80 Hz with their own amplitudes on their own axes, times the two-step
+    average's cos(pi f / 1000) (both IMUs' specific force)."""
+    block = _imu(1000.0, [], hz=1000, **{"imu.model": model, **ORDERS}).process(
+        at_rest(10.0, 1000.0)
+    )
+    f = block["specific_force_flu_mps2"][-9000:]  # 9 s: whole periods of each
+    gain = lambda hz: np.cos(np.pi * hz / 1000)
+    for axis, hz, amp in [(0, 10, 0.3), (2, 40, 0.5), (1, 80, 0.1), (2, 80, 0.2)]:
+        got = amplitude_at(f[:, axis], 1000.0, hz)
+        assert got == pytest.approx(amp * gain(hz), rel=1e-3), (axis, hz)
+    assert amplitude_at(f[:, 0], 1000.0, 40) < 1e-6  # each order on its own axes only
+    assert amplitude_at(f[:, 2], 1000.0, 10) < 1e-6
+
+
+def test_the_list_adds_to_engine_order_which_stays_as_it_was():
+    """engine_order's own amplitude keeps its bits with the list beside it: the run with both
+    minus the run of the list alone is the run of engine_order alone, to rounding."""
+    scalar = {"imu.vibration.engine_idle_rpm": 1200, "imu.vibration.engine_accel_mps2": [0, 0, 0.5]}
+    truth = at_rest(1.0, 1000.0)
+
+    def force(**keys):
+        return _imu(1000.0, [], hz=1000, **keys).process(truth)["specific_force_flu_mps2"]
+
+    both = force(**scalar, **{"imu.vibration.engine_orders": ORDERS["imu.vibration.engine_orders"]})
+    alone = force(**scalar)
+    listed = force(**ORDERS)
+    np.testing.assert_allclose(both - listed + G * np.array([0, 0, 1]), alone, atol=1e-12)
+    assert amplitude_at(both[-900:, 2], 1000.0, 40) == pytest.approx(
+        np.cos(np.pi * 0.04) * 1.0, rel=1e-3
+    )  # engine_order 2 (0.5) and the listed order 2 (0.5) at one phase: 1.0
+
+
+@pytest.mark.parametrize("model", ["acres", "configurable"])
+def test_the_engine_orders_batch_equals_chunks_equals_steps(model):
+    truth = driving(0.3, 1000.0, 7.0)
+    keys = {"imu.model": model, **ORDERS, "imu.vibration.engine_rpm_per_mps": 156}
+    whole = _imu(1000.0, [], **keys).process(truth)
+    imu = _imu(1000.0, [], **keys)
+    parts = [imu.process(truth.slice(k, k + 1)) for k in range(len(truth))]
+    for key, value in whole.items():
+        assert np.array_equal(np.concatenate([p[key] for p in parts]), value), key
+
+
+@pytest.mark.parametrize(
+    "orders, message",
+    [
+        ([{"order": 0, "accel_mps2": [0, 0, 1]}], r"\[0\]\.order = 0 is not an engine order 0 < n"),
+        ([{"order": 65, "accel_mps2": [0, 0, 1]}], r"\[0\]\.order = 65 is not an engine order"),
+        ([{"order": 2}], r"\[0\] = \{.*\} is not an object with \"order\" and \"accel_mps2\""),
+        (
+            [{"order": 2, "accel_mps2": [0, 1]}],
+            r"\[0\]\.accel_mps2 = \[0, 1\] is not an array of 3 amplitudes",
+        ),
+        (
+            [{"order": 2, "accel_mps2": [0, 0, 1], "hz": 3}],
+            r"\[0\]\.hz = 3 is not a key of an engine order: order, accel_mps2",
+        ),
+        ({"order": 2}, r" = .* is not an array of \{\"order\", \"accel_mps2\"\} objects"),
+    ],
+)
+def test_a_bad_engine_order_is_one_line(orders, message):
+    with pytest.raises(
+        ConfigError, match=r"^command line: imu\.vibration\.engine_orders" + message
+    ) as err:
+        load_config(overrides={"imu.vibration.engine_orders": orders})
+    assert "\n" not in str(err.value)

@@ -123,6 +123,7 @@ class Field:
             "enum_list": "array of strings, each at most once",
             "text": "string",
             "sines": 'array of {"hz", "accel_mps2", "gyro_radps"} objects',
+            "engine_orders": 'array of {"order", "accel_mps2"} objects',
         }[self.kind]
 
     def allowed_text(self) -> str:
@@ -136,6 +137,8 @@ class Field:
             return "a non-empty string"
         if self.kind == "sines":
             return f"hz > 0, 3 amplitudes each; at most {MAX_SINES}"
+        if self.kind == "engine_orders":
+            return f"order 0 < n <= {MAX_ENGINE_ORDER:g}, 3 amplitudes each; at most {MAX_SINES}"
         return self.range_text()
 
 
@@ -346,6 +349,44 @@ def _check_sines(f: Field, value, path: str):
     return None
 
 
+#: The highest engine order (a 32-cylinder engine's firing is its 16th order; 64: room for its
+#: harmonics).
+MAX_ENGINE_ORDER = 64.0
+_ORDER_KEYS = ("order", "accel_mps2")
+
+
+def _check_engine_orders(f: Field, value, path: str):
+    """imu.vibration.engine_orders (issue 30 item 2): objects with an engine order n, 0 < n <=
+    64 (0.5: a four-stroke's camshaft; 2: a 4-cylinder's firing), and the amplitude of the
+    specific force on each IMU axis (m/s^2)."""
+    if not isinstance(value, (list, tuple)):
+        return path, value, 'is not an array of {"order", "accel_mps2"} objects'
+    if len(value) > MAX_SINES:
+        return path, value[:4], f"... has {len(value)} orders; at most {MAX_SINES}"
+    for i, item in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(item, dict) or "order" not in item or "accel_mps2" not in item:
+            return where, item, 'is not an object with "order" and "accel_mps2"'
+        unknown = [k for k in item if k not in _ORDER_KEYS]
+        if unknown:
+            return (
+                f"{where}.{unknown[0]}",
+                item[unknown[0]],
+                "is not a key of an engine order: " + ", ".join(_ORDER_KEYS),
+            )
+        n = item["order"]
+        if not (_is_number(n) and is_finite(n) and 0 < n <= MAX_ENGINE_ORDER):
+            return f"{where}.order", n, f"is not an engine order 0 < n <= {MAX_ENGINE_ORDER:g}"
+        amp = item["accel_mps2"]
+        if (
+            not isinstance(amp, (list, tuple))
+            or len(amp) != 3
+            or not all(_is_number(x) and is_finite(x) and abs(x) <= 1e6 for x in amp)
+        ):
+            return f"{where}.accel_mps2", amp, "is not an array of 3 amplitudes (|a| <= 1e6)"
+    return None
+
+
 #: kind -> checker. A new kind is a new entry here and in Field.type_text.
 KINDS: dict[str, Callable] = {
     "number": _check_number,
@@ -358,10 +399,11 @@ KINDS: dict[str, Callable] = {
     "enum_list": _check_enum_list,
     "text": _check_text,
     "sines": _check_sines,
+    "engine_orders": _check_engine_orders,
 }
 
 #: kinds whose value is a JSON array (the "+" override appends to these).
-LIST_KINDS = frozenset({"intervals", "enum_list", "sines"})
+LIST_KINDS = frozenset({"intervals", "enum_list", "sines", "engine_orders"})
 
 
 # --------------------------------------------------------------------------------------------

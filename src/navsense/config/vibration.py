@@ -68,5 +68,12 @@ VIBRATION_SECTION = Section(
             chosen="amplitude of the order's specific force on the IMU's x, y, z, m/s^2",
             default=[0, 0, 0],
         ),
+        "engine_orders": Field(
+            "engine_orders",
+            extension=True,
+            chosen="more orders of the same engine, each its own amplitude, added to "
+            "engine_order's; [] none",
+            default=[],
+        ),
     }
 )

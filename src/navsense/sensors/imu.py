@@ -46,7 +46,7 @@ from navsense.constants import GRAVITY_MPS2
 from navsense.geo.earth import SiteEarth, site_earth
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
-from navsense.sensors.vibration import EngineVibration, RandomVibration, SineVibration
+from navsense.sensors.vibration import RandomVibration, SineVibration, engine_vibrations
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -87,13 +87,7 @@ class ImuModel:
             if any(c.vibration_psd)
             else None
         )
-        self._engine = (
-            EngineVibration(
-                c.engine_idle_rpm, c.engine_rpm_per_mps, c.engine_order, c.engine_accel_mps2
-            )
-            if any(c.engine_accel_mps2) and (c.engine_idle_rpm or c.engine_rpm_per_mps)
-            else None
-        )
+        self._engines = engine_vibrations(c)
         # state carried between chunks: the previous step's IMU-point velocity and body values
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
         self._prev_vi = np.zeros(3)
@@ -117,8 +111,8 @@ class ImuModel:
             self._vibration.add(t, kin.fw)
         if self._random_vibration is not None:
             self._random_vibration.add(t, kin.fw, truth.rate_hz)
-        if self._engine is not None:
-            self._engine.add(truth.v_mps, kin.fw, truth.rate_hz)
+        for engine in self._engines:
+            engine.add(truth.v_mps, kin.fw, truth.rate_hz)
         due = self._due.sample_indices(t)
         rows = due[kin.age[due] >= 2]
         m = rows.size

@@ -35,6 +35,18 @@ the IMU with the amplitude a (``engine_accel_mps2``, IMU axes)::
     f^b_k += [PB]^T a sin(phi_k)
 
 (the phase summed in order, so the same bits however the run is cut). No random draw.
+
+More orders of the same engine (``imu.vibration.engine_orders``: ``[{"order": n_j,
+"accel_mps2": a_j}, ...]``; a 4-cylinder four-stroke shows its 2nd and 4th orders, a diesel
+also its half orders): each is the order above with its own n_j and a_j, its phase summed
+from 0 on its own, at the one engine speed rpm_k::
+
+    f^b_k += [PB]^T sum_j a_j sin(phi_j,k),   phi_j,k = phi_j,k-1 + 2 pi n_j rpm_k / 60 h
+
+added after ``engine_order``'s (which stays as it is: a configuration without the list gives
+the same bits as before it). Ruling: every order starts at phase 0 at t = 0 (the orders of
+one crankshaft are locked to it; the phase between them is the engine's, which no key
+gives).
 """
 
 from __future__ import annotations
@@ -50,6 +62,7 @@ __all__ = [
     "SineVibration",
     "RandomVibration",
     "EngineVibration",
+    "engine_vibrations",
     "VIBRATION_SEED_OFFSET",
     "VIBRATION_SEQUENCE",
 ]
@@ -124,3 +137,17 @@ class EngineVibration:
         phase = np.add.accumulate(np.concatenate([[self.phase], step]))[1:]
         self.phase = float(phase[-1])
         fw[:, 0] += np.sin(phase)[:, None] * self.amp
+
+
+def engine_vibrations(c, axes: np.ndarray | None = None) -> list[EngineVibration]:
+    """The engine's orders of an IMU configuration ``c`` (typed: ``engine_*``): that of
+    ``engine_order`` first, then those of ``engine_orders``, each with a non-zero amplitude;
+    none when the engine does not turn (idle and rpm per m/s both 0)."""
+    if not (c.engine_idle_rpm or c.engine_rpm_per_mps):
+        return []
+    orders = [(c.engine_order, c.engine_accel_mps2), *c.engine_orders]
+    return [
+        EngineVibration(c.engine_idle_rpm, c.engine_rpm_per_mps, n, amp, axes)
+        for n, amp in orders
+        if any(amp)
+    ]

@@ -38,6 +38,7 @@ class ImuConfig:
     engine_rpm_per_mps: float = field(metadata=key("imu.vibration.engine_rpm_per_mps"))
     engine_order: float = field(metadata=key("imu.vibration.engine_order"))
     engine_accel_mps2: tuple[float, ...] = field(metadata=key("imu.vibration.engine_accel_mps2"))
+    engine_orders: tuple = field(metadata=key("imu.vibration.engine_orders"))
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:

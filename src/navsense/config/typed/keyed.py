@@ -65,6 +65,8 @@ def convert(node: Field, value: Any) -> Any:
             )
             for s in value
         )
+    if kind == "engine_orders":  # (order, accel x y z)
+        return tuple((float(o["order"]), tuple(float(x) for x in o["accel_mps2"])) for o in value)
     return str(value)  # enum, utc
 
 

@@ -71,7 +71,7 @@ from navsense.sensors.configurable_imu.error_terms import (
     round_code,
 )
 from navsense.sensors.imu import imu_point_kinematics
-from navsense.sensors.vibration import EngineVibration, RandomVibration, SineVibration
+from navsense.sensors.vibration import RandomVibration, SineVibration, engine_vibrations
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -161,17 +161,7 @@ class ConfigurableImuModel:
             if any(c.vibration_psd)
             else None
         )
-        self._engine = (
-            EngineVibration(
-                c.engine_idle_rpm,
-                c.engine_rpm_per_mps,
-                c.engine_order,
-                c.engine_accel_mps2,
-                self.dcm_pb,
-            )
-            if any(c.engine_accel_mps2) and (c.engine_idle_rpm or c.engine_rpm_per_mps)
-            else None
-        )
+        self._engines = engine_vibrations(c, self.dcm_pb)
         self._age = -1
         self._prev_vi = np.zeros(3)
         self._prev_fb = np.zeros(3)
@@ -201,8 +191,8 @@ class ConfigurableImuModel:
             self._vibration.add(truth.t_s, kin.fw)
         if self._random_vibration is not None:
             self._random_vibration.add(truth.t_s, kin.fw, truth.rate_hz)
-        if self._engine is not None:
-            self._engine.add(truth.v_mps, kin.fw, truth.rate_hz)
+        for engine in self._engines:
+            engine.add(truth.v_mps, kin.fw, truth.rate_hz)
         due = self._due.sample_indices(truth.t_s)
         rows = due[kin.age[due] >= 2]
         signal = self._signal(kin, truth.rate_hz)
