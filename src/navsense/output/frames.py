@@ -71,6 +71,7 @@ from typing import BinaryIO
 import numpy as np
 
 from navsense.errors import FormatError
+from navsense.output.appendfile import write_sliced
 
 __all__ = [
     "INS_FIELDS",
@@ -181,7 +182,7 @@ class InsFrameWriter:
                 f"{self.path}: expected INS frames of shape (..., {INS_FIELD_COUNT}), "
                 f"got {frames.shape}"
             )
-        self._file.write(np.ascontiguousarray(frames, dtype=INS_FRAME_DTYPE).tobytes())
+        write_sliced(self._file, np.ascontiguousarray(frames, dtype=INS_FRAME_DTYPE))
         self.frames_written += frames.shape[0]
 
     def __exit__(self, exc_type, exc, tb) -> None:
