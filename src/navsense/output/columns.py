@@ -179,7 +179,17 @@ def jsonl_from_columns(columns: list[Column], m: int) -> bytes:
         for c in columns
     )
     template = _json_template(columns, bracketed)
-    tokens = [_json_tokens(c, m, b) for c, b in zip(columns, bracketed) if not c.constant]
+    # a layout may give one array to several keys (the INS's angular velocity under imu,
+    # velocity and odom.twist): its text is made once (the columns hold the arrays, so their ids
+    # stay distinct during the call)
+    made: dict = {}
+    tokens = []
+    for c, b in zip(columns, bracketed):
+        if not c.constant:
+            key = (id(c.values), id(c.valid), b)
+            if key not in made:
+                made[key] = _json_tokens(c, m, b)
+            tokens.append(made[key])
     if not tokens:
         return template * m
     return b"".join(map(template.__mod__, zip(*tokens)))
