@@ -24,6 +24,7 @@ RANGES = {
     "physics.hz": ("number", 50, 2000, False),
     "imu.configurable.bandwidth_hz": ("number", 0, INF, False),
     "imu.vibration.random_psd_g2_per_hz": ("vector", 0, INF, False),
+    "imu.vibration.random_rms_g": ("vector", 0, 100, False),
     "imu.vibration.random_band_hz": ("vector", 0, INF, False),
     "imu.vibration.engine_idle_rpm": ("number", 0, INF, False),
     "imu.vibration.engine_rpm_per_mps": ("number", 0, INF, False),

@@ -13,7 +13,8 @@ arrays included, replaces the one below):
 5. the overrides (the other command-line options), as dotted key paths.
 
 An error-model preset (``ins.imu_grade``, ``baro.preset``, ``mag.preset``;
-navsense.config.error_presets), named
+navsense.config.error_presets) or a vibration preset (``imu.vibration.preset``;
+navsense.config.vibration_presets), named
 in any layer, puts its keys in a layer just above the defaults (1 and 2): every key a file or an
 option sets explicitly wins over it (issue 30 item 3).
 
@@ -191,8 +192,8 @@ def _build(
             (sensors_defaults(), DEFAULT_SENSORS),
         ):
             origins.update((key, label) for key, _ in leaves(layer))
-        for section, (name, keys) in _preset_keys(cfg).items():
-            label = f"preset {name} ({section}; navsense.config.error_presets)"
+        for section, (name, keys, module) in _preset_keys(cfg).items():
+            label = f"preset {name} ({section}; {module})"
             origins.update((k, label) for k, _ in leaves(keys, f"{section}."))
         for layer, _, label in layers:
             origins.update((key, label) for key, _ in leaves(layer))
@@ -208,24 +209,33 @@ def _build(
     return canonical(cfg)
 
 
-#: the preset keys of the error models (issue 30 item 3): (section, preset key, its table's
-#: name in navsense.config.error_presets, the sub-section its values go in)
+#: the preset keys of the error models (issue 30 item 3) and of the IMU's vibration (item 2):
+#: (section, preset key, its table as module:name in navsense.config, the sub-section its
+#: values go in)
 _PRESET_KEYS = (
-    ("ins", "imu_grade", "INS_IMU_GRADES", "ins.drift"),
-    ("baro", "preset", "BARO_PRESETS", "baro"),
-    ("mag", "preset", "MAG_PRESETS", "mag"),
+    ("ins", "imu_grade", "error_presets:INS_IMU_GRADES", "ins.drift"),
+    ("baro", "preset", "error_presets:BARO_PRESETS", "baro"),
+    ("mag", "preset", "error_presets:MAG_PRESETS", "mag"),
+    ("imu.vibration", "preset", "vibration_presets:VIBRATION_PRESETS", "imu.vibration"),
 )
 
 
-def _preset_keys(cfg: Mapping) -> dict[str, tuple[str, dict]]:
-    """{sub-section: (preset name, its keys)} of the presets ``cfg`` names (not "none")."""
-    from navsense.config import error_presets
+def _preset_keys(cfg: Mapping) -> dict[str, tuple[str, dict, str]]:
+    """{sub-section: (preset name, its keys, its module)} of the presets ``cfg`` names (not
+    "none")."""
+    from navsense.config import error_presets, vibration_presets
 
+    modules = {"error_presets": error_presets, "vibration_presets": vibration_presets}
     out = {}
     for section, key, table, target in _PRESET_KEYS:
-        name = cfg.get(section, {}).get(key, "none")
+        node = cfg
+        for part in section.split("."):
+            node = node.get(part, {}) if isinstance(node, Mapping) else {}
+        name = node.get(key, "none") if isinstance(node, Mapping) else "none"
         if name != "none":
-            out[target] = (name, dict(getattr(error_presets, table)[name]))
+            module, attr = table.split(":")
+            presets = getattr(modules[module], attr)
+            out[target] = (name, copy.deepcopy(dict(presets[name])), f"navsense.config.{module}")
     return out
 
 
@@ -239,11 +249,12 @@ def merge_presets(*layers: Mapping | None) -> dict:
 
 
 def preset_layer(cfg: Mapping) -> dict:
-    """The layer of the error-model presets that ``cfg`` names (``ins.imu_grade``,
-    ``baro.preset``, ``mag.preset``; navsense.config.error_presets): their keys, nested, {} for none. It lies
+    """The layer of the presets that ``cfg`` names (``ins.imu_grade``, ``baro.preset``,
+    ``mag.preset``: navsense.config.error_presets; ``imu.vibration.preset``:
+    navsense.config.vibration_presets): their keys, nested, {} for none. It lies
     just above the defaults, so the configuration file, the overlay and the options win."""
     layer: dict = {}
-    for target, (_, keys) in _preset_keys(cfg).items():
+    for target, (_, keys, _) in _preset_keys(cfg).items():
         node = layer
         for part in target.split("."):
             node = node.setdefault(part, {})

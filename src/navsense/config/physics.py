@@ -49,7 +49,8 @@ def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[s
             )
     imu = cfg.get("imu")
     vib = (imu or {}).get("vibration") or {}
-    if imu and imu.get("enabled") and any(vib.get("random_psd_g2_per_hz") or ()):
+    level = [*(vib.get("random_psd_g2_per_hz") or ()), *(vib.get("random_rms_g") or ())]
+    if imu and imu.get("enabled") and any(level):
         lo, hi = vib["random_band_hz"]
         if not lo < hi < 0.5 * rate:
             out.append(

@@ -1,12 +1,33 @@
 """The IMU's vibration keys, ``imu.vibration`` (issue 30 item 2): sines, a random band and
-an engine order added to the specific force and rate at the IMU point on the physics clock
-(navsense.sensors.vibration); navsense.config.keys puts the section in the IMU section."""
+an engine's orders added to the specific force and rate at the IMU point on the physics clock
+(navsense.sensors.vibration), and the presets that set them (``preset``:
+navsense.config.vibration_presets, a layer just above the defaults, navsense.config.load);
+navsense.config.keys puts the section in the IMU section."""
 
 from __future__ import annotations
 
-from navsense.config.fields import Field, Section
+from collections.abc import Mapping
 
-__all__ = ["VIBRATION_SECTION"]
+from navsense.config.fields import Field, Section
+from navsense.config.vibration_presets import VIBRATION_PRESETS
+
+__all__ = ["VIBRATION_SECTION", "one_random_level"]
+
+
+def one_random_level(vib: Mapping):
+    """The random vibration's level is given once: a PSD (random_psd_g2_per_hz) or its RMS over
+    the band (random_rms_g), not both (a preset sets the RMS: an explicit PSD over it is a
+    choice between the two the user makes by zeroing one)."""
+    psd, rms = vib.get("random_psd_g2_per_hz") or (), vib.get("random_rms_g") or ()
+    if any(psd) and any(rms):
+        return (
+            "random_rms_g",
+            list(rms),
+            f"and random_psd_g2_per_hz = {list(psd)} are both set: the random vibration's "
+            "level is one of them (set the other to [0, 0, 0])",
+        )
+    return None
+
 
 #: imu.vibration: every key off (no vibration) by default
 VIBRATION_SECTION = Section(
@@ -25,6 +46,16 @@ VIBRATION_SECTION = Section(
             extension=True,
             chosen="one-sided acceleration PSD on the IMU's x, y, z axes within the "
             "band, g^2/Hz (a power is not negative); 0: none",
+            default=[0, 0, 0],
+        ),
+        "random_rms_g": Field(
+            "vector",
+            length=3,
+            minimum=0,
+            maximum=100,
+            extension=True,
+            chosen="RMS of the random vibration over its band on the IMU's x, y, z axes, g "
+            "(instead of a PSD; shock test levels stay below 100 g); 0: none",
             default=[0, 0, 0],
         ),
         "random_band_hz": Field(
@@ -75,5 +106,14 @@ VIBRATION_SECTION = Section(
             "engine_order's; [] none",
             default=[],
         ),
-    }
+        "preset": Field(
+            "enum",
+            choices=("none", *VIBRATION_PRESETS),
+            extension=True,
+            chosen="the vibration of a vehicle with its sources "
+            "(navsense.config.vibration_presets), under the explicit keys",
+            default="none",
+        ),
+    },
+    final_checks=(one_random_level,),  # the preset's RMS and a file's PSD: two layers
 )

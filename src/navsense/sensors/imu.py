@@ -83,8 +83,8 @@ class ImuModel:
         self._due = Due(c.hz, start_s=None)
         self._vibration = SineVibration(c.vibration_sines) if c.vibration_sines else None
         self._random_vibration = (
-            RandomVibration(c.vibration_psd, c.vibration_band, c.seed)
-            if any(c.vibration_psd)
+            RandomVibration(c.vibration_psd, c.vibration_band, c.seed, rms=c.vibration_rms)
+            if any(c.vibration_psd) or any(c.vibration_rms)
             else None
         )
         self._engines = engine_vibrations(c)

@@ -22,8 +22,20 @@ band (g0 = 9.80665 m/s^2), the specific force only, made on the physics clock of
 (scipy.signal.butter(2, [f_lo, f_hi], "bandpass"), the bilinear transform; its gain is 1 at
 the band's centre, so the PSD there is S_j g0^2; the filter starts at rest at t = 0). Random
 values: the stream Pcg32(seed + 1013, 21) (a sequence no other stream uses), 3 Gaussians a
-physics step (x, y, z), only when a PSD is set: no other stream moves. The vibration is motion,
-not a sensor error: ``noise`` false keeps it (ruling).
+physics step (x, y, z), only when a level is set: no other stream moves. The vibration is
+motion, not a sensor error: ``noise`` false keeps it (ruling).
+
+The level may be given instead as the RMS over the band (``random_rms_g`` R_j, g; the sources
+of vibration levels give an RMS, navsense.config.vibration_presets): the white noise is scaled
+so that the band-passed vibration's variance is (R_j g0)^2 exactly on the run's clock::
+
+    x_j,k = R_j g0 / sqrt(sum_n h_n^2) z_j,k        h: the band-pass's impulse response
+
+(sum_n h_n^2 = the digital filter's noise bandwidth / (f_s / 2), summed until the response
+has decayed by e^-36; about 1.11 (f_hi - f_lo) / (f_s / 2) for a band well below f_s / 2,
+pi / (2 sqrt 2) the 2nd-order Butterworth prototype's noise-bandwidth factor). Its one-sided
+PSD in the band is then about R_j^2 / (1.11 (f_hi - f_lo)) g^2/Hz, flat: a published PSD of
+another shape is represented by its RMS over its band (ruling, issue 30 item 2).
 
 Engine order (``imu.vibration.engine_*``; navsense's model): the engine turns at
 rpm_k = idle + c |v_h,k|, the idle speed plus ``engine_rpm_per_mps`` c times the chassis's
@@ -94,8 +106,11 @@ class RandomVibration:
     """Band-limited random vibration of the specific force (module docstring): ``psd`` S on the
     IMU's x, y, z (g^2/Hz), ``band`` (f_lo, f_hi) Hz, ``axes`` as :class:`SineVibration`."""
 
-    def __init__(self, psd, band, seed: int, axes: np.ndarray | None = None) -> None:
+    def __init__(
+        self, psd, band, seed: int, axes: np.ndarray | None = None, rms=(0.0, 0.0, 0.0)
+    ) -> None:
         self.psd = np.asarray(psd, dtype=np.float64)
+        self.rms = np.asarray(rms, dtype=np.float64)
         self.band = (float(band[0]), float(band[1]))
         self.axes = np.eye(3) if axes is None else np.asarray(axes, dtype=np.float64)
         self._rng = Pcg32(int(seed) + VIBRATION_SEED_OFFSET, VIBRATION_SEQUENCE)
@@ -113,10 +128,26 @@ class RandomVibration:
             self._filter = butter(2, self.band, btype="bandpass", fs=rate_hz)
             self._state = np.zeros((4, 3))
         b, a = self._filter
-        sigma = np.sqrt(self.psd * GRAVITY_MPS2**2 * rate_hz / 2.0)
+        if self.rms.any():  # the RMS over the band (module docstring)
+            sigma = self.rms * GRAVITY_MPS2 / np.sqrt(_impulse_energy(b, a))
+        else:
+            sigma = np.sqrt(self.psd * GRAVITY_MPS2**2 * rate_hz / 2.0)
         x = self._rng.gaussians(3 * n).reshape(n, 3) * sigma
         y, self._state = lfilter(b, a, x, axis=0, zi=self._state)
         fw[:, 0] += y @ self.axes  # IMU axes -> FLU: [PB]^T x
+
+
+def _impulse_energy(b, a) -> float:
+    """sum_n h_n^2 of the stable IIR filter (b, a): its impulse response summed until its
+    slowest pole has decayed by e^-36 (an energy tail below 1e-31 of the sum)."""
+    from scipy.signal import lfilter
+
+    radius = float(np.max(np.abs(np.roots(a))))
+    n = int(min(20_000_000, np.ceil(36.0 / -np.log(radius)))) + len(b)
+    impulse = np.zeros(n)
+    impulse[0] = 1.0
+    h = lfilter(b, a, impulse)
+    return float(np.dot(h, h))
 
 
 class EngineVibration:

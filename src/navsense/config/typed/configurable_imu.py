@@ -122,6 +122,7 @@ class ConfigurableImuConfig:
     vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
     vibration_psd: tuple[float, ...] = field(metadata=key("imu.vibration.random_psd_g2_per_hz"))
     vibration_band: tuple[float, ...] = field(metadata=key("imu.vibration.random_band_hz"))
+    vibration_rms: tuple[float, ...] = field(metadata=key("imu.vibration.random_rms_g"))
     engine_idle_rpm: float = field(metadata=key("imu.vibration.engine_idle_rpm"))
     engine_rpm_per_mps: float = field(metadata=key("imu.vibration.engine_rpm_per_mps"))
     engine_order: float = field(metadata=key("imu.vibration.engine_order"))

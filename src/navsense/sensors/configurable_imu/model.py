@@ -157,8 +157,8 @@ class ConfigurableImuModel:
         sines = c.vibration_sines
         self._vibration = SineVibration(sines, self.dcm_pb) if sines else None
         self._random_vibration = (
-            RandomVibration(c.vibration_psd, c.vibration_band, c.seed, self.dcm_pb)
-            if any(c.vibration_psd)
+            RandomVibration(c.vibration_psd, c.vibration_band, c.seed, self.dcm_pb, c.vibration_rms)
+            if any(c.vibration_psd) or any(c.vibration_rms)
             else None
         )
         self._engines = engine_vibrations(c, self.dcm_pb)
