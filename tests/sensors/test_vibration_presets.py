@@ -98,7 +98,7 @@ def test_a_psd_over_a_presets_rms_is_one_line():
     [
         (
             ["imu.vibration.preset=truck"],
-            "imu.vibration.preset = \"truck\" is not one of none, car_paved_road, tractor_field",
+            'imu.vibration.preset = "truck" is not one of none, car_paved_road, tractor_field',
         ),
         (
             ["imu.vibration.preset=mil_std_810h_cwv"],
