@@ -31,3 +31,15 @@ def test_one_array_under_three_keys_is_made_text_once(monkeypatch):
     text = jsonl_from_columns(cols, m)
     assert calls == ["t", "imu.w", "odom.w"]
     assert text == b"".join(orjson.dumps(r) + b"\n" for r in rows_from_columns(cols, m))
+
+
+def test_rows_of_constants_alone_and_of_one_row_are_orjson_of_each_row():
+    constants = [Column("frame", "a%s", constant=True), Column("b.zone", 16, constant=True)]
+    line = orjson.dumps({"frame": "a%s", "b": {"zone": 16}}) + b"\n"
+    assert jsonl_from_columns(constants, 3) == line * 3
+    for cols, m in (
+        ([*constants, Column("x", np.array([[0.5, 1e-7]]))], 1),
+        ([Column("x", np.array([0.5, 2.0])), *constants], 2),
+    ):
+        expected = b"".join(orjson.dumps(r) + b"\n" for r in rows_from_columns(cols, m))
+        assert jsonl_from_columns(cols, m) == expected
