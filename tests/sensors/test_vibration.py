@@ -184,7 +184,9 @@ def test_a_band_beyond_the_clock_is_one_line():
     from navsense.run import prepare_run
 
     over = {**RANDOM, "imu.vibration.random_band_hz": [50, 80]}
-    with pytest.raises(ConfigError, match=r"random_band_hz = \[50, 80\] is not low < high < half"):
+    with pytest.raises(
+        ConfigError, match=r"random_band_hz = \[50, 80\] is not 0 < low < high < half"
+    ):
         prepare_run(scenario="acre-loop", duration_s=1.0, overrides={**over, "physics.hz": 120})
 
 
@@ -309,3 +311,14 @@ def test_a_bad_engine_order_is_one_line(orders, message):
     ) as err:
         load_config(overrides={"imu.vibration.engine_orders": orders})
     assert "\n" not in str(err.value)
+
+
+def test_a_band_from_0_hz_is_one_line():
+    """random_band_hz = [0, 50] with a PSD ended in scipy's 'filter critical frequencies must
+    be greater than 0' as an internal error (exit 2 with a request for a report); now one
+    line naming the key."""
+    from navsense.run import prepare_run
+
+    over = {**RANDOM, "imu.vibration.random_band_hz": [0, 50]}
+    with pytest.raises(ConfigError, match=r"random_band_hz = \[0, 50\] is not 0 < low < high"):
+        prepare_run(scenario="acre-loop", duration_s=1.0, overrides=over)
