@@ -137,3 +137,28 @@ def test_state_plane_inverse_compiled_equals_numpy(monkeypatch):
         back = stateplane._forward_m(np.array([phi]), np.array([lam]))
         assert abs(back[0][0] - x[0]) < 1e-6 and abs(back[1][0] - y[0]) < 1e-6
     monkeypatch.setattr(kernels, "_on", False)
+
+
+def test_utm_forward_compiled_equals_numpy(monkeypatch):
+    rng = np.random.default_rng(7)
+    # latitudes from pole to pole, longitudes up to the domain's 35 deg from the meridian
+    phi = np.radians(rng.uniform(-89.9, 89.9, 4000))
+    lam = np.radians(rng.uniform(-35.0, 35.0, 4000))
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+        for factors in (False, True):
+            plain, fast = _both(
+                monkeypatch, lambda r=rows, f=factors: utm._forward_rad(phi[r], lam[r], f)
+            )
+            assert len(plain) == len(fast) == (4 if factors else 2)
+            for p, f in zip(plain, fast):
+                assert p.shape == f.shape == phi[rows].shape
+                assert np.array_equal(_bits(p), _bits(f))
+    # a point as 0-d arrays keeps its rank, both ways; and the values are the projection's
+    # (the central meridian: E = E0, N = k0 M(phi); the equator: N = 0)
+    for on in (False, True):
+        monkeypatch.setattr(kernels, "_on", on)
+        e, n = utm._forward_rad(np.array(0.0), np.array(0.1), False)
+        assert np.ndim(e) == np.ndim(n) == 0 and n == 0.0 and e > utm.FALSE_EASTING_M
+        e, n, gam, k = utm._forward_rad(np.array([0.5]), np.array([0.0]))
+        assert e[0] == utm.FALSE_EASTING_M and gam[0] == 0.0 and abs(k[0] - utm.K0) < 1e-3
+    monkeypatch.setattr(kernels, "_on", False)

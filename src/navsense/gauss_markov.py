@@ -89,6 +89,8 @@ class AnchoredScan:
         a = np.asarray(a, dtype=np.float64)
         drive = np.asarray(drive, dtype=np.float64)
         m = a.shape[0]
+        if m == 1:
+            return self._one(float(a[0]), drive)
         x = np.empty((m, self.n))
         if m == 0:
             return x
@@ -111,6 +113,23 @@ class AnchoredScan:
         self.epochs += m
         self.anchor, self.product, self.sum = anchor, product, total
         self.last = x[-1]
+        return x
+
+    def _one(self, a: float, drive: np.ndarray) -> np.ndarray:
+        """One epoch (a streaming step): :meth:`run`'s operations for m = 1 without its
+        bookkeeping over the epochs. An anchor as written; else the accumulations of a segment
+        of one epoch are one multiply and one add, P = P_prev a and S = S_prev + d / P, then
+        x = P (x_k0 + S): the same operations on the same values, so the same bits."""
+        if self.epochs % SEGMENT == 0 or not a >= A_MIN:  # an anchor
+            x = a * self.last + drive
+            self.anchor, self.product, self.sum = x[0], _ONE, self._zero
+        else:
+            p = self.product * a
+            s = self.sum + drive / p
+            x = p * (self.anchor + s)
+            self.product, self.sum = p, s
+        self.epochs += 1
+        self.last = x[0]
         return x
 
 

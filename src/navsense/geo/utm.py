@@ -180,60 +180,105 @@ def _forward_rad(phi, lam, factors: bool = True):
         sinh 2eta' = 2 sin lambda sqrt(1 + tau'^2) / D^2,   cosh 2eta' = 1 + 2 sin^2 lambda / D^2
 
     and k uses sqrt(1 - e^2 sin^2 phi) sqrt(1 + tau^2) = sqrt(1 + (1 - e^2) tau^2).
+
+    The arithmetic between the transcendental functions runs in kernels over the points as rows
+    (navsense.kernels: :func:`_sigma_argument`, :func:`_zeta_terms`, :func:`_clenshaw_rows`,
+    :func:`_easting_northing`; one call each for all the points); tan, atanh, sinh, cos, sin,
+    atan2 and asinh stay numpy's.
     """
-    tau = np.tan(phi)  # spec: tau = tan phi
-    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
-    sig = np.sinh(_E * np.arctanh(_E * tau / sec))  # spec: sigma
-    taup = tau * np.sqrt(1.0 + sig * sig) - sig * sec  # spec: tau'
-    del sig, sec
+    phi = np.asarray(phi, dtype=np.float64)
+    shape = phi.shape
+    tau = np.tan(phi).reshape(-1)  # spec: tau = tan phi
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.shape != shape:
+        lam = np.broadcast_to(lam, shape)
+    lam = lam.reshape(-1)
+    n = tau.shape[0]
+    w = np.empty((_FW_ROWS, n))
+    _sigma_argument(tau, w)
+    sig = np.sinh(_E * np.arctanh(w[1]))  # spec: sigma
     cl = np.cos(lam)
     sl = np.sin(lam)
+    _zeta_terms(tau, sig, cl, sl, w)
+    taup, ar, ai = w[2], w[8], w[9]
     xip = np.arctan2(taup, cl)  # spec: xi'
-    taup2 = taup * taup
-    cl2 = cl * cl
-    den = np.sqrt(taup2 + cl2)
-    etap = np.arcsinh(sl / den)  # spec: eta'
-    inv = 1.0 / (taup2 + cl2)
-    secp = np.sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
-    s2 = 2.0 * taup * cl * inv  # sin 2xi'
-    c2 = (cl2 - taup2) * inv  # cos 2xi'
-    del taup2, cl2
-    sh2 = 2.0 * sl * secp * inv  # sinh 2eta'
-    ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
-    del inv
-    if factors:  # the parts of gamma and k that need tau, tau', lambda (then freed)
-        gam1 = np.arctan2(taup * sl, secp * cl)  # spec: gamma, first term
-        kk = np.sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
-    del tau, taup, cl, sl, secp, den
-    # sin(2 zeta) = s2 ch2 + i c2 sh2, cos(2 zeta) = c2 ch2 - i s2 sh2 (zeta = xi' + i eta')
-    sin2r = s2 * ch2
-    sin2i = c2 * sh2
-    ar = 2.0 * (c2 * ch2)  # 2 cos(2 zeta): real part
-    ai = -2.0 * (s2 * sh2)  # and imaginary part
-    del s2, c2, sh2, ch2
+    etap = np.arcsinh(w[3])  # spec: eta' = asinh(sin lambda / D)
     # spec: xi = xi' + sum alpha_j sin(2j xi') cosh(2j eta'), eta = eta' + sum alpha_j cos(2j xi') sinh(2j eta'),
     # the real and imaginary parts of sum alpha_j sin(2 j zeta) = y_1 sin(2 zeta)
-    y1r, y1i, _, _ = _clenshaw(ar, ai, _ALPHA_A)
-    northing = _K0A * (xip + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
-    del xip
-    easting = FALSE_EASTING_M + _K0A * (
-        etap + (y1r * sin2i + y1i * sin2r)
-    )  # spec: E = E0 + k0 A eta
-    del etap, y1r, y1i, sin2r, sin2i
+    y = np.empty((4, n))
+    _clenshaw_rows(ar, ai, _ALPHA_A, y)
+    en = np.empty((2, n))
+    _easting_northing(xip, etap, y, w, en)
+    easting, northing = (
+        (en[0], en[1]) if phi.ndim == 1 else (en[0].reshape(shape), en[1].reshape(shape))
+    )
     if not factors:
         return easting, northing
+    den, secp = w[4], w[5]
+    gam1 = np.arctan2(taup * sl, secp * cl)  # spec: gamma, first term
+    kk = np.sqrt(1.0 + _E2M * (tau * tau)) / den  # spec: k without (k0 A / a) sqrt(p^2 + q^2)
     # spec: p = 1 + sum 2j alpha_j cos(2j xi') cosh(2j eta'), q = sum 2j alpha_j sin(2j xi') sinh(2j eta'):
     # 1 + sum 2 j alpha_j cos(2 j zeta) = p - i q, and sum d_j cos(2 j zeta) = z_1 cos(2 zeta) - z_2
     z1r, z1i, z2r, z2i = _clenshaw(ar, ai, _ALPHA_D_A)
     cos2r = 0.5 * ar  # cos(2 zeta) (exact: halving)
     cos2i = 0.5 * ai
-    del ar, ai
     p = 1.0 + (z1r * cos2r - z1i * cos2i - z2r)  # spec: p
     q = -(z1r * cos2i + z1i * cos2r - z2i)  # spec: q
-    del z1r, z1i, z2r, z2i, cos2r, cos2i
     gam = gam1 + np.arctan2(q, p)  # spec: gamma
     k = _K0A_A * np.sqrt(p * p + q * q) * kk  # spec: k
-    return easting, northing, gam, k
+    return easting, northing, gam.reshape(shape), k.reshape(shape)
+
+
+_FW_ROWS = 10  # _forward_rad's work rows: _sigma_argument's 0-1, _zeta_terms' 2-9
+
+
+@kernel(1, 2)
+def _sigma_argument(tau, w):
+    """_forward_rad before atanh, on rows: tau (n,) -> w[0] = sqrt(1 + tau^2) and
+    w[1] = e tau / sqrt(1 + tau^2) (spec: sigma = sinh(e atanh(e tau / sqrt(1 + tau^2))))."""
+    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
+    w[0] = sec
+    w[1] = _E * tau / sec
+
+
+@kernel(1, 1, 1, 1, 2)
+def _zeta_terms(tau, sig, cl, sl, w):
+    """_forward_rad from sigma to the Clenshaw sums (its docstring's identities), on rows:
+    tau, sigma, cos lambda, sin lambda (n,) and w[0] = sqrt(1 + tau^2) -> w[2..9] = tau',
+    sin lambda / D, D, sqrt(1 + tau'^2), sin(2 zeta) (re, im), 2 cos(2 zeta) (re, im), with
+    zeta = xi' + i eta' and D^2 = tau'^2 + cos^2 lambda."""
+    taup = tau * np.sqrt(1.0 + sig * sig) - sig * w[0]  # spec: tau'
+    taup2 = taup * taup
+    cl2 = cl * cl
+    den = np.sqrt(taup2 + cl2)
+    inv = 1.0 / (taup2 + cl2)
+    secp = np.sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
+    s2 = 2.0 * taup * cl * inv  # sin 2xi'
+    c2 = (cl2 - taup2) * inv  # cos 2xi'
+    sh2 = 2.0 * sl * secp * inv  # sinh 2eta'
+    ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
+    w[2] = taup
+    w[3] = sl / den  # sinh eta'
+    w[4] = den
+    w[5] = secp
+    # sin(2 zeta) = s2 ch2 + i c2 sh2, cos(2 zeta) = c2 ch2 - i s2 sh2
+    w[6] = s2 * ch2
+    w[7] = c2 * sh2
+    w[8] = 2.0 * (c2 * ch2)  # 2 cos(2 zeta): real part
+    w[9] = -2.0 * (s2 * sh2)  # and imaginary part
+
+
+@kernel(1, 1, 2, 2, 2)
+def _easting_northing(xip, etap, y, w, out):
+    """_forward_rad's E and N, on rows: xi', eta' (n,), Clenshaw's y (4, n) and the work rows
+    w (sin(2 zeta) in w[6], w[7]) -> out (2, n) = (E, N), northern false northing::
+
+        N = k0 A (xi' + Re(y_1 sin 2 zeta)),   E = E0 + k0 A (eta' + Im(y_1 sin 2 zeta))"""
+    y1r, y1i, sin2r, sin2i = y[0], y[1], w[6], w[7]
+    out[1] = _K0A * (xip + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
+    out[0] = FALSE_EASTING_M + _K0A * (
+        etap + (y1r * sin2i + y1i * sin2r)
+    )  # spec: E = E0 + k0 A eta
 
 
 def _dlon_error(lon, dlon, zone):
