@@ -147,3 +147,28 @@ def test_a_truth_log_cut_is_checked_at_its_own_rate(tmp_path):
     )
     with pytest.raises(ConfigError, match=re.escape("keeps 2 physics step(s) at 120 Hz")):
         load_campaign(path)
+
+
+@pytest.mark.parametrize("source", ["track", "truth"])
+def test_a_sensor_faster_than_the_runs_physics_clock_is_refused_before_the_first_run(
+    tmp_path, source
+):
+    """Found by the vibration helper (issue 30): ``physics.hz = 50`` in a campaign's overrides
+    with the default ``imu.hz = 120`` passed the campaign file's check, then every run failed on
+    "imu.hz = 120 is above the physics rate". A truth log's own rate counts, not physics.hz: a
+    120 Hz log runs the 120 Hz IMU whatever physics.hz says, and a 100 Hz INS on it is fine."""
+    write_open_sky_truth(tmp_path / "drive.parquet", seconds=2.0)
+    ref = {"track": {"track": str(PARIS_TRACK)}, "truth": {"truth": "drive.parquet"}}[source]
+    path = write_campaign(
+        tmp_path / "c.json", seeds=[1], sources=[ref], overrides={"physics": {"hz": 50}}
+    )
+    if source == "truth":
+        assert load_campaign(path).runs
+        return
+    with pytest.raises(ConfigError) as err:
+        load_campaign(path)
+    text = str(err.value)
+    assert (
+        text.startswith("c.json: sources[0]: imu.hz = 120 ")
+        and "is above the physics rate, 50 Hz" in text
+    )

@@ -185,7 +185,7 @@ def test_a_band_beyond_the_clock_is_one_line():
 
     over = {**RANDOM, "imu.vibration.random_band_hz": [50, 80]}
     with pytest.raises(
-        ConfigError, match=r"random_band_hz = \[50, 80\] is not 0 < low < high < half"
+        ConfigError, match=r"random_band_hz = \[50, 80\] is not 0.1 <= low < high < half"
     ):
         prepare_run(scenario="acre-loop", duration_s=1.0, overrides={**over, "physics.hz": 120})
 
@@ -313,12 +313,16 @@ def test_a_bad_engine_order_is_one_line(orders, message):
     assert "\n" not in str(err.value)
 
 
-def test_a_band_from_0_hz_is_one_line():
+@pytest.mark.parametrize("low", [0, 1e-6, 0.0999])
+def test_a_band_from_0_hz_is_one_line(low):
     """random_band_hz = [0, 50] with a PSD ended in scipy's 'filter critical frequencies must
     be greater than 0' as an internal error (exit 2 with a request for a report); now one
-    line naming the key."""
+    line naming the key. A low edge of 1e-6 Hz made the RMS scaling sum the band-pass's impulse
+    response to its cap of 20 million samples (160 MB, an inexact RMS): 0.1 Hz at least."""
     from navsense.run import prepare_run
 
-    over = {**RANDOM, "imu.vibration.random_band_hz": [0, 50]}
-    with pytest.raises(ConfigError, match=r"random_band_hz = \[0, 50\] is not 0 < low < high"):
+    over = {**RANDOM, "imu.vibration.random_band_hz": [low, 50]}
+    with pytest.raises(
+        ConfigError, match=rf"random_band_hz = \[{low:g}, 50\] is not 0.1 <= low < high"
+    ):
         prepare_run(scenario="acre-loop", duration_s=1.0, overrides=over)

@@ -102,7 +102,7 @@ def test_a_psd_over_a_presets_rms_is_one_line():
         ),
         (
             ["imu.vibration.preset=mil_std_810h_cwv"],
-            "imu.vibration.random_band_hz = [5, 500] is not 0 < low < high < half the physics rate",
+            "imu.vibration.random_band_hz = [5, 500] is not 0.1 <= low < high < half the physics rate",
         ),
         (
             ["imu.vibration.random_rms_g=[0, 0, -1]"],

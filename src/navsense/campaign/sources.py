@@ -246,27 +246,35 @@ def _check_duration(src: str, key: str, value) -> None:
 
 def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_set: bool) -> None:
     """A run's cut keeps the physics steps a run needs (every run of the campaign failed on
-    0.001 s; :func:`navsense.run.check_duration_steps`) on the run's own physics clock, as
+    0.001 s; :func:`navsense.run.check_duration_steps`), and no enabled sensor's rate is above
+    the physics rate (:func:`navsense.config.physics.rates_above_physics`; every run failed on
+    ``physics.hz = 50`` with the default ``imu.hz = 120``), on the run's own physics clock, as
     navsense.run.prepare_run steps it (issue 30 item 1): a truth log at its own rate, a scenario
     at its route's rate unless ``physics.hz`` is set (``rate_set``: a layer of the run sets it),
     a track at ``physics.hz`` of the run's configuration ``cfg``. ``where`` names the source
     (``sources[i]``)."""
+    from navsense.config.physics import rates_above_physics
     from navsense.run import check_duration_steps
 
     source = run["source"]
-    duration = source.get("duration_s")
-    if duration is None:
-        return
     if "truth" in source:
         rate = _truth_rate(source["truth"])
     elif "scenario" in source and not rate_set:
         rate = _route_rate(source["scenario"])
     else:
         rate = float(cfg["physics"]["hz"])
-    try:
-        check_duration_steps(duration, rate)
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {where}.duration_s: {exc}") from None
+    duration = source.get("duration_s")
+    if duration is not None:
+        try:
+            check_duration_steps(duration, rate)
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: {where}.duration_s: {exc}") from None
+    above = rates_above_physics(cfg, rate)
+    if above:
+        raise ConfigError(
+            f"{src}: {where}: {above[0]}; lower it or raise the physics rate in the campaign's "
+            "overrides (physics.hz)"
+        )
 
 
 @functools.cache

@@ -63,7 +63,7 @@ VIBRATION_SECTION = Section(
             length=2,
             minimum=0,
             extension=True,
-            chosen="[low, high] edges of the random vibration's band, Hz, 0 < low < high "
+            chosen="[low, high] edges of the random vibration's band, Hz, 0.1 <= low < high "
             "< half the physics rate (checked when a level is set)",
             default=[10, 100],
         ),
