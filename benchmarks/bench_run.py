@@ -6,6 +6,13 @@
 With --long the 24 h Parquet run's peak memory is printed and written (peak_mib_24h_parquet) next
 to the 1 h run's (its floor: memory is bounded by the chunk, not the run; goal <= 512 MiB).
 
+Issue 31's figures are printed last, each next to its goal, and written under "goals" with
+--json (:func:`issue_goals`): the whole 1 h run in Parquet (goal <= 2x the floor) and in JSON
+Lines (<= 4x), each with its wall time and the floor's of the same run; one physics step in
+process and SensorStream's step() at 1 kHz (<= 50 us), its worker's CPU (<= 500 us a step);
+the 24 h Parquet run's peak (<= 512 MiB, with --long); start-up (<= 0.3 s). The campaigns' CPU
+ratio is benchmarks/bench_campaign.py's.
+
 Runs up to one hour are repeated (--repeat, default 3) and the fastest of each counts, the floor's
 too: the shared machine's background load only ever adds time.
 
@@ -52,6 +59,57 @@ from floor import FLOOR  # noqa: E402  (benchmarks/floor_numpy.py)
 ROOT = HERE.parent
 RATES_HZ = {"imu": 120.0, "ins": 100.0, "gnss": 10.0}
 DAY_PEAK_GOAL_MIB = 512  # issue 31 item 4: a 24 h Parquet run's peak RSS, any machine
+# issue 31's goals: the whole 1 h run as a multiple of the floor's wall time in the same run
+# (item 5), one physics step in process and SensorStream at 1 kHz (item 2), start-up (item 1)
+WHOLE_RUN_GOAL_X_FLOOR = {"parquet": 2.0, "jsonl": 4.0}
+STEP_GOAL_US = 50.0
+WORKER_CPU_GOAL_US = 500.0
+STARTUP_GOAL_S = 0.3
+
+
+def issue_goals(by_name: dict, floor_1h: dict, stream: dict, startup_s: float) -> list[dict]:
+    """Issue 31's figures next to their goals, each as measured in this run: ``figure``,
+    ``value``, ``unit``, ``goal`` (at or under), ``met``; the whole runs also give the floor's
+    wall time of the same run (``floor_wall_s``) and their own (``wall_s``).
+
+    ``by_name``: the results by configuration name; ``stream``: the streaming figures by their
+    JSON key; the 24 h peak only with --long (absent otherwise)."""
+    goals = []
+    for fmt, goal in WHOLE_RUN_GOAL_X_FLOOR.items():
+        run = by_name.get(f"navsense 1 h {fmt}")
+        if run is not None:
+            goals.append(
+                {
+                    "figure": f"whole_run_1h_{fmt}_x_floor",
+                    "value": run["wall_s"] / floor_1h["wall_s"],
+                    "unit": "x floor",
+                    "goal": goal,
+                    "wall_s": run["wall_s"],
+                    "floor_wall_s": floor_1h["wall_s"],
+                }
+            )
+    for key, goal in (
+        ("streaming_us_per_step", STEP_GOAL_US),
+        ("sensor_stream_1khz_us_per_step", STEP_GOAL_US),
+        ("sensor_stream_1khz_worker_cpu_us_per_step", WORKER_CPU_GOAL_US),
+    ):
+        goals.append({"figure": key, "value": stream[key], "unit": "us", "goal": goal})
+    day = by_name.get("navsense 24 h parquet")
+    if day is not None:
+        goals.append(
+            {
+                "figure": "peak_mib_24h_parquet",
+                "value": day["peak_mib"],
+                "unit": "MiB",
+                "goal": float(DAY_PEAK_GOAL_MIB),
+            }
+        )
+    goals.append(
+        {"figure": "startup_wall_s", "value": startup_s, "unit": "s", "goal": STARTUP_GOAL_S}
+    )
+    for g in goals:
+        g["met"] = bool(g["value"] <= g["goal"])
+    return goals
 
 
 def _env() -> dict:
@@ -462,10 +520,24 @@ def main(argv=None) -> int:
             f"peak RSS, Parquet: 1 h {peaks['1 h']:.0f} MiB, 24 h {peaks['24 h']:.0f} MiB "
             f"(goal <= {DAY_PEAK_GOAL_MIB} MiB: {'met' if peaks['24 h'] <= DAY_PEAK_GOAL_MIB else 'NOT met'})"
         )
+    stream = {
+        "streaming_us_per_step": stream_us,
+        "sensor_stream_1khz_us_per_step": fast_us,
+        "sensor_stream_1khz_worker_cpu_us_per_step": fast_worker_us,
+    }
+    goals = issue_goals(by_name, floor_1h, stream, startup["wall_s"])
+    print(f"\nissue 31's goals, this run (floor_numpy 1 h: {floor_1h['wall_s']:.2f} s wall):")
+    for g in goals:
+        print(
+            f"  {g['figure']:<44}{g['value']:>9.2f} {g['unit']:<8} goal <= {g['goal']:g}"
+            f"  {'met' if g['met'] else 'NOT met'}"
+        )
     if args.json:
         Path(args.json).write_text(
             json.dumps(
                 {
+                    "floor_1h_wall_s": floor_1h["wall_s"],
+                    "goals": goals,
                     "results": rows_json,
                     "streaming_us_per_step": stream_us,
                     "streaming_real_time_us_per_step": stream_live_us,
