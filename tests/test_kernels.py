@@ -162,3 +162,41 @@ def test_utm_forward_compiled_equals_numpy(monkeypatch):
         e, n, gam, k = utm._forward_rad(np.array([0.5]), np.array([0.0]))
         assert e[0] == utm.FALSE_EASTING_M and gam[0] == 0.0 and abs(k[0] - utm.K0) < 1e-3
     monkeypatch.setattr(kernels, "_on", False)
+
+
+def test_acre_chain_steps_compiled_equal_numpy(monkeypatch):
+    from navsense.config.typed.datum import default_datum
+    from navsense.geo import acre_steps
+
+    rng = np.random.default_rng(9)
+    # the site's grid metres, out to the edges of EPSG:2968's domain and beyond (a NaN too)
+    e, n, u = (
+        rng.uniform(-3e5, 3e5, 4000),
+        rng.uniform(-5e5, 5e5, 4000),
+        rng.uniform(-50, 500, 4000),
+    )
+    e[7] = np.nan
+    phi, lam = rng.uniform(0.6, 0.8, 4000), rng.uniform(-1.6, -1.4, 4000)
+    datum = acre_steps.datum_row(default_datum())
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+        k = e[rows].size
+
+        def both(r=rows, k=k):
+            grid, steps = np.empty((4, k)), np.empty((7, k))
+            acre_steps.grid_rows(e[r], n[r], grid)
+            acre_steps.datum_rows(e[r], n[r], u[r], phi[r], lam[r], datum, steps)
+            return grid, steps
+
+        plain, fast = _both(monkeypatch, both)
+        for p, f in zip(plain, fast):
+            assert np.array_equal(_bits(p), _bits(f))
+    # the domain test: inside, outside by a metre, not finite
+    grid = np.empty((4, 1))
+    for east, ok in ((0.0, True), (stateplane.MAX_DX_M + 1.0, False), (np.nan, False)):
+        x = (
+            east
+            + stateplane.FALSE_EASTING_M
+            - acre_steps.ACRE_ORIGIN_FT[0] * stateplane.US_SURVEY_FOOT_M
+        )
+        acre_steps.grid_rows(np.array([x]), np.array([0.0]), grid)
+        assert acre_steps.in_domain(grid) is ok

@@ -60,6 +60,7 @@ from navsense.config.typed.datum import DatumConfig
 from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): the same bits
 from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
 from navsense.errors import DatumError
+from navsense.geo import acre_steps as _steps
 from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
@@ -72,6 +73,7 @@ from navsense.geo._arrays import (
     utm_zone_array,
     zone_int,
 )
+from navsense.geo.acre_steps import ACRE_ORIGIN_FT
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
 from navsense.geo.geoid import egm96_undulation_m
 from navsense.rotation import wrap_degrees
@@ -86,9 +88,6 @@ __all__ = [
     "Georeference",
 ]
 
-# origin_source_ft of Acres/Content/Simulation/ACRE/site.json (spec "Datum Chain"):
-# (E0, N0, Z0) = 2 977 500 ftUS, 1 902 500 ftUS (EPSG:2968 grid) and 705 ftUS (NAVD88).
-ACRE_ORIGIN_FT = (2_977_500.0, 1_902_500.0, 705.0)
 
 OUTPUT_KEYS = (
     "nad83_harn_lat_deg",
@@ -114,7 +113,6 @@ FRAMES = ("nad83_2011", "nad83_harn", "wgs84_g2139")
 GRID_ROTATION_STEP_M = 10.0
 
 _CF = _sp.US_SURVEY_FOOT_M
-_H0_M = _CF * ACRE_ORIGIN_FT[2]  # Datum Chain, step 4: c_f Z0, m
 _FIX_KEYS = ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m")
 
 
@@ -141,14 +139,6 @@ def _check_acre_enu(e, n, x, y) -> None:
                 f"[{lo:.1f}, {lo + 2 * half:.1f}] m (EPSG:2968 within {half / 1000:.0f} km of its "
                 f"{'central meridian' if name == 'enu east' else 'false northing'})"
             )
-
-
-def _acre_in_domain(x, y) -> bool:
-    """True when all grid points are inside the domain box of EPSG:2968."""
-    ok = (np.abs(x - _sp.FALSE_EASTING_M) <= _sp.MAX_DX_M) & (
-        np.abs(y - _sp.FALSE_NORTHING_M) <= _sp.MAX_DY_M
-    )
-    return bool(ok.all())
 
 
 def _points(enu, t_s) -> tuple:
@@ -266,11 +256,12 @@ class Georeference:
     computes only the steps of the chain its frame needs (NAD83 frames stop at step 4).
     """
 
-    __slots__ = ("_clock", "_datum", "_kind", "_local", "_local_f", "_start_posix")
+    __slots__ = ("_clock", "_datum", "_datum_a", "_kind", "_local", "_local_f", "_start_posix")
 
     def __init__(self, kind: str, datum: DatumConfig, local: tuple | None = None):
         self._kind = kind
         self._datum = datum
+        self._datum_a = _steps.datum_row(datum)  # as the chain's kernel takes it
         self._start_posix = parse_utc(datum.start_utc)
         self._clock = year_clock(datum.start_utc)  # DecimalYear of start_utc + t
         self._local = local
@@ -410,42 +401,35 @@ class Georeference:
             return self._local_geodetic(e, n, u)
         return self._acre_geodetic(e, n, u, t, wgs84=True)
 
-    def _acre_grid_m(self, e, n):
-        """Steps 1: ENU e, n -> projection metres x = c_f E_g, y = c_f N_g."""
-        e0, n0, _ = ACRE_ORIGIN_FT
-        x = _CF * (e0 + e / _CF)  # Datum Chain, step 1: E_g = E0 + e / c_f; x = c_f E_g
-        y = _CF * (n0 + n / _CF)  # Datum Chain, step 1: N_g = N0 + n / c_f; y = c_f N_g
-        return x, y
-
     def _acre_geodetic(self, e, n, u, t, wgs84: bool) -> tuple:
         """The ACRE chain on arrays: OUTPUT_KEYS values in order.
 
-        Steps 1-4 always; steps 5-6 (ECEF, inverse Helmert, WGS84) only when ``wgs84`` (else the
-        three WGS84 values are None). Raises DatumError for a point outside EPSG:2968's domain.
+        Steps 1-4 always (navsense.geo.acre_steps' kernels around the EPSG:2968 inverse, all
+        the points in one call each); steps 5-6 (ECEF, inverse Helmert, WGS84) only when
+        ``wgs84`` (else the three WGS84 values are None). Raises DatumError for a point outside
+        EPSG:2968's domain.
         """
-        d = self._datum
-        x, y = self._acre_grid_m(e, n)
-        if not _acre_in_domain(x, y):
-            _check_acre_enu(e, n, x, y)
-        phi_h, lam_h = _sp._inverse_rad(x, y)  # Datum Chain, step 2: EPSG:2968 inverse
-        del x, y
-        lat_h = phi_h * _R2D
-        lon_h = lam_h * _R2D
-        del phi_h, lam_h
-        lat_11 = lat_h + d.shift_lat_deg  # Datum Chain, step 3: + harn_to_nad83_2011_shift_deg
-        lon_11 = lon_h + d.shift_lon_deg
-        h_navd = _H0_M + u  # Datum Chain, step 4: H_navd = c_f Z0 + u
-        n_g = (
-            d.geoid_n0_m + d.geoid_dn_de * e + d.geoid_dn_dn * n
-        )  # step 4: N_g = N0^g + a_e e + a_n n
-        h_11 = h_navd + n_g  # step 4: h_2011 = H_navd + N_g
+        shape = np.shape(e)
+        pts: tuple | np.ndarray = (e, n, u)  # rows already (the fix's)
+        if not (len(shape) == 1 and all(v.flags.c_contiguous for v in pts)):
+            pts = np.empty((3, math.prod(shape)))
+            pts[0], pts[1], pts[2] = np.reshape(e, -1), np.reshape(n, -1), np.reshape(u, -1)
+        grid = np.empty((4, pts[0].shape[0]))
+        _steps.grid_rows(pts[0], pts[1], grid)  # Datum Chain, step 1
+        if not _steps.in_domain(grid):
+            _check_acre_enu(pts[0], pts[1], grid[0], grid[1])
+        phi_h, lam_h = _sp._inverse_rad(grid[0], grid[1])  # Datum Chain, step 2: EPSG:2968 inverse
+        g = np.empty((len(_steps.DATUM_ROWS), pts[0].shape[0]))
+        _steps.datum_rows(pts[0], pts[1], pts[2], phi_h, lam_h, self._datum_a, g)  # steps 3-4
+        rows = tuple(g) if len(shape) == 1 else tuple(v.reshape(shape) for v in g)
+        lat_h, lon_h, lat_11, lon_11, h_11, h_navd, n_g = rows
         if not wgs84:
             return lat_h, lon_h, lat_11, lon_11, h_11, None, None, None, h_navd, n_g
         xg, yg, zg = _ell._geodetic_to_ecef(
             lat_11 * _D2R, lon_11 * _D2R, h_11, _ell.GRS80
         )  # step 5
         xw, yw, zw = _helmert._inverse(
-            xg, yg, zg, self._epoch(t), d.helmert
+            xg, yg, zg, self._epoch(t), self._datum.helmert
         )  # step 5: inverse Helmert
         del xg, yg, zg
         phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)  # step 6
@@ -608,13 +592,13 @@ class Georeference:
         z = zone_int(zone)
         e, n, u, t, shape = _points(enu, t_s)
         size = math.prod(shape)
-        pts = np.stack([e.ravel(), n.ravel(), u.ravel()], axis=-1)
+        pts = np.stack([e.ravel(), n.ravel(), u.ravel()])
         times = np.broadcast_to(t, shape).ravel()
         if type(z) is not int:
             z = np.broadcast_to(z, shape).ravel()
         if grid_rotation:
-            pts = np.concatenate([pts, pts])
-            pts[size:, 1] += GRID_ROTATION_STEP_M  # P2, 10 m grid-north
+            pts = np.concatenate([pts, pts], axis=1)
+            pts[1, size:] += GRID_ROTATION_STEP_M  # P2, 10 m grid-north
             times = np.concatenate([times, times])
             if type(z) is not int:
                 z = np.concatenate([z, z])
@@ -641,11 +625,12 @@ class Georeference:
         """
         _check_frame(frame)
         m = t_s.shape[0]
-        pts = np.concatenate([p_ins, p_truth, p_ins])
-        pts[2 * m :, 1] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
-        if not np.isfinite(pts).all():
-            require_finite("enu", pts)
-        require_finite("t_s", t_s)
+        pts = np.empty((3, 3 * m))  # the points as rows e, n, u: p_ins, p_truth, P2 of p_ins
+        pts[:, :m], pts[:, m : 2 * m], pts[:, 2 * m :] = p_ins.T, p_truth.T, p_ins.T
+        pts[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
+        if not (np.isfinite(pts).all() and np.isfinite(t_s).all()):
+            require_finite("enu", pts.T)
+            require_finite("t_s", t_s)
         lat, lon, h, east, north, alpha = self._fix(
             pts, np.concatenate([t_s, t_s, t_s]), zone, frame, south, 2 * m, m
         )
@@ -653,10 +638,10 @@ class Georeference:
         return ins, (h[m:], east[m:], north[m:])
 
     def _fix(self, pts, t, zone, frame, south, size: int, rotated: int | None) -> list:
-        """lat, lon, h, E, N of the first ``size`` points (pts (k, 3), t (k,)), and the grid
-        rotation of the first ``rotated`` of them, whose P2 are the points after ``size``
-        (None: no grid rotation)."""
-        lat, lon, h = self._frame_llh(pts[:, 0], pts[:, 1], pts[:, 2], t, frame)
+        """lat, lon, h, E, N of the first ``size`` points (pts (3, k): rows e, n, u; t (k,)), and
+        the grid rotation of the first ``rotated`` of them, whose P2 are the points after
+        ``size`` (None: no grid rotation)."""
+        lat, lon, h = self._frame_llh(pts[0], pts[1], pts[2], t, frame)
         east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
         out = [lat[:size], lon[:size], h[:size], east[:size], north[:size]]
         if south:

@@ -1,0 +1,86 @@
+"""Steps 1, 3 and 4 of the ACRE datum chain as kernels over the points as rows (navsense.kernels).
+
+Specification "INS and GNSS", section "Datum Chain" (Geodetic of AcresGnssModel.cpp), for an ENU
+point (e, n, u) in metres (the chain as a whole: navsense.geo.georef)::
+
+    1. E_g = E0 + e / c_f,  N_g = N0 + n / c_f;   x = c_f E_g,  y = c_f N_g      (US survey feet)
+    2. NAD83(HARN) phi, lambda = EPSG:2968 inverse (x, y)                   (navsense.geo.stateplane)
+    3. NAD83(2011) = HARN + harn_to_nad83_2011_shift_deg
+    4. H_navd = c_f Z0 + u,  N_g = n0 + a_e e + a_n n,  h_2011 = H_navd + N_g
+
+with (E0, N0, Z0) = ACRE_ORIGIN_FT (origin_source_ft of site.json). Each kernel is the arithmetic
+of its steps as written, evaluated the same way for one point or a whole log (numpy's or
+numba's: the same bits); one call does all of a step's values for all the points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
+from navsense.geo import stateplane as _sp
+from navsense.kernels import kernel
+
+__all__ = ["ACRE_ORIGIN_FT", "DATUM_ROWS", "datum_row", "grid_rows", "datum_rows", "in_domain"]
+
+# origin_source_ft of Acres/Content/Simulation/ACRE/site.json (spec "Datum Chain"):
+# (E0, N0, Z0) = 2 977 500 ftUS, 1 902 500 ftUS (EPSG:2968 grid) and 705 ftUS (NAVD88).
+ACRE_ORIGIN_FT = (2_977_500.0, 1_902_500.0, 705.0)
+_CF = _sp.US_SURVEY_FOOT_M
+_E0, _N0, _Z0 = ACRE_ORIGIN_FT
+_H0_M = _CF * _Z0  # step 4: c_f Z0, m
+_X0, _Y0 = _sp.FALSE_EASTING_M, _sp.FALSE_NORTHING_M
+_DX, _DY = _sp.MAX_DX_M, _sp.MAX_DY_M
+# the rows of datum_rows' output
+DATUM_ROWS = ("lat_harn", "lon_harn", "lat_2011", "lon_2011", "h_2011", "h_navd", "n_geoid")
+
+
+def datum_row(datum) -> np.ndarray:
+    """The datum's values as datum_rows takes them: (shift lat, shift lon, n0, a_e, a_n);
+    ``datum`` a navsense.config.typed.datum.DatumConfig."""
+    return np.array(
+        [
+            datum.shift_lat_deg,
+            datum.shift_lon_deg,
+            datum.geoid_n0_m,
+            datum.geoid_dn_de,
+            datum.geoid_dn_dn,
+        ]
+    )
+
+
+@kernel(1, 1, 2)
+def grid_rows(e, n, out):
+    """Step 1: e, n (k,) -> out (4, k) = x, y (projection metres, x = c_f (E0 + e / c_f),
+    y = c_f (N0 + n / c_f)) and |x - x0| - dx_max, |y - y0| - dy_max (both <= 0 inside
+    EPSG:2968's domain, :func:`in_domain`; the sign of a difference is exact)."""
+    x = _CF * (_E0 + e / _CF)
+    y = _CF * (_N0 + n / _CF)
+    out[0] = x
+    out[1] = y
+    out[2] = np.abs(x - _X0) - _DX
+    out[3] = np.abs(y - _Y0) - _DY
+
+
+def in_domain(grid: np.ndarray) -> bool:
+    """True when every point of :func:`grid_rows`' output lies in EPSG:2968's domain (False for
+    a value not finite: NaN fails the test)."""
+    return bool((grid[2:4] <= 0.0).all())
+
+
+@kernel(1, 1, 1, 1, 1, 1, 2)
+def datum_rows(e, n, u, phi, lam, datum, out):
+    """Steps 3 and 4 after step 2: e, n, u (k,), HARN phi, lambda (k,, rad) and
+    :func:`datum_row` -> out (7, k), the rows of DATUM_ROWS: HARN latitude and longitude (deg),
+    NAD83(2011) latitude and longitude (deg, + the shift), h_2011, H_navd and N_g (m)."""
+    lat_h = phi * _R2D
+    lon_h = lam * _R2D
+    out[0] = lat_h
+    out[1] = lon_h
+    out[2] = lat_h + datum[0]  # step 3: + harn_to_nad83_2011_shift_deg
+    out[3] = lon_h + datum[1]
+    h_navd = _H0_M + u  # step 4: H_navd = c_f Z0 + u
+    n_g = datum[2] + datum[3] * e + datum[4] * n  # step 4: N_g = N0^g + a_e e + a_n n
+    out[4] = h_navd + n_g  # step 4: h_2011 = H_navd + N_g
+    out[5] = h_navd
+    out[6] = n_g
