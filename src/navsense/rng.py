@@ -245,6 +245,8 @@ class Pcg32:
         ahead = len(self._ahead) - self._ahead_pos
         if 0 < 2 * n <= ahead:  # small: from the read-ahead block
             return self._gaussians_ahead(n)[want]
+        if 0 < 2 * n < READ_AHEAD // 4:  # small: the rest of the block and a new one (u32)
+            return self.gaussians(n)[want]
         first = 2 * np.flatnonzero(want)  # the first output of each wanted value
         index = np.empty(2 * first.size, dtype=np.int64)
         index[0::2] = first

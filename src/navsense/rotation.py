@@ -10,6 +10,7 @@ chunks and single steps give identical bits.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -47,7 +48,10 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """
     q = np.asarray(q, dtype=np.float64)
     r = np.empty(q.shape[:-1] + (3, 3))
-    _quat_to_matrix(q.reshape(-1, 4), r.reshape(-1, 3, 3))
+    if q.ndim == 2:  # rows already
+        _quat_to_matrix(q, r)
+    else:
+        _quat_to_matrix(q.reshape(-1, 4), r.reshape(-1, 3, 3))
     return r
 
 
@@ -76,6 +80,8 @@ def _matrix_rows(r: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     v = np.asarray(v, dtype=np.float64)
     lead = r.shape[:-2]
     if lead == v.shape[:-1]:
+        if len(lead) == 1:  # rows already
+            return r, v, lead
         return r.reshape(-1, 3, 3), v.reshape(-1, 3), lead
     return _broadcast_rows(r, v, lead, v.shape[:-1], (3, 3), (3,))
 
@@ -102,7 +108,7 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     """R v for matrices (..., 3, 3) and vectors (..., 3): r_i0 v0 + r_i1 v1 + r_i2 v2."""
     rows, vectors, lead = _matrix_rows(r, v)
     out = np.empty(lead + (3,))
-    _rotate(rows, vectors, out.reshape(-1, 3))
+    _rotate(rows, vectors, out if len(lead) == 1 else out.reshape(-1, 3))
     return out
 
 
@@ -117,7 +123,7 @@ def rotate_inverse(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     """R^T v for matrices (..., 3, 3) and vectors (..., 3): r_0i v0 + r_1i v1 + r_2i v2."""
     rows, vectors, lead = _matrix_rows(r, v)
     out = np.empty(lead + (3,))
-    _rotate_inverse(rows, vectors, out.reshape(-1, 3))
+    _rotate_inverse(rows, vectors, out if len(lead) == 1 else out.reshape(-1, 3))
     return out
 
 
@@ -134,6 +140,8 @@ def _rows(a, b, k: int) -> tuple[np.ndarray, np.ndarray, tuple]:
     b = np.asarray(b, dtype=np.float64)
     lead = a.shape[:-1]
     if lead == b.shape[:-1]:
+        if len(lead) == 1:  # rows already
+            return a, b, lead
         return a.reshape(-1, k), b.reshape(-1, k), lead
     return _broadcast_rows(a, b, lead, b.shape[:-1], (k,), (k,))
 
@@ -148,7 +156,7 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a, b, lead = _rows(a, b, 4)
     out = np.empty(lead + (4,))
-    _quat_multiply(a, b, out.reshape(-1, 4))
+    _quat_multiply(a, b, out if len(lead) == 1 else out.reshape(-1, 4))
     return out
 
 
@@ -181,9 +189,15 @@ def quat_about_axes(angle_rad, axes) -> np.ndarray:
     if isinstance(axes, int):
         q[..., axes] = np.sin(half)
     else:
-        q[..., np.arange(len(axes)), axes] = np.sin(half)
+        q[(..., *_axes_index(tuple(axes)))] = np.sin(half)
     q[..., 3] = np.cos(half)
     return q
+
+
+@functools.cache
+def _axes_index(axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The index (k, axis k) of quat_about_axes' sines for k axes (made once per sequence)."""
+    return np.arange(len(axes)), np.array(axes, dtype=np.intp)
 
 
 def quat_about_z(angle_rad) -> np.ndarray:
@@ -239,7 +253,7 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b for vectors (..., 3): (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)."""
     a, b, lead = _rows(a, b, 3)
     out = np.empty(lead + (3,))
-    _cross(a, b, out.reshape(-1, 3))
+    _cross(a, b, out if len(lead) == 1 else out.reshape(-1, 3))
     return out
 
 

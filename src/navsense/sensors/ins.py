@@ -267,7 +267,10 @@ class InsCore:
         # t_0 - (t_0 - 1/f)); errors: a = exp(-dt / tau_p), x_k = a x_k-1 + sqrt(1 - a^2) g,
         # x = g on the first epoch
         first = self.t_prev is None
-        dt = t_s - np.concatenate([[t_s[0] if first else self.t_prev], t_s[:-1]])
+        t_before = np.empty(m)  # the previous epoch's time of each epoch
+        t_before[0] = t_s[0] if first else self.t_prev
+        t_before[1:] = t_s[:-1]
+        dt = t_s - t_before
         if first:
             dt[0] = self.period_s
         a = np.exp(-dt / self.config.position_tau_s)
@@ -294,7 +297,7 @@ class InsCore:
         gravity_only[0] |= first or self.reset_pending
         body = self._body(p_n, v_n, w_radps, r, dt, gravity_only, g)
 
-        covariance = np.tile(s.fix_covariance_m2, (m, 1))
+        covariance = np.repeat(s.fix_covariance_m2[None], m, axis=0)
         p_fix = p_ins
         if aid is not None:  # ins.aiding "gnss": the aided INS's errors (ins_aiding)
             aid = aid(_tilt_enu(r, x, s.attitude_sigmas_rad[1]))
@@ -348,7 +351,10 @@ class InsCore:
         draws 9..17 of ``g`` in that order; imu.earth "wgs84": F in place of (0, 0, g), w + W.
         """
         m = v_n.shape[0]
-        acc = (v_n - np.concatenate([[self.v_prev], v_n[:-1]])) / dt[:, None]
+        v_before = np.empty((m, 3))  # the previous epoch's v_n of each epoch
+        v_before[0] = self.v_prev
+        v_before[1:] = v_n[:-1]
+        acc = (v_n - v_before) / dt[:, None]
         acc[gravity_only] = 0.0
         w = w_radps
         if self.earth is None:
