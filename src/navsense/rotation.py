@@ -83,6 +83,8 @@ def _matrix_rows(r: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
         if len(lead) == 1:  # rows already
             return r, v, lead
         return r.reshape(-1, 3, 3), v.reshape(-1, 3), lead
+    if v.ndim == 1 and len(lead) == 1:  # one vector against rows: a row of 1 (_broadcast_rows)
+        return r, v.reshape(1, 3), lead
     return _broadcast_rows(r, v, lead, v.shape[:-1], (3, 3), (3,))
 
 

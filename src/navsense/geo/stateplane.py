@@ -143,7 +143,10 @@ def _inverse_rad(x, y):
     phi1 = _footpoint_rad(y)  # spec: phi_1
     tan1 = np.tan(phi1)  # tan phi_1
     out = np.empty((2,) + x.shape)
-    _inverse_series(x.reshape(-1), np.reshape(phi1, -1), np.reshape(tan1, -1), out.reshape(2, -1))
+    if x.ndim == 1:  # rows already
+        _inverse_series(x, phi1, tan1, out)
+    else:
+        _inverse_series(x.reshape(-1), phi1.reshape(-1), tan1.reshape(-1), out.reshape(2, -1))
     return out[0], out[1]
 
 
@@ -178,10 +181,13 @@ def _footpoint_rad(y):
     phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw
     (:func:`_footpoint_series`, after tan mu).
     """
-    mu = (np.asarray(y, dtype=np.float64) - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu
-    tm = np.tan(mu)
-    out = np.empty(np.shape(mu))
-    _footpoint_series(np.reshape(mu, -1), np.reshape(tm, -1), out.reshape(-1))
+    mu = np.asarray((np.asarray(y, dtype=np.float64) - FALSE_NORTHING_M) * _MU_SCALE + _MU0)
+    tm = np.tan(mu)  # (above: spec, mu)
+    out = np.empty(mu.shape)
+    if mu.ndim == 1:  # rows already
+        _footpoint_series(mu, tm, out)
+    else:
+        _footpoint_series(mu.reshape(-1), tm.reshape(-1), out.reshape(-1))
     return out[()]
 
 
