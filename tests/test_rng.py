@@ -180,3 +180,20 @@ def test_gaussians_where_are_the_streams_values_where_wanted(seed):
         want = b.gaussians(n)[mask]
         assert got.tobytes() == want.tobytes(), n
         assert a.state == b.state
+
+
+def test_gaussians_where_of_no_values_moves_nothing():
+    """An empty mask (a GNSS chunk without an epoch) draws nothing: the rest of a read-ahead
+    block stays for the next draw (it was dropped, and the next values came from further on)."""
+    a, b = Pcg32(5, 16), Pcg32(5, 16)
+    mask = np.arange(78) % 3 == 0
+    a.gaussians_where(mask)  # a small draw: a read-ahead block, partly used
+    b.gaussians_where(mask)
+    assert a.gaussians_where(np.zeros((0, 78), dtype=bool)).shape == (0,)
+    assert a.state == b.state
+    assert a.gaussians_where(mask).tobytes() == b.gaussians_where(mask).tobytes()
+    c, d = Pcg32(6, 16), Pcg32(6, 16)
+    c.u32(5)
+    d.u32(5)
+    c.gaussians_where(np.zeros(0, dtype=bool))
+    assert c.gaussians(3).tobytes() == d.gaussians(3).tobytes()

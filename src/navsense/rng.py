@@ -242,6 +242,8 @@ class Pcg32:
         """
         want = np.asarray(where, dtype=bool).reshape(-1)
         n = want.size
+        if n == 0:  # no draw: the stream and its read-ahead block stay as they are
+            return np.zeros(0)
         ahead = len(self._ahead) - self._ahead_pos
         if 0 < 2 * n <= ahead:  # small: from the read-ahead block
             return self._gaussians_ahead(n)[want]
