@@ -200,3 +200,33 @@ def test_acre_chain_steps_compiled_equal_numpy(monkeypatch):
         )
         acre_steps.grid_rows(np.array([x]), np.array([0.0]), grid)
         assert acre_steps.in_domain(grid) is ok
+
+
+def test_helmert_and_ecef_compiled_equal_numpy(monkeypatch):
+    from navsense.geo import ellipsoid, helmert
+
+    rng = np.random.default_rng(13)
+    # points around the Earth's surface, heights from -1 km to 100 km, epochs 2000-2040
+    phi, lam = rng.uniform(-1.5, 1.5, 4000), rng.uniform(-3.1, 3.1, 4000)
+    h, epoch = rng.uniform(-1e3, 1e5, 4000), rng.uniform(2000.0, 2040.0, 4000)
+    params = helmert.ITRF2014_TO_NAD83_2011
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+
+        def chain(r=rows):
+            x, y, z = ellipsoid._geodetic_to_ecef(phi[r], lam[r], h[r], ellipsoid.GRS80)
+            back = helmert._inverse(x, y, z, epoch[r], params)
+            fore = helmert._forward(*back, 2020.5, params)  # one epoch for all the points
+            return (x, y, z, *back, *fore, *ellipsoid._ecef_to_geodetic(*back, ellipsoid.WGS84))
+
+        plain, fast = _both(monkeypatch, chain)
+        for p, f in zip(plain, fast):
+            assert np.shape(p) == np.shape(f) == phi[rows].shape
+            assert np.array_equal(_bits(p), _bits(f))
+    # a single point stays a scalar, both ways
+    for on in (False, True):
+        monkeypatch.setattr(kernels, "_on", on)
+        x, y, z = ellipsoid._geodetic_to_ecef(
+            np.float64(0.5), np.float64(0.1), np.float64(1.0), ellipsoid.WGS84
+        )
+        assert np.ndim(x) == 0 and np.ndim(helmert._inverse(x, y, z, 2026.0, params)[0]) == 0
+    monkeypatch.setattr(kernels, "_on", False)

@@ -9,6 +9,7 @@ metres (``_m``). Functions take numpy arrays or scalars and return the broadcast
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,7 @@ from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): t
 from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
 from navsense.constants import GRS80_A_M, GRS80_INV_F, WGS84_A_M, WGS84_INV_F
 from navsense.geo._arrays import as_float, require_finite, require_range, shaped
+from navsense.kernels import kernel
 
 __all__ = [
     "ECEF_ITERATIONS",
@@ -103,16 +105,46 @@ def geodetic_to_ecef(lat_deg, lon_deg, height_m, ellipsoid: Ellipsoid = WGS84):
 
 
 def _geodetic_to_ecef(phi, lam, h, ell: Ellipsoid):
-    """geodetic_to_ecef on radians without checks (the chain's hot path)."""
-    e2 = ell.e2
-    sphi = np.sin(phi)
-    cphi = np.cos(phi)
-    ne = ell.a_m / np.sqrt(1.0 - e2 * sphi * sphi)  # ECEF: N_e
+    """geodetic_to_ecef on radians without checks (the chain's hot path): sin and cos by numpy,
+    the rest in :func:`_ecef_rows`."""
+    phi, lam, h = (np.asarray(v, dtype=np.float64) for v in (phi, lam, h))
+    shape = phi.shape
+    if not (lam.shape == h.shape == shape):
+        phi, lam, h = np.broadcast_arrays(phi, lam, h)
+        shape = phi.shape
+    k = phi.size
+    trig = np.empty((4, k))
+    np.sin(phi.reshape(-1), out=trig[0])
+    np.cos(phi.reshape(-1), out=trig[1])
+    np.sin(lam.reshape(-1), out=trig[2])
+    np.cos(lam.reshape(-1), out=trig[3])
+    out = np.empty((3, k))
+    _ecef_rows(trig, np.ascontiguousarray(h).reshape(-1), _shape_row(ell), out)
+    if len(shape) == 1:
+        return out[0], out[1], out[2]
+    return tuple(shaped(v.reshape(shape)) for v in out)
+
+
+@functools.cache
+def _shape_row(ell: Ellipsoid) -> np.ndarray:
+    """(a, e^2) of an ellipsoid as the kernels take them."""
+    return np.array([ell.a_m, ell.e2])
+
+
+@kernel(2, 1, 1, 2)
+def _ecef_rows(trig, h, ae, out):
+    """geodetic -> ECEF on rows: trig (4, k) = sin phi, cos phi, sin lambda, cos lambda, h (k,),
+    ae = (a, e^2) -> out (3, k) = X, Y, Z (spec "ECEF")::
+
+        N_e = a / sqrt(1 - e^2 sin^2 phi),  X = (N_e + h) cos phi cos lambda,
+        Y = (N_e + h) cos phi sin lambda,   Z = (N_e (1 - e^2) + h) sin phi"""
+    a, e2 = ae[0], ae[1]
+    sphi, cphi = trig[0], trig[1]
+    ne = a / np.sqrt(1.0 - e2 * sphi * sphi)  # ECEF: N_e
     r = (ne + h) * cphi
-    x = r * np.cos(lam)  # ECEF: X
-    y = r * np.sin(lam)  # ECEF: Y
-    z = (ne * (1.0 - e2) + h) * sphi  # ECEF: Z
-    return x, y, z
+    out[0] = r * trig[3]  # ECEF: X
+    out[1] = r * trig[2]  # ECEF: Y
+    out[2] = (ne * (1.0 - e2) + h) * sphi  # ECEF: Z
 
 
 def ecef_to_geodetic(x_m, y_m, z_m, ellipsoid: Ellipsoid = WGS84):
@@ -149,34 +181,56 @@ def ecef_to_geodetic(x_m, y_m, z_m, ellipsoid: Ellipsoid = WGS84):
     return shaped(phi * _R2D), shaped(lam * _R2D), shaped(h)
 
 
-def _ecef_update(p, z, zz, w, a, e2):
-    """One EcefToGeodetic iteration on w = p (1 - e^2 N_e / (N_e + h)), phi = atan2(Z, w).
+def _ecef_update(p, z, zz, w, ae):
+    """One EcefToGeodetic iteration on w = p (1 - e^2 N_e / (N_e + h)), phi = atan2(Z, w), of
+    rows (k,) (:func:`_ecef_update_rows`); ae = (a, e^2)."""
+    out = np.empty_like(w)
+    _ecef_update_rows(p, z, zz, w, ae, out)
+    return out
+
+
+@kernel(1, 1, 1, 1, 1, 1)
+def _ecef_update_rows(p, z, zz, w, ae, out):
+    """One EcefToGeodetic iteration on rows: p, Z, Z^2, w (k,), ae = (a, e^2) -> out = w'.
 
     Only correctly rounded operations (+ - * / sqrt), so w' == w means an exact fixed point:
     later iterations would return the same bits.
     """
+    a, e2 = ae[0], ae[1]
     r = np.sqrt(zz + w * w)
     s = z / r  # sin phi of the current iterate
     c = w / r  # cos phi of the current iterate
     root = np.sqrt(1.0 - e2 * s * s)
     ne = a / root  # ECEF: N_e
     h = p * c + z * s - a * root  # ECEF: h (= p / cos phi - N_e at the solution)
-    return p * (1.0 - e2 * ne / (ne + h))  # ECEF: phi <- atan2(Z, p (1 - e^2 N_e / (N_e + h)))
+    out[:] = p * (1.0 - e2 * ne / (ne + h))  # ECEF: phi <- atan2(Z, p (1 - e^2 N_e / (N_e + h)))
 
 
-def _ecef_final(x, y, z, p, zz, w, a, e2):
-    """Latitude, longitude (rad) and height of the final iterate w."""
+@kernel(1, 1, 1, 1, 1, 1)
+def _ecef_height_rows(p, z, zz, w, ae, out):
+    """The height at the final iterate w, on rows: p, Z, Z^2, w (k,), ae = (a, e^2) -> out =
+    h = p cos phi + Z sin phi - a sqrt(1 - e^2 sin^2 phi), sin phi = Z / r, cos phi = w / r,
+    r = sqrt(Z^2 + w^2) (ecef_to_geodetic's notes)."""
+    a, e2 = ae[0], ae[1]
     r = np.sqrt(zz + w * w)
     s = z / r
     c = w / r
-    h = p * c + z * s - a * np.sqrt(1.0 - e2 * s * s)  # height at the final latitude
+    out[:] = p * c + z * s - a * np.sqrt(1.0 - e2 * s * s)  # height at the final latitude
+
+
+def _ecef_final(x, y, z, p, zz, w, ae):
+    """Latitude, longitude (rad) and height of the final iterate w (arrays of the points'
+    shape)."""
+    h = np.empty(w.shape)
+    rows = (np.ascontiguousarray(v).reshape(-1) for v in (p, z, zz, w))
+    _ecef_height_rows(*rows, ae, h.reshape(-1))
     return np.arctan2(z, w), np.arctan2(y, x), h
 
 
 def _ecef_to_geodetic(x, y, z, ell: Ellipsoid):
     """ecef_to_geodetic returning radians, without checks (the chain's hot path)."""
-    a = ell.a_m
     e2 = ell.e2
+    ae = _shape_row(ell)
     if not (x.shape == y.shape == z.shape):
         x, y, z = np.broadcast_arrays(x, y, z)
     p = np.sqrt(x * x + y * y)  # ECEF: p
@@ -190,7 +244,7 @@ def _ecef_to_geodetic(x, y, z, ell: Ellipsoid):
     idx = None  # None: all elements; else the indices still changing
     pw, zw, zzw, ww = p.ravel(), z.ravel(), zz.ravel(), w
     for _ in range(ECEF_ITERATIONS):
-        wn = _ecef_update(pw, zw, zzw, ww, a, e2)
+        wn = _ecef_update(pw, zw, zzw, ww, ae)
         moved = wn != ww
         if idx is None:
             w = wn
@@ -206,4 +260,4 @@ def _ecef_to_geodetic(x, y, z, ell: Ellipsoid):
         else:
             ww = wn
     w = w.reshape(shape)
-    return _ecef_final(x, y, z, p, zz, w, a, e2)
+    return _ecef_final(x, y, z, p, zz, w, ae)
