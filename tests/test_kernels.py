@@ -230,3 +230,25 @@ def test_helmert_and_ecef_compiled_equal_numpy(monkeypatch):
         )
         assert np.ndim(x) == 0 and np.ndim(helmert._inverse(x, y, z, 2026.0, params)[0]) == 0
     monkeypatch.setattr(kernels, "_on", False)
+
+
+def test_imu_steps_compiled_equal_the_batch_as_numpy(monkeypatch):
+    from navsense.config import load_config
+    from navsense.config.typed.imu import ImuConfig
+    from navsense.scenarios import load_scenario
+    from navsense.sensors.imu import ImuModel
+
+    scenario = load_scenario("acre-loop")
+    truth = scenario.truth.slice(0, 600)
+    cfg = ImuConfig.from_validated(load_config(vehicle="polaris"))
+    monkeypatch.setattr(kernels, "_on", False)
+    batch = ImuModel(cfg, scenario.vehicle).process(truth)
+    monkeypatch.setattr(kernels, "_on", True)
+    model = ImuModel(cfg, scenario.vehicle)
+    steps = [model.process(truth.slice(k, k + 1)) for k in range(len(truth))]
+    monkeypatch.setattr(kernels, "_on", False)
+    assert batch["sample_time_s"].size == 598  # a row from the third step on
+    for key, value in batch.items():
+        assert np.array_equal(_bits(np.concatenate([s[key] for s in steps])), _bits(value)), key
+    # the values themselves: at rest on level ground the accelerometer reads about +g up
+    assert abs(np.median(batch["specific_force_flu_mps2"][:, 2]) - 9.8) < 0.5

@@ -44,6 +44,7 @@ from navsense.clock import Due
 from navsense.config.typed.imu import ImuConfig
 from navsense.constants import GRAVITY_MPS2
 from navsense.geo.earth import SiteEarth, site_earth
+from navsense.kernels import kernel
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
 from navsense.sensors.vibration import RandomVibration, SineVibration, engine_vibrations
@@ -118,7 +119,8 @@ class ImuModel:
         m = rows.size
         g = self._rng.gaussians(6 * m).reshape(m, 2, 3)  # g_a then g_g
         # f_out, w_out = 1/2 (x_k + x_k-1) + b + sigma g for x = f^b, w^b (one array, two rows)
-        out = 0.5 * (kin.fw[rows] + kin.fw_prev[rows]) + self._bias + self._sigma * g
+        out = np.empty((m, 2, 3))
+        _imu_outputs(kin.fw[rows], kin.fw_prev[rows], self._bias, self._sigma, g, out)
         self._age = min(int(kin.age[-1]), 2)
         self._prev_vi = kin.v_i[-1]
         self._prev_fw = kin.fw[-1]
@@ -176,6 +178,28 @@ class ImuKinematics(NamedTuple):
 _GRAVITY = np.array([0.0, 0.0, -GRAVITY_MPS2])  # IMU section: g = (0, 0, -9.80665) m/s^2
 
 
+@kernel(2, 2, 1, 3)
+def _imu_body(v_all, w, dt, body):
+    """The grid-axes vectors that R^T turns into f^b and w^b, on rows: v_all (n + 1, 3) the
+    IMU-point velocities from the step before the chunk on, w (n, 3), dt (1,) one physics step
+    -> body (n, 2, 3) = (a_k - g, w_k), a_k = (v_i,k - v_i,k-1) / dt (module docstring)."""
+    for i in range(3):
+        body[:, 0, i] = (v_all[1:, i] - v_all[:-1, i]) / dt[0] - _GRAVITY[i]
+        body[:, 1, i] = w[:, i]
+
+
+@kernel(3, 3, 2, 2, 3, 3)
+def _imu_outputs(fw, fw_prev, bias, sigma, g, out):
+    """The rows' outputs: fw, fw_prev (m, 2, 3) the steps' (f^b, w^b) and the step before's,
+    bias (2, 3) = (b_a, b_g), sigma (2, 1) = (sigma_a, sigma_g), g (m, 2, 3) = (g_a, g_g) ->
+    out (m, 2, 3) = 1/2 (x_k + x_k-1) + b + sigma g (module docstring)."""
+    for j in range(2):
+        for i in range(3):
+            out[:, j, i] = (
+                0.5 * (fw[:, j, i] + fw_prev[:, j, i]) + bias[j, i] + sigma[j, 0] * g[:, j, i]
+            )
+
+
 def imu_point_kinematics(
     truth: TruthStates,
     lever_arm_m: np.ndarray,
@@ -205,8 +229,7 @@ def imu_point_kinematics(
     body = np.empty((n, 2, 3))
     terms = None
     if earth is None:
-        np.subtract((v_all[1:] - v_all[:-1]) / dt, _GRAVITY, out=body[:, 0])
-        body[:, 1] = truth.w_radps
+        _imu_body(v_all, truth.w_radps, np.array([dt]), body)
     else:  # f^b = R^T (a + F), w^b = R^T (w + W)
         terms = earth.terms(p_i, v_all[1:])
         np.add((v_all[1:] - v_all[:-1]) / dt, terms[:, 0], out=body[:, 0])
