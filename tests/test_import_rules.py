@@ -79,6 +79,7 @@ ALLOWED = {
         "navsense.site",
         "navsense.truth.states",
         "navsense.vehicles",
+        "navsense.kernels",  # a model's own arithmetic as a kernel (the IMU's)
     ),
     "navsense.geo": (
         *_BASE,
