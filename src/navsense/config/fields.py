@@ -340,13 +340,18 @@ def _check_sines(f: Field, value, path: str):
             return f"{where}.hz", hz, "is not a frequency > 0 Hz"
         for key in _SINE_KEYS[1:]:
             amp = sine.get(key, [0, 0, 0])
-            if (
-                not isinstance(amp, (list, tuple))
-                or len(amp) != 3
-                or not all(_is_number(x) and is_finite(x) and abs(x) <= 1e6 for x in amp)
-            ):
+            if not _is_amplitudes(amp):
                 return f"{where}.{key}", amp, "is not an array of 3 amplitudes (|a| <= 1e6)"
     return None
+
+
+def _is_amplitudes(amp) -> bool:
+    """An amplitude on each IMU axis: 3 finite numbers of at most 1e6."""
+    return (
+        isinstance(amp, (list, tuple))
+        and len(amp) == 3
+        and all(_is_number(x) and is_finite(x) and abs(x) <= 1e6 for x in amp)
+    )
 
 
 #: The highest engine order (a 32-cylinder engine's firing is its 16th order; 64: room for its
@@ -378,11 +383,7 @@ def _check_engine_orders(f: Field, value, path: str):
         if not (_is_number(n) and is_finite(n) and 0 < n <= MAX_ENGINE_ORDER):
             return f"{where}.order", n, f"is not an engine order 0 < n <= {MAX_ENGINE_ORDER:g}"
         amp = item["accel_mps2"]
-        if (
-            not isinstance(amp, (list, tuple))
-            or len(amp) != 3
-            or not all(_is_number(x) and is_finite(x) and abs(x) <= 1e6 for x in amp)
-        ):
+        if not _is_amplitudes(amp):
             return f"{where}.accel_mps2", amp, "is not an array of 3 amplitudes (|a| <= 1e6)"
     return None
 
