@@ -326,3 +326,37 @@ def test_a_band_from_0_hz_is_one_line(low):
         ConfigError, match=rf"random_band_hz = \[{low:g}, 50\] is not 0.1 <= low < high"
     ):
         prepare_run(scenario="acre-loop", duration_s=1.0, overrides=over)
+
+
+@pytest.mark.parametrize(
+    "band", [[0.1, 0.10000001], [59.9999, 59.99999], [30, 30.05], [10, 59.95], [59.9, 59.99999]]
+)
+@pytest.mark.parametrize("level", ["random_rms_g", "random_psd_g2_per_hz"])
+def test_a_band_too_narrow_or_at_half_the_rate_is_one_line(band, level):
+    """random_band_hz = [0.1, 0.10000001] or [59.9999, 59.99999] at 120 Hz with random_rms_g
+    ended in numpy's 'negative dimensions are not allowed' as an internal error: the band-pass's
+    poles sat on or past the unit circle in its (b, a) form. The edges are now at least 0.1 Hz
+    apart and 0.1 Hz below half the physics rate, one line naming the key and its value."""
+    from navsense.run import prepare_run
+
+    over = {f"imu.vibration.{level}": [0.1, 0.1, 0.1], "imu.vibration.random_band_hz": band}
+    with pytest.raises(ConfigError, match=r"random_band_hz = \[.*at least 0\.1 Hz apart") as err:
+        prepare_run(scenario="acre-loop", duration_s=1.0, overrides={**over, "physics.hz": 120})
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("rate", [50.0, 120.0, 1000.0, 2000.0])
+@pytest.mark.parametrize("where", ["low", "high"])
+def test_the_narrowest_band_allowed_is_a_stable_filter(rate, where):
+    """At the edges of the rule (0.1 Hz wide, at 0.1 Hz or 0.1 Hz below half the rate) the
+    band-pass's poles are inside the unit circle and its RMS scaling ends (the bound the rule
+    was chosen by: scipy's design of the same filter)."""
+    from scipy.signal import butter
+
+    from navsense.sensors.vibration import _impulse_energy
+
+    half = 0.5 * rate
+    band = (0.1, 0.2) if where == "low" else (half - 0.2, half - 0.1)
+    b, a = butter(2, band, btype="bandpass", fs=rate)
+    assert np.max(np.abs(np.roots(a))) < 1.0 - 7e-5
+    assert 0.0 < _impulse_energy(b, a) < 1.0

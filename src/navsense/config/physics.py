@@ -8,7 +8,11 @@ from collections.abc import Mapping
 
 from navsense.config.fields import PHYSICS_HZ_RANGE, Field, Section
 
-__all__ = ["PHYSICS_SECTION", "rates_above_physics"]
+__all__ = ["PHYSICS_SECTION", "rates_above_physics", "BAND_MARGIN_HZ"]
+
+#: the random vibration's band: its low edge at least this far above 0 Hz, its high edge this far
+#: above the low one and below half the physics rate (rates_above_physics)
+BAND_MARGIN_HZ = 0.1
 
 #: physics.hz: 120 Hz, the specification's clock, by default
 PHYSICS_SECTION = Section(
@@ -53,12 +57,19 @@ def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[s
     if imu and imu.get("enabled") and any(level):
         lo, hi = vib["random_band_hz"]
         # a band-pass from 0 Hz has no lower edge; one below 0.1 Hz is motion, not vibration, and
-        # its filter's impulse response (summed to scale random_rms_g) lasts millions of steps
-        if not 0.1 <= lo < hi < 0.5 * rate:
+        # its filter's impulse response (summed to scale random_rms_g) lasts millions of steps.
+        # Ruling: the edges are also BAND_MARGIN_HZ apart and below half the rate by as much: a
+        # narrower band or an edge nearer half the rate puts the second-order band-pass's poles
+        # on or past the unit circle in its (b, a) form (at 120 Hz [0.1, 0.10000001] and
+        # [59.9, 59.99999999] ended in an internal error), where 0.1 Hz keeps every pole within
+        # 1 - 7.6e-5 (its impulse response under 480 000 steps at 2 kHz)
+        half = 0.5 * rate
+        if not (lo >= BAND_MARGIN_HZ and lo + BAND_MARGIN_HZ <= hi <= half - BAND_MARGIN_HZ):
             out.append(
-                f"imu.vibration.random_band_hz = [{lo:g}, {hi:g}] is not 0.1 <= low < high < half "
-                f"the physics rate, {0.5 * rate:g} Hz (physics.hz): the random vibration is made "
-                "on the physics clock"
+                f"imu.vibration.random_band_hz = [{lo:.12g}, {hi:.12g}] is not 0.1 <= low < high "
+                f"< half the physics rate, {half:g} Hz (physics.hz), with the edges at least "
+                f"{BAND_MARGIN_HZ:g} Hz apart and below {half - BAND_MARGIN_HZ:g} Hz: the random "
+                "vibration is made on the physics clock"
             )
     bandwidth = ((imu or {}).get("configurable") or {}).get("bandwidth_hz") or 0
     if imu and imu.get("enabled") and imu.get("model") == "configurable" and bandwidth:

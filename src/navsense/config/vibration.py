@@ -64,7 +64,7 @@ VIBRATION_SECTION = Section(
             minimum=0,
             extension=True,
             chosen="[low, high] edges of the random vibration's band, Hz, 0.1 <= low < high "
-            "< half the physics rate (checked when a level is set)",
+            "< half the physics rate, 0.1 Hz apart and from it (checked when a level is set)",
             default=[10, 100],
         ),
         "engine_idle_rpm": Field(
