@@ -176,5 +176,33 @@ def test_batch_equals_chunks_equals_steps(keys):
 
 
 def test_a_bandwidth_at_half_the_physics_rate_is_refused():
-    with pytest.raises(ConfigError, match=r"imu\.configurable\.bandwidth_hz = 60 is not below"):
+    with pytest.raises(ConfigError, match=r"imu\.configurable\.bandwidth_hz = 60 is not 0 "):
         _imu(120.0, hz=120, bandwidth_hz=60.0)
+
+
+@pytest.mark.parametrize(
+    ("rate", "bandwidth"), [(120.0, 1e-9), (120.0, 1e-300), (120.0, 0.0999), (2000.0, 999.999999)]
+)
+def test_a_bandwidth_near_0_or_half_the_rate_is_one_line(rate, bandwidth):
+    """imu.configurable.bandwidth_hz = 1e-9 at 120 Hz ended in scipy's 'Singular matrix' as an
+    internal error (the low-pass's poles at 1 in its (b, a) form); 999.999999 at 2 kHz put a
+    pole past the unit circle. Now one line naming the key and the value: 0.1 Hz up to 0.1 Hz
+    below half the physics rate (0: no filter)."""
+    with pytest.raises(
+        ConfigError, match=r"bandwidth_hz = \S+ is not 0 \(no filter\) or 0\.1"
+    ) as e:
+        _imu(rate, hz=50, bandwidth_hz=bandwidth)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("rate", [50.0, 120.0, 2000.0])
+def test_the_bandwidths_at_the_edges_are_a_stable_filter_of_gain_1(rate):
+    """The edges of the rule (scipy's design of the same filter): every pole inside the unit
+    circle, the gain at 0 Hz 1."""
+    from scipy.signal import butter, lfilter_zi
+
+    for bandwidth in (0.1, 0.5 * rate - 0.1):
+        b, a = butter(2, bandwidth, fs=rate)
+        assert np.max(np.abs(np.roots(a))) < 1.0 - 2e-4
+        assert abs(b.sum() / a.sum() - 1.0) < 1e-9
+        assert np.all(np.isfinite(lfilter_zi(b, a)))

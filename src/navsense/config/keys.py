@@ -262,7 +262,7 @@ _CONFIGURABLE_IMU = Section(
             minimum=0,
             extension=True,
             chosen="0: no output filter; else a 2nd-order Butterworth low-pass at the physics "
-            "rate, below half of it",
+            "rate, 0.1 Hz up to 0.1 Hz below half of it",
             default=0,
         ),
         "gyro": _imu_triad("radps", "radps2_rthz", True),
