@@ -252,3 +252,26 @@ def test_imu_steps_compiled_equal_the_batch_as_numpy(monkeypatch):
         assert np.array_equal(_bits(np.concatenate([s[key] for s in steps])), _bits(value)), key
     # the values themselves: at rest on level ground the accelerometer reads about +g up
     assert abs(np.median(batch["specific_force_flu_mps2"][:, 2]) - 9.8) < 0.5
+
+
+def test_dop_compiled_equals_numpy(monkeypatch):
+    from navsense.sensors.gnss import dop
+
+    rng = np.random.default_rng(17)
+    m, nsat = 300, 40
+    el, az = rng.uniform(0.05, 1.5, (m, nsat)), rng.uniform(0.0, 2 * np.pi, (m, nsat))
+    el[0] = 0.5  # one epoch with every satellite at one elevation: singular
+    los = np.stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.sin(el)], axis=-1)
+    used = rng.random((m, nsat)) < 0.3
+    used[1] = False
+    used[1, :3] = True  # three satellites: no solution
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+        plain, fast = _both(
+            monkeypatch, lambda r=rows: dop.dops(los[r], used[r], np.ones_like(used[r]))
+        )
+        for p_set, f_set in zip(plain, fast):
+            for p, f in zip(p_set, f_set):
+                assert np.array_equal(_bits(p), _bits(f))
+    h, v, p = dop.dop(los[:3], used[:3])
+    assert h[0] == v[0] == p[0] == dop.NO_DOP and h[1] == dop.NO_DOP  # singular, 3 satellites
+    assert 0.5 < h[2] < 20.0 and abs(p[2] ** 2 - h[2] ** 2 - v[2] ** 2) < 1e-9

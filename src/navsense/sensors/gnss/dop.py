@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from navsense.kernels import kernel
+
 __all__ = ["dop", "dops", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
 
 NO_DOP = (
@@ -85,7 +87,9 @@ def _dop_block(los: np.ndarray, buf: np.ndarray):
     """
     w, tmp, d0, d1, d2 = buf
     mul, reduce = np.multiply, np.add.reduce
-    n = reduce(w, axis=-1)
+    # the sums as rows n, a, b, c, e_n, e_u, n_u of one array (the kernel's input)
+    moments = np.empty((7,) + w.shape[:-1])
+    n = reduce(w, axis=-1, out=moments[0])
     n1 = np.maximum(n, 1.0)
     # centred lines of sight of the used satellites, zero for the others
     d = (d0, d1, d2)
@@ -93,16 +97,25 @@ def _dop_block(los: np.ndarray, buf: np.ndarray):
         lk = los[..., k]
         mean = reduce(mul(lk, w, out=tmp), axis=-1) / n1
         mul(np.subtract(lk, mean[..., None], out=d[k]), w, out=d[k])
-    a, b, c = (
-        reduce(mul(d0, d0, out=tmp), axis=-1),
-        reduce(mul(d1, d1, out=tmp), axis=-1),
-        reduce(mul(d2, d2, out=tmp), axis=-1),
-    )
-    e_n, e_u, n_u = (
-        reduce(mul(d0, d1, out=tmp), axis=-1),
-        reduce(mul(d0, d2, out=tmp), axis=-1),
-        reduce(mul(d1, d2, out=tmp), axis=-1),
-    )
+    # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]
+    for k, (u, v) in enumerate(((d0, d0), (d1, d1), (d2, d2), (d0, d1), (d0, d2), (d1, d2))):
+        reduce(mul(u, v, out=tmp), axis=-1, out=moments[1 + k])
+    # the arithmetic after the sums, one kernel over the sets and epochs as rows
+    out = np.empty((3,) + n.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _dop_values(moments.reshape(7, -1), out.reshape(3, -1))
+    return out[0], out[1], out[2]
+
+
+@kernel(2, 2)
+def _dop_values(moments, out):
+    """H, V, P from the sums, on rows: moments (7, k) = n, a, b, c, e_n, e_u, n_u (the used
+    satellites' count and M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]) -> out (3, k).
+
+    Q_pos = M^-1 = adj(M) / det M by cofactors; NO_DOP where fewer than MIN_SATELLITES are used
+    or M is singular (the module docstring's test on det M and the 1-norms of M and adj(M))."""
+    n, a, b, c = moments[0], moments[1], moments[2], moments[3]
+    e_n, e_u, n_u = moments[4], moments[5], moments[6]
     # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]: cofactors (symmetric adjugate)
     c11, c22, c33 = b * c - n_u * n_u, a * c - e_u * e_u, a * b - e_n * e_n
     c12, c13, c23 = e_u * n_u - e_n * c, e_n * n_u - b * e_u, e_n * e_u - a * n_u
@@ -113,17 +126,14 @@ def _dop_block(los: np.ndarray, buf: np.ndarray):
     norm_m = mx(mx(a_a + a_en + a_eu, a_en + a_b + a_nu), a_eu + a_nu + a_c)
     a11, a22, a33, a12, a13, a23 = ab(c11), ab(c22), ab(c33), ab(c12), ab(c13), ab(c23)
     norm_adj = mx(mx(a11 + a12 + a13, a12 + a22 + a23), a13 + a23 + a33)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ok = (
-            (n >= MIN_SATELLITES)
-            & np.isfinite(det)
-            & (det > 0.0)
-            & (norm_m * norm_adj <= MAX_CONDITION * det)
-        )
-        inv_det = np.where(ok, 1.0 / det, 0.0)
-    q11, q22, q33 = c11 * inv_det, c22 * inv_det, c33 * inv_det
-    return (
-        np.where(ok, np.sqrt(np.maximum(q11 + q22, 0.0)), NO_DOP),
-        np.where(ok, np.sqrt(np.maximum(q33, 0.0)), NO_DOP),
-        np.where(ok, np.sqrt(np.maximum(q11 + q22 + q33, 0.0)), NO_DOP),
+    ok = (
+        (n >= MIN_SATELLITES)
+        & np.isfinite(det)
+        & (det > 0.0)
+        & (norm_m * norm_adj <= MAX_CONDITION * det)
     )
+    inv_det = np.where(ok, 1.0 / det, 0.0)
+    q11, q22, q33 = c11 * inv_det, c22 * inv_det, c33 * inv_det
+    out[0] = np.where(ok, np.sqrt(np.maximum(q11 + q22, 0.0)), NO_DOP)
+    out[1] = np.where(ok, np.sqrt(np.maximum(q33, 0.0)), NO_DOP)
+    out[2] = np.where(ok, np.sqrt(np.maximum(q11 + q22 + q33, 0.0)), NO_DOP)
