@@ -8,13 +8,24 @@ from collections.abc import Mapping
 
 from navsense.config.fields import Field, Section
 
-__all__ = ["HEADING_BASELINE_TOLERANCE_M", "HEADING_SECTION", "heading_antennas"]
+__all__ = [
+    "HEADING_BASELINE_TOLERANCE_M",
+    "HEADING_MIN_BASELINE_M",
+    "HEADING_SECTION",
+    "heading_antennas",
+]
 
 #: m: gnss.heading.antenna2_flu_m's distance from gnss.antenna_flu_m must be
 #: gnss.heading.baseline_m within this, as a Hemisphere Vector compass refuses a heading when the
 #: measured separation (MSEP) it was given and the one it computes (CSEP) differ by 2 cm or more
 #: (Hemisphere GNSS tech tips, "What is the difference between MSEP and CSEP")
 HEADING_BASELINE_TOLERANCE_M = 0.02
+
+#: m: the shortest baseline (gnss.heading.baseline_m > 0, and the antennas' distance). Ruling:
+#: below an RTK fixed baseline's own precision, 7 mm (0.4 deg x 1 m, navsense.sensors.gnss.heading)
+#: a heading is noise; and a baseline of 1e-300 m vanished in the lever arm's x + L (the second
+#: antenna on the first), which gave no heading at all (null in every RTK fixed row) with no word
+HEADING_MIN_BASELINE_M = 0.01
 
 #: gnss.heading (issue 29 item 4): the second antenna of a moving-base / dual-antenna receiver
 #: (navsense.sensors.gnss.heading, where each value's source is given)
@@ -25,8 +36,8 @@ HEADING_SECTION = Section(
             minimum=0,
             maximum=100,
             extension=True,
-            chosen="m; 0: one antenna, no heading; > 0 the distance between the two antennas; at "
-            "most 100 m (a ship's dual-antenna baselines are tens of metres)",
+            chosen="m; 0: one antenna, no heading; else the distance between the two antennas, "
+            "0.01 .. 100 m (a ship's dual-antenna baselines are tens of metres)",
             default=0,
         ),
         "antenna2_flu_m": Field(
@@ -84,10 +95,24 @@ def heading_antennas(gnss: Mapping):
             "lists HDT, a heading from two antennas: set gnss.heading.baseline_m > 0, or leave "
             "HDT out",
         )
+    if length and float(length) < HEADING_MIN_BASELINE_M:
+        return (
+            "heading.baseline_m",
+            length,
+            f"is not 0 (one antenna, no heading) or {HEADING_MIN_BASELINE_M:g} .. 100 m: a "
+            "shorter baseline is below an RTK fixed baseline's precision (7 mm)",
+        )
     if not length or r2 is None:
         return None
     d = [float(b) - float(a) for a, b in zip(gnss["antenna_flu_m"], r2, strict=True)]
     distance = sum(x * x for x in d) ** 0.5
+    if distance < HEADING_MIN_BASELINE_M:
+        return (
+            "heading.antenna2_flu_m",
+            list(r2),
+            f"is {distance:.3g} m from gnss.antenna_flu_m {list(gnss['antenna_flu_m'])}: the two "
+            f"antennas must be at least {HEADING_MIN_BASELINE_M:g} m apart to give a heading",
+        )
     if abs(distance - float(length)) >= HEADING_BASELINE_TOLERANCE_M:
         return (
             "heading.antenna2_flu_m",

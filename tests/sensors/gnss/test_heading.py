@@ -218,6 +218,21 @@ def test_hdt_joins_the_default_sentences_only():
             {"gnss.heading.baseline_m": -1},
             "command line: gnss.heading.baseline_m = -1 is out of range 0..100",
         ),
+        # a baseline of 1e-300 m vanished in the lever arm (x + L = x): no heading in any RTK
+        # fixed row (null) and no word; the antennas on each other within the 0.02 m tolerance
+        # of a 0.01 m baseline did the same
+        (
+            {"gnss.heading.baseline_m": 1e-300},
+            "command line: gnss.heading.baseline_m = 1e-300 is not 0 (one antenna, no heading) or "
+            "0.01 .. 100 m: a shorter baseline is below an RTK fixed baseline's precision (7 mm)",
+        ),
+        (
+            {"gnss.heading.baseline_m": 0.01, "gnss.heading.antenna2_flu_m": [0, 0, 1.7]},
+            "command line: gnss.heading.antenna2_flu_m = [0, 0, 1.7] is 0 m from "
+            "gnss.antenna_flu_m [0, 0, 1.7]: the two antennas must be at least 0.01 m apart to "
+            "give a heading",
+        ),
+        ({"gnss.heading.baseline_m": 0.01}, None),
     ],
 )
 def test_bad_heading_settings_are_one_line(overrides, message):
