@@ -186,6 +186,36 @@ def test_bad_runs_are_one_line(short_runs, capsys, tmp_path):
     _fails(capsys, ["allan", str(damaged)], "imu.parquet")
 
 
+def test_rows_missing_from_the_middle_are_one_line(short_runs, capsys, tmp_path):
+    """A run whose IMU rows lost 300 rows (2.5 s) in the middle ran to exit 0 with a table read
+    at the rows' mean rate (every tau off by the gap); now one line naming the file, the two
+    rows, their spacing and what is allowed. The whole run and one at 100 Hz on the 120 Hz
+    clock (spacings of one and two physics steps) still pass."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    damaged = tmp_path / "gap"
+    shutil.copytree(short_runs["ok"], damaged)
+    table = pq.read_table(damaged / "imu.parquet")
+    kept = table.slice(0, 100).to_batches() + table.slice(400).to_batches()
+    import pyarrow as pa
+
+    pq.write_table(pa.Table.from_batches(kept, table.schema), damaged / "imu.parquet")
+    _fails(
+        capsys,
+        ["allan", str(damaged)],
+        "imu.parquet: rows 100 and 101 are 2.50833333 s apart",
+        "imu.hz = 120",
+    )
+    from navsense.allan.analysis import read_imu_rates
+
+    assert read_imu_rates(short_runs["ok"])[0].size > 3590
+    truth = short_runs["tmp"] / "still30.parquet"
+    run = _run(tmp_path, truth, "imu100", "--imu-hz", "100")
+    assert read_imu_rates(run)[0].size > 2990
+
+
 def test_out_is_checked_before_reading_and_written_whole(short_runs, capsys, tmp_path):
     out = tmp_path / "t.csv"
     out.write_text("keep")

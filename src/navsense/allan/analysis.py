@@ -160,9 +160,32 @@ def read_imu_rates(run_dir: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, 
             f"at least {MIN_DURATION_S:g} s (a stationary run of an hour or more shows the "
             "bias instability)"
         )
-    if np.any(np.diff(t) <= 0.0):
+    d = np.diff(t)
+    if np.any(d <= 0.0):
         raise FormatError(f"{path}: sample_time_s does not increase")
-    return t, y, run.episode
+    episode = run.episode
+    if episode.has_config:
+        _check_spacing(path, t, d, float(episode.imu_config.hz), episode.physics_hz)
+    return t, y, episode
+
+
+def _check_spacing(path, t: np.ndarray, d: np.ndarray, imu_hz: float, physics_hz: float) -> None:
+    """The rows are consecutive samples (module docstring): each spacing is 1 / imu.hz within
+    one physics step (an IMU samples on the physics clock, so its spacing is a whole number of
+    steps, floor or ceil of physics_hz / imu.hz: within 1 / physics_hz of 1 / imu.hz) and 1e-6 s
+    (the times are written to 1e-9 s). Ruling: rows missing from a run (a gap of 300 rows ran
+    to a table whose rate was the rows' mean rate, every tau wrong by the gap, with no word)
+    are one line naming the two rows and their spacing."""
+    tolerance = 1.0 / physics_hz + 1e-6
+    off = np.flatnonzero(np.abs(d - 1.0 / imu_hz) > tolerance)
+    if off.size:
+        k = int(off[0])
+        raise FormatError(
+            f"{path}: rows {k + 1} and {k + 2} are {d[k]:.9g} s apart (sample_time_s "
+            f"{t[k]:.9g} and {t[k + 1]:.9g}): the rows of imu.hz = {imu_hz:g} are "
+            f"{1.0 / imu_hz:.6g} s apart within one physics step ({1.0 / physics_hz:.6g} s); "
+            "the Allan deviation needs every sample (rows missing or out of place)"
+        )
 
 
 def allan_of_run(run_dir: str | os.PathLike) -> AllanResult:
