@@ -265,3 +265,25 @@ def test_navsense_truth_writes_only_rates_simulate_runs(tmp_path, capsys):
         "physics.hz)"
     )
     assert not (tmp_path / "t.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["truth", "--track", "examples/route.waypoints.json", "--rate-hz", "2000.001"],
+            "navsense: error: --rate-hz 2000.001 must be 50..2000 Hz",
+        ),
+        (
+            ["simulate", "--scenario", "acre-loop", "--duration", "1", "--imu-hz", "120.0000001"],
+            "navsense: error: command line: imu.hz = 120.0000001 is above the physics rate, 120 Hz",
+        ),
+    ],
+)
+def test_a_value_just_past_its_limit_is_printed_as_given(argv, message, tmp_path, capsys):
+    """--rate-hz 2000.001 was refused as '--rate-hz 2000 must be 50..2000 Hz', and
+    --imu-hz 120.0000001 as 'imu.hz = 120 is above the physics rate, 120 Hz' (the value
+    printed to 6 digits): now to 12 digits, the value as given."""
+    assert main([*argv, "--out", str(tmp_path / "o.parquet")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(message), err

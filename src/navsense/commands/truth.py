@@ -116,7 +116,7 @@ def run(args) -> int:
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
     if not (np.isfinite(args.rate_hz) and MIN_RATE_HZ <= args.rate_hz <= MAX_RATE_HZ):
         raise ConfigError(
-            f"--rate-hz {args.rate_hz:g} must be {MIN_RATE_HZ:g}..{MAX_RATE_HZ:g} Hz (the "
+            f"--rate-hz {args.rate_hz:.12g} must be {MIN_RATE_HZ:g}..{MAX_RATE_HZ:g} Hz (the "
             "physics clock's range, physics.hz)"
         )
     if out.suffix.lower() == ".csv":

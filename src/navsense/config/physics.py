@@ -48,7 +48,7 @@ def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[s
             continue
         if section.get("enabled", True) and float(section["hz"]) > rate:
             out.append(
-                f"{name}.hz = {section['hz']:g} is above the physics rate, {rate:g} Hz "
+                f"{name}.hz = {section['hz']:.12g} is above the physics rate, {rate:.12g} Hz "
                 "(physics.hz): a sensor samples at most once a physics step"
             )
     imu = cfg.get("imu")
