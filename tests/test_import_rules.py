@@ -95,6 +95,7 @@ ALLOWED = {
         "navsense.site",
         "navsense.utc",
         "navsense.geo",
+        "navsense.kernels",  # the constellation's lines of sight
     ),
     "navsense.site": (*_BASE, "navsense.jsonfile", "navsense.geo", "navsense.config.typed.datum"),
     "navsense.mapdata": (

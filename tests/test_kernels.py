@@ -275,3 +275,19 @@ def test_dop_compiled_equals_numpy(monkeypatch):
     h, v, p = dop.dop(los[:3], used[:3])
     assert h[0] == v[0] == p[0] == dop.NO_DOP and h[1] == dop.NO_DOP  # singular, 3 satellites
     assert 0.5 < h[2] < 20.0 and abs(p[2] ** 2 - h[2] ** 2 - v[2] ** 2) < 1e-9
+
+
+def test_constellation_lines_of_sight_compiled_equal_numpy(monkeypatch):
+    from navsense.sky.constellation import SYSTEMS, Constellation
+
+    sky = Constellation(7, {name: True for name in SYSTEMS}, 40.4, -86.9, 180.0)
+    t = np.arange(0.0, 600.0, 0.7)  # more epochs than a block of los_enu, and a partial one
+    for rows in (slice(0, 1), slice(0, 2), slice(None)):
+        plain, fast = _both(monkeypatch, lambda r=rows: sky.los_enu(t[r]))
+        assert np.array_equal(_bits(plain), _bits(fast))
+    # unit vectors, the same as the Earth-fixed positions' directions from the site
+    los = sky.los_enu(t[:3])
+    assert np.allclose(np.linalg.norm(los, axis=-1), 1.0, atol=1e-15)
+    rel = sky.ecef_m(t[:3]) - sky.site_ecef_m
+    enu = np.einsum("ij,mnj->mni", sky.ecef_to_enu, rel)
+    assert np.allclose(los, enu / np.linalg.norm(enu, axis=-1, keepdims=True), atol=1e-15)

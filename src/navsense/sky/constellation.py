@@ -53,6 +53,7 @@ import numpy as np
 
 from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError
+from navsense.kernels import kernel
 from navsense.rng import Pcg32
 
 __all__ = [
@@ -248,6 +249,11 @@ class Constellation:
         self.ecef_to_enu = ecef_to_enu_matrix(self.site_lat_deg, self.site_lon_deg)
         self._cos_raan, self._sin_raan = np.cos(self.raan_rad), np.sin(self.raan_rad)
         self._cos_i, self._sin_i = np.cos(self.inclination_rad), np.sin(self.inclination_rad)
+        # los_enu's kernel's constants: a, cos O, sin O, cos i, sin i; the site and ecef_to_enu
+        self._orbit = np.stack(
+            [self.radius_m, self._cos_raan, self._sin_raan, self._cos_i, self._sin_i]
+        )
+        self._site_r = np.concatenate([self.site_ecef_m[None], self.ecef_to_enu])
 
     @property
     def nsat(self) -> int:
@@ -331,55 +337,24 @@ class Constellation:
         out = np.empty((m, nsat, 3))
         if m == 0:
             return out
-        r = self.ecef_to_enu
-        site = self.site_ecef_m
-        a, n, u0 = self.radius_m, self.mean_motion_radps, self.u0_rad
-        cos_raan, sin_raan, cos_i, sin_i = self._cos_raan, self._sin_raan, self._cos_i, self._sin_i
+        n, u0 = self.mean_motion_radps, self.u0_rad
         mb = min(m, _LOS_BLOCK_EPOCHS)
-        buf = np.empty((7, mb, nsat))
-        mul, add, sub = np.multiply, np.add, np.subtract
+        buf = np.empty((2, mb, nsat))
         for b0 in range(0, m, mb):
             b1 = min(m, b0 + mb)
             tb = t[b0:b1, None]
             k = b1 - b0
-            uu, cu, x, y, z, tmp, w = (bb[:k] for bb in buf)
+            uu, cu = buf[0, :k], buf[1, :k]
             # inertial position (_inertial): u = u0 + n t
-            add(u0, mul(n, tb, out=uu), out=uu)
+            np.add(u0, np.multiply(n, tb, out=uu), out=uu)
             np.cos(uu, out=cu)
             su = np.sin(uu, out=uu)
-            # x_i = a (cos O cos u - sin O sin u cos i)
-            mul(mul(sin_raan, su, out=tmp), cos_i, out=tmp)
-            mul(sub(mul(cos_raan, cu, out=x), tmp, out=x), a, out=x)
-            # y_i = a (sin O cos u + cos O sin u cos i)
-            mul(mul(cos_raan, su, out=tmp), cos_i, out=tmp)
-            mul(add(mul(sin_raan, cu, out=y), tmp, out=y), a, out=y)
-            # z_i = a sin u sin i
-            mul(mul(su, sin_i, out=z), a, out=z)
-            # Earth-fixed (_ecef), theta = omega_E (t + t0): x_i c + y_i s, y_i c - x_i s
+            # Earth-fixed (_ecef): theta = omega_E (t + t0)
             theta = OMEGA_E_RADPS * (t[b0:b1] + self.t0_s)
-            c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
-            mul(x, c, out=cu)
-            add(cu, mul(y, s, out=tmp), out=cu)  # x_e
-            mul(y, c, out=w)
-            sub(w, mul(x, s, out=tmp), out=w)  # y_e
-            # x - x_site
-            sub(cu, site[0], out=x)
-            sub(w, site[1], out=y)
-            sub(z, site[2], out=z)
-            # ENU rotation with phi_s, lambda_s (row k of ecef_to_enu), then the unit vector
-            enu = (cu, w, uu)
-            for row in range(3):
-                e = enu[row]
-                mul(r[row, 0], x, out=e)
-                add(e, mul(r[row, 1], y, out=tmp), out=e)
-                add(e, mul(r[row, 2], z, out=tmp), out=e)
-            norm = mul(cu, cu, out=x)
-            add(norm, mul(w, w, out=tmp), out=norm)
-            add(norm, mul(uu, uu, out=tmp), out=norm)
-            np.sqrt(norm, out=norm)
-            blk = out[b0:b1]
-            for row in range(3):
-                np.divide(enu[row], norm, out=blk[..., row])
+            cs = np.empty((2, k, 1))
+            np.cos(theta, out=cs[0, :, 0])
+            np.sin(theta, out=cs[1, :, 0])
+            _los_rows(cu, su, cs, self._orbit, self._site_r, out[b0:b1])
         return out
 
     @staticmethod
@@ -412,3 +387,42 @@ def _times(t_s) -> np.ndarray:
     if t.ndim != 1:
         raise ValueError(f"Expected `t_s` to have shape (m,), got {t.shape}")
     return t
+
+
+@kernel(2, 2, 3, 2, 2, 3)
+def _los_rows(cu, su, cs, orbit, site_r, out):
+    """Constellation.los_enu after its sines and cosines, on rows (the operations of
+    Constellation._inertial and _ecef in their order): cos u, sin u (k, nsat; the kernel's work
+    space after), cs (2, k, 1) =
+    cos, sin theta; orbit (5, nsat) = a, cos O, sin O, cos i, sin i; site_r (4, 3) = the site's
+    ECEF and the rows of ecef_to_enu -> out (k, nsat, 3), the unit lines of sight::
+
+        x_i = a (cos O cos u - sin O sin u cos i),  y_i = a (sin O cos u + cos O sin u cos i),
+        z_i = a sin u sin i;  x_e = x_i c + y_i s,  y_e = y_i c - x_i s  (c, s of theta)
+        l = R (x_e - x_site) / |R (x_e - x_site)|"""
+    a, cos_raan, sin_raan, cos_i, sin_i = orbit[0], orbit[1], orbit[2], orbit[3], orbit[4]
+    c, s = cs[0], cs[1]
+    # in place on five work arrays and the two inputs (numpy: no temporaries a block)
+    work = np.empty((5,) + cu.shape)
+    x, y, z, tmp, w = work[0], work[1], work[2], work[3], work[4]
+    mul, add, sub = np.multiply, np.add, np.subtract
+    mul(mul(sin_raan, su, tmp), cos_i, tmp)
+    mul(sub(mul(cos_raan, cu, x), tmp, x), a, x)  # x_i = (cos O cos u - sin O sin u cos i) a
+    mul(mul(cos_raan, su, tmp), cos_i, tmp)
+    mul(add(mul(sin_raan, cu, y), tmp, y), a, y)  # y_i = (sin O cos u + cos O sin u cos i) a
+    mul(mul(su, sin_i, z), a, z)  # z_i = sin u sin i a
+    add(mul(x, c, cu), mul(y, s, tmp), cu)  # x_e = x_i c + y_i s
+    sub(mul(y, c, w), mul(x, s, tmp), w)  # y_e = y_i c - x_i s
+    sub(cu, site_r[0, 0], x)  # x_e - x_site
+    sub(w, site_r[0, 1], y)
+    sub(z, site_r[0, 2], z)
+    enu = (cu, w, su)
+    for row in range(3):  # R (x_e - x_site), row by row
+        e = enu[row]
+        add(mul(site_r[1 + row, 0], x, e), mul(site_r[1 + row, 1], y, tmp), e)
+        add(e, mul(site_r[1 + row, 2], z, tmp), e)
+    add(mul(cu, cu, x), mul(w, w, tmp), x)  # |.|^2
+    add(x, mul(su, su, tmp), x)
+    np.sqrt(x, x)
+    for row in range(3):
+        np.divide(enu[row], x, out[:, :, row])
