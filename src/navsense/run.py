@@ -182,7 +182,8 @@ def _truth_log_run(
     if _RATE_KEY in _keys_set(*given_layers) and float(cfg["physics"]["hz"]) != rate:
         source = "metadata" if how == "metadata" else "rows' spacing"
         raise ConfigError(
-            f"physics.hz = {cfg['physics']['hz']:g}: the truth log {truth} runs at {rate:g} Hz "
+            f"physics.hz = {cfg['physics']['hz']:.12g}: the truth log {truth} runs at "
+            f"{rate:.12g} Hz "
             f"(its {source}); a truth log runs at its own rate (leave physics.hz out, or "
             "resample the track with navsense truth --rate-hz)"
         )

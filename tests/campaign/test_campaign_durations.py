@@ -155,15 +155,24 @@ def test_a_sensor_faster_than_the_runs_physics_clock_is_refused_before_the_first
 ):
     """Found by the vibration helper (issue 30): ``physics.hz = 50`` in a campaign's overrides
     with the default ``imu.hz = 120`` passed the campaign file's check, then every run failed on
-    "imu.hz = 120 is above the physics rate". A truth log's own rate counts, not physics.hz: a
-    120 Hz log runs the 120 Hz IMU whatever physics.hz says, and a 100 Hz INS on it is fine."""
+    "imu.hz = 120 is above the physics rate". A truth log runs at its own rate: with physics.hz
+    set to another in the campaign's layers every run failed on "physics.hz = 50: the truth log
+    ... runs at 120 Hz" (navsense.run's refusal; found by the fuzz helper), now refused before
+    the first run naming the source."""
     write_open_sky_truth(tmp_path / "drive.parquet", seconds=2.0)
     ref = {"track": {"track": str(PARIS_TRACK)}, "truth": {"truth": "drive.parquet"}}[source]
     path = write_campaign(
         tmp_path / "c.json", seeds=[1], sources=[ref], overrides={"physics": {"hz": 50}}
     )
     if source == "truth":
-        assert load_campaign(path).runs
+        with pytest.raises(ConfigError) as err:
+            load_campaign(path)
+        assert str(err.value).startswith("c.json: sources[0]: physics.hz = 50: the truth log ")
+        assert "drive.parquet runs at 120 Hz; a truth log runs at its own rate" in str(err.value)
+        equal = write_campaign(
+            tmp_path / "e.json", seeds=[1], sources=[ref], overrides={"physics": {"hz": 120}}
+        )
+        assert load_campaign(equal).runs  # the log's own rate, set explicitly: fine
         return
     with pytest.raises(ConfigError) as err:
         load_campaign(path)
@@ -172,3 +181,29 @@ def test_a_sensor_faster_than_the_runs_physics_clock_is_refused_before_the_first
         text.startswith("c.json: sources[0]: imu.hz = 120 ")
         and "is above the physics rate, 50 Hz" in text
     )
+
+
+def test_a_preset_in_a_sweep_is_checked_before_the_first_run(tmp_path):
+    """Found by the fuzz helper: imu.vibration.preset = mil_std_810h_cwv in a sweep's grid
+    passed the campaign file's check (the preset's keys were not put under the layers there, as
+    navsense.run does), then every run of that point failed on its band [5, 500] at 120 Hz; now
+    refused before the first run, as the same band given as a key was."""
+    write_open_sky_truth(tmp_path / "drive.parquet", seconds=2.0)
+    path = write_campaign(
+        tmp_path / "c.json",
+        seeds=[1],
+        sources=[{"truth": "drive.parquet"}],
+        sweep={"grid": {"imu.vibration.preset": ["car_paved_road", "mil_std_810h_cwv"]}},
+    )
+    with pytest.raises(ConfigError) as err:
+        load_campaign(path)
+    assert str(err.value).startswith(
+        "c.json: sources[0]: imu.vibration.random_band_hz = [5, 500] is not 0.1 <= low"
+    )
+    ok = write_campaign(
+        tmp_path / "ok.json",
+        seeds=[1],
+        sources=[{"truth": "drive.parquet"}],
+        sweep={"grid": {"imu.vibration.preset": ["none", "car_paved_road"]}},
+    )
+    assert len(load_campaign(ok).runs) == 2

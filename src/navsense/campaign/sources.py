@@ -248,7 +248,8 @@ def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_se
     """A run's cut keeps the physics steps a run needs (every run of the campaign failed on
     0.001 s; :func:`navsense.run.check_duration_steps`), and no enabled sensor's rate is above
     the physics rate (:func:`navsense.config.physics.rates_above_physics`; every run failed on
-    ``physics.hz = 50`` with the default ``imu.hz = 120``), on the run's own physics clock, as
+    ``physics.hz = 50`` with the default ``imu.hz = 120``; and on a truth log at another rate
+    than a ``physics.hz`` a layer sets), on the run's own physics clock, as
     navsense.run.prepare_run steps it (issue 30 item 1): a truth log at its own rate, a scenario
     at its route's rate unless ``physics.hz`` is set (``rate_set``: a layer of the run sets it),
     a track at ``physics.hz`` of the run's configuration ``cfg``. ``where`` names the source
@@ -259,6 +260,13 @@ def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_se
     source = run["source"]
     if "truth" in source:
         rate = _truth_rate(source["truth"])
+        if rate_set and float(cfg["physics"]["hz"]) != rate:  # as navsense.run refuses it
+            raise ConfigError(
+                f"{src}: {where}: physics.hz = {cfg['physics']['hz']:.12g}: the truth log "
+                f"{source['truth']} runs at {rate:.12g} Hz; a truth log runs at its own rate "
+                "(leave physics.hz out of the campaign's layers, or resample the track with "
+                "navsense truth --rate-hz)"
+            )
     elif "scenario" in source and not rate_set:
         rate = _route_rate(source["scenario"])
     else:
