@@ -54,12 +54,11 @@ def grid_rows(e, n, out):
     """Step 1: e, n (k,) -> out (4, k) = x, y (projection metres, x = c_f (E0 + e / c_f),
     y = c_f (N0 + n / c_f)) and |x - x0| - dx_max, |y - y0| - dy_max (both <= 0 inside
     EPSG:2968's domain, :func:`in_domain`; the sign of a difference is exact)."""
-    x = _CF * (_E0 + e / _CF)
-    y = _CF * (_N0 + n / _CF)
-    out[0] = x
-    out[1] = y
-    out[2] = np.abs(x - _X0) - _DX
-    out[3] = np.abs(y - _Y0) - _DY
+    x, y = out[0], out[1]  # (each row written in place: out args)
+    np.multiply(_CF, _E0 + e / _CF, x)
+    np.multiply(_CF, _N0 + n / _CF, y)
+    np.subtract(np.abs(x - _X0), _DX, out[2])
+    np.subtract(np.abs(y - _Y0), _DY, out[3])
 
 
 def in_domain(grid: np.ndarray) -> bool:
@@ -73,14 +72,10 @@ def datum_rows(e, n, u, phi, lam, datum, out):
     """Steps 3 and 4 after step 2: e, n, u (k,), HARN phi, lambda (k,, rad) and
     :func:`datum_row` -> out (7, k), the rows of DATUM_ROWS: HARN latitude and longitude (deg),
     NAD83(2011) latitude and longitude (deg, + the shift), h_2011, H_navd and N_g (m)."""
-    lat_h = phi * _R2D
-    lon_h = lam * _R2D
-    out[0] = lat_h
-    out[1] = lon_h
-    out[2] = lat_h + datum[0]  # step 3: + harn_to_nad83_2011_shift_deg
-    out[3] = lon_h + datum[1]
-    h_navd = _H0_M + u  # step 4: H_navd = c_f Z0 + u
-    n_g = datum[2] + datum[3] * e + datum[4] * n  # step 4: N_g = N0^g + a_e e + a_n n
-    out[4] = h_navd + n_g  # step 4: h_2011 = H_navd + N_g
-    out[5] = h_navd
-    out[6] = n_g
+    np.multiply(phi, _R2D, out[0])  # (each row written in place: out args)
+    np.multiply(lam, _R2D, out[1])
+    np.add(out[0], datum[0], out[2])  # step 3: + harn_to_nad83_2011_shift_deg
+    np.add(out[1], datum[1], out[3])
+    np.add(_H0_M, u, out[5])  # step 4: H_navd = c_f Z0 + u
+    np.add(datum[2] + datum[3] * e, datum[4] * n, out[6])  # step 4: N_g = N0^g + a_e e + a_n n
+    np.add(out[5], out[6], out[4])  # step 4: h_2011 = H_navd + N_g

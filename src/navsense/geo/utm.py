@@ -236,9 +236,8 @@ _FW_ROWS = 10  # _forward_rad's work rows: _sigma_argument's 0-1, _zeta_terms' 2
 def _sigma_argument(tau, w):
     """_forward_rad before atanh, on rows: tau (n,) -> w[0] = sqrt(1 + tau^2) and
     w[1] = e tau / sqrt(1 + tau^2) (spec: sigma = sinh(e atanh(e tau / sqrt(1 + tau^2))))."""
-    sec = np.sqrt(1.0 + tau * tau)  # sqrt(1 + tau^2)
-    w[0] = sec
-    w[1] = _E * tau / sec
+    np.sqrt(1.0 + tau * tau, w[0])  # sqrt(1 + tau^2) (each row written in place: out args)
+    np.divide(_E * tau, w[0], w[1])
 
 
 @kernel(1, 1, 1, 1, 2)
@@ -247,25 +246,23 @@ def _zeta_terms(tau, sig, cl, sl, w):
     tau, sigma, cos lambda, sin lambda (n,) and w[0] = sqrt(1 + tau^2) -> w[2..9] = tau',
     sin lambda / D, D, sqrt(1 + tau'^2), sin(2 zeta) (re, im), 2 cos(2 zeta) (re, im), with
     zeta = xi' + i eta' and D^2 = tau'^2 + cos^2 lambda."""
-    taup = tau * np.sqrt(1.0 + sig * sig) - sig * w[0]  # spec: tau'
+    taup, den, secp = w[2], w[4], w[5]  # (each row written in place: out args)
+    np.subtract(tau * np.sqrt(1.0 + sig * sig), sig * w[0], taup)  # spec: tau'
     taup2 = taup * taup
     cl2 = cl * cl
-    den = np.sqrt(taup2 + cl2)
+    np.sqrt(taup2 + cl2, den)
     inv = 1.0 / (taup2 + cl2)
-    secp = np.sqrt(1.0 + taup2)  # sqrt(1 + tau'^2)
+    np.sqrt(1.0 + taup2, secp)  # sqrt(1 + tau'^2)
     s2 = 2.0 * taup * cl * inv  # sin 2xi'
     c2 = (cl2 - taup2) * inv  # cos 2xi'
     sh2 = 2.0 * sl * secp * inv  # sinh 2eta'
     ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
-    w[2] = taup
-    w[3] = sl / den  # sinh eta'
-    w[4] = den
-    w[5] = secp
+    np.divide(sl, den, w[3])  # sinh eta'
     # sin(2 zeta) = s2 ch2 + i c2 sh2, cos(2 zeta) = c2 ch2 - i s2 sh2
-    w[6] = s2 * ch2
-    w[7] = c2 * sh2
-    w[8] = 2.0 * (c2 * ch2)  # 2 cos(2 zeta): real part
-    w[9] = -2.0 * (s2 * sh2)  # and imaginary part
+    np.multiply(s2, ch2, w[6])
+    np.multiply(c2, sh2, w[7])
+    np.multiply(2.0, c2 * ch2, w[8])  # 2 cos(2 zeta): real part
+    np.multiply(-2.0, s2 * sh2, w[9])  # and imaginary part
 
 
 @kernel(1, 1, 2, 2, 2)
@@ -275,10 +272,10 @@ def _easting_northing(xip, etap, y, w, out):
 
         N = k0 A (xi' + Re(y_1 sin 2 zeta)),   E = E0 + k0 A (eta' + Im(y_1 sin 2 zeta))"""
     y1r, y1i, sin2r, sin2i = y[0], y[1], w[6], w[7]
-    out[1] = _K0A * (xip + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
-    out[0] = FALSE_EASTING_M + _K0A * (
-        etap + (y1r * sin2i + y1i * sin2r)
-    )  # spec: E = E0 + k0 A eta
+    np.multiply(_K0A, xip + (y1r * sin2r - y1i * sin2i), out[1])  # spec: N = k0 A xi
+    np.add(
+        FALSE_EASTING_M, _K0A * (etap + (y1r * sin2i + y1i * sin2r)), out[0]
+    )  # E = E0 + k0 A eta
 
 
 def _dlon_error(lon, dlon, zone):
