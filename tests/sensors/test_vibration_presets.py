@@ -93,6 +93,28 @@ def test_a_psd_over_a_presets_rms_is_one_line():
     assert "\n" not in str(err.value) and "set the other to [0, 0, 0]" in str(err.value)
 
 
+def test_a_psd_over_a_presets_rms_names_the_preset(tmp_path):
+    """A file's PSD over a preset's RMS was one line that began 'the defaults: random_rms_g =
+    [0.0612, 0.102, 0.102] ...' (a value no default has; found by the fuzz helper): the line
+    names the preset that set it, from a file and from an option alike."""
+    path = tmp_path / "c.json"
+    path.write_text(
+        '{"imu": {"vibration": {"preset": "tractor_field", "random_psd_g2_per_hz": [1, 1, 1]}}}'
+    )
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value).startswith(
+        "preset tractor_field (imu.vibration): imu.vibration.random_rms_g = [0.0612, 0.102, 0.102]"
+        " and random_psd_g2_per_hz = [1, 1, 1] are both set"
+    )
+    over = {
+        "imu.vibration.preset": "car_paved_road",
+        "imu.vibration.random_psd_g2_per_hz": [1, 1, 1],
+    }
+    with pytest.raises(ConfigError, match=r"^preset car_paved_road \(imu\.vibration\): "):
+        load_config(overrides=over)
+
+
 @pytest.mark.parametrize(
     "keys, words",
     [

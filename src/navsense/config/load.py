@@ -123,7 +123,7 @@ def check_effective(
     ``layers`` ``[(label, {dotted key: value}), ...]`` applied after it: a complaint names the
     last layer that set the key (a layer's label, else the file or overlay, else the
     defaults)."""
-    validate_effective(cfg, _setter(_file_layers(config_path, overlay_path, vehicle), layers))
+    validate_effective(cfg, _setter(_file_layers(config_path, overlay_path, vehicle), layers, cfg))
 
 
 #: The origins :func:`explain_config` names (with the file or option).
@@ -185,7 +185,7 @@ def _build(
             cfg = apply_overrides(cfg, overrides)
         validate(cfg, "the presets")
     if final_checks:
-        validate_effective(cfg, _setter(layers, [(COMMAND_LINE, overrides or {})]))
+        validate_effective(cfg, _setter(layers, [(COMMAND_LINE, overrides or {})], cfg))
     if origins is not None:
         for layer, label in (
             (code_defaults(), DEFAULT_CODE),
@@ -284,14 +284,28 @@ def _file_layers(config_path, overlay_path, vehicle: str) -> list[tuple[dict, st
     return layers
 
 
-def _setter(layers: list[tuple[dict, str, str]], overrides: Iterable[tuple[str, Mapping]]):
+def _setter(
+    layers: list[tuple[dict, str, str]],
+    overrides: Iterable[tuple[str, Mapping]],
+    cfg: Mapping | None = None,
+):
     """source_of(dotted key) for validate_effective: the last layer that set the key (a file,
-    the vehicle overlay, an override layer's label such as ``command line``), else ``the
-    defaults``. ``overrides``: the override layers, (label, {dotted key: value})."""
+    the vehicle overlay, an override layer's label such as ``command line``), else the preset
+    that ``cfg`` names and that sets it (``preset tractor_field (imu.vibration)``), else ``the
+    defaults``. ``overrides``: the override layers, (label, {dotted key: value}). (A preset's
+    random_rms_g under a file's PSD was named ``the defaults``: found by the fuzz helper.)"""
     overrides = list(overrides)
+    presets = {
+        key: f"preset {name} ({section})"
+        for section, (name, keys, _) in (_preset_keys(cfg) if cfg is not None else {}).items()
+        for key, _ in leaves(keys, f"{section}.")
+    }
 
     def source_of(path: str) -> str:
-        found = "the defaults"
+        found = next(
+            (label for k, label in presets.items() if k == path or k.startswith(path + ".")),
+            "the defaults",
+        )
         for layer, source, _ in layers:
             if any(k == path or k.startswith(path + ".") for k, _ in leaves(layer)):
                 found = source
