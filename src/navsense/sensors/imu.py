@@ -183,9 +183,8 @@ def _imu_body(v_all, w, dt, body):
     """The grid-axes vectors that R^T turns into f^b and w^b, on rows: v_all (n + 1, 3) the
     IMU-point velocities from the step before the chunk on, w (n, 3), dt (1,) one physics step
     -> body (n, 2, 3) = (a_k - g, w_k), a_k = (v_i,k - v_i,k-1) / dt (module docstring)."""
-    for i in range(3):
-        body[:, 0, i] = (v_all[1:, i] - v_all[:-1, i]) / dt[0] - _GRAVITY[i]
-        body[:, 1, i] = w[:, i]
+    body[:, 0] = (v_all[1:] - v_all[:-1]) / dt[0] - _GRAVITY
+    body[:, 1] = w
 
 
 @kernel(3, 3, 2, 2, 3, 3)
@@ -193,11 +192,7 @@ def _imu_outputs(fw, fw_prev, bias, sigma, g, out):
     """The rows' outputs: fw, fw_prev (m, 2, 3) the steps' (f^b, w^b) and the step before's,
     bias (2, 3) = (b_a, b_g), sigma (2, 1) = (sigma_a, sigma_g), g (m, 2, 3) = (g_a, g_g) ->
     out (m, 2, 3) = 1/2 (x_k + x_k-1) + b + sigma g (module docstring)."""
-    for j in range(2):
-        for i in range(3):
-            out[:, j, i] = (
-                0.5 * (fw[:, j, i] + fw_prev[:, j, i]) + bias[j, i] + sigma[j, 0] * g[:, j, i]
-            )
+    out[:] = 0.5 * (fw + fw_prev) + bias + sigma * g
 
 
 def imu_point_kinematics(
