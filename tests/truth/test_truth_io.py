@@ -382,3 +382,16 @@ def test_boolean_column_read_from_its_bits_at_any_offset():
     for start in (0, 3, 8, 13):
         part = array.slice(start, 50)
         assert _boolean_values(part).tolist() == values[start : start + 50]
+
+
+def test_a_rate_in_the_sidecar_is_named_as_given(tmp_path):
+    """A CSV log of 120 Hz rows whose sidecar states rate_hz 120.0001 was refused as 't_s = ...
+    is not on the 120 Hz physics clock: expected ...' (the rate printed to 6 digits, the line
+    contradicting itself; found by the fuzz helper): now the rate as the sidecar gives it."""
+    from conftest import circle_truth
+
+    path = tmp_path / "log.csv"
+    write_truth(circle_truth(300), path)
+    (tmp_path / "log.truth.json").write_text('{"rate_hz": 120.0001}')
+    with pytest.raises(TruthError, match=r"is not on the 120\.0001 Hz physics clock: expected"):
+        read_truth(path)

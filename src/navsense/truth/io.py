@@ -306,8 +306,8 @@ class _Validator:
                         i,
                         1,
                         (
-                            f"t_s = {float(t[i])!r} is not on the {self.rate_hz:g} Hz physics clock: "
-                            f"expected {float(expected[i])!r} (step {int(k[i])}) within "
+                            f"t_s = {float(t[i])!r} is not on the {self.rate_hz:.12g} Hz physics "
+                            f"clock: expected {float(expected[i])!r} (step {int(k[i])}) within "
                             f"{TIME_TOLERANCE_S:g} s; rows must be consecutive physics steps"
                             + self._spacing_note(t, row0, i)
                         ),
