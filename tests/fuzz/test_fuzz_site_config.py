@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -140,6 +141,77 @@ def test_one_configuration_key_at_the_edges(bases, kv):
         outcome = _simulate(bases, folder, "--config", "c.json")
         if outcome.code == 2:
             assert last in outcome.err or "c.json" in outcome.err, outcome.describe()
+
+
+#: numbers at the edges of the newer features' keys (a band against half the physics rate, a
+#: filter's edge near 0 Hz, a baseline below a millimetre)
+_EDGE_HZ = [0, 1e-300, 1e-9, 0.0999, 0.1, 0.10000001, 0.2, 1, 25, 59.9, 59.95, 59.99999, 60, 500]
+_edge = st.one_of(st.sampled_from(_EDGE_HZ), st.floats(-1e3, 1e4), nasty_value())
+_triple = st.one_of(st.lists(_edge, min_size=3, max_size=3), nasty_value())
+_sine = st.one_of(
+    st.fixed_dictionaries(
+        {"hz": _edge}, optional={"accel_mps2": _triple, "gyro_radps": _triple, "x": _edge}
+    ),
+    nasty_value(),
+)
+_order = st.one_of(
+    st.fixed_dictionaries({"order": _edge, "accel_mps2": _triple}, optional={"hz": _edge}),
+    nasty_value(),
+)
+FEATURE_KEYS = {
+    "imu.vibration.random_band_hz": st.lists(_edge, min_size=2, max_size=2),
+    "imu.vibration.random_rms_g": _triple,
+    "imu.vibration.random_psd_g2_per_hz": _triple,
+    "imu.vibration.sines": st.lists(_sine, max_size=3),
+    "imu.vibration.engine_orders": st.lists(_order, max_size=3),
+    "imu.vibration.engine_order": _edge,
+    "imu.vibration.engine_idle_rpm": _edge,
+    "imu.vibration.engine_rpm_per_mps": _edge,
+    "imu.vibration.engine_accel_mps2": _triple,
+    "imu.vibration.preset": st.sampled_from(
+        ["none", "car_paved_road", "tractor_field", "mil_std_810h_cwv", "truck", ""]
+    ),
+    "imu.model": st.just("configurable"),
+    "imu.preset": st.sampled_from(["none", "bmi088", "adis16465", "kvh1750"]),
+    "imu.configurable.bandwidth_hz": _edge,
+    "imu.configurable.deltas": st.sampled_from(["basilisk", "integrated"]),
+    "imu.hz": _edge,
+    "gnss.heading.baseline_m": st.one_of(st.sampled_from([0, 1e-300, 0.0099, 0.01, 1, 100]), _edge),
+    "gnss.heading.antenna2_flu_m": st.one_of(st.none(), _triple),
+    "gnss.heading.sigma_deg_at_1m": _edge,
+    "gnss.heading.rtk_float": st.booleans(),
+    "gnss.nmea.sentences": st.sampled_from([["HDT"], ["GGA", "HDT"], []]),
+    "baro.preset": st.sampled_from(["none", "bmp388", "bmp390", "x"]),
+    "mag.preset": st.sampled_from(["none", "uncalibrated", "calibrated", "x"]),
+    "ins.imu_grade": st.sampled_from(["none", "consumer_mems", "tactical", "navigation", "x"]),
+}
+
+
+@fuzz_settings()
+@given(
+    pairs=st.lists(
+        st.sampled_from(sorted(FEATURE_KEYS)).flatmap(
+            lambda k: st.tuples(st.just(k), FEATURE_KEYS[k])
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    extra=st.lists(st.sampled_from(["--baro", "--mag", "--no-ins", "--no-noise"]), max_size=2),
+)
+def test_the_newer_features_keys_together(bases, pairs, extra):
+    """The keys of the vibration (a band with a level, sines and engine orders of odd shapes,
+    presets), the configurable IMU's filter, the dual-antenna heading and the error presets,
+    several at once at their edges (a key's limit often depends on another: the band on the
+    physics rate once a level is set): one line naming a key or the option, or a complete
+    run. Found: a band 1e-8 Hz wide, a filter at 1e-9 Hz, a 1e-300 m baseline."""
+    options = [*extra]
+    for key, value in pairs:
+        options += ["--set", f"{key}={json_text(value)}"]
+    with scratch() as folder:
+        outcome = _simulate(bases, folder, *options)
+        if outcome.code == 2:  # names a key (one a preset set, too) or the option
+            named = re.search(r"\b(imu|gnss|baro|mag|ins|physics)\.[a-z]|--set", outcome.err)
+            assert named, outcome.describe()
 
 
 SET_TEXTS = [
