@@ -114,6 +114,7 @@ class InsLayout:
             "fix_status": float(FIX_STATUS_RTK),
             "utm_zone": float(self.utm_zone),
         }
+        self._constant_columns: tuple[int, dict[str, np.ndarray]] = (-1, {})
         # the aided INS: the state's names, and lookup tables of the state's outputs by code
         self.states: dict[int, str] | None = None
         if info.get("aiding"):
@@ -217,12 +218,18 @@ class InsLayout:
         """The block's epochs as (m, 40) float64 frames (``ins.frames``): the fields of
         :data:`FRAME_LAYOUT`, EInsField order."""
         m = block["sample_time_s"].shape[0]
+        if self._constant_columns[0] != m:  # the constants' columns, kept for blocks of m epochs
+            self._constant_columns = (
+                m,
+                {k: np.full((m, 1), v) for k, v in self._frame_constants.items()},
+            )
+        constants = self._constant_columns[1]
         parts = []
         for key in FRAME_LAYOUT:
             if key == "fix_status" and self.states is not None:
                 parts.append(np.asarray(self.fix_status(block), dtype=np.float64)[:, None])
-            elif key in self._frame_constants:
-                parts.append(np.full((m, 1), self._frame_constants[key]))
+            elif key in constants:
+                parts.append(constants[key])
             else:
                 v = block[key]
                 parts.append(v if v.ndim == 2 else v[:, None])
