@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -186,6 +187,77 @@ def test_allan_of_a_damaged_run(bases, data):
         if outcome.code == 0:  # the table is its output
             after = {k: v for k, v in after.items() if k != "allan.csv"}
         check_outcome(outcome, before, after)
+
+
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory):
+    """A run long enough for navsense allan (25 s standing still, the IMU alone at 20 Hz: 500
+    rows), made with relative paths so its bytes are the same in every session."""
+    import contextlib
+
+    from conftest import stationary_truth
+    from navsense.cli import main
+    from navsense.truth.io import write_truth
+
+    base = tmp_path_factory.mktemp("fuzz-allan")
+    write_truth(stationary_truth(3000), base / "still.csv")
+    with contextlib.chdir(base):
+        argv = ["simulate", "--truth", "still.csv", "--no-gnss", "--no-ins", "--quiet"]
+        assert main([*argv, "--imu-hz", "20", "--workers", "threads", "--out", "run"]) == 0
+    return base / "run"
+
+
+@st.composite
+def damaged_imu_rows(draw, data: bytes):
+    """(imu.jsonl with rows missing, repeated, swapped, blank or cut, or one value changed;
+    whether allan must refuse it: rows missing from the middle, repeated or out of order)."""
+    lines = data.splitlines()
+    n = len(lines)
+    i = draw(st.integers(0, n - 1))
+    j = draw(st.integers(i, min(n, i + draw(st.sampled_from([1, 2, 50, 400])))))
+    how = draw(st.sampled_from(["drop", "repeat", "swap", "blank", "cut", "value", "time"]))
+    must_fail = False
+    if how == "drop":
+        del lines[i:j]
+        must_fail = i > 0 and j < n and j > i  # 20 Hz rows on the 120 Hz clock: one is seen
+    elif how == "repeat":
+        lines[i:i] = lines[i:j]
+        must_fail = j > i
+    elif how == "swap":
+        lines[i], lines[j - 1] = lines[j - 1], lines[i]
+        must_fail = j - 1 > i
+    elif how == "blank":
+        lines[i:j] = [b""] * (j - i)
+    elif how == "cut":
+        lines = lines[:i] + [lines[i][: draw(st.integers(0, len(lines[i])))]]
+    else:
+        row = json.loads(lines[i])
+        value = draw(st.sampled_from([*COLUMN_VALUES, 0.0, 1e-300, 1e17]))
+        if how == "time":
+            row["sample_time_s"] = value
+        else:
+            key = draw(st.sampled_from(["angular_velocity_flu_radps", "specific_force_flu_mps2"]))
+            row[key][draw(st.integers(0, 2))] = value
+        lines[i] = json.dumps(row).encode()
+    return b"\n".join(lines) + b"\n", must_fail
+
+
+@fuzz_settings(share=0.3)
+@given(data=st.data())
+def test_allan_of_a_long_run_with_damaged_imu_rows(long_run, data):
+    """navsense allan of a run long enough to be read (the base runs are 2 s: refused before
+    their rows are), its IMU rows damaged, with --plot and --out: one line and exit 2, or the
+    table, the plot and the CSV. Found: 300 rows missing ran to a table read at the wrong
+    rate."""
+    damaged, must_fail = data.draw(damaged_imu_rows((long_run / "imu.jsonl").read_bytes()))
+    with scratch() as folder:
+        _make_run(folder, long_run, {"imu.jsonl": damaged})
+        before = tree(folder)
+        outcome = run_cli(["allan", "run", "--plot", "a.png", "--out", "a.csv"], folder)
+        after = tree(folder)
+        if outcome.code == 0:  # the table and the plot are its output
+            after = {k: v for k, v in after.items() if k not in ("a.csv", "a.png")}
+        check_outcome(outcome, before, after, must_fail=must_fail)
 
 
 @fuzz_settings()
