@@ -332,6 +332,83 @@ def test_a_campaign_file_damaged_or_changed(bases, data, fmt):
         check_outcome(outcome, before, after, may_create=("out",), must_fail=repeated_key)
 
 
+def _toml_value(value) -> str:
+    """A JSON value as TOML (an object as an inline table; TOML has no null)."""
+    if isinstance(value, dict):
+        return (
+            "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+        )
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+#: keys of the runs' physics clock and of the newer features, with values at their edges
+CAMPAIGN_KEYS = {
+    "physics.hz": [50, 120, 240, 2000],
+    "imu.hz": [50, 120, 400],
+    "imu.vibration.preset": ["none", "car_paved_road", "mil_std_810h_cwv"],
+    "imu.vibration.random_band_hz": [[1, 20], [0.1, 0.10000001], [59.9, 59.99999], [5, 500]],
+    "imu.vibration.random_rms_g": [[0, 0, 0], [0.1, 0.1, 0.1]],
+    "imu.configurable.bandwidth_hz": [0, 1e-9, 10, 59.95, 900],
+    "imu.model": ["acres", "configurable"],
+    "gnss.heading.baseline_m": [0, 1e-300, 1],
+    "gnss.hz": [1, 100, 500],
+}
+
+
+@fuzz_settings(share=0.5)
+@given(
+    source=st.sampled_from([{"truth": "truth.csv"}, {"scenario": "acre-loop", "duration_s": 0.5}]),
+    overrides=st.sets(st.sampled_from(sorted(CAMPAIGN_KEYS)), max_size=2),
+    data=st.data(),
+    grid_key=st.sampled_from(sorted(CAMPAIGN_KEYS)),
+    fmt=st.sampled_from(["json", "toml"]),
+)
+def test_a_campaign_its_check_accepts_runs_every_run(bases, source, overrides, data, grid_key, fmt):
+    """A campaign whose overrides and sweep set the physics clock and the newer features' keys
+    at their edges: refused before the first run, or every run succeeds (a campaign the file's
+    check accepts never fails its runs on its configuration). Found: physics.hz over a truth
+    log at another rate, and imu.vibration.preset in a sweep, passed the check and every run
+    failed."""
+    from navsense.campaign.spec import load_campaign
+    from navsense.errors import NavsenseError
+
+    over = {k: data.draw(st.sampled_from(CAMPAIGN_KEYS[k])) for k in sorted(overrides)}
+    values = data.draw(st.lists(st.sampled_from(CAMPAIGN_KEYS[grid_key]), min_size=1, max_size=2))
+    doc = {
+        "name": "f",
+        "seeds": [1],
+        "sources": [source],
+        "overrides": over,
+        "sweep": {"grid": {grid_key: values}},
+    }
+    if fmt == "json":
+        text = json.dumps(doc)
+    else:
+        text = 'name = "f"\nseeds = [1]\n\n[[sources]]\n' + "".join(
+            f"{k} = {_toml_value(v)}\n" for k, v in source.items()
+        )
+        text += "\n[overrides]\n" + "".join(f'"{k}" = {_toml_value(v)}\n' for k, v in over.items())
+        text += f'\n[sweep.grid]\n"{grid_key}" = {_toml_value(values)}\n'
+    with scratch() as folder:
+        shutil.copy(bases["truth.csv"], folder / "truth.csv")
+        path = folder / f"c.{fmt}"
+        path.write_text(text, encoding="utf-8")
+        try:
+            load_campaign(path)
+            accepted = True
+        except NavsenseError:
+            accepted = False
+        before = tree(folder)
+        outcome = run_cli(
+            ["campaign", "run", path.name, "--out", "out", "--workers", "0", "--quiet"], folder
+        )
+        after = tree(folder)
+        assert outcome.code == (0 if accepted else 2), outcome.describe()
+        check_outcome(outcome, before, after, may_create=("out",))
+
+
 @fuzz_settings()
 @given(
     count=st.sampled_from([10**6, 10**9, 10**12, 2**63, 10**30]),
