@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import shutil
 
 import numpy as np
@@ -256,3 +257,64 @@ def test_the_base_truth_logs_run(bases):
         with scratch() as folder:
             shutil.copy(bases[name], folder / name)
             assert _simulate(folder, name).code == 0
+
+
+@fuzz_settings(share=0.5)
+@given(
+    rate=st.sampled_from([37.0, 50.0, 100.0, 120.0, 400 / 3, 1000.0, 1999.5, 2000.0, 3000.0]),
+    fmt=st.sampled_from(["csv", "parquet"]),
+    sidecar=st.booleans(),
+    spacing=st.sampled_from(["even", "jitter", "gap", "repeat", "alternate"]),
+    physics=st.one_of(st.none(), st.sampled_from(["50", "120", "400/3", "1000", "2000"])),
+    data=st.data(),
+)
+def test_a_truth_log_at_another_rate_or_uneven_with_physics_hz(
+    bases, rate, fmt, sidecar, spacing, physics, data
+):
+    """A truth log at a rate other than 120 Hz (the edges of 50..2000, fractional), its rate
+    stated (Parquet metadata, CSV sidecar) or not, its rows evenly spaced or not (a row off by
+    a tenth of a step, a gap, a repeat, alternate spacings), with or without a --physics-hz:
+    one line and exit 2, or a complete run; a --physics-hz other than the log's rate and a log
+    whose rows leave its clock are refused."""
+    from conftest import circle_truth
+    from navsense.truth.io import write_truth
+
+    n = max(12, int(0.4 * rate))  # 0.4 s
+    truth = circle_truth(n, rate_hz=rate)
+    t = truth.t_s.copy()
+    k = data.draw(st.integers(1, n - 2))
+    if spacing == "jitter":
+        t[k] += 0.1 / rate
+    elif spacing == "gap":
+        t[k:] += 1.0 / rate
+    elif spacing == "repeat":
+        t[k] = t[k - 1]
+    elif spacing == "alternate":
+        t[1::2] += 0.5 / rate
+    physics_hz = {"400/3": 400 / 3}.get(physics) or (None if physics is None else float(physics))
+    with scratch() as folder:
+        name = f"log.{fmt}"
+        write_truth(truth, folder / name)
+        if not sidecar:
+            (folder / "log.truth.json").unlink(missing_ok=True)
+        if fmt == "parquet":  # its times, without its metadata's rate
+            table = pq.read_table(folder / name)
+            meta = table.schema.metadata or {}
+            if not sidecar:
+                meta = {k: v for k, v in meta.items() if b"rate" not in k}
+            i = table.column_names.index("t_s")
+            table = table.set_column(i, "t_s", pa.array(t)).replace_schema_metadata(meta)
+            pq.write_table(table, folder / name)
+        else:
+            with open(folder / name, newline="") as f:
+                rows = list(csv.reader(f))
+            i = rows[0].index("t_s")
+            for row, value in zip(rows[1:], t, strict=True):
+                row[i] = repr(float(value))
+            with open(folder / name, "w", newline="") as f:
+                csv.writer(f, lineterminator="\n").writerows(rows)
+        extra = ["--imu-hz", "20", "--gnss-hz", "5", "--set", "ins.hz=20"]  # below any rate
+        extra += [] if physics_hz is None else ["--physics-hz", repr(physics_hz)]
+        uneven = spacing != "even"  # rows are consecutive physics steps
+        other = physics_hz is not None and abs(physics_hz - rate) > 1e-9
+        _simulate(folder, name, must_fail=uneven or other, extra=extra)
