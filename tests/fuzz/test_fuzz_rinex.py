@@ -96,3 +96,46 @@ def test_an_epoch_at_the_edges(epoch, record):
     with scratch() as folder:
         (folder / "nav.rnx").write_text("".join(lines), encoding="latin-1")
         _simulate(folder, "nav.rnx")
+
+
+@fuzz_settings(share=0.5)
+@given(
+    receiver=st.sampled_from(["acres", "phone", "standalone", "sbas", "dgps", "rtk", "survey"]),
+    systems=st.one_of(
+        st.none(), st.sampled_from(["gps", "glonass", "qzss", "gps,galileo,beidou", "beidou"])
+    ),
+    start=st.sampled_from(
+        [START, "2018-07-29T10:59:00Z", "2018-07-29T13:59:58Z", "2018-07-29T15:30:00Z"]
+    ),
+    extra=st.lists(
+        st.sampled_from(
+            [
+                ("--set", "gnss.heading.baseline_m=1.5"),
+                ("--gnss-start", "cold"),
+                ("--no-corrections",),
+                ("--gnss-hz", "20"),
+                ("--mcap",),
+                ("--format", "parquet"),
+                ("--gnss-signal-outage", "0.5:1"),
+            ]
+        ),
+        max_size=2,
+        unique=True,
+    ),
+)
+def test_a_receiver_preset_with_the_real_sky(receiver, systems, start, extra):
+    """--receiver (every preset) with --gnss-orbits, the systems tracked (one the file lacks:
+    qzss), a start at the edges of the file's two hours and beyond, with the dual-antenna
+    heading, a cold start, no corrections, 20 Hz epochs, the bag, Parquet, a signal outage: one
+    line and exit 2, or a complete run."""
+    options = [*OPTIONS[:-1], f"gnss.datum.start_utc={start}", "--receiver", receiver]
+    options += [] if systems is None else ["--gnss-systems", systems]
+    options += [word for option in extra for word in option]
+    with scratch() as folder:
+        (folder / "nav.rnx").write_bytes(BASE)
+        simulate_checked(
+            folder,
+            ["--scenario", "acre-loop"],
+            [*options, "--gnss-orbits", "nav.rnx"],
+            must_fail=systems == "qzss",
+        )
