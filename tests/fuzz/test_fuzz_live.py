@@ -1,5 +1,5 @@
 """Fuzz: ``navsense live``'s own options at the edges (--speed, --agent, --host, the ports,
---nmea-pty, --out and its companions).
+--nmea-pty, --out and its companions), with --duration down to a few physics steps.
 
 A bad option must end in one line before anything is served; a good one serves the base truth
 log (2 s). The wall clock is taken out of the pacing here (:meth:`Pacer.wait_until` returns at
@@ -53,6 +53,9 @@ LIVE_OPTIONS: dict[str, list[str]] = {
     "--save-truth": [],
     "--mcap": [],
     "--no-foxglove": [],
+    # a run of a few physics steps served (the least is 3: 0.0167 s at 120 Hz), and beyond
+    "--duration": ["1e-300", "0", "-1", "nan", "0.001", "0.0166", "0.0167", "0.017", "0.025"]
+    + ["1", "2", "2.5", "1e300"],
 }
 
 
