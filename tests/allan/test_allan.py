@@ -189,8 +189,9 @@ def test_bad_runs_are_one_line(short_runs, capsys, tmp_path):
 def test_rows_missing_from_the_middle_are_one_line(short_runs, capsys, tmp_path):
     """A run whose IMU rows lost 300 rows (2.5 s) in the middle ran to exit 0 with a table read
     at the rows' mean rate (every tau off by the gap); now one line naming the file, the two
-    rows, their spacing and what is allowed. The whole run and one at 100 Hz on the 120 Hz
-    clock (spacings of one and two physics steps) still pass."""
+    rows, their spacing and what is allowed. The whole run, one at 100 Hz on the 120 Hz clock
+    (spacings of one and two physics steps) and one over a truth log with resets (each drops
+    the samples of two physics steps) still pass."""
     import shutil
 
     import pyarrow.parquet as pq
@@ -205,8 +206,8 @@ def test_rows_missing_from_the_middle_are_one_line(short_runs, capsys, tmp_path)
     _fails(
         capsys,
         ["allan", str(damaged)],
-        "imu.parquet: rows 100 and 101 are 2.50833333 s apart",
-        "imu.hz = 120",
+        "imu.parquet: 3298 rows over 29.975 s are 109.992 Hz, not imu.hz = 120 within 1%",
+        "rows 100 and 101 are 2.50833333 s apart",
     )
     from navsense.allan.analysis import read_imu_rates
 
@@ -214,6 +215,15 @@ def test_rows_missing_from_the_middle_are_one_line(short_runs, capsys, tmp_path)
     truth = short_runs["tmp"] / "still30.parquet"
     run = _run(tmp_path, truth, "imu100", "--imu-hz", "100")
     assert read_imu_rates(run)[0].size > 2990
+    from navsense.truth.io import read_truth
+
+    still = read_truth(truth)
+    reset = still.reset.copy()
+    reset[[1500, 2000, 2001, 2002]] = True
+    resets = tmp_path / "resets.parquet"
+    write_truth(type(still)(**{**still.__dict__, "reset": reset}), resets)
+    t = read_imu_rates(_run(tmp_path, resets, "resets"))[0]
+    assert np.diff(t).max() == pytest.approx(5 / 120)  # three resets in a row: 4 rows missing
 
 
 def test_out_is_checked_before_reading_and_written_whole(short_runs, capsys, tmp_path):
