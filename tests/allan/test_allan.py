@@ -226,6 +226,28 @@ def test_rows_missing_from_the_middle_are_one_line(short_runs, capsys, tmp_path)
     assert np.diff(t).max() == pytest.approx(5 / 120)  # three resets in a row: 4 rows missing
 
 
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+@pytest.mark.parametrize("name", ["imu.parquet", "episode.json"])
+def test_out_or_plot_is_never_a_file_the_run_reads(short_runs, capsys, tmp_path, option, name):
+    """--plot RUN/imu.jsonl --force replaced the run's IMU rows with the PNG (exit 0; the run
+    unreadable after; found by the fuzz helper), as --out RUN/episode.json did its episode: the
+    files allan reads are refused as check_out_file refuses a command's own input (truth, geo,
+    site), one line naming the option; a new file in the run directory is fine."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(short_runs["ok"], run)
+    before = (run / name).read_bytes()
+    _fails(
+        capsys,
+        ["allan", str(run), option, str(run / ".." / "run" / name), "--force"],
+        f"{option} ",
+        "is the RUN_DIR file that it is made from",
+    )
+    assert (run / name).read_bytes() == before
+    assert main(["allan", str(run), option, str(run / "allan.out")]) == 0
+
+
 def test_out_is_checked_before_reading_and_written_whole(short_runs, capsys, tmp_path):
     out = tmp_path / "t.csv"
     out.write_text("keep")

@@ -146,10 +146,13 @@ def run(args) -> int:
     from navsense.output.outfiles import check_out_file
 
     require_allantools()
+    # never a file the command reads (with --force a plot replaced the run's imu.jsonl)
+    run_dir = Path(args.run_dir)
+    reads = [("RUN_DIR", run_dir / name) for name in ("episode.json", "imu.jsonl", "imu.parquet")]
     outs = {}
     for option, value in (("--out", args.out), ("--plot", args.plot)):
         if value is not None:
-            outs[option] = check_out_file(value, option, force=args.force)
+            outs[option] = check_out_file(value, option, force=args.force, reads=reads)
     if "--plot" in outs:
         from navsense.runs.report_plots import require_matplotlib
 
