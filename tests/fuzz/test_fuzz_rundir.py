@@ -250,14 +250,19 @@ def test_allan_of_a_long_run_with_damaged_imu_rows(long_run, data):
     table, the plot and the CSV. Found: 300 rows missing ran to a table read at the wrong
     rate."""
     damaged, must_fail = data.draw(damaged_imu_rows((long_run / "imu.jsonl").read_bytes()))
+    plot = data.draw(st.sampled_from(["a.png", "run/a.png", "run/imu.jsonl", "run/episode.json"]))
+    force = data.draw(st.booleans())
     with scratch() as folder:
         _make_run(folder, long_run, {"imu.jsonl": damaged})
         before = tree(folder)
-        outcome = run_cli(["allan", "run", "--plot", "a.png", "--out", "a.csv"], folder)
+        argv = ["allan", "run", "--plot", plot, "--out", "a.csv", *(["--force"] if force else [])]
+        outcome = run_cli(argv, folder)
         after = tree(folder)
         if outcome.code == 0:  # the table and the plot are its output
-            after = {k: v for k, v in after.items() if k not in ("a.csv", "a.png")}
-        check_outcome(outcome, before, after, must_fail=must_fail)
+            after = {k: v for k, v in after.items() if k not in ("a.csv", plot)}
+        # a file the run is read from is never replaced (with --force it was, by the plot)
+        reads = plot in ("run/imu.jsonl", "run/episode.json")
+        check_outcome(outcome, before, after, must_fail=must_fail or reads)
 
 
 @fuzz_settings()
