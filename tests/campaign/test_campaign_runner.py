@@ -327,6 +327,25 @@ def test_command_line_errors(folder, serial, capsys):
     assert "no run 'p999'" in capsys.readouterr().err
 
 
+def test_an_empty_out_or_a_file_is_one_line(tmp_path, monkeypatch, capsys):
+    """campaign run --out '' ran the campaign into the working directory (Path('') is '.': its
+    campaign.json, results/ and statistics.parquet among the user's files, exit 0), and --out
+    on an existing file ended in mkdir's bare 'c.json: File exists' (found by the fuzz
+    helper). Now one line each naming --out and what it takes, nothing written."""
+    write_open_sky_truth(tmp_path / "drive.parquet", seconds=2.0)
+    write_campaign(tmp_path / "c.json", seeds=[1], sources=[{"truth": "drive.parquet"}])
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for out, words in (
+        ("", "--out '': not a directory name; give the campaign directory"),
+        ("c.json", "--out c.json: is a file, not a directory; give the campaign directory"),
+    ):
+        assert campaign_cli(["run", "c.json", "--out", out, "--workers", "0", "--quiet"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"navsense: error: {words}" or err.startswith(f"navsense: error: {words} ")
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_a_grown_campaign_keeps_the_runs_it_still_has(folder, serial, capsys):
     out = folder / "grown"
     small = write_campaign(folder / "grown.json", **{**EIGHT_RUNS, "seeds": [40, 41]})

@@ -251,7 +251,15 @@ def run_campaign(campaign, out_dir: str | os.PathLike, **options) -> CampaignOut
     A campaign that fails before any run has finished (a scheduler it cannot reach, Ctrl-C)
     removes the folders it made: no campaign directory without results is left behind.
     """
-    out = Path(out_dir)
+    text = os.fspath(out_dir)
+    if not text:  # Path("") is ".": an empty --out ran the campaign into the cwd
+        raise ConfigError(f"--out {text!r}: not a directory name; give the campaign directory")
+    if os.path.lexists(text) and not os.path.isdir(text):  # mkdir's bare "File exists" before
+        raise ConfigError(
+            f"--out {text}: is a file, not a directory; give the campaign directory (a new one, "
+            "or one of this campaign to resume)"
+        )
+    out = Path(text)
     made = None  # the outermost folder this call makes
     for folder in (out, *out.parents):
         if os.path.lexists(folder):
