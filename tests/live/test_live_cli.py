@@ -93,6 +93,19 @@ def test_bad_options_are_one_line(argv, message, capsys):
     assert message in err and err.count("\n") == 1
 
 
+def test_a_run_time_outside_the_foxglove_servers_clock_is_one_line(capsys):
+    """live with gnss.datum.start_utc = 1900-01-01T00:00:00Z ended in 'OverflowError: can't
+    convert negative int to unsigned' (the Foxglove server's stamps) as an internal error;
+    found by the fuzz helper. Now one line before anything is served."""
+    argv = ["live", "--scenario", "acre-loop", "--duration", "0.5", "--foxglove-port", "0"]
+    assert main([*argv, "--set", "gnss.datum.start_utc=1900-01-01T00:00:00Z"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "navsense: error: the Foxglove server (--no-foxglove serves without it): the run's time, "
+        "gnss.datum.start_utc = 1900-01-01T00:00:00Z, is outside the bag's clock"
+    ), err
+
+
 def test_a_port_in_use_is_named(capsys):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -448,3 +448,48 @@ def test_a_run_without_truth_has_a_nan_truth_twist(extras_run, tmp_path):
     assert meta.metadata["truth"].startswith("none: ") and "gone.parquet" in meta.metadata["truth"]
     with pytest.raises(FormatError, match="exists"):
         write_mcap(run, path)
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "1900-01-01T00:00:00Z",
+        "1969-12-31T23:59:59Z",
+        "2262-04-11T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+    ],
+)
+def test_a_run_time_outside_the_bags_clock_is_one_line(tmp_path, capsys, start):
+    """gnss.datum.start_utc = 1900-01-01T00:00:00Z with --mcap ended in the mcap library's
+    'argument out of range' and 9999-12-31 in an OverflowError, internal errors (the stamps are
+    nanoseconds since 1970 in 64 bits); found by the fuzz helper. Now one line naming the key,
+    before the run with simulate --mcap, and naming the run with export mcap; the run itself
+    is fine without a bag, and 1970 and 2262-04-09 are bags."""
+    from navsense.cli import main
+    from navsense.truth.io import write_truth
+
+    write_truth(load_scenario("acre-loop", duration_s=1.0).truth, tmp_path / "t.parquet")
+    argv = ["simulate", "--truth", str(tmp_path / "t.parquet"), "--quiet", "--workers", "threads"]
+    argv += ["--set", f"gnss.datum.start_utc={start}"]
+    words = f"gnss.datum.start_utc = {start}"
+    assert main([*argv, "--mcap", "--out", str(tmp_path / "bag")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"navsense: error: --mcap: the run's time, {words}, is outside"), err
+    assert "\n" not in err and not (tmp_path / "bag").exists()
+    assert main([*argv, "--out", str(tmp_path / "run")]) == 0
+    assert main(["export", "mcap", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"run: the run's time, {words} for 1 s, is outside the bag's clock" in err, err
+    assert not (tmp_path / "run" / DEFAULT_BAG_NAME).exists()
+
+
+@pytest.mark.parametrize("start", ["1970-01-01T00:00:00Z", "2262-04-09T23:47:16Z"])
+def test_a_run_time_at_the_edges_of_the_bags_clock_is_a_bag(tmp_path, start):
+    from navsense.cli import main
+    from navsense.truth.io import write_truth
+
+    write_truth(load_scenario("acre-loop", duration_s=1.0).truth, tmp_path / "t.parquet")
+    argv = ["simulate", "--truth", str(tmp_path / "t.parquet"), "--quiet", "--workers", "threads"]
+    argv += ["--set", f"gnss.datum.start_utc={start}", "--mcap", "--out", str(tmp_path / "b")]
+    assert main(argv) == 0
+    assert "/tf_static" in topics(read_bag(tmp_path / "b" / DEFAULT_BAG_NAME))

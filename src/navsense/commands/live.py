@@ -173,6 +173,12 @@ def run(args) -> int:
     pacer = _check_options(args)
     prepared = prepare_from_args(args)
     finish = _bag_writer(prepared) if args.mcap else None
+    if not args.no_foxglove:  # its messages carry the bag's stamps: the run's time must fit them
+        from navsense.output.ros2 import BagPlan
+
+        rate = float(prepared.cfg["physics"]["hz"])
+        plan = BagPlan.of_config(prepared.cfg, prepared.vehicle.name, prepared.site, rate)
+        plan.check_clock("the Foxglove server (--no-foxglove serves without it)")
     live = LiveServer(
         prepared.cfg,
         prepared.vehicle,

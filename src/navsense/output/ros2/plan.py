@@ -102,6 +102,13 @@ def _truth_at(data: BagData, t_s: np.ndarray, rate_hz: float) -> dict | None:
     return {k: v[index] for k, v in rows.items()}
 
 
+#: POSIX ns of the last start of a bag's run (the signed 64-bit stamps of navsense's ROS 2
+#: messages end at 2**63 - 1 ns, 2262-04-11T23:47:16Z: a day kept for the rows' delivery delays;
+#: a start of 1900 or 9999 ended in the mcap library's 'argument out of range' or an
+#: OverflowError as an internal error, found by the fuzz helper)
+LAST_BAG_START_NS = 2**63 - 1 - 86_400 * 10**9
+
+
 @dataclass(frozen=True)
 class BagPlan:
     """The topics of a run's bag (module docstring).
@@ -218,6 +225,21 @@ class BagPlan:
             )
         if self.raw_imu and "imu" not in self.sensors:
             raise FormatError(f"{where}: no IMU rows (IMU off); --raw-imu needs it")
+        self.check_clock(where)
+
+    def check_clock(self, where: str) -> None:
+        """FormatError (prefixed with ``where``) when the run's time does not fit the stamps of
+        a bag or of the Foxglove server's messages (:data:`LAST_BAG_START_NS`)."""
+        start = int(self.episode.start_ns)
+        if not 0 <= start <= LAST_BAG_START_NS - int(self.episode.duration_s * 1e9):
+            length = self.episode.duration_s
+            raise FormatError(
+                f"{where}: the run's time, gnss.datum.start_utc = {self.episode.start_utc}"
+                + (f" for {length:g} s" if length else "")
+                + ", is outside the bag's clock: a ROS 2 stamp and an MCAP log time are "
+                "nanoseconds since 1970-01-01T00:00:00Z in 64 bits, so the run starts from then "
+                "and ends a day before 2262-04-11T23:47:16Z"
+            )
         if len(self._specs) == 1:
             switches = [  # the sensors off by default that have a topic of their own
                 s.switch
