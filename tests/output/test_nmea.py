@@ -330,3 +330,36 @@ def test_gga_numbers_print_as_pythons_percent_format():
             "M",
             *want_age,
         ], k
+
+
+def test_a_run_that_could_pass_the_year_9999_is_refused(tmp_path, capsys):
+    """A route placed at 9999-12-31T23:59:50Z ran to exit 0 and its ZDA sentences of the next
+    year read 0000 (the year written in four digits; found by the fuzz helper). A start after
+    9998 is now one line, from the configuration, a truth log's metadata and navsense truth's
+    --start-utc; 9998-12-31 runs."""
+    from pathlib import Path
+
+    from navsense.cli import main
+
+    route = str(Path(__file__).parents[2] / "examples" / "route.waypoints.json")
+    log = tmp_path / "late.parquet"
+    argv = ["truth", "--track", route, "--out", str(log)]
+    assert main([*argv, "--start-utc", "9999-12-31T23:59:50Z"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "navsense: error: --start-utc 9999-12-31T23:59:50Z is after 9998: a run's NMEA "
+        "sentences and ISO 8601 times write a year of four digits"
+    ]
+    assert not log.exists()
+    sim = ["simulate", "--scenario", "acre-loop", "--duration", "1", "--quiet"]
+    assert main([*sim, "--set", "gnss.datum.start_utc=9999-01-01T00:00:00Z"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        'navsense: error: command line: gnss.datum.start_utc = "9999-01-01T00:00:00Z" is after 9998'
+    )
+    assert main([*argv, "--start-utc", "9998-12-31T23:59:50Z"]) == 0
+    out = tmp_path / "run"
+    assert main(["simulate", "--truth", str(log), "--quiet", "--out", str(out)]) == 0
+    zda = [s for s in (out / "gnss.nmea").read_text().split() if s.startswith("$GNZDA")]
+    assert zda[0].startswith("$GNZDA,235950.00,31,12,9998,")
+    assert zda[-1].startswith("$GNZDA,000057.20,01,01,9999,"), zda[-1]

@@ -456,7 +456,7 @@ def test_a_run_without_truth_has_a_nan_truth_twist(extras_run, tmp_path):
         "1900-01-01T00:00:00Z",
         "1969-12-31T23:59:59Z",
         "2262-04-11T00:00:00Z",
-        "9999-12-31T23:59:59Z",
+        "5000-12-31T23:59:59Z",
     ],
 )
 def test_a_run_time_outside_the_bags_clock_is_one_line(tmp_path, capsys, start):

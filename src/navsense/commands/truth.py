@@ -17,6 +17,7 @@ where and when the track was. An existing ``--out`` (or a CSV log's sidecar) is 
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 import numpy as np
 
@@ -121,6 +122,18 @@ def run(args) -> int:
         )
     if out.suffix.lower() == ".csv":
         check_out_file(truth_sidecar(out), option="--out (its sidecar)", force=args.force)
+    if args.start_utc is not None:  # the start a run takes (gnss.datum.start_utc's check)
+        from navsense.config.fields import LAST_START_YEAR
+        from navsense.utc import utc_datetime
+
+        year = 0
+        with contextlib.suppress(ValueError):  # not a time: load_track's own error
+            year = utc_datetime(args.start_utc).year
+        if year > LAST_START_YEAR:
+            raise ConfigError(
+                f"--start-utc {args.start_utc} is after {LAST_START_YEAR}: a run's NMEA sentences "
+                "and ISO 8601 times write a year of four digits"
+            )
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)
     traj = plan_track(
         track,

@@ -292,11 +292,24 @@ def _check_intervals(f: Field, value, path: str):
     return None
 
 
+#: the last year a run may start in (navsense's ruling): the NMEA sentences and the ISO 8601
+#: times of a run write a year of four digits, and a run from 9999-12-31T23:59:50Z wrote its
+#: ZDA sentences of the next year as 0000 (found by the fuzz helper); a run lasts days at most
+LAST_START_YEAR = 9998
+
+
 def _check_utc(f: Field, value, path: str):
     try:  # the one parser, in the configuration's form (navsense.utc)
-        utc_datetime(value, strict=True)
+        year = utc_datetime(value, strict=True).year
     except ValueError:
         return path, value, "is not an ISO 8601 UTC time such as 2026-09-23T15:00:00Z"
+    if year > LAST_START_YEAR:
+        return (
+            path,
+            value,
+            f"is after {LAST_START_YEAR}: a run's NMEA sentences and ISO 8601 times write a year "
+            "of four digits, which a run from the last year could pass",
+        )
     return None
 
 
