@@ -251,3 +251,34 @@ def test_the_base_tracks_build(bases):
         with scratch() as folder:
             (folder / name).write_bytes(bases[name].read_bytes())
             assert _truth(folder, name).code == 0, name
+
+
+@fuzz_settings(share=0.5)
+@given(
+    name=st.sampled_from(["track.csv", "route.json"]),
+    rate=st.sampled_from(
+        ["50", "2000", "49.999", "2000.001", "133.33333333333334", "1999.9999999", "50.000000001"]
+        + ["120.00000000001", "400/3"]
+    ),
+    suffix=st.sampled_from([".parquet", ".csv"]),
+    start=st.one_of(
+        st.none(), st.sampled_from(["1970-01-01T00:00:00Z", "9998-12-31T23:59:30Z", "9999-06-01"])
+    ),
+)
+def test_a_truth_log_at_the_edges_of_the_rate_runs(bases, name, rate, suffix, start):
+    """navsense truth --rate-hz at the edges of 50..2000 Hz and fractional, to Parquet or CSV
+    (its rate in its metadata or sidecar), --start-utc at the edges of four-digit years: one
+    line and exit 2, or a truth log that navsense simulate runs (a good input works: no rate it
+    writes is one simulate refuses)."""
+    with scratch() as folder:
+        (folder / name).write_bytes(bases[name].read_bytes())
+        out = f"t{suffix}"
+        argv = ["truth", "--track", name, "--out", out, "--rate-hz", rate]
+        argv += [] if start is None else ["--start-utc", start]
+        before = tree(folder)
+        outcome = run_cli(argv, folder)
+        check_outcome(outcome, before, tree(folder), may_create=(out, "t.truth.json"))
+        if outcome.code == 0:
+            low = ["--imu-hz", "20", "--gnss-hz", "5", "--set", "ins.hz=20", "--duration", "3"]
+            simulate_checked(folder, ["--truth", out], low)
+            assert (folder / "out" / "episode.json").is_file(), "the log it wrote did not run"
