@@ -287,3 +287,21 @@ def test_a_value_just_past_its_limit_is_printed_as_given(argv, message, tmp_path
     assert main([*argv, "--out", str(tmp_path / "o.parquet")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith(message), err
+
+
+def test_a_log_of_one_row_with_physics_hz_names_its_rows(tmp_path, capsys):
+    """A truth log of one row with --physics-hz 50 was refused as 'the truth log ... runs at
+    120 Hz (its rows' spacing)', a spacing one row does not have (found by the fuzz helper):
+    its own error, too few rows, is now the line; truth_rate says the rate is the default."""
+    from navsense.truth.io import truth_rate, write_truth
+
+    path = tmp_path / "one.csv"
+    write_truth(circle_truth(1), path)
+    assert truth_rate(path) == (120.0, "default")
+    argv = ["simulate", "--truth", str(path), "--physics-hz", "50", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "one.csv: the truth log has 1 row(s); at least 3 physics steps are required"
+    )
+    assert "\n" not in err

@@ -179,7 +179,9 @@ def _truth_log_run(
 
     meta = read_truth_metadata(truth)
     rate, how = truth_rate(truth)
-    if _RATE_KEY in _keys_set(*given_layers) and float(cfg["physics"]["hz"]) != rate:
+    # a log of fewer than two readable times ("default"): its reader's own error comes first
+    rate_set = _RATE_KEY in _keys_set(*given_layers) and how != "default"
+    if rate_set and float(cfg["physics"]["hz"]) != rate:
         source = "metadata" if how == "metadata" else "rows' spacing"
         raise ConfigError(
             f"physics.hz = {cfg['physics']['hz']:.12g}: the truth log {truth} runs at "

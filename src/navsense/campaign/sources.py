@@ -259,8 +259,8 @@ def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_se
 
     source = run["source"]
     if "truth" in source:
-        rate = _truth_rate(source["truth"])
-        if rate_set and float(cfg["physics"]["hz"]) != rate:  # as navsense.run refuses it
+        rate, how = _truth_rate(source["truth"])
+        if rate_set and how != "default" and float(cfg["physics"]["hz"]) != rate:  # as run.py
             raise ConfigError(
                 f"{src}: {where}: physics.hz = {cfg['physics']['hz']:.12g}: the truth log "
                 f"{source['truth']} runs at {rate:.12g} Hz; a truth log runs at its own rate "
@@ -286,10 +286,11 @@ def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_se
 
 
 @functools.cache
-def _truth_rate(path: str) -> float:
+def _truth_rate(path: str) -> tuple[float, str]:
     from navsense.truth.io import truth_rate
 
-    return float(truth_rate(path)[0])
+    rate, how = truth_rate(path)
+    return float(rate), how
 
 
 @functools.cache

@@ -32,7 +32,9 @@ def truth_rate(path: str | os.PathLike) -> tuple[float, str]:
     clock (physics simulators step at whole rates; a log at a fractional rate states it in its
     metadata). The reader then checks every row against that clock, and a row off it is one
     line naming the rows whose spacing differs. A log with fewer than two readable times is read
-    at the specification's 120 Hz (its own error, too few rows or a bad value, is then reported).
+    at the specification's 120 Hz, ``(120.0, "default")`` (its own error, too few rows or a bad
+    value, is then reported: before, a physics.hz set against it was refused as 'runs at 120 Hz
+    (its rows' spacing)', a spacing one row does not have).
     """
     path = Path(path)
     meta = read_truth_metadata(path)
@@ -41,7 +43,7 @@ def truth_rate(path: str | os.PathLike) -> tuple[float, str]:
     t = _first_times(path)
     d = np.diff(t)
     if d.size == 0:
-        return PHYSICS_HZ, "spacing"
+        return PHYSICS_HZ, "default"
     mean = (t[-1] - t[0]) / d.size
     if mean > 0 and np.all(np.abs(d - mean) < 0.01 * mean):
         rate = 1.0 / mean
