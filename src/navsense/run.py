@@ -367,13 +367,13 @@ def check_rates(cfg: Mapping, source=None) -> None:
     """ConfigError (one line) when an enabled sensor's rate is above the physics rate
     (navsense.config.physics.rates_above_physics: the Due rule samples at most once a step);
     ``source(key)`` names where the rate was set (None: no name)."""
-    from navsense.config.physics import rates_above_physics
+    from navsense.config.physics import advice, rates_above_physics
 
     above = rates_above_physics(cfg)
     if above:
         where = source(above[0].split(" ", 1)[0]) if source is not None else None
         raise ConfigError(
-            f"{where + ': ' if where else ''}{above[0]}; lower it or raise the physics rate "
+            f"{where + ': ' if where else ''}{above[0]}; {advice(above[0])} "
             "(--physics-hz, or a truth log at a higher rate)"
         )
 

@@ -206,3 +206,17 @@ def test_the_bandwidths_at_the_edges_are_a_stable_filter_of_gain_1(rate):
         assert np.max(np.abs(np.roots(a))) < 1.0 - 2e-4
         assert abs(b.sum() / a.sum() - 1.0) < 1e-9
         assert np.all(np.isfinite(lfilter_zi(b, a)))
+
+
+def test_the_advice_fits_a_value_below_its_edge(tmp_path, capsys):
+    """imu.configurable.bandwidth_hz = 0.05 was told to 'lower it or raise the physics rate',
+    which cannot help a value below 0.1 Hz (found by the fuzz helper): the advice for a band or
+    a filter's edge is to change it, or the physics rate; a rate above the clock keeps its own."""
+    from navsense.cli import main
+
+    argv = ["simulate", "--scenario", "acre-loop", "--duration", "1", "--out", str(tmp_path / "o")]
+    low = ["--set", "imu.model=configurable", "--set", "imu.configurable.bandwidth_hz=0.05"]
+    assert main([*argv, *low]) == 2
+    assert "; change it, or the physics rate (--physics-hz" in capsys.readouterr().err
+    assert main([*argv, "--imu-hz", "200"]) == 2
+    assert "; lower it or raise the physics rate (--physics-hz" in capsys.readouterr().err

@@ -254,7 +254,7 @@ def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_se
     at its route's rate unless ``physics.hz`` is set (``rate_set``: a layer of the run sets it),
     a track at ``physics.hz`` of the run's configuration ``cfg``. ``where`` names the source
     (``sources[i]``)."""
-    from navsense.config.physics import rates_above_physics
+    from navsense.config.physics import advice, rates_above_physics
     from navsense.run import check_duration_steps
 
     source = run["source"]
@@ -280,8 +280,8 @@ def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_se
     above = rates_above_physics(cfg, rate)
     if above:
         raise ConfigError(
-            f"{src}: {where}: {above[0]}; lower it or raise the physics rate in the campaign's "
-            "overrides (physics.hz)"
+            f"{src}: {where}: {above[0]}; {advice(above[0])} in the campaign's overrides "
+            "(physics.hz)"
         )
 
 

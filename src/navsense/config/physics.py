@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from navsense.config.fields import PHYSICS_HZ_RANGE, Field, Section
 
-__all__ = ["PHYSICS_SECTION", "rates_above_physics", "BAND_MARGIN_HZ"]
+__all__ = ["PHYSICS_SECTION", "rates_above_physics", "BAND_MARGIN_HZ", "advice"]
 
 #: the random vibration's band: its low edge at least this far above 0 Hz, its high edge this far
 #: above the low one and below half the physics rate (rates_above_physics)
@@ -86,3 +86,12 @@ def rates_above_physics(cfg: Mapping, physics_hz: float | None = None) -> list[s
                 f"{half:g} Hz (physics.hz): the output low-pass runs on the physics clock"
             )
     return out
+
+
+def advice(message: str) -> str:
+    """What to do about a text of :func:`rates_above_physics`: a rate above the physics rate is
+    lowered or the clock raised; a band or a filter's edge may be wrong either way (0.05 Hz is
+    below its 0.1 Hz), so it is changed."""
+    if " is above the physics rate" in message:
+        return "lower it or raise the physics rate"
+    return "change it, or the physics rate"
