@@ -305,3 +305,18 @@ def test_a_log_of_one_row_with_physics_hz_names_its_rows(tmp_path, capsys):
         "one.csv: the truth log has 1 row(s); at least 3 physics steps are required"
     )
     assert "\n" not in err
+
+
+def test_a_huge_rate_in_a_sidecar_is_printed_short(tmp_path, capsys):
+    """A CSV log whose sidecar states rate_hz 1e300 was refused with physics.hz printed as its
+    301 digits (a whole float made an integer; found by the fuzz helper): now 1e+300."""
+    from navsense.truth.io import write_truth
+
+    path = tmp_path / "log.csv"
+    write_truth(circle_truth(30), path)
+    (tmp_path / "log.truth.json").write_text('{"rate_hz": 1e300}')
+    assert main(["simulate", "--truth", str(path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "(its rate, from its metadata): physics.hz = 1e+300 is out of range 50..2000"
+    )

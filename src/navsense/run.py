@@ -401,7 +401,10 @@ def _with_rate(cfg: dict, rate_hz: float, source: str) -> dict:
         return cfg
     from navsense.config import apply_overrides
 
-    value = int(rate_hz) if float(rate_hz).is_integer() else float(rate_hz)
+    # a whole rate as an integer (the key's form), not one beyond 2**53 (a sidecar's 1e300 was
+    # printed as its 301 digits in the line that refused it)
+    whole = float(rate_hz).is_integer() and abs(rate_hz) < 2**53
+    value = int(rate_hz) if whole else float(rate_hz)
     return apply_overrides(cfg, {_RATE_KEY: value}, source=source)
 
 
