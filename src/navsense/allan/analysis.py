@@ -172,6 +172,10 @@ def read_imu_rates(run_dir: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, 
     return t, y, episode
 
 
+class RowsMissing(FormatError):
+    """The IMU rows' mean rate is not imu.hz (:func:`_check_spacing`): rows are missing."""
+
+
 def _check_spacing(path, t: np.ndarray, d: np.ndarray, imu_hz: float, physics_hz: float) -> None:
     """The rows are taken as consecutive samples at their mean rate (module docstring): that
     rate must be imu.hz within :data:`RATE_TOLERANCE`, else every tau is off by as much.
@@ -186,7 +190,7 @@ def _check_spacing(path, t: np.ndarray, d: np.ndarray, imu_hz: float, physics_hz
     if abs(rate / imu_hz - 1.0) <= RATE_TOLERANCE:
         return
     k = int(np.argmax(np.abs(d - 1.0 / imu_hz)))
-    raise FormatError(
+    raise RowsMissing(
         f"{path}: {t.size} rows over {float(t[-1] - t[0]):.9g} s are {rate:.6g} Hz, not imu.hz = "
         f"{imu_hz:g} within {RATE_TOLERANCE:.0%} (rows {k + 1} and {k + 2} are {d[k]:.9g} s "
         f"apart, sample_time_s {t[k]:.9g} and {t[k + 1]:.9g}; one physics step is "

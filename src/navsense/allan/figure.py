@@ -93,7 +93,12 @@ def run_report_figures(run_dir: str | os.PathLike) -> list:
     """The run report's Allan deviation figure (a list of one
     :class:`navsense.runs.report_plots.Figure`), for a run with IMU rows over 10 minutes or
     more; [] otherwise, or when allantools (the ``allan`` extra) is not installed. A damaged
-    IMU file is the report's own error (its IMU figure reads the same rows first)."""
+    IMU file is the report's own error (its IMU figure reads the same rows first).
+
+    Ruling: rows missing (their mean rate more than 1 % from imu.hz, which ``navsense allan``
+    refuses: a gap in the file, or many truth resets, each dropping two physics steps' samples)
+    leave the figure out of the report, as a run under 10 minutes does, rather than failing the
+    whole report: its other figures do not need evenly spaced IMU rows."""
     import importlib.util
 
     from navsense.runs.reader import RunReader
@@ -106,9 +111,12 @@ def run_report_figures(run_dir: str | os.PathLike) -> list:
         return []
     if run.episode.steps / run.episode.physics_hz < REPORT_MIN_DURATION_S:
         return []
-    from navsense.allan.analysis import allan_of_run
+    from navsense.allan.analysis import RowsMissing, allan_of_run
 
-    result = allan_of_run(run_dir)
+    try:
+        result = allan_of_run(run_dir)
+    except RowsMissing:
+        return []
     png, w, h = allan_figure_png(result)
     caption = (
         f"Overlapping Allan deviation of the IMU's {result.rows} rows at {result.rate_hz:.4g} Hz "
