@@ -253,7 +253,8 @@ def test_out_or_plot_is_never_a_file_the_run_reads(short_runs, capsys, tmp_path,
         "is the RUN_DIR file that it is made from",
     )
     assert (run / name).read_bytes() == before
-    assert main(["allan", str(run), option, str(run / "allan.out")]) == 0
+    new = run / ("allan.png" if option == "--plot" else "allan.out")
+    assert main(["allan", str(run), option, str(new)]) == 0
 
 
 def test_out_is_checked_before_reading_and_written_whole(short_runs, capsys, tmp_path):
@@ -291,3 +292,12 @@ def test_noise_off_reads_zero_and_draws(tmp_path, capsys):
     assert float(rows[("gyro x", "ARW")]["fitted"]) == 0.0
     # accel z reads g, a constant: 0 but for allantools' rounding of its sums
     assert float(rows[("accel z", "bias instability")]["fitted"]) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["figure.csv", "figure", "figure.png.txt"])
+def test_plot_is_a_png_file(short_runs, capsys, tmp_path, name):
+    """--plot x.csv wrote PNG bytes into a file named .csv (the fuzz helper's note): the figure
+    is a PNG, so its file's name ends in .png; one line, nothing written."""
+    out = tmp_path / name
+    _fails(capsys, ["allan", str(short_runs["ok"]), "--plot", str(out)], "--plot", "FILE.png")
+    assert not out.exists()

@@ -55,7 +55,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (navsense simulate)")
     p.add_argument("--out", metavar="FILE", help="also write the table as CSV")
-    p.add_argument("--plot", metavar="FILE", help="also write the figure as PNG (matplotlib)")
+    p.add_argument("--plot", metavar="FILE.png", help="also write the figure as PNG (matplotlib)")
     p.add_argument("--force", action="store_true", help="replace an existing --out or --plot")
     p.set_defaults(func=run)
     return p
@@ -153,6 +153,10 @@ def run(args) -> int:
     for option, value in (("--out", args.out), ("--plot", args.plot)):
         if value is not None:
             outs[option] = check_out_file(value, option, force=args.force, reads=reads)
+    if args.plot is not None and not str(args.plot).lower().endswith(".png"):
+        from navsense.errors import ConfigError
+
+        raise ConfigError(f"--plot {args.plot!r}: the figure is a PNG: give a FILE.png")
     if "--plot" in outs:
         from navsense.runs.report_plots import require_matplotlib
 
