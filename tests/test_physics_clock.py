@@ -90,6 +90,30 @@ def test_a_log_whose_spacing_is_not_one_rate_is_one_line_naming_the_rows(tmp_pat
     assert "line 31 and line 32 are 0.005 s apart, its first rows 0.0025 s (400 Hz)" in text
 
 
+def test_a_log_at_a_fractional_rate_without_its_rate_says_how_to_state_it(tmp_path, capsys):
+    """A CSV log at 133.33 Hz without its sidecar: the spacing gives a whole 133 Hz and row 1 is
+    off that clock. The line said 't_s = ... is not on the 133 Hz physics clock' and nothing
+    more in a run (the rows' note was given only when the reader read the rate itself; the
+    fuzz helper's note); now, reading or running, it gives the first rows' rate and how a log
+    states its own. With its sidecar the same rows run at 133.33 Hz."""
+    truth = circle_truth(40, rate_hz=133.33)
+    path = write_truth(truth, tmp_path / "frac.csv")
+    (tmp_path / "frac.truth.json").rename(tmp_path / "kept.json")
+    words = "its first rows are 0.0075001875 s apart (133.33 Hz): a rate read from the rows'"
+    with pytest.raises(TruthError) as err:
+        read_truth(path)
+    assert "frac.csv: line 3: " in str(err.value) and words in str(err.value), str(err.value)
+    out = tmp_path / "run"
+    argv = ["simulate", "--truth", str(path), "--out", str(out), "--quiet", "--imu-hz", "100"]
+    assert main(argv) == 2
+    err_text = capsys.readouterr().err
+    assert words in err_text and "rate_hz in a CSV log's sidecar" in err_text, err_text
+    assert not out.exists()
+    (tmp_path / "kept.json").rename(tmp_path / "frac.truth.json")
+    assert truth_rate(path) == (133.33, "metadata")
+    assert main(argv) == 0
+
+
 def test_navsense_truth_at_400_hz_runs_in_simulate(tmp_path, capsys):
     log = tmp_path / "t400.parquet"
     route = "examples/route.waypoints.json"

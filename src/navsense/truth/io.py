@@ -321,7 +321,8 @@ class _Validator:
         if not self.from_spacing or row0 + i == 0 or before is None:
             return ""
         rows = (self.where(row0 + i - 1), self.where(row0 + i))
-        return spacing_note(*rows, float(t[i]) - before, self.rate_hz)
+        apart = float(t[i]) - before
+        return spacing_note(self.path, *rows, apart, self.rate_hz, TIME_TOLERANCE_S)
 
     def finish(self) -> None:
         if self.rows == 0:
@@ -575,10 +576,12 @@ def _blocks(
     if not os.path.lexists(path):
         raise TruthError(f"{path}: no such truth log")
     check_input_file(path, "truth log", TruthError)
-    from_spacing = False
+    own_rate, how = truth_rate(path)
     if rate_hz is None:
-        rate_hz, how = truth_rate(path)
-        from_spacing = how == "spacing"
+        rate_hz = own_rate
+    # a row off the clock of a rate read from the spacing names the rows and the sidecar's key
+    # (a run passes the log's own rate here, as prepare_run read it)
+    from_spacing = how == "spacing" and rate_hz == own_rate
     validator = _Validator(path, rate_hz, kind, from_spacing)
     blocks = (
         _csv_blocks(path, validator)

@@ -88,10 +88,25 @@ def _first_times(path: Path) -> np.ndarray:
     return out if finite.all() else out[: int(np.argmin(finite))]
 
 
-def spacing_note(before: str, row: str, apart_s: float, rate_hz: float) -> str:
+def spacing_note(
+    path: Path, before: str, row: str, apart_s: float, rate_hz: float, tolerance_s: float
+) -> str:
     """What the reader adds to a row off the clock of a log whose rate its spacing gave: the
     two rows and their spacing against the first rows' (issue 30: a log whose spacing is not
-    one rate is one line naming the file and the rows)."""
+    one rate is one line naming the file and the rows). First rows evenly spaced (within
+    ``tolerance_s``, the reader's) at a rate that is not a whole number of Hz are a log at a fractional rate
+    (133.33 Hz), which the spacing cannot give: the note says so, and how a log states it."""
+    d = np.diff(_first_times(path))
+    if d.size >= 1 and np.all(d > 0):
+        mean = float(d.mean())
+        own = 1.0 / mean
+        if np.all(np.abs(d - mean) <= tolerance_s) and abs(own - round(own)) > 1e-6:
+            return (
+                f"; its first rows are {mean:.9g} s apart ({own:.9g} Hz): a rate read from the "
+                f"rows' spacing is a whole number of Hz ({rate_hz:g}); a log at another rate "
+                f"states it ({RATE_KEY} in its Parquet metadata, rate_hz in a CSV log's "
+                "sidecar, as navsense truth --rate-hz writes them)"
+            )
     return (
         f"; {before} and {row} are {apart_s:.6g} s apart, its first rows {1.0 / rate_hz:.6g} s "
         f"({rate_hz:g} Hz): a log's rows are one physics rate apart (the log states no rate: "
