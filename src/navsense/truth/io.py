@@ -321,8 +321,8 @@ class _Validator:
         if not self.from_spacing or row0 + i == 0 or before is None:
             return ""
         rows = (self.where(row0 + i - 1), self.where(row0 + i))
-        apart = float(t[i]) - before
-        return spacing_note(self.path, *rows, apart, self.rate_hz, TIME_TOLERANCE_S)
+        apart, rate = float(t[i]) - before, self.rate_hz
+        return spacing_note(self.path, *rows, apart, rate, TIME_TOLERANCE_S)
 
     def finish(self) -> None:
         if self.rows == 0:
@@ -579,8 +579,7 @@ def _blocks(
     own_rate, how = truth_rate(path)
     if rate_hz is None:
         rate_hz = own_rate
-    # a row off the clock of a rate read from the spacing names the rows and the sidecar's key
-    # (a run passes the log's own rate here, as prepare_run read it)
+    # a run passes the log's own rate: a row off it still gets the spacing's note
     from_spacing = how == "spacing" and rate_hz == own_rate
     validator = _Validator(path, rate_hz, kind, from_spacing)
     blocks = (
