@@ -142,6 +142,13 @@ def test_an_episode_value_of_the_wrong_kind(tmp_path, base, capsys, key, value):
             "height_m",
         ),
         ({"georeference": {"kind": "acre", "datum": "nad83"}}, "georeference.datum is not a"),
+        # the kind's own value, not the whole georeference object (the fuzz helper's note)
+        (
+            {"georeference": {"kind": "utm", "lat_deg": 48.4, "lon_deg": 11.7}},
+            's.json: georeference.kind = "utm" is not one of acre, local',
+        ),
+        ({"georeference": {"lat_deg": 48.4}}, "s.json: georeference.kind = null is not one of"),
+        ({"georeference": "acre"}, 's.json: georeference = "acre" is not an object; allowed: '),
         (
             {"buildings": [{"min_enu_m": [0, 0, 0], "max_enu_m": [1, 1, 1], "bse_m": 0.5}]},
             "buildings[0].bse_m is not a known key; allowed: name, min_enu_m, max_enu_m, base_m",

@@ -287,9 +287,16 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     _known_keys(data, "site", f"{source}: ")
     geo = data.get("georeference")
     if geo is not None:
-        if not isinstance(geo, dict) or geo.get("kind") not in ("acre", "local"):
+        if not isinstance(geo, dict):
             raise ConfigError(
-                f"{source}: georeference.kind = {json.dumps(geo)} is not one of acre, local"
+                f"{source}: georeference = {json.dumps(geo)[:80]} is not an object; allowed: "
+                '{"kind": "acre"} or {"kind": "local", "lat_deg": .., "lon_deg": .., "height_m": ..}'
+            )
+        if geo.get("kind") not in ("acre", "local"):
+            # the kind's own value (a missing kind is null), not the whole object
+            raise ConfigError(
+                f"{source}: georeference.kind = {json.dumps(geo.get('kind'))[:80]} "
+                "is not one of acre, local"
             )
         _known_keys(geo, geo["kind"], f"{source}: georeference.")
         if geo["kind"] == "local":
