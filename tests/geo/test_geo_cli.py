@@ -243,6 +243,19 @@ def test_csv_from_wgs84_with_epoch_option(tmp_path):
             "line 3: column n_m = 'nan' is not a finite",
         ),
         ([["e_m", "n_m", "u_m"]], FormatError, "no data rows"),
+        # the fuzz helper's: a column twice (the last was read), a ragged row (a decimal comma
+        # read 1, 5, 2 of 1,5,2,5,3,5; a short row's missing value was "None is not a number")
+        (
+            [["e_m", "n_m", "u_m", "e_m"], [1, 2, 3, 4]],
+            FormatError,
+            "bad.csv: column e_m appears 2 times in the header; each column once",
+        ),
+        (
+            [["e_m", "n_m", "u_m"], [1, 5, 2, 5, 3, 5]],
+            FormatError,
+            r"bad.csv, line 2: 6 field\(s\); the header has 3",
+        ),
+        ([["e_m", "n_m", "u_m"], [1, 2]], FormatError, r"line 2: 2 field\(s\); the header has 3"),
     ],
 )
 def test_csv_errors(tmp_path, rows, exc, match):

@@ -349,9 +349,22 @@ def _csv_columns(path: str, source: str, cols, reader):
             f"{path}: missing column(s) {missing} for --from {source}; header is {header}"
         )
     has_t = "t_s" in header
+    for c in (*cols, "t_s"):
+        if header.count(c) > 1:  # csv.DictReader would keep the last silently
+            raise FormatError(
+                f"{path}: column {c} appears {header.count(c)} times in the header; "
+                "each column once"
+            )
     rows: dict[str, list[float]] = {c: [] for c in (*cols, "t_s")}
     for row in reader:
         line = reader.line_num
+        extra = row.get(None)
+        if extra or any(row.get(c) is None for c in cols):
+            # a ragged row (a decimal comma, a missing value) reads no value from the wrong column
+            fields = sum(row.get(c) is not None for c in header) + len(extra or [])
+            raise FormatError(
+                f"{path}, line {line}: {fields} field(s); the header has {len(header)}"
+            )
         for c in cols + (("t_s",) if has_t else ()):
             text = row.get(c)
             try:
