@@ -60,6 +60,16 @@ def test_a_malformed_tum_line_is_named(run_dir, tmp_path, line, match):
             r"line 2: a sigma is negative",
         ),
         ("t_s,e_m,n_m,u_m\n", r"a header but no epochs"),
+        # a group part empty: qz, qw (or two sigmas) of a line were dropped with no word
+        # (the fuzz helper's note); all empty is still "none at this epoch"
+        (
+            "t_s,e_m,n_m,u_m,qx,qy,qz,qw\n1,400,300,0,0,0,0,1\n2,400,300,0,,,0,1\n",
+            r"est.csv: line 3: qx, qy empty but qx .. qw partly given; leave all of them empty",
+        ),
+        (
+            "t_s,e_m,n_m,u_m,sigma_e_m,sigma_n_m,sigma_u_m\n1,400,300,0,,,0.1\n",
+            r"line 2: sigma_e_m, sigma_n_m empty but sigma_e_m .. sigma_u_m partly given",
+        ),
     ],
 )
 def test_a_malformed_csv_is_named(run_dir, tmp_path, text, match):

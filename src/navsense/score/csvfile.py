@@ -19,8 +19,9 @@ covariance (optional, one group)                ``sigma_e_m, sigma_n_m, sigma_u_
 
 Height is ellipsoidal in the datum of the coordinates (``--datum``). The covariance axes are the
 frame's east, north, up (UTM: easting, northing, up; geodetic: the local east, north, up). An
-empty attitude or covariance cell means "none at this epoch"; lines starting with ``#`` before
-or after the header are skipped.
+attitude or covariance group whose cells are all empty means "none at this epoch" (a group
+partly given is refused, naming the line); lines starting with ``#`` before or after the
+header are skipped.
 """
 
 from __future__ import annotations
@@ -138,6 +139,25 @@ def _covariance(path: Path, v: np.ndarray, cov: tuple, where) -> np.ndarray:
     return c
 
 
+def _whole_groups(path: Path, data: np.ndarray, used: list[str], groups, where) -> None:
+    """FormatError naming the first line whose attitude or covariance group is part empty: an
+    empty group means "none at this epoch", a part (qz, qw of a quaternion) would be dropped
+    with the cells given."""
+    for group in groups:
+        if not group:
+            continue
+        k = [used.index(name) for name in group]
+        empty = np.isnan(data[:, k])
+        part = np.flatnonzero(empty.any(axis=1) & ~empty.all(axis=1))
+        if part.size:
+            i = int(part[0])
+            missing = [name for name, e in zip(group, empty[i], strict=True) if e]
+            raise FormatError(
+                f"{path}: {where(i)}: {', '.join(missing)} empty but {group[0]} .. {group[-1]} "
+                "partly given; leave all of them empty (none at this epoch) or give all"
+            )
+
+
 def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
     """Read a CSV estimate (module docstring); FormatError naming the line, column and value."""
     path = Path(path)
@@ -183,6 +203,7 @@ def read_csv(path: str | Path, *, start_ns: int) -> Estimate:
     where = lambda i: f"line {lines[i]}"
     if n == 0:
         raise FormatError(f"{path}: a header but no epochs")
+    _whole_groups(path, data, used, (quat, cov), where)
     t = data[:, 0]
     time_base = "episode"
     if time_col == "unix_time_s":
