@@ -235,7 +235,8 @@ def imu_point_kinematics(
     fw_all[1:] = rotate_inverse(r[:, None], body)
     # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
     age = np.arange(age_before + 1, age_before + 1 + n, dtype=np.int64)
-    if truth.reset.any():
+    reset = truth.reset
+    if reset[0] if n == 1 else reset.any():  # one step: its flag (no reduction)
         idx = np.arange(n, dtype=np.int64)
         last_reset = np.maximum.accumulate(np.where(truth.reset, idx, -1))
         age = np.where(last_reset >= 0, idx - last_reset, age)

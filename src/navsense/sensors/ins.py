@@ -297,7 +297,11 @@ class InsCore:
         gravity_only[0] |= first or self.reset_pending
         body = self._body(p_n, v_n, w_radps, r, dt, gravity_only, g)
 
-        covariance = np.repeat(s.fix_covariance_m2[None], m, axis=0)
+        covariance = (
+            s.fix_covariance_m2[None].copy()
+            if m == 1
+            else np.repeat(s.fix_covariance_m2[None], m, axis=0)
+        )
         p_fix = p_ins
         if aid is not None:  # ins.aiding "gnss": the aided INS's errors (ins_aiding)
             aid = aid(_tilt_enu(r, x, s.attitude_sigmas_rad[1]))

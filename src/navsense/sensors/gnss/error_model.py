@@ -144,22 +144,27 @@ def error_sigmas(
     # baseline term of the two RTK states
     s_h = np.where(rtk, s_h + PPM_KM_TO_M * config.ppm_h * config.baseline_km, s_h)
     s_v = np.where(rtk, s_v + PPM_KM_TO_M * config.ppm_v * config.baseline_km, s_v)
-    k_h = np.clip(
-        np.asarray(hdop) / np.maximum(np.asarray(hdop_open), DOP_FLOOR),
-        DOP_RATIO_MIN,
+    # clamp(r, 0.5, 20) as max then min: np.clip's own operations (NaN stays NaN), fewer calls
+    k_h = np.minimum(
+        np.maximum(np.asarray(hdop) / np.maximum(np.asarray(hdop_open), DOP_FLOOR), DOP_RATIO_MIN),
         DOP_RATIO_MAX,
     )
-    k_v = np.clip(
-        np.asarray(vdop) / np.maximum(np.asarray(vdop_open), DOP_FLOOR),
-        DOP_RATIO_MIN,
+    k_v = np.minimum(
+        np.maximum(np.asarray(vdop) / np.maximum(np.asarray(vdop_open), DOP_FLOOR), DOP_RATIO_MIN),
         DOP_RATIO_MAX,
     )
-    sigma_gm = np.column_stack([s_h * k_h, s_h * k_h, s_v * k_v])
-    sigma_w = np.column_stack(
-        [tab["white_h_m"] * k_h, tab["white_h_m"] * k_h, tab["white_v_m"] * k_v]
-    )
-    mp_h = mi * tab["multipath_h_m"]
-    sigma_mp = np.column_stack([mp_h, mp_h, mp_h * config.multipath_vertical_ratio])
+    # the three (m, 3) sigmas as columns (h, h, v) of one block
+    sig = np.empty((3, m, 3))
+    np.multiply(s_h, k_h, out=sig[0, :, 0])
+    sig[0, :, 1] = sig[0, :, 0]
+    np.multiply(s_v, k_v, out=sig[0, :, 2])
+    np.multiply(tab["white_h_m"], k_h, out=sig[1, :, 0])
+    sig[1, :, 1] = sig[1, :, 0]
+    np.multiply(tab["white_v_m"], k_v, out=sig[1, :, 2])
+    np.multiply(mi, tab["multipath_h_m"], out=sig[2, :, 0])
+    sig[2, :, 1] = sig[2, :, 0]
+    np.multiply(sig[2, :, 0], config.multipath_vertical_ratio, out=sig[2, :, 2])
+    sigma_gm, sigma_w, sigma_mp = sig
     if not config.noise:
         sigma_gm = np.zeros((m, 3))
         sigma_w = np.zeros((m, 3))
