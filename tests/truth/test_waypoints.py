@@ -356,6 +356,23 @@ def test_waypoint_file(tmp_path):
         ),
         ({"points": HILLY, "closed": True}, r"closed = true but the last point"),
         ({"vehicle": "polaris"}, r"route\.json: points is missing"),
+        # a timeline beyond 1e9 s (the fuzz helper's): its later legs lost their length to the
+        # rounding and the route was refused as 'points[1]..points[2]: 0.0 m at 3 m/s last
+        # 0.00 s, but the speed changes ...', which names no key the user gave
+        (
+            {"points": [*HILLY[:1], {**HILLY[1], "speed_mps": 1e-20}, *HILLY[2:]]},
+            r"route\.json: points\[1\]\.speed_mps = 1e-20 puts the route at 3\.05835e\+21 s; a "
+            r"route's timeline ends within 1e\+09 s",
+        ),
+        ({"points": HILLY, "dwell_s": 1e300}, r"route\.json: dwell_s = 1e\+300 puts the route"),
+        (
+            {"points": [{**HILLY[0], "hold_s": 1e20}, *HILLY[1:]]},
+            r"route\.json: points\[0\]\.hold_s = 1e\+20 puts",
+        ),
+        (
+            {"points": [*HILLY[:1], {**HILLY[1], "hold_s": 1e20}, *HILLY[2:]]},
+            r"route\.json: points\[1\]\.hold_s = 1e\+20 puts",
+        ),
     ],
 )
 def test_bad_waypoint_files(tmp_path, data, pattern):

@@ -28,6 +28,20 @@ RAMP_PEAK = 1.875  # max of h'(x) = 30 x^2 (1-x)^2, at x = 1/2
 
 ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u, ~ metres)
 
+#: Latest time of a route's target timeline, s (about 32 years). Beyond it the times lose their
+#: resolution (a later leg's length / speed vanishes beside it: a leg into points[1] at 1e-20 m/s
+#: made every later leg 0 s long); a truth log of at most 24 h is built from a timeline anyway.
+MAX_TIMELINE_S = 1e9
+
+
+def _within_timeline(t_s: float, key: str, value: float) -> None:
+    """TruthError naming ``key`` (file: key) when the timeline reaches ``t_s`` > MAX_TIMELINE_S."""
+    if not t_s <= MAX_TIMELINE_S:
+        raise TruthError(
+            f"{key} = {value:g} puts the route at {t_s:.6g} s; a route's timeline ends within "
+            f"{MAX_TIMELINE_S:g} s (a truth log of at most 24 h is built from it)"
+        )
+
 
 @dataclass(frozen=True)
 class Waypoint:
@@ -147,6 +161,8 @@ class _Timing:
             return w
 
         rest_until = dwell_s + wps[0].hold_s  # the vehicle stands still until this time
+        _within_timeline(dwell_s, f"{source}: dwell_s", dwell_s)
+        _within_timeline(rest_until, f"{source}: points[0].hold_s", wps[0].hold_s)
         v_cur = 0.0  # target speed of the current leg
         t_here = 0.0  # target time at the current point
         for i in range(1, n):
@@ -174,11 +190,16 @@ class _Timing:
                 if v != v_cur:
                     ramp(t_here, v - v_cur, i - 1)
                 t_here = t_here + length / v
+            if wp.t_s is not None:
+                _within_timeline(t_here, f"{where}.t_s", wp.t_s)
+            else:
+                _within_timeline(t_here, f"{where}.speed_mps", cast(float, wp.speed_mps))
             v_cur = v
             if wp.hold_s > 0 or i == n - 1:  # a stop: rest at this point
                 w = ramp(t_here, -v_cur, i)
                 v_cur = 0.0
                 rest_until = t_here + 0.5 * w + wp.hold_s
+                _within_timeline(rest_until, f"{where}.hold_s", wp.hold_s)
         self.end_s = rest_until  # motion ends, final hold included
 
         self.tau = np.array(taus)
