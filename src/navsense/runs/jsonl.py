@@ -219,6 +219,8 @@ def _jsonl_arrow_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.nd
     import pyarrow.json as pajson
 
     try:
+        if path.stat().st_size == 0:  # no rows (an IMU over a truth log of resets): Arrow refuses
+            return _table_columns(path, spec, _jsonl_schema(spec).empty_table())
         table = pajson.read_json(
             path,
             read_options=pajson.ReadOptions(use_threads=False, block_size=_JSON_BLOCK_BYTES),
@@ -228,6 +230,11 @@ def _jsonl_arrow_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.nd
         )
     except (pa.ArrowInvalid, OSError) as exc:
         raise FormatError(f"{path}: cannot read the rows ({first_line(exc)})") from None
+    return _table_columns(path, spec, table)
+
+
+def _table_columns(path: Path, spec: Mapping[str, Any], table) -> dict[str, np.ndarray]:
+    """The numpy columns of ``spec`` of an Arrow table of the rows."""
     out = {}
     for name, kind in spec.items():
         top, *rest = name.split(".")

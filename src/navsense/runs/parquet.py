@@ -30,6 +30,8 @@ def parquet_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray
     try:  # ParquetFile, not read_table: that loads pyarrow.dataset, which loads pandas (0.4 s)
         with pq.ParquetFile(path) as pf:
             missing = [c for c in wanted if c not in pf.schema_arrow.names]
+            if missing and pf.metadata.num_rows == 0:  # no rows, and written with no columns
+                return _no_rows(spec, path)
             # ParquetFile.read leaves out a column it does not have
             table = None if missing else pf.read(columns=wanted, use_threads=False)
     except (pa.ArrowInvalid, OSError, KeyError) as exc:
@@ -55,6 +57,20 @@ def parquet_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.ndarray
         else:
             arr = _parquet_array(table, name, kind != TEXT, path)
             out[name] = to_numpy(arr, kind, path, name)
+    return out
+
+
+def _no_rows(spec: Mapping[str, Any], path: Path) -> dict[str, np.ndarray]:
+    """Zero-length columns of ``spec`` (the file of a sensor that wrote no rows: an IMU over a
+    truth log of resets)."""
+    import pyarrow as pa
+
+    out = {}
+    for name, kind in spec.items():
+        if isinstance(kind, tuple):
+            out[name] = np.empty((0, kind[1]), dtype=np.float64)
+        else:
+            out[name] = to_numpy(pa.array([], type=arrow_type(kind)), kind, path, name)
     return out
 
 
