@@ -1401,6 +1401,28 @@ def test_an_output_that_is_the_commands_own_input_is_refused(tmp_path, capsys):
     assert {p: p.read_bytes() for p in (track, points)} == before
 
 
+def test_a_csv_logs_sidecar_that_is_the_commands_own_input_is_refused(tmp_path, capsys):
+    """navsense truth --out X.csv --force writes the sidecar X.truth.json: a waypoint route
+    (--track) or a site file (--site) of that name was replaced with the log's metadata, exit 0
+    (the fuzz helper's finding). The sidecar may not be a file the command reads either."""
+    points = [{"enu_m": [0, 0, 0]}, {"enu_m": [30, 0, 0], "speed_mps": 3.0}]
+    route = tmp_path / "r.truth.json"
+    route.write_text(json.dumps({"points": points}))
+    site = tmp_path / "s.truth.json"
+    site.write_text(json.dumps({"name": "s", "georeference": {"kind": "acre"}}))
+    before = {p: p.read_bytes() for p in (route, site)}
+    for argv, words in (
+        (["truth", "--track", route, "--out", tmp_path / "r.csv", "--force"], "--track file"),
+        (
+            ["truth", "--track", route, "--site", site, "--out", tmp_path / "s.csv", "--force"],
+            "--out (its sidecar) " + str(site) + " is the --site file that it is made from",
+        ),
+    ):
+        _fails_in_one_line(capsys, argv, tmp_path, words)
+    assert {p: p.read_bytes() for p in (route, site)} == before
+    assert not (tmp_path / "r.csv").exists() and not (tmp_path / "s.csv").exists()
+
+
 _GPX_POINT = '<trkpt lat="{lat}" lon="-86.99"><time>2026-05-04T09:30:0{i}Z</time></trkpt>'
 
 

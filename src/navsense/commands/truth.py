@@ -112,7 +112,10 @@ def run(args) -> int:
     from navsense.truth.track_report import track_lines
     from navsense.truth.tracks import load_track, plan_track
 
-    out = check_out_file(args.out, force=args.force, reads=(("--track", args.track),))
+    # the files read, which --force must not replace (a CSV log's sidecar is any .truth.json: a
+    # waypoint route or a site file of that name was overwritten with the log's metadata)
+    reads = [("--track", args.track)] + ([("--site", args.site)] if args.site else [])
+    out = check_out_file(args.out, force=args.force, reads=reads)
     if out.suffix.lower() not in (".parquet", ".csv"):
         raise ConfigError(f"--out {out}: the truth log must be .parquet or .csv")
     if not (np.isfinite(args.rate_hz) and MIN_RATE_HZ <= args.rate_hz <= MAX_RATE_HZ):
@@ -121,7 +124,9 @@ def run(args) -> int:
             "physics clock's range, physics.hz)"
         )
     if out.suffix.lower() == ".csv":
-        check_out_file(truth_sidecar(out), option="--out (its sidecar)", force=args.force)
+        check_out_file(
+            truth_sidecar(out), option="--out (its sidecar)", force=args.force, reads=reads
+        )
     if args.start_utc is not None:  # the start a run takes (gnss.datum.start_utc's check)
         from navsense.config.fields import LAST_START_YEAR
         from navsense.utc import utc_datetime
