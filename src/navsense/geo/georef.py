@@ -409,9 +409,14 @@ class Georeference:
         ``wgs84`` (else the three WGS84 values are None). Raises DatumError for a point outside
         EPSG:2968's domain.
         """
-        shape = np.shape(e)
+        shape = e.shape if type(e) is np.ndarray else np.shape(e)
         pts: tuple | np.ndarray = (e, n, u)  # rows already (the fix's)
-        if not (len(shape) == 1 and all(v.flags.c_contiguous for v in pts)):
+        if not (
+            len(shape) == 1
+            and e.flags.c_contiguous
+            and n.flags.c_contiguous
+            and u.flags.c_contiguous
+        ):
             pts = np.empty((3, math.prod(shape)))
             pts[0], pts[1], pts[2] = np.reshape(e, -1), np.reshape(n, -1), np.reshape(u, -1)
         grid = np.empty((4, pts[0].shape[0]))
@@ -633,7 +638,13 @@ class Georeference:
             require_finite("enu", pts.T)
             require_finite("t_s", t_s)
         lat, lon, h, east, north, alpha = self._fix(
-            pts, np.concatenate([t_s, t_s, t_s]), zone, frame, south, 2 * m, m
+            pts,
+            t_s.repeat(3) if m == 1 else np.concatenate([t_s, t_s, t_s]),
+            zone,
+            frame,
+            south,
+            2 * m,
+            m,
         )
         ins = (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha)
         return ins, (h[m:], east[m:], north[m:])

@@ -115,7 +115,10 @@ class ImuModel:
         for engine in self._engines:
             engine.add(truth.v_mps, kin.fw, truth.rate_hz)
         due = self._due.sample_indices(t)
-        rows = due[kin.age[due] >= 2]
+        if due.size == 1 and len(truth) == 1:  # one step that samples: its age alone
+            rows = due if kin.age[0] >= 2 else due[:0]
+        else:
+            rows = due[kin.age[due] >= 2]
         m = rows.size
         g = self._rng.gaussians(6 * m).reshape(m, 2, 3)  # g_a then g_g
         # f_out, w_out = 1/2 (x_k + x_k-1) + b + sigma g for x = f^b, w^b (one array, two rows)

@@ -359,7 +359,11 @@ class InsCore:
         v_before[0] = self.v_prev
         v_before[1:] = v_n[:-1]
         acc = (v_n - v_before) / dt[:, None]
-        acc[gravity_only] = 0.0
+        if m == 1:  # one epoch: its flag (no boolean indexing)
+            if gravity_only[0]:
+                acc[0] = 0.0
+        else:
+            acc[gravity_only] = 0.0
         w = w_radps
         if self.earth is None:
             acc[:, 2] += GRAVITY_MPS2
