@@ -52,7 +52,15 @@ import numpy as np
 from navsense.errors import ConfigError
 from navsense.jsonfile import is_finite, read_json
 
-__all__ = ["Site", "load_site", "embedded_sites", "embedded_site", "resolve_site", "DEFAULT_SITE"]
+__all__ = [
+    "Site",
+    "load_site",
+    "embedded_sites",
+    "embedded_site",
+    "resolve_site",
+    "DEFAULT_SITE",
+    "footprint_outline",
+]
 
 DEFAULT_SITE = "acre"  # the specification's tile: the site of a truth log that names none
 _SITES = Path(__file__).parent / "scenarios" / "sites"  # the embedded site files
@@ -158,7 +166,7 @@ def _num(
     return float(value)
 
 
-def _outline(value, where: str) -> list[list[float]]:
+def footprint_outline(value, where: str) -> list[list[float]]:
     """A footprint's outline: 3 .. MAX_OUTLINE_POINTS points [x, y] within MAX_SITE_ENU_M, with
     an area (not all on one line); a last point equal to the first is dropped (a closed ring)."""
     if not isinstance(value, list) or not all(
@@ -352,7 +360,7 @@ def site_from_json(data: dict, source: str = "site.json") -> Site:
     for i, f in enumerate(_objects(data, "footprints", source)):
         where = f"{source}: footprints[{i}]"
         _known_keys(f, "footprints", f"{where}.")
-        ring = _outline(f.get("outline_enu_m"), f"{where}.outline_enu_m")
+        ring = footprint_outline(f.get("outline_enu_m"), f"{where}.outline_enu_m")
         pxy += ring
         pstart.append(len(pxy))
         base = _num(f, "base_z_m", where, default=0.0)

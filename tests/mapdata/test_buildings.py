@@ -301,3 +301,47 @@ def test_site_command_bad_paths_are_one_line(tmp_path, monkeypatch, capsys, buil
     assert main(argv) == 2  # NUL bytes: not through a subprocess's argv
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err and "internal error" not in err, err
+
+
+def _geojson(path: Path, *rings) -> Path:
+    features = [
+        {
+            "type": "Feature",
+            "properties": {"height": 10},
+            "geometry": {"type": "Polygon", "coordinates": [ring]},
+        }
+        for ring in rings
+    ]
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    return path
+
+
+def test_buildings_across_the_antimeridian_get_a_site_at_their_centre(tmp_path):
+    """Found by the fuzz helper: a building from lon 179.9999 to -179.9999 (15 m wide) had its
+    local site at lon 0 (the box's middle, min -179.9999 and max 179.9999) and was refused as
+    '6345 km from the origin of site'. Now the centre is lon 180, written as -180."""
+    ring = [[179.9999, 48.4], [-179.9999, 48.4], [-179.9999, 48.4001], [179.9999, 48.4]]
+    out = tmp_path / "am.json"
+    r = _navsense(
+        "site", "--buildings", str(_geojson(tmp_path / "am.geojson", ring)), "--out", str(out)
+    )
+    assert r.returncode == 0, r.stderr
+    site = load_site(out)
+    assert site.georeference["lon_deg"] == -180.0 and site.georeference["lat_deg"] == 48.40005
+    outline = np.array(json.loads(out.read_text())["footprints"][0]["outline_enu_m"])
+    # 0.0002 deg of longitude at 48.4 deg: 14.81 m (R cos(lat) on the ellipsoid, to 1 cm)
+    assert abs(outline[:, 0].max() - outline[:, 0].min() - 14.81) < 0.01
+
+
+def test_a_building_the_millimetre_flattens_is_named_in_the_map_file(tmp_path):
+    """Found by the fuzz helper: a building 1e-8 deg across (a mapping slip) became an outline
+    of no area on the millimetre grid, refused by the written site's check naming the --out
+    file ('tiny.json: footprints[1].outline_enu_m = ...', a file that is not written). Now the
+    map file and the building."""
+    good = [[11.7, 48.4], [11.7001, 48.4], [11.7001, 48.4001], [11.7, 48.4]]
+    tiny = [[11.7, 48.4], [11.70000001, 48.4], [11.70000001, 48.40000001], [11.7, 48.4]]
+    path = _geojson(tmp_path / "tiny.geojson", good, tiny)
+    r = _navsense("site", "--buildings", str(path), "--out", "tiny.json", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{path}: features[1]: its outline on site 'tiny' = " in r.stderr
+    assert "has no area" in r.stderr and not (tmp_path / "tiny.json").exists()

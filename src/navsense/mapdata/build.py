@@ -28,7 +28,7 @@ import numpy as np
 
 from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 from navsense.mapdata.heights import MapBuilding
-from navsense.site import MAX_OBSTACLES, MAX_SITE_ENU_M, Site, site_from_json
+from navsense.site import MAX_OBSTACLES, MAX_SITE_ENU_M, Site, footprint_outline, site_from_json
 
 __all__ = ["read_buildings", "buildings_site", "site_with_buildings", "DEFAULT_RADIUS_M"]
 
@@ -90,7 +90,7 @@ def buildings_site(
             "georeference": {
                 "kind": "local",
                 "lat_deg": round(0.5 * (lat.min() + lat.max()), 7),
-                "lon_deg": round(0.5 * (lon.min() + lon.max()), 7),
+                "lon_deg": _centre_lon_deg(lon),
                 "height_m": 0.0,
             },
         }
@@ -149,6 +149,17 @@ def buildings_site(
     return data
 
 
+def _centre_lon_deg(lon: np.ndarray) -> float:
+    """The longitude midway across the buildings' box, deg in [-180, 180): the longitudes taken
+    within 180 deg of the first, so that buildings across the antimeridian (179.9999 and
+    -179.9999) centre on 180, not on 0 half the Earth away."""
+    if lon.max() - lon.min() <= 180.0:  # not across: the box's own middle (as before)
+        return round(0.5 * (lon.min() + lon.max()), 7)
+    near = lon[0] + (lon - lon[0] + 180.0) % 360.0 - 180.0
+    centre = 0.5 * (near.min() + near.max())
+    return round((centre + 180.0) % 360.0 - 180.0, 7)
+
+
 def _to_enu(buildings, georef, height_m: float, where: str, site_name: str) -> list[np.ndarray]:
     """Each building's outline in the site's grid ENU (n, 2), to the millimetre: every point in
     one call of the georeference; a building it cannot place is named."""
@@ -180,6 +191,9 @@ def _to_enu(buildings, georef, height_m: float, where: str, site_name: str) -> l
                 "it (a latitude or longitude wrong in the file? give a site near the buildings "
                 "with --site, or none: a local site at their centre)"
             )
+        # a building that the millimetre grid flattens (a mapping slip a few mm across) is named
+        # here, in the map file, not by the written site's check (which named the --out file)
+        footprint_outline(ring.tolist(), f"{where}: {b.name}: its outline on site {site_name!r}")
     return rings
 
 
