@@ -471,3 +471,29 @@ def test_summary_refuses_a_pattern_or_format_it_cannot_show(serial, capsys, argv
     assert campaign_cli(["summary", str(serial), *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
+
+
+def test_summary_of_runs_without_results_says_so(serial, tmp_path, capsys):
+    """Found by the fuzz helper: a campaign directory whose result files are all damaged (or
+    not yet written) was summarised to exit 0 with 'wrote summary.parquet and summary.csv' and
+    a summary of no runs, which looks complete. Now one line and exit 2, nothing written; some
+    runs without a result: a note naming how many, and the summary of the others."""
+    import shutil
+
+    camp = tmp_path / "c"
+    shutil.copytree(serial, camp)
+    for name in ("summary.parquet", "summary.csv"):
+        (camp / name).unlink(missing_ok=True)
+    results = sorted((camp / "results").glob("*.json"))
+    results[0].write_text("{")
+    assert campaign_cli(["summary", str(camp)]) == 0
+    err = capsys.readouterr().err
+    assert f"navsense: note: 1 of the campaign's {len(results)} runs have no result in " in err
+    for path in results:
+        path.write_text("{")
+    (camp / "summary.csv").unlink()
+    assert campaign_cli(["summary", str(camp)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{camp}: none of the campaign's {len(results)} runs has a result in " in err
+    assert not (camp / "summary.csv").exists()

@@ -167,15 +167,42 @@ def _summary(args) -> int:
 
     if args.format not in SUMMARY_FORMATS:
         raise ConfigError(f"--format {args.format!r} is not one of {', '.join(SUMMARY_FORMATS)}")
+    note = _results_to_summarise(args.dir)
     table = write_summary(args.dir)
     shown = select_statistics(table, args.keys)
     sys.stdout.write(render_summary(shown, statistics_table(args.dir), args.format))
+    if note:  # after the work: an error on the way is the one line on stderr
+        print(note, file=sys.stderr)
     print(
         f"navsense: wrote {Path(args.dir) / 'summary.parquet'} and "
         f"{Path(args.dir) / 'summary.csv'}",
         file=sys.stderr,
     )
     return 0
+
+
+def _results_to_summarise(out_dir) -> str:
+    """FormatError when none of the campaign's runs has a result (a summary of no runs looked
+    complete: its header, 'wrote ...', exit 0); a note when some have none ('' when all have).
+    A run without a result is not done yet, or its result file is damaged (campaign run redoes
+    it)."""
+    from navsense.campaign.results import RESULTS_DIR, read_results
+    from navsense.campaign.summary import read_campaign_json
+    from navsense.errors import FormatError
+
+    planned = {r["run_id"] for r in read_campaign_json(out_dir)["runs"]}
+    missing = len(planned - set(read_results(out_dir)))
+    if not missing:
+        return ""
+    where = (
+        f"in {Path(out_dir) / RESULTS_DIR} (not run yet, or a damaged result file; "
+        f"navsense campaign run FILE --out {out_dir} does them)"
+    )
+    if missing == len(planned):
+        raise FormatError(
+            f"{out_dir}: none of the campaign's {len(planned)} runs has a result {where}"
+        )
+    return f"navsense: note: {missing} of the campaign's {len(planned)} runs have no result {where}"
 
 
 def _rerun(args) -> int:
