@@ -85,6 +85,13 @@ def test_ctrl_c_stops_the_run_cleanly_and_writes_the_run_directory(tmp_path, sig
         (["--speed", "nan"], "--speed nan must be a positive number"),
         (["--format", "parquet"], "--format, --save-truth and --mcap are about the run directory"),
         (["--nmea-tcp", "70000"], "--nmea-tcp 70000 is not a port number"),
+        # a --host that does not resolve was blamed on the port: '--nmea-tcp 0: cannot listen
+        # on a b:0 (...); choose another port' (the fuzz helper's finding)
+        (
+            ["--no-foxglove", "--nmea-tcp", "0", "--host", "a b"],
+            "navsense: error: --host 'a b': not an address or a host name that resolves (",
+        ),
+        (["--host", "a b"], "give an address of this machine, such as 127.0.0.1 or 0.0.0.0"),
     ],
 )
 def test_bad_options_are_one_line(argv, message, capsys):

@@ -151,8 +151,12 @@ def _say(args, text: str) -> None:
 
 def _check_host(host: str) -> None:
     """ConfigError unless ``host`` can be given to the servers' bind: an address or a host name
-    (IDNA, at most 253 characters, no NUL); "" is every interface. Whether it resolves and is
-    this machine's is said by the bind itself (one line naming the address)."""
+    (IDNA, at most 253 characters, no NUL) that resolves ("" is every interface): a name that
+    does not was told by the bind as '--nmea-tcp 0: cannot listen on 999.1.1.1:0 (...); choose
+    another port', advice that cannot help. Whether it is this machine's is said by the bind
+    itself (one line naming the address)."""
+    import socket
+
     from navsense.errors import ConfigError
 
     try:
@@ -161,6 +165,14 @@ def _check_host(host: str) -> None:
         raise ConfigError(f"--host {host[:80]!r}: not an address or host name ({exc})") from None
     if b"\0" in encoded or len(encoded) > 253:
         raise ConfigError(f"--host {host[:80]!r}: not an address or host name")
+    try:
+        socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise ConfigError(
+            f"--host {host[:80]!r}: not an address or a host name that resolves ({reason}); "
+            "give an address of this machine, such as 127.0.0.1 or 0.0.0.0 (every interface)"
+        ) from None
 
 
 def run(args) -> int:
