@@ -635,3 +635,26 @@ def test_bad_options_are_named(circle_files):
             build_truth_from_track(track, "polaris", **kwargs)
     with pytest.raises(TruthError, match="outside the track"):
         plan_track(track, "polaris").evaluate([circle_files["t"][-1] + 1.0])
+
+
+def test_a_gpx_whose_namespace_has_a_prefix_reads_as_the_same_track(tmp_path):
+    """Found by the fuzz helper: GPX 1.1 written with a prefixed namespace (<g:gpx
+    xmlns:g="http://www.topografix.com/GPX/1/1">, <g:trkpt>, the same XML) was refused as '0
+    point(s); a track needs at least 4' (gpxpy finds no point of it). Now it reads as the same
+    points, elevations and times as the unprefixed file."""
+    points = "\n".join(_good(i) for i in range(5))
+    plain = tmp_path / "plain.gpx"
+    plain.write_text(_gpx(points))
+    prefixed = tmp_path / "prefixed.gpx"
+    text = _gpx(points).replace('<gpx version="1.1" xmlns=', '<g:gpx version="1.1" xmlns:g=')
+    for tag in ("trkpt", "trkseg", "trk", "ele", "time", "gpx"):
+        text = text.replace(f"<{tag}>", f"<g:{tag}>").replace(f"<{tag} ", f"<g:{tag} ")
+        text = text.replace(f"</{tag}>", f"</g:{tag}>")
+    prefixed.write_text(text)
+    assert "<g:trkpt lat=" in text and "<trkpt" not in text
+    from navsense.truth.track_files import read_gpx
+
+    a, b = read_gpx(plain), read_gpx(prefixed)
+    assert b.labels == a.labels and b.times == a.times and len(a.times) == 5
+    for key in ("a", "b", "c"):
+        np.testing.assert_array_equal(getattr(b, key), getattr(a, key))

@@ -249,9 +249,20 @@ def read_gpx(path: Path) -> RawTrack:
         pts = [p for rte in gpx.routes for p in rte.points]
     else:
         pts = list(gpx.waypoints)
-    if len(pts) != len(records):  # cannot happen with gpxpy's reader; keep the labels honest
-        labels = [f"{kind}[{i}]" for i in range(len(pts))]
-        records = [{"time": None}] * len(pts)
+    if len(pts) != len(records):
+        # gpxpy finds no point of a GPX whose namespace has a prefix (<g:gpx xmlns:g=...>,
+        # <g:trkpt>: the same XML): the scan's points, checked above, are read instead
+        from types import SimpleNamespace
+
+        pts = [
+            SimpleNamespace(
+                latitude=_number(r["lat"], "lat", source, where),
+                longitude=_number(r["lon"], "lon", source, where),
+                elevation=None if r["ele"] is None else _number(r["ele"], "<ele>", source, where),
+                time=None,
+            )
+            for r, where in zip(records, labels, strict=True)
+        ]
     times = []
     for i, p in enumerate(pts):  # a time gpxpy does not read is read from the text
         t = _as_utc(p.time) if p.time is not None else parse_iso(records[i]["time"] or "")
