@@ -363,3 +363,33 @@ def test_a_run_that_could_pass_the_year_9999_is_refused(tmp_path, capsys):
     zda = [s for s in (out / "gnss.nmea").read_text().split() if s.startswith("$GNZDA")]
     assert zda[0].startswith("$GNZDA,235950.00,31,12,9998,")
     assert zda[-1].startswith("$GNZDA,000057.20,01,01,9999,"), zda[-1]
+
+
+def test_a_gps_track_recorded_after_9998_is_refused_by_navsense_truth(tmp_path, capsys):
+    """Found by the fuzz helper: a GPX track whose own times are in 9999 was written as a truth
+    log (exit 0) that every navsense simulate then refused by its start ('late.parquet (Parquet
+    metadata): gnss.datum.start_utc = ... is after 9998'). Now navsense truth refuses it, one
+    line naming the track, nothing written; one of 9998 is written."""
+    from navsense.cli import main
+
+    def gpx(year: int) -> str:
+        points = "".join(
+            f'<trkpt lat="{40.4716 + 1e-5 * i:.7f}" lon="-86.9944">'
+            f"<time>{year}-12-31T23:59:{i:02d}Z</time></trkpt>"
+            for i in range(10)
+        )
+        return f"<gpx><trk><trkseg>{points}</trkseg></trk></gpx>"
+
+    late = tmp_path / "late.gpx"
+    late.write_text(gpx(9999))
+    log = tmp_path / "late.parquet"
+    assert main(["truth", "--track", str(late), "--out", str(log)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"navsense: error: {late}: its first time 9999-12-31T23:59:00Z is after 9998: a run's "
+        "NMEA sentences and ISO 8601 times write a year of four digits (navsense simulate "
+        "would refuse the log)"
+    ]
+    assert not log.exists()
+    late.write_text(gpx(9998))
+    assert main(["truth", "--track", str(late), "--out", str(log)]) == 0 and log.exists()

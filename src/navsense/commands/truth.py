@@ -105,6 +105,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def _runs_can_start(track) -> None:
+    """TruthError when the track's own first time (a GPX or CSV track of UTC times) is after
+    LAST_START_YEAR: the log was written (exit 0) and every run of it refused by its start."""
+    from navsense.config.fields import LAST_START_YEAR
+    from navsense.errors import TruthError
+    from navsense.utc import utc_datetime
+
+    year = 0
+    with contextlib.suppress(ValueError, TypeError):
+        year = utc_datetime(track.start_utc).year
+    if year > LAST_START_YEAR:
+        raise TruthError(
+            f"{track.source}: its first time {track.start_utc} is after {LAST_START_YEAR}: a "
+            "run's NMEA sentences and ISO 8601 times write a year of four digits (navsense "
+            "simulate would refuse the log)"
+        )
+
+
 def run(args) -> int:
     """Execute ``navsense truth`` for parsed ``args``; returns 0. NavsenseError on bad input."""
     from navsense.output.outfiles import check_out_file, naming
@@ -140,6 +158,7 @@ def run(args) -> int:
                 "and ISO 8601 times write a year of four digits"
             )
     track = load_track(args.track, site=args.site, start_utc=args.start_utc)
+    _runs_can_start(track)
     traj = plan_track(
         track,
         args.vehicle,
