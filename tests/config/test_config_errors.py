@@ -293,6 +293,16 @@ def test_invalid_json_in_the_overlay(in_tmp):
     assert _error(overlay_path=name).startswith("polaris.json: invalid JSON at line 1, column ")
 
 
+def test_a_toml_configuration_is_told_that_configurations_are_json(in_tmp):
+    """Found by the fuzz helper: a configuration written in TOML (as a campaign file is) was
+    only 'invalid JSON at line 1, column 1: Expecting value', not what is allowed."""
+    name = in_tmp("my.toml", "seed = 7\n[gnss]\nhz = 5\n")
+    assert _error(config_path=name) == (
+        "my.toml: invalid JSON at line 1, column 1: Expecting value; a sensor configuration or "
+        "overlay is JSON (TOML is read for campaign files only)"
+    )
+
+
 def test_empty_file(in_tmp):
     name = in_tmp("my.json", "")
     assert _error(config_path=name) == (

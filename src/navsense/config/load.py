@@ -444,8 +444,14 @@ def parse_config_text(text: str, source: str) -> dict:
             text, object_pairs_hook=_no_duplicate_keys(source), parse_constant=_no_constant(source)
         )
     except json.JSONDecodeError as e:
+        # a .toml file given as a configuration (campaign files are TOML, these are not)
+        toml = (
+            "; a sensor configuration or overlay is JSON (TOML is read for campaign files only)"
+            if source.lower().endswith(".toml")
+            else ""
+        )
         raise ConfigError(
-            f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+            f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}{toml}"
         ) from None
     except ConfigError:  # a repeated key or NaN, from the hooks
         raise
