@@ -524,6 +524,20 @@ BAD = {
         _gpx("\n".join([_good(0), _pt(time="yesterday"), _good(2), _good(3)])),
         r"t\.gpx: line 5, trkpt\[1\]: <time> 'yesterday' is not an ISO 8601",
     ),
+    # a leap second was 'not an ISO 8601 time', which it is (the fuzz helper's note)
+    "gpx leap second": (
+        "t.gpx",
+        _gpx("\n".join([_good(0), _pt(time="2016-12-31T23:59:60Z"), _good(2), _good(3)])),
+        r"t\.gpx: line 5, trkpt\[1\]: <time> '2016-12-31T23:59:60Z' is a leap second "
+        r"\(second 60\), which navsense's UTC times \(without leap seconds, as POSIX\) cannot "
+        r"hold; leave the point out",
+    ),
+    "csv leap second": (
+        "t.csv",
+        "time,lat_deg,lon_deg\n2016-12-31T23:59:59Z,48.85,2.35\n"
+        "2016-12-31T23:59:60.5Z,48.86,2.35\n",
+        r"t\.csv: line 3: time = '2016-12-31T23:59:60\.5Z' is a leap second \(second 60\)",
+    ),
     "gpx duplicate time": (
         "t.gpx",
         _gpx("\n".join([_good(0), _good(1), _pt(lat="48.9", i=1), _good(3)])),

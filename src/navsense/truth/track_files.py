@@ -116,6 +116,21 @@ def _as_utc(t: _dt.datetime) -> _dt.datetime:
     return t.replace(tzinfo=_dt.UTC) if t.tzinfo is None else t.astimezone(_dt.UTC)
 
 
+#: An ISO 8601 time at second 60 (a leap second, 2016-12-31T23:59:60Z): a real time, but not one
+#: that navsense's UTC datetimes (without leap seconds, as POSIX) hold.
+_LEAP_SECOND = re.compile(r"^\s*\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:60(\.\d*)?")
+
+
+def _leap_second(text: str) -> str:
+    """The reason a time that parse_iso refused is refused when it is a leap second, else ''."""
+    if _LEAP_SECOND.match(text):
+        return (
+            "is a leap second (second 60), which navsense's UTC times (without leap seconds, "
+            "as POSIX) cannot hold; leave the point out"
+        )
+    return ""
+
+
 def parse_iso(text: str) -> _dt.datetime | None:
     """The UTC datetime of an ISO 8601 time (navsense.utc), None when it is not one."""
     try:
@@ -232,8 +247,11 @@ def read_gpx(path: Path) -> RawTrack:
             raise point_error(
                 source,
                 where,
-                f"<time> {r['time'].strip()!r} is not an ISO 8601 time "
-                f"such as 2024-05-01T10:00:00Z",
+                f"<time> {r['time'].strip()!r} "
+                + (
+                    _leap_second(r["time"])
+                    or "is not an ISO 8601 time such as 2024-05-01T10:00:00Z"
+                ),
             )
     try:
         text = data.decode("utf-8-sig")
@@ -378,7 +396,11 @@ def _csv_time(cell: str, t_key: str, source: str, where: str) -> tuple[Any, bool
             raise point_error(
                 source,
                 where,
-                f"time = {cell!r} is neither an ISO 8601 time (2024-05-01T10:00:00Z) nor seconds",
+                f"time = {cell!r} "
+                + (
+                    _leap_second(cell)
+                    or "is neither an ISO 8601 time (2024-05-01T10:00:00Z) nor seconds"
+                ),
             )
     elif not math.isfinite(value):
         raise point_error(source, where, f"{t_key} = {cell!r} is not a finite number")
