@@ -1697,3 +1697,18 @@ def test_points_1_ms_apart_as_written_are_a_1_khz_recording(tmp_path, capsys):
         ["truth", "--track", str(tmp_path / "khz.csv"), "--out", str(tmp_path / "t.parquet")]
     )
     assert code == 0, capsys.readouterr().err
+
+
+def test_an_empty_run_directory_name_is_named_as_given(tmp_path, base, capsys, monkeypatch):
+    """simulate, live and campaign rerun --out '' were refused as "--out '.': not a directory
+    name" (Path('') is '.'), a name the user did not give (the fuzz helper's note). Now the
+    empty name as given, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    truth = str(base / "truth.csv")
+    for argv in (
+        ["simulate", "--truth", truth, "--quiet", "--out", ""],
+        ["live", "--truth", truth, "--quiet", "--no-foxglove", "--out", ""],
+    ):
+        line = _fails_in_one_line(capsys, argv, tmp_path)
+        assert line == "navsense: error: --out '': not a directory name; give the run directory"
+    assert list(tmp_path.iterdir()) == []

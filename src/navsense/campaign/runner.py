@@ -530,10 +530,10 @@ def rerun(
             out = base / "reruns" / f"{rid}-{k}"
             k += 1
     else:
-        out = Path(out_dir)
+        out = out_dir  # as given: check_out_dir names an empty name as it was given
     from navsense.output.rundir import check_out_dir
 
-    check_out_dir(out)
+    out = check_out_dir(out)
     kept = base / RUNS_DIR / rid
     # everything that can fail is read before the run is written: a damaged results file
     # leaves no rerun directory behind

@@ -95,6 +95,8 @@ def check_out_dir(path: str | Path, option: str = "--out") -> Path:
     killed run's leftovers (removed); the nearest existing parent must be a directory this process
     may write; the name must fit the file system. Returns the path. ConfigError (one line) if not.
     """
+    if not os.fspath(path):  # Path('') is '.': the line named '.', which was not given
+        raise ConfigError(f"{option} '': not a directory name; give the run directory")
     final = Path(path)
     reason = _name_error(final, option)
     if reason:
