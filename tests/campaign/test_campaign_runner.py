@@ -497,3 +497,16 @@ def test_summary_of_runs_without_results_says_so(serial, tmp_path, capsys):
     assert err.count("\n") == 1, err
     assert f"{camp}: none of the campaign's {len(results)} runs has a result in " in err
     assert not (camp / "summary.csv").exists()
+
+
+@pytest.mark.parametrize("run_id", ["", " "])
+def test_rerun_of_an_empty_run_id_is_one_line(tmp_path, capsys, run_id):
+    """An empty RUN_ID matched a campaign's only run as a prefix of every id (the second fuzz
+    helper's note): refused, naming what to give; nothing written."""
+    write_open_sky_truth(tmp_path / "t.csv", seconds=3.0)
+    path = write_campaign(tmp_path / "c.json", seeds=[1], sources=[{"truth": "t.csv"}])
+    run_campaign(load_campaign(path), tmp_path / "out", workers=0, progress=False)
+    assert campaign_cli(["rerun", str(tmp_path / "out"), run_id]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"RUN_ID {run_id!r}: empty" in err[0], err
+    assert not (tmp_path / "out" / "reruns").exists()

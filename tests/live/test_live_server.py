@@ -393,6 +393,32 @@ def test_a_client_that_never_reads_never_stalls_the_nmea_server():
     stuck.close()
 
 
+def _ipv6_loopback() -> bool:
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_the_nmea_server_listens_on_an_ipv6_host():
+    """--host ::1 failed in the NMEA TCP server, bound as IPv4 whatever the host, with 'choose
+    another port' (the second fuzz helper's note): it listens in the host's own family."""
+    from navsense.live.nmea_out import NmeaTcpServer
+
+    server = NmeaTcpServer("::1", 0)
+    client = socket.create_connection(("::1", server.port), timeout=10)
+    _wait(lambda: server.clients == 1)
+    server.send(b"$GNGGA*00\r\n")
+    server.close(timeout=1.0)
+    data = b""
+    while chunk := client.recv(4096):
+        data += chunk
+    client.close()
+    assert data == b"$GNGGA*00\r\n"
+
+
 def test_a_pty_nobody_reads_never_stalls_and_a_late_reader_gets_whole_epochs():
     from navsense.live.nmea_out import NmeaPty
 

@@ -423,7 +423,14 @@ class RerunReport:
 
 
 def _find_run(campaign: dict, run_id: str, where: str) -> dict:
+    """The run whose id is ``run_id`` or the one that starts with it. Ruling: an empty RUN_ID
+    is no prefix (it matched a campaign's only run)."""
     runs = campaign.get("runs", [])
+    if not run_id.strip():
+        raise ConfigError(
+            f"RUN_ID {run_id!r}: empty; give a run id of the campaign (navsense campaign summary "
+            "lists them), or a unique prefix of one"
+        )
     exact = [r for r in runs if r["run_id"] == run_id]
     if exact:
         return exact[0]

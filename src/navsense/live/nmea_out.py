@@ -92,7 +92,9 @@ class NmeaTcpServer:
         self.dropped = 0  # epochs dropped for slow clients (those gone included)
         self.connections = 0  # clients accepted so far
         try:
-            self._sock = socket.create_server((host, port))
+            # the host's own family: an IPv6 address (::1) could not be bound as IPv4
+            family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+            self._sock = socket.create_server((host, port), family=family)
         except OSError as exc:
             from navsense.errors import ConfigError
 
