@@ -178,7 +178,11 @@ def test_batch_equals_single_calls():
         ),
         (lambda: utm.forward(np.nan, -87.0, 16), "latitude_deg must be finite, got nan"),
         (lambda: utm.forward(40.0, np.inf, 16), "longitude_deg must be finite"),
-        (lambda: utm.forward(40.0, 10.0, 16), "from the central meridian of UTM zone 16"),
+        (lambda: utm.forward(40.0, 10.0, 16), "from the central meridian of UTM zone 16; all"),
+        (  # a site at a pole: the latitude is the reason, not the longitude the user never gave
+            lambda: utm.forward(89.99994, 179.95588, 31),
+            r"UTM zone 31 at latitude_deg = 89.99994, beyond UTM's 80 S \.\. 84 N",
+        ),
         (lambda: utm.inverse(9e6, 4e6, 16), "easting_m = 9000000.0 m"),
         (lambda: utm.inverse(5e5, 2.1e7, 16), "northing_m"),
         (lambda: utm.inverse(5e5, np.nan, 16), "northing_m must be finite"),

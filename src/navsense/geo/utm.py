@@ -278,10 +278,19 @@ def _easting_northing(xip, etap, y, w, out):
     )  # E = E0 + k0 A eta
 
 
-def _dlon_error(lon, dlon, zone):
+def _dlon_error(lat, lon, dlon, zone):
+    """The point too far from the zone's meridian; near a pole (beyond UTM's 80 S .. 84 N) the
+    reason is the latitude: there a few metres span every longitude (a site at 90 deg was
+    refused naming a longitude the user never gave)."""
+    polar = (
+        f" at latitude_deg = {float(lat):.9g}, beyond UTM's 80 S .. 84 N, where a few metres "
+        "span every longitude"
+        if abs(float(lat)) > 84.0
+        else ""
+    )
     raise DatumError(
         f"longitude_deg = {float(lon)!r} is {float(dlon):.6g} deg from the central meridian of "
-        f"UTM zone {int(zone)}; allowed: within {MAX_DLON_DEG} deg"
+        f"UTM zone {int(zone)}{polar}; allowed: within {MAX_DLON_DEG} deg"
     )
 
 
@@ -303,9 +312,8 @@ def _forward_arrays(
         bad = ~(np.abs(dlon) <= MAX_DLON_DEG)
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])
-            _dlon_error(
-                lon.ravel()[i], dlon.ravel()[i], np.broadcast_to(zone, bad.shape).ravel()[i]
-            )
+            zone_i = np.broadcast_to(zone, bad.shape).ravel()[i]
+            _dlon_error(lat.ravel()[i], lon.ravel()[i], dlon.ravel()[i], zone_i)
     return _forward_rad(lat * _D2R, dlon * _D2R, factors)
 
 
