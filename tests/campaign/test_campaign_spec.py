@@ -232,13 +232,17 @@ def test_bad_campaign_files_name_file_key_value_and_what_is_allowed(tmp_path, da
     assert str(err.value).startswith(message), str(err.value)
 
 
-def test_unreadable_and_malformed_files(tmp_path):
+def test_unreadable_and_malformed_files(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="cannot read the campaign file"):
         load_campaign(tmp_path / "none.toml")
     bad = tmp_path / "bad.toml"
     bad.write_text("seeds = [1,\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad.toml: invalid TOML"):
         load_campaign(bad)
+    monkeypatch.chdir(tmp_path)  # named as given, not by its absolute path
+    with pytest.raises(ConfigError) as err:
+        load_campaign("bad.toml")
+    assert str(err.value).startswith("bad.toml: invalid TOML"), str(err.value)
     other = tmp_path / "c.yaml"
     other.write_text("{}", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"use .toml or .json"):

@@ -255,9 +255,10 @@ def run_hash(run: Mapping) -> str:
 
 
 def load_campaign(path: str | os.PathLike) -> Campaign:
-    """Read, validate and resolve the campaign file ``path`` (TOML or JSON; module docstring)."""
-    path = Path(path).resolve()
-    return campaign_from_data(_read(path), path)
+    """Read, validate and resolve the campaign file ``path`` (TOML or JSON; module docstring).
+    A file it cannot read or parse is named as given (an invalid TOML's line named it by its
+    absolute path, every other line as given)."""
+    return campaign_from_data(_read(Path(path)), Path(path).resolve())
 
 
 # ---------------------------------------------------------------------------------- validation
