@@ -297,6 +297,10 @@ def test_a_ten_hour_stop_builds_and_a_year_long_track_is_refused(tmp_path):
         load_track(path)
     points = [{"enu_m": [0, 0, 0]}, {"enu_m": [50, 0, 0], "speed_mps": 5}]
     with pytest.raises(TruthError, match=f"at most {MAX_TRUTH_STEPS}"):
+        build_from_waypoints(points, "polaris", dwell_s=1e8)
+    # a wait beyond a route's timeline (1e9 s) is named, not the leg after it (8c43826 blamed
+    # points[1].speed_mps = 5 for the dwell's 1e9 s)
+    with pytest.raises(TruthError, match=r"dwell_s = 1e\+09 puts the route at 1e\+09 s"):
         build_from_waypoints(points, "polaris", dwell_s=1e9)
 
 

@@ -34,9 +34,12 @@ ARC_TABLE_STEP_M = 2.0  # longest sub-interval of the arc-length table, m (in u,
 MAX_TIMELINE_S = 1e9
 
 
-def _within_timeline(t_s: float, key: str, value: float) -> None:
-    """TruthError naming ``key`` (file: key) when the timeline reaches ``t_s`` > MAX_TIMELINE_S."""
+def _within_timeline(t_s: float, spans: list[tuple[float, str, float]]) -> None:
+    """TruthError when the timeline reaches ``t_s`` > MAX_TIMELINE_S, naming the key of the
+    longest of its ``spans`` so far, ``(seconds, "file: key", value)``: the dwell, the holds and
+    the legs (a leg of 10 s after a dwell of 1e9 s was blamed on the leg's speed)."""
     if not t_s <= MAX_TIMELINE_S:
+        _, key, value = max(spans, key=lambda span: span[0])
         raise TruthError(
             f"{key} = {value:g} puts the route at {t_s:.6g} s; a route's timeline ends within "
             f"{MAX_TIMELINE_S:g} s (a truth log of at most 24 h is built from it)"
@@ -161,8 +164,9 @@ class _Timing:
             return w
 
         rest_until = dwell_s + wps[0].hold_s  # the vehicle stands still until this time
-        _within_timeline(dwell_s, f"{source}: dwell_s", dwell_s)
-        _within_timeline(rest_until, f"{source}: points[0].hold_s", wps[0].hold_s)
+        spans = [(dwell_s, f"{source}: dwell_s", dwell_s)]  # what the timeline is made of
+        spans.append((wps[0].hold_s, f"{source}: points[0].hold_s", wps[0].hold_s))
+        _within_timeline(rest_until, spans)
         v_cur = 0.0  # target speed of the current leg
         t_here = 0.0  # target time at the current point
         for i in range(1, n):
@@ -191,15 +195,17 @@ class _Timing:
                     ramp(t_here, v - v_cur, i - 1)
                 t_here = t_here + length / v
             if wp.t_s is not None:
-                _within_timeline(t_here, f"{where}.t_s", wp.t_s)
+                spans.append((length / v, f"{where}.t_s", wp.t_s))
             else:
-                _within_timeline(t_here, f"{where}.speed_mps", cast(float, wp.speed_mps))
+                spans.append((length / v, f"{where}.speed_mps", cast(float, wp.speed_mps)))
+            _within_timeline(t_here, spans)
             v_cur = v
             if wp.hold_s > 0 or i == n - 1:  # a stop: rest at this point
                 w = ramp(t_here, -v_cur, i)
                 v_cur = 0.0
                 rest_until = t_here + 0.5 * w + wp.hold_s
-                _within_timeline(rest_until, f"{where}.hold_s", wp.hold_s)
+                spans.append((wp.hold_s, f"{where}.hold_s", wp.hold_s))
+                _within_timeline(rest_until, spans)
         self.end_s = rest_until  # motion ends, final hold included
 
         self.tau = np.array(taus)
