@@ -47,7 +47,7 @@ from navsense.geo.earth import SiteEarth, site_earth
 from navsense.kernels import kernel
 from navsense.rng import Pcg32
 from navsense.rotation import cross, quat_to_matrix, rotate, rotate_inverse
-from navsense.sensors.vibration import RandomVibration, SineVibration, engine_vibrations
+from navsense.sensors.vibration import ImuVibration
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -82,13 +82,7 @@ class ImuModel:
         self._bias = np.stack([self.accel_bias_mps2, self.gyro_bias_radps])
         self._sigma = np.array([[c.accel_std_mps2], [c.gyro_std_radps]]) * (1.0 if c.noise else 0.0)
         self._due = Due(c.hz, start_s=None)
-        self._vibration = SineVibration(c.vibration_sines) if c.vibration_sines else None
-        self._random_vibration = (
-            RandomVibration(c.vibration_psd, c.vibration_band, c.seed, rms=c.vibration_rms)
-            if any(c.vibration_psd) or any(c.vibration_rms)
-            else None
-        )
-        self._engines = engine_vibrations(c)
+        self._vibration = ImuVibration(c.vibration, c.seed)
         # state carried between chunks: the previous step's IMU-point velocity and body values
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
         self._prev_vi = np.zeros(3)
@@ -108,12 +102,8 @@ class ImuModel:
             self._earth,
         )
         t = truth.t_s
-        if self._vibration is not None:  # imu.vibration (navsense.sensors.vibration)
-            self._vibration.add(t, kin.fw)
-        if self._random_vibration is not None:
-            self._random_vibration.add(t, kin.fw, truth.rate_hz)
-        for engine in self._engines:
-            engine.add(truth.v_mps, kin.fw, truth.rate_hz)
+        if self._vibration.active:  # imu.vibration (navsense.sensors.vibration)
+            self._vibration.add(truth, kin.fw)
         due = self._due.sample_indices(t)
         if due.size == 1 and len(truth) == 1:  # one step that samples: its age alone
             rows = due if kin.age[0] >= 2 else due[:0]

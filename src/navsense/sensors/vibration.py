@@ -75,6 +75,7 @@ __all__ = [
     "RandomVibration",
     "EngineVibration",
     "engine_vibrations",
+    "ImuVibration",
     "VIBRATION_SEED_OFFSET",
     "VIBRATION_SEQUENCE",
 ]
@@ -171,7 +172,7 @@ class EngineVibration:
 
 
 def engine_vibrations(c, axes: np.ndarray | None = None) -> list[EngineVibration]:
-    """The engine's orders of an IMU configuration ``c`` (typed: ``engine_*``): that of
+    """The engine's orders of an IMU's vibration ``c`` (typed: ``engine_*``): that of
     ``engine_order`` first, then those of ``engine_orders``, each with a non-zero amplitude;
     none when the engine does not turn (idle and rpm per m/s both 0)."""
     if not (c.engine_idle_rpm or c.engine_rpm_per_mps):
@@ -182,3 +183,30 @@ def engine_vibrations(c, axes: np.ndarray | None = None) -> list[EngineVibration
         for n, amp in orders
         if any(amp)
     ]
+
+
+class ImuVibration:
+    """All of an IMU's ``imu.vibration`` (typed: navsense.config.typed.vibration.VibrationConfig)
+    in the order both IMUs add it to the IMU point's specific force and rate: the sines, the
+    random vibration (its stream from ``seed``), then the engine's orders; ``axes`` as
+    :class:`SineVibration`. ``active``: any of them is set (a run without vibration skips it)."""
+
+    def __init__(self, v, seed: int, axes: np.ndarray | None = None) -> None:
+        self.sines = SineVibration(v.sines, axes) if v.sines else None
+        self.random = (
+            RandomVibration(v.random_psd_g2_per_hz, v.random_band_hz, seed, axes, v.random_rms_g)
+            if any(v.random_psd_g2_per_hz) or any(v.random_rms_g)
+            else None
+        )
+        self.engines = engine_vibrations(v, axes)
+        self.active = bool(self.sines or self.random or self.engines)
+
+    def add(self, truth, fw: np.ndarray) -> None:
+        """Add the vibration of the physics steps of ``truth`` (TruthStates) to ``fw`` (n, 2, 3),
+        in place."""
+        if self.sines is not None:
+            self.sines.add(truth.t_s, fw)
+        if self.random is not None:
+            self.random.add(truth.t_s, fw, truth.rate_hz)
+        for engine in self.engines:
+            engine.add(truth.v_mps, fw, truth.rate_hz)

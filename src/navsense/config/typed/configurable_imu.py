@@ -18,6 +18,7 @@ from navsense.config.fields import Field
 from navsense.config.imu_presets import PRESETS
 from navsense.config.keys import ROUND_DIRECTIONS
 from navsense.config.typed.keyed import build, key, section
+from navsense.config.typed.vibration import VibrationConfig
 
 __all__ = ["ConfigurableImuConfig", "SensorErrors", "sensor_keys", "ROUND_DIRECTIONS"]
 
@@ -119,15 +120,7 @@ class ConfigurableImuConfig:
     gyro: SensorErrors
     accel: SensorErrors
     earth: str
-    vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
-    vibration_psd: tuple[float, ...] = field(metadata=key("imu.vibration.random_psd_g2_per_hz"))
-    vibration_band: tuple[float, ...] = field(metadata=key("imu.vibration.random_band_hz"))
-    vibration_rms: tuple[float, ...] = field(metadata=key("imu.vibration.random_rms_g"))
-    engine_idle_rpm: float = field(metadata=key("imu.vibration.engine_idle_rpm"))
-    engine_rpm_per_mps: float = field(metadata=key("imu.vibration.engine_rpm_per_mps"))
-    engine_order: float = field(metadata=key("imu.vibration.engine_order"))
-    engine_accel_mps2: tuple[float, ...] = field(metadata=key("imu.vibration.engine_accel_mps2"))
-    engine_orders: tuple = field(metadata=key("imu.vibration.engine_orders"))
+    vibration: VibrationConfig  # imu.vibration
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ConfigurableImuConfig:
@@ -141,4 +134,5 @@ class ConfigurableImuConfig:
             "imu",
             gyro=SensorErrors.from_validated("gyro", conf["gyro"], pre.get("gyro", {})),
             accel=SensorErrors.from_validated("accel", conf["accel"], pre.get("accel", {})),
+            vibration=VibrationConfig.from_validated(cfg),
         )

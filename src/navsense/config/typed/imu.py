@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from navsense.config.typed.keyed import build, key
+from navsense.config.typed.vibration import VibrationConfig
 
 __all__ = ["ImuConfig"]
 
@@ -31,17 +32,9 @@ class ImuConfig:
     seed: int = field(metadata=key("seed"))
     noise: bool = field(metadata=key("noise"))
     earth: str
-    vibration_sines: tuple = field(metadata=key("imu.vibration.sines"))
-    vibration_psd: tuple[float, ...] = field(metadata=key("imu.vibration.random_psd_g2_per_hz"))
-    vibration_band: tuple[float, ...] = field(metadata=key("imu.vibration.random_band_hz"))
-    vibration_rms: tuple[float, ...] = field(metadata=key("imu.vibration.random_rms_g"))
-    engine_idle_rpm: float = field(metadata=key("imu.vibration.engine_idle_rpm"))
-    engine_rpm_per_mps: float = field(metadata=key("imu.vibration.engine_rpm_per_mps"))
-    engine_order: float = field(metadata=key("imu.vibration.engine_order"))
-    engine_accel_mps2: tuple[float, ...] = field(metadata=key("imu.vibration.engine_accel_mps2"))
-    engine_orders: tuple = field(metadata=key("imu.vibration.engine_orders"))
+    vibration: VibrationConfig  # imu.vibration
 
     @classmethod
     def from_validated(cls, cfg: Mapping[str, Any]) -> ImuConfig:
         """From the effective configuration that navsense.config validated (no check here)."""
-        return build(cls, cfg, "imu")
+        return build(cls, cfg, "imu", vibration=VibrationConfig.from_validated(cfg))

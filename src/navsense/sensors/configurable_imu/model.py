@@ -71,7 +71,7 @@ from navsense.sensors.configurable_imu.error_terms import (
     round_code,
 )
 from navsense.sensors.imu import imu_point_kinematics
-from navsense.sensors.vibration import RandomVibration, SineVibration, engine_vibrations
+from navsense.sensors.vibration import ImuVibration
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -154,14 +154,7 @@ class ConfigurableImuModel:
         yaw, pitch, roll = (math.radians(x) for x in c.platform_ypr_deg)
         self.dcm_pb = euler_321_to_dcm(yaw, pitch, roll)
         self._due = Due(c.hz, start_s=None)
-        sines = c.vibration_sines
-        self._vibration = SineVibration(sines, self.dcm_pb) if sines else None
-        self._random_vibration = (
-            RandomVibration(c.vibration_psd, c.vibration_band, c.seed, self.dcm_pb, c.vibration_rms)
-            if any(c.vibration_psd) or any(c.vibration_rms)
-            else None
-        )
-        self._engines = engine_vibrations(c, self.dcm_pb)
+        self._vibration = ImuVibration(c.vibration, c.seed, self.dcm_pb)
         self._age = -1
         self._prev_vi = np.zeros(3)
         self._prev_fb = np.zeros(3)
@@ -187,12 +180,8 @@ class ConfigurableImuModel:
             self._prev_wb,
             self._earth,
         )
-        if self._vibration is not None:  # imu.vibration (navsense.sensors.vibration)
-            self._vibration.add(truth.t_s, kin.fw)
-        if self._random_vibration is not None:
-            self._random_vibration.add(truth.t_s, kin.fw, truth.rate_hz)
-        for engine in self._engines:
-            engine.add(truth.v_mps, kin.fw, truth.rate_hz)
+        if self._vibration.active:  # imu.vibration (navsense.sensors.vibration)
+            self._vibration.add(truth, kin.fw)
         due = self._due.sample_indices(truth.t_s)
         rows = due[kin.age[due] >= 2]
         signal = self._signal(kin, truth.rate_hz)
