@@ -229,13 +229,13 @@ def _reset_flags(values) -> tuple[np.ndarray, list[tuple[int, int, str]]]:
 class _Validator:
     """Checks consecutive blocks of rows and carries the clock across block boundaries."""
 
-    def __init__(self, path: Path, rate_hz: float, kind: str, from_spacing: bool = False) -> None:
+    def __init__(self, path: Path, rate_hz: float, kind: str) -> None:
         if not (isinstance(rate_hz, (int, float)) and math.isfinite(rate_hz) and rate_hz > 0):
             raise TruthError(f"rate_hz = {rate_hz!r} must be a positive number")
         self.path = path
         self.rate_hz = float(rate_hz)
         self.kind = kind
-        self.from_spacing = from_spacing  # the rate was read from the rows' spacing
+        self.from_spacing: bool | None = None  # the rate is the rows' spacing's (on an error)
         self.t_last: float | None = None  # t_s of the last row checked
         self.rows = 0  # rows checked so far
         self.k0: int | None = None
@@ -318,6 +318,9 @@ class _Validator:
     def _spacing_note(self, t: np.ndarray, row0: int, i: int) -> str:
         """A rate read from the spacing: the rows that break it (lograte.spacing_note)."""
         before = float(t[i - 1]) if i > 0 else self.t_last
+        if self.from_spacing is None:  # the error's path only: the log's own rate read again
+            own, how = truth_rate(self.path)
+            self.from_spacing = how == "spacing" and own == self.rate_hz
         if not self.from_spacing or row0 + i == 0 or before is None:
             return ""
         rows = (self.where(row0 + i - 1), self.where(row0 + i))
@@ -576,12 +579,9 @@ def _blocks(
     if not os.path.lexists(path):
         raise TruthError(f"{path}: no such truth log")
     check_input_file(path, "truth log", TruthError)
-    own_rate, how = truth_rate(path)
     if rate_hz is None:
-        rate_hz = own_rate
-    # a run passes the log's own rate: a row off it still gets the spacing's note
-    from_spacing = how == "spacing" and rate_hz == own_rate
-    validator = _Validator(path, rate_hz, kind, from_spacing)
+        rate_hz, _ = truth_rate(path)
+    validator = _Validator(path, rate_hz, kind)
     blocks = (
         _csv_blocks(path, validator)
         if kind == "csv"
