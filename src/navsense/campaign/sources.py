@@ -18,7 +18,7 @@ from navsense.errors import ConfigError, TruthError
 from navsense.jsonfile import is_finite
 from navsense.truth.waypoints import check_built_steps
 
-__all__ = ["SOURCE_KEYS", "TRACK_SUFFIXES", "sha256_of", "check_run_duration"]
+__all__ = ["SOURCE_KEYS", "TRACK_SUFFIXES", "sha256_of", "check_run_clock"]
 
 
 SOURCE_KEYS = {
@@ -238,13 +238,13 @@ def _site_ref(src: str, base: Path, where: str, site) -> dict | str:
 
 def _check_duration(src: str, key: str, value) -> None:
     """A cut of the sources: seconds > 0. Whether it keeps the physics steps a run needs
-    depends on the run's physics clock: :func:`check_run_duration`, once the runs' configurations
+    depends on the run's physics clock: :func:`check_run_clock`, once the runs' configurations
     are built."""
     if not (_is_number(value) and value > 0):
         raise _err(src, key, value, "is not a number of seconds > 0")
 
 
-def check_run_duration(src: str, where: str, run: Mapping, cfg: Mapping, rate_set: bool) -> None:
+def check_run_clock(src: str, where: str, run: Mapping, cfg: Mapping, rate_set: bool) -> None:
     """A run's cut keeps the physics steps a run needs (every run of the campaign failed on
     0.001 s; :func:`navsense.run.check_duration_steps`), and no enabled sensor's rate is above
     the physics rate (:func:`navsense.config.physics.rates_above_physics`; every run failed on

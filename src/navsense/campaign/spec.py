@@ -87,7 +87,7 @@ from navsense.campaign.sources import (
     _is_int,
     _sources,
     _unknown,
-    check_run_duration,
+    check_run_clock,
 )
 from navsense.config.load import parse_config_text
 from navsense.config.schema import SCHEMA, format_value, lookup, unknown_key_error
@@ -359,8 +359,8 @@ def campaign_from_data(data: Mapping, path: str | os.PathLike) -> Campaign:
 def _check_values(src: str, runs: list[dict], sources: list[dict]) -> None:
     """Each vehicle's configuration with the campaign's overrides and each sweep point, built
     as its runs will build it (navsense.run.prepare_run): a bad value is a ConfigError now,
-    before the first run, naming the file and the layer; and each run's cut of its source on
-    the run's physics clock (:func:`navsense.campaign.sources.check_run_duration`)."""
+    before the first run, naming the file and the layer; and each run's cut of its source and
+    its sensors' rates on the run's physics clock (:func:`navsense.campaign.sources.check_run_clock`)."""
     from navsense.run import _effective_config, _keys_set
 
     where = {id(s["run_source"]): f"sources[{i}]" for i, s in enumerate(sources)}
@@ -375,7 +375,7 @@ def _check_values(src: str, runs: list[dict], sources: list[dict]) -> None:
             cfg = _effective_config(*files, run["vehicle"], layers)
             built[key] = (cfg, "physics.hz" in _keys_set(*files, layers))
         cfg, rate_set = built[key]
-        check_run_duration(src, where[id(run["source"])], run, cfg, rate_set)
+        check_run_clock(src, where[id(run["source"])], run, cfg, rate_set)
 
 
 def _run(
