@@ -291,3 +291,64 @@ def test_constellation_lines_of_sight_compiled_equal_numpy(monkeypatch):
     rel = sky.ecef_m(t[:3]) - sky.site_ecef_m
     enu = np.einsum("ij,mnj->mni", sky.ecef_to_enu, rel)
     assert np.allclose(los, enu / np.linalg.norm(enu, axis=-1, keepdims=True), atol=1e-15)
+
+
+def _sin_cos_rows(a, out):
+    """A kernel of the libm kind: out = (sin a0 cos a1, cos a0 + sin a1) row by row."""
+    out[:, 0] = np.sin(a[:, 0]) * np.cos(a[:, 1])
+    out[:, 1] = np.cos(a[:, 0]) + np.sin(a[:, 1])
+
+
+_trig = kernels.Kernel(_sin_cos_rows, (2, 2), libm=True)
+
+
+def test_a_libm_kernel_gives_numpys_bits_either_way(monkeypatch):
+    """A kernel calling sin and cos (libm=True) gives numpy's bits compiled or not; where the
+    probe found numba's sine or cosine unlike numpy's it runs as numpy, not compiled."""
+    rng = np.random.default_rng(7)
+    a = np.concatenate([rng.uniform(-50.0, 50.0, (4000, 2)), [[0.0, -0.0], [1e-300, 3e9]]])
+
+    def call():
+        out = np.empty_like(a)
+        _trig(a, out)
+        return out
+
+    plain, fast = _both(monkeypatch, call)
+    assert np.array_equal(_bits(plain), _bits(fast))
+    assert np.array_equal(plain[:, 1], np.cos(a[:, 0]) + np.sin(a[:, 1]))
+    monkeypatch.setattr(kernels, "_libm", False)  # as on a build whose sines differ
+    monkeypatch.setattr(kernels, "_on", True)
+    monkeypatch.setattr(_trig, "_jit", "not to be called")
+    assert np.array_equal(_bits(call()), _bits(plain))
+    _trig.warm()  # compiles nothing there either
+
+
+def test_the_libm_probe_compares_sines_and_cosines_bit_for_bit(monkeypatch):
+    """libm_agrees is numba's sin and cos against numpy's on the probe values; one value off by
+    one unit in the last place makes it False."""
+    monkeypatch.setattr(kernels, "_libm", None)
+    assert kernels.libm_agrees() == (
+        np.array_equal(np.sin(kernels._probe_values()), _numba_sin(kernels._probe_values()))
+    )
+    real_cos = np.cos
+
+    def cos_one_ulp_off(x):
+        y = real_cos(x)
+        y[5] = np.nextafter(y[5], 2.0)
+        return y
+
+    monkeypatch.setattr(kernels, "_libm", None)
+    monkeypatch.setattr(kernels.np, "cos", cos_one_ulp_off)
+    try:
+        assert kernels.libm_agrees() is False
+    finally:
+        monkeypatch.setattr(kernels.np, "cos", real_cos)
+        monkeypatch.setattr(kernels, "_libm", None)
+
+
+def _numba_sin(x):
+    import math
+
+    import numba
+
+    return numba.njit(lambda v: np.array([math.sin(e) for e in v]))(x)

@@ -7,8 +7,13 @@ numba compilation (``numba.njit(cache=True)``), the same source either way, so e
 written once. A kernel uses only ``+``, ``-``, ``*``, ``/`` and ``sqrt``: numba compiles them to
 the same IEEE operations in the same order as numpy's loops (fastmath off, no fused
 multiply-add), so both give the same bits, row for row (tests/test_kernels.py). ``sin``, ``cos``,
-``exp`` and ``atan2`` are left to numpy: numba's come from LLVM and libm and differ from numpy's
-SIMD loops in the last bit (measured: exp and atan2 on this machine).
+``exp``, ``atan2``, ``atanh``, ``sinh`` and the like are left to numpy: numba's come from LLVM
+and libm and differ from numpy's SIMD loops in the last bit (measured on this project's machine:
+exp 5 %, atan2 8 %, sinh 26 % of 200 000 values). ``sin`` and ``cos`` may be used by a kernel
+declared ``libm=True``: numpy's float64 sine and cosine are the C library's on x86-64 Linux
+(0 of a million values differ from numba's, measured), but not on every build, so such a kernel
+runs compiled only where a probe finds them equal (:func:`libm_agrees`, once a process), and as
+numpy elsewhere: the bits are numpy's either way.
 
 Which runs (ruling, issue 31): numpy's per-call overhead (about a microsecond a call) dominates a
 one-step call, where the compiled kernel costs well under one; over a chunk numpy's loops are as
@@ -26,7 +31,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Kernel", "kernel", "use_compiled", "compiled"]
+import numpy as np
+
+__all__ = ["Kernel", "kernel", "use_compiled", "compiled", "libm_agrees"]
 
 _ENV = "NAVSENSE_KERNELS"
 _on = os.environ.get(_ENV, "") == "numba"
@@ -55,6 +62,34 @@ def use_compiled() -> bool:
     return _on
 
 
+_libm: bool | None = None
+
+
+def _probe_values():
+    """Float64 values over the ranges navsense's sines and cosines see (angles of a few turns,
+    latitudes, half-angles of tiny errors), their signed zeros, and large arguments (argument
+    reduction); deterministic."""
+    turns = np.linspace(-8.0 * np.pi, 8.0 * np.pi, 1 << 15)
+    small = np.geomspace(1e-300, 1.0, 2048)
+    large = np.geomspace(1.0, 1e12, 2048)
+    return np.concatenate([turns, turns + 1e-9, small, -small, large, -large, [0.0, -0.0]])
+
+
+def libm_agrees() -> bool:
+    """True when numba's compiled ``sin`` and ``cos`` give numpy's bits on :func:`_probe_values`
+    here (computed once a process); a ``libm=True`` kernel runs compiled only then."""
+    global _libm
+    if _libm is None:
+        x = _probe_values()
+        out = np.empty((x.shape[0], 2))
+        _sin_cos_probe._dispatcher()(x, out)
+        _libm = bool(
+            np.array_equal(out[:, 0].view(np.int64), np.sin(x).view(np.int64))
+            and np.array_equal(out[:, 1].view(np.int64), np.cos(x).view(np.int64))
+        )
+    return _libm
+
+
 _KERNELS: list[Kernel] = []
 
 
@@ -62,12 +97,21 @@ class Kernel:
     """A kernel function and, once compiled, its numba dispatcher; ``ranks``: the ranks of its
     float64 arguments (rows first), for the signature loaded by :meth:`warm`."""
 
-    def __init__(self, fn: Callable[..., None], ranks: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., None],
+        ranks: tuple[int, ...],
+        libm: bool = False,
+        probe: bool = False,
+    ) -> None:
         self.fn = fn
         self.ranks = ranks
+        self.libm = libm  # calls sin or cos: compiled only where libm_agrees()
         self._jit: Any = None
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
+        if probe:
+            return
         _KERNELS.append(self)
         if _on:
             self.warm()
@@ -81,18 +125,30 @@ class Kernel:
 
     def warm(self) -> None:
         """Compile, or load from the cache, the signature of C-contiguous float64 arrays."""
+        if self.libm and not libm_agrees():
+            return
         from numba import types
 
         args = [types.Array(types.float64, rank, "C") for rank in self.ranks]
         self._dispatcher().compile(tuple(args))
 
     def __call__(self, *args: Any) -> None:
-        if not _on:
+        if not _on or (self.libm and not libm_agrees()):
             return self.fn(*args)
         return (self._jit or self._dispatcher())(*args)
 
 
-def kernel(*ranks: int) -> Callable[[Callable[..., None]], Kernel]:
+def kernel(*ranks: int, libm: bool = False) -> Callable[[Callable[..., None]], Kernel]:
     """Decorator: ``@kernel(2, 2, 2)`` makes ``fn``, of float64 arrays of those ranks, a
-    :class:`Kernel` (the module docstring's rules)."""
-    return lambda fn: Kernel(fn, ranks)
+    :class:`Kernel` (the module docstring's rules); ``libm=True``: ``fn`` also calls ``np.sin``
+    or ``np.cos``."""
+    return lambda fn: Kernel(fn, ranks, libm)
+
+
+def _sin_cos(x, out):
+    """out[:, 0] = sin x, out[:, 1] = cos x (the probe of :func:`libm_agrees`)."""
+    out[:, 0] = np.sin(x)
+    out[:, 1] = np.cos(x)
+
+
+_sin_cos_probe = Kernel(_sin_cos, (1, 2), probe=True)
