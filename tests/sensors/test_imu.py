@@ -159,6 +159,35 @@ def test_batch_equals_chunks_equals_steps(hz, earth):
     assert whole.count(b"\n") > 0
 
 
+@pytest.mark.parametrize("compiled", [False, True])
+def test_steps_after_chunks_after_steps_equal_the_batch(monkeypatch, compiled):
+    """A one-step call keeps its state in buffers of its own (ImuModel._one_step); a chunk
+    after steps, and steps after a chunk, must carry the same state, compiled or not, and a
+    reset on a one-step call must restart the differences there."""
+    import navsense.kernels as kernels
+
+    if compiled:
+        pytest.importorskip("numba")
+    truth = circle_truth(400)
+    reset = truth.reset.copy()
+    reset[[5, 6, 150, 260]] = True  # on one-step calls (two in a row) and inside a chunk
+    truth = TruthStates(
+        0, truth.p_m, truth.q_xyzw, truth.v_mps, truth.w_radps, truth.c_m + 0.1, reset
+    )
+    cfg = _cfg(hz=100.0, position=(0.95, -0.45, 0.7), mount="base_footprint")
+    whole = ImuModel(cfg, POLARIS).process(truth)
+    monkeypatch.setattr(kernels, "_on", compiled)
+    imu = ImuModel(cfg, POLARIS)
+    cuts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 100, 101, 102, 103, 200, 201, 300, 399, 400]
+    parts = [imu.process(truth.slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
+    monkeypatch.setattr(kernels, "_on", False)
+    for key, value in whole.items():
+        got = np.concatenate([p[key] for p in parts])
+        assert got.tobytes() == value.tobytes(), key
+    steps = np.rint(whole["sample_time_s"] * 120).astype(int)
+    assert 5 not in steps and 6 not in steps and 7 not in steps and 8 in steps
+
+
 def test_rows_have_the_specified_decimals():
     model = ImuModel(_cfg(), POLARIS)
     rows = layout_rows(model, model.process(stationary_truth(5)))

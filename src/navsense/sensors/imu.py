@@ -87,10 +87,14 @@ class ImuModel:
         self._age = -1  # physics steps since the start or the last reset (-1: no step yet)
         self._prev_vi = np.zeros(3)
         self._prev_fw = np.zeros((2, 3))  # f^b, w^b
+        self._step_rate: float | None = None  # the physics rate of the one-step buffers
 
     def process(self, truth: TruthStates) -> dict:
         """The IMU rows sampled in this chunk of physics steps."""
-        if len(truth) == 0:
+        n = truth.p_m.shape[0]
+        if n == 1 and self._earth is None:
+            return self._one_step(truth)
+        if n == 0:
             return _empty_block()
         kin = imu_point_kinematics(
             truth,
@@ -117,8 +121,56 @@ class ImuModel:
         self._age = min(int(kin.age[-1]), 2)
         self._prev_vi = kin.v_i[-1]
         self._prev_fw = kin.fw[-1]
+        self._step_rate = None  # the one-step buffers no longer hold the last step
         return {
             "sample_time_s": t[rows],
+            "specific_force_flu_mps2": out[:, 0],
+            "angular_velocity_flu_radps": out[:, 1],
+        }
+
+    def _one_step(self, truth: TruthStates) -> dict:
+        """One physics step (a streaming call), without imu.earth: :meth:`process`'s
+        operations on the same values, in buffers kept from step to step (the previous step's
+        IMU-point velocity and (f^b, w^b) in row 0, this step's in row 1, :func:`_imu_rows`
+        shifting them), with Python scalars for the time, the age and the sampling."""
+        rate = truth.rate_hz
+        if self._step_rate != rate:  # the first step, after a chunk, or a new physics rate
+            self._step_rate = rate
+            self._step_arm = np.append(self.lever_arm_m, 1.0 / rate)
+            self._step_r = np.empty((1, 3, 3))
+            self._step_v = np.empty((2, 3))
+            self._step_fw = np.empty((2, 2, 3))
+            self._step_v[1] = self._prev_vi
+            self._step_fw[1] = self._prev_fw
+            self._step_fw_now, self._step_fw_prev = self._step_fw[1:], self._step_fw[:1]
+        fw = self._step_fw
+        _imu_rows(
+            truth.q_xyzw,
+            truth.p_m,
+            truth.v_mps,
+            truth.w_radps,
+            truth.c_m,
+            self._step_arm,
+            self._step_r,
+            self._step_v,
+            fw,
+            _SHIFT,
+        )
+        t = truth.step0 / rate  # TruthStates.t_s of one step
+        if self._vibration.active:  # imu.vibration (navsense.sensors.vibration)
+            self._vibration.add(truth, self._step_fw_now)
+        # steps since the start or the last reset (imu_point_kinematics)
+        age = 0 if truth.reset[0] else self._age + 1
+        self._age = min(age, 2)
+        self._prev_vi = self._step_v[1]
+        self._prev_fw = fw[1]
+        if not self._due(t) or age < 2:  # Due.sample_indices of one step
+            return _empty_block()
+        g = self._rng.gaussians(6).reshape(1, 2, 3)  # g_a then g_g
+        out = np.empty((1, 2, 3))
+        _imu_outputs(self._step_fw_now, self._step_fw_prev, self._bias, self._sigma, g, out)
+        return {
+            "sample_time_s": np.array([t]),
             "specific_force_flu_mps2": out[:, 0],
             "angular_velocity_flu_radps": out[:, 1],
         }
@@ -171,13 +223,52 @@ class ImuKinematics(NamedTuple):
 _GRAVITY = np.array([0.0, 0.0, -GRAVITY_MPS2])  # IMU section: g = (0, 0, -9.80665) m/s^2
 
 
-@kernel(2, 2, 1, 3)
-def _imu_body(v_all, w, dt, body):
-    """The grid-axes vectors that R^T turns into f^b and w^b, on rows: v_all (n + 1, 3) the
-    IMU-point velocities from the step before the chunk on, w (n, 3), dt (1,) one physics step
-    -> body (n, 2, 3) = (a_k - g, w_k), a_k = (v_i,k - v_i,k-1) / dt (module docstring)."""
-    body[:, 0] = (v_all[1:] - v_all[:-1]) / dt[0] - _GRAVITY
-    body[:, 1] = w
+_SHIFT = np.ones(1)  # _imu_rows: shift the last row to row 0 first (one step a call)
+_NO_SHIFT = np.zeros(1)  # _imu_rows: row 0 is given
+
+
+@kernel(2, 2, 2, 2, 2, 1, 3, 2, 3, 1)
+def _imu_rows(q, p, v, w, c, arm_dt, r, v_all, fw_all, shift):
+    """The truth terms of n steps without imu.earth (module docstring), fused: q (n, 4),
+    p, v, w, c (n, 3) the truth rows, arm_dt = (r_i, dt) the lever arm and one physics step ->
+    r (n, 3, 3) = R_k, v_all[1:] (n, 3) = v_i,k and fw_all[1:] (n, 2, 3) = (f^b_k, w^b_k);
+    v_all[0] and fw_all[0] hold the step before the chunk (shift[0] = 1: copied from row n
+    first, the rows of the call before). The operations of navsense.rotation's quat_to_matrix,
+    rotate, cross and rotate_inverse, written out in their order (no call between kernels):
+    R, p_i = p + R r_i, v_i = v + w x (p_i - p_c), a = (v_i,k - v_i,k-1) / dt,
+    f^b = R^T (a - g), w^b = R^T w."""
+    n = q.shape[0]
+    if shift[0] != 0.0:
+        v_all[0] = v_all[n]
+        fw_all[0] = fw_all[n]
+    x, y, z, s = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    sx, sy, sz = s * x, s * y, s * z
+    r[:, 0, 0] = 1.0 - 2.0 * (yy + zz)
+    r[:, 0, 1] = 2.0 * (xy - sz)
+    r[:, 0, 2] = 2.0 * (xz + sy)
+    r[:, 1, 0] = 2.0 * (xy + sz)
+    r[:, 1, 1] = 1.0 - 2.0 * (xx + zz)
+    r[:, 1, 2] = 2.0 * (yz - sx)
+    r[:, 2, 0] = 2.0 * (xz - sy)
+    r[:, 2, 1] = 2.0 * (yz + sx)
+    r[:, 2, 2] = 1.0 - 2.0 * (xx + yy)
+    l0, l1, l2, dt = arm_dt[0], arm_dt[1], arm_dt[2], arm_dt[3]
+    # p_i - p_c, p_i = p + R r_i
+    a0 = p[:, 0] + (r[:, 0, 0] * l0 + r[:, 0, 1] * l1 + r[:, 0, 2] * l2) - c[:, 0]
+    a1 = p[:, 1] + (r[:, 1, 0] * l0 + r[:, 1, 1] * l1 + r[:, 1, 2] * l2) - c[:, 1]
+    a2 = p[:, 2] + (r[:, 2, 0] * l0 + r[:, 2, 1] * l1 + r[:, 2, 2] * l2) - c[:, 2]
+    w0, w1, w2 = w[:, 0], w[:, 1], w[:, 2]
+    v_all[1:, 0] = v[:, 0] + (w1 * a2 - w2 * a1)
+    v_all[1:, 1] = v[:, 1] + (w2 * a0 - w0 * a2)
+    v_all[1:, 2] = v[:, 2] + (w0 * a1 - w1 * a0)
+    b0 = (v_all[1:, 0] - v_all[:-1, 0]) / dt - _GRAVITY[0]
+    b1 = (v_all[1:, 1] - v_all[:-1, 1]) / dt - _GRAVITY[1]
+    b2 = (v_all[1:, 2] - v_all[:-1, 2]) / dt - _GRAVITY[2]
+    for i in range(3):
+        fw_all[1:, 0, i] = r[:, 0, i] * b0 + r[:, 1, i] * b1 + r[:, 2, i] * b2
+        fw_all[1:, 1, i] = r[:, 0, i] * w0 + r[:, 1, i] * w1 + r[:, 2, i] * w2
 
 
 @kernel(3, 3, 2, 2, 3, 3)
@@ -205,27 +296,32 @@ def imu_point_kinematics(
     site's Earth (imu.earth "wgs84"; module docstring), None for the specification's.
     """
     n = len(truth)
-    r = quat_to_matrix(truth.q_xyzw)
-    # IMU section: v_i = v + w x (p + R r_i - p_c), after the previous step's
+    dt = 1.0 / truth.rate_hz
     v_all = np.empty((n + 1, 3))
     v_all[0] = prev_vi
-    p_i = truth.p_m + rotate(r, lever_arm_m)
-    arm = p_i - truth.c_m
-    np.add(truth.v_mps, cross(truth.w_radps, arm), out=v_all[1:])
-    # f^b = R^T (a - g) with a = (v_i,k - v_i,k-1) / dt, and w^b = R^T w: rotated as one block
-    dt = 1.0 / truth.rate_hz
-    body = np.empty((n, 2, 3))
-    terms = None
-    if earth is None:
-        _imu_body(v_all, truth.w_radps, np.array([dt]), body)
-    else:  # f^b = R^T (a + F), w^b = R^T (w + W)
-        terms = earth.terms(p_i, v_all[1:])
-        np.add((v_all[1:] - v_all[:-1]) / dt, terms[:, 0], out=body[:, 0])
-        np.add(truth.w_radps, terms[:, 1], out=body[:, 1])
     fw_all = np.empty((n + 1, 2, 3))
     fw_all[0, 0] = prev_fb
     fw_all[0, 1] = prev_wb
-    fw_all[1:] = rotate_inverse(r[:, None], body)
+    terms = None
+    if earth is None:  # R, v_i, f^b = R^T (a - g), w^b = R^T w: one kernel
+        r = np.empty((n, 3, 3))
+        arm_dt = np.append(np.asarray(lever_arm_m, dtype=np.float64), dt)
+        q, p, v, w, c = (
+            np.ascontiguousarray(a, dtype=np.float64)
+            for a in (truth.q_xyzw, truth.p_m, truth.v_mps, truth.w_radps, truth.c_m)
+        )
+        _imu_rows(q, p, v, w, c, arm_dt, r, v_all, fw_all, _NO_SHIFT)
+    else:  # f^b = R^T (a + F), w^b = R^T (w + W)
+        r = quat_to_matrix(truth.q_xyzw)
+        # IMU section: v_i = v + w x (p + R r_i - p_c), after the previous step's
+        p_i = truth.p_m + rotate(r, lever_arm_m)
+        arm = p_i - truth.c_m
+        np.add(truth.v_mps, cross(truth.w_radps, arm), out=v_all[1:])
+        body = np.empty((n, 2, 3))
+        terms = earth.terms(p_i, v_all[1:])
+        np.add((v_all[1:] - v_all[:-1]) / dt, terms[:, 0], out=body[:, 0])
+        np.add(truth.w_radps, terms[:, 1], out=body[:, 1])
+        fw_all[1:] = rotate_inverse(r[:, None], body)
     # steps since the start or the last reset: a difference needs age >= 1, a row age >= 2
     age = np.arange(age_before + 1, age_before + 1 + n, dtype=np.int64)
     reset = truth.reset
