@@ -306,6 +306,39 @@ def test_a_file_size_limit_is_one_line_and_leaves_no_debris(tmp_path, small, cas
     assert after == before, "a failed write left something behind or changed a file"
 
 
+def test_a_file_size_limit_writes_no_bytecode_that_later_imports_cannot_read(tmp_path):
+    """Under a file-size limit CPython cut a module's .pyc at the limit and renamed it into
+    place (its short write unchecked): every later import of the module failed with EOFError
+    ('marshal data too short'), in any process, until the source changed. navsense writes no
+    bytecode under such a limit (a copy of the package without its __pycache__, as an editable
+    install or a source tree has)."""
+    import shutil
+
+    package = Path(SRC) / "navsense"
+    shutil.copytree(package, tmp_path / "navsense", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    module = "navsense.sensors.imu"  # its bytecode is well over the limit below
+    source = (tmp_path / "navsense" / "sensors" / "imu.py").stat().st_size
+    assert source > 8_000
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4_000, resource.RLIM_INFINITY))
+
+    for preexec in (limit, None):  # under the limit, then as a user without one
+        done = subprocess.run(
+            [sys.executable, "-c", f"import {module}"],
+            env=env,
+            preexec_fn=preexec,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    cut = [p for p in tmp_path.rglob("*.pyc") if p.stat().st_size == 4_000]
+    assert not cut, cut
+
+
 # ------------------------------------------------------------- failures after the run
 def test_mcap_without_the_ins_is_refused_before_the_run(tmp_path, small, capsys):
     out = tmp_path / "r"
