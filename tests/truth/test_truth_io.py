@@ -395,3 +395,25 @@ def test_a_rate_in_the_sidecar_is_named_as_given(tmp_path):
     (tmp_path / "log.truth.json").write_text('{"rate_hz": 120.0001}')
     with pytest.raises(TruthError, match=r"is not on the 120\.0001 Hz physics clock: expected"):
         read_truth(path)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_rate_beyond_a_float_is_refused_in_one_line(tmp_path, suffix):
+    """A log whose metadata (or sidecar) states rate_hz as an integer of 400 digits ended in
+    'internal error: OverflowError: int too large to convert to float' (found by the third fuzz
+    helper); now the line names the value and what is allowed."""
+    from conftest import circle_truth
+
+    path = tmp_path / f"log{suffix}"
+    write_truth(circle_truth(30), path)
+    rate = "1" + "0" * 400
+    if suffix == ".csv":
+        (tmp_path / "log.truth.json").write_text('{"rate_hz": ' + rate + "}")
+    else:
+        table = pq.read_table(path)
+        meta = {**(table.schema.metadata or {}), b"navsense.rate_hz": rate.encode()}
+        pq.write_table(table.replace_schema_metadata(meta), path)
+    with pytest.raises(
+        TruthError, match=r"rate_hz = 10000000000000000000\.\.\.\(401 digits\) is not a finite"
+    ):
+        read_truth_metadata(path)

@@ -194,8 +194,14 @@ def _rate_of(value, where: str) -> float | None:
             f"{where}: rate_hz = {json.dumps(value)[:60]} is not a physics rate "
             "(a number of Hz > 0)"
         )
-    if not float(value) < float("inf"):
-        raise TruthError(f"{where}: rate_hz = {value!r} is not a finite number of Hz")
+    try:  # an integer beyond a float's range (JSON's integers have no limit) is not finite
+        finite = float(value) < float("inf")
+    except OverflowError:
+        finite = False
+    if not finite:
+        text = json.dumps(value)
+        text = text if len(text) <= 60 else f"{text[:20]}...({len(text)} digits)"
+        raise TruthError(f"{where}: rate_hz = {text} is not a finite number of Hz")
     return float(value)
 
 
