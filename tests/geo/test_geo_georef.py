@@ -396,6 +396,14 @@ def test_helmert_parameters_flow_into_the_chain():
             r"enu east = 10000000.0 m is outside the ACRE site's domain",
         ),
         (lambda g: g.enu_to_geodetic([0.0, -5e6, 0.0]), r"enu north = -5000000.0 m is outside"),
+        (  # the grid of 1e308 m overflows: the domain was told as [-inf, -inf] (the fuzz helper)
+            lambda g: g.enu_to_geodetic([1e308, 0.0, 0.0]),
+            r"enu east = 1e\+308 m is outside the ACRE site's domain \[-257543\.8, 242456\.2\] m",
+        ),
+        (
+            lambda g: g.enu_to_geodetic([0.0, -1e308, 0.0]),
+            r"enu north = -1e\+308 m is outside the ACRE site's domain \[-\d+\.\d, \d+\.\d\] m",
+        ),
         (
             lambda g: g.geodetic_to_enu(95.0, -87.0, 0.0, 0.0, "wgs84_g2139"),
             r"latitude_deg = 95.0 deg is outside",

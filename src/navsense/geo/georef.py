@@ -124,16 +124,19 @@ def _check_frame(frame: str) -> str:
 
 
 def _check_acre_enu(e, n, x, y) -> None:
-    """DatumError naming the ENU value when a point leaves the domain of EPSG:2968."""
-    for name, v, p, c in (
-        ("enu east", e, x, _sp.FALSE_EASTING_M),
-        ("enu north", n, y, _sp.FALSE_NORTHING_M),
+    """DatumError naming the ENU value when a point leaves the domain of EPSG:2968 (its
+    domain in ENU: the grid's less the origin's grid coordinate, c_f E0 or c_f N0; the grid
+    of a value near 1e308 overflows, so the offset is not read off the point)."""
+    e0, n0, _ = ACRE_ORIGIN_FT
+    for name, v, p, c, origin in (
+        ("enu east", e, x, _sp.FALSE_EASTING_M, _CF * e0),
+        ("enu north", n, y, _sp.FALSE_NORTHING_M, _CF * n0),
     ):
         half = _sp.MAX_DX_M if name == "enu east" else _sp.MAX_DY_M
         bad = np.abs(p - c) > half
         if np.any(bad):
             i = int(np.flatnonzero(bad.ravel())[0])
-            lo = c - half - (p.ravel()[i] - v.ravel()[i])
+            lo = c - half - origin
             raise DatumError(
                 f"{name} = {float(v.ravel()[i])!r} m is outside the ACRE site's domain "
                 f"[{lo:.1f}, {lo + 2 * half:.1f}] m (EPSG:2968 within {half / 1000:.0f} km of its "
