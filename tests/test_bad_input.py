@@ -1384,6 +1384,30 @@ def test_a_run_whose_summary_cannot_be_written_is_not_kept(tmp_path, base, mcap)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "words", [["--version"], ["--help"], ["geo", "--help"], ["scenarios"], ["config", "show"]]
+)
+def test_a_full_standard_output_is_named_and_never_a_success(tmp_path, words):
+    """navsense scenarios > /dev/full ended with the bare 'navsense: error: No space left on
+    device', and --version or --help > /dev/full with status 0 and no word (argparse swallows
+    the failed write): each is now 'standard output: No space left on device', exit 2."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "navsense", *words],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "navsense: error: standard output: No space left on device\n",
+    )
+
+
 def test_an_output_that_is_the_commands_own_input_is_refused(tmp_path, capsys):
     """navsense truth --track X --out X --force (and geo --in X --out X --force) replaced the
     input with what was made of it (noted by the fuzz round): the output may not be the file

@@ -338,8 +338,47 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in words[: _command_index(words)] or bool(os.environ.get("NAVSENSE_DEBUG"))
     if sys.stdout is None:  # for the process's lifetime: its exit flushes stdout too
         sys.stdout = _ClosedStdout()
-    with _sigterm_raises():
-        return _main(words, debug)
+    stdout = sys.stdout
+    sys.stdout = _NamedStdout(stdout)
+    try:
+        with _sigterm_raises():
+            return _main(words, debug)
+    finally:
+        sys.stdout = stdout
+
+
+class _NamedStdout:
+    """sys.stdout while :func:`main` runs: a failed write or flush of a command's text (a full
+    device, ``>/dev/full``; a closed pipe) is the OSError 'standard output: REASON', named like
+    every file (it was the bare 'No space left on device'), and :func:`_main` flushes it inside
+    its boundary (``--version >/dev/full`` ended with status 0 and no word). Everything else
+    is the stream's own (``isatty``, ``buffer``, ``encoding``)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.failure: OSError | None = None  # argparse's --help and --version swallow it
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            self.failure = _named(exc)
+            raise self.failure from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _named(exc) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _named(exc: OSError) -> OSError:
+    if exc.filename is not None:
+        return exc
+    return OSError(exc.errno, exc.strerror or str(exc), "standard output")
 
 
 class _ClosedStdout:
@@ -404,11 +443,20 @@ def _main(words: list[str], debug: bool) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")  # each distinct warning once
             code = int(func(args) or 0)
+            sys.stdout.flush()
         _show_warnings(caught, debug)
         return code
     except BaseException as exc:  # the one boundary: every failure ends as one line
         if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
             status = exc.code
+            try:
+                sys.stdout.flush()
+                failed = getattr(sys.stdout, "failure", None)
+                if failed is not None:
+                    raise failed
+            except OSError as failed:
+                _report(error_line(failed), debug)
+                return 2
             return status if isinstance(status, int) else (0 if status is None else 2)
         stop = stop_line(exc)  # Ctrl-C or SIGTERM, or one that a library wrapped in its error
         if stop is not None:
