@@ -67,8 +67,10 @@ Truth fields of the frame (DESIGN.md ruling "INS heights"): the truth INS point 
 same chain and projection (UTM E, N and ellipsoidal height of ins.frame), the truth attitude
 q_z(-alpha) q_true with the epoch's alpha, and |v_n|.
 
-Implementation. One kernel (:class:`InsCore`) evaluates the equations for a block of epochs
-with numpy; :class:`InsModel` (batch, chunks and single physics steps, the contract of
+Implementation. One kernel (:class:`InsCore`) evaluates the equations for a block of epochs:
+its arithmetic in the compiled kernels of navsense.sensors.ins_kernels (numpy's or numba's, the
+same bits; navsense.kernels), numpy's sines, exponential and the datum chain between them;
+:class:`InsModel` (batch, chunks and single physics steps, the contract of
 CONTRACTS.md) and navsense.ins_stream.Ins (the streaming API of FInsModel: one epoch a call) both
 call it, so they give identical numbers. The Gauss-Markov recursion runs in anchored segments
 (navsense.gauss_markov.GaussMarkovStates: the same bits however the epochs are cut, though dt
@@ -90,19 +92,13 @@ import numpy as np
 
 from navsense.clock import Due
 from navsense.config.typed.ins import InsConfig
-from navsense.constants import DEG, GRAVITY_MPS2
+from navsense.constants import DEG
 from navsense.errors import ConfigError, DatumError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.geo.earth import site_earth
 from navsense.rng import Pcg32
-from navsense.rotation import (
-    cross,
-    quat_about_axes,
-    quat_multiply,
-    quat_to_matrix,
-    rotate,
-    rotate_inverse,
-)
+from navsense.rotation import quat_about_axes, quat_multiply, quat_to_matrix, rotate, rotate_inverse
+from navsense.sensors import ins_kernels as _k
 from navsense.truth.states import TruthStates
 from navsense.vehicles import VehicleProfile, lever_arm_from_chassis
 
@@ -122,8 +118,7 @@ INS_SEED_OFFSET = 5045  # spec "Seeds and Determinism": RngIns seed + 5045 (Core
 AGENT_SEED_STRIDE = 7919  # spec "ACRES Core INS": seed + 5045 + 7919 x agent index
 INS_SEQUENCE = 6  # spec "Seeds and Determinism": RngIns sequence 6
 DRAWS_PER_EPOCH = 18  # spec "INS": 18 Gaussian values an epoch
-UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p
-_GM_POSITION_SCALE = np.array([1.0, 1.0, UP_SIGMA_FACTOR])  # (x1, x2, 1.5 x3): 1.0 x is x exactly
+UP_SIGMA_FACTOR = _k.UP_SIGMA_FACTOR  # spec "INS": the up axis uses 1.5 sigma_p
 COV_UP_FACTOR = 2.25  # spec "INS": cov = diag(s2, s2, 2.25 s2)
 
 # ins.frame -> (geo frame name, keys of Georeference.enu_to_geodetic: lat, lon, height)
@@ -140,16 +135,13 @@ def _columns3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return out
 
 
-_ATTITUDE_STATES = [3, 5, 4]  # x4, x6, x5: heading, pitch, roll errors (q_z, q_y, q_x)
-
-
 @dataclass(frozen=True)
 class _Sigmas:
     """The error magnitudes in SI units; all zero with noise off."""
 
     position_m: float
     position_white_m: float
-    attitude_sigmas_rad: np.ndarray  # (sigma_psi, sigma_theta, sigma_theta) for _ATTITUDE_STATES
+    attitude_sigmas_rad: np.ndarray  # (sigma_psi, sigma_theta, sigma_theta): x4, x6, x5
     white_vfw: np.ndarray  # (sigma_v, sigma_f, sigma_w), shape (3, 1)
     fix_covariance_m2: np.ndarray  # (s2, s2, 2.25 s2), s2 = sigma_p^2 + sigma_pw^2
 
@@ -241,20 +233,25 @@ class InsCore:
         self._south = bool(georef is not None and georef.site_wgs84_lat_lon_h()[0] < 0.0)
         self.states = GaussMarkovStates(6)  # the Gauss-Markov states x_1..x_6
         self.t_prev: float | None = None  # time of the previous epoch (None: no epoch yet)
-        self.v_prev = [0.0, 0.0, 0.0]  # INS-point velocity of the previous epoch, world m/s
+        self.v_prev = np.zeros(3)  # INS-point velocity of the previous epoch, world m/s
+        self._no_terms = np.zeros((1, 2, 3))  # the kernels' Earth terms without imu.earth
+        # the kernels' parameters (navsense.sensors.ins_kernels.PARAMETERS)
+        sg = self.sigmas
+        self._par = np.array(
+            [sg.position_m, sg.position_white_m, *sg.attitude_sigmas_rad[:2], *sg.white_vfw[:, 0]]
+            + [0.0 if self.earth is None else 1.0]
+        )
         self.reset_pending = False  # a reset since the previous epoch
 
     def output_info(self) -> dict:
         """What the layout needs (navsense.output.layouts.ins): the fix's datum and the UTM zone."""
         return {"datum": self.geo_frame, "utm_zone": self.config.utm_zone}
 
-    def run(
-        self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset, r=None, aid=None
-    ) -> dict[str, np.ndarray]:
+    def run(self, t_s, p_n, q_xyzw, c_m, v_mps, w_radps, reset, aid=None) -> dict[str, np.ndarray]:
         """Epochs at times t_s (m,): INS point p_n (m, 3), attitude (m, 4), centre of mass,
-        centre-of-mass velocity, angular velocity (m, 3), reset since the previous epoch (m,);
-        ``r`` the attitude's matrices (m, 3, 3) when the caller has them; ``aid`` (ins.aiding
-        "gnss") a function of the INS's own tilt (m, 2) (:func:`_tilt_enu`) giving the epochs of
+        centre-of-mass velocity, angular velocity (m, 3), reset since the previous epoch (m,),
+        float64 rows (C order, as the kernels take them); ``aid`` (ins.aiding "gnss") a
+        function of the INS's own tilt (m, 2) (:func:`_tilt_enu`) giving the epochs of
         navsense.sensors.ins_aiding.GnssAiding.run, None: the specification's INS."""
         m = t_s.shape[0]
         if m == 0:
@@ -267,10 +264,13 @@ class InsCore:
         # t_0 - (t_0 - 1/f)); errors: a = exp(-dt / tau_p), x_k = a x_k-1 + sqrt(1 - a^2) g,
         # x = g on the first epoch
         first = self.t_prev is None
-        t_before = np.empty(m)  # the previous epoch's time of each epoch
-        t_before[0] = t_s[0] if first else self.t_prev
-        t_before[1:] = t_s[:-1]
-        dt = t_s - t_before
+        if m == 1:
+            dt = t_s - (t_s if first else self.t_prev)
+        else:
+            t_before = np.empty(m)  # the previous epoch's time of each epoch
+            t_before[0] = t_s[0] if first else self.t_prev
+            t_before[1:] = t_s[:-1]
+            dt = t_s - t_before
         if first:
             dt[0] = self.period_s
         a = np.exp(-dt / self.config.position_tau_s)
@@ -278,24 +278,25 @@ class InsCore:
             a[0] = 0.0
         x = self.states.run(a, g[:, 0:6])
 
-        if r is None:
-            r = quat_to_matrix(q_xyzw)
-        # Truth at the INS point: v_n = v + w x (p_n - p_c)
-        v_n = v_mps + cross(w_radps, p_n - c_m)
-
-        # p_ins = p_n + sigma_p (x1, x2, 1.5 x3) + sigma_pw g_p
-        p_ins = (
-            p_n + s.position_m * (x[:, 0:3] * _GM_POSITION_SCALE) + s.position_white_m * g[:, 6:9]
+        gravity = np.array(reset, dtype=np.float64)  # 1.0: gravity alone (the first epoch
+        if first or self.reset_pending:  # and the first after a reset)
+            gravity[0] = 1.0
+        # the kernels of navsense.sensors.ins_kernels, the half angles' sines between them
+        r = np.empty((m, 3, 3))
+        v_n, p_ins, half, acc = (np.empty((m, 3)) for _ in range(4))
+        speed = np.empty(m)
+        _k.epoch_vectors(
+            q_xyzw, p_n, c_m, v_mps, w_radps, x, g, dt, gravity, self.v_prev, self._par,
+            r, v_n, p_ins, half, speed, acc,
+        )  # fmt: skip
+        # Earth terms at the truth INS point (imu.earth "wgs84"), else not read
+        terms = self._no_terms if self.earth is None else self.earth.terms(p_n, v_n)
+        q_ins = np.empty((m, 4))
+        body = np.empty((m, 3, 3))
+        sin_half, cos_half = np.sin(half), np.cos(half)
+        _k.attitude_and_body(
+            q_xyzw, sin_half, cos_half, r, v_n, acc, w_radps, terms, g, self._par, q_ins, body
         )
-
-        # q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi), dpsi = sigma_psi x4, dtheta =
-        # sigma_theta x6, dphi = sigma_theta x5
-        err = quat_about_axes(x[:, _ATTITUDE_STATES] * s.attitude_sigmas_rad, (2, 1, 0))
-        q_ins = quat_multiply(quat_multiply(quat_multiply(err[:, 0], q_xyzw), err[:, 1]), err[:, 2])
-
-        gravity_only = np.array(reset, dtype=bool)
-        gravity_only[0] |= first or self.reset_pending
-        body = self._body(p_n, v_n, w_radps, r, dt, gravity_only, g)
 
         covariance = (
             s.fix_covariance_m2[None].copy()
@@ -311,7 +312,6 @@ class InsCore:
 
         fix, truth_utm, q_utm = self._fix_utm(p_fix, p_n, t_s, q_ins, q_xyzw)
         (lat, lon, h, east, north, alpha_deg), (h_t, east_t, north_t) = fix, truth_utm
-        vv = v_n * v_n
 
         # carry the state to the next block
         self.t_prev = float(t_s[-1])
@@ -321,7 +321,7 @@ class InsCore:
         block = {
             "sample_time_s": np.array(t_s, dtype=np.float64),
             "dt_s": dt,
-            "gravity_only": gravity_only,
+            "gravity_only": gravity != 0.0,
             "error_states": x,
             "position_enu_m": p_ins,
             "orientation_enu_xyzw": q_ins,
@@ -338,44 +338,11 @@ class InsCore:
             "truth_position_enu_m": p_n,
             "truth_utm_m": _columns3(east_t, north_t, h_t),
             "truth_orientation_utm_xyzw": q_utm[:, 1],
-            "truth_speed_mps": np.sqrt(vv[:, 0] + vv[:, 1] + vv[:, 2]),  # |v_n|
+            "truth_speed_mps": speed,  # |v_n|
         }
         if aid is not None:
             _with_aided_state(block, aid)
         return block
-
-    def _body(self, p_n, v_n, w_radps, r, dt, gravity_only, g) -> np.ndarray:
-        """(v_ins, f_ins, w_ins) in the body axes, (m, 3, 3) (module docstring)::
-
-            v_ins = R^T v_n + sigma_v g_v
-            f_ins = R^T ((v_n,k - v_n,k-1) / dt + (0, 0, g)) + sigma_f g_f
-            w_ins = R^T w + sigma_w g_w
-
-        gravity alone where ``gravity_only`` (the first epoch and the first after a reset); the
-        draws 9..17 of ``g`` in that order; imu.earth "wgs84": F in place of (0, 0, g), w + W.
-        """
-        m = v_n.shape[0]
-        v_before = np.empty((m, 3))  # the previous epoch's v_n of each epoch
-        v_before[0] = self.v_prev
-        v_before[1:] = v_n[:-1]
-        acc = (v_n - v_before) / dt[:, None]
-        if m == 1:  # one epoch: its flag (no boolean indexing)
-            if gravity_only[0]:
-                acc[0] = 0.0
-        else:
-            acc[gravity_only] = 0.0
-        w = w_radps
-        if self.earth is None:
-            acc[:, 2] += GRAVITY_MPS2
-        else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
-            terms = self.earth.terms(p_n, v_n)
-            acc += terms[:, 0]
-            w = w_radps + terms[:, 1]
-        vectors = np.empty((m, 3, 3))
-        vectors[:, 0], vectors[:, 1], vectors[:, 2] = v_n, acc, w
-        body = rotate_inverse(r[:, None], vectors)
-        body += self.sigmas.white_vfw * g[:, 9:18].reshape(m, 3, 3)
-        return body
 
     def _fix_utm(self, p_fix, p_n, t_s, q_ins, q_xyzw):
         """Fix and UTM odometry: ``(fix, truth_utm, q_utm)``: the chain to ins.frame for
@@ -390,10 +357,10 @@ class InsCore:
             raise DatumError(
                 f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
             ) from None
-        q_rot = quat_about_axes(-(fix[5] * DEG), 2)
-        attitudes = np.empty((t_s.shape[0], 2, 4))
-        attitudes[:, 0], attitudes[:, 1] = q_ins, q_xyzw
-        return fix, truth_utm, quat_multiply(q_rot[:, None], attitudes)
+        half = 0.5 * -(fix[5] * DEG)  # q_z(-alpha): quat_about_axes' half angle
+        q_utm = np.empty((t_s.shape[0], 2, 4))
+        _k.utm_attitudes(np.sin(half), np.cos(half), q_ins, q_xyzw, q_utm)
+        return fix, truth_utm, q_utm
 
 
 def _tilt_enu(r: np.ndarray, x: np.ndarray, sigma_theta: float) -> np.ndarray:
@@ -490,9 +457,8 @@ class InsModel:
         self._reset_pending = bool(reset[end:].any())
 
         q = truth.q_xyzw[idx]
-        r = quat_to_matrix(q)
         # p_n = p + R r_n
-        p_n = truth.p_m[idx] + rotate(r, self.lever_arm_m)
+        p_n = truth.p_m[idx] + rotate(quat_to_matrix(q), self.lever_arm_m)
         return self._core.run(
             truth.t_s[idx],
             p_n,
@@ -501,7 +467,6 @@ class InsModel:
             truth.v_mps[idx],
             truth.w_radps[idx],
             epoch_reset,
-            r,
             aid,
         )
 

@@ -1,0 +1,158 @@
+"""The INS epoch's arithmetic as kernels over its epochs as rows (navsense.kernels; issue 31).
+
+The equations are those of navsense.sensors.ins (its module docstring, specification "INS and
+GNSS", section "INS"); :class:`navsense.sensors.ins.InsCore` calls these kernels for a block of
+epochs, one epoch (the streaming INS) or a whole chunk alike, so an epoch's values do not depend
+on how many share a call. Between the kernels stay numpy's transcendental functions (the sines
+and cosines of the half angles), one call for all the values of a gap. Three kernels::
+
+    epoch_vectors      R, v_n = v + w x (p_n - p_c), p_ins, the half error angles, |v_n|, and
+                       the finite difference (v_n,k - v_n,k-1) / dt (0 where gravity alone)
+    attitude_and_body  q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi) and (v_ins, f_ins, w_ins)
+    utm_attitudes      q_z(-alpha) q_ins and q_z(-alpha) q_true
+
+A kernel cannot call a function of another module (numba compiles a kernel alone, and its cache
+checks the kernel's own file), so the rotation formulas they use are those of navsense.rotation
+written out here, term for term in the same order: ``quat_to_matrix``, ``cross``,
+``rotate_inverse`` and ``quat_multiply`` (with quat_about_axes' quaternions, whose zero
+components are multiplied as the product does): the same operations on the same values, so the
+same bits (tests/sensors/test_ins_kernels.py compares them with navsense.rotation's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navsense.constants import GRAVITY_MPS2
+from navsense.kernels import kernel
+
+__all__ = [
+    "PARAMETERS",
+    "UP_SIGMA_FACTOR",
+    "epoch_vectors",
+    "attitude_and_body",
+    "utm_attitudes",
+]
+
+# the kernels' parameter row (InsCore builds it once): index of each value
+PARAMETERS = (
+    "position_m",  # sigma_p
+    "position_white_m",  # sigma_pw
+    "heading_rad",  # sigma_psi (x4)
+    "attitude_rad",  # sigma_theta (x5, x6)
+    "velocity_white_mps",  # sigma_v
+    "accel_white_mps2",  # sigma_f
+    "gyro_white_radps",  # sigma_w
+    "earth",  # 1.0: imu.earth "wgs84" (the terms given), 0.0: (0, 0, g)
+)
+UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p (x1, x2, 1.5 x3)
+
+
+@kernel(2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 3, 2, 2, 2, 1, 2)
+def epoch_vectors(
+    q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc
+):
+    """Before the half angles' sines: q (m, 4), p_n, c_m, v, w (m, 3), the Gauss-Markov states
+    x (m, 6), the epoch's Gaussians g (m, 18), dt (m,), gravity (m,: 1.0 gravity alone, else
+    0.0), the previous epoch's v_n (3,), the parameters par (:data:`PARAMETERS`) -> r (m, 3, 3),
+    v_n, p_ins, half (m, 3), speed (m,), acc (m, 3)::
+
+        R = quat_to_matrix(q)
+        v_n = v + w x (p_n - p_c)
+        p_ins = p_n + sigma_p (x1, x2, 1.5 x3) + sigma_pw g_p            (draws 6..8)
+        half = 0.5 (sigma_psi x4, sigma_theta x6, sigma_theta x5)      (q_z, q_y, q_x)
+        speed = |v_n|
+        acc = (v_n,k - v_n,k-1) / dt, 0 where gravity alone
+    """
+    qx, qy, qz, qw = q[:, 0], q[:, 1], q[:, 2], q[:, 3]  # rotation.quat_to_matrix
+    xx, yy, zz = qx * qx, qy * qy, qz * qz
+    xy, xz, yz = qx * qy, qx * qz, qy * qz
+    wx, wy, wz = qw * qx, qw * qy, qw * qz
+    r[:, 0, 0] = 1.0 - 2.0 * (yy + zz)
+    r[:, 0, 1] = 2.0 * (xy - wz)
+    r[:, 0, 2] = 2.0 * (xz + wy)
+    r[:, 1, 0] = 2.0 * (xy + wz)
+    r[:, 1, 1] = 1.0 - 2.0 * (xx + zz)
+    r[:, 1, 2] = 2.0 * (yz - wx)
+    r[:, 2, 0] = 2.0 * (xz - wy)
+    r[:, 2, 1] = 2.0 * (yz + wx)
+    r[:, 2, 2] = 1.0 - 2.0 * (xx + yy)
+    d0, d1, d2 = p_n[:, 0] - c_m[:, 0], p_n[:, 1] - c_m[:, 1], p_n[:, 2] - c_m[:, 2]
+    v_n[:, 0] = v[:, 0] + (w[:, 1] * d2 - w[:, 2] * d1)  # v + w x (p_n - p_c): rotation.cross
+    v_n[:, 1] = v[:, 1] + (w[:, 2] * d0 - w[:, 0] * d2)
+    v_n[:, 2] = v[:, 2] + (w[:, 0] * d1 - w[:, 1] * d0)
+    sigma_p, sigma_pw = par[0], par[1]
+    p_ins[:, 0] = p_n[:, 0] + sigma_p * (x[:, 0] * 1.0) + sigma_pw * g[:, 6]
+    p_ins[:, 1] = p_n[:, 1] + sigma_p * (x[:, 1] * 1.0) + sigma_pw * g[:, 7]
+    p_ins[:, 2] = p_n[:, 2] + sigma_p * (x[:, 2] * UP_SIGMA_FACTOR) + sigma_pw * g[:, 8]
+    half[:, 0] = 0.5 * (x[:, 3] * par[2])  # dpsi / 2 (heading, x4)
+    half[:, 1] = 0.5 * (x[:, 5] * par[3])  # dtheta / 2 (pitch, x6)
+    half[:, 2] = 0.5 * (x[:, 4] * par[3])  # dphi / 2 (roll, x5)
+    vv0, vv1, vv2 = v_n[:, 0] * v_n[:, 0], v_n[:, 1] * v_n[:, 1], v_n[:, 2] * v_n[:, 2]
+    speed[:] = np.sqrt(vv0 + vv1 + vv2)
+    alone = gravity != 0.0
+    for j in range(3):
+        before = np.empty(dt.shape[0])  # the previous epoch's v_n of each epoch
+        before[0] = v_prev[j]
+        before[1:] = v_n[:-1, j]
+        acc[:, j] = np.where(alone, 0.0, (v_n[:, j] - before) / dt)
+
+
+@kernel(2, 2, 2, 3, 2, 2, 2, 3, 2, 1, 2, 3)
+def attitude_and_body(q, sin_half, cos_half, r, v_n, acc, w, terms, g, par, q_ins, body):
+    """After the half angles' sines and cosines (m, 3): q (m, 4), r (m, 3, 3), v_n, acc, w
+    (m, 3), the Earth's terms (m, 2, 3; read only when par's ``earth`` is 1.0), g (m, 18) ->
+    q_ins (m, 4) and body (m, 3, 3) = (v_ins, f_ins, w_ins) (navsense.sensors.ins)::
+
+        q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi)
+        v_ins = R^T v_n + sigma_v g_v,   f_ins = R^T (acc + (0, 0, g)) + sigma_f g_f,
+        w_ins = R^T w + sigma_w g_w                                   (draws 9..17)
+
+    imu.earth "wgs84": acc + F in place of acc + (0, 0, g), w + W (the terms). ``acc`` is
+    changed in place."""
+    # q_z(dpsi) q_true: rotation.quat_multiply with a = (0, 0, s, c)
+    s, c = sin_half[:, 0], cos_half[:, 0]
+    bx, by, bz, bw = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    x1 = c * bx + 0.0 * bw + 0.0 * bz - s * by
+    y1 = c * by - 0.0 * bz + 0.0 * bw + s * bx
+    z1 = c * bz + 0.0 * by - 0.0 * bx + s * bw
+    w1 = c * bw - 0.0 * bx - 0.0 * by - s * bz
+    # (...) q_y(dtheta): b = (0, s, 0, c)
+    s, c = sin_half[:, 1], cos_half[:, 1]
+    x2 = w1 * 0.0 + x1 * c + y1 * 0.0 - z1 * s
+    y2 = w1 * s - x1 * 0.0 + y1 * c + z1 * 0.0
+    z2 = w1 * 0.0 + x1 * s - y1 * 0.0 + z1 * c
+    w2 = w1 * c - x1 * 0.0 - y1 * s - z1 * 0.0
+    # (...) q_x(dphi): b = (s, 0, 0, c)
+    s, c = sin_half[:, 2], cos_half[:, 2]
+    q_ins[:, 0] = w2 * s + x2 * c + y2 * 0.0 - z2 * 0.0
+    q_ins[:, 1] = w2 * 0.0 - x2 * 0.0 + y2 * c + z2 * s
+    q_ins[:, 2] = w2 * 0.0 + x2 * 0.0 - y2 * s + z2 * c
+    q_ins[:, 3] = w2 * c - x2 * s - y2 * 0.0 - z2 * 0.0
+    if par[7] == 0.0:
+        acc[:, 2] += GRAVITY_MPS2  # + (0, 0, g)
+        w_b = w
+    else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
+        acc += terms[:, 0]
+        w_b = w + terms[:, 1]
+    for k in range(3):  # v_n, acc, w: R^T (rotation.rotate_inverse) + sigma g
+        vec = v_n if k == 0 else (acc if k == 1 else w_b)
+        sigma = par[4 + k]
+        for i in range(3):
+            body[:, k, i] = (
+                r[:, 0, i] * vec[:, 0] + r[:, 1, i] * vec[:, 1] + r[:, 2, i] * vec[:, 2]
+            ) + sigma * g[:, 9 + 3 * k + i]
+
+
+@kernel(1, 1, 2, 2, 3)
+def utm_attitudes(sin_half, cos_half, q_ins, q_true, out):
+    """q_z(-alpha) q_ins and q_z(-alpha) q_true: sin_half, cos_half (m,) of -alpha / 2, q_ins and
+    q_true (m, 4) -> out (m, 2, 4) (rotation.quat_multiply with a = (0, 0, s, c))."""
+    s, c = sin_half, cos_half
+    for j in range(2):
+        b = q_ins if j == 0 else q_true
+        bx, by, bz, bw = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+        out[:, j, 0] = c * bx + 0.0 * bw + 0.0 * bz - s * by
+        out[:, j, 1] = c * by - 0.0 * bz + 0.0 * bw + s * bx
+        out[:, j, 2] = c * bz + 0.0 * by - 0.0 * bx + s * bw
+        out[:, j, 3] = c * bw - 0.0 * bx - 0.0 * by - s * bz

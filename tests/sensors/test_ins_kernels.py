@@ -1,0 +1,117 @@
+"""navsense.sensors.ins_kernels: the INS epoch's kernels give, bit for bit, the values of
+navsense.rotation's functions and the equations of navsense.sensors.ins written as numpy
+expressions (the way InsCore computed them before the kernels), numpy and compiled alike, for one
+row, a few and a chunk, with gravity-only rows, the Earth's terms and signed zeros in the input."""
+
+import numpy as np
+import pytest
+
+import navsense.kernels as kernels
+from navsense.constants import DEG, GRAVITY_MPS2
+from navsense.rotation import (
+    cross,
+    quat_about_axes,
+    quat_multiply,
+    quat_to_matrix,
+    rotate_inverse,
+)
+from navsense.sensors import ins_kernels as k
+
+
+def _bits(a):
+    return np.ascontiguousarray(a).view(np.int64)
+
+
+def _inputs(m, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((m, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    p_n, c_m, v, w = (rng.standard_normal((m, 3)) * s for s in (300.0, 1.0, 10.0, 0.5))
+    if m:
+        w[0] = [-0.0, 0.0, -0.0]  # signed zeros, as a truth at rest gives them
+        q[0] = [0.0, -0.0, 0.0, 1.0]
+    x = rng.standard_normal((m, 6))
+    g = rng.standard_normal((m, 18))
+    dt = rng.uniform(0.008, 0.02, m)
+    gravity = (rng.uniform(size=m) < 0.3).astype(np.float64)
+    v_prev = rng.standard_normal(3)
+    terms = rng.standard_normal((m, 2, 3)) * [[[1e-3], [1e-5]]]
+    return q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms
+
+
+def _reference(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
+    """The INS's equations with navsense.rotation's functions (sensors/ins.py before the
+    kernels)."""
+    m = q.shape[0]
+    r = quat_to_matrix(q)
+    v_n = v + cross(w, p_n - c_m)
+    scale = np.array([1.0, 1.0, 1.5])
+    p_ins = p_n + par[0] * (x[:, 0:3] * scale) + par[1] * g[:, 6:9]
+    err = quat_about_axes(x[:, [3, 5, 4]] * np.array([par[2], par[3], par[3]]), (2, 1, 0))
+    q_ins = quat_multiply(quat_multiply(quat_multiply(err[:, 0], q), err[:, 1]), err[:, 2])
+    before = np.empty((m, 3))
+    before[0] = v_prev
+    before[1:] = v_n[:-1]
+    acc = (v_n - before) / dt[:, None]
+    acc[gravity != 0.0] = 0.0
+    w_b = w
+    if par[7] == 0.0:
+        acc[:, 2] += GRAVITY_MPS2
+    else:
+        acc += terms[:, 0]
+        w_b = w + terms[:, 1]
+    vectors = np.stack([v_n, acc, w_b], axis=1)
+    body = rotate_inverse(r[:, None], vectors)
+    body += np.array([[par[4]], [par[5]], [par[6]]]) * g[:, 9:18].reshape(m, 3, 3)
+    vv = v_n * v_n
+    speed = np.sqrt(vv[:, 0] + vv[:, 1] + vv[:, 2])
+    return r, v_n, p_ins, q_ins, body, speed
+
+
+def _kernels(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
+    m = q.shape[0]
+    r = np.empty((m, 3, 3))
+    v_n, p_ins, half, acc = (np.empty((m, 3)) for _ in range(4))
+    speed = np.empty(m)
+    k.epoch_vectors(
+        q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc
+    )
+    q_ins, body = np.empty((m, 4)), np.empty((m, 3, 3))
+    k.attitude_and_body(q, np.sin(half), np.cos(half), r, v_n, acc, w, terms, g, par, q_ins, body)
+    return r, v_n, p_ins, q_ins, body, speed
+
+
+@pytest.mark.parametrize("m", [1, 3, 500])
+@pytest.mark.parametrize("earth", [0.0, 1.0])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_epoch_kernels_equal_the_rotation_functions(monkeypatch, m, earth, compiled):
+    if compiled:
+        pytest.importorskip("numba")
+    args = _inputs(m, m)
+    par = np.array([0.01, 0.002, 0.003, 0.001, 0.01, 0.05, 0.001, earth])
+    monkeypatch.setattr(kernels, "_on", False)
+    want = _reference(*args, par)
+    monkeypatch.setattr(kernels, "_on", compiled)
+    got = _kernels(*args, par)
+    for name, a, b in zip(("r", "v_n", "p_ins", "q_ins", "body", "speed"), want, got):
+        assert a.shape == b.shape, name
+        assert np.array_equal(_bits(a), _bits(b)), name
+    assert np.allclose(np.linalg.norm(got[3], axis=1), 1.0, atol=1e-12)  # still a unit quaternion
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_utm_attitudes_equal_quat_multiply(monkeypatch, compiled):
+    if compiled:
+        pytest.importorskip("numba")
+    rng = np.random.default_rng(7)
+    q_ins, q_true = (rng.standard_normal((5, 4)) for _ in range(2))
+    alpha = rng.uniform(-2.0, 2.0, 5)
+    alpha[0] = 0.0  # q_z(-0): a signed zero
+    monkeypatch.setattr(kernels, "_on", False)
+    q_rot = quat_about_axes(-(alpha * DEG), 2)
+    want = quat_multiply(q_rot[:, None], np.stack([q_ins, q_true], axis=1))
+    monkeypatch.setattr(kernels, "_on", compiled)
+    half = 0.5 * -(alpha * DEG)
+    got = np.empty((5, 2, 4))
+    k.utm_attitudes(np.sin(half), np.cos(half), q_ins, q_true, got)
+    assert np.array_equal(_bits(want), _bits(got))
