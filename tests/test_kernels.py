@@ -352,3 +352,39 @@ def _numba_sin(x):
     import numba
 
     return numba.njit(lambda v: np.array([math.sin(e) for e in v]))(x)
+
+
+def test_under_a_file_size_limit_the_kernels_run_as_numpy(tmp_path):
+    """use_compiled() under ``ulimit -f`` (numba's cache writes fail): it was a traceback
+    ('OSError: [Errno 27] File too large' out of numba's caching); now the kernels run as numpy
+    and give their results (a copy of the package without any cache, as a new install has)."""
+    import os
+    import resource
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    package = Path(kernels.__file__).parent
+    shutil.copytree(package, tmp_path / "navsense", ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import numpy as np, navsense.kernels as k\n"
+        "from navsense.rotation import quat_multiply\n"
+        "q = np.array([[0.0, 0.0, 0.6, 0.8]])\n"
+        "print(k.use_compiled(), quat_multiply(q, q).tolist())\n"
+    )
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4_000, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("[")[0].strip() == "False"
+    assert np.allclose(eval(done.stdout.split(" ", 1)[1]), [[0.0, 0.0, 0.96, 0.28]])

@@ -21,8 +21,9 @@ fast, and importing numba (0.15 to 0.25 s of CPU) would double a short run's sta
 one-step-a-call APIs (navsense.ins_stream.Ins, navsense.stream.SensorStream and what uses them)
 call :func:`use_compiled` when built, and a batch run (navsense simulate) keeps numpy. The
 environment variable ``NAVSENSE_KERNELS`` overrides it: ``numba`` compiles everywhere, ``numpy``
-nowhere. Without numba installed every kernel runs as numpy. The compilations are cached on disk
-(``cache=True``, numba's ``__pycache__``): only the first run on a machine compiles.
+nowhere. Without numba installed, or where its cache cannot be written (a file-size limit), every
+kernel runs as numpy. The compilations are cached on disk (``cache=True``, numba's
+``__pycache__``): only the first run on a machine compiles.
 """
 
 from __future__ import annotations
@@ -36,7 +37,20 @@ import numpy as np
 __all__ = ["Kernel", "kernel", "use_compiled", "compiled", "libm_agrees"]
 
 _ENV = "NAVSENSE_KERNELS"
-_on = os.environ.get(_ENV, "") == "numba"
+
+
+def _cache_writable() -> bool:
+    """False under a file-size limit (``ulimit -f``): numba writes every compilation to its
+    cache (``cache=True``), and there the write failed ('OSError: [Errno 27] File too large'
+    out of numba's caching, a traceback of use_compiled, seen): kernels then run as numpy."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: no such limit
+        return True
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] == resource.RLIM_INFINITY
+
+
+_on = os.environ.get(_ENV, "") == "numba" and _cache_writable()
 
 
 def compiled() -> bool:
@@ -50,16 +64,27 @@ def use_compiled() -> bool:
     (C-contiguous float64 rows) is loaded from numba's cache now, so that no step pays for it
     (a worker builds its models, then counts its CPU). Returns :func:`compiled`."""
     global _on
-    if _on or os.environ.get(_ENV, "") == "numpy":
+    if _on or os.environ.get(_ENV, "") == "numpy" or not _cache_writable():
         return _on
     try:
         import numba  # noqa: F401
     except ImportError:  # pragma: no cover - numba is a run-time dependency
         return False
     _on = True
-    for k in _KERNELS:
-        k.warm()
+    _warm(_KERNELS)
     return _on
+
+
+def _warm(kernels: list[Kernel]) -> None:
+    """Load (or compile) ``kernels``; where numba's cache cannot be written (no writable
+    ``__pycache__`` nor user cache: numba's RuntimeError 'cannot cache function'; a failed
+    write) every kernel runs as numpy from then on."""
+    global _on
+    try:
+        for k in kernels:
+            k.warm()
+    except (OSError, RuntimeError):
+        _on = False
 
 
 _libm: bool | None = None
@@ -114,7 +139,7 @@ class Kernel:
             return
         _KERNELS.append(self)
         if _on:
-            self.warm()
+            _warm([self])
 
     def _dispatcher(self) -> Any:
         if self._jit is None:
