@@ -480,6 +480,33 @@ def test_classify_is_the_same_however_the_epochs_are_cut(monkeypatch):
     assert set(np.unique(whole)) == {BELOW_MASK, CLEAR, NEAR, FOLIAGE, BLOCKED}
 
 
+def test_one_epoch_a_call_equals_the_block_for_rays_along_the_axes_and_antennas_inside():
+    """The one-epoch path (SkyView._classify_one: obstacles times satellites, the antenna's
+    coordinates as scalars) on the rays the slab and cylinder tests treat apart: parallel to
+    an axis (a zero component), vertical, from inside a box, a cylinder and a crown."""
+    rng = np.random.default_rng(5)
+    site = random_site(rng, n_box=6, n_cyl=4, n_crown=8)
+    ant, los, vis = random_sky(rng, 60, 24)
+    axes = unit(np.array([[0, 0, 1], [1, 0, 1], [0, -1, 1], [1, 1, 0.3], [0, 1, 0.2]], float))
+    los[:, : len(axes)] = axes  # along the axes and vertical, every epoch
+    vis[:, : len(axes)] = True
+    ant[0] = site.box_min_m[0] + 0.5  # inside a box, a cylinder and a crown
+    ant[1] = [*site.cyl_xy_m[0], 1.0]
+    ant[2] = site.crown_center_m[0]
+    view = SkyView(site, 1.5, 3.0, 10.0)
+    whole = view.classify(ant, los, vis)
+    ones = [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(60)]
+    np.testing.assert_array_equal(np.concatenate(ones), whole)
+    assert (whole[:2, : len(axes)] == BLOCKED).all()  # from inside a box or a cylinder
+    # the reference's cylinder test needs a horizontal component: the rays but the vertical one
+    ref = [
+        ref_classify(ant[i], los[i, k], site, 1.5, 3.0, 10.0)
+        for i in range(60)
+        for k in (1, 2, 3, 4)
+    ]
+    np.testing.assert_array_equal(whole[:, 1:5].reshape(-1), ref)
+
+
 # ------------------------------------------------------------------------------ counts, antenna
 def test_counts():
     st = np.array([[0, 1, 1, 2, 3, 4, 4], [0, 0, 0, 0, 0, 0, 0]], dtype=np.int8)

@@ -377,7 +377,7 @@ class Constellation:
         up = los[..., 2]
         above = up > math.sin(math.radians(mask + _MASK_MARGIN_DEG))
         unsure = (up >= math.sin(math.radians(mask - _MASK_MARGIN_DEG))) & ~above
-        if unsure.any():
+        if np.count_nonzero(unsure):
             above[unsure] = elevation_deg(los[unsure]) >= mask
         return above & self.enabled
 

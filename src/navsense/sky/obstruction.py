@@ -69,6 +69,17 @@ import numpy as np
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.site import Site
 from navsense.sky.footprints import Prisms
+from navsense.sky.status import (
+    BELOW_MASK,
+    BLOCKED,
+    CLEAR,
+    FOLIAGE,
+    NEAR,
+    STATUS_NAMES,
+    counts,
+    signal_lost,
+    used_mask,
+)
 
 __all__ = [
     "BELOW_MASK",
@@ -89,12 +100,6 @@ __all__ = [
     "signal_lost",
 ]
 
-BELOW_MASK = 0  # not tracked: below the elevation mask, or its system off
-CLEAR = 1
-NEAR = 2
-FOLIAGE = 3
-BLOCKED = 4
-STATUS_NAMES = ("below_mask", "clear", "near", "foliage", "blocked")
 
 _BLOCK_EPOCHS = 4096  # at most this many epochs a block
 _BLOCK_TRIPLES = 1 << 16  # about this many (epoch, satellite, obstacle) tests a block (cache-sized)
@@ -125,7 +130,7 @@ def _slab(o, d, lo, hi):
     t_lo = np.minimum(t1, t2)
     t_hi = np.maximum(t1, t2)
     parallel = d == 0.0
-    if parallel.any():  # a slab parallel to the ray: all of it or none of it
+    if np.count_nonzero(parallel):  # a slab parallel to the ray: all of it or none of it
         inside = (o >= lo) & (o <= hi)
         t_lo = np.where(parallel, np.where(inside, -_INF, _INF), t_lo)
         t_hi = np.where(parallel, np.where(inside, _INF, -_INF), t_hi)
@@ -150,7 +155,7 @@ def _cylinder_hit(cc, h2, wh, oz, dz, base_z, top_z):
     t_r0 = (-wh - sq) / h2
     t_r1 = (-wh + sq) / h2
     vertical = h2 == 0.0
-    if vertical.any():  # a vertical ray: inside the circle everywhere, or nowhere
+    if np.count_nonzero(vertical):  # a vertical ray: inside the circle everywhere, or nowhere
         inside = cc <= 0.0
         t_r0 = np.where(vertical, np.where(inside, -_INF, _INF), t_r0)
         t_r1 = np.where(vertical, np.where(inside, _INF, -_INF), t_r1)
@@ -262,7 +267,7 @@ def _keep_angle(rise, dist, mask_deg: float) -> np.ndarray:
     above = ratio > tan_mask + margin
     unsure = keep & ~above & (ratio >= tan_mask - margin)
     keep &= above | unsure
-    if unsure.any():
+    if np.count_nonzero(unsure):
         keep[unsure] = np.arctan2(rise[unsure], dist[unsure]) >= mask_rad
     return keep
 
@@ -393,8 +398,8 @@ class SkyView:
         _check_shapes(antenna, los, visible)
         m, nsat = visible.shape
         status = np.zeros((m, nsat), dtype=np.int8)
-        n_vis = np.count_nonzero(visible, axis=1)
-        if m == 0 or not n_vis.any():
+        n_vis = np.add.reduce(visible, axis=1, dtype=np.intp)  # count_nonzero(axis=1): slower
+        if m == 0 or not np.count_nonzero(n_vis):
             return status
         with np.errstate(divide="ignore", invalid="ignore"):  # rays parallel to an axis
             # the culling of every (epoch, obstacle)
@@ -410,12 +415,16 @@ class SkyView:
             if self._over.size:
                 keep[:, self._over] = self._keep_overhead(antenna)
             keeps = [keep[:, sl] if sl.stop > sl.start else None for sl in self._slices]
-            work = 1 + keep.astype(np.int64) @ self._weight
             if self._prisms is not None:
                 keep_poly = self._keep_prisms(antenna)
                 keeps.append(keep_poly)
-                work += 2 * np.count_nonzero(keep_poly, axis=1)
-            blocks = _epoch_blocks(n_vis * work, _BLOCK_TRIPLES)
+            if m == 1:  # one epoch (streaming): one block
+                blocks = [(0, 1)]
+            else:
+                work = 1 + keep.astype(np.int64) @ self._weight
+                if self._prisms is not None:
+                    work += 2 * np.count_nonzero(keep_poly, axis=1)
+                blocks = _epoch_blocks(n_vis * work, _BLOCK_TRIPLES)
             for b0, b1 in blocks:
                 self._classify_block(
                     antenna[b0:b1],
@@ -448,6 +457,9 @@ class SkyView:
         tests run as one array of 2 T triples (the second half the enlarged shapes), their hits
         set ``hits[pair]`` (blocked) and ``hits[n_pairs + pair]`` (near).
         """
+        if ant.shape[0] == 1:  # one epoch: its triples as (obstacle, satellite) arrays
+            self._classify_one(ant[0], lb[0], vis[0], keeps, status[0])
+            return
         ep, sat = np.nonzero(vis)  # the pairs, epoch by epoch
         n_pairs = ep.size
         if n_pairs == 0:
@@ -469,7 +481,7 @@ class SkyView:
             pi = _ragged(first[ke], cnt)
             return ke, kk, cnt, pi
 
-        if keep_box is not None and keep_box.any():
+        if keep_box is not None and np.count_nonzero(keep_box):
             ke, kk, cnt, pi = triples(keep_box, True)
             if pi.size:
                 half = pi.size // 2
@@ -479,7 +491,7 @@ class SkyView:
                 hit = _box_hit(ox, oy, oz, dx[pi], dy[pi], dz[pi], lx, ly, lz, hx, hy, hz)
                 pi[half:] += n_pairs
                 hits[pi[hit]] = True
-        if keep_cyl is not None and keep_cyl.any():
+        if keep_cyl is not None and np.count_nonzero(keep_cyl):
             ke, kk, cnt, pi = triples(keep_cyl, True)
             if pi.size:
                 half = pi.size // 2
@@ -507,7 +519,7 @@ class SkyView:
                     )
                     pi[half:] += n_pairs
                     hits[pi[j[hit]]] = True
-        if keep_crown is not None and keep_crown.any():
+        if keep_crown is not None and np.count_nonzero(keep_crown):
             ke, kk, cnt, pi = triples(keep_crown, False)
             if pi.size:
                 wx, wy, wz = ((ant[ke, k] - c[kk]).repeat(cnt) for k, c in enumerate(self._crown_c))
@@ -520,26 +532,88 @@ class SkyView:
                     pi[j], weights=_chord_length(b[j], disc[j]), minlength=n_pairs
                 )
 
-        if len(keeps) > 3 and keeps[3].any():  # footprint prisms: blocked, then near
+        if len(keeps) > 3 and np.count_nonzero(keeps[3]):  # footprint prisms: blocked, then near
             assert self._prisms is not None
             ke, kk, cnt, pi = triples(keeps[3], False)
             if pi.size:
                 ox, oy, oz = (ant[ke, c].repeat(cnt) for c in range(3))
-                kr = kk.repeat(cnt)
-                ray = (ox, oy, oz, dx[pi], dy[pi], dz[pi], kr)
-                near = self._prisms.hits(*ray, margin=self._near_m)
-                hits[n_pairs + pi[near]] = True
-                j = np.flatnonzero(near)  # the prism lies within its enlarged self
-                hit = self._prisms.hits(*(v[j] for v in ray))
-                hits[pi[j[hit]]] = True
+                self._prism_hits(hits, pi, (ox, oy, oz, dx[pi], dy[pi], dz[pi], kk.repeat(cnt)))
+        status[ep, sat] = self._statuses(hits, foliage_m)
+
+    def _prism_hits(self, hits: np.ndarray, pi: np.ndarray, ray: tuple) -> None:
+        """The footprint prisms' tests of the triples ``ray`` (origin, direction components
+        and prism of each) of pairs ``pi``: Near into ``hits[n_pairs + pi]``, then Blocked
+        (tested only where Near: the prism lies within its enlarged self) into ``hits[pi]``."""
+        assert self._prisms is not None
+        ox, oy, oz, lx, ly, lz, k = ray
+        near = self._prisms.hits(ox, oy, oz, lx, ly, lz, k, margin=self._near_m)
+        hits[hits.size // 2 + pi[near]] = True
+        j = np.flatnonzero(near)
+        hit = self._prisms.hits(*(v[j] for v in ray))
+        hits[pi[j[hit]]] = True
+
+    def _statuses(self, hits, foliage_m) -> np.ndarray:
+        """The pairs' statuses from ``hits`` (blocked, then near; 2 n_pairs) and the summed
+        crown chords ``foliage_m`` (None: no crown kept), in the module's precedence."""
+        n_pairs = hits.size // 2
         st = np.full(n_pairs, CLEAR, dtype=np.int8)
         st[hits[n_pairs:]] = NEAR
-        blocked = hits[:n_pairs]
         if foliage_m is None:
             foliage_m = np.zeros(n_pairs)
         st[foliage_m > 0.0] = FOLIAGE
-        st[blocked | (foliage_m >= self.foliage_block_path_m)] = BLOCKED
-        status[ep, sat] = st
+        st[hits[:n_pairs] | (foliage_m >= self.foliage_block_path_m)] = BLOCKED
+        return st
+
+    def _classify_one(self, ant, lb, vis, keeps, status) -> None:
+        """:meth:`_classify_block` of one epoch: ``ant`` (3,), ``lb`` (nsat, 3), ``vis`` (nsat,),
+        ``keeps`` its culling rows (1, K), ``status`` (nsat,). The triples are the kept
+        obstacles (rows) times the tracked satellites (columns), the antenna's coordinates
+        scalars: each test the same operations on the same values as the block's, the crown
+        chords summed per satellite in obstacle order (a chord of 0 adds nothing)."""
+        sat = vis.nonzero()[0]
+        n_pairs = sat.size
+        if n_pairs == 0:
+            return
+        d = lb[sat]
+        dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
+        ox, oy, oz = ant[0], ant[1], ant[2]
+        hits = np.zeros(2 * n_pairs, dtype=bool)  # blocked, then near
+        foliage_m = None
+        keep_box, keep_cyl, keep_crown = keeps[:3]
+        if keep_box is not None and np.count_nonzero(keep_box):
+            kk = keep_box[0].nonzero()[0]
+            k2 = np.concatenate([kk, kk + keep_box.shape[1]])[:, None]  # then enlarged
+            lo, hi = self._box_lo, self._box_hi
+            hit = _box_hit(ox, oy, oz, dx, dy, dz, *(v[k2] for v in lo), *(v[k2] for v in hi))
+            hits[:n_pairs] |= np.logical_or.reduce(hit[: kk.size], axis=0)
+            hits[n_pairs:] |= np.logical_or.reduce(hit[kk.size :], axis=0)
+        if keep_cyl is not None and np.count_nonzero(keep_cyl):
+            kk = keep_cyl[0].nonzero()[0]
+            k2 = np.concatenate([kk, kk + keep_cyl.shape[1]])
+            wx, wy = ox - self._cyl_x[kk], oy - self._cyl_y[kk]
+            ww = wx * wx + wy * wy
+            h2 = dx * dx + dy * dy
+            wh = wx[:, None] * dx + wy[:, None] * dy
+            cc = (np.concatenate([ww, ww]) - self._cyl_rr[k2])[:, None]  # |w|^2 - r^2
+            base, top = self._cyl_base[k2][:, None], self._cyl_top[k2][:, None]
+            hit = _cylinder_hit(cc, h2, np.concatenate([wh, wh]), oz, dz, base, top)
+            hits[:n_pairs] |= np.logical_or.reduce(hit[: kk.size], axis=0)
+            hits[n_pairs:] |= np.logical_or.reduce(hit[kk.size :], axis=0)
+        if keep_crown is not None and np.count_nonzero(keep_crown):
+            kk = keep_crown[0].nonzero()[0]
+            c = self._crown_c
+            wx, wy, wz = ((a - c[k][kk])[:, None] for k, a in enumerate((ox, oy, oz)))
+            b, disc = _chord_disc(wx, wy, wz, dx, dy, dz, self._crown_rr[kk][:, None])
+            chord = _chord_length(b, disc)  # (K, n_pairs), 0 where disc <= 0
+            foliage_m = np.bincount(
+                np.arange(chord.size) % n_pairs, weights=chord.reshape(-1), minlength=n_pairs
+            )
+        if len(keeps) > 3 and np.count_nonzero(keeps[3]):  # footprint prisms
+            kk = keeps[3][0].nonzero()[0]
+            pi = np.arange(kk.size * n_pairs) % n_pairs
+            ray = (ox, oy, oz, dx[pi], dy[pi], dz[pi], kk.repeat(n_pairs))
+            self._prism_hits(hits, pi, tuple(np.broadcast_to(v, pi.shape) for v in ray))
+        status[sat] = self._statuses(hits, foliage_m)
 
 
 def classify(
@@ -571,64 +645,3 @@ def classify(
     return SkyView(site, near_margin_m, foliage_block_path_m, elevation_mask_deg).classify(
         antenna_enu_m, los, visible
     )
-
-
-def signal_lost(status: np.ndarray, t_s: np.ndarray, windows) -> np.ndarray:
-    """The sky view's status (m, nsat) with every satellite lost in the signal outages.
-
-    gnss.signal_outages_s (navsense extension, issue 19): in a window [t1, t2) of the epoch time
-    the receiver tracks no satellite (jamming, a tunnel). A satellite above the mask counts as
-    blocked (satellites_blocked = satellites_above_mask, satellites_used = N_c = N_n = N_f = 0),
-    as when the site's obstacles hide the whole sky; below the mask it stays below the mask. The
-    fix machine then sees N_u = 0 < 4 (no fix, the RTK lock ends) and reacquires by its own rules
-    once the window ends. Epochs outside every window keep their status (same array). The
-    receiver and the readers (the report's sky plot) both apply it.
-    """
-    t_s = np.asarray(t_s, dtype=np.float64)
-    lost = np.zeros(t_s.shape, dtype=bool)
-    for t1, t2 in windows:
-        lost |= (t_s >= t1) & (t_s < t2)
-    if not lost.any():
-        return status
-    status = status.copy()
-    rows = status[lost]
-    rows[rows != BELOW_MASK] = BLOCKED
-    status[lost] = rows
-    return status
-
-
-def used_mask(status) -> np.ndarray:
-    """The used satellites (m, nsat): CLEAR, NEAR or FOLIAGE."""
-    status = np.asarray(status)
-    return (status >= CLEAR) & (status <= FOLIAGE)
-
-
-def counts(status) -> dict[str, np.ndarray]:
-    """The satellite counts of a row, each (m,) int64, from the status (m, nsat).
-
-    satellites_used = N_u = N_c + N_n + N_f, satellites_clear = N_c,
-    satellites_near_obstruction = N_n, satellites_foliage = N_f, satellites_blocked,
-    satellites_above_mask (all tracked satellites: used + blocked).
-    """
-    status = np.asarray(status)
-    if status.ndim != 2:
-        raise ValueError(f"Expected `status` to have shape (m, nsat), got {status.shape}")
-    m = status.shape[0]
-    if status.size and not (status.min() >= 0 and status.max() <= BLOCKED):
-        raise ValueError(
-            f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
-            f"{status.min()} .. {status.max()}"
-        )
-    # one histogram of (epoch, status code) over all satellites
-    cells = np.add(status, np.arange(0, 5 * m, 5, dtype=np.int64)[:, None], dtype=np.int64)
-    hist = np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5)
-    n = {code: hist[:, code] for code in (CLEAR, NEAR, FOLIAGE, BLOCKED)}
-    used = n[CLEAR] + n[NEAR] + n[FOLIAGE]
-    return {
-        "satellites_used": used,
-        "satellites_clear": n[CLEAR],
-        "satellites_near_obstruction": n[NEAR],
-        "satellites_foliage": n[FOLIAGE],
-        "satellites_blocked": n[BLOCKED],
-        "satellites_above_mask": used + n[BLOCKED],
-    }

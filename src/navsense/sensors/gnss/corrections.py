@@ -93,7 +93,7 @@ class CorrectionStream:
         for t1, t2 in sorted(self.outages_s, key=lambda pair: pair[0], reverse=True):
             gen = j * self.interval_s
             hit = (gen >= t1) & (gen < t2)
-            if hit.any():
+            if np.count_nonzero(hit):
                 j = np.where(hit, float(self._last_before(t1)), j)
         if self.cold:
             j = np.where(j >= 0.0, j, np.nan)

@@ -131,7 +131,7 @@ def error_sigmas(
     tab = dict(zip(STATE_PARAM_KEYS, _state_table(config)[:, fix]))
     s_h, s_v = tab["sigma_h_m"], tab["sigma_v_m"]
     is_float = fix == RTK_FLOAT
-    if is_float.any():
+    if np.count_nonzero(is_float):
         # float convergence from the initial values since the lock started
         decay = np.exp(
             -np.asarray(lock_age_s, dtype=np.float64)[is_float] / tab["convergence_tau_s"][is_float]

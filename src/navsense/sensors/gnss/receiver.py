@@ -177,12 +177,13 @@ class GnssReceiver:
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
         """The GNSS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
         c = self.config
-        idx = self._due.sample_indices(truth.t_s)
+        sampled = self._sample(truth)
+        if sampled is None:  # between epochs: the block of no epoch, made once
+            assert self._empty_block is not None
+            return self._empty_block
+        idx, t, steps = sampled
         m = int(idx.size)
-        if m == 0 and self._empty_block is not None:
-            return self._empty_block  # a step between epochs (streaming): nothing to compute
-        t = truth.t_s[idx]
-        dt, first = self._epoch_intervals(truth.steps[idx], truth.rate_hz)
+        dt, first = self._epoch_intervals(steps, truth.rate_hz)
 
         # Antenna Position
         p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
@@ -273,6 +274,20 @@ class GnssReceiver:
             self._empty_block = block
         return block
 
+    def _sample(self, truth: TruthStates) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The chunk's epochs: their indices, times and physics steps; None when the chunk has
+        none and the block of no epoch is made already. One physics step (streaming) asks the
+        Due its rule on the step's time k / rate (TruthStates.t_s) as a Python float."""
+        if truth.p_m.shape[0] == 1 and self._empty_block is not None:
+            t_step = truth.step0 / truth.rate_hz
+            if not self._due(t_step):
+                return None
+            return _ONE_STEP, np.array([t_step]), np.array([truth.step0], dtype=np.int64)
+        idx = self._due.sample_indices(truth.t_s)
+        if idx.size == 0 and self._empty_block is not None:
+            return None
+        return idx, truth.t_s[idx], truth.steps[idx]
+
     def _epoch_intervals(self, steps: np.ndarray, rate_hz: float) -> tuple[np.ndarray, np.ndarray]:
         """dt of each epoch (physics steps since the previous epoch / rate; FIRST_EPOCH_DT_S on
         the run's first epoch) and which epoch is the run's first."""
@@ -296,16 +311,12 @@ class GnssReceiver:
         p = block["position_enu_m"]
         geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
         lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
-        out = {k: np.asarray(geo[k], dtype=np.float64).reshape(-1) for k in FRAME_KEYS}
+        out = {k: _rows(geo[k]) for k in FRAME_KEYS}
         out["latitude_deg"] = out[lat_key]
         out["longitude_deg"] = out[lon_key]
         out["ellipsoidal_height_m"] = out[h_key]
-        out["orthometric_height_m"] = np.asarray(geo["navd88_height_m"], dtype=np.float64).reshape(
-            -1
-        )
-        out["geoid_undulation_m"] = np.asarray(geo["geoid_undulation_m"], dtype=np.float64).reshape(
-            -1
-        )
+        out["orthometric_height_m"] = _rows(geo["navd88_height_m"])
+        out["geoid_undulation_m"] = _rows(geo["geoid_undulation_m"])
         return out
 
     # ------------------------------------------------------------------------------ run info
@@ -336,6 +347,17 @@ class GnssReceiver:
         """The sky's parameters, for episode.json: the synthetic constellation's draws and site
         (``gnss_constellation``), or the RINEX file and its systems (``gnss_orbits``)."""
         return self.constellation.episode_info()
+
+
+_ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled index of a one-step call (read only)
+_ONE_STEP.flags.writeable = False
+
+
+def _rows(v) -> np.ndarray:
+    """A datum chain's value as a float64 row (m,): itself when it is one already."""
+    if type(v) is np.ndarray and v.ndim == 1 and v.dtype == np.float64:
+        return v
+    return np.asarray(v, dtype=np.float64).reshape(-1)
 
 
 def build_model(context) -> GnssReceiver:

@@ -123,6 +123,8 @@ class SignalModel:
         self._loss_db = loss
         self._tracked = np.isfinite(loss)  # by status code: the receiver has a signal
         self._sigma_db = sigma
+        # sat_prn and sat_system of one epoch (read-only views, made on the first)
+        self._one_epoch: tuple[np.ndarray, np.ndarray] | None = None
 
     def satellites(self, los: np.ndarray, status: np.ndarray) -> dict[str, np.ndarray]:
         """The block's per-satellite arrays, each (m, nsat): ``sat_prn`` (number within its
@@ -145,9 +147,14 @@ class SignalModel:
         np.maximum(value, CN0_MIN_DBHZ, out=value)
         cn0 = np.full(shape, np.nan)
         cn0.reshape(-1)[at] = value
+        fixed = self._one_epoch if shape[0] == 1 else None
+        if fixed is None:  # read-only broadcast rows (one epoch's made once: streaming)
+            fixed = (np.broadcast_to(self.prn, shape), np.broadcast_to(self.system, shape))
+            if shape[0] == 1:
+                self._one_epoch = fixed
         return {
-            "sat_prn": np.broadcast_to(self.prn, shape),
-            "sat_system": np.broadcast_to(self.system, shape),
+            "sat_prn": fixed[0],
+            "sat_system": fixed[1],
             "sat_elevation_deg": elevation_deg(los),
             "sat_azimuth_deg": azimuth_deg(los),
             "sat_class": status,
