@@ -4,6 +4,7 @@ many more): each ends in one line on stderr and exit 2, no traceback, nothing le
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -1406,6 +1407,35 @@ def test_a_full_standard_output_is_named_and_never_a_success(tmp_path, words):
         2,
         "navsense: error: standard output: No space left on device\n",
     )
+
+
+@pytest.mark.parametrize("target", ["fifo", "link to a fifo", "link to a file"])
+def test_force_never_replaces_a_pipe_a_device_or_a_link(tmp_path, capsys, target):
+    """navsense geo (truth, export, site, allan) --out /dev/null --force replaced the device with
+    a regular file (its output written beside it in /dev and renamed onto it: for every process
+    of the machine when run as root), and --out /dev/stdout --force replaced that link: found
+    with /dev/null, /dev/full and /dev/stdout gone from this machine. --force replaces a regular
+    file only (a named pipe stands in for the devices here: a failing test must not break the
+    machine's /dev/null)."""
+    points = tmp_path / "p.csv"
+    points.write_text("e_m,n_m,u_m\n1,2,3\n")
+    track = tmp_path / "drive.csv"
+    track.write_text("t_s,x_m,y_m\n0,0,0\n1,1,0\n2,2,0\n3,3,0\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    (tmp_path / "kept.csv").write_text("a user's file\n")
+    out = tmp_path / "out.csv"
+    if target == "fifo":
+        out = fifo
+    else:
+        out.symlink_to(fifo if target == "link to a fifo" else tmp_path / "kept.csv")
+    words = "symbolic link" if target.startswith("link") else "is a named pipe, not a regular"
+    for argv in (
+        ["geo", "--from", "enu", "--in", points, "--out", out, "--force"],
+        ["truth", "--track", track, "--out", out, "--force"],
+    ):
+        _fails_in_one_line(capsys, argv, tmp_path, words)
+    assert (tmp_path / "kept.csv").read_text() == "a user's file\n"
 
 
 def test_an_output_that_is_the_commands_own_input_is_refused(tmp_path, capsys):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -34,8 +35,9 @@ def check_out_file(
     reads: Sequence[tuple[str, str | os.PathLike]] = (),
 ) -> Path:
     """``path`` as a Path if a command may write it: its folder exists and is writable, the name
-    fits the file system, and it is not a directory; an existing file (or a dangling symlink) is
-    refused unless ``force`` (None: the command has no --force), and never the file that the
+    fits the file system, and it is neither a directory nor a device, a pipe or a socket (nor a
+    link to one); an existing file is refused unless ``force`` (None: the command has no
+    --force), a symbolic link even then, and never the file that the
     command reads (``reads``: its option and path; --force would replace the input with what
     is made of it). ``error`` (ConfigError) naming ``option`` otherwise."""
     text = os.fspath(path)
@@ -46,6 +48,17 @@ def check_out_file(
     out = Path(text)
     if os.path.isdir(out):
         raise error(f"{option} {out}: is a directory; give a file name")
+    if os.path.islink(out) and force:
+        raise error(
+            f"{option} {out}: is a symbolic link; --force replaces a regular file only (a link "
+            "may lead anywhere, /dev/stdout among them): remove it or give another name"
+        )
+    kind = _special_kind(out)
+    if kind:
+        raise error(
+            f"{option} {out}: is {kind}, not a regular file; give a file name (the file is "
+            "written beside it and renamed into place, which would replace it)"
+        )
     if os.path.lexists(out) and not force:
         what = "is a dangling symbolic link" if not out.exists() else "exists"
         if force is None:
@@ -72,6 +85,26 @@ def check_out_file(
             f"allows {longest - 17} here"
         )
     return out
+
+
+def _special_kind(path: Path) -> str:
+    """What ``path`` (or the file a symbolic link there points to) is when it is there and not a
+    regular file or a directory, else "". With --force, ``--out /dev/null`` (or /dev/stdout, a
+    link to the process's output) was replaced by a regular file, for every process of the
+    machine when run as root (seen, in a container)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # not there, or a dangling link: the callers' own checks
+        return ""
+    for test, kind in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "" if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
 
 
 @contextlib.contextmanager
