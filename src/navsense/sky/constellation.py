@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -55,6 +56,10 @@ from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError
 from navsense.kernels import kernel
 from navsense.rng import Pcg32
+
+# np.clip's ufunc itself: np.clip reaches it through three Python layers (some microseconds
+# on an epoch's row); the same ufunc, so the same values
+_clip: Any = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None) or np.clip
 
 __all__ = [
     "SYSTEMS",
@@ -158,7 +163,7 @@ def ecef_to_enu_matrix(lat_deg: float, lon_deg: float) -> np.ndarray:
 def elevation_deg(los: np.ndarray) -> np.ndarray:
     """Elevation arcsin(l_u) in degrees of unit lines of sight (..., 3) -> (...)."""
     los = np.asarray(los, dtype=np.float64)
-    return np.degrees(np.arcsin(np.clip(los[..., 2], -1.0, 1.0)))
+    return np.degrees(np.arcsin(_clip(los[..., 2], -1.0, 1.0)))
 
 
 class Constellation:

@@ -71,6 +71,10 @@ def counts(status) -> dict[str, np.ndarray]:
     if status.ndim != 2:
         raise ValueError(f"Expected `status` to have shape (m, nsat), got {status.shape}")
     m = status.shape[0]
+    if m == 1 and status.dtype == np.int8:  # one epoch: its histogram (a code off 0..4 is
+        hist = np.bincount(status.reshape(-1).view(np.uint8), minlength=5)  # a longer one)
+        if hist.size == 5:
+            return _counts(hist.reshape(1, 5))
     if status.size and not (status.min() >= 0 and status.max() <= BLOCKED):
         raise ValueError(
             f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
@@ -78,7 +82,11 @@ def counts(status) -> dict[str, np.ndarray]:
         )
     # one histogram of (epoch, status code) over all satellites
     cells = np.add(status, np.arange(0, 5 * m, 5, dtype=np.int64)[:, None], dtype=np.int64)
-    hist = np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5)
+    return _counts(np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5))
+
+
+def _counts(hist: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`counts` of the histogram (m, 5) of the epochs' status codes."""
     n = {code: hist[:, code] for code in (CLEAR, NEAR, FOLIAGE, BLOCKED)}
     used = n[CLEAR] + n[NEAR] + n[FOLIAGE]
     return {

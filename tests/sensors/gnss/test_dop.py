@@ -151,3 +151,32 @@ def test_empty_and_shape_errors():
     assert h.shape == v.shape == p.shape == (0,)
     with pytest.raises(ValueError, match="`used`"):
         dop(np.zeros((2, 5, 3)), np.zeros((2, 4), bool))
+
+
+def test_each_sum_is_a_reduction_over_one_contiguous_row():
+    """The module's contract for the bits: every sum over the satellites is np.add.reduce of
+    one epoch's row alone (numpy's pairwise order), the centring as written; a reduction
+    over a strided axis (another order of additions) changes the last bits of some DOPs."""
+    from navsense.sensors.gnss import dop as dop_module
+
+    rng = np.random.default_rng(23)
+    m, nsat = 40, 78
+    el, az = rng.uniform(0.05, 1.5, (m, nsat)), rng.uniform(0.0, 2 * np.pi, (m, nsat))
+    los = np.stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.sin(el)], axis=-1)
+    sets = [rng.random((m, nsat)) < 0.3, rng.random((m, nsat)) < 0.8]
+    got = dops(los, *sets)
+    for s, used in enumerate(sets):
+        moments = np.empty((7, m))
+        for i in range(m):
+            w = used[i].astype(np.float64)
+            n = np.add.reduce(w)
+            d = []
+            for k in range(3):
+                lk = np.ascontiguousarray(los[i, :, k])
+                d.append((lk - np.add.reduce(lk * w) / max(n, 1.0)) * w)
+            pairs = ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))
+            moments[:, i] = [n] + [np.add.reduce(d[a] * d[b]) for a, b in pairs]
+        want = np.empty((3, m))
+        dop_module._dop_values(moments, want)
+        for k in range(3):
+            assert got[s][k].tobytes() == want[k].tobytes(), (s, k)

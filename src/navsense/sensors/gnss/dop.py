@@ -68,43 +68,47 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     hvp = np.empty((3, n_sets, m))  # H, V, P of each set
     if m and n_sets:
         mb = min(m, _BLOCK_EPOCHS)
-        buf = np.empty((5, n_sets, mb, nsat))  # reused by the blocks
+        buf = np.empty((n_sets, mb, nsat))  # reused by the blocks
         for b0 in range(0, m, mb):  # blocks keep the temporaries in cache
             b1 = min(m, b0 + mb)
-            w = buf[0, :, : b1 - b0]
+            w = buf[:, : b1 - b0]
             for k, used in enumerate(sets):
                 np.copyto(w[k], used[b0:b1])  # 1.0 for the used satellites, 0.0 for the others
-            hvp[:, :, b0:b1] = _dop_block(los[b0:b1], buf[:, :, : b1 - b0])
+            hvp[:, :, b0:b1] = _dop_block(los[b0:b1], w)
     return [(hvp[0, k], hvp[1, k], hvp[2, k]) for k in range(n_sets)]
 
 
-def _dop_block(los: np.ndarray, buf: np.ndarray):
-    """H, V, P (each (S, mb)) of a block of epochs: ``los`` (mb, nsat, 3); ``buf`` (5, S, mb,
-    nsat) scratch space whose first array holds the S sets as weights 1.0 (used) and 0.0.
+def _dop_block(los: np.ndarray, w: np.ndarray):
+    """H, V, P (each (S, mb)) of a block of epochs: ``los`` (mb, nsat, 3); ``w`` (S, mb, nsat)
+    the S sets as weights 1.0 (used) and 0.0.
 
     Every sum over the satellites is ``np.add.reduce(x, axis=-1)`` over the contiguous last axis
-    (nsat), so its order of additions is that of a row alone, whatever the block or the sets.
+    (nsat), so its order of additions is that of a row alone, whatever the block, the sets or
+    the other sums computed in the same call (the three components' means and the six
+    products' sums each run as one reduction over their rows).
     """
-    w, tmp, d0, d1, d2 = buf
     mul, reduce = np.multiply, np.add.reduce
     # the sums as rows n, a, b, c, e_n, e_u, n_u of one array (the kernel's input)
     moments = np.empty((7,) + w.shape[:-1])
     n = reduce(w, axis=-1, out=moments[0])
     n1 = np.maximum(n, 1.0)
-    # centred lines of sight of the used satellites, zero for the others
-    d = (d0, d1, d2)
-    for k in range(3):
-        lk = los[..., k]
-        mean = reduce(mul(lk, w, out=tmp), axis=-1) / n1
-        mul(np.subtract(lk, mean[..., None], out=d[k]), w, out=d[k])
+    # centred lines of sight of the used satellites, zero for the others: (3, S, mb, nsat)
+    lk = np.moveaxis(los, -1, 0)[:, None]  # l_e, l_n, l_u (3, 1, mb, nsat)
+    d = mul(lk, w, out=np.empty((3,) + w.shape))  # C order: each sum over a contiguous row
+    mean = reduce(d, axis=-1) / n1
+    mul(np.subtract(lk, mean[..., None], out=d), w, out=d)
     # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]
-    for k, (u, v) in enumerate(((d0, d0), (d1, d1), (d2, d2), (d0, d1), (d0, d2), (d1, d2))):
-        reduce(mul(u, v, out=tmp), axis=-1, out=moments[1 + k])
+    reduce(mul(d[_FIRST], d[_SECOND]), axis=-1, out=moments[1:])
     # the arithmetic after the sums, one kernel over the sets and epochs as rows
     out = np.empty((3,) + n.shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         _dop_values(moments.reshape(7, -1), out.reshape(3, -1))
     return out[0], out[1], out[2]
+
+
+# the six products of M's sums: a = d0 d0, b = d1 d1, c = d2 d2, e_n = d0 d1, e_u = d0 d2, n_u = d1 d2
+_FIRST = np.array([0, 1, 2, 0, 0, 1])
+_SECOND = np.array([0, 1, 2, 1, 2, 2])
 
 
 @kernel(2, 2)

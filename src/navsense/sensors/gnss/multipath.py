@@ -20,10 +20,16 @@ foliage and used.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from navsense.site import Site
 from navsense.sky.footprints import Prisms
+
+# np.clip's ufunc itself: np.clip reaches it through three Python layers (some microseconds
+# on an epoch's row); the same ufunc, so the same values
+_clip: Any = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None) or np.clip
 
 __all__ = ["reflector_index", "Reflectors", "multipath_index", "ELEVATION_SCALE_RAD"]
 
@@ -77,7 +83,7 @@ class Reflectors:
         m, k_count = a.shape[0], self.top.size
         rho = np.zeros(m)
         if (k_count == 0 and self._prisms is None) or m == 0:
-            return np.clip(rho, 0.0, 1.0)
+            return _clip(rho, 0.0, 1.0)
         d_r = self.range_m
         # D of every (epoch, obstacle); the terms only where D < d_r (0 elsewhere)
         dist = np.hypot(self.center_x - a[:, 0:1], self.center_y - a[:, 1:2])
@@ -87,15 +93,13 @@ class Reflectors:
             dk = dist[e, k]
             dist1 = np.maximum(dk, _MIN_DISTANCE_M)
             width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
-            height = np.clip(
-                np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0
-            )
+            height = _clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
             terms[k, e] = width * height * (1.0 - dk / d_r)
         if self._prisms is not None:  # the footprints' terms (navsense.sky.footprints)
             terms = np.concatenate([terms, self._prisms.reflector_terms(a, d_r)])
         # summed in obstacle order for every epoch (accumulate adds row after row; the terms are
         # >= 0, so starting from the first term is starting from 0)
-        return np.clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)
+        return _clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)
 
 
 def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.ndarray:
@@ -113,4 +117,4 @@ def multipath_index(n_near, n_foliage, n_used, rho) -> np.ndarray:
     n_foliage = np.asarray(n_foliage, dtype=np.float64)
     n_used = np.asarray(n_used, dtype=np.float64)
     rho = np.asarray(rho, dtype=np.float64)
-    return np.clip((n_near + 0.5 * n_foliage) / np.maximum(n_used, 1.0) + 0.5 * rho, 0.0, 1.0)
+    return _clip((n_near + 0.5 * n_foliage) / np.maximum(n_used, 1.0) + 0.5 * rho, 0.0, 1.0)

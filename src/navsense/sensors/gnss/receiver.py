@@ -194,9 +194,8 @@ class GnssReceiver:
             status = signal_lost(status, t, c.signal_outages_s)
         counts = _sky.counts(status)
         # Dilution of Precision: used satellites, and all above the mask
-        (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(
-            los, _sky.used_mask(status), status != _sky.BELOW_MASK
-        )
+        used = _sky.used_mask(status)
+        (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(los, used, status != _sky.BELOW_MASK)
         # Multipath Index
         rho = self._reflectors.index(p_a)
         mi = _mp.multipath_index(
@@ -233,7 +232,7 @@ class GnssReceiver:
         # Velocity and satellites (navsense extension)
         v_a = antenna_velocity_enu(truth.v_mps[idx], truth.w_radps[idx], p_a, truth.c_m[idx])
         velocity = self._velocity.velocities(v_a, hdop, vdop)
-        satellites = self._signal.satellites(los, status)
+        satellites = self._signal.satellites(los, status, used)
 
         block = {
             "sample_time_s": t,

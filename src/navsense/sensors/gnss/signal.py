@@ -126,11 +126,14 @@ class SignalModel:
         # sat_prn and sat_system of one epoch (read-only views, made on the first)
         self._one_epoch: tuple[np.ndarray, np.ndarray] | None = None
 
-    def satellites(self, los: np.ndarray, status: np.ndarray) -> dict[str, np.ndarray]:
+    def satellites(
+        self, los: np.ndarray, status: np.ndarray, used: np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
         """The block's per-satellite arrays, each (m, nsat): ``sat_prn`` (number within its
         system), ``sat_system`` (index into the sky's ``system_names``), ``sat_elevation_deg``,
         ``sat_azimuth_deg``, ``sat_class`` (the sky view's status code), ``sat_used`` and
-        ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch."""
+        ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch. ``used``: the status's
+        used satellites (navsense.sky.status.used_mask) when the caller has them."""
         shape = status.shape
         # C/N0 of the tracked satellites only (the others have none: NaN), with the Gaussians of
         # those alone; the stream moves past all nsat of every epoch
@@ -158,6 +161,6 @@ class SignalModel:
             "sat_elevation_deg": elevation_deg(los),
             "sat_azimuth_deg": azimuth_deg(los),
             "sat_class": status,
-            "sat_used": _sky.used_mask(status),
+            "sat_used": _sky.used_mask(status) if used is None else used,
             "sat_cn0_dbhz": cn0,
         }
