@@ -30,6 +30,35 @@ from navsense.sensors.ins import InsConfig, InsCore
 __all__ = ["Ins"]
 
 
+def _frame_inputs(values: tuple) -> np.ndarray:
+    """The five values of an epoch as one (1, 16) float64 row (each one's columns a C-ordered
+    (1, n) row for the kernels), or TruthError naming the value."""
+    row = np.empty((1, 16))
+    if all(type(v) in _SEQUENCES for v in values):
+        try:  # the usual case: lists, tuples or arrays (n,) of n numbers, one conversion
+            if tuple(map(len, values)) == _LENGTHS:
+                row[0] = [*values[0], *values[1], *values[2], *values[3], *values[4]]
+                return row
+        except (TypeError, ValueError):  # not numbers (or a 0-d array): _row names the value
+            pass
+    lo = 0
+    for name, v, n in zip(_NAMES, values, _LENGTHS):
+        row[0, lo : lo + n] = _row(name, v, n)[0]
+        lo += n
+    return row
+
+
+_NAMES = (
+    "footprint_enu_m",
+    "orientation_xyzw",
+    "com_enu_m",
+    "velocity_mps",
+    "angular_velocity_radps",
+)
+_LENGTHS = (3, 4, 3, 3, 3)
+_SEQUENCES = (list, tuple, np.ndarray)
+
+
 def _row(name: str, values, n: int) -> np.ndarray:
     """n values (a sequence or an array of n numbers) as a (1, n) float64 row, or TruthError."""
     try:
@@ -98,13 +127,16 @@ class Ins:
             raise TruthError(
                 f"INS epoch at t_s = {t!r} is not after the previous epoch at {t_prev!r} s"
             )
+        row = _frame_inputs(
+            (footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps, angular_velocity_radps)
+        )
         block = self._core.run(
             np.array([t]),
-            _row("footprint_enu_m", footprint_enu_m, 3),
-            _row("orientation_xyzw", orientation_xyzw, 4),
-            _row("com_enu_m", com_enu_m, 3),
-            _row("velocity_mps", velocity_mps, 3),
-            _row("angular_velocity_radps", angular_velocity_radps, 3),
+            row[:, 0:3],
+            row[:, 3:7],
+            row[:, 7:10],
+            row[:, 10:13],
+            row[:, 13:16],
             self._no_reset,
         )
         return self._layout.extra(block)[0]

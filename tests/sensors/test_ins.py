@@ -514,6 +514,41 @@ def test_stream_starts_at_first_call_and_teleport(georef):
         ins.epoch(5.03, [9.0, np.nan, 0.0], q, [9.0, 2.0, 0.5], [5.0, 0.0, 0.0], [0.0, 0.0, 0.0])
 
 
+def test_stream_takes_any_form_of_its_values_and_names_a_bad_one(georef):
+    """Lists, tuples, arrays (n,) and arrays of any shape holding n numbers give the same frame
+    (ins_stream reads the usual forms in one conversion, the others as before); a value that
+    is not n numbers is refused by name."""
+    cfg = InsConfig.from_validated(polaris_cfg())
+    q = Rotation.from_euler("Z", 0.7).as_quat()
+    p, c, v, w = [1.0, 2.0, 0.0], [1.0, 2.0, 0.5], [1.0, 0.25, 0.0], [0.0, 0.01, -0.0]
+    forms = {
+        "lists": lambda a: list(a),
+        "tuples": lambda a: tuple(a),
+        "arrays": lambda a: np.array(a),
+        "rows": lambda a: np.array(a).reshape(1, -1),
+        "columns": lambda a: np.array(a).reshape(-1, 1),
+    }
+    frames = []
+    for form in forms.values():
+        ins = Ins(cfg, georef)
+        frames.append([ins.epoch(t, *(form(a) for a in (p, q, c, v, w))) for t in (0.0, 0.01)])
+    for name, got in zip(forms, frames):
+        assert np.array_equal(np.array(got), np.array(frames[0])), name
+    ins = Ins(cfg, georef)
+    for bad, message in (
+        (
+            {1: 0.0, 2: 0.0, 3: 0.0},
+            "footprint_enu_m = {1: 0.0, 2: 0.0, 3: 0.0}: expected 3 numbers",
+        ),
+        ("abc", "footprint_enu_m = 'abc': expected 3 numbers"),
+        (np.float64(1.0), r"footprint_enu_m: expected 3 values, got shape \(\)"),
+        ([1.0, 2.0, [3.0]], "footprint_enu_m = \\[1.0, 2.0, \\[3.0\\]\\]: expected 3 numbers"),
+        ([[1.0, 2.0, 3.0, 4.0]], r"footprint_enu_m: expected 3 values, got shape \(1, 4\)"),
+    ):
+        with pytest.raises(TruthError, match=message):
+            ins.epoch(0.5, bad, q, c, v, w)
+
+
 def test_empty_chunk_keeps_shapes(georef):
     model = ins_model(polaris_cfg(), POLARIS, georef)
     assert isinstance(layout_for(model), InsLayout)  # navsense.suite.SENSORS["ins"].layout

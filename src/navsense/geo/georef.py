@@ -422,13 +422,7 @@ class Georeference:
         ):
             pts = np.empty((3, math.prod(shape)))
             pts[0], pts[1], pts[2] = np.reshape(e, -1), np.reshape(n, -1), np.reshape(u, -1)
-        grid = np.empty((4, pts[0].shape[0]))
-        _steps.grid_rows(pts[0], pts[1], grid)  # Datum Chain, step 1
-        if not _steps.in_domain(grid):
-            _check_acre_enu(pts[0], pts[1], grid[0], grid[1])
-        phi_h, lam_h = _sp._inverse_rad(grid[0], grid[1])  # Datum Chain, step 2: EPSG:2968 inverse
-        g = np.empty((len(_steps.DATUM_ROWS), pts[0].shape[0]))
-        _steps.datum_rows(pts[0], pts[1], pts[2], phi_h, lam_h, self._datum_a, g)  # steps 3-4
+        g = self._acre_rows(pts[0], pts[1], pts[2])  # steps 1-4
         rows = tuple(g) if len(shape) == 1 else tuple(v.reshape(shape) for v in g)
         lat_h, lon_h, lat_11, lon_11, h_11, h_navd, n_g = rows
         if not wgs84:
@@ -442,6 +436,19 @@ class Georeference:
         del xg, yg, zg
         phi_w, lam_w, h_w = _ell._ecef_to_geodetic(xw, yw, zw, _ell.WGS84)  # step 6
         return lat_h, lon_h, lat_11, lon_11, h_11, phi_w * _R2D, lam_w * _R2D, h_w, h_navd, n_g
+
+    def _acre_rows(self, e: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Steps 1-4 of the ACRE chain on rows e, n, u (k,) (float64, C order): (7, k), the
+        rows of navsense.geo.acre_steps.DATUM_ROWS (HARN and NAD83(2011) latitude and longitude,
+        h_2011, H_navd, N_g). Raises DatumError for a point outside EPSG:2968's domain."""
+        grid = np.empty((4, e.shape[0]))
+        _steps.grid_rows(e, n, grid)  # Datum Chain, step 1
+        if not _steps.in_domain(grid):
+            _check_acre_enu(e, n, grid[0], grid[1])
+        harn = _sp._inverse_rows(grid[0], grid[1])  # Datum Chain, step 2: EPSG:2968 inverse
+        g = np.empty((len(_steps.DATUM_ROWS), e.shape[0]))
+        _steps.datum_rows(e, n, u, harn[0], harn[1], self._datum_a, g)  # steps 3-4
+        return g
 
     def _local_geodetic(self, e, n, u) -> tuple:
         """The local tangent frame on arrays: OUTPUT_KEYS values in order."""
@@ -640,17 +647,20 @@ class Georeference:
         if not math.isfinite(pts.sum() + t_s.sum()):
             require_finite("enu", pts.T)
             require_finite("t_s", t_s)
-        lat, lon, h, east, north, alpha = self._fix(
-            pts,
-            t_s.repeat(3) if m == 1 else np.concatenate([t_s, t_s, t_s]),
-            zone,
-            frame,
-            south,
-            2 * m,
-            m,
-        )
-        ins = (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha)
-        return ins, (h[m:], east[m:], north[m:])
+        k = 2 * m  # the fix's points: p_ins and p_truth; then P2
+        if self._kind == "acre" and frame != "wgs84_g2139":  # steps 1-4 of the chain alone
+            g = self._acre_rows(pts[0], pts[1], pts[2])
+            lat, lon, h = (g[2], g[3], g[4]) if frame == "nad83_2011" else (g[0], g[1], g[4])
+        else:
+            times = t_s.repeat(3) if m == 1 else np.concatenate([t_s, t_s, t_s])
+            lat, lon, h = self._frame_llh(pts[0], pts[1], pts[2], times, frame)
+        east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
+        # INS: alpha = atan2(E2 - E1, N2 - N1) (northern northings)
+        alpha = np.arctan2(east[k:] - east[:m], north[k:] - north[:m]) * _R2D
+        if south:
+            north = north[:k] + _utm.FALSE_NORTHING_SOUTH_M
+        fix = (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha)
+        return fix, (h[m:k], east[m:k], north[m:k])
 
     def _fix(self, pts, t, zone, frame, south, size: int, rotated: int | None) -> list:
         """lat, lon, h, E, N of the first ``size`` points (pts (3, k): rows e, n, u; t (k,)), and

@@ -140,14 +140,25 @@ def _inverse_rad(x, y):
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape:
         x, y = np.broadcast_arrays(x, y)
-    phi1 = _footpoint_rad(y)  # spec: phi_1
-    tan1 = np.tan(phi1)  # tan phi_1
-    out = np.empty((2,) + x.shape)
     if x.ndim == 1:  # rows already
-        _inverse_series(x, phi1, tan1, out)
+        out = _inverse_rows(x, y)
     else:
-        _inverse_series(x.reshape(-1), phi1.reshape(-1), tan1.reshape(-1), out.reshape(2, -1))
+        out = _inverse_rows(x.reshape(-1), y.reshape(-1)).reshape((2,) + x.shape)
     return out[0], out[1]
+
+
+def _inverse_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`_inverse_rad` of rows x, y (n,) float64: (2, n) = (phi, lambda), rad.
+
+    The footpoint latitude: mu = (M(phi0) + (y - y0)/k0) / (a (1 - e^2/4 - 3e^4/64 - 5e^6/256))
+    and phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw
+    (:func:`_footpoint_series`, after tan mu); then tan phi_1 and the series."""
+    mu = (y - FALSE_NORTHING_M) * _MU_SCALE + _MU0  # spec: mu
+    phi1 = np.empty(mu.shape[0])
+    _footpoint_series(mu, np.tan(mu), phi1)  # spec: phi_1
+    out = np.empty((2, mu.shape[0]))
+    _inverse_series(x, phi1, np.tan(phi1), out)
+    return out
 
 
 @kernel(1, 1, 1, 2)
@@ -174,26 +185,9 @@ def _inverse_series(x, phi1, tan1, out):
     out[1] = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
 
 
-def _footpoint_rad(y):
-    """phi_1 of the inverse series: the spec's mu and its sine series.
-
-    mu = (M(phi0) + (y - y0)/k0) / (a (1 - e^2/4 - 3e^4/64 - 5e^6/256)) and
-    phi_1 = mu + F2 sin 2mu + F4 sin 4mu + F6 sin 6mu + F8 sin 8mu, summed by Clenshaw
-    (:func:`_footpoint_series`, after tan mu).
-    """
-    mu = np.asarray((np.asarray(y, dtype=np.float64) - FALSE_NORTHING_M) * _MU_SCALE + _MU0)
-    tm = np.tan(mu)  # (above: spec, mu)
-    out = np.empty(mu.shape)
-    if mu.ndim == 1:  # rows already
-        _footpoint_series(mu, tm, out)
-    else:
-        _footpoint_series(mu.reshape(-1), tm.reshape(-1), out.reshape(-1))
-    return out[()]
-
-
 @kernel(1, 1, 1)
 def _footpoint_series(mu, tm, out):
-    """_footpoint_rad's sum after tan mu, one kernel over the points: mu, tan mu (n,) -> phi_1.
+    """The footpoint latitude's sum after tan mu (:func:`_inverse_rows`), one kernel over the points: mu, tan mu (n,) -> phi_1.
 
     sin 2mu = 2t / (1 + t^2), 2 cos 2mu = 2 (1 - t^2) / (1 + t^2) (t = tan mu); Clenshaw's
     b_k = 2 cos(2mu) b_(k+1) - b_(k+2) + F_2k, phi_1 = mu + b_1 sin 2mu."""

@@ -188,11 +188,12 @@ def _forward_rad(phi, lam, factors: bool = True):
     """
     phi = np.asarray(phi, dtype=np.float64)
     shape = phi.shape
-    tau = np.tan(phi).reshape(-1)  # spec: tau = tan phi
+    tau = np.tan(phi)  # spec: tau = tan phi
     lam = np.asarray(lam, dtype=np.float64)
     if lam.shape != shape:
         lam = np.broadcast_to(lam, shape)
-    lam = lam.reshape(-1)
+    if phi.ndim != 1:  # as rows
+        tau, lam = tau.reshape(-1), lam.reshape(-1)
     n = tau.shape[0]
     w = np.empty((_FW_ROWS, n))
     _sigma_argument(tau, w)

@@ -224,15 +224,13 @@ class InsLayout:
                 {k: np.full((m, 1), v) for k, v in self._frame_constants.items()},
             )
         constants = self._constant_columns[1]
-        parts = []
-        for key in FRAME_LAYOUT:
-            if key == "fix_status" and self.states is not None:
-                parts.append(np.asarray(self.fix_status(block), dtype=np.float64)[:, None])
-            elif key in constants:
-                parts.append(constants[key])
-            else:
-                v = block[key]
-                parts.append(v if v.ndim == 2 else v[:, None])
+        if self.states is not None:  # the aided INS: the status follows the state
+            status = np.asarray(self.fix_status(block), dtype=np.float64)[:, None]
+            constants = {**constants, "fix_status": status}
+        parts = [
+            v if (v := constants[key] if key in constants else block[key]).ndim == 2 else v[:, None]
+            for key in FRAME_LAYOUT
+        ]
         out = np.concatenate(parts, axis=1)
         if out.shape[1] != INS_FIELD_COUNT:  # pragma: no cover - layout guard
             raise FormatError(f"INS frame has {out.shape[1]} fields, expected {INS_FIELD_COUNT}")
