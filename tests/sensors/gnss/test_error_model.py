@@ -221,12 +221,20 @@ def epoch_inputs(n, seed):
     return fix, lock_age, dops[0], dops[1], dops_open[0], dops_open[1], mi
 
 
-@pytest.mark.parametrize("noise", [True, False])
-def test_one_epoch_sigmas_equal_the_array_path(noise):
+@pytest.mark.parametrize("noise, compiled", [(True, False), (False, False), (True, True)])
+def test_one_epoch_sigmas_equal_the_array_path(monkeypatch, noise, compiled):
+    """One epoch a call equals the block, and the compiled kernel (error_model._sigma_rows)
+    equals numpy bit for bit, NaN DOPs and every fix state included."""
+    import navsense.kernels as kernels
+
+    if compiled:
+        pytest.importorskip("numba")
     cfg = ErrorConfig.from_validated(load_config(vehicle="maxxum", overrides={"noise": noise}))
     inputs = epoch_inputs(2000, 5)
     whole = error_sigmas(cfg, *inputs)
+    monkeypatch.setattr(kernels, "_on", compiled)
     steps = [error_sigmas(cfg, *(x[k : k + 1] for x in inputs)) for k in range(2000)]
+    monkeypatch.setattr(kernels, "_on", False)
     assert set(steps[0]) == set(whole)
     for key, value in whole.items():
         assert same_bytes([s[key] for s in steps], value), key

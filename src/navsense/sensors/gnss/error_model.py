@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navsense.config.typed.gnss import STATE_PARAM_KEYS, ErrorConfig
+from navsense.kernels import kernel
 from navsense.rng import Pcg32
 from navsense.sensors.gnss.fixstate import DGPS, NO_FIX, RTK_FIXED, RTK_FLOAT, SINGLE
 
@@ -123,60 +124,96 @@ def error_sigmas(
 
     Returns ``sigma_gm_m``, ``sigma_white_m``, ``sigma_mp_m`` (m, 3), ``k_h``, ``k_v``, ``tau_s``
     (m,). ``lock_age_s`` is t - t_lock (only read in rtk_float). With noise off the sigmas are
-    zero (k_h, k_v and tau_s are reported all the same).
+    zero (k_h, k_v and tau_s are reported all the same). The float convergence (an exp) runs
+    in numpy, the rest in one kernel (:func:`_sigma_rows`).
     """
     fix = np.asarray(fix, dtype=np.intp)
-    mi = np.asarray(multipath_index, dtype=np.float64)
     m = fix.shape[0]
-    tab = dict(zip(STATE_PARAM_KEYS, _state_table(config)[:, fix]))
-    s_h, s_v = tab["sigma_h_m"], tab["sigma_v_m"]
+    table, consts = _tables(config)
+    cols = table[:, fix]  # the state parameters of each epoch (a new array)
     is_float = fix == RTK_FLOAT
     if np.count_nonzero(is_float):
         # float convergence from the initial values since the lock started
+        s_h, s_v = cols[_COL["sigma_h_m"]], cols[_COL["sigma_v_m"]]
         decay = np.exp(
-            -np.asarray(lock_age_s, dtype=np.float64)[is_float] / tab["convergence_tau_s"][is_float]
+            -np.asarray(lock_age_s, dtype=np.float64)[is_float]
+            / cols[_COL["convergence_tau_s"]][is_float]
         )
-        s_h = s_h.copy()
-        s_v = s_v.copy()
-        s_h[is_float] += (tab["initial_sigma_h_m"][is_float] - s_h[is_float]) * decay
-        s_v[is_float] += (tab["initial_sigma_v_m"][is_float] - s_v[is_float]) * decay
-    rtk = is_float | (fix == RTK_FIXED)
-    # baseline term of the two RTK states
-    s_h = np.where(rtk, s_h + PPM_KM_TO_M * config.ppm_h * config.baseline_km, s_h)
-    s_v = np.where(rtk, s_v + PPM_KM_TO_M * config.ppm_v * config.baseline_km, s_v)
-    # clamp(r, 0.5, 20) as max then min: np.clip's own operations (NaN stays NaN), fewer calls
-    k_h = np.minimum(
-        np.maximum(np.asarray(hdop) / np.maximum(np.asarray(hdop_open), DOP_FLOOR), DOP_RATIO_MIN),
-        DOP_RATIO_MAX,
-    )
-    k_v = np.minimum(
-        np.maximum(np.asarray(vdop) / np.maximum(np.asarray(vdop_open), DOP_FLOOR), DOP_RATIO_MIN),
-        DOP_RATIO_MAX,
-    )
-    # the three (m, 3) sigmas as columns (h, h, v) of one block
+        s_h[is_float] += (cols[_COL["initial_sigma_h_m"]][is_float] - s_h[is_float]) * decay
+        s_v[is_float] += (cols[_COL["initial_sigma_v_m"]][is_float] - s_v[is_float]) * decay
+    rtk = (is_float | (fix == RTK_FIXED)).astype(np.float64)
     sig = np.empty((3, m, 3))
-    np.multiply(s_h, k_h, out=sig[0, :, 0])
-    sig[0, :, 1] = sig[0, :, 0]
-    np.multiply(s_v, k_v, out=sig[0, :, 2])
-    np.multiply(tab["white_h_m"], k_h, out=sig[1, :, 0])
-    sig[1, :, 1] = sig[1, :, 0]
-    np.multiply(tab["white_v_m"], k_v, out=sig[1, :, 2])
-    np.multiply(mi, tab["multipath_h_m"], out=sig[2, :, 0])
-    sig[2, :, 1] = sig[2, :, 0]
-    np.multiply(sig[2, :, 0], config.multipath_vertical_ratio, out=sig[2, :, 2])
-    sigma_gm, sigma_w, sigma_mp = sig
-    if not config.noise:
-        sigma_gm = np.zeros((m, 3))
-        sigma_w = np.zeros((m, 3))
-        sigma_mp = np.zeros((m, 3))
+    k = np.empty((2, m))
+    f64 = np.float64
+    _sigma_rows(
+        cols,
+        np.ascontiguousarray(hdop, dtype=f64),
+        np.ascontiguousarray(vdop, dtype=f64),
+        np.ascontiguousarray(hdop_open, dtype=f64),
+        np.ascontiguousarray(vdop_open, dtype=f64),
+        np.ascontiguousarray(multipath_index, dtype=f64),
+        rtk,
+        consts,
+        sig,
+        k,
+    )
     return {
-        "sigma_gm_m": sigma_gm,
-        "sigma_white_m": sigma_w,
-        "sigma_mp_m": sigma_mp,
-        "k_h": k_h,
-        "k_v": k_v,
-        "tau_s": tab["tau_s"],
+        "sigma_gm_m": sig[0],
+        "sigma_white_m": sig[1],
+        "sigma_mp_m": sig[2],
+        "k_h": k[0],
+        "k_v": k[1],
+        "tau_s": cols[_COL["tau_s"]],
     }
+
+
+_COL = {key: i for i, key in enumerate(STATE_PARAM_KEYS)}  # rows of _state_table
+_S_H, _S_V, _W_H, _W_V, _MP_H = (
+    _COL[k] for k in ("sigma_h_m", "sigma_v_m", "white_h_m", "white_v_m", "multipath_h_m")
+)
+_last_tables: tuple = (None, None, None)  # the last configuration and its two tables
+
+
+def _tables(config: ErrorConfig) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_state_table` and :func:`_sigma_rows`' constants of ``config``, the last ones
+    kept by identity (an epoch a call would otherwise hash the configuration each time; one
+    tuple, replaced whole, so a thread never reads another configuration's tables)."""
+    global _last_tables
+    last = _last_tables
+    if last[0] is not config:
+        baseline_h = PPM_KM_TO_M * config.ppm_h * config.baseline_km
+        baseline_v = PPM_KM_TO_M * config.ppm_v * config.baseline_km
+        noise = 1.0 if config.noise else 0.0
+        consts = np.array([baseline_h, baseline_v, config.multipath_vertical_ratio, noise])
+        last = _last_tables = (config, _state_table(config), consts)
+    return last[1], last[2]
+
+
+@kernel(2, 1, 1, 1, 1, 1, 1, 1, 3, 2)
+def _sigma_rows(cols, hdop, vdop, hdop_o, vdop_o, mi, rtk, consts, sig, k):
+    """The error model's arithmetic (module docstring) on m epochs: cols (K, m) the state
+    parameters (rows STATE_PARAM_KEYS; sigma_h, sigma_v after the float convergence), the DOPs
+    H, V, H_o, V_o, the multipath index m and rtk (1.0 in rtk_float and rtk_fixed), each (m,);
+    consts = (1e-3 ppm_h B, 1e-3 ppm_v B, r_V, noise) -> sig (3, m, 3) = sigma_gm, sigma_w,
+    sigma_mp (zero with noise 0) and k (2, m) = k_H, k_V; clamp(r, 0.5, 20) as max then min."""
+    s_h = np.where(rtk != 0.0, cols[_S_H] + consts[0], cols[_S_H])
+    s_v = np.where(rtk != 0.0, cols[_S_V] + consts[1], cols[_S_V])
+    k_h = np.minimum(np.maximum(hdop / np.maximum(hdop_o, DOP_FLOOR), DOP_RATIO_MIN), DOP_RATIO_MAX)
+    k_v = np.minimum(np.maximum(vdop / np.maximum(vdop_o, DOP_FLOOR), DOP_RATIO_MIN), DOP_RATIO_MAX)
+    k[0] = k_h
+    k[1] = k_v
+    if consts[3] == 0.0:
+        sig[:] = 0.0
+        return
+    sig[0, :, 0] = s_h * k_h
+    sig[0, :, 1] = sig[0, :, 0]
+    sig[0, :, 2] = s_v * k_v
+    sig[1, :, 0] = cols[_W_H] * k_h
+    sig[1, :, 1] = sig[1, :, 0]
+    sig[1, :, 2] = cols[_W_V] * k_v
+    sig[2, :, 0] = mi * cols[_MP_H]
+    sig[2, :, 1] = sig[2, :, 0]
+    sig[2, :, 2] = sig[2, :, 0] * consts[2]
 
 
 def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
