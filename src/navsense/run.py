@@ -281,8 +281,13 @@ def prepare_run(
     given = [k for k, v in (("scenario", scenario), ("truth", truth), ("track", track)) if v]
     if len(given) > 1:
         raise ConfigError(f"a run has one truth source; got {' and '.join(given)}")
-    if duration_s is not None and not (math.isfinite(duration_s) and duration_s > 0):
-        raise ConfigError(f"duration_s = {duration_s!r} must be a finite number of seconds > 0")
+    if duration_s is not None and not (
+        math.isfinite(duration_s) and 0 < duration_s <= MAX_DURATION_S
+    ):
+        raise ConfigError(
+            f"duration_s = {duration_s!r} must be a finite number of seconds > 0 and at most "
+            f"{MAX_DURATION_S:g} (a run directory records no longer cut)"
+        )
     layers = _layers(overrides)
     chosen_site = _resolve_site_of(site, track)
 
@@ -541,6 +546,12 @@ def _local_zone(site) -> int | None:
     from navsense.geo.utm import zone_of
 
     return int(zone_of(geo["lon_deg"]))
+
+
+#: The longest cut of a truth source, s: episode.json's ``source.duration_s`` is read back
+#: within (0, 1e9] (navsense.runs.episode_check); a run cut at 4294967297 s wrote a run
+#: directory that report and export refused, and 1e308 s overflowed the count of steps.
+MAX_DURATION_S = 1e9
 
 
 def _steps_of(duration_s: float, rate_hz: float) -> int:

@@ -53,6 +53,23 @@ def test_a_bad_duration_is_one_line(tmp_path, capsys, bad):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("source", ["truth", "track"])
+@pytest.mark.parametrize("bad", ["1e308", "4294967297"])
+def test_a_duration_beyond_1e9_s_is_one_line(tmp_path, capsys, source, bad):
+    """simulate --duration 1e308 ended in 'internal error: OverflowError: cannot convert float
+    infinity to integer' (the count of steps; live the same), and --duration 4294967297 of a
+    20 s log wrote a run directory whose episode.json report and export then refused
+    ('source.duration_s = 4294967297.0 is not a duration in (0, 1e9] s'; the third fuzz
+    helper). Both are refused before anything is written."""
+    log = write_open_sky_truth(tmp_path / "drive.parquet", seconds=2.0)
+    argv = {"truth": ["--truth", str(log)], "track": ["--track", str(PARIS_TRACK)]}[source]
+    out = tmp_path / "run"
+    assert main(["simulate", *argv, "--duration", bad, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "must be a finite number of seconds > 0 and at most 1e+09" in err[0]
+    assert not out.exists()
+
+
 def test_a_campaign_duration_applies_to_every_source_and_a_source_may_set_its_own(tmp_path):
     write_open_sky_truth(tmp_path / "drive.csv", seconds=20.0)
     write_open_sky_truth(tmp_path / "long.parquet", seconds=20.0)

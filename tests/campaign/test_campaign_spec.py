@@ -198,6 +198,14 @@ def test_points_list_and_default_vehicle_per_source(folder):
             {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "duration_s": 0},
             "c.json: duration_s = 0 is not a number of seconds > 0",
         ),
+        (  # an internal error (OverflowError) before the first run (the third fuzz helper)
+            {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "duration_s": 1e308},
+            "c.json: duration_s = 1e+308 is more than 1e+09 s",
+        ),
+        (  # every run failed on its own episode.json (source.duration_s within (0, 1e9])
+            {"seeds": [1], "sources": [{"scenario": "acre-loop", "duration_s": 4294967297}]},
+            "c.json: sources[0].duration_s = 4294967297 is more than 1e+09 s",
+        ),
         (
             {"seeds": [1], "sources": [{"track": "drive.parquet"}]},
             'c.json: sources[0].track = "drive.parquet" is not a track (.gpx, .csv)',

@@ -240,8 +240,12 @@ def _check_duration(src: str, key: str, value) -> None:
     """A cut of the sources: seconds > 0. Whether it keeps the physics steps a run needs
     depends on the run's physics clock: :func:`check_run_clock`, once the runs' configurations
     are built."""
+    from navsense.run import MAX_DURATION_S
+
     if not (_is_number(value) and value > 0):
         raise _err(src, key, value, "is not a number of seconds > 0")
+    if value > MAX_DURATION_S:  # (1e308 overflowed the count of steps: an internal error)
+        raise _err(src, key, value, f"is more than {MAX_DURATION_S:g} s")
 
 
 def check_run_clock(src: str, where: str, run: Mapping, cfg: Mapping, rate_set: bool) -> None:
