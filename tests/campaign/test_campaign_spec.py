@@ -218,6 +218,32 @@ def test_points_list_and_default_vehicle_per_source(folder):
             {"seeds": [1], "sources": [{"track": "t.gpx", "bank": "steep"}]},
             'c.json: sources[0].bank = "steep" is not one of none, coordinated',
         ),
+        (  # an internal error: TypeError: unhashable type: 'list' (the third fuzz helper)
+            {"seeds": [1], "sources": [{"scenario": "acre-loop"}], "vehicles": [[]]},
+            "c.json: vehicles[0] = [] is not one of",
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "t.gpx", "bank": ["none"]}]},
+            'c.json: sources[0].bank = ["none"] is not one of none, coordinated',
+        ),
+        (  # every run of the source failed on it, the campaign exit 1 (the third fuzz helper)
+            {"seeds": [1], "sources": [{"track": "t.gpx", "smoothing_m": 1e308}]},
+            "c.json: sources[0].smoothing_m = 1e+308 is not 0 (through every point) or "
+            "0.001 .. 100 m",
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "t.gpx", "smoothing_m": 5e-324}]},
+            "c.json: sources[0].smoothing_m = 5e-324 is not 0 (through every point) or",
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "r.json", "smoothing_m": 0.5}]},
+            "c.json: sources[0].smoothing_m = 0.5 applies to recorded tracks (GPX, CSV); a "
+            "waypoint route is planned",
+        ),
+        (
+            {"seeds": [1], "sources": [{"track": "r.json", "bank": "coordinated"}]},
+            'c.json: sources[0].bank = "coordinated" applies to recorded tracks',
+        ),
         (
             {"seeds": [1], "sources": [{"track": "t.gpx", "smoothing_m": -1}]},
             "c.json: sources[0].smoothing_m = -1 is not a number of metres >= 0",
@@ -234,6 +260,7 @@ def test_points_list_and_default_vehicle_per_source(folder):
 )
 def test_bad_campaign_files_name_file_key_value_and_what_is_allowed(tmp_path, data, message):
     (tmp_path / "t.gpx").write_text("<gpx/>")
+    (tmp_path / "r.json").write_text("{}")
     path = write_campaign(tmp_path / "c.json", **data)
     with pytest.raises(ConfigError) as err:
         load_campaign(path)

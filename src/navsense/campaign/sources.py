@@ -185,6 +185,7 @@ def _track_source(
     src: str, base: Path, where: str, item: Mapping, ref: str, duration
 ) -> tuple[dict, str]:
     """The run source of a track (path, SHA-256, options) and its label."""
+    from navsense.truth.track_kinematics import SMOOTHING_RANGE_M
     from navsense.truth.tracks import BANK_MODES
 
     p = _resolved(src, base, f"{where}.track", ref)
@@ -200,10 +201,27 @@ def _track_source(
     if smoothing is not None:
         if not (_is_number(smoothing) and smoothing >= 0):
             raise _err(src, f"{where}.smoothing_m", smoothing, "is not a number of metres >= 0")
+        lo, hi = SMOOTHING_RANGE_M  # as the run checks it (every run of the source failed)
+        if not (smoothing == 0 or lo <= smoothing <= hi):
+            raise _err(
+                src,
+                f"{where}.smoothing_m",
+                smoothing,
+                f"is not 0 (through every point) or {lo:g} .. {hi:g} m (the recording's noise "
+                "per axis); leave it out to choose it from the data",
+            )
         run_source["smoothing_m"] = smoothing
     bank = item.get("bank", "none")
-    if bank not in BANK_MODES:
+    if not isinstance(bank, str) or bank not in BANK_MODES:
         raise _err(src, f"{where}.bank", bank, f"is not one of {', '.join(BANK_MODES)}")
+    if p.suffix.lower() == ".json" and (smoothing not in (None, 0) or bank != "none"):
+        raise _err(  # as the run refuses it (every run of the source failed)
+            src,
+            f"{where}.{'smoothing_m' if smoothing not in (None, 0) else 'bank'}",
+            smoothing if smoothing not in (None, 0) else bank,
+            "applies to recorded tracks (GPX, CSV); a waypoint route is planned, not smoothed "
+            "or banked",
+        )
     if bank != "none":
         run_source["bank"] = bank
     d = item.get("duration_s", duration)

@@ -459,7 +459,7 @@ def _vehicles(src: str, value) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not value:
         raise _err(src, "vehicles", value, f"is not a non-empty array of {', '.join(VEHICLES)}")
     for i, v in enumerate(value):
-        if v not in VEHICLES:
+        if not isinstance(v, str) or v not in VEHICLES:  # (a list: unhashable, an internal error)
             raise _err(src, f"vehicles[{i}]", v, f"is not one of {', '.join(VEHICLES)}")
     if len(set(value)) != len(value):
         raise _err(src, "vehicles", value, "lists a vehicle twice")
