@@ -388,3 +388,27 @@ def test_under_a_file_size_limit_the_kernels_run_as_numpy(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("[")[0].strip() == "False"
     assert np.allclose(eval(done.stdout.split(" ", 1)[1]), [[0.0, 0.0, 0.96, 0.28]])
+
+
+def test_antenna_position_and_velocity_rows_equal_the_rotation_functions(monkeypatch):
+    """The sky view's antenna position and the receiver's antenna velocity as fused kernels
+    (sky.obstruction._antenna_rows, sensors.gnss.velocity._velocity_rows) equal
+    navsense.rotation's functions composed, bit for bit, as numpy and compiled."""
+    from navsense.sensors.gnss.velocity import antenna_velocity_enu
+    from navsense.sky.obstruction import antenna_position_enu
+
+    rng = np.random.default_rng(29)
+    for n in (1, 3, 500):
+        p, v, w, c = (rng.standard_normal((n, 3)) * 1e3 for _ in range(4))
+        q = _quats(rng, (n,))
+        arm = np.array([0.3, -1.2, 2.0])
+        want_p = p + rotate(quat_to_matrix(q), arm)
+        want_v = v + cross(w, want_p - c)
+        for on in (False, True):
+            monkeypatch.setattr(kernels, "_on", on)
+            got_p = antenna_position_enu(p, q, arm)
+            assert np.array_equal(_bits(got_p), _bits(want_p)), (n, on)
+            assert np.array_equal(_bits(antenna_velocity_enu(v, w, got_p, c)), _bits(want_v))
+        monkeypatch.setattr(kernels, "_on", False)
+    # one antenna (no rows) keeps the functions' path
+    assert antenna_position_enu(p[0], q[0], arm).shape == (3,)

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navsense.kernels import kernel
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.site import Site
 from navsense.sky.footprints import Prisms
@@ -114,7 +115,31 @@ def antenna_position_enu(p_m, q_xyzw, lever_arm_flu_m) -> np.ndarray:
     :func:`navsense.vehicles.lever_arm_from_chassis`).
     """
     p = np.asarray(p_m, dtype=np.float64)
-    return p + rotate(quat_to_matrix(q_xyzw), np.asarray(lever_arm_flu_m, dtype=np.float64))
+    q = np.asarray(q_xyzw, dtype=np.float64)
+    arm = np.asarray(lever_arm_flu_m, dtype=np.float64)
+    if p.ndim == 2 and q.shape == (p.shape[0], 4) and arm.shape == (3,):  # rows: one kernel
+        out = np.empty(p.shape)
+        _antenna_rows(np.ascontiguousarray(p), np.ascontiguousarray(q), arm, out)
+        return out
+    return p + rotate(quat_to_matrix(q), arm)
+
+
+@kernel(2, 2, 1, 2)
+def _antenna_rows(p, q, arm, out):
+    """antenna_position_enu on rows: p (n, 3), q (n, 4), arm (3,) -> out (n, 3) = p + R r_a,
+    R written out as navsense.rotation's quat_to_matrix and R r_a as its rotate (the same
+    operations in the same order: a kernel calls no other module's function)."""
+    x, y, z, s = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    sx, sy, sz = s * x, s * y, s * z
+    a0, a1, a2 = arm[0], arm[1], arm[2]
+    r0 = (1.0 - 2.0 * (yy + zz)) * a0 + (2.0 * (xy - sz)) * a1 + (2.0 * (xz + sy)) * a2
+    r1 = (2.0 * (xy + sz)) * a0 + (1.0 - 2.0 * (xx + zz)) * a1 + (2.0 * (yz - sx)) * a2
+    r2 = (2.0 * (xz - sy)) * a0 + (2.0 * (yz + sx)) * a1 + (1.0 - 2.0 * (xx + yy)) * a2
+    out[:, 0] = p[:, 0] + r0
+    out[:, 1] = p[:, 1] + r1
+    out[:, 2] = p[:, 2] + r2
 
 
 # ---------------------------------------------------------------------------------- ray tests

@@ -321,3 +321,23 @@ def test_one_epoch_steps_equal_the_whole_run_bit_for_bit(cold):
     ratio = whole["time_to_fix_s"][starts] / raw
     assert np.isclose(ratio, 0.3).sum() > 3 and np.isclose(ratio, 1.0).sum() > 3  # reacquire or not
     assert cold == np.isnan(whole["lock_age_s"][0])
+
+
+@pytest.mark.parametrize("reach", ["dgps", "single"])
+def test_one_epoch_steps_of_a_receiver_without_rtk_equal_the_whole_run(reach):
+    """The one-epoch conditions (fixstate._one_condition, Python scalars) of a grade without
+    RTK (gnss.receiver presets): dgps keeps DGPS with corrections, single never has it."""
+    cfg = config(reach=reach, ttf_median_s=2.0)
+    n = 1500
+    ep = eventful_epochs(n, 5)
+    whole, final = run(cfg, ep)
+    state = FixMachineState.initial(cfg)
+    steps = [
+        run_fix_states(cfg, state, **{k: v[i : i + 1] for k, v in ep.items()}) for i in range(n)
+    ]
+    assert state == final
+    for key, value in whole.items():
+        assert np.concatenate([s[key] for s in steps]).tobytes() == value.tobytes(), key
+    states = set(whole["fix"].tolist())
+    assert SINGLE in states and (DGPS in states) == (reach == "dgps")
+    assert RTK_FLOAT not in states and RTK_FIXED not in states

@@ -172,7 +172,31 @@ def run_fix_states(
             "time_to_fix_s": np.empty(0),
         }
     inputs = (t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t)
+    if m == 1:  # one epoch (streaming): the same conditions on Python scalars
+        return _run(config, state, *_one_condition(config, *inputs))
     return _run(config, state, *_conditions(config, *inputs))
+
+
+def _one_condition(
+    config: FixConfig, t_s, dt_s, n_used, n_clear, pdop, multipath_index, age_s, slip_uniform, g_t
+) -> tuple[list, ...]:
+    """:func:`_conditions` of one epoch, its arrays' one value each as a Python float or int
+    (IEEE double like numpy's: the same comparisons, products and sums in the same order);
+    exp stays numpy's, on the epoch's row."""
+    t, dt, mi = float(t_s[0]), float(dt_s[0]), float(multipath_index[0])
+    n_u, age = int(n_used[0]), float(age_s[0])
+    no_fix = n_u < MIN_SATELLITES or (config.cold and t < config.cold_ttff_s)
+    have_age = not math.isnan(age)
+    not_rtk = not have_age or age > config.rtk_max_age_s or n_u < config.float_min_satellites
+    dgps = have_age and age <= config.dgps_max_age_s
+    if config.reach != "rtk":  # a receiver grade without RTK (module docstring)
+        not_rtk = True
+        dgps = dgps and config.reach != "single"
+    base = NO_FIX if no_fix else (DGPS if dgps else SINGLE) if not_rtk else -1
+    capable = int(n_clear[0]) >= config.min_clear_satellites and float(pdop[0]) <= config.max_pdop
+    slip = float(slip_uniform[0]) < config.cycle_slip_rate_per_s * mi * dt
+    ttf_raw = time_to_fix_s(config, np.asarray(g_t, dtype=np.float64), mi, math.inf)
+    return [base], [capable], [slip], [t], [dt], ttf_raw.tolist()
 
 
 def _conditions(

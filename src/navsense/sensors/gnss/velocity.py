@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from navsense.geo.ellipsoid import geodetic_to_ecef
+from navsense.kernels import kernel
 from navsense.rng import Pcg32
 from navsense.rotation import cross
 from navsense.sensors.gnss.signal import SIGNAL_SEED_OFFSET
@@ -53,9 +54,27 @@ _HALF_SQRT2 = math.sqrt(0.5)
 
 def antenna_velocity_enu(v_mps, w_radps, antenna_enu_m, c_m) -> np.ndarray:
     """v_a = v + w x (p_a - c) (rigid body), (m, 3) grid ENU, m/s."""
-    return np.asarray(v_mps, dtype=np.float64) + cross(
-        w_radps, np.asarray(antenna_enu_m) - np.asarray(c_m)
-    )
+    v = np.asarray(v_mps, dtype=np.float64)
+    w = np.asarray(w_radps, dtype=np.float64)
+    p_a = np.asarray(antenna_enu_m, dtype=np.float64)
+    c = np.asarray(c_m, dtype=np.float64)
+    if v.ndim == 2 and v.shape[1] == 3 and v.shape == w.shape == p_a.shape == c.shape:
+        out = np.empty(v.shape)
+        rows = (np.ascontiguousarray(a) for a in (v, w, p_a, c))
+        _velocity_rows(*rows, out)
+        return out
+    return v + cross(w, p_a - c)
+
+
+@kernel(2, 2, 2, 2, 2)
+def _velocity_rows(v, w, p_a, c, out):
+    """antenna_velocity_enu on rows (n, 3): out = v + w x (p_a - c), the cross product
+    written out as navsense.rotation's cross (the same operations in the same order)."""
+    a0, a1, a2 = p_a[:, 0] - c[:, 0], p_a[:, 1] - c[:, 1], p_a[:, 2] - c[:, 2]
+    w0, w1, w2 = w[:, 0], w[:, 1], w[:, 2]
+    out[:, 0] = v[:, 0] + (w1 * a2 - w2 * a1)
+    out[:, 1] = v[:, 1] + (w2 * a0 - w0 * a2)
+    out[:, 2] = v[:, 2] + (w0 * a1 - w1 * a0)
 
 
 def grid_north_azimuth_deg(georef) -> float:
