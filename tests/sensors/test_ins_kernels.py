@@ -8,6 +8,7 @@ import pytest
 
 import navsense.kernels as kernels
 from navsense.constants import DEG, GRAVITY_MPS2
+from navsense.geo.georef import GRID_ROTATION_STEP_M
 from navsense.rotation import (
     cross,
     quat_about_axes,
@@ -73,9 +74,15 @@ def _kernels(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
     r = np.empty((m, 3, 3))
     v_n, p_ins, half, acc = (np.empty((m, 3)) for _ in range(4))
     speed = np.empty(m)
+    points = np.empty((3, 3 * m))
     k.epoch_vectors(
-        q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc
+        q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc, points
     )
+    # the datum chain's points as Georeference.ins_fix_utm builds them
+    want = np.empty((3, 3 * m))
+    want[:, :m], want[:, m : 2 * m], want[:, 2 * m :] = p_ins.T, p_n.T, p_ins.T
+    want[1, 2 * m :] += GRID_ROTATION_STEP_M
+    assert np.array_equal(_bits(points), _bits(want))
     q_ins, body = np.empty((m, 4)), np.empty((m, 3, 3))
     k.attitude_and_body(q, np.sin(half), np.cos(half), r, v_n, acc, w, terms, g, par, q_ins, body)
     return r, v_n, p_ins, q_ins, body, speed
@@ -112,6 +119,8 @@ def test_utm_attitudes_equal_quat_multiply(monkeypatch, compiled):
     want = quat_multiply(q_rot[:, None], np.stack([q_ins, q_true], axis=1))
     monkeypatch.setattr(kernels, "_on", compiled)
     half = 0.5 * -(alpha * DEG)
-    got = np.empty((5, 2, 4))
-    k.utm_attitudes(np.sin(half), np.cos(half), q_ins, q_true, got)
+    got, utm = np.empty((5, 2, 4)), np.empty((5, 2, 3))
+    e, n, h, e_t, n_t, h_t = rng.standard_normal((6, 5))
+    k.utm_attitudes(np.sin(half), np.cos(half), q_ins, q_true, e, n, h, e_t, n_t, h_t, got, utm)
     assert np.array_equal(_bits(want), _bits(got))
+    assert np.array_equal(utm, np.stack([np.stack([e, n, h], 1), np.stack([e_t, n_t, h_t], 1)], 1))

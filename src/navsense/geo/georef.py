@@ -438,9 +438,8 @@ class Georeference:
         return lat_h, lon_h, lat_11, lon_11, h_11, phi_w * _R2D, lam_w * _R2D, h_w, h_navd, n_g
 
     def _acre_rows(self, e: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """Steps 1-4 of the ACRE chain on rows e, n, u (k,) (float64, C order): (7, k), the
-        rows of navsense.geo.acre_steps.DATUM_ROWS (HARN and NAD83(2011) latitude and longitude,
-        h_2011, H_navd, N_g). Raises DatumError for a point outside EPSG:2968's domain."""
+        """Steps 1-4 of the ACRE chain on rows e, n, u (k,) (float64, C order): (7, k), the rows
+        of acre_steps.DATUM_ROWS. Raises DatumError for a point outside EPSG:2968's domain."""
         grid = np.empty((4, e.shape[0]))
         _steps.grid_rows(e, n, grid)  # Datum Chain, step 1
         if not _steps.in_domain(grid):
@@ -629,22 +628,26 @@ class Georeference:
         zone: int,
         frame: str,
         south: bool,
+        points: np.ndarray | None = None,
     ) -> tuple:
         """The INS epochs' fix and UTM odometry in one pass (spec "INS", "Fix and UTM Odometry";
         DESIGN.md ruling "INS heights"): :meth:`enu_to_fix_utm` of the INS positions ``p_ins``
         (m, 3) with their grid rotation, and of the truth points ``p_truth`` (m, 3) without, at
-        the times ``t_s`` (m,) in ``zone`` (an int).
+        the times ``t_s`` (m,) in ``zone`` (an int). ``points``: these points as the chain takes
+        them, when the INS's kernel wrote them: C-ordered (3, 3 m), rows e, n, u of p_ins,
+        p_truth and p_ins + (0, GRID_ROTATION_STEP_M, 0).
 
         Returns ``(lat_deg, lon_deg, height_m, easting_m, northing_m, grid_rotation_deg)`` of
         p_ins and ``(height_m, easting_m, northing_m)`` of p_truth, arrays (m,).
         """
         _check_frame(frame)
         m = t_s.shape[0]
-        pts = np.empty((3, 3 * m))  # the points as rows e, n, u: p_ins, p_truth, P2 of p_ins
-        pts[:, :m], pts[:, m : 2 * m], pts[:, 2 * m :] = p_ins.T, p_truth.T, p_ins.T
-        pts[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
+        if (pts := points) is None:  # the points as rows e, n, u: p_ins, p_truth, P2 of p_ins
+            pts = np.empty((3, 3 * m))
+            pts[:, :m], pts[:, m : 2 * m], pts[:, 2 * m :] = p_ins.T, p_truth.T, p_ins.T
+            pts[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
         # one sum for the usual all-finite case (a sum that overflows only takes the checks)
-        if not math.isfinite(pts.sum() + t_s.sum()):
+        if not math.isfinite(pts.sum() + (t_s[0] if m == 1 else t_s.sum())):
             require_finite("enu", pts.T)
             require_finite("t_s", t_s)
         k = 2 * m  # the fix's points: p_ins and p_truth; then P2
@@ -652,15 +655,14 @@ class Georeference:
             g = self._acre_rows(pts[0], pts[1], pts[2])
             lat, lon, h = (g[2], g[3], g[4]) if frame == "nad83_2011" else (g[0], g[1], g[4])
         else:
-            times = t_s.repeat(3) if m == 1 else np.concatenate([t_s, t_s, t_s])
-            lat, lon, h = self._frame_llh(pts[0], pts[1], pts[2], times, frame)
+            lat, lon, h = self._frame_llh(pts[0], pts[1], pts[2], np.tile(t_s, 3), frame)
         east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
         # INS: alpha = atan2(E2 - E1, N2 - N1) (northern northings)
         alpha = np.arctan2(east[k:] - east[:m], north[k:] - north[:m]) * _R2D
         if south:
             north = north[:k] + _utm.FALSE_NORTHING_SOUTH_M
-        fix = (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha)
-        return fix, (h[m:k], east[m:k], north[m:k])
+        truth = (h[m:k], east[m:k], north[m:k])
+        return (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha), truth
 
     def _fix(self, pts, t, zone, frame, south, size: int, rotated: int | None) -> list:
         """lat, lon, h, E, N of the first ``size`` points (pts (3, k): rows e, n, u; t (k,)), and

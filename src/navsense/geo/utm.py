@@ -305,7 +305,8 @@ def _forward_arrays(
     if check_lat:
         require_range("latitude_deg", lat, -90.0, 90.0, "deg")
     dlon = lon - (-183.0 + 6.0 * zone)  # lambda - lambda_c, deg
-    if not (np.abs(dlon) <= MAX_DLON_DEG).all():  # else all finite, in the domain, no wrap needed
+    # else all finite (a NaN makes the max NaN), in the domain, no wrap needed
+    if not (dlon.size == 0 or np.abs(dlon).max() <= MAX_DLON_DEG):
         require_finite("longitude_deg", lon)
         big = np.abs(dlon) > 180.0
         if big.any():  # wrap into [-180, 180) only where needed (no rounding elsewhere)

@@ -128,13 +128,6 @@ INS_FRAMES: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def _columns3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """(m, 3) from three (m,) columns."""
-    out = np.empty((a.shape[0], 3))
-    out[:, 0], out[:, 1], out[:, 2] = a, b, c
-    return out
-
-
 @dataclass(frozen=True)
 class _Sigmas:
     """The error magnitudes in SI units; all zero with noise off."""
@@ -264,15 +257,7 @@ class InsCore:
         # t_0 - (t_0 - 1/f)); errors: a = exp(-dt / tau_p), x_k = a x_k-1 + sqrt(1 - a^2) g,
         # x = g on the first epoch
         first = self.t_prev is None
-        if m == 1:
-            dt = t_s - (t_s if first else self.t_prev)
-        else:
-            t_before = np.empty(m)  # the previous epoch's time of each epoch
-            t_before[0] = t_s[0] if first else self.t_prev
-            t_before[1:] = t_s[:-1]
-            dt = t_s - t_before
-        if first:
-            dt[0] = self.period_s
+        dt = self._dt(t_s, first)
         a = np.exp(-dt / self.config.position_tau_s)
         if first:
             a[0] = 0.0
@@ -285,9 +270,10 @@ class InsCore:
         r = np.empty((m, 3, 3))
         v_n, p_ins, half, acc = (np.empty((m, 3)) for _ in range(4))
         speed = np.empty(m)
+        points: np.ndarray | None = np.empty((3, 3 * m))  # Georeference.ins_fix_utm's points
         _k.epoch_vectors(
             q_xyzw, p_n, c_m, v_mps, w_radps, x, g, dt, gravity, self.v_prev, self._par,
-            r, v_n, p_ins, half, speed, acc,
+            r, v_n, p_ins, half, speed, acc, points,
         )  # fmt: skip
         # Earth terms at the truth INS point (imu.earth "wgs84"), else not read
         terms = self._no_terms if self.earth is None else self.earth.terms(p_n, v_n)
@@ -309,9 +295,11 @@ class InsCore:
             p_ins, q_ins, covariance = _aided(aid, p_ins, q_ins, body, r, s.fix_covariance_m2)
             # before initialisation the chain runs on the truth point (no value is kept)
             p_fix = np.where(aid["initialised"][:, None], p_ins, p_n)
+            points = None  # the chain's points of p_fix (Georeference.ins_fix_utm)
 
-        fix, truth_utm, q_utm = self._fix_utm(p_fix, p_n, t_s, q_ins, q_xyzw)
-        (lat, lon, h, east, north, alpha_deg), (h_t, east_t, north_t) = fix, truth_utm
+        (lat, lon, h, _, _, alpha_deg), q_utm, utm = self._fix_utm(
+            p_fix, p_n, t_s, q_ins, q_xyzw, points
+        )
 
         # carry the state to the next block
         self.t_prev = float(t_s[-1])
@@ -331,12 +319,12 @@ class InsCore:
             "lat_deg": lat,
             "lon_deg": lon,
             "height_m": h,
-            "utm_m": _columns3(east, north, h),
+            "utm_m": utm[:, 0],
             "orientation_utm_xyzw": q_utm[:, 0],
             "grid_rotation_deg": alpha_deg,
             "covariance_enu_m2": covariance,
             "truth_position_enu_m": p_n,
-            "truth_utm_m": _columns3(east_t, north_t, h_t),
+            "truth_utm_m": utm[:, 1],
             "truth_orientation_utm_xyzw": q_utm[:, 1],
             "truth_speed_mps": speed,  # |v_n|
         }
@@ -344,23 +332,41 @@ class InsCore:
             _with_aided_state(block, aid)
         return block
 
-    def _fix_utm(self, p_fix, p_n, t_s, q_ins, q_xyzw):
-        """Fix and UTM odometry: ``(fix, truth_utm, q_utm)``: the chain to ins.frame for
-        ``p_fix`` and the truth point p_n (one pass), alpha from the point 10 m grid-north,
-        every epoch (``fix`` (lat, lon, h, E, N, alpha_deg), ``truth_utm`` (h, E, N));
-        ``q_utm`` (m, 2, 4): q_z(-alpha) q_ins and the truth attitude q_z(-alpha) q_true."""
+    def _dt(self, t_s: np.ndarray, first: bool) -> np.ndarray:
+        """The time since the previous INS epoch of each epoch (m,); 1/f on the first epoch."""
+        if t_s.shape[0] == 1:
+            dt = t_s - (t_s if first else self.t_prev)
+        else:
+            t_before = np.empty(t_s.shape[0])  # the previous epoch's time of each epoch
+            t_before[0] = t_s[0] if first else self.t_prev
+            t_before[1:] = t_s[:-1]
+            dt = t_s - t_before
+        if first:
+            dt[0] = self.period_s
+        return dt
+
+    def _fix_utm(self, p_fix, p_n, t_s, q_ins, q_xyzw, points=None):
+        """Fix and UTM odometry: ``(fix, q_utm, utm)``: the chain to ins.frame for ``p_fix`` and
+        the truth point p_n (one pass; ``points`` their rows, when the caller has them), alpha
+        from the point 10 m grid-north, every epoch (``fix`` (lat, lon, h, E, N, alpha_deg));
+        ``q_utm`` (m, 2, 4): q_z(-alpha) q_ins and the truth attitude q_z(-alpha) q_true;
+        ``utm`` (m, 2, 3): (E, N, h) of p_fix and of p_n."""
         try:
-            fix, truth_utm = self.georef.ins_fix_utm(
-                p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south
+            fix, (h_t, e_t, n_t) = self.georef.ins_fix_utm(
+                p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south, points
             )
         except DatumError as exc:  # name the key (a zone far from the site: only its number)
             raise DatumError(
                 f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
             ) from None
+        m = t_s.shape[0]
         half = 0.5 * -(fix[5] * DEG)  # q_z(-alpha): quat_about_axes' half angle
-        q_utm = np.empty((t_s.shape[0], 2, 4))
-        _k.utm_attitudes(np.sin(half), np.cos(half), q_ins, q_xyzw, q_utm)
-        return fix, truth_utm, q_utm
+        q_utm, utm = np.empty((m, 2, 4)), np.empty((m, 2, 3))
+        e, n, h = fix[3], fix[4], fix[2]
+        _k.utm_attitudes(
+            np.sin(half), np.cos(half), q_ins, q_xyzw, e, n, h, e_t, n_t, h_t, q_utm, utm
+        )
+        return fix, q_utm, utm
 
 
 def _tilt_enu(r: np.ndarray, x: np.ndarray, sigma_theta: float) -> np.ndarray:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from navsense.constants import GRAVITY_MPS2
+from navsense.geo.georef import GRID_ROTATION_STEP_M
 from navsense.kernels import kernel
 
 __all__ = [
@@ -48,14 +49,15 @@ PARAMETERS = (
 UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p (x1, x2, 1.5 x3)
 
 
-@kernel(2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 3, 2, 2, 2, 1, 2)
+@kernel(2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 3, 2, 2, 2, 1, 2, 2)
 def epoch_vectors(
-    q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc
+    q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc, points
 ):
     """Before the half angles' sines: q (m, 4), p_n, c_m, v, w (m, 3), the Gauss-Markov states
     x (m, 6), the epoch's Gaussians g (m, 18), dt (m,), gravity (m,: 1.0 gravity alone, else
     0.0), the previous epoch's v_n (3,), the parameters par (:data:`PARAMETERS`) -> r (m, 3, 3),
-    v_n, p_ins, half (m, 3), speed (m,), acc (m, 3)::
+    v_n, p_ins, half (m, 3), speed (m, ), acc (m, 3) and the datum chain's points (3, 3 m), rows
+    e, n, u of p_ins, p_n and p_ins 10 m grid-north (Georeference.ins_fix_utm's ``points``)::
 
         R = quat_to_matrix(q)
         v_n = v + w x (p_n - p_c)
@@ -85,6 +87,12 @@ def epoch_vectors(
     p_ins[:, 0] = p_n[:, 0] + sigma_p * (x[:, 0] * 1.0) + sigma_pw * g[:, 6]
     p_ins[:, 1] = p_n[:, 1] + sigma_p * (x[:, 1] * 1.0) + sigma_pw * g[:, 7]
     p_ins[:, 2] = p_n[:, 2] + sigma_p * (x[:, 2] * UP_SIGMA_FACTOR) + sigma_pw * g[:, 8]
+    m = dt.shape[0]
+    for j in range(3):  # the chain's points: p_ins, p_n, P2 of p_ins
+        points[j, :m] = p_ins[:, j]
+        points[j, m : 2 * m] = p_n[:, j]
+        points[j, 2 * m :] = p_ins[:, j]
+    points[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 = p_ins + (0, 10 m, 0)
     half[:, 0] = 0.5 * (x[:, 3] * par[2])  # dpsi / 2 (heading, x4)
     half[:, 1] = 0.5 * (x[:, 5] * par[3])  # dtheta / 2 (pitch, x6)
     half[:, 2] = 0.5 * (x[:, 4] * par[3])  # dphi / 2 (roll, x5)
@@ -92,7 +100,7 @@ def epoch_vectors(
     speed[:] = np.sqrt(vv0 + vv1 + vv2)
     alone = gravity != 0.0
     for j in range(3):
-        before = np.empty(dt.shape[0])  # the previous epoch's v_n of each epoch
+        before = np.empty(m)  # the previous epoch's v_n of each epoch
         before[0] = v_prev[j]
         before[1:] = v_n[:-1, j]
         acc[:, j] = np.where(alone, 0.0, (v_n[:, j] - before) / dt)
@@ -144,10 +152,13 @@ def attitude_and_body(q, sin_half, cos_half, r, v_n, acc, w, terms, g, par, q_in
             ) + sigma * g[:, 9 + 3 * k + i]
 
 
-@kernel(1, 1, 2, 2, 3)
-def utm_attitudes(sin_half, cos_half, q_ins, q_true, out):
+@kernel(1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 3, 3)
+def utm_attitudes(sin_half, cos_half, q_ins, q_true, e, n, h, e_t, n_t, h_t, out, utm):
     """q_z(-alpha) q_ins and q_z(-alpha) q_true: sin_half, cos_half (m,) of -alpha / 2, q_ins and
-    q_true (m, 4) -> out (m, 2, 4) (rotation.quat_multiply with a = (0, 0, s, c))."""
+    q_true (m, 4) -> out (m, 2, 4) (rotation.quat_multiply with a = (0, 0, s, c)); and the UTM
+    positions (E, N, h) of the fix and of the truth point, (m,) each, as utm (m, 2, 3)."""
+    utm[:, 0, 0], utm[:, 0, 1], utm[:, 0, 2] = e, n, h
+    utm[:, 1, 0], utm[:, 1, 1], utm[:, 1, 2] = e_t, n_t, h_t
     s, c = sin_half, cos_half
     for j in range(2):
         b = q_ins if j == 0 else q_true
