@@ -1438,6 +1438,15 @@ def test_force_never_replaces_a_pipe_a_device_or_a_link(tmp_path, capsys, target
     assert (tmp_path / "kept.csv").read_text() == "a user's file\n"
 
 
+def test_a_name_that_is_not_utf8_is_shown_with_its_bytes(tmp_path, capsys):
+    """navsense simulate --truth $'\\xff.csv' said 'navsense: error: .csv: no such truth log': the
+    byte that is not UTF-8 (a surrogate escape in Python) was dropped as unprintable. It is
+    shown as \\xff now, so the line names the file that was given."""
+    name = os.fsdecode(b"\xff.csv")
+    line = _fails_in_one_line(capsys, ["simulate", "--truth", tmp_path / name], tmp_path)
+    assert f"{tmp_path}/\\xff.csv: no such truth log" in line, line
+
+
 def test_an_output_that_is_the_commands_own_input_is_refused(tmp_path, capsys):
     """navsense truth --track X --out X --force (and geo --in X --out X --force) replaced the
     input with what was made of it (noted by the fuzz round): the output may not be the file

@@ -520,10 +520,19 @@ _MAX_LINE = 2000  # characters of the error line (a message may quote a huge val
 
 
 def _one_line(text: str) -> str:
-    """``text`` on one line: line breaks (and other control characters) as spaces, at most
+    """``text`` on one line: line breaks (and other control characters) as spaces, the bytes of
+    a name that are not UTF-8 (Python's surrogate escapes, U+DC80..U+DCFF) as ``\\xNN``, at most
     ``_MAX_LINE`` characters."""
-    line = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    line = " ".join("".join(map(_printable, text)).split())
     return line if len(line) <= _MAX_LINE else line[: _MAX_LINE - 5] + " ..."
+
+
+def _printable(c: str) -> str:
+    if c.isprintable():
+        return c
+    if "\udc80" <= c <= "\udcff":  # a byte of a file name that is not UTF-8 ($'\xff.csv')
+        return f"\\x{ord(c) - 0xDC00:02x}"
+    return " "
 
 
 def _report(line: str, debug: bool) -> None:
