@@ -64,12 +64,24 @@ sky view in Unreal metres; navsense keeps obstacles, antenna and line of sight i
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from navsense.kernels import kernel
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.site import Site
 from navsense.sky.footprints import Prisms
+from navsense.sky.rays import (
+    _box_hit,
+    _box_hit_axes,
+    _chord_disc,
+    _chord_length,
+    _cylinder_hit,
+    ray_box_hit,
+    ray_cylinder_hit,
+    sphere_chord,
+)
 from navsense.sky.status import (
     BELOW_MASK,
     BLOCKED,
@@ -104,7 +116,6 @@ __all__ = [
 
 _BLOCK_EPOCHS = 4096  # at most this many epochs a block
 _BLOCK_TRIPLES = 1 << 16  # about this many (epoch, satellite, obstacle) tests a block (cache-sized)
-_INF = np.inf
 
 
 def antenna_position_enu(p_m, q_xyzw, lever_arm_flu_m) -> np.ndarray:
@@ -142,117 +153,6 @@ def _antenna_rows(p, q, arm, out):
     out[:, 2] = p[:, 2] + r2
 
 
-# ---------------------------------------------------------------------------------- ray tests
-# The kernels take components (x, y, z as separate broadcastable arrays): classify() gathers
-# them per (epoch, satellite, obstacle) triple; the public functions unpack (..., 3) arrays.
-def _slab(o, d, lo, hi):
-    """The interval of t (t_lo, t_hi) with lo <= o + t d <= hi along one axis.
-
-    The kernels divide by zero for rays parallel to an axis: callers hold np.errstate.
-    """
-    t1 = (lo - o) / d
-    t2 = (hi - o) / d
-    t_lo = np.minimum(t1, t2)
-    t_hi = np.maximum(t1, t2)
-    parallel = d == 0.0
-    if np.count_nonzero(parallel):  # a slab parallel to the ray: all of it or none of it
-        inside = (o >= lo) & (o <= hi)
-        t_lo = np.where(parallel, np.where(inside, -_INF, _INF), t_lo)
-        t_hi = np.where(parallel, np.where(inside, _INF, -_INF), t_hi)
-    return t_lo, t_hi
-
-
-def _box_hit(ox, oy, oz, dx, dy, dz, lx, ly, lz, hx, hy, hz):
-    """RayBox on components: t_near = max of the slab starts, t_far = min of the slab ends."""
-    a0, b0 = _slab(ox, dx, lx, hx)
-    a1, b1 = _slab(oy, dy, ly, hy)
-    a2, b2 = _slab(oz, dz, lz, hz)
-    t_near = np.maximum(np.maximum(a0, a1), a2)
-    t_far = np.minimum(np.minimum(b0, b1), b2)
-    return (t_near <= t_far) & (t_far >= 0.0)
-
-
-def _cylinder_hit(cc, h2, wh, oz, dz, base_z, top_z):
-    """RayCylinder on components: w = origin - axis (horizontal), cc = |w|^2 - r^2,
-    h2 = |l_xy|^2, wh = w . l_xy."""
-    disc = wh * wh - h2 * cc  # |w + t l_xy|^2 = r^2 has real roots
-    sq = np.sqrt(np.maximum(disc, 0.0))
-    t_r0 = (-wh - sq) / h2
-    t_r1 = (-wh + sq) / h2
-    vertical = h2 == 0.0
-    if np.count_nonzero(vertical):  # a vertical ray: inside the circle everywhere, or nowhere
-        inside = cc <= 0.0
-        t_r0 = np.where(vertical, np.where(inside, -_INF, _INF), t_r0)
-        t_r1 = np.where(vertical, np.where(inside, _INF, -_INF), t_r1)
-    tz_lo, tz_hi = _slab(oz, dz, base_z, top_z)
-    t_near = np.maximum(np.maximum(t_r0, tz_lo), 0.0)
-    t_far = np.minimum(t_r1, tz_hi)
-    return (disc >= 0.0) & (t_near <= t_far)
-
-
-def _chord_disc(wx, wy, wz, dx, dy, dz, rr):
-    """SphereChord, first part: b = w . d and disc = r^2 - |w - b d|^2 (w = origin - centre)."""
-    b = wx * dx + wy * dy + wz * dz
-    qx, qy, qz = wx - b * dx, wy - b * dy, wz - b * dz  # centre -> closest point of the line
-    return b, rr - (qx * qx + qy * qy + qz * qz)
-
-
-def _chord_length(b, disc):
-    """SphereChord, second part: max(0, t2 - max(t1, 0)), t1,2 = -b -+ sqrt(disc); 0 if disc <= 0."""
-    half = np.sqrt(np.maximum(disc, 0.0))
-    t1, t2 = -b - half, -b + half
-    return np.where(disc > 0.0, np.maximum(t2 - np.maximum(t1, 0.0), 0.0), 0.0)
-
-
-def _xyz(v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    v = np.asarray(v, dtype=np.float64)
-    return v[..., 0], v[..., 1], v[..., 2]
-
-
-def ray_box_hit(origin, direction, box_min, box_max) -> np.ndarray:
-    """RayBox (slab test): does the ray origin + t direction, t >= 0, meet the closed box?
-
-    All arguments broadcast, component axis last (..., 3); returns bool (...).
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _box_hit(*_xyz(origin), *_xyz(direction), *_xyz(box_min), *_xyz(box_max))
-
-
-def ray_cylinder_hit(origin, direction, axis_xy, base_z, top_z, radius) -> np.ndarray:
-    """RayCylinder: does the ray origin + t direction, t >= 0, meet the closed vertical cylinder?
-
-    ``origin``, ``direction`` (..., 3); ``axis_xy`` (..., 2); ``base_z``, ``top_z``, ``radius``
-    (...); all broadcast. The interval of the infinite cylinder, clipped by the z slab and t >= 0.
-    """
-    ox, oy, oz = _xyz(origin)
-    dx, dy, dz = _xyz(direction)
-    c = np.asarray(axis_xy, dtype=np.float64)
-    r = np.asarray(radius, dtype=np.float64)
-    wx, wy = ox - c[..., 0], oy - c[..., 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _cylinder_hit(
-            wx * wx + wy * wy - r * r,
-            dx * dx + dy * dy,
-            wx * dx + wy * dy,
-            oz,
-            dz,
-            np.asarray(base_z, dtype=np.float64),
-            np.asarray(top_z, dtype=np.float64),
-        )
-
-
-def sphere_chord(origin, direction, center, radius) -> np.ndarray:
-    """SphereChord: length (m) of the ray origin + t direction, t >= 0, inside the sphere.
-
-    ``direction`` must be a unit vector. (..., 3) and (...) arguments broadcast; returns (...).
-    An origin inside the sphere counts the part ahead of it; a tangent ray has chord 0.
-    """
-    ox, oy, oz = _xyz(origin)
-    cx, cy, cz = _xyz(center)
-    r = np.asarray(radius, dtype=np.float64)
-    return _chord_length(*_chord_disc(ox - cx, oy - cy, oz - cz, *_xyz(direction), r * r))
-
-
 # ------------------------------------------------------------------------------------ culling
 _FAST_CULL_MAX_DEG = 80.0  # masks within +-80 deg may decide the culling angle by rise / D
 _CULL_TAN_MARGIN = 1e-9  # relative margin of that decision (see _keep)
@@ -274,6 +174,14 @@ def _footprint_distance(ax, ay, lo_x, lo_y, hi_x, hi_y) -> np.ndarray:
     return np.hypot(ex, ey)
 
 
+@functools.lru_cache(maxsize=16)
+def _mask_terms(mask_deg: float) -> tuple[float, float, float]:
+    """The mask in radians, tan(mask) and the margin of :func:`_keep_angle` (once a mask)."""
+    mask_rad = np.radians(mask_deg)
+    tan_mask = float(np.tan(mask_rad))
+    return mask_rad, tan_mask, _CULL_TAN_MARGIN * (1.0 + abs(tan_mask))
+
+
 def _keep_angle(rise, dist, mask_deg: float) -> np.ndarray:
     """(rise > 0) & (atan2(rise, dist) >= mask) for (m, K) rises and horizontal distances.
 
@@ -282,12 +190,10 @@ def _keep_angle(rise, dist, mask_deg: float) -> np.ndarray:
     angle (for |mask| <= 80 deg, 1e-9 of the ratio is more than 1e-11 rad of angle, a thousand
     times the error of arctan2, tan and the division).
     """
-    mask_rad = np.radians(mask_deg)
+    mask_rad, tan_mask, margin = _mask_terms(mask_deg)
     keep = rise > 0.0
     if not abs(mask_deg) <= _FAST_CULL_MAX_DEG:
         return keep & (np.arctan2(rise, dist) >= mask_rad)
-    tan_mask = float(np.tan(mask_rad))
-    margin = _CULL_TAN_MARGIN * (1.0 + abs(tan_mask))
     ratio = rise / dist  # +inf straight above the centre (then rise > 0); callers hold errstate
     above = ratio > tan_mask + margin
     unsure = keep & ~above & (ratio >= tan_mask - margin)
@@ -374,6 +280,8 @@ class SkyView:
         # per axis k: lo_k and hi_k of the boxes, then of the enlarged boxes (2 nb)
         self._box_lo = [np.concatenate([box_lo[:, k], near_lo[:, k]]) for k in range(3)]
         self._box_hi = [np.concatenate([box_hi[:, k], near_hi[:, k]]) for k in range(3)]
+        self._box_lo3 = np.stack(self._box_lo, axis=-1)  # the same, (2 nb, 3)
+        self._box_hi3 = np.stack(self._box_hi, axis=-1)
         cyl_xy = np.asarray(site.cyl_xy_m, dtype=f64).reshape(-1, 2)
         cyl_top = np.asarray(site.cyl_top_m, dtype=f64).reshape(-1)
         cyl_r = np.asarray(site.cyl_radius_m, dtype=f64).reshape(-1)
@@ -607,9 +515,8 @@ class SkyView:
         keep_box, keep_cyl, keep_crown = keeps[:3]
         if keep_box is not None and np.count_nonzero(keep_box):
             kk = keep_box[0].nonzero()[0]
-            k2 = np.concatenate([kk, kk + keep_box.shape[1]])[:, None]  # then enlarged
-            lo, hi = self._box_lo, self._box_hi
-            hit = _box_hit(ox, oy, oz, dx, dy, dz, *(v[k2] for v in lo), *(v[k2] for v in hi))
+            k2 = np.concatenate([kk, kk + keep_box.shape[1]])  # then enlarged
+            hit = _box_hit_axes(ant, d, self._box_lo3[k2], self._box_hi3[k2])
             hits[:n_pairs] |= np.logical_or.reduce(hit[: kk.size], axis=0)
             hits[n_pairs:] |= np.logical_or.reduce(hit[kk.size :], axis=0)
         if keep_cyl is not None and np.count_nonzero(keep_cyl):

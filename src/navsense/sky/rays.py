@@ -1,0 +1,154 @@
+"""The sky view's ray tests (specification, "Sky Obstruction": RayBox, RayCylinder, SphereChord),
+on the components of broadcastable arrays; :mod:`navsense.sky.obstruction` gathers the rays and
+obstacles of its epochs and applies them (and re-exports the public functions).
+
+    RayBox       slab test: t_near = max_k min(t1_k, t2_k), t_far = min_k max(t1_k, t2_k),
+                 t1,2_k = (lo_k - o_k) / l_k, (hi_k - o_k) / l_k; hit when t_near <= t_far and
+                 t_far >= 0 (an axis with l_k = 0 constrains nothing when lo_k <= o_k <= hi_k
+                 and excludes the box otherwise)
+    RayCylinder  the interval of the infinite vertical cylinder |w + t l_xy| <= r (w = o_xy - c)
+                 intersected with the slab base <= z <= top and with t >= 0
+    SphereChord  the forward chord length max(0, t2 - max(t1, 0)), t1,2 = -b -+ sqrt(r^2 - q^2),
+                 b = (o - c) . l, q the distance from the centre to the ray's line
+
+Shapes are closed (a ray that touches a face, an edge or the mantle counts as a hit); an origin
+inside a box or a cylinder hits it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ray_box_hit", "ray_cylinder_hit", "sphere_chord"]
+
+_INF = np.inf
+
+
+# The kernels take components (x, y, z as separate broadcastable arrays): classify() gathers
+# them per (epoch, satellite, obstacle) triple; the public functions unpack (..., 3) arrays.
+def _slab(o, d, lo, hi):
+    """The interval of t (t_lo, t_hi) with lo <= o + t d <= hi along one axis.
+
+    The kernels divide by zero for rays parallel to an axis: callers hold np.errstate.
+    """
+    t1 = (lo - o) / d
+    t2 = (hi - o) / d
+    t_lo = np.minimum(t1, t2)
+    t_hi = np.maximum(t1, t2)
+    parallel = d == 0.0
+    if np.count_nonzero(parallel):  # a slab parallel to the ray: all of it or none of it
+        inside = (o >= lo) & (o <= hi)
+        t_lo = np.where(parallel, np.where(inside, -_INF, _INF), t_lo)
+        t_hi = np.where(parallel, np.where(inside, _INF, -_INF), t_hi)
+    return t_lo, t_hi
+
+
+def _box_hit(ox, oy, oz, dx, dy, dz, lx, ly, lz, hx, hy, hz):
+    """RayBox on components: t_near = max of the slab starts, t_far = min of the slab ends."""
+    a0, b0 = _slab(ox, dx, lx, hx)
+    a1, b1 = _slab(oy, dy, ly, hy)
+    a2, b2 = _slab(oz, dz, lz, hz)
+    t_near = np.maximum(np.maximum(a0, a1), a2)
+    t_far = np.minimum(np.minimum(b0, b1), b2)
+    return (t_near <= t_far) & (t_far >= 0.0)
+
+
+def _box_hit_axes(o, d, lo, hi):
+    """:func:`_box_hit` of one origin ``o`` (3,) against boxes ``lo``, ``hi`` (K, 3) along
+    directions ``d`` (P, 3) -> (K, P): the slabs of the three axes in one array (K, P, 3),
+    each value the same operations; t_near, t_far the maximum and minimum over the axes (the
+    same values as the pairwise ones: both are exact and the slabs hold no NaN)."""
+    lo, hi, d = lo[:, None, :], hi[:, None, :], d[None, :, :]
+    t1 = (lo - o) / d
+    t2 = (hi - o) / d
+    t_lo = np.minimum(t1, t2)
+    t_hi = np.maximum(t1, t2)
+    parallel = d == 0.0
+    if np.count_nonzero(parallel):  # a slab parallel to the ray: all of it or none of it
+        inside = (o >= lo) & (o <= hi)
+        t_lo = np.where(parallel, np.where(inside, -_INF, _INF), t_lo)
+        t_hi = np.where(parallel, np.where(inside, _INF, -_INF), t_hi)
+    t_near = np.maximum.reduce(t_lo, axis=-1)
+    t_far = np.minimum.reduce(t_hi, axis=-1)
+    return (t_near <= t_far) & (t_far >= 0.0)
+
+
+def _cylinder_hit(cc, h2, wh, oz, dz, base_z, top_z):
+    """RayCylinder on components: w = origin - axis (horizontal), cc = |w|^2 - r^2,
+    h2 = |l_xy|^2, wh = w . l_xy."""
+    disc = wh * wh - h2 * cc  # |w + t l_xy|^2 = r^2 has real roots
+    sq = np.sqrt(np.maximum(disc, 0.0))
+    t_r0 = (-wh - sq) / h2
+    t_r1 = (-wh + sq) / h2
+    vertical = h2 == 0.0
+    if np.count_nonzero(vertical):  # a vertical ray: inside the circle everywhere, or nowhere
+        inside = cc <= 0.0
+        t_r0 = np.where(vertical, np.where(inside, -_INF, _INF), t_r0)
+        t_r1 = np.where(vertical, np.where(inside, _INF, -_INF), t_r1)
+    tz_lo, tz_hi = _slab(oz, dz, base_z, top_z)
+    t_near = np.maximum(np.maximum(t_r0, tz_lo), 0.0)
+    t_far = np.minimum(t_r1, tz_hi)
+    return (disc >= 0.0) & (t_near <= t_far)
+
+
+def _chord_disc(wx, wy, wz, dx, dy, dz, rr):
+    """SphereChord, first part: b = w . d and disc = r^2 - |w - b d|^2 (w = origin - centre)."""
+    b = wx * dx + wy * dy + wz * dz
+    qx, qy, qz = wx - b * dx, wy - b * dy, wz - b * dz  # centre -> closest point of the line
+    return b, rr - (qx * qx + qy * qy + qz * qz)
+
+
+def _chord_length(b, disc):
+    """SphereChord, second part: max(0, t2 - max(t1, 0)), t1,2 = -b -+ sqrt(disc); 0 if disc <= 0."""
+    half = np.sqrt(np.maximum(disc, 0.0))
+    t1, t2 = -b - half, -b + half
+    return np.where(disc > 0.0, np.maximum(t2 - np.maximum(t1, 0.0), 0.0), 0.0)
+
+
+def _xyz(v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    v = np.asarray(v, dtype=np.float64)
+    return v[..., 0], v[..., 1], v[..., 2]
+
+
+def ray_box_hit(origin, direction, box_min, box_max) -> np.ndarray:
+    """RayBox (slab test): does the ray origin + t direction, t >= 0, meet the closed box?
+
+    All arguments broadcast, component axis last (..., 3); returns bool (...).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _box_hit(*_xyz(origin), *_xyz(direction), *_xyz(box_min), *_xyz(box_max))
+
+
+def ray_cylinder_hit(origin, direction, axis_xy, base_z, top_z, radius) -> np.ndarray:
+    """RayCylinder: does the ray origin + t direction, t >= 0, meet the closed vertical cylinder?
+
+    ``origin``, ``direction`` (..., 3); ``axis_xy`` (..., 2); ``base_z``, ``top_z``, ``radius``
+    (...); all broadcast. The interval of the infinite cylinder, clipped by the z slab and t >= 0.
+    """
+    ox, oy, oz = _xyz(origin)
+    dx, dy, dz = _xyz(direction)
+    c = np.asarray(axis_xy, dtype=np.float64)
+    r = np.asarray(radius, dtype=np.float64)
+    wx, wy = ox - c[..., 0], oy - c[..., 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _cylinder_hit(
+            wx * wx + wy * wy - r * r,
+            dx * dx + dy * dy,
+            wx * dx + wy * dy,
+            oz,
+            dz,
+            np.asarray(base_z, dtype=np.float64),
+            np.asarray(top_z, dtype=np.float64),
+        )
+
+
+def sphere_chord(origin, direction, center, radius) -> np.ndarray:
+    """SphereChord: length (m) of the ray origin + t direction, t >= 0, inside the sphere.
+
+    ``direction`` must be a unit vector. (..., 3) and (...) arguments broadcast; returns (...).
+    An origin inside the sphere counts the part ahead of it; a tangent ray has chord 0.
+    """
+    ox, oy, oz = _xyz(origin)
+    cx, cy, cz = _xyz(center)
+    r = np.asarray(radius, dtype=np.float64)
+    return _chord_length(*_chord_disc(ox - cx, oy - cy, oz - cz, *_xyz(direction), r * r))
