@@ -34,10 +34,17 @@ def _frame_inputs(values: tuple) -> np.ndarray:
     """The five values of an epoch as one (1, 16) float64 row (each one's columns a C-ordered
     (1, n) row for the kernels), or TruthError naming the value."""
     row = np.empty((1, 16))
-    if all(type(v) in _SEQUENCES for v in values):
+    a, b, c, d, e = values
+    if (
+        type(a) in _SEQUENCES
+        and type(b) in _SEQUENCES
+        and type(c) in _SEQUENCES
+        and type(d) in _SEQUENCES
+        and type(e) in _SEQUENCES
+    ):
         try:  # the usual case: lists, tuples or arrays (n,) of n numbers, one conversion
-            if tuple(map(len, values)) == _LENGTHS:
-                row[0] = [*values[0], *values[1], *values[2], *values[3], *values[4]]
+            if (len(a), len(b), len(c), len(d), len(e)) == _LENGTHS:
+                row[0] = [*a, *b, *c, *d, *e]
                 return row
         except (TypeError, ValueError):  # not numbers (or a 0-d array): _row names the value
             pass
@@ -56,7 +63,7 @@ _NAMES = (
     "angular_velocity_radps",
 )
 _LENGTHS = (3, 4, 3, 3, 3)
-_SEQUENCES = (list, tuple, np.ndarray)
+_SEQUENCES = frozenset((list, tuple, np.ndarray))
 
 
 def _row(name: str, values, n: int) -> np.ndarray:

@@ -268,7 +268,7 @@ class InsCore:
             gravity[0] = 1.0
         # the kernels of navsense.sensors.ins_kernels, the half angles' sines between them
         r = np.empty((m, 3, 3))
-        v_n, p_ins, half, acc = (np.empty((m, 3)) for _ in range(4))
+        v_n, p_ins, half, acc = np.empty((4, m, 3))  # (each a C-ordered (m, 3))
         speed = np.empty(m)
         points: np.ndarray | None = np.empty((3, 3 * m))  # Georeference.ins_fix_utm's points
         _k.epoch_vectors(
@@ -360,7 +360,7 @@ class InsCore:
                 f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
             ) from None
         m = t_s.shape[0]
-        half = 0.5 * -(fix[5] * DEG)  # q_z(-alpha): quat_about_axes' half angle
+        half = (fix[5] * DEG) * -0.5  # q_z(-alpha)'s half angle, 0.5 (-alpha): the same bits
         q_utm, utm = np.empty((m, 2, 4)), np.empty((m, 2, 3))
         e, n, h = fix[3], fix[4], fix[2]
         _k.utm_attitudes(

@@ -96,6 +96,13 @@ FRAME_LAYOUT = (
 )
 
 
+# FRAME_LAYOUT's keys and whether each is one value an epoch (a block's (m,) column)
+_FRAME_PARTS = tuple(
+    (key, key in ("lat_deg", "lon_deg", "height_m", "grid_rotation_deg", "truth_speed_mps"))
+    for key in FRAME_LAYOUT
+)
+
+
 def _table(mapping: Mapping[int, int]) -> np.ndarray:
     """A lookup array indexed by the INS state code (codes 0..6; 3 is unused)."""
     out = np.zeros(7, dtype=np.int64)
@@ -228,8 +235,8 @@ class InsLayout:
             status = np.asarray(self.fix_status(block), dtype=np.float64)[:, None]
             constants = {**constants, "fix_status": status}
         parts = [
-            v if (v := constants[key] if key in constants else block[key]).ndim == 2 else v[:, None]
-            for key in FRAME_LAYOUT
+            constants[key] if key in constants else block[key][:, None] if one else block[key]
+            for key, one in _FRAME_PARTS
         ]
         out = np.concatenate(parts, axis=1)
         if out.shape[1] != INS_FIELD_COUNT:  # pragma: no cover - layout guard
