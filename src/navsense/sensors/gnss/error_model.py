@@ -219,6 +219,8 @@ def _sigma_rows(cols, hdop, vdop, hdop_o, vdop_o, mi, rtk, consts, sig, k):
 def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
     """phi = exp(-dt / tau), 0 on the first epoch of the log (specification, "Error Model")."""
     phi = np.exp(-np.asarray(dt_s, dtype=np.float64) / tau_s)
+    if phi.shape == (1,) and not first[0]:  # one epoch, not the log's first: phi itself
+        return phi
     return np.where(first, 0.0, phi)
 
 

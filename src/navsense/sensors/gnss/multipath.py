@@ -88,18 +88,28 @@ class Reflectors:
         # D of every (epoch, obstacle); the terms only where D < d_r (0 elsewhere)
         dist = np.hypot(self.center_x - a[:, 0:1], self.center_y - a[:, 1:2])
         e, k = np.nonzero(dist < d_r)
+        if m == 1 and self._prisms is None:  # one epoch: the terms within range, in order
+            if not e.size:
+                return _clip(rho, 0.0, 1.0)
+            return _clip(np.add.accumulate(self._terms(a, dist, e, k))[-1:], 0.0, 1.0)
         terms = np.zeros((k_count, m))  # obstacle by obstacle
         if e.size:
-            dk = dist[e, k]
-            dist1 = np.maximum(dk, _MIN_DISTANCE_M)
-            width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
-            height = _clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
-            terms[k, e] = width * height * (1.0 - dk / d_r)
+            terms[k, e] = self._terms(a, dist, e, k)
         if self._prisms is not None:  # the footprints' terms (navsense.sky.footprints)
             terms = np.concatenate([terms, self._prisms.reflector_terms(a, d_r)])
         # summed in obstacle order for every epoch (accumulate adds row after row; the terms are
         # >= 0, so starting from the first term is starting from 0)
         return _clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)
+
+    def _terms(self, a, dist, e, k) -> np.ndarray:
+        """The terms of the (epoch ``e``, obstacle ``k``) pairs within range (D < d_r) of
+        antennas ``a`` at distances ``dist`` (m, K); summed in obstacle order (the terms are
+        >= 0: the zeros of the obstacles out of range add nothing)."""
+        dk = dist[e, k]
+        dist1 = np.maximum(dk, _MIN_DISTANCE_M)
+        width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
+        height = _clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
+        return width * height * (1.0 - dk / self.range_m)
 
 
 def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.ndarray:

@@ -291,6 +291,12 @@ class GnssReceiver:
         """dt of each epoch (physics steps since the previous epoch / rate; FIRST_EPOCH_DT_S on
         the run's first epoch) and which epoch is the run's first."""
         m = steps.size
+        if m == 1:  # one epoch (streaming): the same division on Python numbers
+            step, last = int(steps[0]), self._last_step
+            self._last_step = step
+            if last is None:
+                return np.array([FIRST_EPOCH_DT_S]), np.ones(1, dtype=bool)
+            return np.array([(step - last) / rate_hz]), np.zeros(1, dtype=bool)
         prev = np.empty(m, dtype=np.int64)
         if m:
             prev[0] = steps[0] if self._last_step is None else self._last_step

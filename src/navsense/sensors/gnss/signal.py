@@ -138,15 +138,14 @@ class SignalModel:
         # C/N0 of the tracked satellites only (the others have none: NaN), with the Gaussians of
         # those alone; the stream moves past all nsat of every epoch
         tracked = self._tracked[status]
-        at = np.flatnonzero(tracked)
+        at = tracked.reshape(-1).nonzero()[0]
         g = self._rng.gaussians_where(tracked)
         code = status.reshape(-1)[at]
         up = los[..., 2].reshape(-1)[at]
         # G(el) = G_z - (G_z - G_h) (1 - sin el), sin el = l_u
         gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
-        value = (
-            self._base_dbhz[at % self.nsat] + gain - self._loss_db[code] + self._sigma_db[code] * g
-        )
+        sat = at % self.nsat if shape[0] != 1 else at  # one epoch: its indices are the satellites
+        value = self._base_dbhz[sat] + gain - self._loss_db[code] + self._sigma_db[code] * g
         np.maximum(value, CN0_MIN_DBHZ, out=value)
         cn0 = np.full(shape, np.nan)
         cn0.reshape(-1)[at] = value
