@@ -182,6 +182,20 @@ BAD = {
         "feature.geometry.coordinates[0]: the outline has no area",
     ),
     "roads.txt": ("x", "--buildings takes .osm"),
+    # a JSON integer beyond a float ended in 'internal error: OverflowError: int too large to
+    # convert to float' (the third fuzz helper)
+    "hugeheight.geojson": (
+        '{"type": "Feature", "properties": {"height": 1' + "0" * 400 + '}, "geometry": '
+        '{"type": "Polygon", "coordinates": [[[11, 48], [11.001, 48], [11, 48.001], [11, 48]]]}}',
+        "feature: height = '1000000000000000000000000000000000000000'... (401 characters) is not a "
+        "height",
+    ),
+    "hugelevels.geojson": (
+        '{"type": "Feature", "properties": {"building:levels": -1' + "0" * 400 + "}, "
+        '"geometry": {"type": "Polygon", "coordinates": '
+        "[[[11, 48], [11.001, 48], [11, 48.001], [11, 48]]]}}",
+        "building:levels = '-100000000000000000000000000000000000000'... (402 characters) is not a",
+    ),
 }
 
 

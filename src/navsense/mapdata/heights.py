@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from navsense.errors import ConfigError
+from navsense.jsonfile import is_finite
 
 __all__ = [
     "MapBuilding",
@@ -61,10 +62,18 @@ class MapBuilding:
     height_from: str
 
 
+def _shown(value) -> str:
+    """A tag's value for an error line: quoted, its first 40 characters and "..." when longer
+    (a number of 400 digits cut to 40 read as 1e39)."""
+    text = str(value)
+    return repr(text) if len(text) <= 40 else f"{text[:40]!r}... ({len(text)} characters)"
+
+
 def _length_m(value, key: str, where: str) -> float:
     """A length tag (module docstring), metres; ConfigError naming ``where`` and the value."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        out = float(value)
+        # a JSON integer of 400 digits: float() raised OverflowError (an internal error)
+        out = float(value) if is_finite(value) else math.nan
     else:
         text = str(value)
         m = _METRES.match(text)
@@ -77,7 +86,7 @@ def _length_m(value, key: str, where: str) -> float:
             out = math.nan
     if not (math.isfinite(out) and 0.0 <= out <= MAX_HEIGHT_M):
         raise ConfigError(
-            f"{where}: {key} = {str(value)[:40]!r} is not a height: metres 0 .. "
+            f"{where}: {key} = {_shown(value)} is not a height: metres 0 .. "
             f"{MAX_HEIGHT_M:g} (12, 12.5 m) or feet (40 ft, 40')"
         )
     return out
@@ -86,10 +95,10 @@ def _length_m(value, key: str, where: str) -> float:
 def _levels(value, key: str, where: str) -> float:
     try:
         out = float(value) if not isinstance(value, bool) else math.nan
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a JSON integer of 400 digits
         out = math.nan
     if not (math.isfinite(out) and 0.0 <= out <= MAX_HEIGHT_M / STOREY_HEIGHT_M):
-        raise ConfigError(f"{where}: {key} = {str(value)[:40]!r} is not a number of storeys >= 0")
+        raise ConfigError(f"{where}: {key} = {_shown(value)} is not a number of storeys >= 0")
     return out
 
 
