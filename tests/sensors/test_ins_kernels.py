@@ -84,7 +84,7 @@ def _kernels(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
     want[1, 2 * m :] += GRID_ROTATION_STEP_M
     assert np.array_equal(_bits(points), _bits(want))
     q_ins, body = np.empty((m, 4)), np.empty((m, 3, 3))
-    k.attitude_and_body(q, np.sin(half), np.cos(half), r, v_n, acc, w, terms, g, par, q_ins, body)
+    k.attitude_and_body(q, half, r, v_n, acc, w, terms, g, par, q_ins, body)
     return r, v_n, p_ins, q_ins, body, speed
 
 
@@ -94,6 +94,8 @@ def _kernels(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
 def test_epoch_kernels_equal_the_rotation_functions(monkeypatch, m, earth, compiled):
     if compiled:
         pytest.importorskip("numba")
+        if not kernels.libm_agrees():  # the kernel then runs as numpy: nothing else to test
+            pytest.skip("numba's sin and cos differ from numpy's here")
     args = _inputs(m, m)
     par = np.array([0.01, 0.002, 0.003, 0.001, 0.01, 0.05, 0.001, earth])
     monkeypatch.setattr(kernels, "_on", False)
@@ -110,17 +112,19 @@ def test_epoch_kernels_equal_the_rotation_functions(monkeypatch, m, earth, compi
 def test_utm_attitudes_equal_quat_multiply(monkeypatch, compiled):
     if compiled:
         pytest.importorskip("numba")
+        if not kernels.libm_agrees():  # the kernel then runs as numpy: nothing else to test
+            pytest.skip("numba's sin and cos differ from numpy's here")
     rng = np.random.default_rng(7)
     q_ins, q_true = (rng.standard_normal((5, 4)) for _ in range(2))
     alpha = rng.uniform(-2.0, 2.0, 5)
     alpha[0] = 0.0  # q_z(-0): a signed zero
+    alpha[1] = 5e-324  # its half angle underflows
     monkeypatch.setattr(kernels, "_on", False)
     q_rot = quat_about_axes(-(alpha * DEG), 2)
     want = quat_multiply(q_rot[:, None], np.stack([q_ins, q_true], axis=1))
     monkeypatch.setattr(kernels, "_on", compiled)
-    half = 0.5 * -(alpha * DEG)
     got, utm = np.empty((5, 2, 4)), np.empty((5, 2, 3))
     e, n, h, e_t, n_t, h_t = rng.standard_normal((6, 5))
-    k.utm_attitudes(np.sin(half), np.cos(half), q_ins, q_true, e, n, h, e_t, n_t, h_t, got, utm)
+    k.utm_attitudes(alpha, q_ins, q_true, e, n, h, e_t, n_t, h_t, got, utm)
     assert np.array_equal(_bits(want), _bits(got))
     assert np.array_equal(utm, np.stack([np.stack([e, n, h], 1), np.stack([e_t, n_t, h_t], 1)], 1))

@@ -183,8 +183,8 @@ def _forward_rad(phi, lam, factors: bool = True):
 
     The arithmetic between the transcendental functions runs in kernels over the points as rows
     (navsense.kernels: :func:`_sigma_argument`, :func:`_zeta_terms`, :func:`_clenshaw_rows`,
-    :func:`_easting_northing`; one call each for all the points); tan, atanh, sinh, cos, sin,
-    atan2 and asinh stay numpy's.
+    :func:`_easting_northing`; one call each for all the points; cos and sin of lambda in
+    _zeta_terms, numpy's bits either way); tan, atanh, sinh, atan2 and asinh stay numpy's.
     """
     phi = np.asarray(phi, dtype=np.float64)
     shape = phi.shape
@@ -198,10 +198,8 @@ def _forward_rad(phi, lam, factors: bool = True):
     w = np.empty((_FW_ROWS, n))
     _sigma_argument(tau, w)
     sig = np.sinh(_E * np.arctanh(w[1]))  # spec: sigma
-    cl = np.cos(lam)
-    sl = np.sin(lam)
-    _zeta_terms(tau, sig, cl, sl, w)
-    taup, ar, ai = w[2], w[8], w[9]
+    _zeta_terms(tau, sig, lam, w)
+    taup, ar, ai, cl, sl = w[2], w[8], w[9], w[10], w[11]
     xip = np.arctan2(taup, cl)  # spec: xi'
     etap = np.arcsinh(w[3])  # spec: eta' = asinh(sin lambda / D)
     # spec: xi = xi' + sum alpha_j sin(2j xi') cosh(2j eta'), eta = eta' + sum alpha_j cos(2j xi') sinh(2j eta'),
@@ -230,7 +228,7 @@ def _forward_rad(phi, lam, factors: bool = True):
     return easting, northing, gam.reshape(shape), k.reshape(shape)
 
 
-_FW_ROWS = 10  # _forward_rad's work rows: _sigma_argument's 0-1, _zeta_terms' 2-9
+_FW_ROWS = 12  # _forward_rad's work rows: _sigma_argument's 0-1, _zeta_terms' 2-11
 
 
 @kernel(1, 2)
@@ -241,13 +239,17 @@ def _sigma_argument(tau, w):
     np.divide(_E * tau, w[0], w[1])
 
 
-@kernel(1, 1, 1, 1, 2)
-def _zeta_terms(tau, sig, cl, sl, w):
+@kernel(1, 1, 1, 2, libm=True)
+def _zeta_terms(tau, sig, lam, w):
     """_forward_rad from sigma to the Clenshaw sums (its docstring's identities), on rows:
-    tau, sigma, cos lambda, sin lambda (n,) and w[0] = sqrt(1 + tau^2) -> w[2..9] = tau',
-    sin lambda / D, D, sqrt(1 + tau'^2), sin(2 zeta) (re, im), 2 cos(2 zeta) (re, im), with
-    zeta = xi' + i eta' and D^2 = tau'^2 + cos^2 lambda."""
-    taup, den, secp = w[2], w[4], w[5]  # (each row written in place: out args)
+    tau, sigma, lambda (n,) and w[0] = sqrt(1 + tau^2) -> w[2..9] = tau', sin lambda / D, D,
+    sqrt(1 + tau'^2), sin(2 zeta) (re, im), 2 cos(2 zeta) (re, im), with zeta = xi' + i eta' and
+    D^2 = tau'^2 + cos^2 lambda; w[10], w[11] = cos lambda, sin lambda (``libm``: numpy's bits,
+    navsense.kernels)."""
+    cl, sl = w[10], w[11]  # (each row written in place: out args)
+    np.cos(lam, cl)
+    np.sin(lam, sl)
+    taup, den, secp = w[2], w[4], w[5]
     np.subtract(tau * np.sqrt(1.0 + sig * sig), sig * w[0], taup)  # spec: tau'
     taup2 = taup * taup
     cl2 = cl * cl

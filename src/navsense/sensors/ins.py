@@ -266,7 +266,7 @@ class InsCore:
         gravity = np.array(reset, dtype=np.float64)  # 1.0: gravity alone (the first epoch
         if first or self.reset_pending:  # and the first after a reset)
             gravity[0] = 1.0
-        # the kernels of navsense.sensors.ins_kernels, the half angles' sines between them
+        # the kernels of navsense.sensors.ins_kernels (the Earth's terms between them)
         r = np.empty((m, 3, 3))
         v_n, p_ins, half, acc = np.empty((4, m, 3))  # (each a C-ordered (m, 3))
         speed = np.empty(m)
@@ -279,10 +279,7 @@ class InsCore:
         terms = self._no_terms if self.earth is None else self.earth.terms(p_n, v_n)
         q_ins = np.empty((m, 4))
         body = np.empty((m, 3, 3))
-        sin_half, cos_half = np.sin(half), np.cos(half)
-        _k.attitude_and_body(
-            q_xyzw, sin_half, cos_half, r, v_n, acc, w_radps, terms, g, self._par, q_ins, body
-        )
+        _k.attitude_and_body(q_xyzw, half, r, v_n, acc, w_radps, terms, g, self._par, q_ins, body)
 
         covariance = (
             s.fix_covariance_m2[None].copy()
@@ -360,12 +357,9 @@ class InsCore:
                 f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
             ) from None
         m = t_s.shape[0]
-        half = (fix[5] * DEG) * -0.5  # q_z(-alpha)'s half angle, 0.5 (-alpha): the same bits
         q_utm, utm = np.empty((m, 2, 4)), np.empty((m, 2, 3))
         e, n, h = fix[3], fix[4], fix[2]
-        _k.utm_attitudes(
-            np.sin(half), np.cos(half), q_ins, q_xyzw, e, n, h, e_t, n_t, h_t, q_utm, utm
-        )
+        _k.utm_attitudes(fix[5], q_ins, q_xyzw, e, n, h, e_t, n_t, h_t, q_utm, utm)
         return fix, q_utm, utm
 
 

@@ -3,8 +3,9 @@
 The equations are those of navsense.sensors.ins (its module docstring, specification "INS and
 GNSS", section "INS"); :class:`navsense.sensors.ins.InsCore` calls these kernels for a block of
 epochs, one epoch (the streaming INS) or a whole chunk alike, so an epoch's values do not depend
-on how many share a call. Between the kernels stay numpy's transcendental functions (the sines
-and cosines of the half angles), one call for all the values of a gap. Three kernels::
+on how many share a call. The half angles' sines and cosines are the kernels' own (``libm``:
+numpy's bits, navsense.kernels); the datum chain runs between the second and the third. Three
+kernels::
 
     epoch_vectors      R, v_n = v + w x (p_n - p_c), p_ins, the half error angles, |v_n|, and
                        the finite difference (v_n,k - v_n,k-1) / dt (0 where gravity alone)
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navsense.constants import GRAVITY_MPS2
+from navsense.constants import DEG, GRAVITY_MPS2
 from navsense.geo.georef import GRID_ROTATION_STEP_M
 from navsense.kernels import kernel
 
@@ -106,9 +107,9 @@ def epoch_vectors(
         acc[:, j] = np.where(alone, 0.0, (v_n[:, j] - before) / dt)
 
 
-@kernel(2, 2, 2, 3, 2, 2, 2, 3, 2, 1, 2, 3)
-def attitude_and_body(q, sin_half, cos_half, r, v_n, acc, w, terms, g, par, q_ins, body):
-    """After the half angles' sines and cosines (m, 3): q (m, 4), r (m, 3, 3), v_n, acc, w
+@kernel(2, 2, 3, 2, 2, 2, 3, 2, 1, 2, 3, libm=True)
+def attitude_and_body(q, half, r, v_n, acc, w, terms, g, par, q_ins, body):
+    """The half angles (m, 3) and their sines and cosines, q (m, 4), r (m, 3, 3), v_n, acc, w
     (m, 3), the Earth's terms (m, 2, 3; read only when par's ``earth`` is 1.0), g (m, 18) ->
     q_ins (m, 4) and body (m, 3, 3) = (v_ins, f_ins, w_ins) (navsense.sensors.ins)::
 
@@ -118,6 +119,7 @@ def attitude_and_body(q, sin_half, cos_half, r, v_n, acc, w, terms, g, par, q_in
 
     imu.earth "wgs84": acc + F in place of acc + (0, 0, g), w + W (the terms). ``acc`` is
     changed in place."""
+    sin_half, cos_half = np.sin(half), np.cos(half)  # quat_about_axes' sines and cosines
     # q_z(dpsi) q_true: rotation.quat_multiply with a = (0, 0, s, c)
     s, c = sin_half[:, 0], cos_half[:, 0]
     bx, by, bz, bw = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
@@ -152,11 +154,14 @@ def attitude_and_body(q, sin_half, cos_half, r, v_n, acc, w, terms, g, par, q_in
             ) + sigma * g[:, 9 + 3 * k + i]
 
 
-@kernel(1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 3, 3)
-def utm_attitudes(sin_half, cos_half, q_ins, q_true, e, n, h, e_t, n_t, h_t, out, utm):
-    """q_z(-alpha) q_ins and q_z(-alpha) q_true: sin_half, cos_half (m,) of -alpha / 2, q_ins and
-    q_true (m, 4) -> out (m, 2, 4) (rotation.quat_multiply with a = (0, 0, s, c)); and the UTM
-    positions (E, N, h) of the fix and of the truth point, (m,) each, as utm (m, 2, 3)."""
+@kernel(1, 2, 2, 1, 1, 1, 1, 1, 1, 3, 3, libm=True)
+def utm_attitudes(alpha_deg, q_ins, q_true, e, n, h, e_t, n_t, h_t, out, utm):
+    """q_z(-alpha) q_ins and q_z(-alpha) q_true: alpha (m,, deg), q_ins and q_true (m, 4) ->
+    out (m, 2, 4) (quat_about_axes' half angle (alpha DEG) (-0.5), the same bits as
+    0.5 (-(alpha DEG)), its sine and cosine; rotation.quat_multiply with a = (0, 0, s, c)); and
+    the UTM positions (E, N, h) of the fix and of the truth point, (m,) each, as utm (m, 2, 3)."""
+    half = (alpha_deg * DEG) * -0.5
+    sin_half, cos_half = np.sin(half), np.cos(half)
     utm[:, 0, 0], utm[:, 0, 1], utm[:, 0, 2] = e, n, h
     utm[:, 1, 0], utm[:, 1, 1], utm[:, 1, 2] = e_t, n_t, h_t
     s, c = sin_half, cos_half
