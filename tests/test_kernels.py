@@ -412,3 +412,18 @@ def test_antenna_position_and_velocity_rows_equal_the_rotation_functions(monkeyp
         monkeypatch.setattr(kernels, "_on", False)
     # one antenna (no rows) keeps the functions' path
     assert antenna_position_enu(p[0], q[0], arm).shape == (3,)
+
+
+def test_azimuth_compiled_equals_numpy_and_stays_in_the_circle(monkeypatch):
+    """signal._degrees_in_circle (azimuth_deg after its arctan2): np.degrees' product and the
+    wrap into [0, 360), compiled = numpy bit for bit, at the wrap's edges too."""
+    from navsense.sensors.gnss.signal import azimuth_deg
+
+    rng = np.random.default_rng(31)
+    los = rng.standard_normal((200, 40, 3))
+    los[0, :4, :2] = [[0.0, 1.0], [-0.0, 1.0], [-1e-300, 1.0], [-1e-300, -1.0]]
+    plain, fast = _both(monkeypatch, lambda: azimuth_deg(los))
+    assert np.array_equal(_bits(plain), _bits(fast))
+    assert ((plain >= 0.0) & (plain < 360.0)).all()
+    want = np.degrees(np.arctan2(los[..., 0], los[..., 1]))
+    assert (np.abs((plain - want + 180.0) % 360.0 - 180.0) < 1e-12).all()  # the same direction

@@ -74,13 +74,18 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
             w = buf[:, : b1 - b0]
             for k, used in enumerate(sets):
                 np.copyto(w[k], used[b0:b1])  # 1.0 for the used satellites, 0.0 for the others
-            hvp[:, :, b0:b1] = _dop_block(los[b0:b1], w)
+            if b1 - b0 == m:  # one block: the kernel writes hvp itself
+                _dop_block(los, w, hvp)
+            else:
+                out = np.empty((3, n_sets, b1 - b0))
+                _dop_block(los[b0:b1], w, out)
+                hvp[:, :, b0:b1] = out
     return [(hvp[0, k], hvp[1, k], hvp[2, k]) for k in range(n_sets)]
 
 
-def _dop_block(los: np.ndarray, w: np.ndarray):
-    """H, V, P (each (S, mb)) of a block of epochs: ``los`` (mb, nsat, 3); ``w`` (S, mb, nsat)
-    the S sets as weights 1.0 (used) and 0.0.
+def _dop_block(los: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:
+    """H, V, P of a block of epochs into ``out`` (3, S, mb), C-contiguous: ``los`` (mb, nsat,
+    3); ``w`` (S, mb, nsat) the S sets as weights 1.0 (used) and 0.0.
 
     Every sum over the satellites is ``np.add.reduce(x, axis=-1)`` over the contiguous last axis
     (nsat), so its order of additions is that of a row alone, whatever the block, the sets or
@@ -100,10 +105,8 @@ def _dop_block(los: np.ndarray, w: np.ndarray):
     # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]
     reduce(mul(d[_FIRST], d[_SECOND]), axis=-1, out=moments[1:])
     # the arithmetic after the sums, one kernel over the sets and epochs as rows
-    out = np.empty((3,) + n.shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         _dop_values(moments.reshape(7, -1), out.reshape(3, -1))
-    return out[0], out[1], out[2]
 
 
 # the six products of M's sums: a = d0 d0, b = d1 d1, c = d2 d2, e_n = d0 d1, e_u = d0 d2, n_u = d1 d2

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navsense.kernels import kernel
 from navsense.rng import Pcg32
 from navsense.sky import obstruction as _sky
 from navsense.sky.constellation import elevation_deg
@@ -97,9 +98,22 @@ CLASS_SIGMA_DB = {_sky.CLEAR: 1.0, _sky.NEAR: 2.5, _sky.FOLIAGE: 3.0}  # sigma_c
 def azimuth_deg(los: np.ndarray) -> np.ndarray:
     """Azimuth atan2(l_e, l_n) in degrees clockwise from north, in [0, 360), (..., 3) -> (...)."""
     los = np.asarray(los, dtype=np.float64)
-    az = np.degrees(np.arctan2(los[..., 0], los[..., 1]))
+    rad = np.arctan2(los[..., 0], los[..., 1])
+    out = np.empty(rad.shape)
+    _degrees_in_circle(rad.reshape(-1), out.reshape(-1))
+    return out
+
+
+_RAD_TO_DEG = 180.0 / np.pi  # np.degrees' factor (it multiplies by this constant)
+
+
+@kernel(1, 1)
+def _degrees_in_circle(rad, out):
+    """azimuth_deg after its arctan2, on a row: degrees (np.degrees' product), then
+    az + 360 below 0 and az - 360 at 360 or above (-1e-300 + 360 is 360.0)."""
+    az = rad * _RAD_TO_DEG
     az = np.where(az < 0.0, az + 360.0, az)
-    return np.where(az >= 360.0, az - 360.0, az)  # -1e-300 + 360 is 360.0
+    out[:] = np.where(az >= 360.0, az - 360.0, az)
 
 
 class SignalModel:
