@@ -190,6 +190,11 @@ BAD = {
         "feature: height = '1000000000000000000000000000000000000000'... (401 characters) is not a "
         "height",
     ),
+    "hugelon.geojson": (
+        '{"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", '
+        '"coordinates": [[[11, 48], [-1' + "0" * 400 + ", 48], [11, 48.001], [11, 48]]]}}",
+        "feature.geometry.coordinates[0][1] = [-1000000000",
+    ),
     "hugelevels.geojson": (
         '{"type": "Feature", "properties": {"building:levels": -1' + "0" * 400 + "}, "
         '"geometry": {"type": "Polygon", "coordinates": '

@@ -13,12 +13,11 @@ and last positions are the same) or has fewer than 4 positions, a position that 
 
 from __future__ import annotations
 
-import math
 import warnings
 from pathlib import Path
 
 from navsense.errors import ConfigError, NavsenseWarning
-from navsense.jsonfile import read_json
+from navsense.jsonfile import is_finite, read_json
 from navsense.mapdata.heights import MapBuilding, building_height, check_ring
 
 __all__ = ["read_geojson"]
@@ -95,7 +94,7 @@ def _ring(ring, at: str) -> tuple[tuple[float, float], ...]:
             isinstance(p, list)
             and len(p) in (2, 3)
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
-            and all(math.isfinite(v) for v in p)
+            and all(is_finite(v) for v in p)  # (math.isfinite of a 400-digit int overflows)
         )
         if not ok or abs(p[0]) > 180.0 or abs(p[1]) > 90.0:
             raise ConfigError(
