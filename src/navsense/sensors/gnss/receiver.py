@@ -186,7 +186,9 @@ class GnssReceiver:
         dt, first = self._epoch_intervals(steps, truth.rate_hz)
 
         # Antenna Position
-        p_a = _sky.antenna_position_enu(truth.p_m[idx], truth.q_xyzw[idx], self.lever_arm_m)
+        # the epochs' truth rows (one step: the step's own rows, no copy)
+        at = (lambda rows: rows) if idx is _ONE_STEP else (lambda rows: rows[idx])
+        p_a = _sky.antenna_position_enu(at(truth.p_m), at(truth.q_xyzw), self.lever_arm_m)
         # Constellation and Sky Obstruction
         los, visible = self.constellation.sky(t, c.elevation_mask_deg)
         status = self._sky.classify(p_a, los, visible)
@@ -230,7 +232,7 @@ class GnssReceiver:
         e, sigma = combine(sig, u, draws.g_white, z)
         p_out = p_a + e
         # Velocity and satellites (navsense extension)
-        v_a = antenna_velocity_enu(truth.v_mps[idx], truth.w_radps[idx], p_a, truth.c_m[idx])
+        v_a = antenna_velocity_enu(at(truth.v_mps), at(truth.w_radps), p_a, at(truth.c_m))
         velocity = self._velocity.velocities(v_a, hdop, vdop)
         satellites = self._signal.satellites(los, status, used)
 
@@ -266,7 +268,7 @@ class GnssReceiver:
             **satellites,
         }
         if self._heading is not None:
-            block.update(self._heading.headings(truth.q_xyzw[idx], fix))
+            block.update(self._heading.headings(at(truth.q_xyzw), fix))
         if self.georef is not None:
             block.update(self._geodetic(block))
         if m == 0:
