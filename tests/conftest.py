@@ -1,11 +1,20 @@
 """Shared test helpers: analytic truth motions built without navsense's trajectory builders."""
 
+import signal
+
 import numpy as np
 import pytest
 
 from navsense.output.columns import rows_from_columns
 from navsense.output.layouts import layout_for
 from navsense.truth.states import TruthStates
+
+# A suite started in the background by a non-interactive shell (``pytest &``, nohup) inherits
+# SIGINT ignored, and so does every command its tests start: Ctrl-C sent by a test then did
+# nothing (tests/runtime/test_console.py's SIGINT case failed so, seen). The tests stop their
+# commands as a user's terminal does: with SIGINT at its default, which a child gets on exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def layout_rows(model, block) -> list[dict]:
