@@ -1,5 +1,6 @@
 """Sky view: ray tests, culling, classification and counts (specification, "Sky Obstruction")."""
 
+import importlib.util
 import math
 
 import numpy as np
@@ -470,17 +471,26 @@ def test_classify_is_the_same_however_the_epochs_are_cut(monkeypatch):
     np.testing.assert_array_equal(whole, parts)
     monkeypatch.setattr(sky, "_BLOCK_TRIPLES", 500)  # many small internal blocks
     np.testing.assert_array_equal(classify(ant, los, vis, site, 1.5, 8.0, 10.0), whole)
-    # one epoch a call (the streaming path), with a foliage threshold that some sums straddle
+    # one epoch a call (the streaming path), with a foliage threshold that some sums straddle,
+    # as numpy and as the compiled one-epoch kernel (sky.rays.one_epoch_hits)
     view = SkyView(site, 1.5, 3.0, 10.0)
     whole = view.classify(ant, los, vis)
-    ones = np.concatenate(
-        [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(400)]
-    )
-    np.testing.assert_array_equal(ones, whole)
+    import navsense.kernels as kernels
+
+    for on in (False, True) if importlib.util.find_spec("numba") else (False,):
+        monkeypatch.setattr(kernels, "_on", on)
+        ones = np.concatenate(
+            [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(400)]
+        )
+        np.testing.assert_array_equal(ones, whole)
+    monkeypatch.setattr(kernels, "_on", False)
     assert set(np.unique(whole)) == {BELOW_MASK, CLEAR, NEAR, FOLIAGE, BLOCKED}
 
 
-def test_one_epoch_a_call_equals_the_block_for_rays_along_the_axes_and_antennas_inside():
+@pytest.mark.parametrize("compiled", [False, True])
+def test_one_epoch_a_call_equals_the_block_for_rays_along_the_axes_and_antennas_inside(
+    monkeypatch, compiled
+):
     """The one-epoch path (SkyView._classify_one: obstacles times satellites, the antenna's
     coordinates as scalars) on the rays the slab and cylinder tests treat apart: parallel to
     an axis (a zero component), vertical, from inside a box, a cylinder and a crown."""
@@ -495,6 +505,11 @@ def test_one_epoch_a_call_equals_the_block_for_rays_along_the_axes_and_antennas_
     ant[2] = site.crown_center_m[0]
     view = SkyView(site, 1.5, 3.0, 10.0)
     whole = view.classify(ant, los, vis)
+    if compiled:  # the one-epoch kernel (sky.rays.one_epoch_hits)
+        import navsense.kernels as kernels
+
+        pytest.importorskip("numba")
+        monkeypatch.setattr(kernels, "_on", True)
     ones = [view.classify(ant[i : i + 1], los[i : i + 1], vis[i : i + 1]) for i in range(60)]
     np.testing.assert_array_equal(np.concatenate(ones), whole)
     assert (whole[:2, : len(axes)] == BLOCKED).all()  # from inside a box or a cylinder

@@ -68,7 +68,7 @@ import functools
 
 import numpy as np
 
-from navsense.kernels import kernel
+from navsense.kernels import compiled, kernel
 from navsense.rotation import quat_to_matrix, rotate
 from navsense.site import Site
 from navsense.sky.footprints import Prisms
@@ -78,6 +78,7 @@ from navsense.sky.rays import (
     _chord_disc,
     _chord_length,
     _cylinder_hit,
+    one_epoch_hits,
     ray_box_hit,
     ray_cylinder_hit,
     sphere_chord,
@@ -114,6 +115,7 @@ __all__ = [
 ]
 
 
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 _BLOCK_EPOCHS = 4096  # at most this many epochs a block
 _BLOCK_TRIPLES = 1 << 16  # about this many (epoch, satellite, obstacle) tests a block (cache-sized)
 
@@ -282,6 +284,9 @@ class SkyView:
         self._box_hi = [np.concatenate([box_hi[:, k], near_hi[:, k]]) for k in range(3)]
         self._box_lo3 = np.stack(self._box_lo, axis=-1)  # the same, (2 nb, 3)
         self._box_hi3 = np.stack(self._box_hi, axis=-1)
+        # the rows of sky.rays.one_epoch_hits: boxes (lo, hi), cylinders (x, y, r^2, base, top)
+        # and crowns (centre, r^2), each kind's enlarged shapes after its own
+        self._box_rows = np.concatenate([self._box_lo3, self._box_hi3], axis=1)
         cyl_xy = np.asarray(site.cyl_xy_m, dtype=f64).reshape(-1, 2)
         cyl_top = np.asarray(site.cyl_top_m, dtype=f64).reshape(-1)
         cyl_r = np.asarray(site.cyl_radius_m, dtype=f64).reshape(-1)
@@ -297,6 +302,9 @@ class SkyView:
         crown_r = np.asarray(site.crown_radius_m, dtype=f64).reshape(-1)
         self._crown_c = [crown_c[:, k].copy() for k in range(3)]
         self._crown_rr = crown_r * crown_r
+        xy2 = np.concatenate([cyl_xy, cyl_xy]).reshape(-1, 2)
+        self._cyl_rows = np.column_stack([xy2, self._cyl_rr, self._cyl_base, self._cyl_top])
+        self._crown_rows = np.column_stack([crown_c, self._crown_rr])
         # culling of all obstacles at once: boxes, cylinders, crowns (centres, tops + d_n)
         centres = np.concatenate([0.5 * (box_lo[:, :2] + box_hi[:, :2]), cyl_xy, crown_c[:, :2]])
         tops = np.concatenate([box_hi[:, 2], cyl_top, crown_c[:, 2] + crown_r])
@@ -497,6 +505,25 @@ class SkyView:
         st[hits[:n_pairs] | (foliage_m >= self.foliage_block_path_m)] = BLOCKED
         return st
 
+    def _one_epoch_kernel(self, ant, d, keeps, hits) -> np.ndarray | None:
+        """The kept boxes', cylinders' and crowns' tests of one epoch by
+        :func:`navsense.sky.rays.one_epoch_hits` (their rows gathered here): blocked and near
+        into ``hits``; the summed crown chords (None without a kept crown)."""
+        rows = []
+        for keep, table in zip(keeps, (self._box_rows, self._cyl_rows, None)):
+            kk = keep[0].nonzero()[0] if keep is not None else _NO_ROWS
+            if table is not None:  # the obstacles, then the same enlarged
+                kk = np.concatenate([kk, kk + keep.shape[1]]) if kk.size else kk
+                rows.append(table[kk])
+            else:
+                rows.append(self._crown_rows[kk])
+        out = np.empty((3, d.shape[0]))
+        one_epoch_hits(np.ascontiguousarray(ant), np.ascontiguousarray(d), *rows, out)
+        n_pairs = d.shape[0]
+        hits[:n_pairs] = out[0] != 0.0
+        hits[n_pairs:] = out[1] != 0.0
+        return out[2] if rows[2].shape[0] else None
+
     def _classify_one(self, ant, lb, vis, keeps, status) -> None:
         """:meth:`_classify_block` of one epoch: ``ant`` (3,), ``lb`` (nsat, 3), ``vis`` (nsat,),
         ``keeps`` its culling rows (1, K), ``status`` (nsat,). The triples are the kept
@@ -513,6 +540,9 @@ class SkyView:
         hits = np.zeros(2 * n_pairs, dtype=bool)  # blocked, then near
         foliage_m = None
         keep_box, keep_cyl, keep_crown = keeps[:3]
+        if compiled():  # one kernel for the boxes, cylinders and crowns (sky.rays)
+            foliage_m = self._one_epoch_kernel(ant, d, keeps[:3], hits)
+            keep_box = keep_cyl = keep_crown = None
         if keep_box is not None and np.count_nonzero(keep_box):
             kk = keep_box[0].nonzero()[0]
             k2 = np.concatenate([kk, kk + keep_box.shape[1]])  # then enlarged

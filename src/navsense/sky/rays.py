@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ray_box_hit", "ray_cylinder_hit", "sphere_chord"]
+from navsense.kernels import kernel
+
+__all__ = ["ray_box_hit", "ray_cylinder_hit", "sphere_chord", "one_epoch_hits"]
 
 _INF = np.inf
 
@@ -152,3 +154,68 @@ def sphere_chord(origin, direction, center, radius) -> np.ndarray:
     cx, cy, cz = _xyz(center)
     r = np.asarray(radius, dtype=np.float64)
     return _chord_length(*_chord_disc(ox - cx, oy - cy, oz - cz, *_xyz(direction), r * r))
+
+
+@kernel(1, 2, 2, 2, 2, 2)
+def one_epoch_hits(o, d, box, cyl, crown, out):
+    """The ray tests of one epoch in one kernel (the sky view's streaming step): origin o (3,),
+    the tracked satellites' directions d (P, 3); the kept obstacles as rows, each test's
+    operations those of :func:`_box_hit_axes`, :func:`_cylinder_hit` and :func:`_slab`,
+    :func:`_chord_disc` and :func:`_chord_length` in their order:
+
+    - box (2 K_b, 6): lo, hi of the kept boxes, then of the same enlarged by the margin;
+    - cyl (2 K_c, 5): x, y of the axis, r^2, base, top of the kept cylinders, then of the same
+      with radius and top enlarged;
+    - crown (K_r, 4): centre and r^2 of the kept crowns;
+
+    -> out (3, P): 1.0 where a box or cylinder blocks, 1.0 where an enlarged one is hit (Near),
+    and the crowns' chords summed in obstacle order from 0 (as the block's bincount)."""
+    inf = np.inf
+    ox, oy, oz = o[0], o[1], o[2]
+    dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
+    out[:] = 0.0
+    nb = box.shape[0] // 2
+    for k in range(box.shape[0]):  # RayBox: the slabs of the three axes
+        t_near = np.full(dx.shape, -inf)
+        t_far = np.full(dx.shape, inf)
+        for a in range(3):
+            lo, hi, oa, da = box[k, a], box[k, 3 + a], o[a], d[:, a]
+            t1 = (lo - oa) / da
+            t2 = (hi - oa) / da
+            inside = oa >= lo and oa <= hi
+            t_lo = np.where(da == 0.0, -inf if inside else inf, np.minimum(t1, t2))
+            t_hi = np.where(da == 0.0, inf if inside else -inf, np.maximum(t1, t2))
+            t_near = np.maximum(t_near, t_lo)
+            t_far = np.minimum(t_far, t_hi)
+        hit = (t_near <= t_far) & (t_far >= 0.0)
+        row = 0 if k < nb else 1
+        out[row] = np.where(hit, 1.0, out[row])
+    nc = cyl.shape[0] // 2
+    h2 = dx * dx + dy * dy
+    for k in range(cyl.shape[0]):  # RayCylinder: the circle, then the z slab
+        wx, wy = ox - cyl[k, 0], oy - cyl[k, 1]
+        cc = (wx * wx + wy * wy) - cyl[k, 2]
+        wh = wx * dx + wy * dy
+        disc = wh * wh - h2 * cc
+        sq = np.sqrt(np.maximum(disc, 0.0))
+        t_r0 = np.where(h2 == 0.0, -inf if cc <= 0.0 else inf, (-wh - sq) / h2)
+        t_r1 = np.where(h2 == 0.0, inf if cc <= 0.0 else -inf, (-wh + sq) / h2)
+        base, top = cyl[k, 3], cyl[k, 4]
+        t1 = (base - oz) / dz
+        t2 = (top - oz) / dz
+        inside = oz >= base and oz <= top
+        tz_lo = np.where(dz == 0.0, -inf if inside else inf, np.minimum(t1, t2))
+        tz_hi = np.where(dz == 0.0, inf if inside else -inf, np.maximum(t1, t2))
+        t_near = np.maximum(np.maximum(t_r0, tz_lo), 0.0)
+        t_far = np.minimum(t_r1, tz_hi)
+        hit = (disc >= 0.0) & (t_near <= t_far)
+        row = 0 if k < nc else 1
+        out[row] = np.where(hit, 1.0, out[row])
+    for k in range(crown.shape[0]):  # SphereChord, summed in obstacle order
+        wx, wy, wz = ox - crown[k, 0], oy - crown[k, 1], oz - crown[k, 2]
+        b = wx * dx + wy * dy + wz * dz
+        qx, qy, qz = wx - b * dx, wy - b * dy, wz - b * dz
+        disc = crown[k, 3] - (qx * qx + qy * qy + qz * qz)
+        half = np.sqrt(np.maximum(disc, 0.0))
+        t1, t2 = -b - half, -b + half
+        out[2] = out[2] + np.where(disc > 0.0, np.maximum(t2 - np.maximum(t1, 0.0), 0.0), 0.0)
