@@ -1781,3 +1781,25 @@ def test_an_empty_run_directory_name_is_named_as_given(tmp_path, base, capsys, m
         line = _fails_in_one_line(capsys, argv, tmp_path)
         assert line == "navsense: error: --out '': not a directory name; give the run directory"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "option, words",
+    [
+        ("--truth", "truth = '' is not a file name; give a truth log"),
+        ("--track", "track = '' is not a file name; give a GPS track"),
+        ("--scenario", "scenario = '' is not a name; give an embedded scenario"),
+        ("--config", "'' is not a file name; give a configuration file"),
+        ("--overlay", "'' is not a file name; give a configuration file"),
+        ("--buildings", "--buildings '': not a file name; give a map file"),
+    ],
+)
+def test_an_empty_file_name_is_refused(tmp_path, capsys, monkeypatch, option, words):
+    """simulate --truth '' (--track '', --scenario '') ran the default scenario, exit 0, as if
+    no source were given; --config '' was refused as ': cannot read the configuration file'
+    (no name) and --buildings '' as '--buildings .: is not a file', a folder the user did not
+    name (Path('') is '.'; the third fuzz helper). Each is now refused by its option, nothing
+    written."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["simulate", option, "", "--duration", "1", "--out", tmp_path / "run", "--quiet"]
+    _fails_in_one_line(capsys, argv, tmp_path, words)

@@ -278,6 +278,13 @@ def prepare_run(
     from navsense.config import apply_overrides
     from navsense.vehicles import VehicleProfile, vehicle_profile
 
+    for key, value, what in (
+        ("scenario", scenario, "a name; give an embedded scenario or a scenario file"),
+        ("truth", truth, "a file name; give a truth log (.csv, .parquet)"),
+        ("track", track, "a file name; give a GPS track (.gpx, .csv) or a waypoint route (.json)"),
+    ):  # an empty name was taken as none given: the default scenario ran, exit 0
+        if value is not None and not os.fspath(value):
+            raise ConfigError(f"{key} = '' is not {what}")
     given = [k for k, v in (("scenario", scenario), ("truth", truth), ("track", track)) if v]
     if len(given) > 1:
         raise ConfigError(f"a run has one truth source; got {' and '.join(given)}")

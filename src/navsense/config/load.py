@@ -404,6 +404,8 @@ def read_config_file(path: str | os.PathLike) -> dict:
     from navsense.jsonfile import MAX_INPUT_BYTES, check_input_file
 
     source = os.fspath(path)
+    if not source:  # Path("") is ".": the line named no file (": cannot read ...")
+        raise ConfigError("'' is not a file name; give a configuration file (JSON)")
     try:  # a directory, FIFO or device is refused before it is opened
         check_input_file(path, "configuration file", ConfigError, MAX_INPUT_BYTES)
     except ConfigError as e:

@@ -43,6 +43,10 @@ def read_buildings(path: str | os.PathLike) -> list[MapBuilding]:
 
     name = os.fspath(path).lower()
     p = Path(path)
+    if not os.fspath(path):  # Path("") is ".": the line named the working directory
+        raise ConfigError(
+            "--buildings '': not a file name; give a map file (.osm, .osm.pbf, .geojson)"
+        )
     if "\0" in os.fspath(path) or not p.exists():
         raise ConfigError(f"--buildings {os.fspath(path)!r}: no such file")
     if not p.is_file():
