@@ -427,3 +427,35 @@ def test_azimuth_compiled_equals_numpy_and_stays_in_the_circle(monkeypatch):
     assert ((plain >= 0.0) & (plain < 360.0)).all()
     want = np.degrees(np.arctan2(los[..., 0], los[..., 1]))
     assert (np.abs((plain - want + 180.0) % 360.0 - 180.0) < 1e-12).all()  # the same direction
+
+
+def test_cn0_compiled_equals_numpy_and_the_tracked_satellites_only(monkeypatch):
+    """signal._cn0_rows (C/N0 of every satellite, NaN without a signal): compiled = numpy bit
+    for bit, one epoch a call = the block, each status code's loss, and no value where the
+    sky view gives no signal (below the mask, blocked)."""
+    from navsense.sensors.gnss.signal import CN0_MIN_DBHZ, SignalModel
+    from navsense.sky.constellation import SYSTEMS, Constellation
+
+    sky = Constellation(7, {name: True for name in SYSTEMS}, 40.4, -86.9, 180.0)
+    rng = np.random.default_rng(37)
+    m = 50
+    los = sky.los_enu(np.arange(m) * 0.1)
+    status = rng.integers(0, 5, (m, sky.nsat)).astype(np.int8)
+    blocks = {}
+    for on in (False, True):
+        monkeypatch.setattr(kernels, "_on", on)
+        whole = SignalModel(sky, 11, True).satellites(los, status)["sat_cn0_dbhz"]
+        model = SignalModel(sky, 11, True)
+        ones = [model.satellites(los[i : i + 1], status[i : i + 1]) for i in range(m)]
+        assert np.array_equal(
+            _bits(np.concatenate([o["sat_cn0_dbhz"] for o in ones])), _bits(whole)
+        )
+        blocks[on] = whole
+    monkeypatch.setattr(kernels, "_on", False)
+    assert np.array_equal(_bits(blocks[False]), _bits(blocks[True]))
+    cn0 = blocks[False]
+    no_signal = (status == 0) | (status == 4)
+    assert np.isnan(cn0[no_signal]).all() and (cn0[~no_signal] >= CN0_MIN_DBHZ).all()
+    # clear above near above foliage on average (their losses 0, 3 and 10 dB)
+    means = [np.mean(cn0[status == code]) for code in (1, 2, 3)]
+    assert means[0] > means[1] > means[2]

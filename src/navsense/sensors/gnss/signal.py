@@ -104,6 +104,17 @@ def azimuth_deg(los: np.ndarray) -> np.ndarray:
     return out
 
 
+@kernel(2, 2, 2, 2, 2, 2)
+def _cn0_rows(base, up, loss, sigma, g, out):
+    """C/N0 of the epochs' satellites (m, nsat; the module docstring): base (1, nsat) =
+    P_s - N_0 - F, up = sin el, the class's loss L_c and sigma_c (NaN, 0: no signal), g the
+    Gaussians (0 where none) -> out = max(P_s - N_0 - F + G(el) - L_c + sigma_c g, 20 dB-Hz),
+    G(el) = G_z - (G_z - G_h) (1 - sin el); NaN without a signal."""
+    gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
+    value = np.maximum(base + gain - loss + sigma * g, CN0_MIN_DBHZ)
+    out[:] = np.where(np.isfinite(loss), value, np.nan)
+
+
 _RAD_TO_DEG = 180.0 / np.pi  # np.degrees' factor (it multiplies by this constant)
 
 
@@ -129,6 +140,7 @@ class SignalModel:
         power = np.array([MIN_RECEIVED_POWER_DBW[s] for s in constellation.system])
         # P_s - N_0 - F of each satellite; G(el) and the class's loss are added per epoch
         self._base_dbhz = power - THERMAL_NOISE_DBW_HZ - NOISE_FIGURE_DB
+        self._base_row = self._base_dbhz.reshape(1, -1)
         loss = np.full(_sky.BLOCKED + 1, np.nan)  # by status code: NaN where no signal
         sigma = np.zeros(_sky.BLOCKED + 1)
         for code in (_sky.CLEAR, _sky.NEAR, _sky.FOLIAGE):
@@ -152,17 +164,11 @@ class SignalModel:
         # C/N0 of the tracked satellites only (the others have none: NaN), with the Gaussians of
         # those alone; the stream moves past all nsat of every epoch
         tracked = self._tracked[status]
-        at = tracked.reshape(-1).nonzero()[0]
-        g = self._rng.gaussians_where(tracked)
-        code = status.reshape(-1)[at]
-        up = los[..., 2].reshape(-1)[at]
-        # G(el) = G_z - (G_z - G_h) (1 - sin el), sin el = l_u
-        gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
-        sat = at % self.nsat if shape[0] != 1 else at  # one epoch: its indices are the satellites
-        value = self._base_dbhz[sat] + gain - self._loss_db[code] + self._sigma_db[code] * g
-        np.maximum(value, CN0_MIN_DBHZ, out=value)
-        cn0 = np.full(shape, np.nan)
-        cn0.reshape(-1)[at] = value
+        g_all = np.zeros(shape)  # the tracked satellites' Gaussians at their places
+        g_all[tracked] = self._rng.gaussians_where(tracked)
+        cn0 = np.empty(shape)
+        up = np.ascontiguousarray(los[..., 2])
+        _cn0_rows(self._base_row, up, self._loss_db[status], self._sigma_db[status], g_all, cn0)
         fixed = self._one_epoch if shape[0] == 1 else None
         if fixed is None:  # read-only broadcast rows (one epoch's made once: streaming)
             fixed = (np.broadcast_to(self.prn, shape), np.broadcast_to(self.system, shape))
