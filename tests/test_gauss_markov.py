@@ -64,12 +64,24 @@ def test_whole_chunks_and_single_epochs_give_the_same_bits(seed, m, cuts, tau_s,
     assert np.array_equal(np.concatenate(steps), whole)
 
 
-@pytest.mark.parametrize("tau_s", [30.0, 0.05])
-def test_unit_states_run_one_epoch_at_a_time_gives_the_bits_of_a_block(tau_s):
-    """GaussMarkovStates.run of one epoch (the streaming receiver's call) = the block, bit for bit."""
+@pytest.mark.parametrize("tau_s, compiled", [(30.0, False), (0.05, False), (30.0, True)])
+def test_unit_states_run_one_epoch_at_a_time_gives_the_bits_of_a_block(
+    monkeypatch, tau_s, compiled
+):
+    """GaussMarkovStates.run of one epoch (the streaming receiver's and INS's call, one kernel:
+    gauss_markov._unit_one) = the block, bit for bit, as numpy and compiled; a block after
+    single epochs carries their state."""
+    import navsense.kernels as kernels
+
+    if compiled:
+        pytest.importorskip("numba")
     a, g = _inputs(11, 2 * SEGMENT + 7, tau_s, 2)
+    a[40] = 0.0  # a restart inside a segment
     whole = GaussMarkovStates(6).run(a, g)
+    monkeypatch.setattr(kernels, "_on", compiled)
     stepped = GaussMarkovStates(6)
-    steps = [stepped.run(a[i : i + 1], g[i : i + 1]) for i in range(a.size)]
-    assert all(s.shape == (1, 6) and s.dtype == np.float64 for s in steps)
+    steps = [stepped.run(a[i : i + 1], g[i : i + 1]) for i in range(a.size - 30)]
+    steps.append(stepped.run(a[-30:], g[-30:]))  # a block after the single epochs
+    monkeypatch.setattr(kernels, "_on", False)
+    assert all(s.shape == (1, 6) and s.dtype == np.float64 for s in steps[:-1])
     assert np.concatenate(steps).tobytes() == whole.tobytes()

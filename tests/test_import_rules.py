@@ -110,7 +110,7 @@ ALLOWED = {
     "navsense.rotation": ("navsense.kernels",),
     "navsense.kernels": (),  # numpy's array expressions, numba (lazily)
     "navsense.rng": (),
-    "navsense.gauss_markov": (),
+    "navsense.gauss_markov": ("navsense.kernels",),  # one epoch of the unit process
     "navsense.vehicles": _BASE,
     **{leaf: _BASE for leaf in _LEAVES},
     "navsense.errors": (),

@@ -27,11 +27,15 @@ path) reproduces them exactly. Rounding: a_k >= A_MIN
 keeps P_k >= 0.95^127 = 1.5e-3 in a segment, so x differs from the loop by at most about 1e-13
 relative (a few ulp for the INS's a = exp(-0.01 / 30)).
 A compiled filter (scipy.signal.lfilter) would need a constant a and a third of a second to import.
+One epoch of the unit process (the streaming receiver's and INS's call) runs as one kernel
+(:func:`_unit_one`, navsense.kernels: the same operations in the same order).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from navsense.kernels import kernel
 
 __all__ = ["scan", "AnchoredScan", "GaussMarkovStates", "SEGMENT", "A_MIN"]
 
@@ -132,6 +136,52 @@ class AnchoredScan:
         self.last = x[0]
         return x
 
+    def unit_one(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """:meth:`_one` of the unit process, drive sqrt(1 - a^2) g, as one kernel
+        (:func:`_unit_one`): ``a`` (1,), ``g`` (1, n) C-contiguous float64 -> x (1, n)."""
+        anchor = self.epochs % SEGMENT == 0 or not a[0] >= A_MIN
+        x = np.empty((1, self.n))
+        product, total = np.empty(1), np.empty((1, self.n))
+        flag = _ONE if anchor else _ZERO
+        _unit_one(
+            a,
+            np.ascontiguousarray(g),
+            self.anchor,
+            self.product,
+            self.sum,
+            self.last,
+            flag,
+            x,
+            product,
+            total,
+        )
+        if anchor:
+            self.anchor, self.product, self.sum = x[0], _ONE, self._zero
+        else:
+            self.product, self.sum = product, total
+        self.epochs += 1
+        self.last = x[0]
+        return x
+
+
+_ZERO = np.zeros(1)  # _unit_one: not an anchor
+
+
+@kernel(1, 2, 1, 1, 2, 1, 1, 2, 1, 2)
+def _unit_one(a, g, anchor, product, total, last, is_anchor, x, product_out, total_out):
+    """One epoch of the unit process in :class:`AnchoredScan`'s operations (module docstring):
+    d = sqrt(1 - a^2) g; an anchor (is_anchor 1) x = a x_prev + d; else P = P_prev a,
+    S = S_prev + d / P, x = P (x_k0 + S) into x, product_out and total_out. a (1,), g, total,
+    x, total_out (1, n), anchor, last (n,), product, product_out (1,)."""
+    d = np.sqrt(1.0 - a * a)[0] * g
+    if is_anchor[0] != 0.0:
+        x[0] = a[0] * last + d[0]
+    else:
+        p = product[0] * a[0]
+        product_out[0] = p
+        total_out[0] = total[0] + d[0] / p
+        x[0] = p * (anchor + total_out[0])
+
 
 class GaussMarkovStates:
     """x_k = a_k x_(k-1) + sqrt(1 - a_k^2) g_k over n columns, from x_(-1) = 0, the state carried
@@ -143,4 +193,7 @@ class GaussMarkovStates:
     def run(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         """``a`` (m,), ``g`` (m, n) -> x (m, n)."""
         a = np.asarray(a, dtype=np.float64)
-        return self._scan.run(a, np.sqrt(1.0 - a * a)[:, None] * np.asarray(g, dtype=np.float64))
+        g = np.asarray(g, dtype=np.float64)
+        if a.shape == (1,) and g.shape == (1, self._scan.n):  # one epoch: one kernel
+            return self._scan.unit_one(a, g)
+        return self._scan.run(a, np.sqrt(1.0 - a * a)[:, None] * g)
