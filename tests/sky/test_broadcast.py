@@ -545,3 +545,33 @@ def test_each_satellite_takes_its_nearest_reference_time():
         assert np.array_equal(np.abs(t - sky._rel_all[k[:, j]]), best), sky.label[j]
         on_mid = np.isin(t, 0.5 * (rel[1:] + rel[:-1]))  # a tie: the later record
         assert np.all(sky._rel_all[k[on_mid, j]] > t[on_mid]), sky.label[j]
+
+
+def test_a_navigation_file_that_is_no_regular_file_or_too_large_is_one_line(tmp_path):
+    """simulate --gnss-orbits FIFO waited for ever for a writer (a hang; found by the third fuzz
+    helper), and a gzip file of 260 kB was decompressed whole however large (1 GB of blanks:
+    1 GB of memory, then 'not a RINEX file'). A FIFO, a directory or a device is refused by
+    name, and at most 256 MiB are read, plain or decompressed."""
+    import os
+    import zlib
+
+    from fuzz.fuzz_helpers import time_limit
+
+    max_bytes = 256 * 1024 * 1024  # navsense.sky.rinex_nav.MAX_NAV_BYTES
+
+    fifo = tmp_path / "nav.rnx"
+    os.mkfifo(fifo)
+    with time_limit(20), pytest.raises(FormatError, match=r"nav\.rnx: .* it is a FIFO, not a file"):
+        read_nav(fifo)
+    with pytest.raises(FormatError, match=r"it is a directory, not a file"):
+        read_nav(tmp_path)
+    bomb = tmp_path / "bomb.rnx.gz"
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # the gzip container
+    block = b" " * (1 << 20)
+    with open(bomb, "wb") as f:
+        for _ in range(max_bytes // len(block) + 1):
+            f.write(packer.compress(block))
+        f.write(packer.flush())
+    assert bomb.stat().st_size < 1_000_000
+    with pytest.raises(FormatError, match=r"bomb\.rnx\.gz: the decompressed navigation file has "):
+        read_nav(bomb)

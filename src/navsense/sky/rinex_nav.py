@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import gzip
+import io
 import math
 import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass
 
@@ -107,19 +109,49 @@ class NavFile:
     records: dict[str, NavRecords]
 
 
+#: The most a navigation file holds, plain or decompressed, bytes (as the other input files
+#: read whole, navsense.jsonfile.MAX_INPUT_BYTES): a day's mixed file is a few MB; a gzip of
+#: 1 MB may hold 1 GB of nothing.
+MAX_NAV_BYTES = 256 * 1024 * 1024
+
+
 def _open_text(path: str) -> list[str]:
+    """The lines of a regular file (a FIFO was waited on for ever, a device read without end),
+    of at most :data:`MAX_NAV_BYTES`, gzip or plain."""
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = (
+                "a directory"
+                if stat.S_ISDIR(st.st_mode)
+                else "a FIFO"
+                if stat.S_ISFIFO(st.st_mode)
+                else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a special file"
+            )
+            raise FormatError(
+                f"{path}: cannot read the navigation file (gnss.orbits): it is {kind}, not a file"
+            )
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(MAX_NAV_BYTES + 1)
     except OSError as exc:
         raise FormatError(
             f"{path}: cannot read the navigation file (gnss.orbits): {exc.strerror}"
         ) from None
+    what = "navigation file"
     if raw[:2] == b"\x1f\x8b":
+        what = "decompressed navigation file"
         try:
-            raw = gzip.decompress(raw)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:
+                raw = z.read(MAX_NAV_BYTES + 1)
         except (OSError, EOFError, zlib.error) as exc:
             raise FormatError(f"{path}: a damaged gzip file ({exc})") from None
+    if len(raw) > MAX_NAV_BYTES:
+        raise FormatError(
+            f"{path}: the {what} has more than {MAX_NAV_BYTES} bytes; at most "
+            f"{MAX_NAV_BYTES // (1024 * 1024)} MiB are read (a day's file is a few MB)"
+        )
     return raw.decode("latin-1").splitlines()
 
 
