@@ -459,3 +459,29 @@ def test_cn0_compiled_equals_numpy_and_the_tracked_satellites_only(monkeypatch):
     # clear above near above foliage on average (their losses 0, 3 and 10 dB)
     means = [np.mean(cn0[status == code]) for code in (1, 2, 3)]
     assert means[0] > means[1] > means[2]
+
+
+def test_error_combination_and_velocity_error_compiled_equal_numpy(monkeypatch):
+    """error_model._combine_rows and velocity._velocity_sigmas: compiled = numpy bit for bit,
+    and the values as written (e = sum of sigma x state, sigma the root of the squares;
+    v = v_a + sigma g with sigma = (H s / sqrt 2, H s / sqrt 2, V s))."""
+    from navsense.sensors.gnss.error_model import combine
+    from navsense.sensors.gnss.velocity import RANGE_RATE_SIGMA_MPS, VelocityModel
+
+    rng = np.random.default_rng(41)
+    m = 300
+    sig = {k: rng.uniform(0.0, 3.0, (m, 3)) for k in ("sigma_gm_m", "sigma_white_m", "sigma_mp_m")}
+    u, g, z = (rng.standard_normal((m, 3)) for _ in range(3))
+    hdop, vdop, v_a = rng.uniform(0.5, 5.0, m), rng.uniform(0.5, 8.0, m), rng.normal(0, 5, (m, 3))
+    plain, fast = _both(monkeypatch, lambda: combine(sig, u, g, z))
+    for p, f in zip(plain, fast):
+        assert np.array_equal(_bits(p), _bits(f))
+    gm, w, mp = sig["sigma_gm_m"], sig["sigma_white_m"], sig["sigma_mp_m"]
+    assert np.allclose(plain[0], gm * u + w * g + mp * z, rtol=1e-15, atol=0)
+    assert np.allclose(plain[1], np.sqrt(gm**2 + w**2 + mp**2), rtol=1e-15, atol=0)
+    runs = _both(monkeypatch, lambda: VelocityModel(5, True, None).velocities(v_a, hdop, vdop))
+    for key in runs[0]:
+        assert np.array_equal(_bits(runs[0][key]), _bits(runs[1][key])), key
+    s = runs[0]["sigma_velocity_enu_mps"]
+    assert np.allclose(s[:, 0], hdop * RANGE_RATE_SIGMA_MPS / np.sqrt(2.0), rtol=1e-15)
+    assert np.array_equal(s[:, 0], s[:, 1]) and np.allclose(s[:, 2], vdop * RANGE_RATE_SIGMA_MPS)

@@ -225,7 +225,18 @@ def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
 
 
 def combine(sig: dict, u: np.ndarray, g_white: np.ndarray, z: np.ndarray):
-    """e = sigma_gm u + sigma_w g'' + sigma_mp z and sigma = sqrt(sum of squares), (m, 3) each."""
-    e = sig["sigma_gm_m"] * u + sig["sigma_white_m"] * g_white + sig["sigma_mp_m"] * z
-    sigma = np.sqrt(sig["sigma_gm_m"] ** 2 + sig["sigma_white_m"] ** 2 + sig["sigma_mp_m"] ** 2)
+    """e = sigma_gm u + sigma_w g'' + sigma_mp z and sigma = sqrt(sum of squares), (m, 3) each
+    (one kernel, :func:`_combine_rows`)."""
+    gm, w, mp = sig["sigma_gm_m"], sig["sigma_white_m"], sig["sigma_mp_m"]
+    rows = (np.ascontiguousarray(x, dtype=np.float64) for x in (gm, w, mp, u, g_white, z))
+    e, sigma = np.empty(gm.shape), np.empty(gm.shape)
+    _combine_rows(*rows, e, sigma)
     return e, sigma
+
+
+@kernel(2, 2, 2, 2, 2, 2, 2, 2)
+def _combine_rows(gm, w, mp, u, g, z, e, sigma):
+    """:func:`combine` on rows (m, 3): e = gm u + w g + mp z, sigma = sqrt(gm^2 + w^2 + mp^2)
+    (x^2 as x x: numpy's square)."""
+    e[:] = gm * u + w * g + mp * z
+    sigma[:] = np.sqrt(gm * gm + w * w + mp * mp)

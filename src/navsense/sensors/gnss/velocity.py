@@ -66,6 +66,17 @@ def antenna_velocity_enu(v_mps, w_radps, antenna_enu_m, c_m) -> np.ndarray:
     return v + cross(w, p_a - c)
 
 
+@kernel(1, 1, 2, 2, 1, 2, 2)
+def _velocity_sigmas(hdop, vdop, v_a, g, scales, sigma, v):
+    """The velocity's error on rows (module docstring): sigma = (H s_rr / sqrt 2, the same,
+    V s_rr) with scales = (s_rr sqrt(1/2), s_rr), and v = v_a + sigma g, (m, 3) each."""
+    h = hdop * scales[0]
+    sigma[:, 0] = h
+    sigma[:, 1] = h
+    sigma[:, 2] = vdop * scales[1]
+    v[:] = v_a + sigma * g
+
+
 @kernel(2, 2, 2, 2, 2)
 def _velocity_rows(v, w, p_a, c, out):
     """antenna_velocity_enu on rows (n, 3): out = v + w x (p_a - c), the cross product
@@ -103,6 +114,7 @@ class VelocityModel:
     def __init__(self, seed: int, noise: bool, georef) -> None:
         self._rng = Pcg32(int(seed) + SIGNAL_SEED_OFFSET, VELOCITY_SEQUENCE)
         self._scale = RANGE_RATE_SIGMA_MPS if noise else 0.0
+        self._scales = np.array([self._scale * _HALF_SQRT2, self._scale])  # horizontal, vertical
         self.grid_north_azimuth_deg = grid_north_azimuth_deg(georef)
 
     def velocities(self, antenna_velocity_mps, hdop, vdop) -> dict[str, np.ndarray]:
@@ -112,12 +124,10 @@ class VelocityModel:
         v_a = np.asarray(antenna_velocity_mps, dtype=np.float64)
         m = v_a.shape[0]
         g = self._rng.gaussians(3 * m).reshape(m, 3)
-        h = np.asarray(hdop, dtype=np.float64) * (self._scale * _HALF_SQRT2)
-        sigma = np.empty((m, 3))
-        sigma[:, 0] = h
-        sigma[:, 1] = h
-        sigma[:, 2] = np.asarray(vdop, dtype=np.float64) * self._scale
-        v = v_a + sigma * g
+        sigma, v = np.empty((m, 3)), np.empty((m, 3))
+        f64 = np.float64
+        dops = (np.ascontiguousarray(x, dtype=f64) for x in (hdop, vdop))
+        _velocity_sigmas(*dops, np.ascontiguousarray(v_a), g, self._scales, sigma, v)
         course = np.degrees(np.arctan2(v[:, 0], v[:, 1])) + self.grid_north_azimuth_deg
         course %= 360.0
         return {
