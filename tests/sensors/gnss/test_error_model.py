@@ -191,11 +191,20 @@ def same_bytes(one, whole):
     return np.concatenate(one).tobytes() == whole.tobytes()
 
 
-def test_one_epoch_draws_equal_the_block_bit_for_bit():
+@pytest.mark.parametrize("compiled", [False, True])
+def test_one_epoch_draws_equal_the_block_bit_for_bit(monkeypatch, compiled):
+    """One epoch a call (its uniforms, angles and Box-Muller products as kernels, compiled or
+    not) equals the block as numpy, bit for bit."""
+    import navsense.kernels as kernels
+
+    if compiled:
+        pytest.importorskip("numba")
     n = 700  # 14 700 outputs: many read-ahead blocks of the stream (1024 outputs) and their seams
     a, b = Pcg32(23, 1), Pcg32(23, 1)
     whole = draw_epochs(a, n)
+    monkeypatch.setattr(kernels, "_on", compiled)
     steps = [draw_epochs(b, 1) for _ in range(n)]
+    monkeypatch.setattr(kernels, "_on", False)
     assert a.state == b.state
     for key in ("g_u", "g_white", "g_z", "slip_uniform", "g_t"):
         assert same_bytes([getattr(d, key) for d in steps], getattr(whole, key)), key

@@ -107,14 +107,37 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     Decoded per position in the epoch (the uniform sits between Gaussians), with the expressions
     of :meth:`Pcg32.gaussians`, so each value equals the stream's scalar draw.
     """
-    u = (rng.u32(OUTPUTS_PER_EPOCH * m).astype(np.float64) + 0.5) / _TWO_POW_32
-    u = u.reshape(m, OUTPUTS_PER_EPOCH)
-    # Gaussians at outputs (0, 1), (2, 3), ... (16, 17) and (19, 20): Box-Muller, cosine branch
-    g = np.sqrt(-2.0 * np.log(u[:, 0:18:2])) * np.cos(_TWO_PI * u[:, 1:18:2])
-    g_t = np.sqrt(-2.0 * np.log(u[:, 19])) * np.cos(_TWO_PI * u[:, 20])
+    u = rng.u32(OUTPUTS_PER_EPOCH * m).astype(np.float64).reshape(m, OUTPUTS_PER_EPOCH)
+    # Gaussians at outputs (0, 1), (2, 3), ... (16, 17) and (19, 20): Box-Muller, cosine branch;
+    # the uniforms and the cosines' angles by a kernel, log and cos by numpy (on the same
+    # layouts as ever: the logs of strided columns of u, the cosines of new arrays)
+    angle = np.empty((m, 10))
+    _uniforms_and_angles(u, angle)
+    log_u = np.empty((m, 10))
+    np.log(u[:, 0:18:2], out=log_u[:, :9])
+    np.log(u[:, 19], out=log_u[:, 9])
+    cos_a = np.cos(angle)
+    g = np.empty((m, 10))
+    _box_muller_rows(log_u, cos_a, g)
     return EpochDraws(
-        g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(), g_t=g_t
+        g_u=g[:, 0:3], g_white=g[:, 3:6], g_z=g[:, 6:9], slip_uniform=u[:, 18].copy(), g_t=g[:, 9]
     )
+
+
+@kernel(2, 2)
+def _uniforms_and_angles(u, angle):
+    """draw_epochs before its transcendental functions, on rows (m, 21): the outputs (as
+    float64) become U = (output + 0.5) / 2^32 in place, and angle (m, 10) = 2 pi U of the
+    Gaussians' second uniforms (outputs 1, 3, ... 17 and 20)."""
+    u[:] = (u + 0.5) / _TWO_POW_32
+    angle[:, :9] = _TWO_PI * u[:, 1:18:2]
+    angle[:, 9] = _TWO_PI * u[:, 20]
+
+
+@kernel(2, 2, 2)
+def _box_muller_rows(log_u, cos_a, g):
+    """g = sqrt(-2 ln U1) cos(2 pi U2) of ln U1 and cos(2 pi U2), on rows."""
+    g[:] = np.sqrt(-2.0 * log_u) * cos_a
 
 
 def error_sigmas(
