@@ -1,5 +1,6 @@
 """Reflector index and multipath index (specification, "Multipath Index")."""
 
+import importlib.util
 import math
 
 import numpy as np
@@ -134,7 +135,7 @@ def test_multipath_index():
 
 # --------------------------------------------------------------------------- one epoch = batch
 @pytest.mark.parametrize("site_kind", ["mixed", "ring", "empty", "one_tall"])
-def test_one_epoch_reflector_index_equals_the_batch_bit_for_bit(site_kind):
+def test_one_epoch_reflector_index_equals_the_batch_bit_for_bit(monkeypatch, site_kind):
     rng = np.random.default_rng(4)
     sites = {
         "mixed": make_site(
@@ -162,9 +163,14 @@ def test_one_epoch_reflector_index_equals_the_batch_bit_for_bit(site_kind):
     ]  # on an axis, above a top, far
     prepared = Reflectors(site, 60.0)
     whole = prepared.index(ant)
-    steps = [prepared.index(ant[i : i + 1]) for i in range(len(ant))]
-    assert all(s.shape == (1,) and s.dtype == whole.dtype for s in steps)
-    assert np.concatenate(steps).tobytes() == whole.tobytes()
+    import navsense.kernels as kernels  # one epoch: two kernels (multipath._reflector_*)
+
+    for on in (False, True) if importlib.util.find_spec("numba") else (False,):
+        monkeypatch.setattr(kernels, "_on", on)
+        steps = [prepared.index(ant[i : i + 1]) for i in range(len(ant))]
+        assert all(s.shape == (1,) and s.dtype == whole.dtype for s in steps)
+        assert np.concatenate(steps).tobytes() == whole.tobytes()
+    monkeypatch.setattr(kernels, "_on", False)
     if site_kind == "mixed":  # with and without reflectors in range
         assert 0 < np.count_nonzero(whole) < len(whole)
 

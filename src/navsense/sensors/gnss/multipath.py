@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from navsense.kernels import kernel
 from navsense.site import Site
 from navsense.sky.footprints import Prisms
 
@@ -68,6 +69,7 @@ class Reflectors:
             [box_hi[:, 2], np.asarray(site.cyl_top_m, dtype=np.float64).reshape(-1)]
         )
         self.range_m = float(reflector_range_m)
+        self._range_row = np.array([self.range_m])
         # footprint prisms (navsense extension, issue 29): their terms follow, in site order
         self._prisms = (
             Prisms(site.poly_xy_m, site.poly_start, site.poly_base_m, site.poly_top_m)
@@ -87,11 +89,9 @@ class Reflectors:
         d_r = self.range_m
         # D of every (epoch, obstacle); the terms only where D < d_r (0 elsewhere)
         dist = np.hypot(self.center_x - a[:, 0:1], self.center_y - a[:, 1:2])
+        if m == 1 and self._prisms is None:  # one epoch: every obstacle's term (0 out of range)
+            return self._one_epoch(a[0], dist[0])
         e, k = np.nonzero(dist < d_r)
-        if m == 1 and self._prisms is None:  # one epoch: the terms within range, in order
-            if not e.size:
-                return _clip(rho, 0.0, 1.0)
-            return _clip(np.add.accumulate(self._terms(a, dist, e, k))[-1:], 0.0, 1.0)
         terms = np.zeros((k_count, m))  # obstacle by obstacle
         if e.size:
             terms[k, e] = self._terms(a, dist, e, k)
@@ -100,6 +100,19 @@ class Reflectors:
         # summed in obstacle order for every epoch (accumulate adds row after row; the terms are
         # >= 0, so starting from the first term is starting from 0)
         return _clip(np.add.accumulate(terms, axis=0)[-1], 0.0, 1.0)
+
+    def _one_epoch(self, a: np.ndarray, dist: np.ndarray) -> np.ndarray:
+        """rho (1,) of one antenna ``a`` (3,) at the distances ``dist`` (K,) from the obstacles:
+        :meth:`_terms` of every obstacle by two kernels around numpy's arctan2 (the terms out
+        of range 0, as the block's), summed in obstacle order from the first term."""
+        k_count = dist.size
+        prep = np.empty((2, k_count))
+        _reflector_prep(dist, a, self.top, prep)  # max(D, 1), z_t - z_a
+        width_at = np.arctan2(self.half_width, prep[0])
+        height_at = np.arctan2(prep[1], prep[0])
+        rho = np.empty(1)
+        _reflector_sum(width_at, height_at, dist, self._range_row, rho)
+        return rho
 
     def _terms(self, a, dist, e, k) -> np.ndarray:
         """The terms of the (epoch ``e``, obstacle ``k``) pairs within range (D < d_r) of
@@ -110,6 +123,28 @@ class Reflectors:
         width = 2.0 * np.arctan2(self.half_width[k], dist1) / (2.0 * np.pi)
         height = _clip(np.arctan2(self.top[k] - a[e, 2], dist1) / ELEVATION_SCALE_RAD, 0.0, 1.0)
         return width * height * (1.0 - dk / self.range_m)
+
+
+@kernel(1, 1, 1, 2)
+def _reflector_prep(dist, a, top, prep):
+    """Reflectors._one_epoch before its arctan2: prep = (max(D, 1), z_t - z_a) of the K
+    obstacles at distances D (K,) from the antenna a (3,) (the specification's terms)."""
+    prep[0] = np.maximum(dist, _MIN_DISTANCE_M)
+    prep[1] = top - a[2]
+
+
+@kernel(1, 1, 1, 1, 1)
+def _reflector_sum(width_at, height_at, dist, d_r, rho):
+    """Reflectors._one_epoch after its arctan2: the terms 2 atan2(w, D') / (2 pi) times
+    clamp(atan2(z_t - z_a, D') / 30 deg, 0, 1) times (1 - D / d_r) where D < d_r (0 beyond),
+    summed in obstacle order from the first term, clamped to [0, 1] -> rho (1,)."""
+    width = 2.0 * width_at / (2.0 * np.pi)
+    height = np.minimum(np.maximum(height_at / ELEVATION_SCALE_RAD, 0.0), 1.0)
+    terms = np.where(dist < d_r[0], width * height * (1.0 - dist / d_r[0]), 0.0)
+    total = terms[0]
+    for k in range(1, terms.size):
+        total = total + terms[k]
+    rho[0] = min(max(total, 0.0), 1.0)
 
 
 def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.ndarray:
