@@ -332,3 +332,38 @@ def test_heading_keys_from_the_file_and_a_sweep_are_checked_together(tmp_path):
         load_campaign(path)
     assert "far.json: sweep point p" in str(err.value)
     assert "gnss.heading.antenna2_flu_m = [0, 0, 5] is 3.055 m from" in str(err.value)
+
+
+def test_a_gnss_orbits_file_that_cannot_be_read_is_refused_at_load(tmp_path, monkeypatch):
+    """A campaign whose overrides or sweep set gnss.orbits to a missing file (or a FIFO: every
+    run waited on it) passed the load, and every run of it failed, the campaign exit 1 (the
+    third fuzz helper). The file is now checked before the first run, where the runs read it
+    (a relative path from the working directory, as navsense simulate), with the key named."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "pipe.rnx")
+    (tmp_path / "folder.rnx").mkdir()
+    for value, words in (
+        ("none.rnx", 'gnss.orbits = "none.rnx" cannot be read (No such file or directory)'),
+        ("pipe.rnx", 'gnss.orbits = "pipe.rnx" is not a regular file'),
+        ("folder.rnx", 'gnss.orbits = "folder.rnx" is a directory'),
+    ):
+        for data in (
+            {"overrides": {"gnss.orbits": value}},
+            {"sweep": {"grid": {"gnss.orbits": ["synthetic", value]}}},
+        ):
+            path = write_campaign(
+                tmp_path / "c.json", seeds=[1], sources=[{"scenario": "acre-loop"}], **data
+            )
+            with pytest.raises(ConfigError) as err:
+                load_campaign(path)
+            assert f"c.json: {words}" in str(err.value), str(err.value)
+    # off with the receiver, as the runs do not read it
+    path = write_campaign(
+        tmp_path / "c.json",
+        seeds=[1],
+        sources=[{"scenario": "acre-loop"}],
+        overrides={"gnss.orbits": "none.rnx", "gnss.enabled": False},
+    )
+    load_campaign(path)

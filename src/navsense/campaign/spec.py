@@ -71,6 +71,7 @@ import itertools
 import json
 import math
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -374,8 +375,28 @@ def _check_values(src: str, runs: list[dict], sources: list[dict]) -> None:
             # sweep: its band was not checked, and every run of the point failed)
             cfg = _effective_config(*files, run["vehicle"], layers)
             built[key] = (cfg, "physics.hz" in _keys_set(*files, layers))
+            _check_orbits_file(src, cfg)
         cfg, rate_set = built[key]
         check_run_clock(src, where[id(run["source"])], run, cfg, rate_set)
+
+
+def _check_orbits_file(src: str, cfg: Mapping) -> None:
+    """gnss.orbits, a RINEX file, is a regular file that can be read where the runs read it
+    (the working directory for a relative path, as navsense simulate): one missing (or a FIFO,
+    on which every run waited) failed every run of its configuration, the campaign exit 1.
+    Its contents are read by each run (navsense.sky.rinex_nav)."""
+    gnss = cfg.get("gnss", {})
+    path = gnss.get("orbits", "synthetic")
+    if not gnss.get("enabled", True) or path == "synthetic":
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise _err(src, "gnss.orbits", path, f"cannot be read ({reason})") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise _err(src, "gnss.orbits", path, f"is {kind}: give a RINEX navigation file")
 
 
 def _run(
