@@ -1803,3 +1803,23 @@ def test_an_empty_file_name_is_refused(tmp_path, capsys, monkeypatch, option, wo
     monkeypatch.chdir(tmp_path)
     argv = ["simulate", option, "", "--duration", "1", "--out", tmp_path / "run", "--quiet"]
     _fails_in_one_line(capsys, argv, tmp_path, words)
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (["--nmea-tcp", "0", "--no-gnss"], "--nmea-tcp: no NMEA sentences to serve (the GNSS"),
+        (["--nmea-pty", "--no-gnss"], "--nmea-pty: no NMEA sentences to serve (the GNSS"),
+        (
+            ["--nmea-tcp", "0", "--nmea-sentences", ","],
+            "--nmea-tcp: no NMEA sentences to serve (gnss.nmea.sentences = [])",
+        ),
+    ],
+)
+def test_live_nmea_with_nothing_to_serve(tmp_path, base, capsys, options, words):
+    """navsense live --nmea-tcp 0 --no-gnss (or --nmea-pty with no sentence chosen) served a
+    port or a terminal that never said a word, exit 0 (the third fuzz helper); refused now,
+    as simulate --gnss-fix --no-gnss is."""
+    shutil.copy(base / "truth.csv", tmp_path / "truth.csv")
+    argv = ["live", "--truth", tmp_path / "truth.csv", "--no-foxglove", "--speed", "1e9"]
+    _fails_in_one_line(capsys, [*argv, "--quiet", *options], tmp_path, words)

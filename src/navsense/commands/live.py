@@ -184,6 +184,7 @@ def run(args) -> int:
 
     pacer = _check_options(args)
     prepared = prepare_from_args(args)
+    _check_nmea_served(args, prepared.cfg)
     finish = _bag_writer(prepared) if args.mcap else None
     if not args.no_foxglove:  # its messages carry the bag's stamps: the run's time must fit them
         from navsense.output.ros2 import BagPlan
@@ -263,6 +264,27 @@ def _check_options(args):
 
         check_pty_link(args.nmea_pty)
     return pacer
+
+
+def _check_nmea_served(args, cfg) -> None:
+    """--nmea-tcp and --nmea-pty serve the lines of the run's gnss.nmea: with the GNSS receiver
+    off, or no sentence chosen (gnss.nmea.sentences []), a port or a terminal that never says a
+    word was served, exit 0. Refused, as simulate refuses --gnss-fix without the receiver."""
+    from navsense.errors import ConfigError
+
+    for option, given in (("--nmea-tcp", args.nmea_tcp), ("--nmea-pty", args.nmea_pty)):
+        if given is None:
+            continue
+        if not cfg["gnss"]["enabled"]:
+            raise ConfigError(
+                f"{option}: no NMEA sentences to serve (the GNSS receiver is off: gnss.enabled "
+                "false); turn it on or leave the option out"
+            )
+        if not cfg["gnss"]["nmea"]["sentences"]:
+            raise ConfigError(
+                f"{option}: no NMEA sentences to serve (gnss.nmea.sentences = []); choose some "
+                "(--nmea-sentences GGA,RMC) or leave the option out"
+            )
 
 
 def _bag_writer(prepared):
