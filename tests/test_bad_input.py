@@ -1823,3 +1823,30 @@ def test_live_nmea_with_nothing_to_serve(tmp_path, base, capsys, options, words)
     shutil.copy(base / "truth.csv", tmp_path / "truth.csv")
     argv = ["live", "--truth", tmp_path / "truth.csv", "--no-foxglove", "--speed", "1e9"]
     _fails_in_one_line(capsys, [*argv, "--quiet", *options], tmp_path, words)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--from", "enu", "--enu", "0", "0", "1e308"], "--enu U_M = 1e+308: outside -10000"),
+        (
+            ["--from", "wgs84", "--lat", "40.47", "--lon", "-86.99", "--h=-7e6"],
+            "--h = -7000000.0: outside -10000 .. 100000 m",
+        ),
+        (
+            ["--from", "stateplane_ft", "--easting", "3e6", "--northing", "1.7e6", "--z-ft=1e9"],
+            "--z-ft = 1000000000.0 ft (3.04801e+08 m): outside",
+        ),
+    ],
+)
+def test_a_geo_height_beyond_a_sites_is_named(tmp_path, capsys, argv, words):
+    """navsense geo --enu 0 0 1e308 was refused as 'latitude_deg must be finite, got nan' (the
+    chain overflowed), --h=-7e6 (through the earth's centre) as 'latitude_deg, longitude_deg =
+    40.47, -86.99 is outside the domain of EPSG:2968': neither the value at fault (the third
+    fuzz helper). A height is now checked where it is read, a site's -10 km .. 100 km; a CSV's
+    column and data row are named."""
+    _fails_in_one_line(capsys, ["geo", *argv], tmp_path, words)
+    points = tmp_path / "p.csv"
+    points.write_text("e_m,n_m,u_m\n1,2,3\n0,0,1e308\n")
+    argv = ["geo", "--from", "enu", "--in", points, "--out", tmp_path / "o.csv"]
+    _fails_in_one_line(capsys, argv, tmp_path, "p.csv: u_m = 1e+308, data row 2: outside")

@@ -270,6 +270,32 @@ def convert(
     return out
 
 
+def _check_heights(source: str, c, where: str = "") -> None:
+    """The third input coordinate, a height (u_m, height_m, navd88_height_ft), within a site's
+    heights, -10 km .. 100 km (navsense.site.HEIGHT_RANGE_M, as a site's and a track's): 1e308
+    overflowed the chain into NaN ('latitude_deg must be finite, got nan'), and -7e6 m, through
+    the earth's centre, was refused as a latitude and longitude outside EPSG:2968's domain,
+    neither of them the value at fault."""
+    from navsense.site import HEIGHT_RANGE_M
+
+    lo, hi = HEIGHT_RANGE_M
+    c = np.asarray(c, dtype=np.float64)
+    column = _IN_COLUMNS[source][2]
+    name = column if where else {"enu": "--enu U_M", "stateplane_ft": "--z-ft"}.get(source, "--h")
+    feet = column.endswith("_ft")
+    metres = c * _sp.US_SURVEY_FOOT_M if feet else c
+    bad = ~((metres >= lo) & (metres <= hi))  # NaN too
+    if np.any(bad):
+        i = int(np.flatnonzero(bad.ravel())[0])
+        row = f", data row {i + 1}" if where else ""
+        value = float(c.ravel()[i])
+        unit = f" ft ({float(metres.ravel()[i]):g} m)" if feet else ""
+        raise DatumError(
+            f"{where}{name} = {value!r}{unit}{row}: outside {lo:g} .. {hi:g} m, the heights "
+            "of a site's points"
+        )
+
+
 def _require_finite(name, v):
     v = np.asarray(v, dtype=np.float64)
     if not np.all(np.isfinite(v)):
@@ -433,6 +459,7 @@ def run(args) -> int:
 
         check_out_file(args.outfile, force=args.force, reads=(("--in", args.infile),))
         (a, b, c), t = _read_csv(args.infile, args.source)
+        _check_heights(args.source, c, f"{args.infile}: ")
         if t is not None:
             _check_time(f"{args.infile}: t_s", t)
         out = convert(
@@ -449,6 +476,7 @@ def run(args) -> int:
         _write_csv(args.outfile, out, args.force)
         return 0
     a, b, c = _point_inputs(args)
+    _check_heights(args.source, c)
     out = convert(
         geo, args.source, a, b, c, t0, zone=args.zone, south=args.south, utm_frame=args.utm_frame
     )
