@@ -18,10 +18,19 @@ from __future__ import annotations
 import numpy as np
 
 from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
+from navsense.errors import DatumError
 from navsense.geo import stateplane as _sp
 from navsense.kernels import kernel
 
-__all__ = ["ACRE_ORIGIN_FT", "DATUM_ROWS", "datum_row", "grid_rows", "datum_rows", "in_domain"]
+__all__ = [
+    "ACRE_ORIGIN_FT",
+    "DATUM_ROWS",
+    "datum_row",
+    "grid_rows",
+    "datum_rows",
+    "in_domain",
+    "check_enu",
+]
 
 # origin_source_ft of Acres/Content/Simulation/ACRE/site.json (spec "Datum Chain"):
 # (E0, N0, Z0) = 2 977 500 ftUS, 1 902 500 ftUS (EPSG:2968 grid) and 705 ftUS (NAVD88).
@@ -79,3 +88,23 @@ def datum_rows(e, n, u, phi, lam, datum, out):
     np.add(_H0_M, u, out[5])  # step 4: H_navd = c_f Z0 + u
     np.add(datum[2] + datum[3] * e, datum[4] * n, out[6])  # step 4: N_g = N0^g + a_e e + a_n n
     np.add(out[5], out[6], out[4])  # step 4: h_2011 = H_navd + N_g
+
+
+def check_enu(e, n, x, y) -> None:
+    """DatumError naming the ENU value when a point leaves the domain of EPSG:2968 (its
+    domain in ENU: the grid's less the origin's grid coordinate, c_f E0 or c_f N0; the grid
+    of a value near 1e308 overflows, so the offset is not read off the point)."""
+    for name, v, p, c, origin in (
+        ("enu east", e, x, _sp.FALSE_EASTING_M, _CF * _E0),
+        ("enu north", n, y, _sp.FALSE_NORTHING_M, _CF * _N0),
+    ):
+        half = _sp.MAX_DX_M if name == "enu east" else _sp.MAX_DY_M
+        bad = np.abs(p - c) > half
+        if np.any(bad):
+            i = int(np.flatnonzero(bad.ravel())[0])
+            lo = c - half - origin
+            raise DatumError(
+                f"{name} = {float(v.ravel()[i])!r} m is outside the ACRE site's domain "
+                f"[{lo:.1f}, {lo + 2 * half:.1f}] m (EPSG:2968 within {half / 1000:.0f} km of its "
+                f"{'central meridian' if name == 'enu east' else 'false northing'})"
+            )

@@ -62,6 +62,7 @@ from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 
 from navsense.errors import DatumError
 from navsense.geo import acre_steps as _steps
 from navsense.geo import ellipsoid as _ell
+from navsense.geo import fix_chain as _fix
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
 from navsense.geo import utm as _utm
@@ -121,27 +122,6 @@ def _check_frame(frame: str) -> str:
         hint = " ('nad83' is ambiguous: use nad83_harn or nad83_2011)" if frame == "nad83" else ""
         raise DatumError(f"frame = {frame!r} is not one of {list(FRAMES)}{hint}")
     return frame
-
-
-def _check_acre_enu(e, n, x, y) -> None:
-    """DatumError naming the ENU value when a point leaves the domain of EPSG:2968 (its
-    domain in ENU: the grid's less the origin's grid coordinate, c_f E0 or c_f N0; the grid
-    of a value near 1e308 overflows, so the offset is not read off the point)."""
-    e0, n0, _ = ACRE_ORIGIN_FT
-    for name, v, p, c, origin in (
-        ("enu east", e, x, _sp.FALSE_EASTING_M, _CF * e0),
-        ("enu north", n, y, _sp.FALSE_NORTHING_M, _CF * n0),
-    ):
-        half = _sp.MAX_DX_M if name == "enu east" else _sp.MAX_DY_M
-        bad = np.abs(p - c) > half
-        if np.any(bad):
-            i = int(np.flatnonzero(bad.ravel())[0])
-            lo = c - half - origin
-            raise DatumError(
-                f"{name} = {float(v.ravel()[i])!r} m is outside the ACRE site's domain "
-                f"[{lo:.1f}, {lo + 2 * half:.1f}] m (EPSG:2968 within {half / 1000:.0f} km of its "
-                f"{'central meridian' if name == 'enu east' else 'false northing'})"
-            )
 
 
 def _points(enu, t_s) -> tuple:
@@ -259,12 +239,22 @@ class Georeference:
     computes only the steps of the chain its frame needs (NAD83 frames stop at step 4).
     """
 
-    __slots__ = ("_clock", "_datum", "_datum_a", "_kind", "_local", "_local_f", "_start_posix")
+    __slots__ = (
+        "_clock",
+        "_datum",
+        "_datum_a",
+        "_fix_par",
+        "_kind",
+        "_local",
+        "_local_f",
+        "_start_posix",
+    )
 
     def __init__(self, kind: str, datum: DatumConfig, local: tuple | None = None):
         self._kind = kind
         self._datum = datum
         self._datum_a = _steps.datum_row(datum)  # as the chain's kernel takes it
+        self._fix_par: tuple = ((), None)  # (frame, zone) and fix_chain.fix_parameters of them
         self._start_posix = parse_utc(datum.start_utc)
         self._clock = year_clock(datum.start_utc)  # DecimalYear of start_utc + t
         self._local = local
@@ -443,7 +433,7 @@ class Georeference:
         grid = np.empty((4, e.shape[0]))
         _steps.grid_rows(e, n, grid)  # Datum Chain, step 1
         if not _steps.in_domain(grid):
-            _check_acre_enu(e, n, grid[0], grid[1])
+            _steps.check_enu(e, n, grid[0], grid[1])
         harn = _sp._inverse_rows(grid[0], grid[1])  # Datum Chain, step 2: EPSG:2968 inverse
         g = np.empty((len(_steps.DATUM_ROWS), e.shape[0]))
         _steps.datum_rows(e, n, u, harn[0], harn[1], self._datum_a, g)  # steps 3-4
@@ -646,19 +636,19 @@ class Georeference:
             pts = np.empty((3, 3 * m))
             pts[:, :m], pts[:, m : 2 * m], pts[:, 2 * m :] = p_ins.T, p_truth.T, p_ins.T
             pts[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
-        # one sum for the usual all-finite case (a sum that overflows only takes the checks)
-        if not math.isfinite(pts.sum() + (t_s[0] if m == 1 else t_s.sum())):
-            require_finite("enu", pts.T)
-            require_finite("t_s", t_s)
         k = 2 * m  # the fix's points: p_ins and p_truth; then P2
-        if self._kind == "acre" and frame != "wgs84_g2139":  # steps 1-4 of the chain alone
-            g = self._acre_rows(pts[0], pts[1], pts[2])
-            lat, lon, h = (g[2], g[3], g[4]) if frame == "nad83_2011" else (g[0], g[1], g[4])
-        else:
+        if self._kind == "acre" and frame != "wgs84_g2139" and m:  # steps 1-4 alone, fused
+            if self._fix_par[0] != (frame, zone):
+                self._fix_par = ((frame, zone), _fix.fix_parameters(self._datum_a, frame, zone))
+            lat, lon, h, east, north, alpha = _fix.nad83_fix_utm(pts, t_s, self._fix_par[1], zone)
+        else:  # one sum for the usual all-finite case (an overflow only takes the checks)
+            if not math.isfinite(pts.sum() + (t_s[0] if m == 1 else t_s.sum())):
+                require_finite("enu", pts.T)
+                require_finite("t_s", t_s)
             lat, lon, h = self._frame_llh(pts[0], pts[1], pts[2], np.tile(t_s, 3), frame)
-        east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
-        # INS: alpha = atan2(E2 - E1, N2 - N1) (northern northings)
-        alpha = np.arctan2(east[k:] - east[:m], north[k:] - north[:m]) * _R2D
+            east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
+            # INS: alpha = atan2(E2 - E1, N2 - N1) (northern northings)
+            alpha = np.arctan2(east[k:] - east[:m], north[k:] - north[:m]) * _R2D
         if south:
             north = north[:k] + _utm.FALSE_NORTHING_SOUTH_M
         truth = (h[m:k], east[m:k], north[m:k])

@@ -107,6 +107,7 @@ _ALPHA_D = tuple(2.0 * j * c for j, c in enumerate(_ALPHA, start=1))
 # the coefficients as arrays, as the Clenshaw kernel takes them (the same float64 values)
 _ALPHA_A, _BETA_A, _ALPHA_D_A = (np.array(c, dtype=np.float64) for c in (_ALPHA, _BETA, _ALPHA_D))
 _K0A_A = _K0A / _A  # k0 A / a
+_A1, _A2, _A3, _A4, _A5, _A6 = _ALPHA  # as _zeta_sums reads them (the same float64 values)
 
 
 def central_meridian_deg(zone):
@@ -182,34 +183,34 @@ def _forward_rad(phi, lam, factors: bool = True):
     and k uses sqrt(1 - e^2 sin^2 phi) sqrt(1 + tau^2) = sqrt(1 + (1 - e^2) tau^2).
 
     The arithmetic between the transcendental functions runs in kernels over the points as rows
-    (navsense.kernels: :func:`_sigma_argument`, :func:`_zeta_terms`, :func:`_clenshaw_rows`,
-    :func:`_easting_northing`; one call each for all the points; cos and sin of lambda in
-    _zeta_terms, numpy's bits either way); tan, atanh, sinh, atan2 and asinh stay numpy's.
+    (navsense.kernels: :func:`_sigma_argument`, :func:`_zeta_sums` (the zeta terms and the
+    Clenshaw sum of alpha_j), :func:`_easting_northing`; one call each for all the points; cos
+    and sin of lambda in _zeta_sums, numpy's bits either way); tan, atanh, sinh, atan2 and asinh
+    stay numpy's.
     """
     phi = np.asarray(phi, dtype=np.float64)
     shape = phi.shape
-    tau = np.tan(phi)  # spec: tau = tan phi
     lam = np.asarray(lam, dtype=np.float64)
     if lam.shape != shape:
         lam = np.broadcast_to(lam, shape)
     if phi.ndim != 1:  # as rows
-        tau, lam = tau.reshape(-1), lam.reshape(-1)
-    n = tau.shape[0]
-    w = np.empty((_FW_ROWS, n))
-    _sigma_argument(tau, w)
-    sig = np.sinh(_E * np.arctanh(w[1]))  # spec: sigma
-    _zeta_terms(tau, sig, lam, w)
+        phi, lam = phi.reshape(-1), lam.reshape(-1)
+    n = phi.shape[0]
+    w = np.empty((_FW_ROWS, n))  # the kernels' rows (_FW_ROWS)
+    tau = np.tan(phi, w[_TAU])  # spec: tau = tan phi
+    w[_LAM] = lam
+    _sigma_argument(w)
+    sig = np.arctanh(w[1], w[_SIG])
+    np.multiply(_E, sig, sig)
+    np.sinh(sig, sig)  # spec: sigma
+    _zeta_sums(w)
     taup, ar, ai, cl, sl = w[2], w[8], w[9], w[10], w[11]
-    xip = np.arctan2(taup, cl)  # spec: xi'
-    etap = np.arcsinh(w[3])  # spec: eta' = asinh(sin lambda / D)
-    # spec: xi = xi' + sum alpha_j sin(2j xi') cosh(2j eta'), eta = eta' + sum alpha_j cos(2j xi') sinh(2j eta'),
-    # the real and imaginary parts of sum alpha_j sin(2 j zeta) = y_1 sin(2 zeta)
-    y = np.empty((4, n))
-    _clenshaw_rows(ar, ai, _ALPHA_A, y)
+    np.arctan2(taup, cl, w[_XIP])  # spec: xi'
+    np.arcsinh(w[3], w[_ETAP])  # spec: eta' = asinh(sin lambda / D)
     en = np.empty((2, n))
-    _easting_northing(xip, etap, y, w, en)
+    _easting_northing(w, en)
     easting, northing = (
-        (en[0], en[1]) if phi.ndim == 1 else (en[0].reshape(shape), en[1].reshape(shape))
+        (en[0], en[1]) if len(shape) == 1 else (en[0].reshape(shape), en[1].reshape(shape))
     )
     if not factors:
         return easting, northing
@@ -228,24 +229,36 @@ def _forward_rad(phi, lam, factors: bool = True):
     return easting, northing, gam.reshape(shape), k.reshape(shape)
 
 
-_FW_ROWS = 12  # _forward_rad's work rows: _sigma_argument's 0-1, _zeta_terms' 2-11
+# _forward_rad's work rows (n,) each: _sigma_argument's 0-1, _zeta_sums' 2-15 (Clenshaw's y in
+# 12-15), then tau, sigma, lambda, xi' and eta' (its numpy functions' rows)
+_TAU, _SIG, _LAM, _XIP, _ETAP = 16, 17, 18, 19, 20
+_FW_ROWS = 21
 
 
-@kernel(1, 2)
-def _sigma_argument(tau, w):
-    """_forward_rad before atanh, on rows: tau (n,) -> w[0] = sqrt(1 + tau^2) and
+@kernel(2)
+def _sigma_argument(w):
+    """_forward_rad before atanh, on rows: w[16] = tau (n,) -> w[0] = sqrt(1 + tau^2) and
     w[1] = e tau / sqrt(1 + tau^2) (spec: sigma = sinh(e atanh(e tau / sqrt(1 + tau^2))))."""
+    tau = w[_TAU]
     np.sqrt(1.0 + tau * tau, w[0])  # sqrt(1 + tau^2) (each row written in place: out args)
     np.divide(_E * tau, w[0], w[1])
 
 
-@kernel(1, 1, 1, 2, libm=True)
-def _zeta_terms(tau, sig, lam, w):
-    """_forward_rad from sigma to the Clenshaw sums (its docstring's identities), on rows:
-    tau, sigma, lambda (n,) and w[0] = sqrt(1 + tau^2) -> w[2..9] = tau', sin lambda / D, D,
-    sqrt(1 + tau'^2), sin(2 zeta) (re, im), 2 cos(2 zeta) (re, im), with zeta = xi' + i eta' and
-    D^2 = tau'^2 + cos^2 lambda; w[10], w[11] = cos lambda, sin lambda (``libm``: numpy's bits,
-    navsense.kernels)."""
+@kernel(2, libm=True)
+def _zeta_sums(w):
+    """_forward_rad from sigma through the Clenshaw sum of alpha_j (its docstring's
+    identities), on rows: tau, sigma, lambda (n,) in w[16], w[17], w[18] and w[0] =
+    sqrt(1 + tau^2) -> w[2..9] = tau', sin lambda / D, D, sqrt(1 + tau'^2), sin(2 zeta) (re,
+    im), 2 cos(2 zeta) (re, im), with zeta = xi' + i eta' and D^2 = tau'^2 + cos^2 lambda;
+    w[10], w[11] = cos lambda, sin lambda (``libm``: numpy's bits, navsense.kernels); w[12..15]
+    = y, :func:`_clenshaw_rows` of A = 2 cos(2 zeta) and alpha_j, its operations written out in
+    their order (one kernel where there were two; tests/geo/test_utm.py compares them bit for
+    bit)::
+
+        xi = xi' + sum alpha_j sin(2j xi') cosh(2j eta'),  eta = eta' + sum alpha_j cos(2j xi') sinh(2j eta')
+
+    are the real and imaginary parts of sum alpha_j sin(2 j zeta) = y_1 sin(2 zeta)."""
+    tau, sig, lam, y = w[_TAU], w[_SIG], w[_LAM], w[12:16]
     cl, sl = w[10], w[11]  # (each row written in place: out args)
     np.cos(lam, cl)
     np.sin(lam, sl)
@@ -266,18 +279,33 @@ def _zeta_terms(tau, sig, lam, w):
     np.multiply(c2, sh2, w[7])
     np.multiply(2.0, c2 * ch2, w[8])  # 2 cos(2 zeta): real part
     np.multiply(-2.0, s2 * sh2, w[9])  # and imaginary part
+    ar, ai = w[8], w[9]  # _clenshaw_rows(ar, ai, _ALPHA_A, y), written out
+    c6 = _A6
+    y5r = ar * c6 + _A5  # y_5 = A c_6 + c_5 (c_j = alpha_j)
+    y5i = ai * c6
+    y4r = ar * y5r - ai * y5i + (_A4 - c6)  # y_4 = A y_5 - y_6 + c_4
+    y4i = ar * y5i + ai * y5r
+    y3r = ar * y4r - ai * y4i - y5r + _A3  # y_3 = A y_4 - y_5 + c_3
+    y3i = ar * y4i + ai * y4r - y5i
+    y2r = ar * y3r - ai * y3i - y4r + _A2  # y_2 = A y_3 - y_4 + c_2
+    y2i = ar * y3i + ai * y3r - y4i
+    y[0] = ar * y2r - ai * y2i - y3r + _A1  # y_1 = A y_2 - y_3 + c_1
+    y[1] = ar * y2i + ai * y2r - y3i
+    y[2] = y2r
+    y[3] = y2i
 
 
-@kernel(1, 1, 2, 2, 2)
-def _easting_northing(xip, etap, y, w, out):
-    """_forward_rad's E and N, on rows: xi', eta' (n,), Clenshaw's y (4, n) and the work rows
-    w (sin(2 zeta) in w[6], w[7]) -> out (2, n) = (E, N), northern false northing::
+@kernel(2, 2)
+def _easting_northing(w, out):
+    """_forward_rad's E and N, on rows: the work rows w (sin(2 zeta) in w[6], w[7], Clenshaw's
+    y_1 in w[12], w[13], xi', eta' in w[19], w[20]) -> out (2, n) = (E, N), northern false
+    northing::
 
         N = k0 A (xi' + Re(y_1 sin 2 zeta)),   E = E0 + k0 A (eta' + Im(y_1 sin 2 zeta))"""
-    y1r, y1i, sin2r, sin2i = y[0], y[1], w[6], w[7]
-    np.multiply(_K0A, xip + (y1r * sin2r - y1i * sin2i), out[1])  # spec: N = k0 A xi
+    y1r, y1i, sin2r, sin2i = w[12], w[13], w[6], w[7]
+    np.multiply(_K0A, w[_XIP] + (y1r * sin2r - y1i * sin2i), out[1])  # spec: N = k0 A xi
     np.add(
-        FALSE_EASTING_M, _K0A * (etap + (y1r * sin2i + y1i * sin2r)), out[0]
+        FALSE_EASTING_M, _K0A * (w[_ETAP] + (y1r * sin2i + y1i * sin2r)), out[0]
     )  # E = E0 + k0 A eta
 
 

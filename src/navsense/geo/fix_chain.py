@@ -1,0 +1,205 @@
+"""The INS fix's ACRE chain to a NAD83 frame and UTM, in as few kernels as its transcendental
+functions allow (issue 31 item 2; navsense.kernels).
+
+Georeference.ins_fix_utm's points (rows e, n, u of the INS point, the truth point and the INS
+point 10 m grid-north, spec "INS", "Fix and UTM Odometry") through steps 1-4 of the "Datum
+Chain" (navsense.geo.acre_steps, the EPSG:2968 inverse of navsense.geo.stateplane) and the UTM
+forward (navsense.geo.utm, E and N only), with the grid rotation's differences. Between two
+transcendental functions, which stay numpy's (their last bit differs in numba), all the
+algebra is one kernel::
+
+    grid_mu          step 1 (x = c_f (E0 + e / c_f), y likewise) and the footpoint's
+                     mu = (y - y0) / (k0 a M0) + mu0; the domain tests
+    np.tan(mu), stateplane._footpoint_series, np.tan(phi_1)
+    series_datum     the state plane's inverse series (phi, lambda), steps 3 and 4, the frame's
+                     latitude, longitude and height, and UTM's phi and lambda - lambda_c (rad);
+                     the longitude's domain test
+    np.tan(phi), utm._sigma_argument, np.arctanh, e (.), np.sinh, utm._zeta_sums,
+    np.arctan2, np.arcsinh
+    easting_rotation UTM's E and N, and E2 - E1, N2 - N1 of the grid rotation
+
+A kernel cannot call a function of another module (numba compiles it alone, and its cache
+checks only its own file), so grid_mu, series_datum and easting_rotation write out the
+operations of acre_steps.grid_rows, stateplane._inverse_rows and _inverse_series,
+acre_steps.datum_rows, utm._forward_arrays and utm._easting_northing term for term in the same
+order: the same operations on the same values, the same bits (tests/geo/test_fix_chain.py
+compares them with those functions, compiled and as numpy). A point outside a domain takes the
+checks of the functions themselves (the same error lines).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navsense.constants import DEG as _D2R  # np.radians(x) is x * (pi / 180): the same bits
+from navsense.constants import DEG_PER_RAD as _R2D  # np.degrees(x) is x * (180 / pi)
+from navsense.geo import acre_steps as _steps
+from navsense.geo import stateplane as _sp
+from navsense.geo import utm as _utm
+from navsense.geo._arrays import require_finite
+from navsense.geo.acre_steps import ACRE_ORIGIN_FT
+from navsense.kernels import kernel
+
+__all__ = ["fix_parameters", "nad83_fix_utm"]
+
+_CF = _sp.US_SURVEY_FOOT_M
+_E0, _N0, _Z0 = ACRE_ORIGIN_FT
+_H0_M = _CF * _Z0  # step 4: c_f Z0, m (acre_steps._H0_M)
+_X0, _Y0 = _sp.FALSE_EASTING_M, _sp.FALSE_NORTHING_M
+_DX, _DY = _sp.MAX_DX_M, _sp.MAX_DY_M
+_MU_SCALE, _MU0 = _sp._MU_SCALE, _sp._MU0
+_EP2, _E2M, _INV_E2M, _INV_AK0, _LAM0 = _sp._EP2, _sp._E2M, _sp._INV_E2M, _sp._INV_AK0, _sp._LAM0
+_UTM_E0, _K0A, _MAX_DLON = _utm.FALSE_EASTING_M, _utm._K0A, _utm.MAX_DLON_DEG
+_UTM_E = _utm._E
+_F2, _F4, _F6, _F8 = _sp._F2, _sp._F4, _sp._F6, _sp._F8
+
+# series_datum's parameter row (fix_parameters): the datum's (acre_steps.datum_row), then
+_NAD83_2011 = 5  # 1.0: the frame nad83_2011 (+ the HARN -> NAD83(2011) shift), 0.0: nad83_harn
+_LON_C = 6  # lambda_c = -183 + 6 z, deg (utm._forward_arrays)
+# the rows of the work array (nad83_fix_utm): grid_mu's, footpoint's, series_datum's; then
+# utm._forward_rad's rows (utm._FW_ROWS) from _W on, the longitude in its lambda row, and the
+# grid rotation's E2 - E1, N2 - N1 (the first m columns)
+_X, _MU, _OK, _TM, _PHI1, _TAN1, _LAT, _LON, _H, _PHI, _RE, _RN = range(12)
+_W = 12
+_TAU, _SIG, _LAM = _W + _utm._TAU, _W + _utm._SIG, _W + _utm._LAM
+_XIP, _ETAP = _W + _utm._XIP, _W + _utm._ETAP
+_E, _N = _W + _utm._FW_ROWS, _W + _utm._FW_ROWS + 1  # UTM's E and N
+_ROWS = _E + 2
+
+
+def fix_parameters(datum_a: np.ndarray, frame: str, zone: int) -> np.ndarray:
+    """series_datum's parameters: acre_steps.datum_row's five values, 1.0 for the frame
+    nad83_2011 (0.0: nad83_harn), lambda_c = -183 + 6 zone (deg, as utm._forward_arrays)."""
+    return np.array([*datum_a, 1.0 if frame == "nad83_2011" else 0.0, -183.0 + 6.0 * zone])
+
+
+@kernel(2, 1, 2)
+def grid_mu(pts, t, w):
+    """Step 1 and the footpoint's mu: pts (3, k) rows e, n, u and t (m,) -> w[0] = x,
+    w[1] = mu (k,) (acre_steps.grid_rows, stateplane._inverse_rows); w[2, 0] = 1.0 when every
+    point and time is finite and inside EPSG:2968's domain (|x - x0| - dx_max <= 0 and
+    |y - y0| - dy_max <= 0, acre_steps.in_domain), else 0.0."""
+    x = w[_X]
+    np.multiply(_CF, _E0 + pts[0] / _CF, x)
+    y = _CF * (_N0 + pts[1] / _CF)
+    w[_MU] = (y - _Y0) * _MU_SCALE + _MU0  # spec: mu
+    ok = np.isfinite(pts).all() and np.isfinite(t).all()
+    ok = ok and (np.abs(x - _X0) - _DX <= 0.0).all() and (np.abs(y - _Y0) - _DY <= 0.0).all()
+    w[_OK, 0] = 1.0 if ok else 0.0
+
+
+@kernel(2)
+def footpoint(w):
+    """stateplane._footpoint_series: mu, tan mu (w[1], w[3]) -> phi_1 (w[4]); Clenshaw's
+    b_k = 2 cos(2mu) b_(k+1) - b_(k+2) + F_2k, phi_1 = mu + b_1 sin 2mu, with sin 2mu =
+    2t / (1 + t^2), 2 cos 2mu = 2 (1 - t^2) / (1 + t^2) (t = tan mu)."""
+    mu, tm = w[_MU], w[_TM]
+    tm2 = tm * tm
+    inv = 1.0 / (1.0 + tm2)
+    s2 = 2.0 * tm * inv  # sin 2mu
+    a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
+    b3 = a2 * _F8 + _F6
+    b2 = a2 * b3 + (_F4 - _F8)
+    b1 = a2 * b2 - b3 + _F2
+    w[_PHI1] = mu + b1 * s2  # spec: phi_1
+
+
+@kernel(2, 1, 2)
+def series_datum(pts, par, w):
+    """The state plane's inverse series after tan phi_1 (stateplane._inverse_series), steps 3
+    and 4 (acre_steps.datum_rows) and UTM's radians (utm._forward_arrays): pts (3, k), par
+    (:func:`fix_parameters`), x, phi_1, tan phi_1 (w[0], w[4], w[5]) -> the frame's latitude,
+    longitude (deg), h_2011 (m) (w[6..8]), UTM's phi (w[9]) and lambda - lambda_c (rad, in
+    utm._forward_rad's lambda row); w[2, 0] = 1.0 when every |lambda - lambda_c| <= 35 deg
+    (else 0.0: utm._forward_arrays' checks and wrap)."""
+    tan1, phi1 = w[_TAN1], w[_PHI1]
+    t1 = tan1 * tan1  # spec: T_1
+    u = 1.0 + t1  # 1 / cos^2 phi_1
+    cc = _EP2 / u  # spec: C_1 = e'^2 cos^2 phi_1
+    ww = (1.0 + _E2M * t1) / u  # 1 - e^2 sin^2 phi_1
+    d = (w[_X] - _X0) * np.sqrt(ww) * _INV_AK0  # spec: D = (x - x0) / (N_1 k0)
+    d2 = d * d
+    p4 = (5.0 - 9.0 * _EP2) + 3.0 * t1 + cc * (10.0 - 4.0 * cc)
+    p6 = (61.0 - 252.0 * _EP2) + t1 * (90.0 + 45.0 * t1) + cc * (298.0 - 3.0 * cc)
+    phi = phi1 - (tan1 * ww * _INV_E2M) * (
+        d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0)))
+    )
+    q3 = 1.0 + 2.0 * t1 + cc
+    q5 = (5.0 + 8.0 * _EP2) + t1 * (28.0 + 24.0 * t1) - cc * (2.0 + 3.0 * cc)
+    lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
+    lat, lon = w[_LAT], w[_LON]
+    np.multiply(phi, _R2D, lat)  # HARN latitude, longitude (deg)
+    np.multiply(lam, _R2D, lon)
+    if par[_NAD83_2011] != 0.0:  # step 3: + harn_to_nad83_2011_shift_deg
+        lat += par[0]
+        lon += par[1]
+    # step 4: h_2011 = H_navd + N_g, H_navd = c_f Z0 + u, N_g = n0 + a_e e + a_n n
+    np.add(_H0_M + pts[2], par[2] + par[3] * pts[0] + par[4] * pts[1], w[_H])
+    dlon = lon - par[_LON_C]  # lambda - lambda_c, deg
+    np.multiply(lat, _D2R, w[_PHI])
+    np.multiply(dlon, _D2R, w[_LAM])
+    w[_OK, 0] = 1.0 if (np.abs(dlon) <= _MAX_DLON).all() else 0.0
+
+
+@kernel(2)
+def easting_rotation(w):
+    """UTM's E and N (utm._easting_northing) and the grid rotation's differences, from
+    utm._forward_rad's rows (sin(2 zeta) in its rows 6, 7, Clenshaw's y_1 in 12, 13, xi' and
+    eta' in 19, 20) -> E, N (w[33], w[34]) and E2 - E1, N2 - N1 of the first m points and the
+    last m (k = 3 m) in w[10, :m], w[11, :m]::
+
+        N = k0 A (xi' + Re(y_1 sin 2 zeta)),   E = E0 + k0 A (eta' + Im(y_1 sin 2 zeta))"""
+    y1r, y1i, sin2r, sin2i = w[_W + 12], w[_W + 13], w[_W + 6], w[_W + 7]
+    east, north = w[_E], w[_N]
+    np.multiply(_K0A, w[_XIP] + (y1r * sin2r - y1i * sin2i), north)  # spec: N = k0 A xi
+    np.add(_UTM_E0, _K0A * (w[_ETAP] + (y1r * sin2i + y1i * sin2r)), east)  # E = E0 + k0 A eta
+    m = w.shape[1] // 3
+    np.subtract(east[2 * m :], east[:m], w[_RE, :m])
+    np.subtract(north[2 * m :], north[:m], w[_RN, :m])
+
+
+def _check_points(pts: np.ndarray, t_s: np.ndarray) -> None:
+    """The errors of a point or time not finite or outside EPSG:2968's domain (the chain's own
+    checks and lines, acre_steps.check_enu)."""
+    require_finite("enu", pts.T)
+    require_finite("t_s", t_s)
+    grid = np.empty((4, pts.shape[1]))
+    _steps.grid_rows(pts[0], pts[1], grid)
+    _steps.check_enu(pts[0], pts[1], grid[0], grid[1])
+
+
+def nad83_fix_utm(pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) -> tuple:
+    """Georeference.ins_fix_utm's chain for the frames nad83_2011 and nad83_harn at the ACRE
+    site: pts (3, 3 m), C order, rows e, n, u of the INS points, the truth points and the INS
+    points 10 m grid-north; t_s (m,); par :func:`fix_parameters` (for ``zone``) -> (lat, lon, h,
+    E, N) (3 m,) each, northern northings, and alpha = atan2(E2 - E1, N2 - N1) (m,, deg).
+    DatumError for a point or time not finite or outside the domains (the chain's lines)."""
+    m = t_s.shape[0]
+    w = np.empty((_ROWS, pts.shape[1]))
+    grid_mu(pts, t_s, w)  # step 1, mu
+    if w[_OK, 0] != 1.0:
+        _check_points(pts, t_s)
+    np.tan(w[_MU], w[_TM])
+    footpoint(w)  # spec: phi_1
+    np.tan(w[_PHI1], w[_TAN1])
+    series_datum(pts, par, w)  # step 2's series, steps 3-4, UTM's radians
+    lat, lon = w[_LAT], w[_LON]
+    if w[_OK, 0] != 1.0:  # a longitude far from the zone's meridian: utm's checks (and wrap)
+        east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
+        de, dn = east[2 * m :] - east[:m], north[2 * m :] - north[:m]
+    else:  # utm._forward_rad(phi, lam, factors=False) on the work rows
+        fw = w[_W:]
+        np.tan(w[_PHI], w[_TAU])  # spec: tau = tan phi
+        _utm._sigma_argument(fw)
+        sig = np.arctanh(fw[1], w[_SIG])
+        np.multiply(_UTM_E, sig, sig)
+        np.sinh(sig, sig)  # spec: sigma
+        _utm._zeta_sums(fw)
+        np.arctan2(fw[2], fw[10], w[_XIP])  # spec: xi'
+        np.arcsinh(fw[3], w[_ETAP])  # spec: eta'
+        easting_rotation(w)
+        east, north = w[_E], w[_N]
+        de, dn = w[_RE, :m], w[_RN, :m]
+    alpha = np.arctan2(de, dn)  # INS: alpha = atan2(E2 - E1, N2 - N1)
+    alpha *= _R2D
+    return lat, lon, w[_H], east, north, alpha
