@@ -672,3 +672,33 @@ def test_a_gpx_whose_namespace_has_a_prefix_reads_as_the_same_track(tmp_path):
     assert b.labels == a.labels and b.times == a.times and len(a.times) == 5
     for key in ("a", "b", "c"):
         np.testing.assert_array_equal(getattr(b, key), getattr(a, key))
+
+
+def test_a_track_far_from_the_site_it_is_placed_on_is_refused(tmp_path):
+    """A GPX track at 48.47 N 86.99 W placed on a local site at 48.1 N 11.6 E (--site) was
+    written as a truth log 5 567 km west of the site's origin and 3 250 km below its tangent
+    plane (exit 0; simulate then failed on the INS's UTM zone; the third fuzz helper). A
+    track placed from latitude and longitude lies within 1000 km of its site, as an ENU
+    track's coordinates do."""
+    points = "".join(
+        f'<trkpt lat="{48.4740 + 2e-5 * i:.7f}" lon="-86.99"><time>2026-05-01T12:00:{i:02d}Z'
+        "</time></trkpt>"
+        for i in range(8)
+    )
+    path = tmp_path / "far.gpx"
+    path.write_text(
+        '<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>'
+        + points
+        + "</trkseg></trk></gpx>"
+    )
+    site = {
+        "name": "munich",
+        "georeference": {"kind": "local", "lat_deg": 48.1, "lon_deg": 11.6, "height_m": 520.0},
+    }
+    with pytest.raises(TruthError) as err:
+        load_track(path, site=site_from_json(site, source="s"))
+    assert "far.gpx: line 1, trkpt[0]: latitude, longitude 48.474, -86.99 is 5567 km from the " in (
+        str(err.value)
+    ), str(err.value)
+    assert "site 'munich'; a track lies within 1000 km of its site" in str(err.value)
+    assert len(load_track(path).t_s) == 8  # on its own local site
