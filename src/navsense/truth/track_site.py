@@ -227,6 +227,24 @@ def _check_coordinates(raw: RawTrack) -> None:
             )
 
 
+def _check_near_site(raw: RawTrack, enu: np.ndarray, site_name: str) -> None:
+    """A track placed from latitude and longitude within :data:`MAX_TRACK_ENU_M` of its site's
+    origin, as an ENU track's coordinates: one at -87 deg on a local site at 11.6 deg was
+    placed 5 500 km from the origin and 3 250 km below its tangent plane, its truth written."""
+    distance = np.hypot(enu[:, 0], enu[:, 1])
+    far = np.flatnonzero(~(distance <= MAX_TRACK_ENU_M))
+    if far.size:
+        i = int(far[0])
+        raise point_error(
+            raw.source,
+            raw.labels[i],
+            f"latitude, longitude {float(raw.a[i])!r}, {float(raw.b[i])!r} is "
+            f"{float(distance[i]) / 1e3:.0f} km from the origin of site {site_name!r}; a track "
+            f"lies within {MAX_TRACK_ENU_M / 1e3:.0f} km of its site (leave --site out: a local "
+            "site at its first point)",
+        )
+
+
 @lru_cache(maxsize=1)
 def _acre_tangent():
     from navsense.geo import Georeference
@@ -324,19 +342,7 @@ def place_track(
         raise TruthError(
             f"{raw.source}: cannot place the track on site {chosen.name!r}: {exc}"
         ) from None
-    # as an ENU track's coordinates: a track at -87 deg on a local site at 11.6 deg was placed
-    # 5 500 km from the origin and 3 250 km below its tangent plane, and its truth log written
-    far = np.flatnonzero(~(np.hypot(enu[:, 0], enu[:, 1]) <= MAX_TRACK_ENU_M))
-    if far.size:
-        i = int(far[0])
-        raise point_error(
-            raw.source,
-            raw.labels[i],
-            f"latitude, longitude {float(lat[i])!r}, {float(lon[i])!r} is "
-            f"{float(np.hypot(enu[i, 0], enu[i, 1])) / 1e3:.0f} km from the origin of site "
-            f"{chosen.name!r}; a track lies within {MAX_TRACK_ENU_M / 1e3:.0f} km of its site "
-            "(leave --site out: a local site at its first point)",
-        )
+    _check_near_site(raw, enu, chosen.name)
     return Track(
         enu_m=np.ascontiguousarray(enu, dtype=np.float64),
         site=chosen,
