@@ -1850,3 +1850,21 @@ def test_a_geo_height_beyond_a_sites_is_named(tmp_path, capsys, argv, words):
     points.write_text("e_m,n_m,u_m\n1,2,3\n0,0,1e308\n")
     argv = ["geo", "--from", "enu", "--in", points, "--out", tmp_path / "o.csv"]
     _fails_in_one_line(capsys, argv, tmp_path, "p.csv: u_m = 1e+308, data row 2: outside")
+
+
+@pytest.mark.parametrize("kind", ["file", "link"])
+def test_a_report_place_that_is_no_folder_is_refused(tmp_path, base, capsys, kind):
+    """navsense report RUN of a run whose RUN/report was a file of the user's (or a symbolic
+    link) renamed it to RUN/.report.PID.old, left there, and wrote the report folder, exit 0
+    (the third fuzz helper). It is refused now before any figure, the file as it was."""
+    run = tmp_path / "run"
+    shutil.copytree(base / "run", run)
+    shutil.rmtree(run / "report", ignore_errors=True)
+    if kind == "file":
+        (run / "report").write_text("my notes\n")
+        words = "report: is not a folder; the report is written there as a folder"
+    else:
+        (run / "report").symlink_to(tmp_path)
+        words = "report: is a symbolic link; the report is written there as a folder"
+    _fails_in_one_line(capsys, ["report", run], tmp_path, words)
+    assert kind == "link" or (run / "report").read_text() == "my notes\n"

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 
-from navsense.errors import NavsenseError
+from navsense.errors import FormatError, NavsenseError
 from navsense.output.layouts.gnss import COUNT_KEYS
 from navsense.runs.episode import Episode
 from navsense.runs.reader import FLOAT, INT, TEXT, RunReader, vector
@@ -509,6 +509,17 @@ def _check_sky_time(gnss_t_s, sky_time_s: float) -> None:
         )
 
 
+def _check_report_place(final: Path) -> None:
+    """FormatError when RUN_DIR/report is there and is not a folder (a file, a symbolic link,
+    a FIFO): the report replaced it, a user's file of that name deleted, exit 0. A folder (an
+    earlier report) is replaced when the new one is complete."""
+    if os.path.lexists(final) and (os.path.islink(final) or not os.path.isdir(final)):
+        what = "a symbolic link" if os.path.islink(final) else "not a folder"
+        raise FormatError(
+            f"{final}: is {what}; the report is written there as a folder: remove it or move it"
+        )
+
+
 def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
     """Write RUN_DIR/report/ (report.html and the plots as PNG) and return report.html's path.
 
@@ -522,6 +533,7 @@ def write_report(run_dir, *, sky_time_s: float | None = None) -> Path:
 
     report_plots.require_matplotlib("navsense report")
     run = RunReader(run_dir, cache=True)
+    _check_report_place(run.path / REPORT_DIR)
     report_plots.preload()
     makers = report_plots.figure_makers(sky_time_s)
     start = RunData(run_dir=run.path, episode=run.episode, reader=run)
