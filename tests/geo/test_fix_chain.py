@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import navsense.kernels as kernels
-from navsense.constants import DEG_PER_RAD
 from navsense.errors import DatumError
 from navsense.geo import Georeference, fix_chain, utm
 from navsense.geo.georef import GRID_ROTATION_STEP_M
@@ -34,7 +33,7 @@ def _reference(geo, pts, m, frame, zone):
     g = geo._acre_rows(pts[0], pts[1], pts[2])
     lat, lon = (g[2], g[3]) if frame == "nad83_2011" else (g[0], g[1])
     east, north = utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
-    alpha = np.arctan2(east[2 * m :] - east[:m], north[2 * m :] - north[:m]) * DEG_PER_RAD
+    alpha = np.arctan2(east[2 * m :] - east[:m], north[2 * m :] - north[:m])  # rad
     return lat, lon, g[4], east, north, alpha
 
 

@@ -116,15 +116,20 @@ def test_utm_attitudes_equal_quat_multiply(monkeypatch, compiled):
             pytest.skip("numba's sin and cos differ from numpy's here")
     rng = np.random.default_rng(7)
     q_ins, q_true = (rng.standard_normal((5, 4)) for _ in range(2))
-    alpha = rng.uniform(-2.0, 2.0, 5)
-    alpha[0] = 0.0  # q_z(-0): a signed zero
-    alpha[1] = 5e-324  # its half angle underflows
+    alpha_rad = rng.uniform(-0.04, 0.04, 5)
+    alpha_rad[0] = 0.0  # q_z(-0): a signed zero
+    alpha_rad[1] = 5e-324  # its half angle underflows
+    alpha = np.degrees(alpha_rad)  # as Georeference.ins_fix_utm gives it
     monkeypatch.setattr(kernels, "_on", False)
     q_rot = quat_about_axes(-(alpha * DEG), 2)
     want = quat_multiply(q_rot[:, None], np.stack([q_ins, q_true], axis=1))
     monkeypatch.setattr(kernels, "_on", compiled)
-    got, utm = np.empty((5, 2, 4)), np.empty((5, 2, 3))
-    e, n, h, e_t, n_t, h_t = rng.standard_normal((6, 5))
-    k.utm_attitudes(alpha, q_ins, q_true, e, n, h, e_t, n_t, h_t, got, utm)
+    got, utm, got_deg = np.empty((5, 2, 4)), np.empty((5, 2, 3)), np.empty(5)
+    e, n, h = rng.standard_normal((3, 15))  # the fix's rows: INS points, truth points, P2
+    k.utm_attitudes(alpha_rad, q_ins, q_true, e, n, h, got, utm, got_deg)
     assert np.array_equal(_bits(want), _bits(got))
-    assert np.array_equal(utm, np.stack([np.stack([e, n, h], 1), np.stack([e_t, n_t, h_t], 1)], 1))
+    assert np.array_equal(_bits(got_deg), _bits(alpha))
+    assert np.array_equal(
+        utm,
+        np.stack([np.stack([e[:5], n[:5], h[:5]], 1), np.stack([e[5:10], n[5:10], h[5:10]], 1)], 1),
+    )

@@ -40,7 +40,11 @@ from navsense.geo._arrays import require_finite
 from navsense.geo.acre_steps import ACRE_ORIGIN_FT
 from navsense.kernels import kernel
 
-__all__ = ["fix_parameters", "nad83_fix_utm"]
+__all__ = ["GRID_ROTATION_STEP_M", "fix_parameters", "ins_points", "nad83_fix_utm"]
+
+# The second point of the grid rotation is 10 m to the grid north (spec "INS", "Fix and UTM
+# Odometry").
+GRID_ROTATION_STEP_M = 10.0
 
 _CF = _sp.US_SURVEY_FOOT_M
 _E0, _N0, _Z0 = ACRE_ORIGIN_FT
@@ -65,6 +69,17 @@ _TAU, _SIG, _LAM = _W + _utm._TAU, _W + _utm._SIG, _W + _utm._LAM
 _XIP, _ETAP = _W + _utm._XIP, _W + _utm._ETAP
 _E, _N = _W + _utm._FW_ROWS, _W + _utm._FW_ROWS + 1  # UTM's E and N
 _ROWS = _E + 2
+
+
+def ins_points(p_ins: np.ndarray, p_truth: np.ndarray) -> np.ndarray:
+    """The INS fix's points as the chain takes them: (3, 3 m), C order, rows e, n, u of p_ins,
+    p_truth (m, 3) and p_ins + (0, GRID_ROTATION_STEP_M, 0) (spec "INS", "Fix and UTM
+    Odometry": the grid rotation's second point, 10 m grid-north)."""
+    m = p_ins.shape[0]
+    pts = np.empty((3, 3 * m))
+    pts[:, :m], pts[:, m : 2 * m], pts[:, 2 * m :] = p_ins.T, p_truth.T, p_ins.T
+    pts[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
+    return pts
 
 
 def fix_parameters(datum_a: np.ndarray, frame: str, zone: int) -> np.ndarray:
@@ -172,7 +187,7 @@ def nad83_fix_utm(pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) 
     """Georeference.ins_fix_utm's chain for the frames nad83_2011 and nad83_harn at the ACRE
     site: pts (3, 3 m), C order, rows e, n, u of the INS points, the truth points and the INS
     points 10 m grid-north; t_s (m,); par :func:`fix_parameters` (for ``zone``) -> (lat, lon, h,
-    E, N) (3 m,) each, northern northings, and alpha = atan2(E2 - E1, N2 - N1) (m,, deg).
+    E, N) (3 m,) each, northern northings, and alpha = atan2(E2 - E1, N2 - N1) (m,, rad).
     DatumError for a point or time not finite or outside the domains (the chain's lines)."""
     m = t_s.shape[0]
     w = np.empty((_ROWS, pts.shape[1]))
@@ -201,5 +216,4 @@ def nad83_fix_utm(pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) 
         east, north = w[_E], w[_N]
         de, dn = w[_RE, :m], w[_RN, :m]
     alpha = np.arctan2(de, dn)  # INS: alpha = atan2(E2 - E1, N2 - N1)
-    alpha *= _R2D
     return lat, lon, w[_H], east, north, alpha

@@ -76,6 +76,7 @@ from navsense.geo._arrays import (
 )
 from navsense.geo.acre_steps import ACRE_ORIGIN_FT
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
+from navsense.geo.fix_chain import GRID_ROTATION_STEP_M, ins_points
 from navsense.geo.geoid import egm96_undulation_m
 from navsense.rotation import wrap_degrees
 
@@ -109,9 +110,6 @@ FRAME_KEYS = OUTPUT_KEYS[:8]  # the frames' latitude, longitude and height (befo
 # "Two meanings of nad83").
 FRAMES = ("nad83_2011", "nad83_harn", "wgs84_g2139")
 
-# The second point of the grid rotation is 10 m to the grid north (spec "INS", "Fix and UTM
-# Odometry").
-GRID_ROTATION_STEP_M = 10.0
 
 _CF = _sp.US_SURVEY_FOOT_M
 _FIX_KEYS = ("lat_deg", "lon_deg", "height_m", "easting_m", "northing_m")
@@ -624,35 +622,40 @@ class Georeference:
         DESIGN.md ruling "INS heights"): :meth:`enu_to_fix_utm` of the INS positions ``p_ins``
         (m, 3) with their grid rotation, and of the truth points ``p_truth`` (m, 3) without, at
         the times ``t_s`` (m,) in ``zone`` (an int). ``points``: these points as the chain takes
-        them, when the INS's kernel wrote them: C-ordered (3, 3 m), rows e, n, u of p_ins,
-        p_truth and p_ins + (0, GRID_ROTATION_STEP_M, 0).
+        them (:func:`ins_points`), when the INS's kernel wrote them.
 
         Returns ``(lat_deg, lon_deg, height_m, easting_m, northing_m, grid_rotation_deg)`` of
         p_ins and ``(height_m, easting_m, northing_m)`` of p_truth, arrays (m,).
         """
-        _check_frame(frame)
         m = t_s.shape[0]
-        if (pts := points) is None:  # the points as rows e, n, u: p_ins, p_truth, P2 of p_ins
-            pts = np.empty((3, 3 * m))
-            pts[:, :m], pts[:, m : 2 * m], pts[:, 2 * m :] = p_ins.T, p_truth.T, p_ins.T
-            pts[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 of p_ins, 10 m grid-north
+        pts = ins_points(p_ins, p_truth) if points is None else points
+        lat, lon, h, east, north, alpha = self.ins_fix_rows(pts, t_s, zone, frame, south)
+        truth = (h[m : 2 * m], east[m : 2 * m], north[m : 2 * m])
+        return (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha * _R2D), truth
+
+    def ins_fix_rows(self, pts: np.ndarray, t_s: np.ndarray, zone: int, frame: str, south: bool):
+        """:meth:`ins_fix_utm` on the chain's points pts (3, 3 m) (:func:`ins_points`): lat, lon,
+        h, E, N of at least the first 2 m points (the INS's, then the truth's), and the grid
+        rotation atan2(E2 - E1, N2 - N1) of the INS's in radians (m,)."""
+        m = t_s.shape[0]
         k = 2 * m  # the fix's points: p_ins and p_truth; then P2
-        if self._kind == "acre" and frame != "wgs84_g2139" and m:  # steps 1-4 alone, fused
-            if self._fix_par[0] != (frame, zone):
-                self._fix_par = ((frame, zone), _fix.fix_parameters(self._datum_a, frame, zone))
-            lat, lon, h, east, north, alpha = _fix.nad83_fix_utm(pts, t_s, self._fix_par[1], zone)
+        if self._fix_par[0] == (frame, zone) and m:  # ACRE, a NAD83 frame: fix_chain's kernels
+            lat, lon, h, east, north, rot = _fix.nad83_fix_utm(pts, t_s, self._fix_par[1], zone)
+        elif self._kind == "acre" and _check_frame(frame) != "wgs84_g2139" and m:
+            self._fix_par = ((frame, zone), _fix.fix_parameters(self._datum_a, frame, zone))
+            return self.ins_fix_rows(pts, t_s, zone, frame, south)
         else:  # one sum for the usual all-finite case (an overflow only takes the checks)
+            _check_frame(frame)
             if not math.isfinite(pts.sum() + (t_s[0] if m == 1 else t_s.sum())):
                 require_finite("enu", pts.T)
                 require_finite("t_s", t_s)
             lat, lon, h = self._frame_llh(pts[0], pts[1], pts[2], np.tile(t_s, 3), frame)
             east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
             # INS: alpha = atan2(E2 - E1, N2 - N1) (northern northings)
-            alpha = np.arctan2(east[k:] - east[:m], north[k:] - north[:m]) * _R2D
+            rot = np.arctan2(east[k:] - east[:m], north[k:] - north[:m])
         if south:
             north = north[:k] + _utm.FALSE_NORTHING_SOUTH_M
-        truth = (h[m:k], east[m:k], north[m:k])
-        return (lat[:m], lon[:m], h[:m], east[:m], north[:m], alpha), truth
+        return lat, lon, h, east, north, rot
 
     def _fix(self, pts, t, zone, frame, south, size: int, rotated: int | None) -> list:
         """lat, lon, h, E, N of the first ``size`` points (pts (3, k): rows e, n, u; t (k,)), and

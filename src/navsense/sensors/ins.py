@@ -96,6 +96,7 @@ from navsense.constants import DEG
 from navsense.errors import ConfigError, DatumError
 from navsense.gauss_markov import GaussMarkovStates
 from navsense.geo.earth import site_earth
+from navsense.geo.fix_chain import ins_points
 from navsense.rng import Pcg32
 from navsense.rotation import quat_about_axes, quat_multiply, quat_to_matrix, rotate, rotate_inverse
 from navsense.sensors import ins_kernels as _k
@@ -256,11 +257,17 @@ class InsCore:
         # dt: time since the previous INS epoch; 1/f on the first epoch (exactly, not
         # t_0 - (t_0 - 1/f)); errors: a = exp(-dt / tau_p), x_k = a x_k-1 + sqrt(1 - a^2) g,
         # x = g on the first epoch
-        first = self.t_prev is None
-        dt = self._dt(t_s, first)
-        a = np.exp(-dt / self.config.position_tau_s)
-        if first:
-            a[0] = 0.0
+        t_prev = self.t_prev
+        first = t_prev is None
+        if m == 1 and t_prev is not None:  # one epoch: the same operations on Python floats
+            d = float(t_s[0]) - t_prev
+            dt = np.array([d])
+            a = np.exp(np.array([-d / self.config.position_tau_s]))
+        else:
+            dt = self._dt(t_s, first)
+            a = np.exp(-dt / self.config.position_tau_s)
+            if first:
+                a[0] = 0.0
         x = self.states.run(a, g[:, 0:6])
 
         gravity = np.array(reset, dtype=np.float64)  # 1.0: gravity alone (the first epoch
@@ -294,9 +301,7 @@ class InsCore:
             p_fix = np.where(aid["initialised"][:, None], p_ins, p_n)
             points = None  # the chain's points of p_fix (Georeference.ins_fix_utm)
 
-        (lat, lon, h, _, _, alpha_deg), q_utm, utm = self._fix_utm(
-            p_fix, p_n, t_s, q_ins, q_xyzw, points
-        )
+        (lat, lon, h, alpha_deg), q_utm, utm = self._fix_utm(p_fix, p_n, t_s, q_ins, q_xyzw, points)
 
         # carry the state to the next block
         self.t_prev = float(t_s[-1])
@@ -345,22 +350,22 @@ class InsCore:
     def _fix_utm(self, p_fix, p_n, t_s, q_ins, q_xyzw, points=None):
         """Fix and UTM odometry: ``(fix, q_utm, utm)``: the chain to ins.frame for ``p_fix`` and
         the truth point p_n (one pass; ``points`` their rows, when the caller has them), alpha
-        from the point 10 m grid-north, every epoch (``fix`` (lat, lon, h, E, N, alpha_deg));
+        from the point 10 m grid-north, every epoch (``fix`` (lat, lon, h, alpha_deg));
         ``q_utm`` (m, 2, 4): q_z(-alpha) q_ins and the truth attitude q_z(-alpha) q_true;
         ``utm`` (m, 2, 3): (E, N, h) of p_fix and of p_n."""
+        pts = ins_points(p_fix, p_n) if points is None else points
         try:
-            fix, (h_t, e_t, n_t) = self.georef.ins_fix_utm(
-                p_fix, p_n, t_s, self.config.utm_zone, self.geo_frame, self._south, points
+            lat, lon, h, e, n, alpha = self.georef.ins_fix_rows(
+                pts, t_s, self.config.utm_zone, self.geo_frame, self._south
             )
         except DatumError as exc:  # name the key (a zone far from the site: only its number)
             raise DatumError(
                 f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
             ) from None
         m = t_s.shape[0]
-        q_utm, utm = np.empty((m, 2, 4)), np.empty((m, 2, 3))
-        e, n, h = fix[3], fix[4], fix[2]
-        _k.utm_attitudes(fix[5], q_ins, q_xyzw, e, n, h, e_t, n_t, h_t, q_utm, utm)
-        return fix, q_utm, utm
+        q_utm, utm, alpha_deg = np.empty((m, 2, 4)), np.empty((m, 2, 3)), np.empty(m)
+        _k.utm_attitudes(alpha, q_ins, q_xyzw, e, n, h, q_utm, utm, alpha_deg)
+        return (lat[:m], lon[:m], h[:m], alpha_deg), q_utm, utm
 
 
 def _tilt_enu(r: np.ndarray, x: np.ndarray, sigma_theta: float) -> np.ndarray:

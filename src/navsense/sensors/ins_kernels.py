@@ -10,7 +10,7 @@ kernels::
     epoch_vectors      R, v_n = v + w x (p_n - p_c), p_ins, the half error angles, |v_n|, and
                        the finite difference (v_n,k - v_n,k-1) / dt (0 where gravity alone)
     attitude_and_body  q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi) and (v_ins, f_ins, w_ins)
-    utm_attitudes      q_z(-alpha) q_ins and q_z(-alpha) q_true
+    utm_attitudes      alpha in degrees, q_z(-alpha) q_ins and q_z(-alpha) q_true
 
 A kernel cannot call a function of another module (numba compiles a kernel alone, and its cache
 checks the kernel's own file), so the rotation formulas they use are those of navsense.rotation
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from navsense.constants import DEG, GRAVITY_MPS2
-from navsense.geo.georef import GRID_ROTATION_STEP_M
+from navsense.constants import DEG, DEG_PER_RAD, GRAVITY_MPS2
+from navsense.geo.fix_chain import GRID_ROTATION_STEP_M
 from navsense.kernels import kernel
 
 __all__ = [
@@ -154,16 +154,21 @@ def attitude_and_body(q, half, r, v_n, acc, w, terms, g, par, q_ins, body):
             ) + sigma * g[:, 9 + 3 * k + i]
 
 
-@kernel(1, 2, 2, 1, 1, 1, 1, 1, 1, 3, 3, libm=True)
-def utm_attitudes(alpha_deg, q_ins, q_true, e, n, h, e_t, n_t, h_t, out, utm):
-    """q_z(-alpha) q_ins and q_z(-alpha) q_true: alpha (m,, deg), q_ins and q_true (m, 4) ->
-    out (m, 2, 4) (quat_about_axes' half angle (alpha DEG) (-0.5), the same bits as
-    0.5 (-(alpha DEG)), its sine and cosine; rotation.quat_multiply with a = (0, 0, s, c)); and
-    the UTM positions (E, N, h) of the fix and of the truth point, (m,) each, as utm (m, 2, 3)."""
+@kernel(1, 2, 2, 1, 1, 1, 3, 3, 1, libm=True)
+def utm_attitudes(alpha_rad, q_ins, q_true, e, n, h, out, utm, alpha_deg):
+    """The grid rotation in degrees, q_z(-alpha) q_ins and q_z(-alpha) q_true: alpha (m,, rad:
+    Georeference.ins_fix_rows' atan2), q_ins and q_true (m, 4) -> alpha_deg (m,) = alpha
+    DEG_PER_RAD (np.degrees' product), out (m, 2, 4) (quat_about_axes' half angle
+    (alpha DEG) (-0.5), the same bits as 0.5 (-(alpha DEG)), its sine and cosine;
+    rotation.quat_multiply with a = (0, 0, s, c)); and the UTM positions (E, N, h) of the fix
+    and of the truth point, the first m and the next m values of the rows e, n, h, as utm
+    (m, 2, 3)."""
+    m = alpha_rad.shape[0]
+    np.multiply(alpha_rad, DEG_PER_RAD, alpha_deg)
     half = (alpha_deg * DEG) * -0.5
     sin_half, cos_half = np.sin(half), np.cos(half)
-    utm[:, 0, 0], utm[:, 0, 1], utm[:, 0, 2] = e, n, h
-    utm[:, 1, 0], utm[:, 1, 1], utm[:, 1, 2] = e_t, n_t, h_t
+    utm[:, 0, 0], utm[:, 0, 1], utm[:, 0, 2] = e[:m], n[:m], h[:m]
+    utm[:, 1, 0], utm[:, 1, 1], utm[:, 1, 2] = e[m : 2 * m], n[m : 2 * m], h[m : 2 * m]
     s, c = sin_half, cos_half
     for j in range(2):
         b = q_ins if j == 0 else q_true
