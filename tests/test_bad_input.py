@@ -1429,7 +1429,7 @@ def test_force_never_replaces_a_pipe_a_device_or_a_link(tmp_path, capsys, target
         out = fifo
     else:
         out.symlink_to(fifo if target == "link to a fifo" else tmp_path / "kept.csv")
-    words = "symbolic link" if target.startswith("link") else "is a named pipe, not a regular"
+    words = "symbolic link" if target.startswith("link") else "is a FIFO, not a regular"
     for argv in (
         ["geo", "--from", "enu", "--in", points, "--out", out, "--force"],
         ["truth", "--track", track, "--out", out, "--force"],

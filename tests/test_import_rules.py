@@ -96,6 +96,7 @@ ALLOWED = {
         "navsense.utc",
         "navsense.geo",
         "navsense.kernels",  # the constellation's lines of sight
+        "navsense.jsonfile",  # an input file's kind (a navigation file that is a FIFO)
     ),
     "navsense.site": (*_BASE, "navsense.jsonfile", "navsense.geo", "navsense.config.typed.datum"),
     "navsense.mapdata": (

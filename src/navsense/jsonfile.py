@@ -45,6 +45,22 @@ def is_finite(value) -> bool:
     return math.isfinite(value)
 
 
+def file_kind(mode: int) -> str:
+    """What a file of ``os.stat`` mode ``mode`` is when it is not a regular file ("a directory",
+    "a FIFO", "a device", "a socket"), "" for a regular file: the words of the errors about an
+    input that cannot be read (a FIFO waits for a writer for ever, a device is endless) or an
+    output that must not be replaced."""
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+
+
 def check_input_file(
     path: str | os.PathLike, what: str, error: type[Exception], max_bytes: int | None = None
 ) -> Path:
@@ -57,16 +73,8 @@ def check_input_file(
         raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     except ValueError as exc:  # a NUL in the path
         raise error(f"{str(path)!r}: cannot read the {what} ({exc})") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = (
-            "a directory"
-            if stat.S_ISDIR(st.st_mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(st.st_mode)
-            else "a device"
-            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-            else "not a regular file"
-        )
+    kind = file_kind(st.st_mode)
+    if kind:
         raise error(f"{path}: cannot read the {what} (it is {kind}, not a file)")
     if max_bytes is not None and st.st_size > max_bytes:
         raise error(

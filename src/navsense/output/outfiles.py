@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from navsense.errors import ConfigError, NavsenseError
+from navsense.jsonfile import file_kind
 
 __all__ = ["check_out_file", "name_max", "naming"]
 
@@ -53,8 +53,8 @@ def check_out_file(
             f"{option} {out}: is a symbolic link; --force replaces a regular file only (a link "
             "may lead anywhere, /dev/stdout among them): remove it or give another name"
         )
-    kind = _special_kind(out)
-    if kind:
+    kind = _kind_there(out)
+    if kind and kind != "a directory":
         raise error(
             f"{option} {out}: is {kind}, not a regular file; give a file name (the file is "
             "written beside it and renamed into place, which would replace it)"
@@ -87,24 +87,15 @@ def check_out_file(
     return out
 
 
-def _special_kind(path: Path) -> str:
-    """What ``path`` (or the file a symbolic link there points to) is when it is there and not a
-    regular file or a directory, else "". With --force, ``--out /dev/null`` (or /dev/stdout, a
-    link to the process's output) was replaced by a regular file, for every process of the
-    machine when run as root (seen, in a container)."""
+def _kind_there(path: Path) -> str:
+    """:func:`navsense.jsonfile.file_kind` of ``path`` (or of the file a link there leads to),
+    "" when nothing is there. With --force, ``--out /dev/null`` (or /dev/stdout, a link to the
+    process's output) was replaced by a regular file, for every process of the machine when run
+    as root (seen)."""
     try:
-        mode = os.stat(path).st_mode
+        return file_kind(os.stat(path).st_mode)
     except (OSError, ValueError):  # not there, or a dangling link: the callers' own checks
         return ""
-    for test, kind in (
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return kind
-    return "" if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
 
 
 @contextlib.contextmanager

@@ -29,18 +29,9 @@ one above its top never does. Their ray tests are RayBox from the underside to t
 from beneath is blocked where the slab hides it, and a roof that spans the antenna's sky above
 the mask blocks every satellite.
 
-Ray tests: the ray p_a + t l, t >= 0, against each kept obstacle. Shapes are closed (a ray that
-touches a face, an edge or the mantle counts as a hit); an antenna inside a box or a cylinder
-hits it.
-
-    RayBox       slab test: t_near = max_k min(t1_k, t2_k), t_far = min_k max(t1_k, t2_k),
-                 t1,2_k = (lo_k - o_k) / l_k, (hi_k - o_k) / l_k; hit when t_near <= t_far and
-                 t_far >= 0 (an axis with l_k = 0 constrains nothing when lo_k <= o_k <= hi_k
-                 and excludes the box otherwise)
-    RayCylinder  the interval of the infinite vertical cylinder |w + t l_xy| <= r (w = o_xy - c)
-                 intersected with the slab base <= z <= top and with t >= 0
-    SphereChord  the forward chord length max(0, t2 - max(t1, 0)), t1,2 = -b -+ sqrt(r^2 - q^2),
-                 b = (o - c) . l, q the distance from the centre to the ray's line
+Ray tests: the ray p_a + t l, t >= 0, against each kept obstacle: RayBox, RayCylinder and
+SphereChord, their equations in :mod:`navsense.sky.rays`. Shapes are closed (a ray that touches
+a face, an edge or the mantle counts as a hit); an antenna inside a box or a cylinder hits it.
 
 Results, in this order of precedence:
 

@@ -35,13 +35,13 @@ import io
 import math
 import os
 import re
-import stat
 import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from navsense.errors import FormatError
+from navsense.jsonfile import file_kind
 from navsense.sky.systems import SYSTEM_CODES
 
 __all__ = [
@@ -119,17 +119,8 @@ def _open_text(path: str) -> list[str]:
     """The lines of a regular file (a FIFO was waited on for ever, a device read without end),
     of at most :data:`MAX_NAV_BYTES`, gzip or plain."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            kind = (
-                "a directory"
-                if stat.S_ISDIR(st.st_mode)
-                else "a FIFO"
-                if stat.S_ISFIFO(st.st_mode)
-                else "a device"
-                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                else "a special file"
-            )
+        kind = file_kind(os.stat(path).st_mode)
+        if kind:
             raise FormatError(
                 f"{path}: cannot read the navigation file (gnss.orbits): it is {kind}, not a file"
             )
