@@ -30,10 +30,9 @@ from navsense.sensors.ins import InsConfig, InsCore
 __all__ = ["Ins"]
 
 
-def _frame_inputs(values: tuple) -> np.ndarray:
-    """The five values of an epoch as one (1, 16) float64 row (each one's columns a C-ordered
-    (1, n) row for the kernels), or TruthError naming the value."""
-    row = np.empty((1, 16))
+def _frame_inputs(values: tuple, row: np.ndarray) -> None:
+    """The five values of an epoch into ``row``, one (1, 16) float64 row (each one's columns a
+    C-ordered (1, n) row for the kernels), or TruthError naming the value."""
     a, b, c, d, e = values
     if (
         type(a) in _SEQUENCES
@@ -45,14 +44,13 @@ def _frame_inputs(values: tuple) -> np.ndarray:
         try:  # the usual case: lists, tuples or arrays (n,) of n numbers, one conversion
             if (len(a), len(b), len(c), len(d), len(e)) == _LENGTHS:
                 row[0] = [*a, *b, *c, *d, *e]
-                return row
+                return
         except (TypeError, ValueError):  # not numbers (or a 0-d array): _row names the value
             pass
     lo = 0
     for name, v, n in zip(_NAMES, values, _LENGTHS):
         row[0, lo : lo + n] = _row(name, v, n)[0]
         lo += n
-    return row
 
 
 _NAMES = (
@@ -98,6 +96,12 @@ class Ins:
         self._layout = InsLayout(self._core.output_info())
         self._due = Due(self.config.hz, start_s=None)
         self._no_reset = np.zeros(1, dtype=bool)
+        # an epoch's inputs, written in place at each epoch (InsCore.run's block holds views of
+        # them only until the frame is laid out): its time and the five values' columns
+        self._t = np.empty(1)
+        self._row = np.empty((1, 16))
+        r = self._row
+        self._columns = (r[:, 0:3], r[:, 3:7], r[:, 7:10], r[:, 10:13], r[:, 13:16])
 
     @property
     def agent(self) -> int:
@@ -134,16 +138,10 @@ class Ins:
             raise TruthError(
                 f"INS epoch at t_s = {t!r} is not after the previous epoch at {t_prev!r} s"
             )
-        row = _frame_inputs(
-            (footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps, angular_velocity_radps)
+        _frame_inputs(
+            (footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps, angular_velocity_radps),
+            self._row,
         )
-        block = self._core.run(
-            np.array([t]),
-            row[:, 0:3],
-            row[:, 3:7],
-            row[:, 7:10],
-            row[:, 10:13],
-            row[:, 13:16],
-            self._no_reset,
-        )
+        self._t[0] = t
+        block = self._core.run(self._t, *self._columns, self._no_reset)
         return self._layout.extra(block)[0]

@@ -494,7 +494,10 @@ def test_stream_starts_at_first_call_and_teleport(georef):
     assert ins.due(5.0) and not ins.due(5.0 + 1 / 120) and ins.due(5.0 + 2 / 120)
     q = Rotation.from_euler("Z", 0.7).as_quat()
     f0 = ins.epoch(5.0, [1.0, 2.0, 0.0], q, [1.0, 2.0, 0.5], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    kept = f0.copy()
     f1 = ins.epoch(5.01, [1.01, 2.0, 0.0], q, [1.01, 2.0, 0.5], [2.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    # the stream writes each epoch's inputs into its own buffer: a frame given out stays as it was
+    assert np.array_equal(f0, kept) and not np.array_equal(f0, f1)
     gravity = Rotation.from_quat(q).inv().apply([0.0, 0.0, G])
     np.testing.assert_allclose(f0[F["InsAccelX"] : F["InsAccelZ"] + 1], gravity, atol=1e-12)
     np.testing.assert_allclose(
