@@ -60,16 +60,7 @@ def _box_hit_axes(o, d, lo, hi):
     directions ``d`` (P, 3) -> (K, P): the slabs of the three axes in one array (K, P, 3),
     each value the same operations; t_near, t_far the maximum and minimum over the axes (the
     same values as the pairwise ones: both are exact and the slabs hold no NaN)."""
-    lo, hi, d = lo[:, None, :], hi[:, None, :], d[None, :, :]
-    t1 = (lo - o) / d
-    t2 = (hi - o) / d
-    t_lo = np.minimum(t1, t2)
-    t_hi = np.maximum(t1, t2)
-    parallel = d == 0.0
-    if np.count_nonzero(parallel):  # a slab parallel to the ray: all of it or none of it
-        inside = (o >= lo) & (o <= hi)
-        t_lo = np.where(parallel, np.where(inside, -_INF, _INF), t_lo)
-        t_hi = np.where(parallel, np.where(inside, _INF, -_INF), t_hi)
+    t_lo, t_hi = _slab(o, d[None, :, :], lo[:, None, :], hi[:, None, :])
     t_near = np.maximum.reduce(t_lo, axis=-1)
     t_far = np.minimum.reduce(t_hi, axis=-1)
     return (t_near <= t_far) & (t_far >= 0.0)
