@@ -318,8 +318,14 @@ def test_a_libm_kernel_gives_numpys_bits_either_way(monkeypatch):
     assert np.array_equal(plain[:, 1], np.cos(a[:, 0]) + np.sin(a[:, 1]))
     monkeypatch.setattr(kernels, "_libm", False)  # as on a build whose sines differ
     monkeypatch.setattr(kernels, "_on", True)
-    monkeypatch.setattr(_trig, "_jit", "not to be called")
+    monkeypatch.setattr(_trig, "_jit", None)  # decided at its first compiled call
+
+    def not_to_be_called():
+        raise AssertionError("a libm kernel compiled where the probe failed")
+
+    monkeypatch.setattr(_trig, "_dispatcher", not_to_be_called)
     assert np.array_equal(_bits(call()), _bits(plain))
+    assert np.array_equal(_bits(call()), _bits(plain))  # the decision kept
     _trig.warm()  # compiles nothing there either
 
 

@@ -23,21 +23,21 @@ __version__ = "0.1.0"
 __all__ = ["__version__"]
 
 
-def _no_bytecode_under_a_file_size_limit() -> None:
-    """Write no ``.pyc`` in a process with a file-size limit (``ulimit -f``, RLIMIT_FSIZE).
-
-    CPython writes a module's bytecode with one ``write`` whose short count it does not check:
-    under the limit the file is cut at it and renamed into place, and from then on every
-    process that imports the module (any user, any limit) fails with ``EOFError: marshal data
-    too short`` until its source changes (seen: navsense/sensors/__pycache__/imu.cpython-311.pyc
-    cut at 20 000 bytes by a run under a 20 000-byte limit). Only installs whose bytecode was
-    not compiled at install time (editable, ``--no-compile``, a source tree) write it then."""
+def file_size_limited() -> bool:
+    """True in a process with a file-size limit (``ulimit -f``, RLIMIT_FSIZE), where a write may
+    be cut short. There navsense writes no ``.pyc``: CPython writes a module's bytecode with one
+    ``write`` whose short count it does not check, so the file is cut at the limit and renamed
+    into place, and from then on every process that imports the module (any user, any limit)
+    fails with ``EOFError: marshal data too short`` until its source changes (seen:
+    navsense/sensors/__pycache__/imu.cpython-311.pyc cut at 20 000 bytes by a run under a
+    20 000-byte limit; only installs whose bytecode was not compiled at install time write it
+    then). navsense.kernels compiles nothing there either (numba's cache writes fail)."""
     try:
         import resource
     except ImportError:  # not POSIX: no such limit
-        return
-    if resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY:
-        sys.dont_write_bytecode = True
+        return False
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
 
 
-_no_bytecode_under_a_file_size_limit()
+if file_size_limited():
+    sys.dont_write_bytecode = True

@@ -34,23 +34,16 @@ from typing import Any
 
 import numpy as np
 
+from navsense import file_size_limited
+
 __all__ = ["Kernel", "kernel", "use_compiled", "compiled", "libm_agrees"]
 
 _ENV = "NAVSENSE_KERNELS"
 
 
-def _cache_writable() -> bool:
-    """False under a file-size limit (``ulimit -f``): numba writes every compilation to its
-    cache (``cache=True``), and there the write failed ('OSError: [Errno 27] File too large'
-    out of numba's caching, a traceback of use_compiled, seen): kernels then run as numpy."""
-    try:
-        import resource
-    except ImportError:  # not POSIX: no such limit
-        return True
-    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] == resource.RLIM_INFINITY
-
-
-_on = os.environ.get(_ENV, "") == "numba" and _cache_writable()
+# under a file-size limit numba's cache writes fail ('OSError: [Errno 27] File too large' out
+# of its caching, a traceback of use_compiled, seen): kernels then run as numpy
+_on = os.environ.get(_ENV, "") == "numba" and not file_size_limited()
 
 
 def compiled() -> bool:
@@ -64,7 +57,7 @@ def use_compiled() -> bool:
     (C-contiguous float64 rows) is loaded from numba's cache now, so that no step pays for it
     (a worker builds its models, then counts its CPU). Returns :func:`compiled`."""
     global _on
-    if _on or os.environ.get(_ENV, "") == "numpy" or not _cache_writable():
+    if _on or os.environ.get(_ENV, "") == "numpy" or file_size_limited():
         return _on
     try:
         import numba  # noqa: F401
@@ -150,7 +143,7 @@ class Kernel:
 
     def warm(self) -> None:
         """Compile, or load from the cache, the signature of C-contiguous float64 arrays."""
-        if self.libm and not libm_agrees():
+        if self._compiled() is self.fn:
             return
         from numba import types
 
@@ -158,9 +151,17 @@ class Kernel:
         self._dispatcher().compile(tuple(args))
 
     def __call__(self, *args: Any) -> None:
-        if not _on or (self.libm and not libm_agrees()):
+        if not _on:
             return self.fn(*args)
-        return (self._jit or self._dispatcher())(*args)
+        return (self._jit or self._compiled())(*args)
+
+    def _compiled(self) -> Any:
+        """What a compiled call runs, decided once: the dispatcher, or the function itself for a
+        ``libm`` kernel where the probe found numba's sines unlike numpy's."""
+        if self.libm and not libm_agrees():
+            self._jit = self.fn
+            return self.fn
+        return self._dispatcher()
 
 
 def kernel(*ranks: int, libm: bool = False) -> Callable[[Callable[..., None]], Kernel]:
