@@ -375,6 +375,16 @@ class _NamedStdout:
         return getattr(self._stream, name)
 
 
+def _stdout_failure() -> OSError | None:
+    """The failure of the text a command wrote to standard output (its flush, or a write that
+    argparse's --help and --version swallowed), or None."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        return exc
+    return getattr(sys.stdout, "failure", None)
+
+
 def _named(exc: OSError) -> OSError:
     if exc.filename is not None:
         return exc
@@ -449,12 +459,8 @@ def _main(words: list[str], debug: bool) -> int:
     except BaseException as exc:  # the one boundary: every failure ends as one line
         if isinstance(exc, SystemExit):  # argparse's --help and --version (exit 0)
             status = exc.code
-            try:
-                sys.stdout.flush()
-                failed = getattr(sys.stdout, "failure", None)
-                if failed is not None:
-                    raise failed
-            except OSError as failed:
+            failed = _stdout_failure()
+            if failed is not None:
                 _report(error_line(failed), debug)
                 return 2
             return status if isinstance(status, int) else (0 if status is None else 2)

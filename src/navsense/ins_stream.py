@@ -45,8 +45,8 @@ def _frame_inputs(values: tuple, row: np.ndarray) -> None:
             if (len(a), len(b), len(c), len(d), len(e)) == _LENGTHS:
                 row[0] = [*a, *b, *c, *d, *e]
                 return
-        except (TypeError, ValueError):  # not numbers (or a 0-d array): _row names the value
-            pass
+        except (TypeError, ValueError, OverflowError):  # not numbers (or a 0-d array, an
+            pass  # integer beyond a float): _row names the value
     lo = 0
     for name, v, n in zip(_NAMES, values, _LENGTHS):
         row[0, lo : lo + n] = _row(name, v, n)[0]
@@ -68,7 +68,7 @@ def _row(name: str, values, n: int) -> np.ndarray:
     """n values (a sequence or an array of n numbers) as a (1, n) float64 row, or TruthError."""
     try:
         v = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond a float
         raise TruthError(f"{name} = {values!r}: expected {n} numbers") from None
     if v.size != n:
         raise TruthError(f"{name}: expected {n} values, got shape {np.shape(values)}")

@@ -547,6 +547,10 @@ def test_stream_takes_any_form_of_its_values_and_names_a_bad_one(georef):
         (np.float64(1.0), r"footprint_enu_m: expected 3 values, got shape \(\)"),
         ([1.0, 2.0, [3.0]], "footprint_enu_m = \\[1.0, 2.0, \\[3.0\\]\\]: expected 3 numbers"),
         ([[1.0, 2.0, 3.0, 4.0]], r"footprint_enu_m: expected 3 values, got shape \(1, 4\)"),
+        (
+            [10**400, 0.0, 0.0],
+            "footprint_enu_m = \\[1000.*: expected 3 numbers",
+        ),  # was OverflowError
     ):
         with pytest.raises(TruthError, match=message):
             ins.epoch(0.5, bad, q, c, v, w)
