@@ -1784,6 +1784,29 @@ def test_an_empty_run_directory_name_is_named_as_given(tmp_path, base, capsys, m
 
 
 @pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["report", ""], "RUN_DIR"),
+        (["allan", ""], "RUN_DIR"),
+        (["export", "mcap", ""], "RUN_DIR"),
+        (["score", "", "est.tum"], "RUN_DIR"),
+        (["score", "run", ""], "ESTIMATE"),
+    ],
+)
+def test_an_empty_run_directory_or_estimate_is_named_as_given(
+    tmp_path, capsys, monkeypatch, argv, name
+):
+    """report, allan, export mcap and score took RUN_DIR '' as the working folder and said
+    ".: not a run directory (no episode.json)", a name the user did not give (session 13's note).
+    Now argparse's line names the argument and the empty name; nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run").mkdir()
+    line = _fails_in_one_line(capsys, argv, tmp_path)
+    assert f"argument {name}: '' is not a " in line, line
+    assert "'.'" not in line and ".:" not in line, line
+
+
+@pytest.mark.parametrize(
     "option, words",
     [
         ("--truth", "truth = '' is not a file name; give a truth log"),

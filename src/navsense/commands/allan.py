@@ -17,6 +17,7 @@ import math
 import os
 from pathlib import Path
 
+from navsense.commands import run_directory
 from navsense.constants import DEG_PER_RAD, GRAVITY_MPS2
 
 __all__ = ["add_parser", "run", "table_rows", "CSV_COLUMNS"]
@@ -53,7 +54,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "walk read off it (IEEE Std 952) beside the values the run was configured with. Meant "
         "for a stationary run (docs/guide/allan.md).",
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (navsense simulate)")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN_DIR",
+        type=run_directory,
+        help="the run directory (navsense simulate)",
+    )
     p.add_argument("--out", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--plot", metavar="FILE.png", help="also write the figure as PNG (matplotlib)")
     p.add_argument("--force", action="store_true", help="replace an existing --out or --plot")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 
+from navsense.commands import run_directory
+
 __all__ = ["add_parser", "run"]
 
 
@@ -38,7 +40,9 @@ def add_parser(subparsers) -> None:
         "them. Header stamps are start_utc + sample time, log times start_utc + "
         "delivery time.",
     )
-    mcap.add_argument("run_dir", metavar="RUN_DIR", help="a navsense run directory")
+    mcap.add_argument(
+        "run_dir", metavar="RUN_DIR", type=run_directory, help="a navsense run directory"
+    )
     mcap.add_argument(
         "--out",
         metavar="FILE",
@@ -63,7 +67,9 @@ def add_parser(subparsers) -> None:
         "plots as PNG files: track over the obstacles, GNSS errors with the "
         "reported sigma bands, fix states, a sky plot, the IMU, and a summary table.",
     )
-    report.add_argument("run_dir", metavar="RUN_DIR", help="a navsense run directory")
+    report.add_argument(
+        "run_dir", metavar="RUN_DIR", type=run_directory, help="a navsense run directory"
+    )
     report.add_argument(
         "--time-s",
         type=float,

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 
+from navsense.commands import file_name, run_directory
+
 __all__ = ["add_parser", "run"]
 
 
@@ -28,8 +30,18 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "the run directory: absolute and relative errors, attitude, NEES and sigma fractions, "
         "overall, per GNSS fix state and per outage window.",
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (navsense simulate)")
-    p.add_argument("estimate", metavar="ESTIMATE", help="the estimate: .tum/.txt, .csv or .mcap")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN_DIR",
+        type=run_directory,
+        help="the run directory (navsense simulate)",
+    )
+    p.add_argument(
+        "estimate",
+        metavar="ESTIMATE",
+        type=file_name,
+        help="the estimate: .tum/.txt, .csv or .mcap",
+    )
     p.add_argument(
         "--format",
         choices=["tum", "csv", "mcap"],
