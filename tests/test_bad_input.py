@@ -1361,8 +1361,27 @@ def test_a_campaign_directory_whose_statistics_table_is_a_directory(tmp_path, ba
     campaign = {"seeds": [1], "sources": [{"truth": "t.csv"}]}
     (tmp_path / "c.json").write_text(json.dumps(campaign))
     (tmp_path / "o" / "statistics.parquet").mkdir(parents=True)
+    (tmp_path / "o" / "campaign.json").write_text("{}")  # a campaign's folder (resumed)
     argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "o", "--workers", "0"]
     _fails_in_one_line(capsys, argv, tmp_path, "statistics.parquet: a directory or no regular")
+
+
+def test_a_campaign_is_not_spread_over_a_folder_of_other_files(tmp_path, base, capsys):
+    """campaign run --out DIR, DIR an existing folder of other files and no campaign.json, wrote
+    campaign.json, results/ and the tables among them (session 13's note). Refused before any
+    run, nothing written; an empty existing folder is used."""
+    shutil.copy(base / "truth.csv", tmp_path / "t.csv")
+    campaign = {"seeds": [1], "sources": [{"truth": "t.csv"}], "duration_s": 2}
+    (tmp_path / "c.json").write_text(json.dumps(campaign))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("my own file")
+    argv = ["campaign", "run", tmp_path / "c.json", "--out", tmp_path / "mine", "--workers", "0"]
+    line = _fails_in_one_line(capsys, argv, tmp_path, "holds other files and no campaign")
+    assert "give a new or empty folder" in line
+    (tmp_path / "empty").mkdir()
+    argv[4] = tmp_path / "empty"
+    assert main([str(a) for a in argv]) == 0, capsys.readouterr().err
+    assert (tmp_path / "empty" / "campaign.json").is_file()
 
 
 @pytest.mark.parametrize("mcap", [False, True])

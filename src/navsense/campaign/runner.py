@@ -260,6 +260,13 @@ def run_campaign(campaign, out_dir: str | os.PathLike, **options) -> CampaignOut
             "or one of this campaign to resume)"
         )
     out = Path(text)
+    if os.path.isdir(text) and not os.path.lexists(out / CAMPAIGN_JSON) and any(out.iterdir()):
+        # ruling: a campaign resumes in its own folder or starts in a new or empty one; it
+        # does not spread results/, runs/ and its tables among a user's other files
+        raise ConfigError(
+            f"--out {text}: a folder that holds other files and no campaign ({CAMPAIGN_JSON}); "
+            "give a new or empty folder, or this campaign's folder to resume it"
+        )
     made = None  # the outermost folder this call makes
     for folder in (out, *out.parents):
         if os.path.lexists(folder):
