@@ -217,6 +217,17 @@ def test_a_track_at_the_edges(tmp_path, capsys, name, text, options):
     )
 
 
+@pytest.mark.parametrize("value", ["1e308", "5.01", "inf"])
+def test_a_stop_speed_above_a_walking_pace_is_refused(tmp_path, capsys, value):
+    """truth --stop-speed-mps 1e308 held the heading of the whole drive and made it one
+    standstill, exit 0 (session 13's note): the threshold is 0 .. 5 m/s."""
+    (tmp_path / "t.csv").write_text("x_m,y_m,z_m,t_s\n0,0,0,0\n10,0,0,1\n20,5,0,2\n30,0,0,3\n")
+    argv = ["truth", "--track", tmp_path / "t.csv", "--out", tmp_path / "o.parquet"]
+    line = _fails_in_one_line(capsys, [*argv, "--stop-speed-mps", value], tmp_path)
+    assert line.startswith("navsense: error: stop_speed_mps = "), line
+    assert main([str(a) for a in [*argv, "--stop-speed-mps", "5"]]) == 0, capsys.readouterr().err
+
+
 # 4. truth logs ---------------------------------------------------------------------------
 def _columns(path: Path) -> dict:
     table = pacsv.read_csv(path)

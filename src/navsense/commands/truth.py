@@ -24,7 +24,7 @@ import numpy as np
 from navsense.config.fields import PHYSICS_HZ_RANGE
 from navsense.errors import ConfigError
 from navsense.truth.states import PHYSICS_HZ
-from navsense.truth.tracks import BANK_MODES, STOP_SPEED_MPS
+from navsense.truth.tracks import BANK_MODES, MAX_STOP_SPEED_MPS, STOP_SPEED_MPS
 from navsense.vehicles import VEHICLES
 
 __all__ = ["add_parser", "run"]
@@ -94,7 +94,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         type=float,
         default=STOP_SPEED_MPS,
         metavar="V",
-        help=f"below this speed the heading is held (default {STOP_SPEED_MPS:g})",
+        help=f"below this speed the vehicle counts as stopped and its heading is held, 0 .. "
+        f"{MAX_STOP_SPEED_MPS:g} m/s (default {STOP_SPEED_MPS:g})",
     )
     p.add_argument(
         "--start-utc",

@@ -162,6 +162,10 @@ __all__ = [
 ]
 
 STOP_SPEED_MPS = 0.2  # v_lo: below it the heading is held; fully free above 2 v_lo
+# ruling: a stop threshold above a walking pace (5 m/s, 18 km/h) would hold the heading of a
+# driving vehicle and flatten its stops into the drive; --stop-speed-mps 1e308 made a whole
+# track one standstill
+MAX_STOP_SPEED_MPS = 5.0
 BANK_MODES = ("none", "coordinated")
 SMOOTHING_RANGE_M = (0.001, 100.0)  # a given smoothing_m (other than 0), m: 1 mm .. 100 m
 MAX_HORIZONTAL_MPS2 = GRAVITY_MPS2  # 1 g: more horizontal acceleration than tyres give
@@ -607,6 +611,11 @@ def _options(vehicle, rate_hz, smoothing_m, bank, stop_speed_mps, track) -> Vehi
             or value <= 0
         ):
             raise TruthError(f"{name} = {value!r} must be a finite number > 0")
+    if stop_speed_mps > MAX_STOP_SPEED_MPS:
+        raise TruthError(
+            f"stop_speed_mps = {stop_speed_mps!r} is above {MAX_STOP_SPEED_MPS:g} m/s: the speed "
+            f"below which the vehicle counts as stopped is 0 .. {MAX_STOP_SPEED_MPS:g} m/s"
+        )
     if smoothing_m is not None:
         lo, hi = SMOOTHING_RANGE_M
         if (

@@ -27,6 +27,7 @@ from navsense.site import Site
 from navsense.truth.track_files import CSV_COLUMNS, MIN_TRACK_POINTS, read_csv, read_gpx
 from navsense.truth.track_kinematics import (
     BANK_MODES,
+    MAX_STOP_SPEED_MPS,
     STOP_SPEED_MPS,
     TrackSample,
     TrackTrajectory,
@@ -45,6 +46,7 @@ __all__ = [
     "build_truth_from_track",
     "ACRE_TILE_RADIUS_M",
     "STOP_SPEED_MPS",
+    "MAX_STOP_SPEED_MPS",
     "BANK_MODES",
     "MIN_TRACK_POINTS",
     "CSV_COLUMNS",
