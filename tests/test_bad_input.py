@@ -332,6 +332,28 @@ def test_a_text_file_that_is_not_utf8_json(tmp_path, base, capsys, encoding, kin
     _fails_in_one_line(capsys, argv, tmp_path)
 
 
+@pytest.mark.parametrize("kind", ["config", "campaign", "site"])
+def test_an_integer_beyond_pythons_digit_limit_names_its_line(tmp_path, capsys, monkeypatch, kind):
+    """A JSON integer of 5000 digits (Python's limit is 4300) was refused with Python's words
+    and no line ('invalid JSON: Exceeds the limit (4300 digits) for integer string
+    conversion: value has 5000 digits', session 13's note). Now its line and its length."""
+    big = "9" * 5000
+    text = {
+        "config": '{\n  "imu": {\n    "hz": ' + big + "\n  }\n}\n",
+        "campaign": '{"sources": [{"scenario": "acre-loop"}],\n\n "seeds": [' + big + "]}",
+        "site": '{"name": "x",\n\n "origin": ' + big + "}",
+    }[kind]
+    (tmp_path / "f.json").write_text(text)
+    argv = {
+        "config": ["simulate", "--config", "f.json", "--duration", "1", "--out", "r"],
+        "campaign": ["campaign", "run", "f.json", "--out", "c"],
+        "site": ["simulate", "--site", "f.json", "--duration", "1", "--out", "r"],
+    }[kind]
+    monkeypatch.chdir(tmp_path)
+    line = _fails_in_one_line(capsys, argv, tmp_path)
+    assert "line 3: an integer of 5000 digits (at most 4300)" in line, line
+
+
 # 6. configuration values that break a model -------------------------------------------------
 @pytest.mark.parametrize(
     "key, value",

@@ -181,6 +181,21 @@ def _no_duplicate_keys(source: str, error: type[Exception]):
     return pairs_to_dict
 
 
+def long_integer_words(text: str, exc: ValueError) -> str:
+    """What :func:`json.loads`' ValueError for an integer beyond Python's digit limit (4300,
+    ``sys.get_int_max_str_digits``) says, with the line of that integer: "line L: an integer
+    of N digits (at most 4300)"; the error's own words when no such integer is found."""
+    import re
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"\d{" + str(limit + 1) + ",}", text) if limit else None
+    if found is None:
+        return str(exc).split(";")[0]
+    line = text.count("\n", 0, found.start()) + 1
+    return f"line {line}: an integer of {found.end() - found.start()} digits (at most {limit})"
+
+
 def parse_json(text: str, source: str, error: type[Exception], allow_nan: bool = False):
     """The JSON value of ``text``; ``error`` "SOURCE: line L column C: message" if it is not JSON,
     nests deeper than :data:`MAX_JSON_DEPTH`, has a key twice in one object or holds NaN or
@@ -201,7 +216,9 @@ def parse_json(text: str, source: str, error: type[Exception], allow_nan: bool =
     except error:  # NaN, Infinity or a repeated key (the hooks)
         raise
     except ValueError as exc:  # an integer of more than 4300 digits
-        raise error(f"{source}: not JSON navsense reads ({str(exc).split(';')[0]})") from None
+        raise error(
+            f"{source}: not JSON navsense reads ({long_integer_words(text, exc)})"
+        ) from None
 
 
 def read_json(path: str | Path, what: str, error: type[Exception], allow_nan: bool = False):

@@ -436,7 +436,7 @@ def parse_config_text(text: str, source: str) -> dict:
     Stricter than :func:`json.loads`: a key twice in one object and the non-JSON constants
     NaN and Infinity are errors. The top level must be an object.
     """
-    from navsense.jsonfile import json_depth_error
+    from navsense.jsonfile import json_depth_error, long_integer_words
 
     deep = json_depth_error(text, source, ConfigError)
     if deep is not None:
@@ -458,7 +458,7 @@ def parse_config_text(text: str, source: str) -> dict:
     except ConfigError:  # a repeated key or NaN, from the hooks
         raise
     except ValueError as e:  # an integer of more than 4300 digits
-        raise ConfigError(f"{source}: invalid JSON: {str(e).split(';')[0]}") from None
+        raise ConfigError(f"{source}: invalid JSON: {long_integer_words(text, e)}") from None
     if not isinstance(value, dict):
         raise ConfigError(
             f"{source}: the configuration is {format_value(value, 40)}, not a JSON object"
