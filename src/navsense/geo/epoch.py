@@ -132,6 +132,11 @@ class YearClock:
         self._off = sw - t_y  # sw - T_Y
         self._length = t_y1 - t_y  # T_{Y+1} - T_Y: 365 or 366 days
 
+    def constants(self) -> tuple:
+        """(Y, sw - T_Y, T_(Y+1) - T_Y, start - sw, the lowest and the first excluded frac of
+        the year Y): :meth:`array`'s values for times in the start's calendar year."""
+        return self._year, self._off, self._length, self._sfrac, self._lo, self._hi
+
     def array(self, t: np.ndarray) -> np.ndarray:
         """Decimal years of start + t for an array of times t (s); same shape."""
         frac = self._sfrac + t

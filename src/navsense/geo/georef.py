@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from navsense.errors import DatumError
 from navsense.geo import acre_steps as _steps
 from navsense.geo import ellipsoid as _ell
 from navsense.geo import fix_chain as _fix
+from navsense.geo import geodetic_chain as _chain
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
 from navsense.geo import utm as _utm
@@ -75,6 +76,7 @@ from navsense.geo._arrays import (
     zone_int,
 )
 from navsense.geo.acre_steps import ACRE_ORIGIN_FT
+from navsense.geo.affine import AffineGridUtm
 from navsense.geo.epoch import DEFAULT_START_UTC, parse_utc, year_clock
 from navsense.geo.fix_chain import GRID_ROTATION_STEP_M, ins_points
 from navsense.geo.geoid import egm96_undulation_m
@@ -175,55 +177,6 @@ def _default_datum() -> DatumConfig:
     return default_datum()
 
 
-@dataclass(frozen=True)
-class AffineGridUtm:
-    """The affine map between the site grid (ENU e, n) and UTM of "ACRES Core INS".
-
-    FSiteGeoreference's map uses the UTM position of the origin and one grid rotation alpha;
-    the specification leaves the scale implicit, without which the map is off by 0.37 m per km
-    (grid metres are state-plane metres, scale ~0.99997, UTM metres have scale ~0.9996)::
-
-        E = E_o + s ( e cos(alpha) + n sin(alpha))
-        N = N_o + s (-e sin(alpha) + n cos(alpha))
-
-    alpha is the grid rotation at the origin (UTM azimuth of the point 10 m grid-north) and
-    s = |UTM(0, 10 m) - UTM(0, 0)| / 10 m, both at the episode time given to
-    ``Georeference.affine_grid_utm``. Error against the full chain (ACRE, zone 16,
-    nad83_2011, measured in tests/geo/test_geo_georef.py): 0.17 mm within +-1 km of the origin,
-    0.7 mm within +-2 km, 1.6 mm within +-3 km, 4.4 mm within +-5 km; it grows as the square of
-    the distance (the convergence and scale of the two projections differ to second order).
-    Without the scale s the error would be 0.37 m per km. The wgs84_g2139 frame gives the same
-    figures at a fixed epoch.
-    """
-
-    zone: int
-    frame: str
-    easting0_m: float
-    northing0_m: float
-    rotation_deg: float
-    scale: float
-
-    def grid_to_utm(self, e_m, n_m):
-        """Grid ENU east, north (m) -> UTM easting, northing (m)."""
-        e = as_float("e_m", e_m)
-        n = as_float("n_m", n_m)
-        a = math.radians(self.rotation_deg)
-        ca, sa = math.cos(a), math.sin(a)
-        easting = self.easting0_m + self.scale * (e * ca + n * sa)
-        northing = self.northing0_m + self.scale * (-e * sa + n * ca)
-        return shaped(np.asarray(easting)), shaped(np.asarray(northing))
-
-    def utm_to_grid(self, easting_m, northing_m):
-        """UTM easting, northing (m) -> grid ENU east, north (m): the exact inverse of grid_to_utm."""
-        de = (as_float("easting_m", easting_m) - self.easting0_m) / self.scale
-        dn = (as_float("northing_m", northing_m) - self.northing0_m) / self.scale
-        a = math.radians(self.rotation_deg)
-        ca, sa = math.cos(a), math.sin(a)
-        e = de * ca - dn * sa
-        n = de * sa + dn * ca
-        return shaped(np.asarray(e)), shaped(np.asarray(n))
-
-
 class Georeference:
     """A site's georeference: grid/tangent ENU metres <-> geodetic frames, UTM, epochs.
 
@@ -238,6 +191,7 @@ class Georeference:
     """
 
     __slots__ = (
+        "_chain_par",
         "_clock",
         "_datum",
         "_datum_a",
@@ -255,6 +209,8 @@ class Georeference:
         self._fix_par: tuple = ((), None)  # (frame, zone) and fix_chain.fix_parameters of them
         self._start_posix = parse_utc(datum.start_utc)
         self._clock = year_clock(datum.start_utc)  # DecimalYear of start_utc + t
+        q = _helmert._parameter_row(datum.helmert)
+        self._chain_par = _chain.chain_parameters(self._datum_a, q, self._clock.constants())
         self._local = local
         # local frame as Python floats: X0 (3) and the rows east, north, up of R (9)
         self._local_f = (
@@ -385,6 +341,22 @@ class Georeference:
         """
         e, n, u, t, _ = _points(enu, t_s)
         return {k: shaped(v) for k, v in zip(OUTPUT_KEYS, self._geodetic(e, n, u, t))}
+
+    def geodetic_rows(self, enu: np.ndarray, t_s: np.ndarray):
+        """:meth:`enu_to_geodetic`'s values of points enu (m, 3) at times t_s (m,) (float64
+        arrays), as rows (m,) in OUTPUT_KEYS' order (the GNSS receiver's epochs). A few points
+        (C order, m <= geodetic_chain.FUSED_MAX) at the ACRE site take the fused kernels of
+        navsense.geo.geodetic_chain (the same bits); any other case, or a point the chain
+        refuses (the same error line), the generic chain."""
+        m = enu.shape[0]
+        if 0 < m <= _chain.FUSED_MAX and self._local is None and t_s.shape == (m,):
+            w = _chain.acre_geodetic(
+                np.ascontiguousarray(enu), np.ascontiguousarray(t_s), self._chain_par
+            )
+            if w is not None:
+                return w[_chain.OUT : _chain.OUT + 10]
+        e, n, u, t, _ = _points(enu, t_s)
+        return [np.asarray(v, dtype=np.float64).reshape(-1) for v in self._geodetic(e, n, u, t)]
 
     def _geodetic(self, e, n, u, t) -> tuple:
         """All OUTPUT_KEYS values (in that order) of points (arrays)."""

@@ -330,6 +330,33 @@ def test_batch_chunks_and_steps_give_identical_rows():
     assert fixes == {"no_fix", "single", "dgps", "rtk_float", "rtk_fixed"}
 
 
+@pytest.mark.parametrize("frame", ["wgs84_g2139", "nad83"])
+def test_compiled_steps_give_the_batch_datum_chain(monkeypatch, frame):
+    """One epoch a call with compiled kernels (the streaming case: the datum chain's fused
+    kernels, navsense.geo.geodetic_chain) gives the numpy batch's geodetic keys bit for bit,
+    the output frame's latitude, longitude and height among them."""
+    pytest.importorskip("numba")
+    import navsense.kernels as kernels
+
+    truth = drive_east(6.0)
+    over = {"gnss.datum.output_frame": frame}
+    whole = receiver(open_site(), **over).process(truth)
+    stepped = receiver(open_site(), **over)
+    monkeypatch.setattr(kernels, "_on", True)
+    blocks = [stepped.process(truth.slice(k, k + 1)) for k in range(len(truth))]
+    monkeypatch.setattr(kernels, "_on", False)
+    keys = [k for k in whole if k.endswith(("_deg", "_m")) and k.split("_")[0] in GEO_PREFIXES]
+    assert len(keys) == 13
+    for key in keys:
+        steps = np.concatenate([b[key] for b in blocks])
+        assert steps.dtype == whole[key].dtype and steps.tobytes() == whole[key].tobytes(), key
+    lat = "wgs84_lat_deg" if frame == "wgs84_g2139" else "nad83_harn_lat_deg"
+    assert whole["latitude_deg"].tobytes() == whole[lat].tobytes()
+
+
+GEO_PREFIXES = ("nad83", "wgs84", "latitude", "longitude", "ellipsoidal", "orthometric", "geoid")
+
+
 def test_irregular_rate_dt_from_physics_steps():
     rx = receiver(open_site(), **{"gnss.hz": 7})
     block = rx.process(drive_east(5.0))

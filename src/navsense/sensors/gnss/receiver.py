@@ -18,7 +18,8 @@ physics step, t = 0 in the specification; navsense.clock):
 5. Correction age a_c (:mod:`.corrections`).
 6. Fix state (:mod:`.fixstate`), with the epoch's uniform and g_t.
 7. Errors (:mod:`.error_model`): p_out = p_a + e, with the epoch's nine Gaussians.
-8. Datum chain (navsense.geo.Georeference.enu_to_geodetic) of p_out at the epoch's time.
+8. Datum chain (navsense.geo.Georeference.geodetic_rows: enu_to_geodetic's values as rows) of p_out
+   at the epoch's time.
 9. Velocity (:mod:`.velocity`, navsense extension): the antenna's truth velocity plus a Doppler
    error, its speed over ground and true course.
 10. Satellites (:mod:`.signal`, navsense extension): each satellite's elevation, azimuth, class
@@ -69,7 +70,7 @@ import numpy as np
 from navsense.clock import Due
 from navsense.config.typed.gnss import GnssConfig
 from navsense.gauss_markov import GaussMarkovStates
-from navsense.geo.georef import FRAME_KEYS
+from navsense.geo.georef import FRAME_KEYS, OUTPUT_KEYS
 from navsense.rng import Pcg32
 from navsense.sensors.gnss import dop as _dop
 from navsense.sensors.gnss import multipath as _mp
@@ -312,19 +313,11 @@ class GnssReceiver:
             self._last_step = int(steps[-1])
         return dt, first
 
-    def _geodetic(self, block: dict) -> dict:
-        """Datum chain of p_out (specification, "Datum Chain"); the output frame's position."""
-        t = block["sample_time_s"]
-        p = block["position_enu_m"]
-        geo = self.georef.enu_to_geodetic(p.reshape(-1, 3), t)
-        lat_key, lon_key, h_key = OUTPUT_FRAMES[self.config.output_frame]
-        out = {k: _rows(geo[k]) for k in FRAME_KEYS}
-        out["latitude_deg"] = out[lat_key]
-        out["longitude_deg"] = out[lon_key]
-        out["ellipsoidal_height_m"] = out[h_key]
-        out["orthometric_height_m"] = _rows(geo["navd88_height_m"])
-        out["geoid_undulation_m"] = _rows(geo["geoid_undulation_m"])
-        return out
+    def _geodetic(self, block: dict) -> zip:
+        """Datum chain of p_out (specification, "Datum Chain"); the output frame's position: the
+        block's geodetic keys and their rows (Georeference.geodetic_rows)."""
+        rows = self.georef.geodetic_rows(block["position_enu_m"], block["sample_time_s"])
+        return zip(_GEO_NAMES, [rows[i] for i in _GEO_ROWS[self.config.output_frame]])
 
     # ------------------------------------------------------------------------------ run info
     def output_info(self) -> dict:
@@ -356,15 +349,29 @@ class GnssReceiver:
         return self.constellation.episode_info()
 
 
+# the block's geodetic keys by gnss.datum.output_frame: FRAME_KEYS, the output frame's latitude,
+# longitude and height, orthometric_height_m and geoid_undulation_m; and the rows of
+# Georeference.geodetic_rows (OUTPUT_KEYS' order) they take, in that order
+_GEO_NAMES = (
+    *FRAME_KEYS,
+    "latitude_deg",
+    "longitude_deg",
+    "ellipsoidal_height_m",
+    "orthometric_height_m",
+    "geoid_undulation_m",
+)
+_GEO_ROWS = {
+    frame: (
+        *range(len(FRAME_KEYS)),
+        *(OUTPUT_KEYS.index(k) for k in keys),
+        OUTPUT_KEYS.index("navd88_height_m"),
+        OUTPUT_KEYS.index("geoid_undulation_m"),
+    )
+    for frame, keys in OUTPUT_FRAMES.items()
+}
+
 _ONE_STEP = np.zeros(1, dtype=np.int64)  # the sampled index of a one-step call (read only)
 _ONE_STEP.flags.writeable = False
-
-
-def _rows(v) -> np.ndarray:
-    """A datum chain's value as a float64 row (m,): itself when it is one already."""
-    if type(v) is np.ndarray and v.ndim == 1 and v.dtype == np.float64:
-        return v
-    return np.asarray(v, dtype=np.float64).reshape(-1)
 
 
 def build_model(context) -> GnssReceiver:
