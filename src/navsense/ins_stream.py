@@ -5,6 +5,9 @@ Specification "ACRES Core INS" and CoreSimIns.h: ``Init`` with an agent index, `
 equations are those of navsense.sensors.ins (one epoch of :class:`InsCore`, the kernel of the
 batch model), the frame is the layout of ``ins.frames`` (navsense.output.layouts.ins), so a stream
 that starts at t = 0 and passes the INS point p + R r_n gives the batch model's frames bit for bit.
+Where it applies (ACRE, a NAD83 frame, imu.earth none) an epoch runs on a record kept from epoch
+to epoch (navsense.sensors.ins_one, the same operations: issue 31) and the frame is one ``take``
+of it (InsLayout.frame_index), a new array each epoch; elsewhere InsCore.run and InsLayout.extra.
 
 Ruling (issue 28): the streaming INS lives here, and its one public name is
 ``navsense.ins_stream.Ins``. ``navsense.sensors.ins`` holds the models (the batch InsModel and its
@@ -26,13 +29,15 @@ from navsense.errors import TruthError
 from navsense.kernels import use_compiled
 from navsense.output.layouts.ins import InsLayout
 from navsense.sensors.ins import InsConfig, InsCore
+from navsense.sensors.ins_one import InsOne
 
 __all__ = ["Ins"]
 
 
-def _frame_inputs(values: tuple, row: np.ndarray) -> None:
-    """The five values of an epoch into ``row``, one (1, 16) float64 row (each one's columns a
-    C-ordered (1, n) row for the kernels), or TruthError naming the value."""
+def _frame_inputs(values: tuple, row: np.ndarray, head: tuple = ()) -> None:
+    """``head`` and the five values of an epoch into ``row``, a float64 row (n,) of
+    len(head) + 16 values (each value's columns a C-ordered (1, n) row for the kernels where
+    ``row`` is one), or TruthError naming the value."""
     a, b, c, d, e = values
     if (
         type(a) in _SEQUENCES
@@ -43,14 +48,15 @@ def _frame_inputs(values: tuple, row: np.ndarray) -> None:
     ):
         try:  # the usual case: lists, tuples or arrays (n,) of n numbers, one conversion
             if (len(a), len(b), len(c), len(d), len(e)) == _LENGTHS:
-                row[0] = [*a, *b, *c, *d, *e]
+                row[:] = [*head, *a, *b, *c, *d, *e]
                 return
         except (TypeError, ValueError, OverflowError):  # not numbers (or a 0-d array, an
             pass  # integer beyond a float): _row names the value
-    lo = 0
+    lo = len(head)
     for name, v, n in zip(_NAMES, values, _LENGTHS):
-        row[0, lo : lo + n] = _row(name, v, n)[0]
+        row[lo : lo + n] = _row(name, v, n)[0]
         lo += n
+    row[: len(head)] = head
 
 
 _NAMES = (
@@ -95,6 +101,10 @@ class Ins:
         self._core = InsCore(self.config, georef, agent)
         self._layout = InsLayout(self._core.output_info())
         self._due = Due(self.config.hz, start_s=None)
+        # one epoch a call on a kept record (navsense.sensors.ins_one) where it applies
+        self._one = InsOne.of(self._core, self._layout.frame_constants)
+        if self._one is not None:
+            self._frame_index = self._layout.frame_index(self._one.slots)
         self._no_reset = np.zeros(1, dtype=bool)
         # an epoch's inputs, written in place at each epoch (InsCore.run's block holds views of
         # them only until the frame is laid out): its time and the five values' columns
@@ -138,10 +148,18 @@ class Ins:
             raise TruthError(
                 f"INS epoch at t_s = {t!r} is not after the previous epoch at {t_prev!r} s"
             )
-        _frame_inputs(
-            (footprint_enu_m, orientation_xyzw, com_enu_m, velocity_mps, angular_velocity_radps),
-            self._row,
+        values = (
+            footprint_enu_m,
+            orientation_xyzw,
+            com_enu_m,
+            velocity_mps,
+            angular_velocity_radps,
         )
+        one = self._one
+        if one is not None:  # the record's frame: a new array (the record changes next epoch)
+            _frame_inputs(values, one.inputs, one.head(t))
+            return one.run(t).take(self._frame_index)
+        _frame_inputs(values, self._row[0])
         self._t[0] = t
         block = self._core.run(self._t, *self._columns, self._no_reset)
         return self._layout.extra(block)[0]

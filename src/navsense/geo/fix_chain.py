@@ -40,7 +40,14 @@ from navsense.geo._arrays import require_finite
 from navsense.geo.acre_steps import ACRE_ORIGIN_FT
 from navsense.kernels import kernel
 
-__all__ = ["GRID_ROTATION_STEP_M", "fix_parameters", "ins_points", "nad83_fix_utm"]
+__all__ = [
+    "GRID_ROTATION_STEP_M",
+    "FixRows",
+    "fix_parameters",
+    "ins_points",
+    "nad83_fix_utm",
+    "run_chain",
+]
 
 # The second point of the grid rotation is 10 m to the grid north (spec "INS", "Fix and UTM
 # Odometry").
@@ -62,13 +69,16 @@ _NAD83_2011 = 5  # 1.0: the frame nad83_2011 (+ the HARN -> NAD83(2011) shift), 
 _LON_C = 6  # lambda_c = -183 + 6 z, deg (utm._forward_arrays)
 # the rows of the work array (nad83_fix_utm): grid_mu's, footpoint's, series_datum's; then
 # utm._forward_rad's rows (utm._FW_ROWS) from _W on, the longitude in its lambda row, and the
-# grid rotation's E2 - E1, N2 - N1 (the first m columns)
+# grid rotation's E2 - E1, N2 - N1 (the first m columns), then UTM's E and N and alpha
 _X, _MU, _OK, _TM, _PHI1, _TAN1, _LAT, _LON, _H, _PHI, _RE, _RN = range(12)
 _W = 12
 _TAU, _SIG, _LAM = _W + _utm._TAU, _W + _utm._SIG, _W + _utm._LAM
 _XIP, _ETAP = _W + _utm._XIP, _W + _utm._ETAP
 _E, _N = _W + _utm._FW_ROWS, _W + _utm._FW_ROWS + 1  # UTM's E and N
-_ROWS = _E + 2
+ALPHA = _N + 1  # the grid rotation alpha (rad, the first m columns)
+_ROWS = ALPHA + 1
+# the rows a caller of run_chain reads: lat, lon (deg), h (m), E, N (m), alpha (rad)
+LAT, LON, HEIGHT, EAST, NORTH = _LAT, _LON, _H, _E, _N
 
 
 def ins_points(p_ins: np.ndarray, p_truth: np.ndarray) -> np.ndarray:
@@ -183,37 +193,64 @@ def _check_points(pts: np.ndarray, t_s: np.ndarray) -> None:
     _steps.check_enu(pts[0], pts[1], grid[0], grid[1])
 
 
+class FixRows:
+    """The work rows of the chain for k = 3 m points (m epochs), and views of the rows each step
+    reads and writes (named once: a one-epoch caller keeps them from epoch to epoch)."""
+
+    __slots__ = (
+        "w", "m", "mu", "tm", "phi1", "tan1", "lat", "lon", "h", "phi", "fw", "tau", "sig",
+        "fw1", "fw2", "fw3", "fw10", "xip", "etap", "east", "north", "de", "dn", "alpha",
+    )  # fmt: skip
+
+    def __init__(self, k: int, m: int) -> None:
+        w = self.w = np.empty((_ROWS, k))
+        self.m = m
+        self.mu, self.tm, self.phi1, self.tan1 = w[_MU], w[_TM], w[_PHI1], w[_TAN1]
+        self.lat, self.lon, self.h, self.phi = w[_LAT], w[_LON], w[_H], w[_PHI]
+        fw = self.fw = w[_W:]
+        self.tau, self.sig, self.xip, self.etap = w[_TAU], w[_SIG], w[_XIP], w[_ETAP]
+        self.fw1, self.fw2, self.fw3, self.fw10 = fw[1], fw[2], fw[3], fw[10]
+        self.east, self.north = w[_E], w[_N]
+        self.de, self.dn, self.alpha = w[_RE, :m], w[_RN, :m], w[ALPHA, :m]
+
+
+def run_chain(r: FixRows, pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) -> None:
+    """:func:`nad83_fix_utm`'s chain into the rows ``r`` (lat, lon, h, east, north (3 m,) and
+    alpha (m,) in their rows; its arguments as nad83_fix_utm's)."""
+    w = r.w
+    grid_mu(pts, t_s, w)  # step 1, mu
+    if w[_OK, 0] != 1.0:
+        _check_points(pts, t_s)
+    np.tan(r.mu, r.tm)
+    footpoint(w)  # spec: phi_1
+    np.tan(r.phi1, r.tan1)
+    series_datum(pts, par, w)  # step 2's series, steps 3-4, UTM's radians
+    if w[_OK, 0] != 1.0:  # a longitude far from the zone's meridian: utm's checks (and wrap)
+        m = r.m
+        east, north = _utm._forward_arrays(r.lat, r.lon, zone, factors=False, check_lat=False)
+        r.east[:], r.north[:] = east, north
+        np.subtract(east[2 * m :], east[:m], r.de)
+        np.subtract(north[2 * m :], north[:m], r.dn)
+    else:  # utm._forward_rad(phi, lam, factors=False) on the work rows
+        np.tan(r.phi, r.tau)  # spec: tau = tan phi
+        fw, sig = r.fw, r.sig
+        _utm._sigma_argument(fw)
+        np.arctanh(r.fw1, sig)
+        np.multiply(_UTM_E, sig, sig)
+        np.sinh(sig, sig)  # spec: sigma
+        _utm._zeta_sums(fw)
+        np.arctan2(r.fw2, r.fw10, r.xip)  # spec: xi'
+        np.arcsinh(r.fw3, r.etap)  # spec: eta'
+        easting_rotation(w)
+    np.arctan2(r.de, r.dn, r.alpha)  # INS: alpha = atan2(E2 - E1, N2 - N1)
+
+
 def nad83_fix_utm(pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) -> tuple:
     """Georeference.ins_fix_utm's chain for the frames nad83_2011 and nad83_harn at the ACRE
     site: pts (3, 3 m), C order, rows e, n, u of the INS points, the truth points and the INS
     points 10 m grid-north; t_s (m,); par :func:`fix_parameters` (for ``zone``) -> (lat, lon, h,
     E, N) (3 m,) each, northern northings, and alpha = atan2(E2 - E1, N2 - N1) (m,, rad).
     DatumError for a point or time not finite or outside the domains (the chain's lines)."""
-    m = t_s.shape[0]
-    w = np.empty((_ROWS, pts.shape[1]))
-    grid_mu(pts, t_s, w)  # step 1, mu
-    if w[_OK, 0] != 1.0:
-        _check_points(pts, t_s)
-    np.tan(w[_MU], w[_TM])
-    footpoint(w)  # spec: phi_1
-    np.tan(w[_PHI1], w[_TAN1])
-    series_datum(pts, par, w)  # step 2's series, steps 3-4, UTM's radians
-    lat, lon = w[_LAT], w[_LON]
-    if w[_OK, 0] != 1.0:  # a longitude far from the zone's meridian: utm's checks (and wrap)
-        east, north = _utm._forward_arrays(lat, lon, zone, factors=False, check_lat=False)
-        de, dn = east[2 * m :] - east[:m], north[2 * m :] - north[:m]
-    else:  # utm._forward_rad(phi, lam, factors=False) on the work rows
-        fw = w[_W:]
-        np.tan(w[_PHI], w[_TAU])  # spec: tau = tan phi
-        _utm._sigma_argument(fw)
-        sig = np.arctanh(fw[1], w[_SIG])
-        np.multiply(_UTM_E, sig, sig)
-        np.sinh(sig, sig)  # spec: sigma
-        _utm._zeta_sums(fw)
-        np.arctan2(fw[2], fw[10], w[_XIP])  # spec: xi'
-        np.arcsinh(fw[3], w[_ETAP])  # spec: eta'
-        easting_rotation(w)
-        east, north = w[_E], w[_N]
-        de, dn = w[_RE, :m], w[_RN, :m]
-    alpha = np.arctan2(de, dn)  # INS: alpha = atan2(E2 - E1, N2 - N1)
-    return lat, lon, w[_H], east, north, alpha
+    r = FixRows(pts.shape[1], t_s.shape[0])
+    run_chain(r, pts, t_s, par, zone)
+    return r.lat, r.lon, r.h, r.east, r.north, r.alpha

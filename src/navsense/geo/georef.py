@@ -629,6 +629,13 @@ class Georeference:
             north = north[:k] + _utm.FALSE_NORTHING_SOUTH_M
         return lat, lon, h, east, north, rot
 
+    def nad83_fix_parameters(self, frame: str, zone: int) -> np.ndarray | None:
+        """fix_chain.fix_parameters of (frame, zone) where :meth:`ins_fix_rows` runs the fused
+        chain (navsense.geo.fix_chain: the ACRE site, a NAD83 frame), else None."""
+        if self._kind != "acre" or _check_frame(frame) == "wgs84_g2139":
+            return None
+        return _fix.fix_parameters(self._datum_a, frame, zone)
+
     def _fix(self, pts, t, zone, frame, south, size: int, rotated: int | None) -> list:
         """lat, lon, h, E, N of the first ``size`` points (pts (3, k): rows e, n, u; t (k,)), and
         the grid rotation of the first ``rotated`` of them, whose P2 are the points after

@@ -347,6 +347,12 @@ class InsCore:
             dt[0] = self.period_s
         return dt
 
+    def fix_error(self, exc: DatumError) -> DatumError:
+        """The chain's DatumError naming the key (a zone far from the site: only its number)."""
+        return DatumError(
+            f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
+        )
+
     def _fix_utm(self, p_fix, p_n, t_s, q_ins, q_xyzw, points=None):
         """Fix and UTM odometry: ``(fix, q_utm, utm)``: the chain to ins.frame for ``p_fix`` and
         the truth point p_n (one pass; ``points`` their rows, when the caller has them), alpha
@@ -358,10 +364,8 @@ class InsCore:
             lat, lon, h, e, n, alpha = self.georef.ins_fix_rows(
                 pts, t_s, self.config.utm_zone, self.geo_frame, self._south
             )
-        except DatumError as exc:  # name the key (a zone far from the site: only its number)
-            raise DatumError(
-                f"the INS's UTM odometry in zone {self.config.utm_zone} (ins.utm_zone): {exc}"
-            ) from None
+        except DatumError as exc:
+            raise self.fix_error(exc) from None
         m = t_s.shape[0]
         q_utm, utm, alpha_deg = np.empty((m, 2, 4)), np.empty((m, 2, 3)), np.empty(m)
         _k.utm_attitudes(alpha, q_ins, q_xyzw, e, n, h, q_utm, utm, alpha_deg)

@@ -5,7 +5,8 @@ GNSS", section "INS"); :class:`navsense.sensors.ins.InsCore` calls these kernels
 epochs, one epoch (the streaming INS) or a whole chunk alike, so an epoch's values do not depend
 on how many share a call. The half angles' sines and cosines are the kernels' own (``libm``:
 numpy's bits, navsense.kernels); the datum chain runs between the second and the third. Three
-kernels::
+kernels over rows, and two for one epoch on a record (navsense.sensors.ins_one: the same
+operations for one row, :func:`one_epoch` with the Gauss-Markov states, :func:`one_utm`)::
 
     epoch_vectors      R, v_n = v + w x (p_n - p_c), p_ins, the half error angles, |v_n|, and
                        the finite difference (v_n,k - v_n,k-1) / dt (0 where gravity alone)
@@ -25,7 +26,14 @@ from __future__ import annotations
 import numpy as np
 
 from navsense.constants import DEG, DEG_PER_RAD, GRAVITY_MPS2
+from navsense.gauss_markov import A_MIN, SEGMENT
+from navsense.geo.fix_chain import ALPHA as _ALPHA
+from navsense.geo.fix_chain import EAST as _EAST
 from navsense.geo.fix_chain import GRID_ROTATION_STEP_M
+from navsense.geo.fix_chain import HEIGHT as _HEIGHT
+from navsense.geo.fix_chain import LAT as _LAT
+from navsense.geo.fix_chain import LON as _LON
+from navsense.geo.fix_chain import NORTH as _NORTH
 from navsense.kernels import kernel
 
 __all__ = [
@@ -177,3 +185,140 @@ def utm_attitudes(alpha_rad, q_ins, q_true, e, n, h, out, utm, alpha_deg):
         out[:, j, 1] = c * by - 0.0 * bz + 0.0 * bw + s * bx
         out[:, j, 2] = c * bz + 0.0 * by - 0.0 * bx + s * bw
         out[:, j, 3] = c * bw - 0.0 * bx - 0.0 * by - s * bz
+
+
+# ------------------------------------------------------------------- one epoch (ins_one)
+# The slots of the one-epoch record (navsense.sensors.ins_one: one float64 array (RECORD,) kept
+# from epoch to epoch). The caller writes T .. W_ (INPUTS values) at each epoch, PAR and the
+# Gauss-Markov state once; one_epoch and one_utm write the rest.
+T, DT, A, GRAVITY = 0, 1, 2, 3  # t (s), dt (s), a = exp(-dt / tau_p), 1.0: gravity alone
+P_N, Q, C_M, V, W_ = 4, 7, 11, 14, 17  # p_n (3), q (4), p_c (3), v (3), w (3)
+INPUTS = 20
+PAR = 20  # PARAMETERS (8)
+EPOCHS, ANCHOR, PRODUCT, SUM, LAST = 28, 29, 35, 36, 42  # AnchoredScan's state (1, 6, 1, 6, 6)
+V_PREV = 48  # the previous epoch's v_n (3)
+X, V_N, P_INS, Q_INS, BODY = 51, 57, 60, 63, 67  # x (6), v_n, p_ins (3), q_ins (4), body (9)
+SPEED, HALF, COVARIANCE = 76, 77, 80  # |v_n|, the half error angles (3), the fix's (3)
+LAT, LON, HEIGHT, UTM, Q_UTM = 83, 84, 85, 86, 89  # the fix: deg, deg, m, (E, N, h), q_utm
+GRID_DEG, TRUTH_UTM, TRUTH_Q_UTM, HALF_UTM = 93, 94, 97, 101  # alpha (deg), ..., -alpha / 2
+RECORD = 102
+
+
+@kernel(1, 1, 2, libm=True)
+def one_epoch(s, g, pts):
+    """One epoch of the Gauss-Markov states, :func:`epoch_vectors` and :func:`attitude_and_body`
+    (imu.earth none: par's ``earth`` 0.0) on the record ``s`` (the slots above), the epoch's
+    Gaussians g (18,) -> the chain's points pts (3, 3): the operations of those kernels and of
+    gauss_markov._unit_one (AnchoredScan: an anchor when the epoch count is a multiple of
+    SEGMENT or a < A_MIN) for one row, written out term for term in the same order::
+
+        d = sqrt(1 - a^2) g;  anchor: x = a x_prev + d,  else P = P_prev a, S = S_prev + d / P,
+        x = P (x_k0 + S); then the equations of epoch_vectors and attitude_and_body
+
+    v_prev is left as it was (:func:`one_utm` moves it on once the fix is through)."""
+    a = s[A]
+    sq = np.sqrt(1.0 - a * a)
+    if s[EPOCHS] % SEGMENT == 0.0 or not a >= A_MIN:  # an anchor, as written
+        for j in range(6):
+            x = a * s[LAST + j] + sq * g[j]
+            s[X + j], s[ANCHOR + j], s[SUM + j], s[LAST + j] = x, x, 0.0, x
+        s[PRODUCT] = 1.0
+    else:
+        p = s[PRODUCT] * a
+        s[PRODUCT] = p
+        for j in range(6):
+            total = s[SUM + j] + (sq * g[j]) / p
+            x = p * (s[ANCHOR + j] + total)
+            s[X + j], s[SUM + j], s[LAST + j] = x, total, x
+    s[EPOCHS] += 1.0
+    # epoch_vectors
+    qx, qy, qz, qw = s[Q], s[Q + 1], s[Q + 2], s[Q + 3]  # rotation.quat_to_matrix
+    xx, yy, zz = qx * qx, qy * qy, qz * qz
+    xy, xz, yz = qx * qy, qx * qz, qy * qz
+    wx, wy, wz = qw * qx, qw * qy, qw * qz
+    r00, r01, r02 = 1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)
+    r10, r11, r12 = 2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)
+    r20, r21, r22 = 2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)
+    p0, p1, p2 = s[P_N], s[P_N + 1], s[P_N + 2]
+    w0, w1, w2 = s[W_], s[W_ + 1], s[W_ + 2]
+    d0, d1, d2 = p0 - s[C_M], p1 - s[C_M + 1], p2 - s[C_M + 2]
+    vn0 = s[V] + (w1 * d2 - w2 * d1)  # v + w x (p_n - p_c): rotation.cross
+    vn1 = s[V + 1] + (w2 * d0 - w0 * d2)
+    vn2 = s[V + 2] + (w0 * d1 - w1 * d0)
+    s[V_N], s[V_N + 1], s[V_N + 2] = vn0, vn1, vn2
+    sigma_p, sigma_pw = s[PAR], s[PAR + 1]
+    e0 = p0 + sigma_p * (s[X] * 1.0) + sigma_pw * g[6]
+    e1 = p1 + sigma_p * (s[X + 1] * 1.0) + sigma_pw * g[7]
+    e2 = p2 + sigma_p * (s[X + 2] * UP_SIGMA_FACTOR) + sigma_pw * g[8]
+    s[P_INS], s[P_INS + 1], s[P_INS + 2] = e0, e1, e2
+    pts[0, 0], pts[1, 0], pts[2, 0] = e0, e1, e2  # the chain's points: p_ins, p_n, P2
+    pts[0, 1], pts[1, 1], pts[2, 1] = p0, p1, p2
+    pts[0, 2], pts[1, 2], pts[2, 2] = e0, e1 + GRID_ROTATION_STEP_M, e2
+    s[HALF] = 0.5 * (s[X + 3] * s[PAR + 2])  # dpsi / 2 (heading, x4)
+    s[HALF + 1] = 0.5 * (s[X + 5] * s[PAR + 3])  # dtheta / 2 (pitch, x6)
+    s[HALF + 2] = 0.5 * (s[X + 4] * s[PAR + 3])  # dphi / 2 (roll, x5)
+    s[SPEED] = np.sqrt(vn0 * vn0 + vn1 * vn1 + vn2 * vn2)
+    if s[GRAVITY] != 0.0:
+        a0, a1, a2 = 0.0, 0.0, 0.0
+    else:
+        dt = s[DT]
+        a0, a1 = (vn0 - s[V_PREV]) / dt, (vn1 - s[V_PREV + 1]) / dt
+        a2 = (vn2 - s[V_PREV + 2]) / dt
+    # attitude_and_body
+    half = s[HALF : HALF + 3]
+    sin_half, cos_half = np.sin(half), np.cos(half)
+    sn, c = sin_half[0], cos_half[0]  # q_z(dpsi) q_true
+    bx, by, bz, bw = qx, qy, qz, qw
+    x1 = c * bx + 0.0 * bw + 0.0 * bz - sn * by
+    y1 = c * by - 0.0 * bz + 0.0 * bw + sn * bx
+    z1 = c * bz + 0.0 * by - 0.0 * bx + sn * bw
+    q1 = c * bw - 0.0 * bx - 0.0 * by - sn * bz
+    sn, c = sin_half[1], cos_half[1]  # (...) q_y(dtheta)
+    x2 = q1 * 0.0 + x1 * c + y1 * 0.0 - z1 * sn
+    y2 = q1 * sn - x1 * 0.0 + y1 * c + z1 * 0.0
+    z2 = q1 * 0.0 + x1 * sn - y1 * 0.0 + z1 * c
+    q2 = q1 * c - x1 * 0.0 - y1 * sn - z1 * 0.0
+    sn, c = sin_half[2], cos_half[2]  # (...) q_x(dphi)
+    s[Q_INS] = q2 * sn + x2 * c + y2 * 0.0 - z2 * 0.0
+    s[Q_INS + 1] = q2 * 0.0 - x2 * 0.0 + y2 * c + z2 * sn
+    s[Q_INS + 2] = q2 * 0.0 + x2 * 0.0 - y2 * sn + z2 * c
+    s[Q_INS + 3] = q2 * c - x2 * sn - y2 * 0.0 - z2 * 0.0
+    a2 += GRAVITY_MPS2  # + (0, 0, g)
+    for k in range(3):  # v_n, acc, w: R^T (rotation.rotate_inverse) + sigma g
+        if k == 0:
+            u0, u1, u2 = vn0, vn1, vn2
+        elif k == 1:
+            u0, u1, u2 = a0, a1, a2
+        else:
+            u0, u1, u2 = w0, w1, w2
+        sigma = s[PAR + 4 + k]
+        o = BODY + 3 * k
+        s[o] = (r00 * u0 + r10 * u1 + r20 * u2) + sigma * g[9 + 3 * k]
+        s[o + 1] = (r01 * u0 + r11 * u1 + r21 * u2) + sigma * g[10 + 3 * k]
+        s[o + 2] = (r02 * u0 + r12 * u1 + r22 * u2) + sigma * g[11 + 3 * k]
+
+
+@kernel(1, 2, libm=True)
+def one_utm(s, w):
+    """:func:`utm_attitudes` for one epoch on the record ``s``, from the rows ``w`` of
+    navsense.geo.fix_chain.run_chain (its LAT, LON, HEIGHT, EAST, NORTH and ALPHA rows: the fix
+    in column 0, the truth point in column 1) -> the fix's lat, lon, h, (E, N, h) of the fix and
+    of the truth point, alpha in degrees, q_z(-alpha) q_ins and q_z(-alpha) q_true; then
+    v_prev = v_n (the epoch is through)."""
+    alpha_deg = w[_ALPHA, 0] * DEG_PER_RAD
+    s[GRID_DEG] = alpha_deg
+    s[HALF_UTM] = (alpha_deg * DEG) * -0.5
+    half = s[HALF_UTM : HALF_UTM + 1]
+    sn, c = np.sin(half)[0], np.cos(half)[0]
+    s[LAT], s[LON], s[HEIGHT] = w[_LAT, 0], w[_LON, 0], w[_HEIGHT, 0]
+    s[UTM], s[UTM + 1], s[UTM + 2] = w[_EAST, 0], w[_NORTH, 0], w[_HEIGHT, 0]
+    s[TRUTH_UTM], s[TRUTH_UTM + 1] = w[_EAST, 1], w[_NORTH, 1]
+    s[TRUTH_UTM + 2] = w[_HEIGHT, 1]
+    for j in range(2):
+        b, o = (Q_INS, Q_UTM) if j == 0 else (Q, TRUTH_Q_UTM)
+        bx, by, bz, bw = s[b], s[b + 1], s[b + 2], s[b + 3]
+        s[o] = c * bx + 0.0 * bw + 0.0 * bz - sn * by
+        s[o + 1] = c * by - 0.0 * bz + 0.0 * bw + sn * bx
+        s[o + 2] = c * bz + 0.0 * by - 0.0 * bx + sn * bw
+        s[o + 3] = c * bw - 0.0 * bx - 0.0 * by - sn * bz
+    s[V_PREV], s[V_PREV + 1], s[V_PREV + 2] = s[V_N], s[V_N + 1], s[V_N + 2]

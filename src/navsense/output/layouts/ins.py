@@ -221,6 +221,23 @@ class InsLayout:
             Column("odom.zone", self.utm_zone, constant=True),
         ]
 
+    @property
+    def frame_constants(self) -> dict[str, float]:
+        """The frame's constant fields (FRAME_LAYOUT's names that are no block key) and values
+        (the specification's INS; an aided INS's status follows its state: not constant)."""
+        return dict(self._frame_constants)
+
+    def frame_index(self, slots: Mapping[str, tuple[int, int]]) -> np.ndarray:
+        """Where each of the frame's 40 values is in a record whose ``slots`` give each
+        FRAME_LAYOUT name's (first index, values) (navsense.sensors.ins_one: its outputs and
+        :attr:`frame_constants`): ``record.take(index)`` is the frame of :meth:`extra`."""
+        index = np.concatenate(
+            [np.arange(slots[key][0], slots[key][0] + slots[key][1]) for key in FRAME_LAYOUT]
+        )
+        if index.shape[0] != INS_FIELD_COUNT:  # pragma: no cover - layout guard
+            raise FormatError(f"INS frame has {index.shape[0]} fields, expected {INS_FIELD_COUNT}")
+        return index
+
     def extra(self, block: Mapping[str, np.ndarray]) -> np.ndarray:
         """The block's epochs as (m, 40) float64 frames (``ins.frames``): the fields of
         :data:`FRAME_LAYOUT`, EInsField order."""
