@@ -70,6 +70,7 @@ from navsense.sky.rays import (
     _chord_length,
     _cylinder_hit,
     one_epoch_hits,
+    one_epoch_status,
     ray_box_hit,
     ray_cylinder_hit,
     sphere_chord,
@@ -321,6 +322,17 @@ class SkyView:
             if len(site.poly_top_m)
             else None
         )
+        # sky.rays.one_epoch_status's constants (None: that kernel does not apply to this site
+        # or mask, the one-epoch call takes _classify_one)
+        _, tan_mask, margin = _mask_terms(self.mask_deg)
+        fast = self._prisms is None and not self._over.size
+        fast = fast and abs(self.mask_deg) <= _FAST_CULL_MAX_DEG
+        codes = [BELOW_MASK, CLEAR, NEAR, FOLIAGE, BLOCKED]
+        self._one_par = (
+            np.array([tan_mask + margin, tan_mask - margin, foliage_block_path_m, *codes], f64)
+            if fast
+            else None
+        )
 
     def classify(self, antenna_enu_m, los, visible) -> np.ndarray:
         """:func:`classify` with the prepared site and parameters."""
@@ -329,6 +341,10 @@ class SkyView:
         visible = np.asarray(visible, dtype=bool)
         _check_shapes(antenna, los, visible)
         m, nsat = visible.shape
+        if m == 1 and self._one_par is not None and compiled():
+            status = self._one_epoch_status(antenna[0], los[0], visible[0])
+            if status is not None:
+                return status
         status = np.zeros((m, nsat), dtype=np.int8)
         n_vis = np.add.reduce(visible, axis=1, dtype=np.intp)  # count_nonzero(axis=1): slower
         if m == 0 or not np.count_nonzero(n_vis):
@@ -367,6 +383,29 @@ class SkyView:
                     status[b0:b1],
                 )
         return status
+
+    def _one_epoch_status(self, ant, lb, vis) -> np.ndarray | None:
+        """The statuses (1, nsat) of one epoch by the compiled kernel
+        :func:`navsense.sky.rays.one_epoch_status` (the same values as :meth:`_classify_one`);
+        None where an obstacle's culling is too close to the mask for its ratio test."""
+        nsat = vis.shape[0]
+        out = np.empty(nsat + 1)
+        dist = np.hypot(self._cx - ant[0], self._cy - ant[1])  # _keep's D, (K,)
+        one_epoch_status(
+            ant,
+            np.ascontiguousarray(lb),
+            vis.astype(np.float64),
+            dist,
+            self._top_dn,
+            self._box_rows,
+            self._cyl_rows,
+            self._crown_rows,
+            self._one_par,
+            out,
+        )
+        if out[nsat] != 0.0:
+            return None
+        return out[:nsat].astype(np.int8).reshape(1, nsat)
 
     def _keep_prisms(self, antenna: np.ndarray) -> np.ndarray:
         """The culling of the footprint prisms (m, P): conservative, D = max(D_box - d_n, 0)

@@ -21,7 +21,13 @@ import numpy as np
 
 from navsense.kernels import kernel
 
-__all__ = ["ray_box_hit", "ray_cylinder_hit", "sphere_chord", "one_epoch_hits"]
+__all__ = [
+    "ray_box_hit",
+    "ray_cylinder_hit",
+    "sphere_chord",
+    "one_epoch_hits",
+    "one_epoch_status",
+]
 
 _INF = np.inf
 
@@ -210,3 +216,94 @@ def one_epoch_hits(o, d, box, cyl, crown, out):
         half = np.sqrt(np.maximum(disc, 0.0))
         t1, t2 = -b - half, -b + half
         out[2] = out[2] + np.where(disc > 0.0, np.maximum(t2 - np.maximum(t1, 0.0), 0.0), 0.0)
+
+
+@kernel(1, 2, 1, 1, 1, 2, 2, 2, 1, 1)
+def one_epoch_status(o, los, vis, dist, top_dn, box, cyl, crown, par, out):
+    """The sky view of one epoch in one compiled kernel (a site without overhead boxes and
+    footprints): the culling after its distances, the ray tests on scalars, the statuses. Each
+    value by the operations of obstruction._keep_angle, :func:`_slab`, :func:`_box_hit_axes`,
+    :func:`_cylinder_hit` and the chord in their order (a division only where theirs is not
+    replaced by a ``where``; min and max keep NaN as np.minimum and np.maximum); a satellite
+    blocked by a box or a cylinder skips the rest (Blocked wins). o (3,) the antenna, los
+    (nsat, 3), vis (nsat,) 1.0 where tracked; dist (K,) hypot(c_x - x_a, c_y - y_a), top_dn
+    (K,) z_t + d_n of the obstacles in the culling's order (boxes, cylinders, crowns); box,
+    cyl, crown the rows of :func:`one_epoch_hits` for every obstacle; par (8,) = tan(mask) +
+    margin, tan(mask) - margin, foliage_block_path_m, the codes BELOW_MASK, CLEAR, NEAR,
+    FOLIAGE, BLOCKED -> out (nsat + 1,): the status codes, out[nsat] = 0.0; or out[nsat] = 1.0
+    alone where an obstacle's culling needs its arctan2 (the caller takes the numpy path)."""
+    inf = np.inf
+
+    def fmin(a, b):
+        return a if (a < b or a != a) else b
+
+    def fmax(a, b):
+        return a if (a > b or a != a) else b
+
+    def slab(oa, da, lo, hi):  # _slab on scalars: (t_lo, t_hi)
+        if da == 0.0:
+            inside = oa >= lo and oa <= hi
+            return (-inf, inf) if inside else (inf, -inf)
+        t1, t2 = (lo - oa) / da, (hi - oa) / da
+        return fmin(t1, t2), fmax(t1, t2)
+
+    nsat, nb, nc, nr = los.shape[0], box.shape[0] // 2, cyl.shape[0] // 2, crown.shape[0]
+    ox, oy, oz = o[0], o[1], o[2]
+    kept = np.zeros(top_dn.shape[0], dtype=np.bool_)  # the culling (_keep_angle)
+    out[nsat] = 0.0
+    for k in range(top_dn.shape[0]):
+        rise = top_dn[k] - oz
+        if rise > 0.0:
+            ratio = rise / dist[k] if dist[k] != 0.0 else inf
+            kept[k] = ratio > par[0]
+            if not kept[k] and ratio >= par[1]:
+                out[nsat] = 1.0
+                return
+    for p in range(nsat):
+        if vis[p] == 0.0:
+            out[p] = par[3]
+            continue
+        dx, dy, dz = los[p, 0], los[p, 1], los[p, 2]
+        blocked, near = False, False
+        for k in range(2 * nb):  # RayBox: the slabs of the three axes
+            if blocked or not kept[k % nb] or (k >= nb and near):
+                continue
+            t_near, t_far = -inf, inf
+            for a in range(3):
+                t_lo, t_hi = slab(o[a], los[p, a], box[k, a], box[k, 3 + a])
+                t_near, t_far = fmax(t_near, t_lo), fmin(t_far, t_hi)
+            if t_near <= t_far and t_far >= 0.0:
+                blocked, near = (True, near) if k < nb else (blocked, True)
+        h2 = dx * dx + dy * dy
+        for k in range(2 * nc):  # RayCylinder: the circle, then the z slab
+            if blocked or not kept[nb + k % nc] or (k >= nc and near):
+                continue
+            wx, wy = ox - cyl[k, 0], oy - cyl[k, 1]
+            cc = (wx * wx + wy * wy) - cyl[k, 2]
+            wh = wx * dx + wy * dy
+            disc = wh * wh - h2 * cc
+            if not disc >= 0.0:  # a miss (NaN too)
+                continue
+            sq = np.sqrt(disc)
+            if h2 == 0.0:
+                t_r0, t_r1 = (-inf, inf) if cc <= 0.0 else (inf, -inf)
+            else:
+                t_r0, t_r1 = (-wh - sq) / h2, (-wh + sq) / h2
+            tz_lo, tz_hi = slab(oz, dz, cyl[k, 3], cyl[k, 4])
+            if fmax(fmax(t_r0, tz_lo), 0.0) <= fmin(t_r1, tz_hi):
+                blocked, near = (True, near) if k < nc else (blocked, True)
+        chords = 0.0
+        for k in range(nr):  # SphereChord, summed in obstacle order
+            if blocked or not kept[nb + nc + k]:
+                continue
+            wx, wy, wz = ox - crown[k, 0], oy - crown[k, 1], oz - crown[k, 2]
+            b = wx * dx + wy * dy + wz * dz
+            qx, qy, qz = wx - b * dx, wy - b * dy, wz - b * dz
+            disc = crown[k, 3] - (qx * qx + qy * qy + qz * qz)
+            if disc > 0.0:
+                half = np.sqrt(disc)
+                chords = chords + fmax((-b + half) - fmax(-b - half, 0.0), 0.0)
+        if blocked or chords >= par[2]:
+            out[p] = par[7]
+        else:
+            out[p] = par[6] if chords > 0.0 else (par[5] if near else par[4])

@@ -180,3 +180,49 @@ def test_each_sum_is_a_reduction_over_one_contiguous_row():
         dop_module._dop_values(moments, want)
         for k in range(3):
             assert got[s][k].tobytes() == want[k].tobytes(), (s, k)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_sums_kernel_is_numpys_reduction_bit_for_bit(compiled):
+    """dop._dop_moments (the compiled path's sums: numpy's pairwise summation written out)
+    against dop._dop_sums (numpy's np.add.reduce), compiled and run as plain Python, on every
+    row length up to the pairwise block (below 8, multiples of 8 and not), values of mixed
+    magnitudes and signs, signed zeros, and sets with no satellite."""
+    from navsense.sensors.gnss import dop as _dop
+
+    if compiled:
+        pytest.importorskip("numba")
+        fn = _dop._dop_moments._dispatcher()
+    else:
+        fn = _dop._dop_moments.fn
+    rng = np.random.default_rng(17)
+    lengths = list(range(0, 20)) + [23, 31, 32, 33, 63, 64, 65, 78, 100, 127, 128]
+    for nsat in lengths:
+        m = 3
+        los = rng.normal(size=(m, nsat, 3)) * 10.0 ** rng.integers(-6, 6, size=(m, nsat, 3))
+        los[0, : nsat // 2, 0] = -0.0
+        w = (rng.uniform(size=(2, m, nsat)) < 0.7).astype(float)
+        w[1, 2] = 0.0  # a set with no satellite
+        ref = _dop._dop_sums(los, w).reshape(7, -1)
+        got = np.full((7, 2 * m), np.nan)
+        fn(np.ascontiguousarray(los), w, got)
+        np.testing.assert_array_equal(got.view(np.int64), ref.view(np.int64), err_msg=f"{nsat}")
+
+
+def test_dops_compiled_equal_numpy(monkeypatch):
+    """dops with the kernels compiled (the sums' kernel) gives numpy's bits."""
+    import navsense.kernels as kernels
+
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(23)
+    for m, nsat in ((1, 78), (5, 30), (300, 12), (2, 129)):
+        los, used = random_skies(rng, m, nsat)
+        above = used | (rng.uniform(size=used.shape) < 0.3)
+        monkeypatch.setattr(kernels, "_on", False)
+        plain = dops(los, used, above)
+        monkeypatch.setattr(kernels, "_on", True)
+        fast = dops(los, used, above)
+        monkeypatch.setattr(kernels, "_on", False)
+        for p, f in zip(plain, fast):
+            for a, b in zip(p, f):
+                np.testing.assert_array_equal(np.asarray(a).view(np.int64), b.view(np.int64))

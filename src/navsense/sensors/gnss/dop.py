@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navsense.kernels import kernel
+from navsense.kernels import compiled, kernel
 
 __all__ = ["dop", "dops", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
 
@@ -42,6 +42,7 @@ NO_DOP = (
 MIN_SATELLITES = 4  # specification, "Dilution of Precision"
 MAX_CONDITION = 1e12  # 1-norm condition number of M above which G^T G counts as singular
 _BLOCK_EPOCHS = 256  # epochs a block
+_PAIRWISE_BLOCK = 128  # numpy's pairwise summation: a row of at most this many is one block
 
 
 def dop(los, used) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,7 +67,14 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     m, nsat = los.shape[:2]
     n_sets = len(sets)
     hvp = np.empty((3, n_sets, m))  # H, V, P of each set
-    if m and n_sets:
+    if m and n_sets and nsat <= _PAIRWISE_BLOCK and compiled():  # the sums in one kernel
+        w = np.empty((n_sets, m, nsat))
+        for k, used in enumerate(sets):
+            np.copyto(w[k], used)
+        moments = np.empty((7, n_sets * m))
+        _dop_moments(np.ascontiguousarray(los), w, moments)
+        _dop_values(moments, hvp.reshape(3, -1))  # compiled: no floating-point warning
+    elif m and n_sets:
         mb = min(m, _BLOCK_EPOCHS)
         buf = np.empty((n_sets, mb, nsat))  # reused by the blocks
         for b0 in range(0, m, mb):  # blocks keep the temporaries in cache
@@ -92,6 +100,15 @@ def _dop_block(los: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:
     the other sums computed in the same call (the three components' means and the six
     products' sums each run as one reduction over their rows).
     """
+    moments = _dop_sums(los, w)
+    # the arithmetic after the sums, one kernel over the sets and epochs as rows
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        _dop_values(moments.reshape(7, -1), out.reshape(3, -1))
+
+
+def _dop_sums(los: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The sums of :func:`_dop_block` (numpy): ``los`` (mb, nsat, 3), ``w`` (S, mb, nsat) ->
+    (7, S, mb) = n, a, b, c, e_n, e_u, n_u."""
     mul, reduce = np.multiply, np.add.reduce
     # the sums as rows n, a, b, c, e_n, e_u, n_u of one array (the kernel's input)
     moments = np.empty((7,) + w.shape[:-1])
@@ -104,9 +121,80 @@ def _dop_block(los: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:
     mul(np.subtract(lk, mean[..., None], out=d), w, out=d)
     # M = [[a, e_n, e_u], [e_n, b, n_u], [e_u, n_u, c]]
     reduce(mul(d[_FIRST], d[_SECOND]), axis=-1, out=moments[1:])
-    # the arithmetic after the sums, one kernel over the sets and epochs as rows
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        _dop_values(moments.reshape(7, -1), out.reshape(3, -1))
+    return moments
+
+
+@kernel(3, 3, 2)
+def _dop_moments(los, w, moments):
+    """The sums of :func:`_dop_block` in one compiled kernel (rows of at most
+    ``_PAIRWISE_BLOCK`` satellites): ``los`` (mb, nsat, 3), ``w`` (S, mb, nsat) -> ``moments``
+    (7, S mb) = n, a, b, c, e_n, e_u, n_u of set s, epoch e in column s mb + e.
+
+    Each sum is numpy's ``np.add.reduce`` of a contiguous row written out: 0.0 plus the
+    pairwise sum of the row, which for n < 8 adds the values in order to -0.0 and otherwise
+    runs eight sums over the values i mod 8, adds them as ((r0 + r1) + (r2 + r3)) + ((r4 + r5)
+    + (r6 + r7)) and then the last n mod 8 values in order (numpy's loops_utils.h.src,
+    pairwise_sum, for n <= 128). The products and means are _dop_block's: lbar = sum(l w) /
+    max(n, 1), d = (l - lbar) w, then the sums of d0 d0, d1 d1, d2 d2, d0 d1, d0 d2, d1 d2."""
+    n_sets, mb, nsat = w.shape
+    buf = np.empty((6, nsat))
+    sums = np.zeros(6)
+    for s in range(n_sets):
+        for e in range(mb):
+            col = s * mb + e
+            for stage in range(2):
+                if stage == 0:  # n and the sums of l w
+                    rows = 4
+                    for i in range(nsat):
+                        wi = w[s, e, i]
+                        buf[0, i] = wi
+                        buf[1, i] = los[e, i, 0] * wi
+                        buf[2, i] = los[e, i, 1] * wi
+                        buf[3, i] = los[e, i, 2] * wi
+                else:  # the centred lines of sight's products
+                    rows = 6
+                    n1 = sums[0] if sums[0] > 1.0 else 1.0
+                    m0, m1, m2 = sums[1] / n1, sums[2] / n1, sums[3] / n1
+                    for i in range(nsat):
+                        wi = w[s, e, i]
+                        d0 = (los[e, i, 0] - m0) * wi
+                        d1 = (los[e, i, 1] - m1) * wi
+                        d2 = (los[e, i, 2] - m2) * wi
+                        buf[0, i] = d0 * d0
+                        buf[1, i] = d1 * d1
+                        buf[2, i] = d2 * d2
+                        buf[3, i] = d0 * d1
+                        buf[4, i] = d0 * d2
+                        buf[5, i] = d1 * d2
+                for r in range(rows):  # np.add.reduce of the row: 0.0 + pairwise sum
+                    if nsat < 8:
+                        res = -0.0
+                        for i in range(nsat):
+                            res += buf[r, i]
+                    else:
+                        r0, r1, r2, r3 = buf[r, 0], buf[r, 1], buf[r, 2], buf[r, 3]
+                        r4, r5, r6, r7 = buf[r, 4], buf[r, 5], buf[r, 6], buf[r, 7]
+                        i = 8
+                        while i < nsat - nsat % 8:
+                            r0 += buf[r, i]
+                            r1 += buf[r, i + 1]
+                            r2 += buf[r, i + 2]
+                            r3 += buf[r, i + 3]
+                            r4 += buf[r, i + 4]
+                            r5 += buf[r, i + 5]
+                            r6 += buf[r, i + 6]
+                            r7 += buf[r, i + 7]
+                            i += 8
+                        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                        while i < nsat:
+                            res += buf[r, i]
+                            i += 1
+                    sums[r] = 0.0 + res
+                if stage == 0:
+                    moments[0, col] = sums[0]
+                else:
+                    for r in range(6):
+                        moments[1 + r, col] = sums[r]
 
 
 # the six products of M's sums: a = d0 d0, b = d1 d1, c = d2 d2, e_n = d0 d1, e_u = d0 d2, n_u = d1 d2
