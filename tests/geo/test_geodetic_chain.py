@@ -201,3 +201,30 @@ def test_chain_parameters_are_the_functions_rows():
     assert (year, sfrac) == (2025, 0.25) and length == 365 * 86400 and lo < 0.0 < hi
     assert fc._MU == geodetic_chain._MU and fc._TM == geodetic_chain._TM  # footpoint's rows
     assert fc._PHI1 == geodetic_chain._PHI1 and sp._MU0 == geodetic_chain._MU0
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_geodetic_rows_takes_what_enu_to_geodetic_takes(monkeypatch, on):
+    """Lists, integers, a point (3,) at a scalar time, points at one time: the generic chain's
+    values as rows (m,); a value that is not a number: enu_to_geodetic's line."""
+    geo = Georeference.acre()
+    monkeypatch.setattr(kernels, "_on", on)
+    cases = [
+        ([[1, 2, 3], [4, 5, 6]], [0, 1]),
+        ([10.0, 20.0, 30.0], 5.0),
+        (np.array([[10.0, 20.0, 30.0], [1.0, 2.0, 3.0]]), 5.0),
+        (np.array([[10, 20, 30]]), np.array([5])),
+        (np.array([[10.0, 20.0, 30.0]]).T.copy().T, np.array([5.0])),  # Fortran order
+    ]
+    got = [geo.geodetic_rows(p, t) for p, t in cases]
+    with pytest.raises(DatumError) as bad:
+        geo.geodetic_rows([["a", 0.0, 0.0]], [0.0])
+    monkeypatch.setattr(kernels, "_on", False)
+    for (p, t), rows in zip(cases, got):
+        want = _reference(geo, np.asarray(p, dtype=float), np.asarray(t, dtype=float))
+        assert all(
+            r.shape == w.shape and np.array_equal(_bits(r), _bits(w)) for r, w in zip(rows, want)
+        )
+    with pytest.raises(DatumError) as line:
+        geo.enu_to_geodetic([["a", 0.0, 0.0]], [0.0])
+    assert str(bad.value) == str(line.value)

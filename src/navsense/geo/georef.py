@@ -342,14 +342,22 @@ class Georeference:
         e, n, u, t, _ = _points(enu, t_s)
         return {k: shaped(v) for k, v in zip(OUTPUT_KEYS, self._geodetic(e, n, u, t))}
 
-    def geodetic_rows(self, enu: np.ndarray, t_s: np.ndarray):
-        """:meth:`enu_to_geodetic`'s values of points enu (m, 3) at times t_s (m,) (float64
-        arrays), as rows (m,) in OUTPUT_KEYS' order (the GNSS receiver's epochs). A few points
-        (C order, m <= geodetic_chain.FUSED_MAX) at the ACRE site take the fused kernels of
-        navsense.geo.geodetic_chain (the same bits); any other case, or a point the chain
-        refuses (the same error line), the generic chain."""
-        m = enu.shape[0]
-        if 0 < m <= _chain.FUSED_MAX and self._local is None and t_s.shape == (m,):
+    def geodetic_rows(self, enu, t_s):
+        """:meth:`enu_to_geodetic`'s values of points enu (m, 3) at times t_s (m,), as rows (m,)
+        in OUTPUT_KEYS' order (the GNSS receiver's epochs). A few points (float64 arrays, m <=
+        geodetic_chain.FUSED_MAX) at the ACRE site take the fused kernels of
+        navsense.geo.geodetic_chain (the same bits); any other input (checked and broadcast as
+        by enu_to_geodetic), or a point the chain refuses (its error line), the generic chain."""
+        if (
+            self._local is None
+            and type(enu) is np.ndarray
+            and type(t_s) is np.ndarray
+            and enu.dtype == t_s.dtype == np.float64
+            and enu.ndim == 2
+            and enu.shape[1] == 3
+            and 0 < enu.shape[0] <= _chain.FUSED_MAX
+            and t_s.shape == enu.shape[:1]
+        ):
             w = _chain.acre_geodetic(
                 np.ascontiguousarray(enu), np.ascontiguousarray(t_s), self._chain_par
             )
