@@ -275,6 +275,27 @@ def test_lines_of_sight_are_the_earth_fixed_positions_rotated_to_enu(const):
     assert const.los_enu(t[:0]).shape == (0, const.nsat, 3)
 
 
+def test_lines_of_sight_compiled_are_numpys_bits(const, monkeypatch):
+    """los_enu's kernel compiled (its sines and cosines the C library's, a libm kernel) gives
+    the bits of the numpy path, one epoch a call (the receiver's streaming step) and in blocks;
+    the kernel run as plain Python (where the probe finds the sines unlike numpy's) too."""
+    import navsense.kernels as kernels
+    from navsense.sky import constellation as _c
+
+    pytest.importorskip("numba")
+    t = np.concatenate([np.arange(0.0, 300.0, 0.1), [86399.9, 1e6, 1e9]])
+    monkeypatch.setattr(kernels, "_on", False)
+    want = const.los_enu(t)
+    monkeypatch.setattr(kernels, "_on", True)
+    assert const.los_enu(t).tobytes() == want.tobytes()
+    ones = np.concatenate([const.los_enu(t[i : i + 1]) for i in range(0, t.size, 7)])
+    assert ones.tobytes() == want[::7].tobytes()
+    out = np.empty((t.size, const.nsat, 3))
+    _c._los_rows.fn(t[:, None], const._orbit, const._site_r, out)
+    assert out.tobytes() == want.tobytes()
+    monkeypatch.setattr(kernels, "_on", False)
+
+
 def test_chunks_give_identical_lines_of_sight(const):
     t = np.arange(0, 2000) * 0.1
     whole = const.los_enu(t)

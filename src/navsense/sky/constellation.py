@@ -256,9 +256,18 @@ class Constellation:
         self._cos_i, self._sin_i = np.cos(self.inclination_rad), np.sin(self.inclination_rad)
         # los_enu's kernel's constants: a, cos O, sin O, cos i, sin i; the site and ecef_to_enu
         self._orbit = np.stack(
-            [self.radius_m, self._cos_raan, self._sin_raan, self._cos_i, self._sin_i]
+            [
+                self.radius_m,
+                self._cos_raan,
+                self._sin_raan,
+                self._cos_i,
+                self._sin_i,
+                self.u0_rad,
+                self.mean_motion_radps,
+            ]
         )
-        self._site_r = np.concatenate([self.site_ecef_m[None], self.ecef_to_enu])
+        t0_row = np.array([[self.t0_s, 0.0, 0.0]])
+        self._site_r = np.concatenate([self.site_ecef_m[None], self.ecef_to_enu, t0_row])
 
     @property
     def nsat(self) -> int:
@@ -342,24 +351,10 @@ class Constellation:
         out = np.empty((m, nsat, 3))
         if m == 0:
             return out
-        n, u0 = self.mean_motion_radps, self.u0_rad
         mb = min(m, _LOS_BLOCK_EPOCHS)
-        buf = np.empty((2, mb, nsat))
         for b0 in range(0, m, mb):
             b1 = min(m, b0 + mb)
-            tb = t[b0:b1, None]
-            k = b1 - b0
-            uu, cu = buf[0, :k], buf[1, :k]
-            # inertial position (_inertial): u = u0 + n t
-            np.add(u0, np.multiply(n, tb, out=uu), out=uu)
-            np.cos(uu, out=cu)
-            su = np.sin(uu, out=uu)
-            # Earth-fixed (_ecef): theta = omega_E (t + t0)
-            theta = OMEGA_E_RADPS * (t[b0:b1] + self.t0_s)
-            cs = np.empty((2, k, 1))
-            np.cos(theta, out=cs[0, :, 0])
-            np.sin(theta, out=cs[1, :, 0])
-            _los_rows(cu, su, cs, self._orbit, self._site_r, out[b0:b1])
+            _los_rows(t[b0:b1, None], self._orbit, self._site_r, out[b0:b1])
         return out
 
     @staticmethod
@@ -394,23 +389,28 @@ def _times(t_s) -> np.ndarray:
     return t
 
 
-@kernel(2, 2, 3, 2, 2, 3)
-def _los_rows(cu, su, cs, orbit, site_r, out):
-    """Constellation.los_enu after its sines and cosines, on rows (the operations of
-    Constellation._inertial and _ecef in their order): cos u, sin u (k, nsat; the kernel's work
-    space after), cs (2, k, 1) =
-    cos, sin theta; orbit (5, nsat) = a, cos O, sin O, cos i, sin i; site_r (4, 3) = the site's
-    ECEF and the rows of ecef_to_enu -> out (k, nsat, 3), the unit lines of sight::
+@kernel(2, 2, 2, 3, libm=True)
+def _los_rows(t, orbit, site_r, out):
+    """Constellation.los_enu on rows of epochs (the operations of Constellation._inertial and
+    _ecef in their order, the sines and cosines numpy's or, compiled, the C library's: a
+    ``libm`` kernel): t (k, 1) the episode times; orbit (7, nsat) = a, cos O, sin O, cos i,
+    sin i, u0, n; site_r (5, 3) = the site's ECEF, the rows of ecef_to_enu and (t0, 0, 0) ->
+    out (k, nsat, 3), the unit lines of sight::
 
+        u = u0 + n t,  theta = omega_E (t + t0)
         x_i = a (cos O cos u - sin O sin u cos i),  y_i = a (sin O cos u + cos O sin u cos i),
         z_i = a sin u sin i;  x_e = x_i c + y_i s,  y_e = y_i c - x_i s  (c, s of theta)
         l = R (x_e - x_site) / |R (x_e - x_site)|"""
     a, cos_raan, sin_raan, cos_i, sin_i = orbit[0], orbit[1], orbit[2], orbit[3], orbit[4]
-    c, s = cs[0], cs[1]
-    # in place on five work arrays and the two inputs (numpy: no temporaries a block)
-    work = np.empty((5,) + cu.shape)
-    x, y, z, tmp, w = work[0], work[1], work[2], work[3], work[4]
+    # in place on seven work arrays (numpy: no temporaries a block)
+    work = np.empty((7, t.shape[0], orbit.shape[1]))
+    x, y, z, tmp, w, cu, su = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
     mul, add, sub = np.multiply, np.add, np.subtract
+    add(orbit[5], mul(orbit[6], t, su), su)  # u = u0 + n t
+    np.cos(su, cu)
+    np.sin(su, su)
+    theta = OMEGA_E_RADPS * (t + site_r[4, 0])  # (k, 1)
+    c, s = np.cos(theta), np.sin(theta)
     mul(mul(sin_raan, su, tmp), cos_i, tmp)
     mul(sub(mul(cos_raan, cu, x), tmp, x), a, x)  # x_i = (cos O cos u - sin O sin u cos i) a
     mul(mul(cos_raan, su, tmp), cos_i, tmp)
