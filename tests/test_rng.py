@@ -125,22 +125,31 @@ def test_small_draws_read_ahead_without_changing_the_stream_or_its_state():
         assert rng.state == state  # the state after the outputs taken, not after the read-ahead
 
 
-def test_small_gaussian_draws_from_the_read_ahead_equal_the_stream():
-    """Gaussians served from the read-ahead (computed a block at a time) are the stream's
-    values, whatever draws of odd numbers of outputs come between."""
+@pytest.mark.parametrize(
+    "kinds",
+    [["g", "u", "u32"], ["g", "v", "u", "u32"], ["v", "v", "v", "g", "u"], ["v18"]],
+)
+def test_small_gaussian_draws_from_the_read_ahead_equal_the_stream(kinds):
+    """Gaussians served from the read-ahead (computed a block at a time; gaussians_view: "v",
+    views of the whole rest of the block's, "v18" the streaming INS's 18 an epoch) are the
+    stream's values, whatever draws of odd numbers of outputs come between, and a view given
+    out keeps its values after later draws."""
     plan = np.random.default_rng(8)
-    ops = [(plan.choice(["g", "u", "u32"]), int(plan.integers(1, 40))) for _ in range(400)]
-    total = sum(2 * k if op == "g" else k for op, k in ops)
+    ops = [(plan.choice(kinds), int(plan.integers(1, 40))) for _ in range(400)]
+    ops = [("v", 18) if op == "v18" else (op, k) for op, k in ops]
+    kept = []
+    total = sum(2 * k if op in ("g", "v") else k for op, k in ops)
     outputs, _ = _lcg_outputs(9, 4, total)
     u = (np.array(outputs, dtype=np.float64) + 0.5) / 2.0**32
     rng = Pcg32(9, 4)
     pos = 0
     for op, k in ops:
-        if op == "g":
-            got = rng.gaussians(k)
+        if op in ("g", "v"):
+            got = rng.gaussians(k) if op == "g" else rng.gaussians_view(k)
             pairs = u[pos : pos + 2 * k]
             want = np.sqrt(-2.0 * np.log(pairs[0::2])) * np.cos(2.0 * np.pi * pairs[1::2])
             pos += 2 * k
+            kept.append((got, want))
         else:
             got = rng.uniforms(k) if op == "u" else rng.u32(k)
             want = (
@@ -149,6 +158,7 @@ def test_small_gaussian_draws_from_the_read_ahead_equal_the_stream():
             pos += k
         assert got.tobytes() == want.tobytes(), (op, k, pos)
     assert rng.state == _lcg_outputs(9, 4, total)[1]
+    assert all(got.tobytes() == want.tobytes() for got, want in kept)
 
 
 @pytest.mark.parametrize("n", [300, 1023, 16384, 16385, 40_001])

@@ -155,6 +155,12 @@ class Kernel:
             return self.fn(*args)
         return (self._jit or self._compiled())(*args)
 
+    def runner(self) -> Callable[..., None]:
+        """What a call of the kernel runs now (the compiled dispatcher once :func:`use_compiled`,
+        else the function): a caller on a one-step path keeps it and calls it without
+        :meth:`__call__`'s Python (about 0.25 us a call); it does not follow a later change."""
+        return (self._jit or self._compiled()) if _on else self.fn
+
     def _compiled(self) -> Any:
         """What a compiled call runs, decided once: the dispatcher, or the function itself for a
         ``libm`` kernel where the probe found numba's sines unlike numpy's."""

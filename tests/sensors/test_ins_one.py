@@ -63,6 +63,7 @@ def test_one_epoch_is_the_block_of_one_bit_for_bit(monkeypatch, georef, compiled
     cfg = _config(utm_zone=zone)
     t, p, q, c, v, w, reset, bad = _epochs(260, zone)
     ref, core = InsCore(cfg, georef, 2), InsCore(cfg, georef, 2)
+    monkeypatch.setattr(kernels, "_on", compiled)  # InsOne keeps the kernels as they run now
     one = InsOne.of(core, {"fix_status": 2.0})
     assert one is not None and one.slots["fix_status"] == (len(one.record) - 1, 1)
     for k in range(len(t)):

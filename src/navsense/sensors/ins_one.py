@@ -91,6 +91,8 @@ class InsOne:
         self._pts = np.empty((3, 3))  # the chain's points: p_ins, p_n, P2
         self._rows = FixRows(3, 1)
         self._a: dict[float, float] = {}
+        # the kernels as they run now (use_compiled() comes before: navsense.ins_stream.Ins)
+        self._one_epoch, self._one_utm = _k.one_epoch.runner(), _k.one_utm.runner()
 
     @classmethod
     def of(cls, core: InsCore, constants: Mapping[str, float]) -> InsOne | None:
@@ -122,12 +124,12 @@ class InsOne:
         the previous epoch's time and v_n have not (as in InsCore.run)."""
         core = self._core
         s = self.record
-        _k.one_epoch(s, core.rng.gaussians(DRAWS_PER_EPOCH), self._pts)
+        self._one_epoch(s, core.rng.gaussians_view(DRAWS_PER_EPOCH), self._pts)
         try:
             run_chain(self._rows, self._pts, self._t, self._fix_par, self._zone)
         except DatumError as exc:
             raise core.fix_error(exc) from None
-        _k.one_utm(s, self._rows.w)
+        self._one_utm(s, self._rows.w)
         core.t_prev = t
         core.reset_pending = False
         return s
