@@ -546,6 +546,11 @@ def test_counts():
         (4, "satellites_blocked"),
     ):
         np.testing.assert_array_equal(c[key], (many == code).sum(axis=1))
+    for i in range(0, 300, 7):  # one epoch a call (its own path): the block's row, int64 (1,)
+        one = counts(many[i : i + 1])
+        assert list(one) == list(c)
+        for key, value in one.items():
+            assert value.shape == (1,) and value.dtype == c[key].dtype and value[0] == c[key][i]
     with pytest.raises(ValueError, match="status codes must be 0 .. 4"):
         counts(np.array([[1, 5]], dtype=np.int8))
 

@@ -73,8 +73,10 @@ def counts(status) -> dict[str, np.ndarray]:
     m = status.shape[0]
     if m == 1 and status.dtype == np.int8:  # one epoch: its histogram (a code off 0..4 is
         hist = np.bincount(status.reshape(-1).view(np.uint8), minlength=5)  # a longer one)
-        if hist.size == 5:
-            return _counts(hist.reshape(1, 5))
+        if hist.size == 5:  # its six counts as Python ints, then one array (6, 1)
+            _, c, n, f, b = hist.tolist()
+            u = c + n + f
+            return dict(zip(_COUNT_KEYS, np.array([[u], [c], [n], [f], [b], [u + b]])))
     if status.size and not (status.min() >= 0 and status.max() <= BLOCKED):
         raise ValueError(
             f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
@@ -83,6 +85,16 @@ def counts(status) -> dict[str, np.ndarray]:
     # one histogram of (epoch, status code) over all satellites
     cells = np.add(status, np.arange(0, 5 * m, 5, dtype=np.int64)[:, None], dtype=np.int64)
     return _counts(np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5))
+
+
+_COUNT_KEYS = (
+    "satellites_used",
+    "satellites_clear",
+    "satellites_near_obstruction",
+    "satellites_foliage",
+    "satellites_blocked",
+    "satellites_above_mask",
+)
 
 
 def _counts(hist: np.ndarray) -> dict[str, np.ndarray]:

@@ -109,14 +109,13 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     """
     u = rng.u32(OUTPUTS_PER_EPOCH * m).astype(np.float64).reshape(m, OUTPUTS_PER_EPOCH)
     # Gaussians at outputs (0, 1), (2, 3), ... (16, 17) and (19, 20): Box-Muller, cosine branch;
-    # the uniforms and the cosines' angles by a kernel, log and cos by numpy (on the same
-    # layouts as ever: the logs of strided columns of u, the cosines of new arrays)
-    angle = np.empty((m, 10))
-    _uniforms_and_angles(u, angle)
+    # the uniforms and the cosines of their angles by a kernel, log by numpy (on the same
+    # layout as ever: the logs of strided columns of u)
+    cos_a = np.empty((m, 10))
+    _uniforms_and_cosines(u, cos_a)
     log_u = np.empty((m, 10))
     np.log(u[:, 0:18:2], out=log_u[:, :9])
     np.log(u[:, 19], out=log_u[:, 9])
-    cos_a = np.cos(angle)
     g = np.empty((m, 10))
     _box_muller_rows(log_u, cos_a, g)
     return EpochDraws(
@@ -124,14 +123,15 @@ def draw_epochs(rng: Pcg32, m: int) -> EpochDraws:
     )
 
 
-@kernel(2, 2)
-def _uniforms_and_angles(u, angle):
-    """draw_epochs before its transcendental functions, on rows (m, 21): the outputs (as
-    float64) become U = (output + 0.5) / 2^32 in place, and angle (m, 10) = 2 pi U of the
-    Gaussians' second uniforms (outputs 1, 3, ... 17 and 20)."""
+@kernel(2, 2, libm=True)
+def _uniforms_and_cosines(u, cos_a):
+    """draw_epochs before its logarithms, on rows (m, 21): the outputs (as float64) become
+    U = (output + 0.5) / 2^32 in place, and cos_a (m, 10) = cos(2 pi U) of the Gaussians'
+    second uniforms (outputs 1, 3, ... 17 and 20; the cosine numpy's or, compiled, the C
+    library's: a ``libm`` kernel)."""
     u[:] = (u + 0.5) / _TWO_POW_32
-    angle[:, :9] = _TWO_PI * u[:, 1:18:2]
-    angle[:, 9] = _TWO_PI * u[:, 20]
+    cos_a[:, :9] = np.cos(_TWO_PI * u[:, 1:18:2])
+    cos_a[:, 9] = np.cos(_TWO_PI * u[:, 20])
 
 
 @kernel(2, 2, 2)
@@ -150,21 +150,23 @@ def error_sigmas(
     zero (k_h, k_v and tau_s are reported all the same). The float convergence (an exp) runs
     in numpy, the rest in one kernel (:func:`_sigma_rows`).
     """
-    fix = np.asarray(fix, dtype=np.intp)
-    m = fix.shape[0]
     table, consts = _tables(config)
-    cols = table[:, fix]  # the state parameters of each epoch (a new array)
-    is_float = fix == RTK_FLOAT
-    if np.count_nonzero(is_float):
-        # float convergence from the initial values since the lock started
-        s_h, s_v = cols[_COL["sigma_h_m"]], cols[_COL["sigma_v_m"]]
-        decay = np.exp(
-            -np.asarray(lock_age_s, dtype=np.float64)[is_float]
-            / cols[_COL["convergence_tau_s"]][is_float]
-        )
-        s_h[is_float] += (cols[_COL["initial_sigma_h_m"]][is_float] - s_h[is_float]) * decay
-        s_v[is_float] += (cols[_COL["initial_sigma_v_m"]][is_float] - s_v[is_float]) * decay
-    rtk = (is_float | (fix == RTK_FIXED)).astype(np.float64)
+    code = int(fix[0]) if getattr(fix, "shape", None) == (1,) else -1
+    if 0 <= code < table.shape[1]:  # one epoch: its column and rtk by its code
+        m = 1
+        cols = table[:, code : code + 1].copy()
+        if code == RTK_FLOAT:  # the float convergence (as below, on the one row)
+            s_h, s_v = cols[_COL["sigma_h_m"]], cols[_COL["sigma_v_m"]]
+            decay = np.exp(
+                -np.asarray(lock_age_s, dtype=np.float64) / cols[_COL["convergence_tau_s"]]
+            )
+            s_h += (cols[_COL["initial_sigma_h_m"]] - s_h) * decay
+            s_v += (cols[_COL["initial_sigma_v_m"]] - s_v) * decay
+        rtk = _RTK_ROWS[code in (RTK_FLOAT, RTK_FIXED)]
+    else:
+        fix = np.asarray(fix, dtype=np.intp)
+        m = fix.shape[0]
+        cols, rtk = _float_convergence(table, fix, lock_age_s)
     sig = np.empty((3, m, 3))
     k = np.empty((2, m))
     f64 = np.float64
@@ -188,6 +190,28 @@ def error_sigmas(
         "k_v": k[1],
         "tau_s": cols[_COL["tau_s"]],
     }
+
+
+_RTK_ROWS = (np.zeros(1), np.ones(1))  # rtk of one epoch (not in rtk_float or rtk_fixed, in)
+for _row in _RTK_ROWS:
+    _row.flags.writeable = False
+
+
+def _float_convergence(table, fix, lock_age_s) -> tuple[np.ndarray, np.ndarray]:
+    """The epochs' state parameters (K, m; a new array, sigma_h and sigma_v after the float
+    convergence where in rtk_float) and rtk (m,) 1.0 in rtk_float and rtk_fixed."""
+    cols = table[:, fix]  # the state parameters of each epoch (a new array)
+    is_float = fix == RTK_FLOAT
+    if np.count_nonzero(is_float):
+        # float convergence from the initial values since the lock started
+        s_h, s_v = cols[_COL["sigma_h_m"]], cols[_COL["sigma_v_m"]]
+        decay = np.exp(
+            -np.asarray(lock_age_s, dtype=np.float64)[is_float]
+            / cols[_COL["convergence_tau_s"]][is_float]
+        )
+        s_h[is_float] += (cols[_COL["initial_sigma_h_m"]][is_float] - s_h[is_float]) * decay
+        s_v[is_float] += (cols[_COL["initial_sigma_v_m"]][is_float] - s_v[is_float]) * decay
+    return cols, (is_float | (fix == RTK_FIXED)).astype(np.float64)
 
 
 _COL = {key: i for i, key in enumerate(STATE_PARAM_KEYS)}  # rows of _state_table

@@ -195,8 +195,11 @@ def _one_condition(
     base = NO_FIX if no_fix else (DGPS if dgps else SINGLE) if not_rtk else -1
     capable = int(n_clear[0]) >= config.min_clear_satellites and float(pdop[0]) <= config.max_pdop
     slip = float(slip_uniform[0]) < config.cycle_slip_rate_per_s * mi * dt
-    ttf_raw = time_to_fix_s(config, np.asarray(g_t, dtype=np.float64), mi, math.inf)
-    return [base], [capable], [slip], [t], [dt], ttf_raw.tolist()
+    # time_to_fix_s with since_loss = inf: numpy's exp on the row, then its products in order
+    e = float(np.exp(config.ttf_log_sigma * np.asarray(g_t, dtype=np.float64))[0])
+    r = config.reacquire_factor if math.inf <= config.reacquire_window_s else 1.0
+    ttf = config.ttf_median_s * e * (1.0 + config.ttf_multipath_gain * mi) * r
+    return [base], [capable], [slip], [t], [dt], [ttf]
 
 
 def _conditions(

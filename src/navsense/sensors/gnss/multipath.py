@@ -157,7 +157,16 @@ def reflector_index(antenna_enu_m, site: Site, reflector_range_m: float) -> np.n
 
 
 def multipath_index(n_near, n_foliage, n_used, rho) -> np.ndarray:
-    """The multipath index m = clamp((N_n + 0.5 N_f) / max(N_u, 1) + 0.5 rho, 0, 1), (m,)."""
+    """The multipath index m = clamp((N_n + 0.5 N_f) / max(N_u, 1) + 0.5 rho, 0, 1), (m,).
+
+    One epoch (every argument of shape (1,)): the same operations on Python floats (IEEE
+    doubles; the counts' conversions are exact), clamped as np.clip's loop does."""
+    args = (n_near, n_foliage, n_used, rho)
+    if all(getattr(a, "shape", None) == (1,) for a in args):
+        nn, nf, nu, r = (float(a[0]) for a in args)
+        v = (nn + 0.5 * nf) / (nu if nu >= 1.0 or nu != nu else 1.0) + 0.5 * r
+        v = v if v > 0.0 or v != v else 0.0
+        return np.array([v if v < 1.0 or v != v else 1.0])
     n_near = np.asarray(n_near, dtype=np.float64)
     n_foliage = np.asarray(n_foliage, dtype=np.float64)
     n_used = np.asarray(n_used, dtype=np.float64)
