@@ -124,3 +124,187 @@ def test_a_file_that_is_not_mcap(run_dir, tmp_path):
     path.write_bytes(b"not a bag at all")
     with pytest.raises(FormatError, match=r"x.mcap: not a readable MCAP file"):
         score_estimate(run_dir, path, ScoreOptions(topic="/pose"))
+
+
+def _bag_messages(path, topic):
+    """(schema, channel, [(log_time, payload)]) of a topic, read with mcap's seeking reader."""
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        reader = make_reader(f)
+        summary = reader.get_summary()
+        channel = next(c for c in summary.channels.values() if c.topic == topic)
+        schema = summary.schemas[channel.schema_id]
+        rows = [(m.log_time, m.data) for _, _, m in reader.iter_messages(topics=[topic])]
+    return schema, channel, rows
+
+
+@pytest.mark.parametrize(
+    ("encoding", "schema_encoding", "words"),
+    [
+        (
+            "json",
+            "jsonschema",
+            "has messages in the 'json' encoding; an estimate is read from 'cdr'",
+        ),
+        # the payloads are the CDR of the run's odometry: read as CDR before, scored silently
+        ("ros1", "ros1msg", "has messages in the 'ros1' encoding; an estimate is read from 'cdr'"),
+        ("cdr", "jsonschema", "has a schema in the 'jsonschema' encoding; an estimate is read"),
+    ],
+)
+def test_a_topic_in_another_encoding_is_refused(
+    run_dir, tmp_path, encoding, schema_encoding, words
+):
+    """A channel whose messages are not CDR (JSON, ROS 1, ...) or whose schema is not ROS 2's is
+    refused by name, written with mcap's own Writer (the messages were decoded as CDR)."""
+    import json
+
+    from mcap.writer import Writer
+
+    schema, _, rows = _bag_messages(run_dir / "ros2.mcap", "/vehicle/odom")
+    path = tmp_path / f"{encoding}.mcap"
+    with open(path, "wb") as f:
+        writer = Writer(f)
+        writer.start(profile="", library="test")
+        sid = writer.register_schema(schema.name, schema_encoding, b"{}")
+        cid = writer.register_channel("/odom", encoding, sid)
+        for k, (log_time, data) in enumerate(rows[:50]):
+            if encoding == "json":
+                data = json.dumps({"header": {"stamp": log_time}, "k": k}).encode()
+            writer.add_message(cid, log_time, data, log_time, sequence=k)
+        writer.finish()
+    start_ns = read_run_info(run_dir).start_ns
+    with pytest.raises(FormatError, match=rf"{encoding}.mcap: topic /odom {words}"):
+        read_topic(path, "/odom", start_ns=start_ns)
+
+
+def test_a_bag_cut_in_a_chunk_scores_the_messages_before_it(run_dir, tmp_path):
+    """A recorder stopped in the middle of a chunk: the messages of the complete chunks before
+    it are read, the same as from the whole bag (counted chunk by chunk through the bag's index
+    with mcap), and nothing of the cut chunk."""
+    from mcap.reader import make_reader
+    from mcap.records import Message
+    from mcap.stream_reader import StreamReader, breakup_chunk
+
+    full = run_dir / "ros2.mcap"
+    topic = "/vehicle/odom"
+    with open(full, "rb") as f:
+        summary = make_reader(f).get_summary()
+        cid = next(c.id for c in summary.channels.values() if c.topic == topic)
+        chunks = sorted(summary.chunk_indexes, key=lambda c: c.chunk_start_offset)
+        assert len(chunks) >= 4
+        counts = []
+        for c in chunks[:3]:
+            f.seek(c.chunk_start_offset)
+            chunk = next(StreamReader(f, skip_magic=True, emit_chunks=True).records)
+            counts.append(
+                sum(isinstance(r, Message) and r.channel_id == cid for r in breakup_chunk(chunk))
+            )
+    assert min(counts) > 0
+    cut = chunks[3].chunk_start_offset + chunks[3].chunk_length // 2
+    (tmp_path / "cut.mcap").write_bytes(full.read_bytes()[:cut])
+    start_ns = read_run_info(run_dir).start_ns
+    whole = read_topic(full, topic, start_ns=start_ns)
+    est = read_topic(tmp_path / "cut.mcap", topic, start_ns=start_ns)
+    n = sum(counts)
+    assert len(est.t_s) == n < len(whole.t_s)
+    np.testing.assert_array_equal(est.t_s, whole.t_s[:n])
+    np.testing.assert_array_equal(est.xyz, whole.xyz[:n])
+    assert f"the bag is cut short (no Data End record): the {n} messages before" in est.frame_note
+    assert "cut short" not in whole.frame_note
+
+
+@pytest.mark.parametrize(
+    "form", ["plain", "lz4", "zstd, no index", "unchunked, no index", "unchunked, stopped"]
+)
+def test_a_topic_in_any_container_form(run_dir, tmp_path, form):
+    """The run's odometry rewritten with mcap's Writer: chunks compressed with lz4, with zstd,
+    or none; no summary nor index; no chunks; a recorder stopped after its last message (no Data
+    End record): each reads as the run's own bag."""
+    from mcap.writer import CompressionType, IndexType, Writer
+
+    schema, channel, rows = _bag_messages(run_dir / "ros2.mcap", "/vehicle/odom")
+    comp = {"plain": CompressionType.NONE, "lz4": CompressionType.LZ4}.get(form)
+    indexed = "index" not in form and "stopped" not in form
+    path = tmp_path / "b.mcap"
+    with open(path, "wb") as f:
+        writer = Writer(
+            f,
+            chunk_size=200_000,
+            compression=comp or CompressionType.ZSTD,
+            index_types=IndexType.ALL if indexed else IndexType.NONE,
+            use_chunking="unchunked" not in form,
+            use_summary_offsets=indexed,
+            use_statistics=indexed,
+            repeat_channels=indexed,
+            repeat_schemas=indexed,
+        )
+        writer.start(profile="ros2", library="test")
+        sid = writer.register_schema(schema.name, schema.encoding, schema.data)
+        other = writer.register_channel("/other", "cdr", sid)
+        cid = writer.register_channel("/odom", "cdr", sid)
+        for k, (log_time, data) in enumerate(rows):
+            writer.add_message(other, log_time, data[:-8], log_time, sequence=k)
+            writer.add_message(cid, log_time, data, log_time, sequence=k)
+        if "stopped" not in form:
+            writer.finish()
+    start_ns = read_run_info(run_dir).start_ns
+    est = read_topic(path, "/odom", start_ns=start_ns)
+    whole = read_topic(run_dir / "ros2.mcap", "/vehicle/odom", start_ns=start_ns)
+    for name in ("t_s", "xyz", "q_xyzw", "cov_m2"):
+        np.testing.assert_array_equal(getattr(est, name), getattr(whole, name), err_msg=name)
+    assert ("cut short" in est.frame_note) == ("stopped" in form)
+
+
+def _second_chunk(raw: bytes, path) -> tuple[int, int, int]:
+    """(the body's offset, its uncompressed size, the compression name's length) of the bag's
+    second chunk record, found through the bag's chunk index (mcap)."""
+    import struct
+
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        chunks = sorted(
+            make_reader(f).get_summary().chunk_indexes, key=lambda c: c.chunk_start_offset
+        )
+    c = chunks[1]
+    assert raw[c.chunk_start_offset] == 0x06
+    body = c.chunk_start_offset + 9  # opcode, record length
+    return body, c.uncompressed_size, struct.unpack_from("<I", raw, body + 28)[0]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["size 2**40", "size + 1", "data length 2**64 - 1", "compression", "frame header"],
+)
+def test_a_damaged_chunk_is_one_format_error(run_dir, tmp_path, damage):
+    """A chunk whose header claims 1 TiB uncompressed (refused before memory is taken: zstandard
+    would allocate it), one byte more than its frame, a data length past 2**63 (a buffered read
+    of it would first allocate it), an unknown compression, a damaged zstd frame header: one
+    FormatError naming the bag, never a MemoryError nor a traceback."""
+    import struct
+
+    full = run_dir / "ros2.mcap"
+    raw = bytearray(full.read_bytes())
+    body, size, n = _second_chunk(bytes(raw), full)
+    words = {
+        "size 2**40": "a chunk of 1099511627776 bytes uncompressed; at most 1073741824 are read",
+        "size + 1": f"a zstd chunk of {size} bytes; its header says {size + 1}",
+        "data length 2**64 - 1": "not a readable MCAP file (a length field of more than 2**63",
+        "compression": "a chunk compressed with 'zstx' (zstd, lz4 or none)",
+        "frame header": "a damaged zstd chunk (",
+    }[damage]
+    if damage.startswith("size"):
+        struct.pack_into("<Q", raw, body + 16, 1 << 40 if "40" in damage else size + 1)
+    elif damage == "compression":
+        raw[body + 32 + n - 1] = ord("x")
+    elif damage == "frame header":
+        frame = body + 32 + n + 8
+        raw[frame + 4 : frame + 6] = b"\xff\xff"
+    else:
+        struct.pack_into("<Q", raw, body + 32 + n, (1 << 64) - 1)
+    path = tmp_path / "d.mcap"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(FormatError) as info:
+        read_topic(path, "/vehicle/odom", start_ns=read_run_info(run_dir).start_ns)
+    assert str(info.value).startswith(f"{path}: ") and words in str(info.value), str(info.value)

@@ -18,12 +18,25 @@ frame to ``--frame`` (default enu; e.g. ``map`` or ``odom`` of a filter, often w
 A covariance block of zeros (unset) is "no covariance", a zero quaternion "no attitude"; a
 NavSatFix with status -1 (STATUS_NO_FIX) or a NaN coordinate is left out.
 
+Container: the mcap library (mcap.dev, the format's own Python reader) reads the file in one
+pass, its StreamReader over the data section (:func:`_scan`; the summary and indexes are not
+needed, so an unindexed bag reads as well). Only CDR is decoded: a topic whose channel's
+message_encoding is not ``cdr``, or whose schema's encoding is not ``ros2msg`` (or ``ros2idl``,
+rosbag2's for a type defined in IDL: the payload is CDR either way), is a FormatError naming the
+topic and its encoding (JSON, Protobuf or ROS 1 messages were decoded as CDR before).
+
 Damage (issue 21): a pose whose position is not finite, a quaternion that is not finite or
 whose norm is off 1 by more than :data:`navsense.score.tum.QUAT_NORM_TOL`, a covariance that is
-not finite, a payload that is not CDR or ends early, a chunk that does not decompress to its
-stated size or claims more than :data:`MAX_CHUNK_BYTES` are FormatErrors naming the file, topic
-and message. A record cut short by the end of the file (a recorder that was stopped) ends the
-reading: the complete messages before it are scored.
+not finite, a payload that is not CDR or ends early, a chunk whose header claims more than
+:data:`MAX_CHUNK_BYTES` uncompressed or another size than its zstd or lz4 frame states, a
+damaged frame, an unknown compression, no MCAP magic, bytes that are not MCAP records are
+FormatErrors naming the file (topic and message where known). Never a MemoryError: a chunk's
+sizes are checked before mcap decompresses it, and the file is memory-mapped so that a damaged
+length is never allocated (a read stops at the end of the file). A bag that ends before its Data
+End record (a recorder that was stopped: the end of the file inside a record or after one) ends
+the reading: the complete messages before are scored, and the estimate's note says the bag is
+cut short. (A chunk's data-length field damaged past its record reads as such a cut: mcap
+trusts it over the record's length.)
 """
 
 from __future__ import annotations
@@ -34,6 +47,10 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+from mcap.data_stream import ReadDataStream
+from mcap.exceptions import InvalidMagic, McapError, RecordLengthLimitExceeded
+from mcap.records import Channel, Chunk, DataEnd, Message, Schema
+from mcap.stream_reader import MAGIC_SIZE, StreamReader, breakup_chunk, read_magic
 
 from navsense.errors import ConfigError, FormatError
 from navsense.score.estimate import Estimate, finish
@@ -150,132 +167,155 @@ def _decode(msg_type: str, payloads: list[bytes], where) -> tuple[dict, str]:
     return out, _layout(msg_type, payloads[0], where(0)).frame_id
 
 
-_MAGIC = b"\x89MCAP0\r\n"
-_OP_SCHEMA, _OP_CHANNEL, _OP_MESSAGE, _OP_CHUNK, _OP_DATA_END = 0x03, 0x04, 0x05, 0x06, 0x0F
-_U16, _U32, _U64 = struct.Struct("<H"), struct.Struct("<I"), struct.Struct("<Q")
-_RECORD = struct.Struct("<BQ")  # opcode, content length
-
-
-def _string(buf, off: int) -> tuple[str, int]:
-    (n,) = _U32.unpack_from(buf, off)
-    return bytes(buf[off + 4 : off + 4 + n]).decode("utf-8", errors="replace"), off + 4 + n
-
-
 #: The largest uncompressed chunk read, bytes (recorders write chunks of about 1 to 4 MiB; a
 #: damaged size field is refused before memory is taken).
 MAX_CHUNK_BYTES = 1 << 30
 
+#: The encodings read: the channel's message encoding and its schema's (rosbag2 writes ros2msg,
+#: or ros2idl for a type defined in IDL only: the payload is CDR either way).
+MESSAGE_ENCODING = "cdr"
+SCHEMA_ENCODINGS = ("ros2msg", "ros2idl")
 
-def _decompress(data: bytes, compression: str, size: int, where: str) -> bytes:
-    """A chunk's records; FormatError when the chunk is not what its header says."""
-    if compression not in ("", "zstd", "lz4"):
-        raise FormatError(f"{where}: a chunk compressed with {compression!r} (zstd, lz4 or none)")
+#: What mcap (and the compressors it calls) raise at bytes that are not a record: a short read
+#: at the end of the file (EndOfFile, struct.error), a length beyond the file, a damaged frame
+#: (zstandard.ZstdError, lz4's RuntimeError), a name that is not UTF-8 (ValueError).
+_READ_ERRORS: tuple[type[BaseException], ...] = (
+    McapError,
+    struct.error,
+    ValueError,
+    OverflowError,
+    RuntimeError,
+    MemoryError,
+)
+
+
+def _chunk_records(chunk: Chunk, where: str) -> list:
+    """The records of a chunk (mcap's ``breakup_chunk``), after its header is checked: the
+    compression is one mcap reads, the uncompressed size at most MAX_CHUNK_BYTES and the same as
+    the compressed frame's own (zstandard and lz4 allocate the frame's stated size before they
+    decompress: a damaged size is refused before memory is taken). FormatError otherwise."""
+    comp, size = chunk.compression, chunk.uncompressed_size
+    if comp not in ("", "zstd", "lz4"):
+        raise FormatError(f"{where}: a chunk compressed with {comp!r} (zstd, lz4 or none)")
     if size > MAX_CHUNK_BYTES:
         raise FormatError(
             f"{where}: a chunk of {size} bytes uncompressed; at most {MAX_CHUNK_BYTES} are read "
             "(a damaged bag?)"
         )
+    errors = _READ_ERRORS  # lz4 raises RuntimeError
     try:
-        if compression == "zstd":
+        if comp == "zstd":
             import zstandard
 
-            try:
-                out = zstandard.ZstdDecompressor().decompress(data, max_output_size=size)
-            except zstandard.ZstdError as exc:
-                raise ValueError(str(exc)) from None
-        elif compression == "lz4":
+            errors = (*errors, zstandard.ZstdError)
+            stated = zstandard.frame_content_size(chunk.data)  # -1: not stated
+        elif comp == "lz4":
             import lz4.frame
 
-            with lz4.frame.LZ4FrameDecompressor() as d:
-                out = d.decompress(data, max_length=size)
+            stated = lz4.frame.get_frame_info(chunk.data)["content_size"] or -1  # 0: not stated
         else:
-            out = data
-    except (RuntimeError, ValueError, MemoryError) as exc:  # lz4 raises RuntimeError
-        raise FormatError(f"{where}: a damaged {compression} chunk ({exc})") from None
-    if len(out) != size:
-        raise FormatError(
-            f"{where}: a {compression or 'plain'} chunk of {len(out)} bytes; its header says {size}"
-        )
-    return out
+            stated = len(chunk.data)
+        if stated in (-1, size):
+            return breakup_chunk(chunk)
+    except errors as exc:
+        raise FormatError(f"{where}: a damaged {comp or 'plain'} chunk ({_words(exc)})") from None
+    raise FormatError(
+        f"{where}: a {comp or 'plain'} chunk of {stated} bytes; its header says {size}"
+    )
 
 
-class _McapScan:
-    """One pass over an MCAP file's data section (MCAP format v0, mcap.dev/spec): its schemas,
-    channels and the messages of one channel, inside chunks or not; the summary section and the
-    indexes are not needed (an unindexed bag from a recorder that stopped reads as well)."""
+def _words(exc: BaseException) -> str:
+    if isinstance(exc, OverflowError):  # a length read from the file past 2**63
+        return "a length field of more than 2**63 bytes"
+    return str(exc) or type(exc).__name__
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.schemas: dict[int, str] = {}
-        self.channels: dict[int, tuple[str, int]] = {}  # id -> (topic, schema id)
 
-    def _records(self, buf, wanted: str | None, out: list, in_chunk: bool = False) -> None:
-        """Read the records in buf: schemas and channels; the messages of topic ``wanted``. A
-        record cut short by the end of the file (a recorder that stopped) ends the reading."""
-        off, end = 0, len(buf)
-        channel = self._channel_of(wanted)
-        while off + 9 <= end:
-            op, length = _RECORD.unpack_from(buf, off)
-            body = off + 9
-            off = body + length
-            if off > end:
-                return
-            if op == _OP_MESSAGE:
-                if channel is None:
-                    channel = self._channel_of(wanted)
-                if channel is not None and _U16.unpack_from(buf, body)[0] == channel:
-                    out.append(bytes(buf[body + 22 : off]))
-            elif op == _OP_CHANNEL:
-                (cid,) = _U16.unpack_from(buf, body)
-                (sid,) = _U16.unpack_from(buf, body + 2)
-                topic, _ = _string(buf, body + 4)
-                self.channels[cid] = (topic, sid)
-            elif op == _OP_SCHEMA:
-                (sid,) = _U16.unpack_from(buf, body)
-                self.schemas[sid], _ = _string(buf, body + 2)
-            elif op == _OP_CHUNK:
-                if in_chunk:
-                    raise FormatError(f"{self.path}: not a readable MCAP file (a chunk in a chunk)")
-                (size,) = _U64.unpack_from(buf, body + 16)
-                compression, pos = _string(buf, body + 28)
-                (n,) = _U64.unpack_from(buf, pos)
-                data = _decompress(
-                    bytes(buf[pos + 8 : pos + 8 + n]), compression, size, str(self.path)
-                )
-                self._records(memoryview(data), wanted, out, in_chunk=True)
-            elif op == _OP_DATA_END:
-                return
+@dataclass
+class _Bag:
+    """What one pass over a bag found: channels by topic (the first of a topic) with their
+    schema (None: schema id 0), the payloads of the wanted topic in file order, and whether the
+    file ended before its Data End record (a recorder that was stopped)."""
 
-    def _channel_of(self, topic: str | None) -> int | None:
-        for cid, (name, _) in self.channels.items():
-            if name == topic:
-                return cid
-        return None
-
-    def messages(self, topic: str | None) -> list[bytes]:
-        """The payloads of ``topic`` in file order (after reading, ``topics()`` lists all)."""
-        import mmap
-
-        out: list[bytes] = []
-        with open(self.path, "rb") as f:
-            if f.read(len(_MAGIC)) != _MAGIC:
-                raise FormatError(f"{self.path}: not a readable MCAP file (no MCAP magic)")
-            with (
-                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data,
-                memoryview(data) as view,
-                view[len(_MAGIC) :] as records,
-            ):
-                try:
-                    self._records(records, topic, out)
-                except (struct.error, ValueError) as exc:
-                    if isinstance(exc, FormatError):
-                        raise
-                    raise FormatError(f"{self.path}: not a readable MCAP file ({exc})") from None
-        return out
+    channels: dict[str, tuple[Channel, Schema | None]]
+    payloads: list[bytes]
+    cut: bool = False
 
     def topics(self) -> dict[str, str]:
-        """topic -> message type of every channel."""
-        return {t: self.schemas.get(s, "?") for t, s in self.channels.values()}
+        """topic -> message type of every channel ('?' without a schema)."""
+        return {t: s.name if s else "?" for t, (_, s) in self.channels.items()}
+
+
+def _scan(path: Path, topic: str | None) -> _Bag:
+    """One pass over the bag's data section with mcap's StreamReader (mcap.dev/spec): schemas,
+    channels and the messages of ``topic``, in chunks or not, up to the Data End record. The
+    summary section and the indexes are not needed, so an unindexed bag and a bag cut short read
+    the same way (a seeking reader would need the footer), and each chunk's header is checked
+    before mcap decompresses it (:func:`_chunk_records`). The file is memory-mapped: mcap reads
+    a record's stated length from it, and a read from a map stops at the end of the file where a
+    buffered file would first allocate the stated length (a damaged length: MemoryError)."""
+    import mmap
+
+    where = str(path)
+    size = path.stat().st_size
+    bag = _Bag({}, [])
+    schemas: dict[int, Schema] = {}
+    wanted = -1  # the channel id of topic
+    with open(path, "rb") as f:
+        if size < MAGIC_SIZE:
+            raise FormatError(f"{where}: not a readable MCAP file (no MCAP magic)")
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            try:
+                read_magic(ReadDataStream(data))  # type: ignore[arg-type]
+            except InvalidMagic:
+                raise FormatError(f"{where}: not a readable MCAP file (no MCAP magic)") from None
+            reader = StreamReader(
+                data,  # type: ignore[arg-type]
+                skip_magic=True,
+                emit_chunks=True,
+                record_size_limit=size,
+            )
+            try:
+                for record in reader.records:
+                    inner = _chunk_records(record, where) if isinstance(record, Chunk) else [record]
+                    for r in inner:
+                        if isinstance(r, Message):
+                            if r.channel_id == wanted:
+                                bag.payloads.append(r.data)
+                        elif isinstance(r, Channel):
+                            if r.topic not in bag.channels:
+                                bag.channels[r.topic] = (r, schemas.get(r.schema_id))
+                                if r.topic == topic:
+                                    wanted = r.id
+                        elif isinstance(r, Schema):
+                            schemas[r.id] = r
+                    if isinstance(record, DataEnd):
+                        break
+            except FormatError:
+                raise
+            except RecordLengthLimitExceeded:
+                bag.cut = True  # a record longer than the file: cut short
+            except _READ_ERRORS as exc:
+                if data.tell() < size:  # not at the end of the file: damage
+                    raise FormatError(
+                        f"{where}: not a readable MCAP file ({_words(exc)} at byte "
+                        f"{data.tell()} of {size})"
+                    ) from None
+                bag.cut = True
+    return bag
+
+
+def _check_encoding(path: Path, topic: str, channel: Channel, schema: Schema | None) -> None:
+    """FormatError unless the topic's messages are CDR (and its schema ROS 2's)."""
+    if channel.message_encoding != MESSAGE_ENCODING:
+        raise FormatError(
+            f"{path}: topic {topic} has messages in the {channel.message_encoding!r} encoding; "
+            f"an estimate is read from {MESSAGE_ENCODING!r} (ROS 2's CDR, as rosbag2 records)"
+        )
+    if schema is not None and schema.encoding not in SCHEMA_ENCODINGS:
+        raise FormatError(
+            f"{path}: topic {topic} has a schema in the {schema.encoding!r} encoding; an "
+            f"estimate is read with a ROS 2 schema ({' or '.join(map(repr, SCHEMA_ENCODINGS))})"
+        )
 
 
 def _checked(path: Path, topic: str, stamp: np.ndarray, q: np.ndarray, cov: np.ndarray):
@@ -309,24 +349,27 @@ def _checked(path: Path, topic: str, stamp: np.ndarray, q: np.ndarray, cov: np.n
 def read_topic(path: str | Path, topic: str | None, *, start_ns: int) -> Estimate:
     """Read the messages of ``topic`` from the MCAP bag ``path`` (module docstring)."""
     path = Path(path)
-    scan = _McapScan(path)
-    payloads = scan.messages(topic)
-    topics = scan.topics()
+    bag = _scan(path, topic)
+    topics = bag.topics()
+    cut = " (a recorder that was stopped?)"
     listing = ", ".join(f"{t} ({m})" for t, m in sorted(topics.items())) or (
-        "none found (a bag cut short or damaged?)"
+        f"none found before the bag is cut short{cut}" if bag.cut else "none found (a damaged bag?)"
     )
     if topic is None:
         raise ConfigError(f"{path}: an mcap estimate needs --topic; the bag's topics: {listing}")
     if topic not in topics:
         raise FormatError(f"{path}: no topic {topic!r}; the bag's topics: {listing}")
+    _check_encoding(path, topic, *bag.channels[topic])
     msg_type = topics[topic]
+    payloads = bag.payloads
     if msg_type not in MESSAGE_TYPES:
         raise FormatError(
             f"{path}: topic {topic} has messages {msg_type}; an estimate is one of "
             f"{', '.join(MESSAGE_TYPES)}"
         )
     if not payloads:
-        raise FormatError(f"{path}: topic {topic} has no messages")
+        before = f" before the bag is cut short{cut}" if bag.cut else ""
+        raise FormatError(f"{path}: topic {topic} has no messages{before}")
     m, frame_id = _decode(msg_type, payloads, lambda k: f"{path}: topic {topic} message {k + 1}")
     ok = m["ok"]
     if not ok.any():
@@ -343,6 +386,8 @@ def read_topic(path: str | Path, topic: str | None, *, start_ns: int) -> Estimat
     dropped = int(np.count_nonzero(~ok))
     if dropped:
         note += f"; {dropped} messages without a fix left out"
+    if bag.cut:
+        note += f"; the bag is cut short (no Data End record): the {len(payloads)} messages before"
     return finish(
         f"{path}:{topic}",
         t,
