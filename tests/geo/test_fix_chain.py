@@ -106,3 +106,42 @@ def test_zeta_sums_clenshaw_is_clenshaw_rows(monkeypatch, on):
     utm._clenshaw_rows(w[8], w[9], utm._ALPHA_A, y)
     assert np.array_equal(_bits(w[12:16]), _bits(y))
     monkeypatch.setattr(kernels, "_on", False)
+
+
+@pytest.mark.parametrize("frame", ["nad83_2011", "nad83_harn"])
+@pytest.mark.parametrize("zone", [16, 21, 22])
+@pytest.mark.parametrize("on", [False, True])
+def test_point_by_point_kernels_write_the_rows_of_the_row_kernels(monkeypatch, frame, zone, on):
+    """run_chain on FixRows(3, 1, one=True) (the kernels written out point by point: the
+    streaming INS's) writes every work row with the bits of the kernels over rows, epoch after
+    epoch on the same rows, as numpy and compiled; the same error lines where a point is
+    refused (the rows are then not compared)."""
+    geo = Georeference.acre()
+    par = fix_chain.fix_parameters(geo._datum_a, frame, zone)
+    monkeypatch.setattr(kernels, "_on", on)
+    kept = fix_chain.FixRows(3, 1, one=True)
+    kept.w[:] = 0.0
+    rng = np.random.default_rng(zone)
+    for k in range(40):
+        scale = (30.0, 3e3, 6e4, 1e5)[k % 4]
+        pts, t = _points(1, scale, k)
+        if k == 7:
+            pts[0, 1] = np.nan
+        if k == 9:
+            t[0] = np.inf
+        rows = fix_chain.FixRows(3, 1)
+        rows.w[:] = kept.w  # the work rows as the previous epoch left them
+        try:
+            fix_chain.run_chain(rows, pts, t, par, zone)
+        except DatumError as exc:
+            with pytest.raises(DatumError) as refused:
+                fix_chain.run_chain(kept, pts, t, par, zone)
+            assert str(refused.value) == str(exc)
+            kept.w[:] = rng.standard_normal(kept.w.shape)  # whatever the refused epoch left
+            continue
+        fix_chain.run_chain(kept, pts, t, par, zone)
+        assert np.array_equal(_bits(kept.w), _bits(rows.w)), k
+        want = fix_chain.nad83_fix_utm(pts, t, par, zone)
+        got = (kept.lat, kept.lon, kept.h, kept.east, kept.north, kept.alpha)
+        assert all(np.array_equal(_bits(a), _bits(b)) for a, b in zip(got, want))
+    monkeypatch.setattr(kernels, "_on", False)

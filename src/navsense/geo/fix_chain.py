@@ -25,6 +25,11 @@ acre_steps.datum_rows, utm._forward_arrays and utm._easting_northing term for te
 order: the same operations on the same values, the same bits (tests/geo/test_fix_chain.py
 compares them with those functions, compiled and as numpy). A point outside a domain takes the
 checks of the functions themselves (the same error lines).
+
+:func:`run_chain` runs the sequence on work rows (:class:`FixRows`): nad83_fix_utm's, new each
+call, or a one-epoch caller's kept from epoch to epoch (the streaming INS,
+navsense.sensors.ins_one), whose kernels are the same operations written out point by point
+(``*_points``: scalars, no row temporaries; the test compares every work row bit for bit).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ _MU_SCALE, _MU0 = _sp._MU_SCALE, _sp._MU0
 _EP2, _E2M, _INV_E2M, _INV_AK0, _LAM0 = _sp._EP2, _sp._E2M, _sp._INV_E2M, _sp._INV_AK0, _sp._LAM0
 _UTM_E0, _K0A, _MAX_DLON = _utm.FALSE_EASTING_M, _utm._K0A, _utm.MAX_DLON_DEG
 _UTM_E = _utm._E
+_utm_TAU, _utm_SIG, _utm_LAM = _utm._TAU, _utm._SIG, _utm._LAM  # its rows (of _W on)
 _F2, _F4, _F6, _F8 = _sp._F2, _sp._F4, _sp._F6, _sp._F8
 
 # series_datum's parameter row (fix_parameters): the datum's (acre_steps.datum_row), then
@@ -183,6 +189,143 @@ def easting_rotation(w):
     np.subtract(north[2 * m :], north[:m], w[_RN, :m])
 
 
+# ------------------------------------------------------------------ one epoch, point by point
+# The kernels above over rows of a few points: each row expression allocates its result (about
+# 0.1 us compiled). These write the same operations out point by point (scalars, no array but
+# the libm sines), for one epoch's three points (FixRows(3, 1, one=True): the streaming INS);
+# tests/geo/test_fix_chain.py compares every work row with the kernels above, bit for bit.
+_A1, _A2, _A3, _A4, _A5, _A6 = _utm._A1, _utm._A2, _utm._A3, _utm._A4, _utm._A5, _utm._A6
+
+
+@kernel(2, 1, 2)
+def grid_mu_points(pts, t, w):
+    """:func:`grid_mu`, point by point."""
+    ok = True
+    for i in range(t.shape[0]):
+        ok = ok and np.isfinite(t[i])
+    for i in range(pts.shape[1]):
+        e, n = pts[0, i], pts[1, i]
+        ok = ok and np.isfinite(e) and np.isfinite(n) and np.isfinite(pts[2, i])
+        x = _CF * (_E0 + e / _CF)
+        y = _CF * (_N0 + n / _CF)
+        w[_X, i] = x
+        w[_MU, i] = (y - _Y0) * _MU_SCALE + _MU0  # spec: mu
+        ok = ok and abs(x - _X0) - _DX <= 0.0 and abs(y - _Y0) - _DY <= 0.0
+    w[_OK, 0] = 1.0 if ok else 0.0
+
+
+@kernel(2)
+def footpoint_points(w):
+    """:func:`footpoint`, point by point."""
+    for i in range(w.shape[1]):
+        tm = w[_TM, i]
+        tm2 = tm * tm
+        inv = 1.0 / (1.0 + tm2)
+        s2 = 2.0 * tm * inv  # sin 2mu
+        a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
+        b3 = a2 * _F8 + _F6
+        b2 = a2 * b3 + (_F4 - _F8)
+        b1 = a2 * b2 - b3 + _F2
+        w[_PHI1, i] = w[_MU, i] + b1 * s2  # spec: phi_1
+
+
+@kernel(2, 1, 2)
+def series_datum_points(pts, par, w):
+    """:func:`series_datum`, point by point."""
+    ok = True
+    for i in range(w.shape[1]):
+        tan1 = w[_TAN1, i]
+        t1 = tan1 * tan1  # spec: T_1
+        u = 1.0 + t1
+        cc = _EP2 / u  # spec: C_1
+        ww = (1.0 + _E2M * t1) / u
+        d = (w[_X, i] - _X0) * np.sqrt(ww) * _INV_AK0  # spec: D
+        d2 = d * d
+        p4 = (5.0 - 9.0 * _EP2) + 3.0 * t1 + cc * (10.0 - 4.0 * cc)
+        p6 = (61.0 - 252.0 * _EP2) + t1 * (90.0 + 45.0 * t1) + cc * (298.0 - 3.0 * cc)
+        phi = w[_PHI1, i] - (tan1 * ww * _INV_E2M) * (
+            d2 * (0.5 - d2 * (p4 * (1.0 / 24.0) - d2 * p6 * (1.0 / 720.0)))
+        )
+        q3 = 1.0 + 2.0 * t1 + cc
+        q5 = (5.0 + 8.0 * _EP2) + t1 * (28.0 + 24.0 * t1) - cc * (2.0 + 3.0 * cc)
+        lam = _LAM0 + d * (1.0 - d2 * (q3 * (1.0 / 6.0) - d2 * q5 * (1.0 / 120.0))) * np.sqrt(u)
+        lat, lon = phi * _R2D, lam * _R2D
+        if par[_NAD83_2011] != 0.0:  # step 3
+            lat += par[0]
+            lon += par[1]
+        w[_LAT, i], w[_LON, i] = lat, lon
+        e, n = pts[0, i], pts[1, i]
+        w[_H, i] = (_H0_M + pts[2, i]) + (par[2] + par[3] * e + par[4] * n)  # step 4
+        dlon = lon - par[_LON_C]
+        w[_PHI, i] = lat * _D2R
+        w[_LAM, i] = dlon * _D2R
+        ok = ok and abs(dlon) <= _MAX_DLON
+    w[_OK, 0] = 1.0 if ok else 0.0
+
+
+@kernel(2)
+def sigma_argument_points(w):
+    """utm._sigma_argument, point by point (w: utm._forward_rad's rows)."""
+    for i in range(w.shape[1]):
+        tau = w[_utm_TAU, i]
+        root = np.sqrt(1.0 + tau * tau)
+        w[0, i] = root
+        w[1, i] = _UTM_E * tau / root
+
+
+@kernel(2, libm=True)
+def zeta_sums_points(w):
+    """utm._zeta_sums, point by point (w: utm._forward_rad's rows; the cosines and sines of
+    lambda over the row, numpy's bits)."""
+    cos_lam, sin_lam = np.cos(w[_utm_LAM]), np.sin(w[_utm_LAM])
+    for i in range(w.shape[1]):
+        tau, sig, cl, sl = w[_utm_TAU, i], w[_utm_SIG, i], cos_lam[i], sin_lam[i]
+        w[10, i], w[11, i] = cl, sl
+        taup = tau * np.sqrt(1.0 + sig * sig) - sig * w[0, i]  # spec: tau'
+        taup2 = taup * taup
+        cl2 = cl * cl
+        den = np.sqrt(taup2 + cl2)
+        inv = 1.0 / (taup2 + cl2)
+        secp = np.sqrt(1.0 + taup2)
+        w[2, i], w[4, i], w[5, i] = taup, den, secp
+        s2 = 2.0 * taup * cl * inv  # sin 2xi'
+        c2 = (cl2 - taup2) * inv  # cos 2xi'
+        sh2 = 2.0 * sl * secp * inv  # sinh 2eta'
+        ch2 = 1.0 + 2.0 * sl * sl * inv  # cosh 2eta'
+        w[3, i] = sl / den  # sinh eta'
+        w[6, i] = s2 * ch2
+        w[7, i] = c2 * sh2
+        ar = 2.0 * (c2 * ch2)
+        ai = -2.0 * (s2 * sh2)
+        w[8, i], w[9, i] = ar, ai
+        c6 = _A6
+        y5r = ar * c6 + _A5
+        y5i = ai * c6
+        y4r = ar * y5r - ai * y5i + (_A4 - c6)
+        y4i = ar * y5i + ai * y5r
+        y3r = ar * y4r - ai * y4i - y5r + _A3
+        y3i = ar * y4i + ai * y4r - y5i
+        y2r = ar * y3r - ai * y3i - y4r + _A2
+        y2i = ar * y3i + ai * y3r - y4i
+        w[12, i] = ar * y2r - ai * y2i - y3r + _A1
+        w[13, i] = ar * y2i + ai * y2r - y3i
+        w[14, i], w[15, i] = y2r, y2i
+
+
+@kernel(2)
+def easting_rotation_points(w):
+    """:func:`easting_rotation`, point by point."""
+    k = w.shape[1]
+    for i in range(k):
+        y1r, y1i, sin2r, sin2i = w[_W + 12, i], w[_W + 13, i], w[_W + 6, i], w[_W + 7, i]
+        w[_N, i] = _K0A * (w[_XIP, i] + (y1r * sin2r - y1i * sin2i))  # spec: N = k0 A xi
+        w[_E, i] = _UTM_E0 + _K0A * (w[_ETAP, i] + (y1r * sin2i + y1i * sin2r))
+    m = k // 3
+    for i in range(m):
+        w[_RE, i] = w[_E, 2 * m + i] - w[_E, i]
+        w[_RN, i] = w[_N, 2 * m + i] - w[_N, i]
+
+
 def _check_points(pts: np.ndarray, t_s: np.ndarray) -> None:
     """The errors of a point or time not finite or outside EPSG:2968's domain (the chain's own
     checks and lines, acre_steps.check_enu)."""
@@ -200,11 +343,15 @@ class FixRows:
     __slots__ = (
         "w", "m", "mu", "tm", "phi1", "tan1", "lat", "lon", "h", "phi", "fw", "tau", "sig",
         "fw1", "fw2", "fw3", "fw10", "xip", "etap", "east", "north", "de", "dn", "alpha",
+        "kernels",
     )  # fmt: skip
 
-    def __init__(self, k: int, m: int) -> None:
+    def __init__(self, k: int, m: int, one: bool = False) -> None:
         w = self.w = np.empty((_ROWS, k))
         self.m = m
+        # the kernels as they run now (Kernel.runner): over rows, or point by point (``one``)
+        ks = _POINT_KERNELS if one else _ROW_KERNELS
+        self.kernels = tuple(k.runner() for k in ks)
         self.mu, self.tm, self.phi1, self.tan1 = w[_MU], w[_TM], w[_PHI1], w[_TAN1]
         self.lat, self.lon, self.h, self.phi = w[_LAT], w[_LON], w[_H], w[_PHI]
         fw = self.fw = w[_W:]
@@ -218,13 +365,14 @@ def run_chain(r: FixRows, pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zon
     """:func:`nad83_fix_utm`'s chain into the rows ``r`` (lat, lon, h, east, north (3 m,) and
     alpha (m,) in their rows; its arguments as nad83_fix_utm's)."""
     w = r.w
-    grid_mu(pts, t_s, w)  # step 1, mu
+    grid, foot, series, sigma_argument, zeta_sums, east_rot = r.kernels
+    grid(pts, t_s, w)  # step 1, mu
     if w[_OK, 0] != 1.0:
         _check_points(pts, t_s)
     np.tan(r.mu, r.tm)
-    footpoint(w)  # spec: phi_1
+    foot(w)  # spec: phi_1
     np.tan(r.phi1, r.tan1)
-    series_datum(pts, par, w)  # step 2's series, steps 3-4, UTM's radians
+    series(pts, par, w)  # step 2's series, steps 3-4, UTM's radians
     if w[_OK, 0] != 1.0:  # a longitude far from the zone's meridian: utm's checks (and wrap)
         m = r.m
         east, north = _utm._forward_arrays(r.lat, r.lon, zone, factors=False, check_lat=False)
@@ -234,14 +382,14 @@ def run_chain(r: FixRows, pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zon
     else:  # utm._forward_rad(phi, lam, factors=False) on the work rows
         np.tan(r.phi, r.tau)  # spec: tau = tan phi
         fw, sig = r.fw, r.sig
-        _utm._sigma_argument(fw)
+        sigma_argument(fw)
         np.arctanh(r.fw1, sig)
         np.multiply(_UTM_E, sig, sig)
         np.sinh(sig, sig)  # spec: sigma
-        _utm._zeta_sums(fw)
+        zeta_sums(fw)
         np.arctan2(r.fw2, r.fw10, r.xip)  # spec: xi'
         np.arcsinh(r.fw3, r.etap)  # spec: eta'
-        easting_rotation(w)
+        east_rot(w)
     np.arctan2(r.de, r.dn, r.alpha)  # INS: alpha = atan2(E2 - E1, N2 - N1)
 
 
@@ -254,3 +402,9 @@ def nad83_fix_utm(pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) 
     r = FixRows(pts.shape[1], t_s.shape[0])
     run_chain(r, pts, t_s, par, zone)
     return r.lat, r.lon, r.h, r.east, r.north, r.alpha
+
+
+_ROW_KERNELS = (grid_mu, footpoint, series_datum, _utm._sigma_argument, _utm._zeta_sums,
+                easting_rotation)  # fmt: skip
+_POINT_KERNELS = (grid_mu_points, footpoint_points, series_datum_points, sigma_argument_points,
+                  zeta_sums_points, easting_rotation_points)  # fmt: skip

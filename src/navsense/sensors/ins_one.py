@@ -89,7 +89,7 @@ class InsOne:
         self.inputs = s[: _k.INPUTS]  # written by the caller: head(t) and the epoch's values
         self._t = s[_k.T : _k.T + 1]
         self._pts = np.empty((3, 3))  # the chain's points: p_ins, p_n, P2
-        self._rows = FixRows(3, 1)
+        self._rows = FixRows(3, 1, one=True)  # the chain's kernels point by point
         self._a: dict[float, float] = {}
         # the kernels as they run now (use_compiled() comes before: navsense.ins_stream.Ins)
         self._one_epoch, self._one_utm = _k.one_epoch.runner(), _k.one_utm.runner()
