@@ -148,7 +148,7 @@ def test_one_epoch_equals_the_batch_bit_for_bit(cold):
     s = CorrectionStream(
         0.2, 0.05, outages_s=((0.0, 0.9), (3.0, 7.4), (5.0, 6.0), (9.1, 9.9)), cold=cold
     )
-    t = np.arange(0, 120 * 12) / 120.0
+    t = np.concatenate([np.arange(0, 120 * 12) / 120.0, [-0.3, -0.0, 123456.789, 1e9 + 0.05]])
     for method in (s.age_s, s.message_index):
         whole = method(t)
         steps = [method(t[k : k + 1]) for k in range(t.size)]

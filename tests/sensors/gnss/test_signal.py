@@ -138,3 +138,28 @@ def test_a_chunk_of_no_epochs():
         np.zeros((0, k.nsat, 3)), np.zeros((0, k.nsat), np.int8)
     )
     assert all(v.shape == (0, k.nsat) for v in out.values())
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_one_epoch_a_call_equals_the_block_bit_for_bit(monkeypatch, compiled):
+    """satellites() of one epoch a call (the streaming step; its kernel compiled or as numpy)
+    gives the block's arrays byte for byte: every class, low and high elevations, the 20 dB-Hz
+    floor, NaN without a signal."""
+    import navsense.kernels as kernels
+
+    if compiled:
+        pytest.importorskip("numba")
+    k = constellation()
+    rng = np.random.default_rng(4)
+    m = 200
+    los = los_of(rng.uniform(-10.0, 90.0, (m, k.nsat)), rng.uniform(0.0, 360.0, (m, k.nsat)))
+    status = rng.integers(0, 5, (m, k.nsat)).astype(np.int8)
+    whole = SignalModel(k, SEED, noise=True).satellites(los, status)
+    model = SignalModel(k, SEED, noise=True)
+    monkeypatch.setattr(kernels, "_on", compiled)
+    steps = [model.satellites(los[i : i + 1], status[i : i + 1]) for i in range(m)]
+    monkeypatch.setattr(kernels, "_on", False)
+    for key, value in whole.items():
+        assert np.concatenate([s[key] for s in steps]).tobytes() == value.tobytes(), key
+    cn0 = whole["sat_cn0_dbhz"]
+    assert np.isnan(cn0).any() and (cn0 == CN0_MIN_DBHZ).any() and (cn0 > 45.0).any()

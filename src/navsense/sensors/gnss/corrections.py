@@ -102,4 +102,25 @@ class CorrectionStream:
     def age_s(self, t_s: np.ndarray) -> np.ndarray:
         """Correction age a_c = t - j T_c at each time, s (NaN when no message has arrived)."""
         t_s = np.asarray(t_s, dtype=np.float64)
+        if t_s.shape == (1,) and self.enabled:  # one epoch (streaming): on Python floats
+            t = float(t_s[0])
+            j = self._one_message_index(t)
+            if j is not None:
+                return np.array([t - j * self.interval_s])
         return t_s - self.message_index(t_s) * self.interval_s
+
+    def _one_message_index(self, t: float) -> float | None:
+        """:meth:`message_index` of one time on Python floats (the same IEEE operations; floor
+        as np.floor's, the sign of a zero kept); None where the argument of floor is not finite
+        (then the array path)."""
+        x = (t - self.latency_s) / self.interval_s + J_SLACK
+        if not math.isfinite(x):
+            return None
+        j = math.copysign(float(math.floor(x)), x)
+        for t1, t2 in sorted(self.outages_s, key=lambda pair: pair[0], reverse=True):
+            gen = j * self.interval_s
+            if gen >= t1 and gen < t2:
+                j = float(self._last_before(t1))
+        if self.cold and not j >= 0.0:
+            j = math.nan
+        return j
