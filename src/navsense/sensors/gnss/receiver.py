@@ -163,7 +163,7 @@ class GnssReceiver:
             else None
         )
         self._last_step: int | None = None
-        self._empty_block: dict | None = None  # the block of a chunk without an epoch
+        self._empty_block: dict = {}  # the block of a chunk without an epoch ({}: not made yet)
 
     def check_times(self, t_s) -> None:
         """ConfigError (one line naming the file and the times) when a run time t_s (s) is
@@ -177,17 +177,21 @@ class GnssReceiver:
     # ------------------------------------------------------------------------------ epochs
     def process(self, truth: TruthStates) -> dict[str, np.ndarray]:
         """The GNSS epochs sampled in this chunk of physics steps (columns, leading axis m)."""
+        empty = self._empty_block  # the block of no epoch, made once ({} before)
+        if truth.p_m.shape[0] == 1 and empty:  # one physics step (streaming)
+            t_step = truth.step0 / truth.rate_hz  # TruthStates.t_s as a Python float
+            if not self._due(t_step):
+                return empty  # between epochs
+            idx, t, steps = _ONE_STEP, np.array([t_step]), np.array([truth.step0], dtype=np.int64)
+        elif (sampled := self._sample(truth)) is None:
+            return empty  # no epoch in the chunk
+        else:
+            idx, t, steps = sampled
         c = self.config
-        sampled = self._sample(truth)
-        if sampled is None:  # between epochs: the block of no epoch, made once
-            assert self._empty_block is not None
-            return self._empty_block
-        idx, t, steps = sampled
         m = int(idx.size)
         dt, first = self._epoch_intervals(steps, truth.rate_hz)
 
-        # Antenna Position
-        # the epochs' truth rows (one step: the step's own rows, no copy)
+        # Antenna Position, of the epochs' truth rows (one step: the step's own rows, no copy)
         at = (lambda rows: rows) if idx is _ONE_STEP else (lambda rows: rows[idx])
         p_a = _sky.antenna_position_enu(at(truth.p_m), at(truth.q_xyzw), self.lever_arm_m)
         # Constellation and Sky Obstruction
@@ -201,14 +205,11 @@ class GnssReceiver:
         (hdop, vdop, pdop), (hdop_o, vdop_o, _) = _dop.dops(los, used, status != _sky.BELOW_MASK)
         # Multipath Index
         rho = self._reflectors.index(p_a)
+        n_used = counts["satellites_used"]
         mi = _mp.multipath_index(
-            counts["satellites_near_obstruction"],
-            counts["satellites_foliage"],
-            counts["satellites_used"],
-            rho,
+            counts["satellites_near_obstruction"], counts["satellites_foliage"], n_used, rho
         )
-        # Correction Stream
-        age = self._corrections.age_s(t)
+        age = self._corrections.age_s(t)  # Correction Stream
         # the epoch's 11 values, in every state
         draws = draw_epochs(self._rng, m)
         # Fix State Machine
@@ -217,7 +218,7 @@ class GnssReceiver:
             self._fix_state,
             t,
             dt,
-            counts["satellites_used"],
+            n_used,
             counts["satellites_clear"],
             pdop,
             mi,
@@ -236,7 +237,6 @@ class GnssReceiver:
         v_a = antenna_velocity_enu(at(truth.v_mps), at(truth.w_radps), p_a, at(truth.c_m))
         velocity = self._velocity.velocities(v_a, hdop, vdop)
         satellites = self._signal.satellites(los, status, used)
-
         block = {
             "sample_time_s": t,
             "fix": fix,
@@ -278,15 +278,10 @@ class GnssReceiver:
 
     def _sample(self, truth: TruthStates) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The chunk's epochs: their indices, times and physics steps; None when the chunk has
-        none and the block of no epoch is made already. One physics step (streaming) asks the
-        Due its rule on the step's time k / rate (TruthStates.t_s) as a Python float."""
-        if truth.p_m.shape[0] == 1 and self._empty_block is not None:
-            t_step = truth.step0 / truth.rate_hz
-            if not self._due(t_step):
-                return None
-            return _ONE_STEP, np.array([t_step]), np.array([truth.step0], dtype=np.int64)
+        none and the block of no epoch is made already (a one-step call after the first is
+        sampled by :meth:`process` itself, on the step's time k / rate as a Python float)."""
         idx = self._due.sample_indices(truth.t_s)
-        if idx.size == 0 and self._empty_block is not None:
+        if idx.size == 0 and self._empty_block:
             return None
         return idx, truth.t_s[idx], truth.steps[idx]
 
