@@ -491,3 +491,25 @@ def test_error_combination_and_velocity_error_compiled_equal_numpy(monkeypatch):
     s = runs[0]["sigma_velocity_enu_mps"]
     assert np.allclose(s[:, 0], hdop * RANGE_RATE_SIGMA_MPS / np.sqrt(2.0), rtol=1e-15)
     assert np.array_equal(s[:, 0], s[:, 1]) and np.allclose(s[:, 2], vdop * RANGE_RATE_SIGMA_MPS)
+
+
+def test_a_kernels_runner_is_what_a_call_runs_now(monkeypatch):
+    """Kernel.runner(): the function itself as numpy, numba's dispatcher compiled (a libm
+    kernel's probe decides as for a call), giving a call's bits; it keeps what it was given."""
+    from navsense.geo import fix_chain
+
+    w = np.random.default_rng(3).uniform(0.1, 0.7, (fix_chain._ROWS, 3))
+    k = fix_chain.footpoint_points
+    monkeypatch.setattr(kernels, "_on", False)
+    plain = k.runner()
+    assert plain is k.fn
+    want = w.copy()
+    k(want)
+    monkeypatch.setattr(kernels, "_on", True)
+    fast = k.runner()
+    assert fast is not k.fn and fast is k._jit
+    got, kept = w.copy(), w.copy()
+    fast(got)
+    plain(kept)  # still the function: a runner does not follow a later change
+    assert np.array_equal(_bits(got), _bits(want)) and np.array_equal(_bits(kept), _bits(want))
+    monkeypatch.setattr(kernels, "_on", False)
