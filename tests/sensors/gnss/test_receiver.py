@@ -357,6 +357,30 @@ def test_compiled_steps_give_the_batch_datum_chain(monkeypatch, frame):
 GEO_PREFIXES = ("nad83", "wgs84", "latitude", "longitude", "ellipsoidal", "orthometric", "geoid")
 
 
+def test_compiled_steps_load_no_kernel_signature_of_their_own(monkeypatch):
+    """Streaming steps with the kernels compiled call each kernel with the signature
+    use_compiled() loaded (C-contiguous, writeable float64 arrays): a read-only or Fortran-order
+    argument would make numba load or compile another one at a step (a few milliseconds)."""
+    pytest.importorskip("numba")
+    import navsense.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_on", False)
+    assert kernels.use_compiled()
+
+    def signatures():
+        return {k.__name__: len(getattr(k._jit, "signatures", ())) for k in kernels._KERNELS}
+
+    before = signatures()
+    truth = drive_east(6.0)
+    for site in (garage_site(), open_site()):
+        rx = receiver(site)
+        for k in range(len(truth)):
+            rx.process(truth.slice(k, k + 1))
+    monkeypatch.setattr(kernels, "_on", False)
+    after = signatures()
+    assert {k: n for k, n in after.items() if n != before[k]} == {}
+
+
 def test_irregular_rate_dt_from_physics_steps():
     rx = receiver(open_site(), **{"gnss.hz": 7})
     block = rx.process(drive_east(5.0))

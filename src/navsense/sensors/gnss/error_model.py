@@ -192,9 +192,9 @@ def error_sigmas(
     }
 
 
-_RTK_ROWS = (np.zeros(1), np.ones(1))  # rtk of one epoch (not in rtk_float or rtk_fixed, in)
-for _row in _RTK_ROWS:
-    _row.flags.writeable = False
+# rtk of one epoch (not in rtk_float or rtk_fixed, in); writeable: a kernel's signature
+# (numba types a read-only array apart)
+_RTK_ROWS = (np.zeros(1), np.ones(1))
 
 
 def _float_convergence(table, fix, lock_age_s) -> tuple[np.ndarray, np.ndarray]:

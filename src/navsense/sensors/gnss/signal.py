@@ -107,11 +107,11 @@ def azimuth_deg(los: np.ndarray) -> np.ndarray:
 @kernel(2, 3, 3, 2, 2)
 def _cn0_rows(base, los, loss_sigma, g, out):
     """C/N0 of the epochs' satellites (m, nsat; the module docstring): base (1, nsat) =
-    P_s - N_0 - F, los (m, nsat, 3) the lines of sight (sin el = l_u), loss_sigma (2, m,
-    nsat) the class's loss L_c and sigma_c (NaN, 0: no signal), g the Gaussians (0 where
-    none) -> out = max(P_s - N_0 - F + G(el) - L_c + sigma_c g, 20 dB-Hz),
+    P_s - N_0 - F, los (m, nsat, 3) the lines of sight (sin el = l_u), loss_sigma (m, nsat,
+    2) the class's loss L_c and sigma_c (NaN, 0: no signal), g the Gaussians (0 where none)
+    -> out = max(P_s - N_0 - F + G(el) - L_c + sigma_c g, 20 dB-Hz),
     G(el) = G_z - (G_z - G_h) (1 - sin el); NaN without a signal."""
-    up, loss, sigma = los[:, :, 2], loss_sigma[0], loss_sigma[1]
+    up, loss, sigma = los[:, :, 2], loss_sigma[:, :, 0], loss_sigma[:, :, 1]
     gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
     value = np.maximum(base + gain - loss + sigma * g, CN0_MIN_DBHZ)
     out[:] = np.where(np.isfinite(loss), value, np.nan)
@@ -148,7 +148,7 @@ class SignalModel:
         for code in (_sky.CLEAR, _sky.NEAR, _sky.FOLIAGE):
             loss[code] = CLASS_LOSS_DB[code]
             sigma[code] = CLASS_SIGMA_DB[code] if noise else 0.0
-        self._loss_sigma_db = np.stack([loss, sigma])  # L_c and sigma_c by status code
+        self._loss_sigma_db = np.stack([loss, sigma], axis=-1)  # L_c, sigma_c by status code
         self._tracked = np.isfinite(loss)  # by status code: the receiver has a signal
         # sat_prn and sat_system of one epoch (read-only views, made on the first)
         self._one_epoch: tuple[np.ndarray, np.ndarray] | None = None
@@ -168,7 +168,7 @@ class SignalModel:
         g_all = np.zeros(shape)  # the tracked satellites' Gaussians at their places
         g_all[tracked] = self._rng.gaussians_where(tracked)
         cn0 = np.empty(shape)
-        loss_sigma = self._loss_sigma_db[:, status]  # (2, m, nsat)
+        loss_sigma = self._loss_sigma_db[status]  # (m, nsat, 2), C order
         _cn0_rows(self._base_row, np.ascontiguousarray(los), loss_sigma, g_all, cn0)
         fixed = self._one_epoch if shape[0] == 1 else None
         if fixed is None:  # read-only broadcast rows (one epoch's made once: streaming)
