@@ -165,8 +165,12 @@ class SignalModel:
         # C/N0 of the tracked satellites only (the others have none: NaN), with the Gaussians of
         # those alone; the stream moves past all nsat of every epoch
         tracked = self._tracked[status]
-        g_all = np.zeros(shape)  # the tracked satellites' Gaussians at their places
-        g_all[tracked] = self._rng.gaussians_where(tracked)
+        if shape[0] == 1:  # one epoch (streaming): the nsat values as a view of the stream's
+            g = self._rng.gaussians_view(shape[1]).reshape(shape)  # block of Gaussians
+            g_all = np.where(tracked, g, 0.0)
+        else:  # the tracked satellites' Gaussians at their places, the others' never formed
+            g_all = np.zeros(shape)
+            g_all[tracked] = self._rng.gaussians_where(tracked)
         cn0 = np.empty(shape)
         loss_sigma = self._loss_sigma_db[status]  # (m, nsat, 2), C order
         _cn0_rows(self._base_row, np.ascontiguousarray(los), loss_sigma, g_all, cn0)
