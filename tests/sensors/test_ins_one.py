@@ -56,11 +56,11 @@ def _epochs(n, seed):
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # the points refused (inf)
 @pytest.mark.parametrize("compiled", [False, True])
-@pytest.mark.parametrize("zone", [16, 21])
-def test_one_epoch_is_the_block_of_one_bit_for_bit(monkeypatch, georef, compiled, zone):
+@pytest.mark.parametrize("zone, frame", [(16, "nad83"), (21, "nad83"), (16, "wgs84_g2139")])
+def test_one_epoch_is_the_block_of_one_bit_for_bit(monkeypatch, georef, compiled, zone, frame):
     if compiled:
         pytest.importorskip("numba")
-    cfg = _config(utm_zone=zone)
+    cfg = _config(utm_zone=zone, frame=frame)
     t, p, q, c, v, w, reset, bad = _epochs(260, zone)
     ref, core = InsCore(cfg, georef, 2), InsCore(cfg, georef, 2)
     monkeypatch.setattr(kernels, "_on", compiled)  # InsOne keeps the kernels as they run now
@@ -137,9 +137,25 @@ def _stream_and_batch(cfg: dict, georef, n=80):
     return ins, want, np.array(got)
 
 
-@pytest.mark.parametrize("overrides", [{"imu.earth": "wgs84"}, {"ins.frame": "wgs84_g2139"}, {}])
-def test_stream_equals_batch_with_and_without_the_kept_record(georef, overrides):
+@pytest.mark.parametrize(
+    "site, overrides, path",
+    [
+        ("acre", {"imu.earth": "wgs84"}, None),  # InsCore.run
+        ("acre", {"ins.frame": "wgs84_g2139"}, "ins_fix_rows"),
+        ("sydney", {"ins.frame": "wgs84_g2139", "ins.utm_zone": 56}, "ins_fix_rows"),  # south
+        ("acre", {}, "fix_chain"),
+    ],
+)
+def test_stream_equals_batch_with_and_without_the_kept_record(georef, site, overrides, path):
+    """The streaming INS's frames are the batch model's bit for bit on each of its paths: the
+    kept record with fix_chain's rows, with Georeference.ins_fix_rows (another frame, a
+    southern site), and InsCore.run (imu.earth wgs84)."""
     cfg = load_config(overrides=overrides)
+    if site == "sydney":
+        georef = Georeference.local(-33.8688, 151.2093, 30.0)
     ins, want, got = _stream_and_batch(cfg, georef)
-    assert (ins._one is None) == bool(overrides)
+    if path is None:
+        assert ins._one is None
+    else:
+        assert (ins._one._fix_par is not None) == (path == "fix_chain")
     assert got.tobytes() == want.tobytes()

@@ -23,9 +23,11 @@ new array, so the record is overwritten at the next epoch without touching it.
 State: the time of the previous epoch, the pending reset and the random stream stay InsCore's
 (``t_prev``, ``reset_pending``, ``rng``); the Gauss-Markov states and the previous epoch's v_n
 live in the record from the first epoch on, so an InsCore given to InsOne runs every epoch
-through it (never InsCore.run). InsOne applies where InsCore.run's chain is fix_chain's (the
-ACRE site, a NAD83 frame; northern UTM) and imu.earth is none (:meth:`InsOne.of` gives None
-elsewhere: the caller keeps InsCore.run).
+through it (never InsCore.run). The chain is fix_chain's on kept rows where InsCore.run's is
+(the ACRE site, a NAD83 frame, northern UTM), else Georeference.ins_fix_rows as InsCore.run
+calls it (another site, the frame wgs84_g2139, the southern UTM). InsOne applies where
+imu.earth is none (the Earth's terms come between its kernels' equations: :meth:`InsOne.of`
+gives None, and the caller keeps InsCore.run).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from navsense.errors import DatumError
-from navsense.geo.fix_chain import FixRows, run_chain
+from navsense.geo.fix_chain import ALPHA, EAST, HEIGHT, LAT, LON, NORTH, FixRows, run_chain
 from navsense.sensors import ins_kernels as _k
 from navsense.sensors.ins import DRAWS_PER_EPOCH, InsCore
 
@@ -71,7 +73,7 @@ class InsOne:
     ``constants`` (name -> value) are put in slots of their own after the outputs (the frame's
     constant fields), listed with the outputs' in :attr:`slots`. Build it with :meth:`of`."""
 
-    def __init__(self, core: InsCore, fix_par: np.ndarray, constants: Mapping[str, float]):
+    def __init__(self, core: InsCore, fix_par: np.ndarray | None, constants: Mapping[str, float]):
         if core.t_prev is not None:
             raise ValueError("InsOne takes an InsCore before its first epoch")
         self._core = core
@@ -97,10 +99,12 @@ class InsOne:
     @classmethod
     def of(cls, core: InsCore, constants: Mapping[str, float]) -> InsOne | None:
         """InsOne of ``core`` where it applies (module docstring), else None."""
-        if core.earth is not None or core._south or core.t_prev is not None:
+        if core.earth is not None or core.t_prev is not None:
             return None
-        fix_par = core.georef.nad83_fix_parameters(core.geo_frame, core.config.utm_zone)
-        return None if fix_par is None else cls(core, fix_par, constants)
+        fix_par = None
+        if not core._south:
+            fix_par = core.georef.nad83_fix_parameters(core.geo_frame, core.config.utm_zone)
+        return cls(core, fix_par, constants)
 
     def head(self, t: float) -> tuple[float, float, float, float]:
         """The record's first four inputs of an epoch at ``t`` (after the previous epoch's time):
@@ -126,10 +130,23 @@ class InsOne:
         s = self.record
         self._one_epoch(s, core.rng.gaussians_view(DRAWS_PER_EPOCH), self._pts)
         try:
-            run_chain(self._rows, self._pts, self._t, self._fix_par, self._zone)
+            if self._fix_par is not None:
+                run_chain(self._rows, self._pts, self._t, self._fix_par, self._zone)
+            else:  # Georeference.ins_fix_rows' chain (another site, frame or hemisphere)
+                self._fix_rows()
         except DatumError as exc:
             raise core.fix_error(exc) from None
         self._one_utm(s, self._rows.w)
         core.t_prev = t
         core.reset_pending = False
         return s
+
+    def _fix_rows(self) -> None:
+        """Georeference.ins_fix_rows of the epoch's points, as InsCore.run calls it, into the
+        rows one_utm reads (the fix and the truth point's lat, lon, h, E, N; alpha)."""
+        core = self._core
+        fix = core.georef.ins_fix_rows(self._pts, self._t, self._zone, core.geo_frame, core._south)
+        w = self._rows.w
+        for row, values in zip((LAT, LON, HEIGHT, EAST, NORTH), fix):
+            w[row, :2] = values[:2]
+        w[ALPHA, 0] = fix[5][0]
