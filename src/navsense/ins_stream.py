@@ -5,9 +5,10 @@ Specification "ACRES Core INS" and CoreSimIns.h: ``Init`` with an agent index, `
 equations are those of navsense.sensors.ins (one epoch of :class:`InsCore`, the kernel of the
 batch model), the frame is the layout of ``ins.frames`` (navsense.output.layouts.ins), so a stream
 that starts at t = 0 and passes the INS point p + R r_n gives the batch model's frames bit for bit.
-Where it applies (ACRE, a NAD83 frame, imu.earth none) an epoch runs on a record kept from epoch
-to epoch (navsense.sensors.ins_one, the same operations: issue 31) and the frame is one ``take``
-of it (InsLayout.frame_index), a new array each epoch; elsewhere InsCore.run and InsLayout.extra.
+With imu.earth none an epoch runs on a record kept from epoch to epoch
+(navsense.sensors.ins_one, the same operations: issue 31) and the frame is one ``take`` of it
+(InsLayout.frame_index), a new array each epoch; with imu.earth wgs84 InsCore.run and
+InsLayout.extra.
 
 Ruling (issue 28): the streaming INS lives here, and its one public name is
 ``navsense.ins_stream.Ins``. ``navsense.sensors.ins`` holds the models (the batch InsModel and its
