@@ -92,3 +92,20 @@ def test_three_gaussians_an_epoch_with_noise_on_or_off():
         ref = Pcg32(SEED + SIGNAL_SEED_OFFSET, VELOCITY_SEQUENCE)
         ref.u32(2 * 3 * 5)
         assert model._rng.state == ref.state
+
+
+def test_one_epoch_a_call_equals_the_block_bit_for_bit():
+    """velocities() of one epoch a call (the streaming step: the Gaussians a view of the
+    stream's block) gives the block's arrays byte for byte, and the stream ends where the
+    block's does."""
+    rng = np.random.default_rng(12)
+    m = 3000  # past several refills of the stream's block of Gaussians
+    v_a = rng.normal(size=(m, 3))
+    hdop, vdop = rng.uniform(0.6, 3.0, m), rng.uniform(0.8, 4.0, m)
+    block = VelocityModel(SEED, noise=True, georef=Georeference.acre())
+    whole = block.velocities(v_a, hdop, vdop)
+    model = VelocityModel(SEED, noise=True, georef=Georeference.acre())
+    steps = [model.velocities(v_a[k : k + 1], hdop[k : k + 1], vdop[k : k + 1]) for k in range(m)]
+    for key, value in whole.items():
+        assert np.concatenate([s[key] for s in steps]).tobytes() == value.tobytes(), key
+    assert model._rng.gaussians(5).tobytes() == block._rng.gaussians(5).tobytes()

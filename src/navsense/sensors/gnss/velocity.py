@@ -123,7 +123,10 @@ class VelocityModel:
         epochs' DOPs. Draws 3 Gaussians an epoch."""
         v_a = np.asarray(antenna_velocity_mps, dtype=np.float64)
         m = v_a.shape[0]
-        g = self._rng.gaussians(3 * m).reshape(m, 3)
+        if m == 1:  # one epoch (streaming): the values of gaussians(3), a view of the block
+            g = self._rng.gaussians_view(3).reshape(1, 3)
+        else:
+            g = self._rng.gaussians(3 * m).reshape(m, 3)
         sigma, v = np.empty((m, 3)), np.empty((m, 3))
         f64 = np.float64
         dops = (np.ascontiguousarray(x, dtype=f64) for x in (hdop, vdop))
