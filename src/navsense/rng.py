@@ -36,6 +36,7 @@ _TABLE_SIZE = 16384  # steps per jump-ahead table; longer blocks are drawn table
 READ_AHEAD = 1024  # outputs drawn at once to serve draws of fewer than READ_AHEAD / 4
 _GAUSS_AHEAD = 256  # outputs of the read-ahead block turned into Gaussians at once
 _VIEW_AHEAD = 4096  # outputs drawn at once for gaussians_view (a block stays within _TABLE_SIZE)
+_VIEW_GAUSS = 2048  # outputs of the block turned into Gaussians at once by gaussians_view
 _TWO_POW_32 = 4294967296.0
 _INV_TWO_POW_32 = 1.0 / _TWO_POW_32
 _TWO_PI = 2.0 * np.pi
@@ -306,9 +307,9 @@ class Pcg32:
         view of the stream's own block of Gaussians (no copy): the caller reads them and keeps
         no reference it writes into (the streaming INS's 18 an epoch). Where the read-ahead
         block runs out, its rest and the next _VIEW_AHEAD outputs become the block (one
-        jump-ahead draw), and the Box-Muller runs over the whole rest of the block at once (the
-        same elementwise operations on each pair, so the same values): one draw and one
-        Box-Muller for about 110 epochs of the INS."""
+        jump-ahead draw), and the Box-Muller runs over up to _VIEW_GAUSS of its outputs at once
+        (the same elementwise operations on each pair, so the same values): one draw for about
+        110 epochs of the INS, one Box-Muller for about 55."""
         pos = self._ahead_pos
         g = self._gauss
         if g is not None and pos >= self._gauss_pos and not (pos - self._gauss_pos) % 2:
@@ -322,7 +323,9 @@ class Pcg32:
             start = self.state  # the state before the rest's first output
             self._ahead = np.concatenate([self._ahead[pos:], self._draw(_VIEW_AHEAD)])
             self._ahead_start, self._ahead_pos, pos = start, 0, 0
-        stop = len(self._ahead)
+        # at most _VIEW_GAUSS outputs a pass: a stream that mixes draws of odd lengths in
+        # (each one then starts a new pass) pays for that many, not for the whole block
+        stop = min(len(self._ahead), pos + max(2 * n, _VIEW_GAUSS))
         self._gauss = g = _box_muller(self._ahead[pos : stop - (stop - pos) % 2])
         self._gauss_pos = pos
         self._ahead_pos = pos + 2 * n
