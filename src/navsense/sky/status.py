@@ -76,7 +76,7 @@ def counts(status) -> dict[str, np.ndarray]:
         if hist.size == 5:  # its six counts as Python ints, then one array (6, 1)
             _, c, n, f, b = hist.tolist()
             u = c + n + f
-            return dict(zip(_COUNT_KEYS, np.array([[u], [c], [n], [f], [b], [u + b]])))
+            return dict(zip(_COUNT_KEYS, np.array([u, c, n, f, b, u + b]).reshape(6, 1)))
     if status.size and not (status.min() >= 0 and status.max() <= BLOCKED):
         raise ValueError(
             f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
