@@ -261,6 +261,48 @@ def test_visible_at_the_mask_to_the_last_bit():
         np.testing.assert_array_equal(c.visible(los, mask), want)
 
 
+@pytest.mark.parametrize("compiled", [False, True])
+def test_visible_of_one_epoch_is_the_block(monkeypatch, compiled):
+    """visible() of one epoch a call (compiled: its kernel _visible_row, as Python too) gives
+    the block's result: l_u away from the mask, within an ulp of it (the numpy path's arcsin),
+    NaN, +-1 and signed zeros, a system off."""
+    import navsense.kernels as kernels
+    from navsense.sky import constellation as _c
+
+    if compiled:
+        pytest.importorskip("numba")
+    c = Constellation(3, {"gps": True, "galileo": False, "glonass": True}, LAT, LON, H)
+    rng = np.random.default_rng(6)
+    for mask in (-5.0, 0.0, 10.0, 70.0, 89.5):
+        s = math.sin(math.radians(mask))
+        near = rng.uniform(size=(60, c.nsat)) < 0.1
+        near[30:] = False  # half the epochs have no l_u near the mask
+        up = np.where(
+            near,
+            s + rng.integers(-4, 5, (60, c.nsat)) * np.spacing(abs(s) if s else 1e-300),
+            rng.uniform(-1.0, 1.0, (60, c.nsat)),
+        )
+        up[0, :6] = [np.nan, 1.0, -1.0, 0.0, -0.0, s]
+        up[59, :5] = [np.nan, 1.0, -1.0, 0.0, -0.0]
+        los = np.zeros((60, c.nsat, 3))
+        los[..., 2] = up
+        los[..., 1] = np.sqrt(np.maximum(0.0, 1.0 - np.nan_to_num(up) ** 2))
+        want = c.visible(los, mask)
+        monkeypatch.setattr(kernels, "_on", compiled)
+        ones = np.concatenate([c.visible(los[i : i + 1], mask) for i in range(60)])
+        monkeypatch.setattr(kernels, "_on", False)
+        assert ones.dtype == want.dtype and ones.tobytes() == want.tobytes()
+        sure = 0
+        for i in range(60):  # the kernel as plain Python: its rows where no l_u is unsure
+            out = np.empty(c.nsat + 1)
+            _c._visible_row.fn(los[i], c._mask_sines(mask), c._on_row, out)
+            if out[-1] == 0.0:  # (an unsure row goes to the numpy path, compared above)
+                sure += 1
+                assert ((out[:-1] != 0.0) == want[i]).all()
+        assert 0 < sure < 60  # both kinds of epoch met
+        assert want.any() and not want[:, c.system == "galileo"].any()
+
+
 def test_lines_of_sight_are_the_earth_fixed_positions_rotated_to_enu(const):
     """los_enu (blocks, reused buffers) gives the bits of ecef_m minus the site, rotated by the
     rows of ecef_to_enu and divided by the length, each written as one expression."""

@@ -54,7 +54,7 @@ import numpy as np
 
 from navsense.constants import WGS84_A_M, WGS84_INV_F
 from navsense.errors import ConfigError
-from navsense.kernels import kernel
+from navsense.kernels import compiled, kernel
 from navsense.rng import Pcg32
 
 # np.clip's ufunc itself: np.clip reaches it through three Python layers (some microseconds
@@ -266,6 +266,8 @@ class Constellation:
                 self.mean_motion_radps,
             ]
         )
+        self._on_row = self.enabled.astype(np.float64)  # _visible_row's enabled systems
+        self._sines: dict[float, np.ndarray] = {}  # visible()'s sines by mask
         t0_row = np.array([[self.t0_s, 0.0, 0.0]])
         self._site_r = np.concatenate([self.site_ecef_m[None], self.ecef_to_enu, t0_row])
 
@@ -362,6 +364,15 @@ class Constellation:
         """Elevation arcsin(l_u) in degrees, (..., 3) -> (...)."""
         return elevation_deg(los)
 
+    def _mask_sines(self, mask: float) -> np.ndarray:
+        """sin(mask + margin), sin(mask - margin) of :meth:`visible` (computed once a mask)."""
+        sines = self._sines.get(mask)
+        if sines is None:
+            hi = math.sin(math.radians(mask + _MASK_MARGIN_DEG))
+            lo = math.sin(math.radians(mask - _MASK_MARGIN_DEG))
+            sines = self._sines[mask] = np.array([hi, lo])
+        return sines
+
     def visible(self, los: np.ndarray, elevation_mask_deg: float) -> np.ndarray:
         """Tracked satellites (m, nsat): elevation not less than the mask and system enabled.
 
@@ -374,12 +385,36 @@ class Constellation:
         mask = float(elevation_mask_deg)
         if not abs(mask) <= _FAST_MASK_MAX_DEG:
             return (elevation_deg(los) >= mask) & self.enabled
+        if los.shape[0] == 1 and los.ndim == 3 and compiled():  # one epoch: one kernel
+            nsat = los.shape[1]
+            out = np.empty(nsat + 1)
+            _visible_row(np.ascontiguousarray(los[0]), self._mask_sines(mask), self._on_row, out)
+            if out[nsat] == 0.0:  # no l_u within the margin: the comparisons decided
+                return (out[:nsat] != 0.0).reshape(1, nsat)
         up = los[..., 2]
         above = up > math.sin(math.radians(mask + _MASK_MARGIN_DEG))
         unsure = (up >= math.sin(math.radians(mask - _MASK_MARGIN_DEG))) & ~above
         if np.count_nonzero(unsure):
             above[unsure] = elevation_deg(los[unsure]) >= mask
         return above & self.enabled
+
+
+@kernel(2, 1, 1, 1)
+def _visible_row(los, sines, on, out):
+    """Constellation.visible of one epoch after its sines, compiled: los (nsat, 3), sines (2,)
+    = sin(mask + margin), sin(mask - margin), on (nsat,) 1.0 where the system is enabled ->
+    out (nsat + 1,): 1.0 where l_u > sines[0] and enabled, else 0.0; out[nsat] the number of
+    l_u within the margin (sines[1] <= l_u, not above: their arcsin decides, the caller's
+    numpy path)."""
+    nsat = los.shape[0]
+    unsure = 0.0
+    for p in range(nsat):
+        up = los[p, 2]
+        above = up > sines[0]
+        if not above and up >= sines[1]:
+            unsure += 1.0
+        out[p] = 1.0 if above and on[p] != 0.0 else 0.0
+    out[nsat] = unsure
 
 
 def _times(t_s) -> np.ndarray:
