@@ -308,3 +308,39 @@ def test_a_damaged_chunk_is_one_format_error(run_dir, tmp_path, damage):
     with pytest.raises(FormatError) as info:
         read_topic(path, "/vehicle/odom", start_ns=read_run_info(run_dir).start_ns)
     assert str(info.value).startswith(f"{path}: ") and words in str(info.value), str(info.value)
+
+
+def test_a_chunk_whose_crc_differs_is_refused(run_dir, tmp_path):
+    """A bit flipped in a chunk's zstd frame that still decompresses (zstandard finds no error:
+    the values change) is refused by the chunk's CRC-32: before, such a bag was scored with
+    whatever the bit changed."""
+    import zlib
+
+    import zstandard
+
+    full = run_dir / "ros2.mcap"
+    raw = bytearray(full.read_bytes())
+    body, size, n = _second_chunk(bytes(raw), full)
+    frame = body + 32 + n + 8
+    (length,) = np.frombuffer(bytes(raw[frame - 8 : frame]), "<u8")
+    (crc,) = np.frombuffer(bytes(raw[body + 24 : body + 28]), "<u4")
+    assert crc == zlib.crc32(zstandard.decompress(bytes(raw[frame : frame + int(length)])))
+    for i in range(frame + 100, frame + int(length)):
+        raw[i] ^= 0x10
+        try:
+            out = zstandard.decompress(bytes(raw[frame : frame + int(length)]), size)
+        except zstandard.ZstdError:
+            out = b""
+        if len(out) == size and zlib.crc32(out) != crc:
+            break
+        raw[i] ^= 0x10
+    else:
+        pytest.fail("no flip that decompresses")
+    path = tmp_path / "d.mcap"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(
+        FormatError,
+        match=rf"d.mcap: a damaged zstd chunk \(its records' CRC-32 is "
+        rf"{zlib.crc32(out):08x}; its header says {int(crc):08x}\)",
+    ):
+        read_topic(path, "/vehicle/odom", start_ns=read_run_info(run_dir).start_ns)

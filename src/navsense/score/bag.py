@@ -29,7 +29,8 @@ Damage (issue 21): a pose whose position is not finite, a quaternion that is not
 whose norm is off 1 by more than :data:`navsense.score.tum.QUAT_NORM_TOL`, a covariance that is
 not finite, a payload that is not CDR or ends early, a chunk whose header claims more than
 :data:`MAX_CHUNK_BYTES` uncompressed or another size than its zstd or lz4 frame states, a
-damaged frame, an unknown compression, no MCAP magic, bytes that are not MCAP records are
+damaged frame, records whose CRC-32 is not the chunk's (where one is written; a bit flipped in a
+zstd frame often decompresses to other values without an error), an unknown compression, no MCAP magic, bytes that are not MCAP records are
 FormatErrors naming the file (topic and message where known). Never a MemoryError: a chunk's
 sizes are checked before mcap decompresses it, and the file is memory-mapped so that a damaged
 length is never allocated (a read stops at the end of the file). A bag that ends before its Data
@@ -50,7 +51,13 @@ import numpy as np
 from mcap.data_stream import ReadDataStream
 from mcap.exceptions import InvalidMagic, McapError, RecordLengthLimitExceeded
 from mcap.records import Channel, Chunk, DataEnd, Message, Schema
-from mcap.stream_reader import MAGIC_SIZE, StreamReader, breakup_chunk, read_magic
+from mcap.stream_reader import (
+    MAGIC_SIZE,
+    CRCValidationError,
+    StreamReader,
+    breakup_chunk,
+    read_magic,
+)
 
 from navsense.errors import ConfigError, FormatError
 from navsense.score.estimate import Estimate, finish
@@ -193,7 +200,9 @@ def _chunk_records(chunk: Chunk, where: str) -> list:
     """The records of a chunk (mcap's ``breakup_chunk``), after its header is checked: the
     compression is one mcap reads, the uncompressed size at most MAX_CHUNK_BYTES and the same as
     the compressed frame's own (zstandard and lz4 allocate the frame's stated size before they
-    decompress: a damaged size is refused before memory is taken). FormatError otherwise."""
+    decompress: a damaged size is refused before memory is taken); then the records' CRC-32 is
+    the header's (where one is written: a bit flipped in a zstd frame often decompresses without
+    an error, to other values). FormatError otherwise."""
     comp, size = chunk.compression, chunk.uncompressed_size
     if comp not in ("", "zstd", "lz4"):
         raise FormatError(f"{where}: a chunk compressed with {comp!r} (zstd, lz4 or none)")
@@ -216,7 +225,7 @@ def _chunk_records(chunk: Chunk, where: str) -> list:
         else:
             stated = len(chunk.data)
         if stated in (-1, size):
-            return breakup_chunk(chunk)
+            return breakup_chunk(chunk, validate_crc=True)  # a CRC of 0: none written
     except errors as exc:
         raise FormatError(f"{where}: a damaged {comp or 'plain'} chunk ({_words(exc)})") from None
     raise FormatError(
@@ -225,6 +234,8 @@ def _chunk_records(chunk: Chunk, where: str) -> list:
 
 
 def _words(exc: BaseException) -> str:
+    if isinstance(exc, CRCValidationError):
+        return f"its records' CRC-32 is {exc.actual:08x}; its header says {exc.expected:08x}"
     if isinstance(exc, OverflowError):  # a length read from the file past 2**63
         return "a length field of more than 2**63 bytes"
     return str(exc) or type(exc).__name__
