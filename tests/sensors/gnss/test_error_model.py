@@ -264,3 +264,22 @@ def test_one_epoch_phi_equals_the_array_path(errcfg):
             for k in range(n)
         ]
         assert same_bytes(steps, whole) and steps[0][0] == 0.0
+
+
+def test_one_epoch_phi_remembered_equals_the_array_path():
+    """phi_of of one epoch remembers phi by (dt, tau): the values of the array path, after
+    the memory is full and forgotten (more than 64 pairs), for a zero and a signed zero dt,
+    and each tau's own value (an array of one, or a float)."""
+    from navsense.sensors.gnss import error_model
+
+    rng = np.random.default_rng(21)
+    dt = np.concatenate([rng.choice([0.1, 1 / 120, 0.0, -0.0], 300), rng.uniform(0.01, 3, 300)])
+    tau = rng.choice([60.0, 120.0, 300.0, 8.0, 1e-300], dt.size)
+    first = np.zeros(dt.size, dtype=bool)
+    whole = phi_of(dt, tau, first)
+    for _ in range(2):  # the second time from the memory where it kept them
+        steps = [phi_of(dt[k : k + 1], tau[k : k + 1], first[k : k + 1]) for k in range(dt.size)]
+        assert same_bytes(steps, whole)
+        steps = [phi_of(dt[k : k + 1], float(tau[k]), first[k : k + 1]) for k in range(dt.size)]
+        assert same_bytes(steps, whole)
+    assert 0 < len(error_model._PHI_ONE) <= error_model._PHI_ONE_SIZE

@@ -264,11 +264,38 @@ def _sigma_rows(cols, hdop, vdop, hdop_o, vdop_o, mi, rtk, consts, sig, k):
 
 
 def phi_of(dt_s: np.ndarray, tau_s, first: np.ndarray) -> np.ndarray:
-    """phi = exp(-dt / tau), 0 on the first epoch of the log (specification, "Error Model")."""
+    """phi = exp(-dt / tau), 0 on the first epoch of the log (specification, "Error Model").
+
+    One epoch, not the log's first, with tau a float or one value (the receiver's streaming
+    step): phi is remembered by (dt, tau) (dt is the same 0.1 s epoch after epoch, tau one per
+    fix state), the array computed once by the same expression and shared: callers read it
+    and never write into it."""
+    if getattr(dt_s, "shape", None) == (1,) and not first[0]:
+        tau = tau_s if type(tau_s) is float else _one_value(tau_s)
+        if tau is not None and tau != 0.0:  # (a signed zero tau would share its key)
+            key = (float(dt_s[0]), tau)
+            phi = _PHI_ONE.get(key)
+            if phi is None:
+                phi = np.exp(-np.asarray(dt_s, dtype=np.float64) / tau_s)
+                if len(_PHI_ONE) >= _PHI_ONE_SIZE:
+                    _PHI_ONE.clear()
+                _PHI_ONE[key] = phi
+            return phi
     phi = np.exp(-np.asarray(dt_s, dtype=np.float64) / tau_s)
     if phi.shape == (1,) and not first[0]:  # one epoch, not the log's first: phi itself
         return phi
     return np.where(first, 0.0, phi)
+
+
+_PHI_ONE: dict[tuple[float, float], np.ndarray] = {}  # phi_of of one epoch by (dt, tau)
+_PHI_ONE_SIZE = 64  # at most this many kept (then forgotten at once)
+
+
+def _one_value(tau_s) -> float | None:
+    """tau as a float where it is a float64 array of one value, else None."""
+    if type(tau_s) is np.ndarray and tau_s.shape == (1,) and tau_s.dtype == np.float64:
+        return float(tau_s[0])
+    return None
 
 
 def combine(sig: dict, u: np.ndarray, g_white: np.ndarray, z: np.ndarray):
