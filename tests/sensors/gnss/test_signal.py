@@ -1,5 +1,6 @@
 """The satellites in view and their C/N0 (navsense.sensors.gnss.signal, issue 20)."""
 
+import importlib.util
 import math
 
 import numpy as np
@@ -16,7 +17,7 @@ from navsense.sensors.gnss.signal import (
     azimuth_deg,
 )
 from navsense.sky import obstruction as sky
-from navsense.sky.constellation import Constellation
+from navsense.sky.constellation import Constellation, elevation_deg
 
 SEED = 42
 ALL_ON = {"gps": True, "galileo": True, "glonass": True}
@@ -163,3 +164,31 @@ def test_one_epoch_a_call_equals_the_block_bit_for_bit(monkeypatch, compiled):
         assert np.concatenate([s[key] for s in steps]).tobytes() == value.tobytes(), key
     cn0 = whole["sat_cn0_dbhz"]
     assert np.isnan(cn0).any() and (cn0 == CN0_MIN_DBHZ).any() and (cn0 > 45.0).any()
+    # the elevations and azimuths: elevation_deg's and azimuth_deg's values, byte for byte
+    assert whole["sat_elevation_deg"].tobytes() == elevation_deg(los).tobytes()
+    assert whole["sat_azimuth_deg"].tobytes() == azimuth_deg(los).tobytes()
+
+
+def test_elevation_and_azimuth_at_their_edges(monkeypatch):
+    """The kernel's degrees (C/N0's kernel, compiled and numpy) on l_u beyond +-1 by an ulp,
+    azimuths a hair west of north (-1e-300 rad: 360 - 0 = 360 -> 0) and at +-180 deg."""
+    import navsense.kernels as kernels
+
+    k = constellation()
+    los = np.zeros((1, k.nsat, 3))
+    los[0, :, 1] = 1.0
+    los[0, :6] = [
+        [0.0, 0.0, np.nextafter(1.0, 2.0)],
+        [0.0, 0.0, -np.nextafter(1.0, 2.0)],
+        [-1e-300, 1.0, 0.0],
+        [0.0, -1.0, 0.0],
+        [-0.0, -1.0, 0.0],
+        [1e-17, -1.0, 0.5],
+    ]
+    status = np.full((1, k.nsat), sky.CLEAR, dtype=np.int8)
+    for on in (False, True) if importlib.util.find_spec("numba") else (False,):
+        monkeypatch.setattr(kernels, "_on", on)
+        got = SignalModel(k, SEED, noise=True).satellites(los, status)
+        monkeypatch.setattr(kernels, "_on", False)
+        assert got["sat_elevation_deg"].tobytes() == elevation_deg(los).tobytes()
+        assert got["sat_azimuth_deg"].tobytes() == azimuth_deg(los).tobytes()

@@ -58,12 +58,13 @@ number of epochs alone and no other stream moves.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from navsense.kernels import kernel
 from navsense.rng import Pcg32
 from navsense.sky import obstruction as _sky
-from navsense.sky.constellation import elevation_deg
 
 __all__ = [
     "SignalModel",
@@ -104,20 +105,29 @@ def azimuth_deg(los: np.ndarray) -> np.ndarray:
     return out
 
 
-@kernel(2, 3, 3, 2, 2)
-def _cn0_rows(base, los, loss_sigma, g, out):
-    """C/N0 of the epochs' satellites (m, nsat; the module docstring): base (1, nsat) =
-    P_s - N_0 - F, los (m, nsat, 3) the lines of sight (sin el = l_u), loss_sigma (m, nsat,
-    2) the class's loss L_c and sigma_c (NaN, 0: no signal), g the Gaussians (0 where none)
-    -> out = max(P_s - N_0 - F + G(el) - L_c + sigma_c g, 20 dB-Hz),
-    G(el) = G_z - (G_z - G_h) (1 - sin el); NaN without a signal."""
+@kernel(2, 3, 3, 2, 2, 2, 3)
+def _cn0_rows(base, los, loss_sigma, g, el_rad, az_rad, out):
+    """C/N0, elevation and azimuth of the epochs' satellites (m, nsat; the module docstring):
+    base (1, nsat) = P_s - N_0 - F, los (m, nsat, 3) the lines of sight (sin el = l_u),
+    loss_sigma (m, nsat, 2) the class's loss L_c and sigma_c (NaN, 0: no signal), g the
+    Gaussians (0 where none), el_rad = arcsin(clip(l_u, -1, 1)), az_rad = atan2(l_e, l_n) ->
+    out (3, m, nsat) = max(P_s - N_0 - F + G(el) - L_c + sigma_c g, 20 dB-Hz) (NaN without a
+    signal), G(el) = G_z - (G_z - G_h) (1 - sin el); the elevation in degrees (np.degrees'
+    product: :func:`navsense.sky.constellation.elevation_deg`); the azimuth as
+    :func:`_degrees_in_circle` (:func:`azimuth_deg`)."""
     up, loss, sigma = los[:, :, 2], loss_sigma[:, :, 0], loss_sigma[:, :, 1]
     gain = ANTENNA_ZENITH_DBIC - (ANTENNA_ZENITH_DBIC - ANTENNA_HORIZON_DBIC) * (1.0 - up)
     value = np.maximum(base + gain - loss + sigma * g, CN0_MIN_DBHZ)
-    out[:] = np.where(np.isfinite(loss), value, np.nan)
+    out[0] = np.where(np.isfinite(loss), value, np.nan)
+    out[1] = el_rad * _RAD_TO_DEG
+    az = az_rad * _RAD_TO_DEG
+    az = np.where(az < 0.0, az + 360.0, az)
+    out[2] = np.where(az >= 360.0, az - 360.0, az)
 
 
 _RAD_TO_DEG = 180.0 / np.pi  # np.degrees' factor (it multiplies by this constant)
+# np.clip's ufunc itself (as navsense.sky.constellation's elevation_deg calls it)
+_clip: Any = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None) or np.clip
 
 
 @kernel(1, 1)
@@ -171,9 +181,12 @@ class SignalModel:
         else:  # the tracked satellites' Gaussians at their places, the others' never formed
             g_all = np.zeros(shape)
             g_all[tracked] = self._rng.gaussians_where(tracked)
-        cn0 = np.empty(shape)
+        out = np.empty((3,) + shape)  # C/N0, elevation, azimuth
         loss_sigma = self._loss_sigma_db[status]  # (m, nsat, 2), C order
-        _cn0_rows(self._base_row, np.ascontiguousarray(los), loss_sigma, g_all, cn0)
+        los = np.ascontiguousarray(los, dtype=np.float64)
+        el_rad = np.arcsin(_clip(los[..., 2], -1.0, 1.0))  # elevation_deg's, then its degrees
+        az_rad = np.arctan2(los[..., 0], los[..., 1])  # azimuth_deg's, then the kernel's
+        _cn0_rows(self._base_row, los, loss_sigma, g_all, el_rad, az_rad, out)
         fixed = self._one_epoch if shape[0] == 1 else None
         if fixed is None:  # read-only broadcast rows (one epoch's made once: streaming)
             fixed = (np.broadcast_to(self.prn, shape), np.broadcast_to(self.system, shape))
@@ -182,9 +195,9 @@ class SignalModel:
         return {
             "sat_prn": fixed[0],
             "sat_system": fixed[1],
-            "sat_elevation_deg": elevation_deg(los),
-            "sat_azimuth_deg": azimuth_deg(los),
+            "sat_elevation_deg": out[1],
+            "sat_azimuth_deg": out[2],
             "sat_class": status,
             "sat_used": _sky.used_mask(status) if used is None else used,
-            "sat_cn0_dbhz": cn0,
+            "sat_cn0_dbhz": out[0],
         }
