@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from navsense.output.decimate import PixelColumns
+from navsense.output.layouts.gnss import COUNT_KEYS
 from navsense.runs.report_kit import (
     _DPI,
     FIX_COLORS,
@@ -357,13 +358,7 @@ def ins_aided_figure(data) -> Figure | None:
 
 
 # ------------------------------------------------------------------------------ fix states
-_COUNT_KEYS = (
-    "satellites_used",
-    "satellites_clear",
-    "satellites_near_obstruction",
-    "satellites_foliage",
-    "satellites_blocked",
-)
+_COUNT_KEYS = COUNT_KEYS[:5]  # the row's counts but satellites_above_mask (used + blocked)
 
 
 def _runs(values: np.ndarray):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "COUNT_KEYS",
     "BELOW_MASK",
     "CLEAR",
     "NEAR",
@@ -76,7 +77,7 @@ def counts(status) -> dict[str, np.ndarray]:
         if hist.size == 5:  # its six counts as Python ints, then one array (6, 1)
             _, c, n, f, b = hist.tolist()
             u = c + n + f
-            return dict(zip(_COUNT_KEYS, np.array([u, c, n, f, b, u + b]).reshape(6, 1)))
+            return dict(zip(COUNT_KEYS, np.array([u, c, n, f, b, u + b]).reshape(6, 1)))
     if status.size and not (status.min() >= 0 and status.max() <= BLOCKED):
         raise ValueError(
             f"status codes must be 0 .. {BLOCKED} ({', '.join(STATUS_NAMES)}), got "
@@ -87,7 +88,7 @@ def counts(status) -> dict[str, np.ndarray]:
     return _counts(np.bincount(cells.ravel(), minlength=5 * m).reshape(m, 5))
 
 
-_COUNT_KEYS = (
+COUNT_KEYS = (  # the counts of :func:`counts`, in the GNSS row's order (output.layouts.gnss)
     "satellites_used",
     "satellites_clear",
     "satellites_near_obstruction",
@@ -101,11 +102,5 @@ def _counts(hist: np.ndarray) -> dict[str, np.ndarray]:
     """:func:`counts` of the histogram (m, 5) of the epochs' status codes."""
     n = {code: hist[:, code] for code in (CLEAR, NEAR, FOLIAGE, BLOCKED)}
     used = n[CLEAR] + n[NEAR] + n[FOLIAGE]
-    return {
-        "satellites_used": used,
-        "satellites_clear": n[CLEAR],
-        "satellites_near_obstruction": n[NEAR],
-        "satellites_foliage": n[FOLIAGE],
-        "satellites_blocked": n[BLOCKED],
-        "satellites_above_mask": used + n[BLOCKED],
-    }
+    values = (used, n[CLEAR], n[NEAR], n[FOLIAGE], n[BLOCKED], used + n[BLOCKED])
+    return dict(zip(COUNT_KEYS, values))

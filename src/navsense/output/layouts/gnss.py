@@ -118,6 +118,7 @@ from navsense.output.nmea.hdt import hdt_chars
 from navsense.output.nmea.interleave import SENTENCE_ORDER, interleave_text
 from navsense.output.nmea.satellites import gsa_chars, gsv_chars
 from navsense.output.nmea.text import LINE_END, sentence_lines
+from navsense.sky.status import COUNT_KEYS
 from navsense.sky.systems import NMEA_ORDER, SYSTEM_CODES, GnssSystem
 from navsense.utc import utc_datetime
 
@@ -137,14 +138,6 @@ __all__ = [
 GGA_NO_FIX = 0  # GGA quality 0: no valid position (the receiver numbers its states so)
 # NMEA 0183 v4.1 position mode indicator of each GGA quality (navsense's "solution" key)
 SOLUTION_MODES = {0: "N", 1: "A", 2: "D", 5: "F", 4: "R"}
-COUNT_KEYS = (
-    "satellites_used",
-    "satellites_clear",
-    "satellites_near_obstruction",
-    "satellites_foliage",
-    "satellites_blocked",
-    "satellites_above_mask",
-)
 GEODETIC_KEYS = (  # the row's geodetic keys at ACRE (block keys, row names in HEIGHT_KEYS)
     "latitude_deg",
     "longitude_deg",
