@@ -513,3 +513,32 @@ def test_a_kernels_runner_is_what_a_call_runs_now(monkeypatch):
     plain(kept)  # still the function: a runner does not follow a later change
     assert np.array_equal(_bits(got), _bits(want)) and np.array_equal(_bits(kept), _bits(want))
     monkeypatch.setattr(kernels, "_on", False)
+
+
+def test_every_module_imports_with_its_kernels_compiled_at_once():
+    """A kernel made while kernels are on (NAVSENSE_KERNELS=numba, or a module first imported
+    after use_compiled(): navsense live's GNSS) compiles at its decoration, so a global it reads
+    must be defined above it. sensors.gnss.signal's _cn0_rows read _RAD_TO_DEG, defined below
+    it: 'navsense live' ended in 'internal error: TypingError ... NameError: _RAD_TO_DEG'. Every
+    module of the package is imported in a fresh interpreter with the kernels on."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, pkgutil, navsense\n"
+        "for m in pkgutil.walk_packages(navsense.__path__, 'navsense.'):\n"
+        "    if m.name.endswith('__main__'):\n"
+        "        continue\n"
+        "    try:\n"
+        "        importlib.import_module(m.name)\n"
+        "    except ModuleNotFoundError as e:\n"
+        "        if not (e.name or '').startswith('navsense'):\n"
+        "            continue  # an optional extra not installed\n"
+        "        raise\n"
+    )
+    env = dict(os.environ, NAVSENSE_KERNELS="numba")
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

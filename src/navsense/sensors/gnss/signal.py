@@ -105,6 +105,10 @@ def azimuth_deg(los: np.ndarray) -> np.ndarray:
     return out
 
 
+# before the kernels that read it: a kernel made while kernels are on compiles at once
+_RAD_TO_DEG = 180.0 / np.pi  # np.degrees' factor (it multiplies by this constant)
+
+
 @kernel(2, 3, 3, 2, 2, 2, 3)
 def _cn0_rows(base, los, loss_sigma, g, el_rad, az_rad, out):
     """C/N0, elevation and azimuth of the epochs' satellites (m, nsat; the module docstring):
@@ -125,7 +129,6 @@ def _cn0_rows(base, los, loss_sigma, g, el_rad, az_rad, out):
     out[2] = np.where(az >= 360.0, az - 360.0, az)
 
 
-_RAD_TO_DEG = 180.0 / np.pi  # np.degrees' factor (it multiplies by this constant)
 # np.clip's ufunc itself (as navsense.sky.constellation's elevation_deg calls it)
 _clip: Any = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None) or np.clip
 
