@@ -2,6 +2,7 @@
 Ctrl-C), the traceback only with --debug."""
 
 import errno
+import signal
 
 import pytest
 
@@ -110,6 +111,7 @@ def _wrapped(stop: BaseException) -> ImportError:
     [
         (KeyboardInterrupt(), (130, ["navsense: interrupted"])),
         (Terminated(), (143, ["navsense: terminated (SIGTERM)"])),
+        (Terminated(signal.SIGHUP), (129, ["navsense: terminated (SIGHUP)"])),
     ],
 )
 def test_ctrl_c_or_sigterm_inside_a_library_error_is_still_a_stop(

@@ -108,15 +108,18 @@ def _orphans(kids: list[int]) -> list[int]:
     return left
 
 
-def _start_long_run(tmp_path: Path):
-    """A 600 s scenario run with its forked model worker, once it writes its run directory."""
+def _start_long_run(tmp_path: Path, preexec_fn=None, duration_s: float | None = None):
+    """A scenario run (600 s, or ``duration_s``) with its forked model worker, once it writes its
+    run directory."""
     out = tmp_path / "run"
+    more = [] if duration_s is None else ["--duration", str(duration_s)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "navsense", "simulate", "--out", str(out), "--quiet"],
+        [sys.executable, "-m", "navsense", "simulate", "--out", str(out), "--quiet", *more],
         cwd=tmp_path,
         env=_env(),
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=preexec_fn,
     )
     deadline = time.monotonic() + 60.0
     while time.monotonic() < deadline:
@@ -140,6 +143,40 @@ def test_sigterm_stops_the_worker_too_and_leaves_nothing(tmp_path):
     assert not orphans, "the forked worker outlived its parent"
     assert code == 143 and err.splitlines() == ["navsense: terminated (SIGTERM)"], err
     assert not os.path.lexists(out) and not os.path.lexists(f"{out}.partial")
+
+
+@pytest.mark.skipif(not fork_available() or not os.path.isdir("/proc"), reason="Linux only")
+def test_sighup_stops_the_run_as_sigterm_does(tmp_path):
+    """A closed terminal or a lost ssh session (SIGHUP) ended a run by the signal's default
+    action: NAME.partial stayed and the worker was left to the kernel (session 13's note). Now
+    as SIGTERM: the worker stopped, nothing left, one line, exit 128 + 1."""
+    proc, out, kids = _start_long_run(tmp_path, duration_s=36000)
+    proc.send_signal(signal.SIGHUP)
+    code = proc.wait(timeout=60)
+    orphans = _orphans(kids)
+    err = proc.communicate(timeout=10)[1]
+    assert not orphans, "the forked worker outlived its parent"
+    assert code == 129 and err.splitlines() == ["navsense: terminated (SIGHUP)"], err
+    assert not os.path.lexists(out) and not os.path.lexists(f"{out}.partial")
+
+
+@pytest.mark.skipif(not fork_available() or not os.path.isdir("/proc"), reason="Linux only")
+def test_an_ignored_sighup_stays_ignored(tmp_path):
+    """nohup navsense simulate ...: SIGHUP ignored on purpose (the run is to outlive the
+    terminal) is not made a stop, in the process nor in its forked worker."""
+    proc, out, kids = _start_long_run(
+        tmp_path, lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN), duration_s=36000
+    )
+    proc.send_signal(signal.SIGHUP)
+    for kid in kids:
+        os.kill(kid, signal.SIGHUP)
+    time.sleep(1.0)
+    assert proc.poll() is None and all(_running(k) for k in kids), proc.poll()
+    proc.send_signal(signal.SIGTERM)  # ends the test's run
+    code = proc.wait(timeout=60)
+    err = proc.communicate(timeout=10)[1]
+    assert not _orphans(kids)
+    assert code == 143 and err.splitlines() == ["navsense: terminated (SIGTERM)"], err
 
 
 @pytest.mark.skipif(not fork_available() or not os.path.isdir("/proc"), reason="Linux only")

@@ -16,8 +16,8 @@ whatever goes wrong ends the command with one line on stderr, never a traceback.
   MESSAGE (please report; --debug shows the traceback)``. Ruling (issue 21): a bug is a failure
   like any other for a script that calls navsense (0 done, 2 failed, 130 interrupted); the words
   "internal error" tell a person which kind it is;
-- exit 130 on Ctrl-C (KeyboardInterrupt), 143 on SIGTERM: a run stops its worker process and
-  removes its ``NAME.partial`` first.
+- exit 130 on Ctrl-C (KeyboardInterrupt), 143 on SIGTERM, 129 on SIGHUP (unless ignored, as
+  under ``nohup``): a run stops its worker process and removes its ``NAME.partial`` first.
 
 ``navsense --debug COMMAND ...`` (or ``NAVSENSE_DEBUG=1``) prints the traceback after the line,
 with the worker process's own stack for an error raised there.
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from navsense import __version__
-from navsense._runtime.process import raise_terminated, stop_line
+from navsense._runtime.process import stop_line, stop_signals_raise, stop_signals_restore
 from navsense.commands.config import add_config_arguments, overrides_from_args
 from navsense.errors import ConfigError, NavsenseError, NavsenseWarning
 
@@ -407,23 +407,19 @@ class _ClosedStdout:
 
 
 class _sigterm_raises:
-    """While :func:`main` runs in the main thread: SIGTERM raises
-    :class:`navsense._runtime.process.Terminated`."""
+    """While :func:`main` runs in the main thread: SIGTERM and SIGHUP (unless ignored) raise
+    :class:`navsense._runtime.process.Terminated` (``stop_signals_raise``)."""
 
     def __enter__(self) -> None:
-        import signal
         import threading
 
         self._installed = threading.current_thread() is threading.main_thread()
         if self._installed:
-            self._previous = signal.signal(signal.SIGTERM, raise_terminated)
+            self._previous = stop_signals_raise()
 
     def __exit__(self, *exc) -> None:
-        import signal
-
         if self._installed:
-            previous = self._previous
-            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+            stop_signals_restore(self._previous)
 
 
 def _main(words: list[str], debug: bool) -> int:

@@ -277,11 +277,12 @@ def test_a_campaign_run_option_at_the_edges(bases, option, value):
 @fuzz_settings(share=0.25)
 @given(
     command=st.sampled_from(["simulate", "simulate-parquet-mcap", "truth", "export", "campaign"]),
-    sig=st.sampled_from([signal.SIGINT, signal.SIGTERM]),
+    sig=st.sampled_from([signal.SIGINT, signal.SIGTERM, signal.SIGHUP]),
     delay=st.floats(0.05, 4.0),
 )
 def test_an_interrupted_command_leaves_nothing_that_looks_complete(bases, command, sig, delay):
-    """Ctrl-C or SIGTERM at any moment of a real process: exit 130 or 143 with one line and the
+    """Ctrl-C, SIGTERM or SIGHUP at any moment of a real process: exit 130, 143 or 129 with one
+    line and the
     folder as it was, or (the command had ended) complete output. Found: Ctrl-C
     during the first import of scipy.optimize became pybind11's "ImportError: initialization
     failed" (an internal error); Ctrl-C while the command line's modules loaded, a traceback."""
@@ -339,6 +340,10 @@ def test_an_interrupted_command_leaves_nothing_that_looks_complete(bases, comman
             return  # stopped before the interpreter had started
         if "Traceback" in err and SRC not in err:
             return  # Ctrl-C inside the interpreter's own start (runpy), before navsense's code
-        stop = "navsense: interrupted" if sig == signal.SIGINT else "navsense: terminated (SIGTERM)"
+        stop, code = {
+            signal.SIGINT: ("navsense: interrupted", 130),
+            signal.SIGTERM: ("navsense: terminated (SIGTERM)", 143),
+            signal.SIGHUP: ("navsense: terminated (SIGHUP)", 129),
+        }[sig]
         assert err.splitlines() == [stop], (argv, delay, err)
-        assert proc.returncode == (130 if sig == signal.SIGINT else 143), (argv, err)
+        assert proc.returncode == code, (argv, err)

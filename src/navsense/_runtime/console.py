@@ -2,8 +2,9 @@
 
 One BLAS thread is set before :mod:`navsense.cli` imports numpy, and the process ends without
 the interpreter's teardown after a command that allows it (:mod:`navsense._runtime.process`).
-Ctrl-C or SIGTERM while the command line's modules load (before :func:`navsense.cli.main`'s
-own boundary) ends as it does in a command: one line, exit 130 or 143, no traceback.
+Ctrl-C, SIGTERM or SIGHUP while the command line's modules load (before
+:func:`navsense.cli.main`'s own boundary) ends as it does in a command: one line, exit 130, 143
+or 129, no traceback.
 
 Those modules load with SIGINT and SIGTERM held back (:func:`~navsense._runtime.process.stops_held`)
 and the stop is delivered once they have loaded: a KeyboardInterrupt raised inside a compiled
@@ -12,7 +13,6 @@ while orjson's module initialised, ended the process with SIGSEGV (exit -11, no 
 once in thirty tries.
 """
 
-import signal
 import sys
 
 from navsense._runtime import process
@@ -25,11 +25,11 @@ __all__ = ["run"]
 def run() -> None:
     """The console script: :func:`navsense.cli.main`, then the exit. A stop between the modules'
     load and :func:`~navsense.cli.main`'s own boundary ends here with the same line and code."""
-    previous = signal.signal(signal.SIGTERM, process.raise_terminated)
+    previous = process.stop_signals_raise()
     try:
         with process.stops_held():
             from navsense.cli import main  # after the BLAS setting, which numpy reads once
-        signal.signal(signal.SIGTERM, previous)  # main installs its own handler
+        process.stop_signals_restore(previous)  # main installs its own handlers
         code = main()
     except BaseException as exc:
         stop = process.stop_line(exc)

@@ -11,9 +11,10 @@ end without the interpreter's teardown (freeing numpy's and pyarrow's modules: 4
 sixth of a short run), which has nothing left to do for it: the command calls
 :func:`teardown_not_needed`, and :func:`exit_process` then ends the process with ``os._exit``.
 
-Stops. Ctrl-C (KeyboardInterrupt) and SIGTERM (:class:`Terminated`, raised by
-:func:`raise_terminated` as the signal's handler) end a command with one line and exit 130 or 143,
-also when a library has turned one into its own error (:func:`stop_line`): the console script
+Stops. Ctrl-C (KeyboardInterrupt), SIGTERM and SIGHUP (:class:`Terminated`, raised by
+:func:`raise_terminated` as the signal's handler) end a command with one line and exit 130, 143
+or 129, also when a library has turned one into its own error (:func:`stop_line`): the console
+script
 while the command line's modules load, :func:`navsense.cli.main` once they have. A stopped
 process runs its atexit handlers (multiprocessing's stop its children) and ends with ``os._exit``
 too: CPython 3.11's teardown ends a process with SIGINT itself, whatever its exit code, once a
@@ -42,6 +43,9 @@ __all__ = [
     "one_blas_thread",
     "raise_terminated",
     "stop_line",
+    "stop_signals_default",
+    "stop_signals_raise",
+    "stop_signals_restore",
     "stops_held",
     "stops_released",
     "teardown_not_needed",
@@ -62,7 +66,7 @@ def teardown_not_needed() -> None:
     _SKIP_TEARDOWN = True
 
 
-STOP_CODES = (130, 143)  # Ctrl-C, SIGTERM
+STOP_CODES = (129, 130, 143)  # SIGHUP, Ctrl-C, SIGTERM
 
 
 def exit_process(code: int) -> None:
@@ -83,21 +87,53 @@ def exit_process(code: int) -> None:
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that a command cleans up (a run's worker and
-    NAME.partial) and ends with one line."""
+    """SIGTERM or SIGHUP (``signum``), raised in the main thread so that a command cleans up (a
+    run's worker and NAME.partial) and ends with one line."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = int(signum)
 
 
 def raise_terminated(signum, frame) -> None:
-    """The SIGTERM handler of the console script and :func:`navsense.cli.main`."""
-    raise Terminated()
+    """The SIGTERM and SIGHUP handler of the console script and :func:`navsense.cli.main`."""
+    raise Terminated(signum)
 
 
-_STOPS = {signal.SIGINT, signal.SIGTERM}
+# SIGHUP: the terminal closed or the ssh session was lost; ended by its default action, a run left
+# NAME.partial and its worker's end to the kernel
+_HANGUP = getattr(signal, "SIGHUP", None)
+_STOPS = {signal.SIGINT, signal.SIGTERM} | ({_HANGUP} if _HANGUP is not None else set())
+
+
+def stop_signals_raise() -> dict:
+    """Make SIGTERM, and SIGHUP unless it is ignored (``nohup``: the user asked the run to outlive
+    the terminal), raise :class:`Terminated` in the main thread; returns the handlers replaced
+    (for :func:`stop_signals_restore`)."""
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, raise_terminated)}
+    if _HANGUP is not None and signal.getsignal(_HANGUP) is signal.SIG_DFL:
+        previous[_HANGUP] = signal.signal(_HANGUP, raise_terminated)
+    return previous
+
+
+def stop_signals_restore(previous: dict) -> None:
+    """Put back the handlers :func:`stop_signals_raise` replaced."""
+    for signum, handler in previous.items():
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+def stop_signals_default() -> None:
+    """In a forked child: the stop signals this module's handler took get their default action
+    back (the handler would turn them into an exception read as the child's error); an ignored
+    SIGHUP stays ignored."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _HANGUP is not None and signal.getsignal(_HANGUP) is raise_terminated:
+        signal.signal(_HANGUP, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
 def stops_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back (blocked in this thread) while a child process is forked,
+    """SIGINT, SIGTERM and SIGHUP held back (blocked in this thread) while a child process is forked,
     then delivered (module docstring, "Stops"). The child inherits the block: it calls
     :func:`stops_released` first."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks (and no fork)
@@ -111,13 +147,13 @@ def stops_held() -> Iterator[None]:
 
 
 def stops_released() -> None:
-    """In a child forked under :func:`stops_held`: SIGINT and SIGTERM reach it again."""
+    """In a child forked under :func:`stops_held`: SIGINT, SIGTERM and SIGHUP reach it again."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
 
 
 def stop_line(exc: BaseException) -> tuple[str, int] | None:
-    """The line and exit code of the Ctrl-C or SIGTERM that is ``exc`` or behind it (its cause
+    """The line and exit code of the Ctrl-C, SIGTERM or SIGHUP that is ``exc`` or behind it (its cause
     or context, at any depth): a library may turn one into its own error, e.g. pybind11's
     ``ImportError: initialization failed`` for a module whose import Ctrl-C interrupted
     (scipy.optimize's, loaded by a track's first fit). None if there is none."""
@@ -131,6 +167,7 @@ def stop_line(exc: BaseException) -> tuple[str, int] | None:
         if isinstance(e, KeyboardInterrupt):
             return "navsense: interrupted", 130
         if isinstance(e, Terminated):
-            return "navsense: terminated (SIGTERM)", 143
+            signum = e.signum if e.signum in (signal.SIGTERM, _HANGUP) else signal.SIGTERM
+            return f"navsense: terminated ({signal.Signals(signum).name})", 128 + signum
         todo += [e.__cause__, e.__context__]
     return None

@@ -169,14 +169,15 @@ def die_with_parent(parent_pid: int) -> None:
 
     The kernel sends the child SIGKILL when the parent dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
     so no orphan keeps computing and holding the run's files and pipes; a parent already gone
-    ends the child now. SIGTERM gets its default action back (the command line's handler, which
-    a forked child inherits, turns it into an exception that would read as the child's error)."""
+    ends the child now. SIGTERM and SIGHUP get their default action back (the command line's
+    handler, which a forked child inherits, turns them into an exception that would read as the
+    child's error; an ignored SIGHUP stays ignored)."""
     import signal
 
-    from navsense._runtime.process import stops_released
+    from navsense._runtime.process import stop_signals_default, stops_released
 
     with contextlib.suppress(ValueError):  # not the main thread: nothing inherited to undo
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        stop_signals_default()
     stops_released()
     if sys.platform.startswith("linux"):
         try:
