@@ -150,7 +150,10 @@ def test_sighup_stops_the_run_as_sigterm_does(tmp_path):
     """A closed terminal or a lost ssh session (SIGHUP) ended a run by the signal's default
     action: NAME.partial stayed and the worker was left to the kernel (session 13's note). Now
     as SIGTERM: the worker stopped, nothing left, one line, exit 128 + 1."""
-    proc, out, kids = _start_long_run(tmp_path, duration_s=36000)
+    # SIGHUP's default action in the child, whatever this process inherited (nohup: ignored)
+    proc, out, kids = _start_long_run(
+        tmp_path, lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL), duration_s=36000
+    )
     proc.send_signal(signal.SIGHUP)
     code = proc.wait(timeout=60)
     orphans = _orphans(kids)

@@ -311,6 +311,9 @@ def test_an_interrupted_command_leaves_nothing_that_looks_complete(bases, comman
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # the signal's default action in the child, whatever the test inherited (under
+            # nohup SIGHUP is ignored, and navsense leaves an ignored SIGHUP ignored)
+            preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL),
         )
         time.sleep(delay)
         proc.send_signal(sig)
