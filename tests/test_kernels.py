@@ -499,7 +499,7 @@ def test_a_kernels_runner_is_what_a_call_runs_now(monkeypatch):
     from navsense.geo import fix_chain
 
     w = np.random.default_rng(3).uniform(0.1, 0.7, (fix_chain._ROWS, 3))
-    k = fix_chain.footpoint_points
+    k = fix_chain.easting_rotation_points
     monkeypatch.setattr(kernels, "_on", False)
     plain = k.runner()
     assert plain is k.fn

@@ -68,7 +68,6 @@ _EP2, _E2M, _INV_E2M, _INV_AK0, _LAM0 = _sp._EP2, _sp._E2M, _sp._INV_E2M, _sp._I
 _UTM_E0, _K0A, _MAX_DLON = _utm.FALSE_EASTING_M, _utm._K0A, _utm.MAX_DLON_DEG
 _UTM_E = _utm._E
 _utm_TAU, _utm_SIG, _utm_LAM = _utm._TAU, _utm._SIG, _utm._LAM  # its rows (of _W on)
-_F2, _F4, _F6, _F8 = _sp._F2, _sp._F4, _sp._F6, _sp._F8
 
 # series_datum's parameter row (fix_parameters): the datum's (acre_steps.datum_row), then
 _NAD83_2011 = 5  # 1.0: the frame nad83_2011 (+ the HARN -> NAD83(2011) shift), 0.0: nad83_harn
@@ -117,22 +116,6 @@ def grid_mu(pts, t, w):
     ok = np.isfinite(pts).all() and np.isfinite(t).all()
     ok = ok and (np.abs(x - _X0) - _DX <= 0.0).all() and (np.abs(y - _Y0) - _DY <= 0.0).all()
     w[_OK, 0] = 1.0 if ok else 0.0
-
-
-@kernel(2)
-def footpoint(w):
-    """stateplane._footpoint_series: mu, tan mu (w[1], w[3]) -> phi_1 (w[4]); Clenshaw's
-    b_k = 2 cos(2mu) b_(k+1) - b_(k+2) + F_2k, phi_1 = mu + b_1 sin 2mu, with sin 2mu =
-    2t / (1 + t^2), 2 cos 2mu = 2 (1 - t^2) / (1 + t^2) (t = tan mu)."""
-    mu, tm = w[_MU], w[_TM]
-    tm2 = tm * tm
-    inv = 1.0 / (1.0 + tm2)
-    s2 = 2.0 * tm * inv  # sin 2mu
-    a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
-    b3 = a2 * _F8 + _F6
-    b2 = a2 * b3 + (_F4 - _F8)
-    b1 = a2 * b2 - b3 + _F2
-    w[_PHI1] = mu + b1 * s2  # spec: phi_1
 
 
 @kernel(2, 1, 2)
@@ -212,21 +195,6 @@ def grid_mu_points(pts, t, w):
         w[_MU, i] = (y - _Y0) * _MU_SCALE + _MU0  # spec: mu
         ok = ok and abs(x - _X0) - _DX <= 0.0 and abs(y - _Y0) - _DY <= 0.0
     w[_OK, 0] = 1.0 if ok else 0.0
-
-
-@kernel(2)
-def footpoint_points(w):
-    """:func:`footpoint`, point by point."""
-    for i in range(w.shape[1]):
-        tm = w[_TM, i]
-        tm2 = tm * tm
-        inv = 1.0 / (1.0 + tm2)
-        s2 = 2.0 * tm * inv  # sin 2mu
-        a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
-        b3 = a2 * _F8 + _F6
-        b2 = a2 * b3 + (_F4 - _F8)
-        b1 = a2 * b2 - b3 + _F2
-        w[_PHI1, i] = w[_MU, i] + b1 * s2  # spec: phi_1
 
 
 @kernel(2, 1, 2)
@@ -370,7 +338,7 @@ def run_chain(r: FixRows, pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zon
     if w[_OK, 0] != 1.0:
         _check_points(pts, t_s)
     np.tan(r.mu, r.tm)
-    foot(w)  # spec: phi_1
+    foot(r.mu, r.tm, r.phi1)  # spec: phi_1 (stateplane's footpoint series)
     np.tan(r.phi1, r.tan1)
     series(pts, par, w)  # step 2's series, steps 3-4, UTM's radians
     if w[_OK, 0] != 1.0:  # a longitude far from the zone's meridian: utm's checks (and wrap)
@@ -404,7 +372,7 @@ def nad83_fix_utm(pts: np.ndarray, t_s: np.ndarray, par: np.ndarray, zone: int) 
     return r.lat, r.lon, r.h, r.east, r.north, r.alpha
 
 
-_ROW_KERNELS = (grid_mu, footpoint, series_datum, _utm._sigma_argument, _utm._zeta_sums,
+_ROW_KERNELS = (grid_mu, _sp._footpoint_series, series_datum, _utm._sigma_argument, _utm._zeta_sums,
                 easting_rotation)  # fmt: skip
-_POINT_KERNELS = (grid_mu_points, footpoint_points, series_datum_points, sigma_argument_points,
+_POINT_KERNELS = (grid_mu_points, _sp._footpoint_points, series_datum_points, sigma_argument_points,
                   zeta_sums_points, easting_rotation_points)  # fmt: skip

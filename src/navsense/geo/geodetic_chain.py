@@ -10,7 +10,7 @@ grid ENU, m) at episode times t (k,), between two transcendental functions, whic
                      footpoint's mu = (y - y0) / (k0 a M0) + mu0; the decimal year of start_utc
                      + t (geo.epoch.YearClock.array); the tests of finiteness, EPSG:2968's
                      domain and the start's calendar year
-    np.tan(mu), fix_chain.footpoint (stateplane._footpoint_series), np.tan(phi_1)
+    np.tan(mu), stateplane._footpoint_series, np.tan(phi_1)
     series_wgs84     the state plane's inverse series (phi, lambda), steps 3 and 4, step 5
                      (GRS80 ECEF with numpy's sin and cos, libm=True; the inverse Helmert with
                      its parameters at the epoch) and step 6's latitude iteration and height
@@ -43,7 +43,6 @@ from navsense.geo import ellipsoid as _ell
 from navsense.geo import helmert as _helmert
 from navsense.geo import stateplane as _sp
 from navsense.geo.acre_steps import ACRE_ORIGIN_FT
-from navsense.geo.fix_chain import footpoint
 from navsense.kernels import kernel
 
 __all__ = ["FUSED_MAX", "OUT", "acre_geodetic", "chain_parameters"]
@@ -68,7 +67,7 @@ _ARC = _helmert.ARCSEC_TO_RAD
 _Q = 5
 _YEAR, _OFF, _LEN, _SFRAC, _LO, _HI = range(_Q + 15, _Q + 21)
 
-# the rows of the work array: fix_chain's footpoint reads mu (1) and tan mu (3) and writes
+# the rows of the work array: the footpoint series reads mu (1) and tan mu (3) and writes
 # phi_1 (4); the outputs in OUTPUT_KEYS' order from OUT; atan2's operands; the points; the epoch
 _X, _MU, _OK, _TM, _PHI1, _TAN1 = range(6)
 OUT = 6  # the 10 rows of Georeference.enu_to_geodetic's values, OUTPUT_KEYS' order
@@ -207,7 +206,7 @@ def acre_geodetic(p: np.ndarray, t: np.ndarray, par: np.ndarray) -> np.ndarray |
     if w[_OK, 0] != 1.0:
         return None
     np.tan(w[_MU], w[_TM])
-    footpoint(w)  # spec: phi_1
+    _sp._footpoint_series(w[_MU], w[_TM], w[_PHI1])  # spec: phi_1
     np.tan(w[_PHI1], w[_TAN1])
     series_wgs84(w, par)  # steps 2-6
     ll = w[_LATW : _LONW + 1]

@@ -201,6 +201,22 @@ def _footpoint_series(mu, tm, out):
     out[:] = mu + b1 * s2  # spec: phi_1
 
 
+@kernel(1, 1, 1)
+def _footpoint_points(mu, tm, out):
+    """:func:`_footpoint_series`, point by point (the one-epoch chains: a compiled row
+    expression makes a temporary a statement); the same operations in the same order."""
+    for i in range(mu.shape[0]):
+        t = tm[i]
+        tm2 = t * t
+        inv = 1.0 / (1.0 + tm2)
+        s2 = 2.0 * t * inv  # sin 2mu
+        a2 = 2.0 * (1.0 - tm2) * inv  # 2 cos 2mu
+        b3 = a2 * _F8 + _F6
+        b2 = a2 * b3 + (_F4 - _F8)
+        b1 = a2 * b2 - b3 + _F2
+        out[i] = mu[i] + b1 * s2  # spec: phi_1
+
+
 def _snyder_forward_m(phi, lam):
     """Snyder (1987) eqs. 8-9 and 8-10, the forward series: first value of the Newton loop.
 
