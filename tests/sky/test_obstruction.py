@@ -672,3 +672,22 @@ def test_overhead_boxes_give_the_same_statuses_however_the_epochs_are_cut(monkey
     np.testing.assert_array_equal(ones, whole)
     monkeypatch.setattr(sky, "_BLOCK_TRIPLES", 500)
     np.testing.assert_array_equal(classify(ant, los, vis, site, 1.5, 8.0, 10.0), whole)
+
+
+def test_culling_of_tiny_and_huge_distances_takes_hypot():
+    """keep_obstacles of a chunk takes D = sqrt(ex^2 + ey^2) for hypot(ex, ey) where the
+    ratio decides; where the squares under- or overflow it is hypot's D again (an antenna
+    1e-160 m from a centre below a rise of 1e-170 m is not kept)."""
+    ant = np.zeros((300, 3))
+    ant[:, 0] = np.geomspace(1e-170, 1e170, 300)
+    ant[:, 2] = -ant[:, 0] * np.resize([1e-10, 0.1, 1.0, 10.0], 300)  # rise / D
+    ant[:2] = [[1e-170, 0.0, -1e-180], [1e170, 0.0, -1e170]]  # not kept; kept
+    centre = np.zeros((2, 2))
+    top = np.zeros(2)
+    rise = top + 0.0 - ant[:, 2:3]
+    dist = np.hypot(centre[:, 0] - ant[:, 0:1], centre[:, 1] - ant[:, 1:2])
+    with np.errstate(over="ignore"):  # rise / D overflows (on either path)
+        want = (rise > 0.0) & (np.arctan2(rise, dist) >= np.radians(10.0))
+        got = keep_obstacles(ant, centre, top, 0.0, 10.0)
+    np.testing.assert_array_equal(got, want)
+    assert want.any() and not want.all()

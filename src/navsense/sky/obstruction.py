@@ -150,6 +150,8 @@ def _antenna_rows(p, q, arm, out):
 # ------------------------------------------------------------------------------------ culling
 _FAST_CULL_MAX_DEG = 80.0  # masks within +-80 deg may decide the culling angle by rise / D
 _CULL_TAN_MARGIN = 1e-9  # relative margin of that decision (see _keep)
+_SQRT_DISTANCE_SIZE = 256  # _keep of at least this many (epoch, obstacle) takes sqrt for hypot
+_SQUARE_MIN, _SQUARE_MAX = 1e-200, 1e200  # ex^2 + ey^2 outside: hypot (see _keep)
 
 
 def _keep(ax, ay, az, cx, cy, top_dn, mask_deg: float) -> np.ndarray:
@@ -158,7 +160,17 @@ def _keep(ax, ay, az, cx, cy, top_dn, mask_deg: float) -> np.ndarray:
     ``ax``, ``ay``, ``az`` (m, 1); ``cx``, ``cy``, ``top_dn`` = z_t + d_n (K,); D the distance to
     the centres (:func:`_keep_angle`).
     """
-    return _keep_angle(top_dn - az, np.hypot(cx - ax, cy - ay), mask_deg)
+    ex, ey = cx - ax, cy - ay
+    if ex.size < _SQRT_DISTANCE_SIZE:
+        return _keep_angle(top_dn - az, np.hypot(ex, ey), mask_deg)
+    # D as sqrt(ex^2 + ey^2), within a few ulp of hypot(ex, ey): the ratio test's margin is
+    # 1e-9; where arctan2 decides, and where a square under- or overflows, hypot is taken
+    with np.errstate(over="ignore"):
+        ex2 = ex * ex
+        ex2 += ey * ey
+    odd = ~((ex2 > _SQUARE_MIN) & (ex2 < _SQUARE_MAX))
+    dist = np.sqrt(ex2, out=ex2)
+    return _keep_angle(top_dn - az, dist, mask_deg, exact=(ex, ey, odd))
 
 
 def _footprint_distance(ax, ay, lo_x, lo_y, hi_x, hi_y) -> np.ndarray:
@@ -176,24 +188,32 @@ def _mask_terms(mask_deg: float) -> tuple[float, float, float]:
     return mask_rad, tan_mask, _CULL_TAN_MARGIN * (1.0 + abs(tan_mask))
 
 
-def _keep_angle(rise, dist, mask_deg: float) -> np.ndarray:
+def _keep_angle(rise, dist, mask_deg: float, exact=None) -> np.ndarray:
     """(rise > 0) & (atan2(rise, dist) >= mask) for (m, K) rises and horizontal distances.
 
     arctan2 is only evaluated where rise / D lies within a relative 1e-9 of tan(mask):
     elsewhere the comparison of the ratio decides, and gives the result of the comparison of the
     angle (for |mask| <= 80 deg, 1e-9 of the ratio is more than 1e-11 rad of angle, a thousand
-    times the error of arctan2, tan and the division).
+    times the error of arctan2, tan and the division). ``exact`` (ex, ey, odd): ``dist`` is
+    within a few ulp of D = hypot(ex, ey) but where ``odd``; arctan2 then takes hypot's D, and
+    decides where ``odd`` too.
     """
     mask_rad, tan_mask, margin = _mask_terms(mask_deg)
     keep = rise > 0.0
     if not abs(mask_deg) <= _FAST_CULL_MAX_DEG:
+        if exact is not None:
+            dist = np.hypot(exact[0], exact[1])
         return keep & (np.arctan2(rise, dist) >= mask_rad)
     ratio = rise / dist  # +inf straight above the centre (then rise > 0); callers hold errstate
     above = ratio > tan_mask + margin
     unsure = keep & ~above & (ratio >= tan_mask - margin)
+    if exact is not None:
+        unsure |= keep & exact[2]
+        above &= ~exact[2]
     keep &= above | unsure
     if np.count_nonzero(unsure):
-        keep[unsure] = np.arctan2(rise[unsure], dist[unsure]) >= mask_rad
+        d = dist[unsure] if exact is None else np.hypot(exact[0][unsure], exact[1][unsure])
+        keep[unsure] = np.arctan2(rise[unsure], d) >= mask_rad
     return keep
 
 
@@ -431,11 +451,12 @@ class SkyView:
         if ant.shape[0] == 1:  # one epoch: its triples as (obstacle, satellite) arrays
             self._classify_one(ant[0], lb[0], vis[0], keeps, status[0])
             return
-        ep, sat = np.nonzero(vis)  # the pairs, epoch by epoch
-        n_pairs = ep.size
+        flat = np.flatnonzero(vis)  # the pairs, epoch by epoch
+        n_pairs = flat.size
         if n_pairs == 0:
             return
-        dx, dy, dz = lb[..., 0][vis], lb[..., 1][vis], lb[..., 2][vis]  # pair directions
+        d = lb.reshape(-1, 3).take(flat, axis=0)
+        dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]  # pair directions
         first = np.cumsum(count) - count  # each epoch's first pair
         hits = np.zeros(2 * n_pairs, dtype=bool)  # blocked, then near
         foliage_m: np.ndarray | None = None
@@ -509,7 +530,10 @@ class SkyView:
             if pi.size:
                 ox, oy, oz = (ant[ke, c].repeat(cnt) for c in range(3))
                 self._prism_hits(hits, pi, (ox, oy, oz, dx[pi], dy[pi], dz[pi], kk.repeat(cnt)))
-        status[ep, sat] = self._statuses(hits, foliage_m)
+        if status.flags.c_contiguous:  # (the rows of classify's array): its flat view
+            status.reshape(-1)[flat] = self._statuses(hits, foliage_m)
+        else:
+            status.put(flat, self._statuses(hits, foliage_m))
 
     def _prism_hits(self, hits: np.ndarray, pi: np.ndarray, ray: tuple) -> None:
         """The footprint prisms' tests of the triples ``ray`` (origin, direction components

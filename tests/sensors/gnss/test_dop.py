@@ -226,3 +226,53 @@ def test_dops_compiled_equal_numpy(monkeypatch):
         for p, f in zip(plain, fast):
             for a, b in zip(p, f):
                 np.testing.assert_array_equal(np.asarray(a).view(np.int64), b.view(np.int64))
+
+
+def test_pairwise_row_sums_over_some_columns_are_numpys_reduction():
+    """pairwise.row_sums over the columns that can be non-zero gives np.add.reduce of the whole
+    rows bit for bit: every row length up to 600 (below 8, within numpy's block of 128 and
+    split beyond it), values of mixed magnitudes, signed zeros, columns kept at random."""
+    from navsense.sensors.gnss.pairwise import row_sums
+
+    rng = np.random.default_rng(29)
+    lengths = list(range(0, 40)) + [63, 64, 65, 78, 127, 128, 129, 136, 200, 256, 257, 600]
+    for n in lengths:
+        for _ in range(6):
+            x = rng.normal(size=(40, n)) * 10.0 ** rng.integers(-8, 8, size=(40, n))
+            cols = rng.random(n) < rng.random()
+            x[:, ~cols] = 0.0
+            x[rng.random(x.shape) < 0.3] = 0.0
+            x[rng.random(x.shape) < 0.1] = -0.0
+            kept = np.flatnonzero(cols)
+            got = np.full(40, np.nan)
+            row_sums(np.ascontiguousarray(x[:, kept].T), n, tuple(kept.tolist()), got)
+            want = np.add.reduce(x, axis=-1)
+            np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64), err_msg=f"{n}")
+
+
+@pytest.mark.parametrize("nsat", [5, 30, 78, 129, 200])
+def test_a_chunk_takes_the_used_columns_and_gives_the_blocks_bits(nsat):
+    """dops of a chunk (_dop_columns: the sums over the satellites in some set) against
+    _dop_block over whole rows (the path of fewer epochs), bit for bit: satellites never
+    used, a set with none, flat skies, lines of sight that are not finite (a NaN of a satellite
+    outside the sets makes its epoch NO_DOP on both paths)."""
+    from navsense.sensors.gnss import dop as _dop
+
+    rng = np.random.default_rng(nsat)
+    m = 700
+    los, used = random_skies(rng, m, nsat)
+    used[:, rng.random(nsat) < 0.5] = False
+    used[::9] &= np.cumsum(used[::9], axis=1) <= 3
+    los[::11, :, 2] = 0.3
+    above = used | (rng.random(used.shape) < 0.2)
+    none = np.zeros_like(used)
+    for case in ("finite", "nan"):
+        if case == "nan":
+            los[5, np.flatnonzero(~above[5])[:1]] = np.nan
+        got = dops(los, used, above, none)
+        w = np.stack([used, above, none]).astype(np.float64)
+        want = np.empty((3, 3, m))
+        _dop._dop_block(los, w, want)
+        for s, set_values in enumerate(got):
+            for k in range(3):
+                assert set_values[k].tobytes() == want[k, s].tobytes(), (case, s, k)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from navsense.kernels import compiled, kernel
+from navsense.sensors.gnss.pairwise import row_sums
 
 __all__ = ["dop", "dops", "NO_DOP", "MAX_CONDITION", "MIN_SATELLITES"]
 
@@ -43,6 +44,8 @@ MIN_SATELLITES = 4  # specification, "Dilution of Precision"
 MAX_CONDITION = 1e12  # 1-norm condition number of M above which G^T G counts as singular
 _BLOCK_EPOCHS = 256  # epochs a block
 _PAIRWISE_BLOCK = 128  # numpy's pairwise summation: a row of at most this many is one block
+_COLUMN_EPOCHS = 32  # chunks of at least this many epochs take _dop_columns
+_COLUMN_BLOCK = 4096  # epochs a block of _dop_columns
 
 
 def dop(los, used) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -74,6 +77,8 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         moments = np.empty((7, n_sets * m))
         _dop_moments(np.ascontiguousarray(los), w, moments)
         _dop_values(moments, hvp.reshape(3, -1))  # compiled: no floating-point warning
+    elif m >= _COLUMN_EPOCHS and n_sets:  # a chunk: the sums over the sets' columns only
+        _dop_columns(los, sets, hvp)
     elif m and n_sets:
         mb = min(m, _BLOCK_EPOCHS)
         buf = np.empty((n_sets, mb, nsat))  # reused by the blocks
@@ -89,6 +94,54 @@ def dops(los, *used_sets) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
                 _dop_block(los[b0:b1], w, out)
                 hvp[:, :, b0:b1] = out
     return [(hvp[0, k], hvp[1, k], hvp[2, k]) for k in range(n_sets)]
+
+
+def _dop_columns(los: np.ndarray, sets: list[np.ndarray], hvp: np.ndarray) -> None:
+    """:func:`_dop_block` of a chunk of epochs into ``hvp`` (3, S, m), the sums run over the
+    satellites that are in some set at some epoch of a block (navsense.sensors.gnss.pairwise:
+    the others' terms are zero in every row, so the sums over the rest have the bits of
+    ``np.add.reduce`` over the whole rows); the products and means are _dop_block's, term for
+    term. Lines of sight that are not all finite take :func:`_dop_block` (a NaN of a satellite
+    outside the sets makes its epoch's sums NaN there)."""
+    m, nsat = los.shape[:2]
+    if not np.isfinite(np.add.reduce(los.reshape(-1))):
+        w = np.empty((len(sets), m, nsat))
+        for k, used in enumerate(sets):
+            np.copyto(w[k], used)
+        _dop_block(los, w, hvp)
+        return
+    for b0 in range(0, m, _COLUMN_BLOCK):
+        b1 = min(m, b0 + _COLUMN_BLOCK)
+        anywhere = np.logical_or.reduce([used[b0:b1].any(axis=0) for used in sets])
+        cols = np.flatnonzero(anywhere)
+        # column first, then the component, set and epoch: (k, 3, 1, mb) and (k, 1, S, mb)
+        lk = np.ascontiguousarray(los[b0:b1, cols].transpose(1, 2, 0))[:, :, None]
+        w = np.empty((cols.size, 1, len(sets), b1 - b0))
+        for k, used in enumerate(sets):
+            np.copyto(w[:, 0, k], used[b0:b1, cols].T)
+        moments = np.empty((7, len(sets), b1 - b0))
+        np.add.reduce(w[:, 0], axis=0, out=moments[0])  # n: sums of ones, exact in any order
+        _column_moments(lk, w, nsat, tuple(cols.tolist()), moments)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.empty((3, len(sets), b1 - b0))
+            _dop_values(moments.reshape(7, -1), out.reshape(3, -1))
+        hvp[:, :, b0:b1] = out
+
+
+def _column_moments(lk, w, nsat: int, cols: tuple[int, ...], moments: np.ndarray) -> None:
+    """The sums of :func:`_dop_sums` over the columns ``cols`` of rows of ``nsat``: ``lk``
+    (k, 3, 1, mb) the columns' lines of sight, ``w`` (k, 1, S, mb) their weights, ``moments``
+    (7, S, mb) with n in row 0 -> the means' and products' sums in rows 1 to 6."""
+    mul = np.multiply
+    d = mul(lk, w)  # l w, (k, 3, S, mb)
+    mean = row_sums(d, nsat, cols, np.empty(d.shape[1:]))
+    mean /= np.maximum(moments[0], 1.0)
+    mul(np.subtract(lk, mean, out=d), w, out=d)  # (l - lbar) w
+    prod = np.empty((len(cols), 6) + d.shape[2:])  # _FIRST times _SECOND, three calls
+    mul(d, d, out=prod[:, 0:3])
+    mul(d[:, 0:1], d[:, 1:3], out=prod[:, 3:5])
+    mul(d[:, 1], d[:, 2], out=prod[:, 5])
+    row_sums(prod, nsat, cols, moments[1:])
 
 
 def _dop_block(los: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:

@@ -175,21 +175,11 @@ class SignalModel:
         ``sat_cn0_dbhz`` (NaN: no signal). Draws nsat Gaussians an epoch. ``used``: the status's
         used satellites (navsense.sky.status.used_mask) when the caller has them."""
         shape = status.shape
-        # C/N0 of the tracked satellites only (the others have none: NaN), with the Gaussians of
-        # those alone; the stream moves past all nsat of every epoch
-        tracked = self._tracked[status]
-        if shape[0] == 1:  # one epoch (streaming): the nsat values as a view of the stream's
-            g = self._rng.gaussians_view(shape[1]).reshape(shape)  # block of Gaussians
-            g_all = np.where(tracked, g, 0.0)
-        else:  # the tracked satellites' Gaussians at their places, the others' never formed
-            g_all = np.zeros(shape)
-            g_all[tracked] = self._rng.gaussians_where(tracked)
-        out = np.empty((3,) + shape)  # C/N0, elevation, azimuth
-        loss_sigma = self._loss_sigma_db[status]  # (m, nsat, 2), C order
         los = np.ascontiguousarray(los, dtype=np.float64)
-        el_rad = np.arcsin(_clip(los[..., 2], -1.0, 1.0))  # elevation_deg's, then its degrees
-        az_rad = np.arctan2(los[..., 0], los[..., 1])  # azimuth_deg's, then the kernel's
-        _cn0_rows(self._base_row, los, loss_sigma, g_all, el_rad, az_rad, out)
+        if shape[0] == 1:
+            out = self._one_epoch_values(los, status)
+        else:
+            out = self._chunk_values(los, status, used)
         fixed = self._one_epoch if shape[0] == 1 else None
         if fixed is None:  # read-only broadcast rows (one epoch's made once: streaming)
             fixed = (np.broadcast_to(self.prn, shape), np.broadcast_to(self.system, shape))
@@ -204,3 +194,52 @@ class SignalModel:
             "sat_used": _sky.used_mask(status) if used is None else used,
             "sat_cn0_dbhz": out[0],
         }
+
+    def _one_epoch_values(self, los: np.ndarray, status: np.ndarray) -> np.ndarray:
+        """C/N0, elevation and azimuth (3, 1, nsat) of one epoch: one call of
+        :func:`_cn0_rows` over every satellite, with the nsat Gaussians as a view of the
+        stream's block (0 where there is no signal)."""
+        shape = status.shape
+        tracked = self._tracked[status]
+        g = self._rng.gaussians_view(shape[1]).reshape(shape)
+        g_all = np.where(tracked, g, 0.0)
+        out = np.empty((3,) + shape)
+        loss_sigma = self._loss_sigma_db[status]  # (1, nsat, 2), C order
+        el_rad = np.arcsin(_clip(los[..., 2], -1.0, 1.0))  # elevation_deg's, then its degrees
+        az_rad = np.arctan2(los[..., 0], los[..., 1])  # azimuth_deg's, then the kernel's
+        _cn0_rows(self._base_row, los, loss_sigma, g_all, el_rad, az_rad, out)
+        return out
+
+    def _chunk_values(self, los: np.ndarray, status: np.ndarray, used) -> np.ndarray:
+        """:meth:`_one_epoch_values` of a chunk of epochs (3, m, nsat), the same values:
+        :func:`_cn0_rows` runs over the k tracked (epoch, satellite) pairs alone, as one row
+        of k (the others' C/N0 is NaN, their Gaussians never formed: the stream moves past
+        them), and the elevations and azimuths of every pair are its degrees
+        (np.degrees' product, :func:`_degrees_in_circle`)."""
+        shape = status.shape
+        out = np.empty((3,) + shape)
+        el_rad = np.arcsin(_clip(los[..., 2], -1.0, 1.0))
+        az_rad = np.arctan2(los[..., 0], los[..., 1])
+        np.multiply(el_rad, _RAD_TO_DEG, out=out[1])
+        _degrees_in_circle(az_rad.reshape(-1), out[2].reshape(-1))
+        tracked = _sky.used_mask(status) if used is None else used  # self._tracked[status]
+        pairs = np.flatnonzero(tracked)
+        k = pairs.size
+        g = self._rng.gaussians_where(tracked).reshape(1, k)
+        cn0 = out[0].reshape(-1)
+        cn0.fill(np.nan)
+        if not k:
+            return out
+        code = status.reshape(-1).take(pairs)
+        row = np.empty((3, 1, k))
+        _cn0_rows(
+            self._base_dbhz.take(pairs % shape[1]).reshape(1, k),
+            los.reshape(-1, 3).take(pairs, axis=0).reshape(1, k, 3),
+            self._loss_sigma_db.take(code, axis=0).reshape(1, k, 2),
+            g,
+            el_rad.reshape(-1).take(pairs).reshape(1, k),
+            az_rad.reshape(-1).take(pairs).reshape(1, k),
+            row,
+        )
+        cn0[pairs] = row[0, 0]
+        return out
