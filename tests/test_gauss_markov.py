@@ -85,3 +85,47 @@ def test_unit_states_run_one_epoch_at_a_time_gives_the_bits_of_a_block(
     monkeypatch.setattr(kernels, "_on", False)
     assert all(s.shape == (1, 6) and s.dtype == np.float64 for s in steps[:-1])
     assert np.concatenate(steps).tobytes() == whole.tobytes()
+
+
+def _segment_by_segment(scan_: AnchoredScan, a, drive):
+    """AnchoredScan.run before whole segments ran side by side: each segment in turn, its
+    anchor as written, its epochs by one accumulation of P and one of S."""
+    m = a.shape[0]
+    x = np.empty((m, scan_.n))
+    k = scan_.epochs + np.arange(m)
+    anchors = np.flatnonzero((k % SEGMENT == 0) | ~(a >= A_MIN)).tolist()
+    anchor, product, total = scan_.anchor, scan_.product, scan_.sum
+    i = 0
+    for j in anchors + [m]:
+        if j > i:
+            p = np.multiply.accumulate(np.concatenate([product, a[i:j]]))[1:]
+            s = np.add.accumulate(np.concatenate([total, drive[i:j] / p[:, None]]))[1:]
+            x[i:j] = p[:, None] * (anchor + s)
+            product, total = p[-1:], s[-1:]
+        if j < m:
+            x[j] = a[j] * (x[j - 1] if j else scan_.last) + drive[j]
+            anchor, product, total = x[j], np.ones(1), np.zeros((1, scan_.n))
+        i = j + 1
+    scan_.epochs += m
+    scan_.anchor, scan_.product, scan_.sum, scan_.last = anchor, product, total, x[-1]
+    return x
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_whole_segments_side_by_side_give_the_bits_of_one_segment_at_a_time(seed):
+    """Blocks of many whole segments (AnchoredScan._whole_segments), with restarts (a = 0)
+    and gaps (a < A_MIN) among them, cut anywhere: x and the carried state, bit for bit."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3 * SEGMENT, 40 * SEGMENT))
+    a, d = _inputs(seed, m, float(rng.choice([30.0, 2.0])), zeros=int(rng.integers(0, 3)))
+    a[rng.integers(0, m, int(rng.integers(0, 3)))] = 0.5  # a gap: an anchor off the period
+    d[rng.integers(0, m, 5)] = -0.0
+    bounds = [0, *sorted(set(rng.integers(1, m, int(rng.integers(0, 4))).tolist())), m]
+    new, old = AnchoredScan(6), AnchoredScan(6)
+    for i, j in zip(bounds[:-1], bounds[1:]):
+        assert (
+            new.run(a[i:j], d[i:j]).tobytes() == _segment_by_segment(old, a[i:j], d[i:j]).tobytes()
+        )
+        for name in ("epochs", "anchor", "product", "sum", "last"):
+            got, want = np.asarray(getattr(new, name)), np.asarray(getattr(old, name))
+            assert got.shape == want.shape and got.tobytes() == want.tobytes(), name

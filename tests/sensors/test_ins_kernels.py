@@ -71,12 +71,12 @@ def _reference(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
 
 def _kernels(q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, terms, par):
     m = q.shape[0]
-    r = np.empty((m, 3, 3))
+    r = quat_to_matrix(q)  # the caller's (InsCore.run; the batch model has it from p_n)
     v_n, p_ins, half, acc = (np.empty((m, 3)) for _ in range(4))
     speed = np.empty(m)
     points = np.empty((3, 3 * m))
     k.epoch_vectors(
-        q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc, points
+        p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, v_n, p_ins, half, speed, acc, points
     )
     # the datum chain's points as Georeference.ins_fix_utm builds them
     want = np.empty((3, 3 * m))

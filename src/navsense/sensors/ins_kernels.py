@@ -8,8 +8,9 @@ numpy's bits, navsense.kernels); the datum chain runs between the second and the
 kernels over rows, and two for one epoch on a record (navsense.sensors.ins_one: the same
 operations for one row, :func:`one_epoch` with the Gauss-Markov states, :func:`one_utm`)::
 
-    epoch_vectors      R, v_n = v + w x (p_n - p_c), p_ins, the half error angles, |v_n|, and
+    epoch_vectors      v_n = v + w x (p_n - p_c), p_ins, the half error angles, |v_n|, and
                        the finite difference (v_n,k - v_n,k-1) / dt (0 where gravity alone)
+                       (R = rotation.quat_to_matrix(q) the caller's)
     attitude_and_body  q_ins = q_z(dpsi) q_true q_y(dtheta) q_x(dphi) and (v_ins, f_ins, w_ins)
     utm_attitudes      alpha in degrees, q_z(-alpha) q_ins and q_z(-alpha) q_true
 
@@ -58,36 +59,23 @@ PARAMETERS = (
 UP_SIGMA_FACTOR = 1.5  # spec "INS": the up axis uses 1.5 sigma_p (x1, x2, 1.5 x3)
 
 
-@kernel(2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 3, 2, 2, 2, 1, 2, 2)
+@kernel(2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 1, 2, 2)
 def epoch_vectors(
-    q, p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, r, v_n, p_ins, half, speed, acc, points
+    p_n, c_m, v, w, x, g, dt, gravity, v_prev, par, v_n, p_ins, half, speed, acc, points
 ):
-    """Before the half angles' sines: q (m, 4), p_n, c_m, v, w (m, 3), the Gauss-Markov states
-    x (m, 6), the epoch's Gaussians g (m, 18), dt (m,), gravity (m,: 1.0 gravity alone, else
-    0.0), the previous epoch's v_n (3,), the parameters par (:data:`PARAMETERS`) -> r (m, 3, 3),
-    v_n, p_ins, half (m, 3), speed (m, ), acc (m, 3) and the datum chain's points (3, 3 m), rows
-    e, n, u of p_ins, p_n and p_ins 10 m grid-north (Georeference.ins_fix_utm's ``points``)::
+    """Before the half angles' sines: p_n, c_m, v, w (m, 3), the Gauss-Markov states x (m, 6),
+    the epoch's Gaussians g (m, 18), dt (m,), gravity (m,: 1.0 gravity alone, else 0.0), the
+    previous epoch's v_n (3,), the parameters par (:data:`PARAMETERS`) -> v_n, p_ins, half
+    (m, 3), speed (m, ), acc (m, 3) and the datum chain's points (3, 3 m), rows e, n, u of
+    p_ins, p_n and p_ins 10 m grid-north (Georeference.ins_fix_utm's ``points``); R =
+    rotation.quat_to_matrix(q) is the caller's (the batch model has it from p_n = p + R r_n)::
 
-        R = quat_to_matrix(q)
         v_n = v + w x (p_n - p_c)
         p_ins = p_n + sigma_p (x1, x2, 1.5 x3) + sigma_pw g_p            (draws 6..8)
         half = 0.5 (sigma_psi x4, sigma_theta x6, sigma_theta x5)      (q_z, q_y, q_x)
         speed = |v_n|
         acc = (v_n,k - v_n,k-1) / dt, 0 where gravity alone
     """
-    qx, qy, qz, qw = q[:, 0], q[:, 1], q[:, 2], q[:, 3]  # rotation.quat_to_matrix
-    xx, yy, zz = qx * qx, qy * qy, qz * qz
-    xy, xz, yz = qx * qy, qx * qz, qy * qz
-    wx, wy, wz = qw * qx, qw * qy, qw * qz
-    r[:, 0, 0] = 1.0 - 2.0 * (yy + zz)
-    r[:, 0, 1] = 2.0 * (xy - wz)
-    r[:, 0, 2] = 2.0 * (xz + wy)
-    r[:, 1, 0] = 2.0 * (xy + wz)
-    r[:, 1, 1] = 1.0 - 2.0 * (xx + zz)
-    r[:, 1, 2] = 2.0 * (yz - wx)
-    r[:, 2, 0] = 2.0 * (xz - wy)
-    r[:, 2, 1] = 2.0 * (yz + wx)
-    r[:, 2, 2] = 1.0 - 2.0 * (xx + yy)
     d0, d1, d2 = p_n[:, 0] - c_m[:, 0], p_n[:, 1] - c_m[:, 1], p_n[:, 2] - c_m[:, 2]
     v_n[:, 0] = v[:, 0] + (w[:, 1] * d2 - w[:, 2] * d1)  # v + w x (p_n - p_c): rotation.cross
     v_n[:, 1] = v[:, 1] + (w[:, 2] * d0 - w[:, 0] * d2)
