@@ -9,10 +9,10 @@ optional validity mask (False: the key is null in that row). From that list:
   layout (a dict literal with the keys in column order), so building a row costs no more than a
   hand-written dict literal;
 - :func:`jsonl_from_columns` writes the same rows straight to JSON Lines bytes: each column is
-  serialised whole by orjson (numpy arrays in C) and cut into one token per row, and the chunk
-  is one join of those tokens and the fixed pieces of text between them (built once per
-  layout); the bytes equal orjson.dumps of each row of :func:`rows_from_columns` (tests), at a
-  sixth of the cost;
+  serialised whole by orjson (numpy arrays in C) and cut into rows by numpy (an Arrow array over
+  the text), and Arrow joins those values and the fixed text between them (built once per
+  layout) row by row; the bytes equal orjson.dumps of each row of :func:`rows_from_columns`
+  (tests), at a tenth of the cost (a few rows: orjson of each row dict);
 - :func:`arrow_table` builds the Parquet table: one column per scalar, ``name.0``, ``name.1`` ...
   for the elements of a vector (the flattened names of the JSON keys), nulls where not valid.
 
@@ -103,50 +103,37 @@ def rows_from_columns(columns: list[Column], m: int) -> list[dict]:
     make = _template(names, constants)
     row = make(tuple(c.values for c in columns if c.constant))
     lists = [_python_values(c, m) for c in columns if not c.constant]
-    return list(map(row, *lists))
+    return list(map(row, *lists)) if lists else [row() for _ in range(m)]
 
 
 _NUMPY = orjson.OPT_SERIALIZE_NUMPY
-_JSON_TEMPLATES: dict = {}
+_LINE = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
+
+#: From this many rows a chunk is joined by Arrow (:func:`_jsonl_joined`); below, it is orjson of
+#: each row dict (an Arrow join's fixed cost, 5-15 us a column, is more than the rows': one INS
+#: row 13 us, 33 us by the former token join, 240 us joined by Arrow; even at some 128 rows).
+JOIN_ROWS = 128
+
+_JSON_PLANS: dict = {}
 
 
-def _is_matrix(values) -> bool:
-    return isinstance(values, np.ndarray) and values.ndim == 2
+class _Plan(NamedTuple):
+    """The text of a line around its values, as the Arrow join takes it: ``line0`` opens the line
+    (the constants written in) up to the first value; value slot j is followed by the byte
+    ``after[j]`` (',' or '}': the value's token carries it) and the Arrow scalar ``rest[j]``
+    (the rest of the text up to the next value, the newline after the last one; None if empty)."""
+
+    line0: bytes
+    after: tuple[int, ...]
+    rest: tuple
+    head: Any  # line0 as an Arrow scalar
+    separator: Any  # b"" as an Arrow scalar
 
 
-def _json_tokens(col: Column, m: int, bracketed: bool) -> list[bytes]:
-    """The JSON text of the column's value in each of the m rows (b"null" where not valid)."""
-    values = col.values
-    if isinstance(values, np.ndarray):
-        values = np.ascontiguousarray(values)
-        blob = orjson.dumps(values, option=_NUMPY)
-        if values.ndim == 2:
-            tokens = blob[2:-2].split(b"],[") if values.shape[1] else [b""] * m
-            if not bracketed:
-                tokens = [b"[" + t + b"]" for t in tokens]
-        else:
-            tokens = blob[1:-1].split(b",")
-    else:
-        tokens = [orjson.dumps(v, option=_NUMPY) for v in values]
-    if len(tokens) != m:
-        raise ValueError(f"column {col.name}: {len(tokens)} values for {m} rows")
-    if col.valid is not None:
-        for i in np.flatnonzero(~np.asarray(col.valid, dtype=bool)).tolist():
-            tokens[i] = b"null"
-    return tokens
-
-
-def _json_pieces(columns: list[Column], bracketed: tuple[bool, ...]) -> tuple[bytes, ...]:
+def _json_pieces(columns: list[Column]) -> tuple[bytes, ...]:
     """The text of one line around its values: k + 1 pieces for the k non-constant columns, the
     constants written in; piece 0 opens the line and the last one closes it (no newline)."""
-    key = (
-        tuple(c.name for c in columns),
-        tuple(c.constant for c in columns),
-        bracketed,
-        tuple(orjson.dumps(c.values, option=_NUMPY) if c.constant else None for c in columns),
-    )
-    if key in _JSON_TEMPLATES:
-        return _JSON_TEMPLATES[key]
+    texts = [orjson.dumps(c.values, option=_NUMPY) if c.constant else b"" for c in columns]
     tree: dict = {}
     for i, col in enumerate(columns):
         node = tree
@@ -164,55 +151,176 @@ def _json_pieces(columns: list[Column], bracketed: tuple[bool, ...]) -> tuple[by
             if isinstance(v, dict):
                 literal(v)
             elif columns[v].constant:
-                pieces[-1] += key[3][v]
+                pieces[-1] += texts[v]
             else:
-                pieces[-1] += b"[" if bracketed[v] else b""
-                pieces.append(b"]" if bracketed[v] else b"")
+                pieces.append(b"")
         pieces[-1] += b"}"
 
     literal(tree)
-    _JSON_TEMPLATES[key] = tuple(pieces)
-    return _JSON_TEMPLATES[key]
+    return tuple(pieces)
+
+
+def _plan(columns: list[Column]) -> _Plan:
+    """The layout's :class:`_Plan`, made once per layout and constants."""
+    key = (
+        tuple(c.name for c in columns),
+        tuple(orjson.dumps(c.values, option=_NUMPY) if c.constant else None for c in columns),
+    )
+    plan = _JSON_PLANS.get(key)
+    if plan is None:
+        pieces = _json_pieces(columns)
+        tails = [*pieces[1:-1], pieces[-1] + b"\n"]
+        # after a value comes ',' (next key) or '}' (end of its object): never an empty piece
+        plan = _JSON_PLANS[key] = _Plan(
+            line0=pieces[0],
+            after=tuple(t[0] for t in tails),
+            rest=tuple(_binary_scalar(t[1:]) if t[1:] else None for t in tails),
+            head=_binary_scalar(pieces[0]),
+            separator=_binary_scalar(b""),
+        )
+    return plan
+
+
+def _binary_array(offsets: np.ndarray, data) -> Any:
+    """An Arrow large_binary array over ``data``'s bytes, value i ``offsets[i]:offsets[i + 1]``."""
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(
+        pa.large_binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+
+
+def _binary_scalar(value: bytes) -> Any:
+    """An Arrow large_binary scalar (pa.scalar's first call loads pyarrow's pandas layer: 0.2 s)."""
+    return _binary_array(np.array([0, len(value)], dtype=np.int64), value)[0]
+
+
+def _text(col: Column, m: int) -> tuple[bytes, int, np.ndarray, bool]:
+    """The column's values as one JSON text: ``(text, start, ends, nulls_left)``; the value of row
+    i is ``text[start or ends[i - 1] + 1 : ends[i]]`` and ``text[ends[i]]`` is a separator byte.
+
+    A numeric array is one orjson text (``[a,b]``; ``[[a,b],[c,d]]`` for a matrix, whose rows
+    keep their brackets), the values found by its commas (rows: by their ']'), which no number
+    holds; a float vector's nulls are NaN there (orjson writes null, as for a NaN row value).
+    A list of strings is one orjson text too, the values found by their quotes
+    (:func:`_strings_text`); other columns are orjson of each value, nulls written in.
+    ``nulls_left``: the column has nulls still to write (an integer, matrix or string column's).
+    """
+    values, valid = col.values, col.valid
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiub" and values.ndim in (1, 2):
+        if len(values) != m:
+            raise ValueError(f"column {col.name}: {len(values)} values for {m} rows")
+        if values.dtype.kind == "f" and values.dtype.itemsize < 8:
+            values = values.astype(np.float64)  # a row's Python float (orjson: float32's text)
+        nulls = valid is not None and not bool(np.all(valid))
+        if nulls and values.ndim == 1 and values.dtype.kind == "f":
+            values, nulls = np.where(np.asarray(valid, dtype=bool), values, np.nan), False
+        text = orjson.dumps(np.ascontiguousarray(values), option=_NUMPY)
+        codes = np.frombuffer(text, dtype=np.uint8)
+        if values.ndim == 1:
+            ends = np.empty(m, dtype=np.int64)
+            ends[:-1] = np.flatnonzero(codes == ord(","))
+            ends[-1] = len(text) - 1
+        else:
+            ends = np.flatnonzero(codes == ord("]"))[:-1] + 1
+        return text, 1, ends, nulls
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    if len(items) != m:
+        raise ValueError(f"column {col.name}: {len(items)} values for {m} rows")
+    strings = _strings_text(items)
+    if strings is not None:
+        return *strings, valid is not None and not bool(np.all(valid))
+    tokens = [orjson.dumps(v, option=_NUMPY) for v in items]
+    if valid is not None:
+        for i in np.flatnonzero(~np.asarray(valid, dtype=bool)).tolist():
+            tokens[i] = b"null"
+    ends = np.cumsum(np.fromiter(map(len, tokens), dtype=np.int64, count=m) + 1) - 1
+    return b",".join(tokens) + b",", 0, ends, False
+
+
+def _strings_text(items: list) -> tuple[bytes, int, np.ndarray] | None:
+    """``(text, 1, ends)`` of a list of strings none of which holds '"' (else None): one orjson
+    text, whose every '"' then opens or closes a string (orjson escapes only '"' with one)."""
+    try:
+        if '"' in "".join(items):
+            return None
+    except TypeError:  # not all strings
+        return None
+    text = orjson.dumps(items)
+    quotes = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == ord('"'))
+    return text, 1, quotes[1::2] + 1
+
+
+def _token_array(made: tuple[bytes, int, np.ndarray, bool], after: int, valid, m: int):
+    """The values of a column as an Arrow large_binary array over a copy of its text, each value
+    with the byte ``after`` that follows it in the line (written over its separator)."""
+    import pyarrow as pa
+    from pyarrow._compute import call_function
+
+    text, start, ends, nulls = made
+    codes = np.frombuffer(text, dtype=np.uint8).copy()
+    codes[ends] = after
+    offsets = np.empty(m + 1, dtype=np.int64)
+    offsets[0] = start
+    np.add(ends, 1, out=offsets[1:])
+    tokens = _binary_array(offsets, codes)
+    if nulls:
+        mask = pa.Array.from_buffers(pa.bool_(), m, [None, _validity(valid)])
+        tokens = call_function("if_else", [mask, tokens, _binary_scalar(b"null" + bytes([after]))])
+    return tokens
+
+
+def _jsonl_joined(columns: list[Column], m: int):
+    """The m lines as the data of one Arrow array (bytes-like): the values' texts (each column
+    one orjson text, cut into rows by numpy) and the text between them joined row by row by
+    Arrow's binary_join_element_wise, in C and without the GIL (no Python object a value)."""
+    from pyarrow._compute import call_function  # pyarrow.compute's import costs 30 ms
+
+    plan = _plan(columns)
+    slots = [c for c in columns if not c.constant]
+    if not slots:
+        return (plan.line0 + b"\n") * m
+    # a layout may give one array to several keys (the INS's angular velocity under imu,
+    # velocity and odom.twist): its text is made once (the columns hold the arrays, so their ids
+    # stay distinct during the call)
+    texts: dict = {}
+    arrays: dict = {}
+    args = [plan.head]
+    for col, after, rest in zip(slots, plan.after, plan.rest):
+        key = (id(col.values), id(col.valid))
+        if (key, after) not in arrays:
+            if key not in texts:
+                texts[key] = _text(col, m)
+            arrays[key, after] = _token_array(texts[key], after, col.valid, m)
+        args.append(arrays[key, after])
+        if rest is not None:
+            args.append(rest)
+    args.append(plan.separator)
+    lines = call_function("binary_join_element_wise", args)
+    _, offsets, data = lines.buffers()
+    end = int(np.frombuffer(offsets, dtype=np.int64, count=m + 1, offset=8 * lines.offset)[m])
+    return data if data.size == end else data.slice(0, end)
+
+
+def jsonl_buffer_from_columns(columns: list[Column], m: int):
+    """:func:`jsonl_from_columns` as a bytes-like object (an Arrow buffer from JOIN_ROWS rows:
+    a writer takes it without the copy into bytes)."""
+    if m == 0:
+        return b""
+    if m < JOIN_ROWS:
+        return b"".join([orjson.dumps(r, option=_LINE) for r in rows_from_columns(columns, m)])
+    return _jsonl_joined(columns, m)
 
 
 def jsonl_from_columns(columns: list[Column], m: int) -> bytes:
     """The m rows as JSON Lines bytes: orjson.dumps of each row of :func:`rows_from_columns`.
 
-    One join of the pieces of text around the values (:func:`_json_pieces`) and the values'
-    tokens, interleaved by slice assignment into one list (about 2/3 of a bytes %-format a row).
+    Below JOIN_ROWS rows it is that; from JOIN_ROWS rows the values are joined by Arrow
+    (:func:`_jsonl_joined`, a third of the old token join's CPU an INS chunk, a twentieth of
+    the rows'), with the same bytes (tests/output/test_columns_jsonl.py).
     """
-    if m == 0:
-        return b""
-    # a vector column without nulls gets its brackets from the template
-    bracketed = tuple(
-        not c.constant and _is_matrix(c.values) and (c.valid is None or bool(np.all(c.valid)))
-        for c in columns
-    )
-    pieces = _json_pieces(columns, bracketed)
-    # a layout may give one array to several keys (the INS's angular velocity under imu,
-    # velocity and odom.twist): its text is made once (the columns hold the arrays, so their ids
-    # stay distinct during the call)
-    made: dict = {}
-    tokens = []
-    for c, b in zip(columns, bracketed):
-        if not c.constant:
-            key = (id(c.values), id(c.valid), b)
-            if key not in made:
-                made[key] = _json_tokens(c, m, b)
-            tokens.append(made[key])
-    if not tokens:
-        return (pieces[0] + b"\n") * m
-    # line i: its piece 0 (the previous line's last piece, its newline and this piece 0 are one
-    # item), then each column's token and the piece after it
-    step = 2 * len(tokens)
-    parts = [pieces[-1] + b"\n" + pieces[0]] * (1 + m * step)
-    parts[0] = pieces[0]
-    parts[-1] = pieces[-1] + b"\n"
-    for j, tok in enumerate(tokens):
-        parts[1 + 2 * j :: step] = tok
-        if j + 1 < len(tokens):
-            parts[2 + 2 * j :: step] = [pieces[j + 1]] * m
-    return b"".join(parts)
+    data = jsonl_buffer_from_columns(columns, m)
+    return data if isinstance(data, bytes) else data.to_pybytes()
 
 
 def _validity(valid) -> object | None:
