@@ -76,31 +76,33 @@ def epoch_vectors(
         speed = |v_n|
         acc = (v_n,k - v_n,k-1) / dt, 0 where gravity alone
     """
+    # each row's last operation writes into its output (np.add(a, b, out): no copy after it)
     d0, d1, d2 = p_n[:, 0] - c_m[:, 0], p_n[:, 1] - c_m[:, 1], p_n[:, 2] - c_m[:, 2]
-    v_n[:, 0] = v[:, 0] + (w[:, 1] * d2 - w[:, 2] * d1)  # v + w x (p_n - p_c): rotation.cross
-    v_n[:, 1] = v[:, 1] + (w[:, 2] * d0 - w[:, 0] * d2)
-    v_n[:, 2] = v[:, 2] + (w[:, 0] * d1 - w[:, 1] * d0)
-    sigma_p, sigma_pw = par[0], par[1]
-    p_ins[:, 0] = p_n[:, 0] + sigma_p * (x[:, 0] * 1.0) + sigma_pw * g[:, 6]
-    p_ins[:, 1] = p_n[:, 1] + sigma_p * (x[:, 1] * 1.0) + sigma_pw * g[:, 7]
-    p_ins[:, 2] = p_n[:, 2] + sigma_p * (x[:, 2] * UP_SIGMA_FACTOR) + sigma_pw * g[:, 8]
+    np.add(v[:, 0], w[:, 1] * d2 - w[:, 2] * d1, v_n[:, 0])  # v + w x (p_n - p_c): cross
+    np.add(v[:, 1], w[:, 2] * d0 - w[:, 0] * d2, v_n[:, 1])
+    np.add(v[:, 2], w[:, 0] * d1 - w[:, 1] * d0, v_n[:, 2])
+    sigma_p, sigma_pw = par[0], par[1]  # (x 1.0 of the east and north states: x itself)
+    np.add(p_n[:, 0] + sigma_p * x[:, 0], sigma_pw * g[:, 6], p_ins[:, 0])
+    np.add(p_n[:, 1] + sigma_p * x[:, 1], sigma_pw * g[:, 7], p_ins[:, 1])
+    np.add(p_n[:, 2] + sigma_p * (x[:, 2] * UP_SIGMA_FACTOR), sigma_pw * g[:, 8], p_ins[:, 2])
     m = dt.shape[0]
     for j in range(3):  # the chain's points: p_ins, p_n, P2 of p_ins
         points[j, :m] = p_ins[:, j]
         points[j, m : 2 * m] = p_n[:, j]
         points[j, 2 * m :] = p_ins[:, j]
     points[1, 2 * m :] += GRID_ROTATION_STEP_M  # P2 = p_ins + (0, 10 m, 0)
-    half[:, 0] = 0.5 * (x[:, 3] * par[2])  # dpsi / 2 (heading, x4)
-    half[:, 1] = 0.5 * (x[:, 5] * par[3])  # dtheta / 2 (pitch, x6)
-    half[:, 2] = 0.5 * (x[:, 4] * par[3])  # dphi / 2 (roll, x5)
+    np.multiply(0.5, x[:, 3] * par[2], half[:, 0])  # dpsi / 2 (heading, x4)
+    np.multiply(0.5, x[:, 5] * par[3], half[:, 1])  # dtheta / 2 (pitch, x6)
+    np.multiply(0.5, x[:, 4] * par[3], half[:, 2])  # dphi / 2 (roll, x5)
     vv0, vv1, vv2 = v_n[:, 0] * v_n[:, 0], v_n[:, 1] * v_n[:, 1], v_n[:, 2] * v_n[:, 2]
-    speed[:] = np.sqrt(vv0 + vv1 + vv2)
+    np.sqrt(vv0 + vv1 + vv2, speed)
     alone = gravity != 0.0
+    diff = np.empty(m)  # v_n,k - v_n,k-1, the previous epoch's v_n of the first v_prev
     for j in range(3):
-        before = np.empty(m)  # the previous epoch's v_n of each epoch
-        before[0] = v_prev[j]
-        before[1:] = v_n[:-1, j]
-        acc[:, j] = np.where(alone, 0.0, (v_n[:, j] - before) / dt)
+        diff[0] = v_n[0, j] - v_prev[j]
+        np.subtract(v_n[1:, j], v_n[:-1, j], diff[1:])
+        np.divide(diff, dt, diff)
+        acc[:, j] = np.where(alone, 0.0, diff)
 
 
 @kernel(2, 2, 3, 2, 2, 2, 3, 2, 1, 2, 3, libm=True)
@@ -117,24 +119,28 @@ def attitude_and_body(q, half, r, v_n, acc, w, terms, g, par, q_ins, body):
     changed in place."""
     sin_half, cos_half = np.sin(half), np.cos(half)  # quat_about_axes' sines and cosines
     # q_z(dpsi) q_true: rotation.quat_multiply with a = (0, 0, s, c)
+    # (each product with a zero component once: 0.0 b_x is the same value in x and in w)
     s, c = sin_half[:, 0], cos_half[:, 0]
     bx, by, bz, bw = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    x1 = c * bx + 0.0 * bw + 0.0 * bz - s * by
-    y1 = c * by - 0.0 * bz + 0.0 * bw + s * bx
-    z1 = c * bz + 0.0 * by - 0.0 * bx + s * bw
-    w1 = c * bw - 0.0 * bx - 0.0 * by - s * bz
+    zx, zy, zz, zw = 0.0 * bx, 0.0 * by, 0.0 * bz, 0.0 * bw
+    x1 = c * bx + zw + zz - s * by
+    y1 = c * by - zz + zw + s * bx
+    z1 = c * bz + zy - zx + s * bw
+    w1 = c * bw - zx - zy - s * bz
     # (...) q_y(dtheta): b = (0, s, 0, c)
     s, c = sin_half[:, 1], cos_half[:, 1]
-    x2 = w1 * 0.0 + x1 * c + y1 * 0.0 - z1 * s
-    y2 = w1 * s - x1 * 0.0 + y1 * c + z1 * 0.0
-    z2 = w1 * 0.0 + x1 * s - y1 * 0.0 + z1 * c
-    w2 = w1 * c - x1 * 0.0 - y1 * s - z1 * 0.0
+    zx, zy, zz, zw = x1 * 0.0, y1 * 0.0, z1 * 0.0, w1 * 0.0
+    x2 = zw + x1 * c + zy - z1 * s
+    y2 = w1 * s - zx + y1 * c + zz
+    z2 = zw + x1 * s - zy + z1 * c
+    w2 = w1 * c - zx - y1 * s - zz
     # (...) q_x(dphi): b = (s, 0, 0, c)
     s, c = sin_half[:, 2], cos_half[:, 2]
-    q_ins[:, 0] = w2 * s + x2 * c + y2 * 0.0 - z2 * 0.0
-    q_ins[:, 1] = w2 * 0.0 - x2 * 0.0 + y2 * c + z2 * s
-    q_ins[:, 2] = w2 * 0.0 + x2 * 0.0 - y2 * s + z2 * c
-    q_ins[:, 3] = w2 * c - x2 * s - y2 * 0.0 - z2 * 0.0
+    zx, zy, zz, zw = x2 * 0.0, y2 * 0.0, z2 * 0.0, w2 * 0.0
+    np.subtract(w2 * s + x2 * c + zy, zz, q_ins[:, 0])
+    np.add(zw - zx + y2 * c, z2 * s, q_ins[:, 1])
+    np.add(zw + zx - y2 * s, z2 * c, q_ins[:, 2])
+    np.subtract(w2 * c - x2 * s - zy, zz, q_ins[:, 3])
     if par[7] == 0.0:
         acc[:, 2] += GRAVITY_MPS2  # + (0, 0, g)
         w_b = w
@@ -145,9 +151,8 @@ def attitude_and_body(q, half, r, v_n, acc, w, terms, g, par, q_ins, body):
         vec = v_n if k == 0 else (acc if k == 1 else w_b)
         sigma = par[4 + k]
         for i in range(3):
-            body[:, k, i] = (
-                r[:, 0, i] * vec[:, 0] + r[:, 1, i] * vec[:, 1] + r[:, 2, i] * vec[:, 2]
-            ) + sigma * g[:, 9 + 3 * k + i]
+            rv = r[:, 0, i] * vec[:, 0] + r[:, 1, i] * vec[:, 1] + r[:, 2, i] * vec[:, 2]
+            np.add(rv, sigma * g[:, 9 + 3 * k + i], body[:, k, i])
 
 
 @kernel(1, 2, 2, 1, 1, 1, 3, 3, 1, libm=True)
@@ -169,10 +174,11 @@ def utm_attitudes(alpha_rad, q_ins, q_true, e, n, h, out, utm, alpha_deg):
     for j in range(2):
         b = q_ins if j == 0 else q_true
         bx, by, bz, bw = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
-        out[:, j, 0] = c * bx + 0.0 * bw + 0.0 * bz - s * by
-        out[:, j, 1] = c * by - 0.0 * bz + 0.0 * bw + s * bx
-        out[:, j, 2] = c * bz + 0.0 * by - 0.0 * bx + s * bw
-        out[:, j, 3] = c * bw - 0.0 * bx - 0.0 * by - s * bz
+        zx, zy, zz, zw = 0.0 * bx, 0.0 * by, 0.0 * bz, 0.0 * bw  # each once (attitude_and_body)
+        np.subtract(c * bx + zw + zz, s * by, out[:, j, 0])
+        np.add(c * by - zz + zw, s * bx, out[:, j, 1])
+        np.add(c * bz + zy - zx, s * bw, out[:, j, 2])
+        np.subtract(c * bw - zx - zy, s * bz, out[:, j, 3])
 
 
 # ------------------------------------------------------------------- one epoch (ins_one)
@@ -235,8 +241,8 @@ def one_epoch(s, g, pts):
     vn2 = s[V + 2] + (w0 * d1 - w1 * d0)
     s[V_N], s[V_N + 1], s[V_N + 2] = vn0, vn1, vn2
     sigma_p, sigma_pw = s[PAR], s[PAR + 1]
-    e0 = p0 + sigma_p * (s[X] * 1.0) + sigma_pw * g[6]
-    e1 = p1 + sigma_p * (s[X + 1] * 1.0) + sigma_pw * g[7]
+    e0 = p0 + sigma_p * s[X] + sigma_pw * g[6]
+    e1 = p1 + sigma_p * s[X + 1] + sigma_pw * g[7]
     e2 = p2 + sigma_p * (s[X + 2] * UP_SIGMA_FACTOR) + sigma_pw * g[8]
     s[P_INS], s[P_INS + 1], s[P_INS + 2] = e0, e1, e2
     pts[0, 0], pts[1, 0], pts[2, 0] = e0, e1, e2  # the chain's points: p_ins, p_n, P2
