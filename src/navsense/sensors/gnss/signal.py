@@ -218,8 +218,9 @@ class SignalModel:
         (np.degrees' product, :func:`_degrees_in_circle`)."""
         shape = status.shape
         out = np.empty((3,) + shape)
-        el_rad = np.arcsin(_clip(los[..., 2], -1.0, 1.0))
-        az_rad = np.arctan2(los[..., 0], los[..., 1])
+        east, north, up = np.ascontiguousarray(los.reshape(-1, 3).T)  # contiguous: half the cost
+        el_rad = np.arcsin(_clip(up, -1.0, 1.0)).reshape(shape)
+        az_rad = np.arctan2(east, north).reshape(shape)
         np.multiply(el_rad, _RAD_TO_DEG, out=out[1])
         _degrees_in_circle(az_rad.reshape(-1), out[2].reshape(-1))
         tracked = _sky.used_mask(status) if used is None else used  # self._tracked[status]
