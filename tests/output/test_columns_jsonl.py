@@ -54,6 +54,34 @@ def test_one_array_under_three_keys_is_made_text_once(monkeypatch):
     assert text == _expected(cols, m)
 
 
+def test_equal_arrays_are_made_text_once_and_a_zeros_sign_is_not_equal(monkeypatch):
+    monkeypatch.setattr(columns, "JOIN_ROWS", 1)
+    t = np.array([0.5, 0.0, 1.0, 2.0])
+    signed = np.array([0.5, -0.0, 1.0, 2.0])  # the first and last values alike
+    nan = np.array([0.5, np.nan, 1.0, 2.0])
+    valid = np.array([True, True, False, True])
+    cols = [
+        Column("sample_time_s", t),
+        Column("available_time_s", t.copy()),  # equal: no text of its own
+        Column("delivery_time_s", signed),
+        Column("n.a", nan),
+        Column("n.b", nan.copy()),  # NaN where the other has NaN: equal
+        Column("v.a", t.copy(), valid),  # equal values, nulls: text of its own
+        Column("v.b", t.copy(), valid),  # equal values, the same mask: none
+        Column("v.c", t.astype(np.float32)),
+    ]
+    calls: list[str] = []
+    made = columns._text
+
+    def counted(col, m):
+        calls.append(col.name)
+        return made(col, m)
+
+    monkeypatch.setattr(columns, "_text", counted)
+    assert jsonl_from_columns(cols, 4) == _expected(cols, 4)
+    assert calls == ["sample_time_s", "delivery_time_s", "n.a", "v.a", "v.c"]
+
+
 def test_rows_of_constants_alone_and_of_one_row_are_orjson_of_each_row(path):
     constants = [Column("frame", "a%s", constant=True), Column("b.zone", 16, constant=True)]
     line = orjson.dumps({"frame": "a%s", "b": {"zone": 16}}) + b"\n"

@@ -270,6 +270,21 @@ def _token_array(made: tuple[bytes, int, np.ndarray, bool], after: int, valid, m
     return tokens
 
 
+def _signature(col: Column) -> tuple | None:
+    """What two numeric columns of the same text share: dtype, shape, validity (the same mask) and
+    the bits of their first and last values (None: no numeric array)."""
+    x = col.values
+    if not isinstance(x, np.ndarray) or x.dtype.kind not in "fiub" or not x.size:
+        return None
+    return x.dtype.str, x.shape, id(col.valid), x[:1].tobytes(), x[-1:].tobytes()
+
+
+def _same_values(a: Column, b: Column) -> bool:
+    """Two numeric columns of one signature hold the same bits (-0.0 and 0.0 differ)."""
+    bits = np.dtype(f"u{a.values.dtype.itemsize}")
+    return bool(np.array_equal(a.values.view(bits), b.values.view(bits)))
+
+
 def _jsonl_joined(columns: list[Column], m: int):
     """The m lines as the data of one Arrow array (bytes-like): the values' texts (each column
     one orjson text, cut into rows by numpy) and the text between them joined row by row by
@@ -285,12 +300,19 @@ def _jsonl_joined(columns: list[Column], m: int):
     # stay distinct during the call)
     texts: dict = {}
     arrays: dict = {}
+    made: dict = {}  # signature -> the columns of that signature made text, with their keys
     args = [plan.head]
     for col, after, rest in zip(slots, plan.after, plan.rest):
         key = (id(col.values), id(col.valid))
+        if key not in texts:
+            # equal values, as the times of a model without delay, have the same text too
+            signature = _signature(col)
+            alike = made.setdefault(signature, []) if signature is not None else []
+            same = next((k for c, k in alike if _same_values(c, col)), None)
+            texts[key] = _text(col, m) if same is None else texts[same]
+            key = key if same is None else same
+            alike.append((col, key))
         if (key, after) not in arrays:
-            if key not in texts:
-                texts[key] = _text(col, m)
             arrays[key, after] = _token_array(texts[key], after, col.valid, m)
         args.append(arrays[key, after])
         if rest is not None:
