@@ -467,7 +467,10 @@ class InsModel:
             return _empty_block(aid is not None)
         # a reset at any step after the previous epoch, up to and including this epoch's step
         end = int(idx[-1]) + 1
-        epoch_reset = np.logical_or.reduceat(reset[:end], np.concatenate([[0], idx[:-1] + 1]))
+        if reset[:end].any():
+            epoch_reset = np.logical_or.reduceat(reset[:end], np.concatenate([[0], idx[:-1] + 1]))
+        else:  # no reset in the chunk (the usual case): the same all-False flags
+            epoch_reset = np.zeros(idx.size, dtype=bool)
         epoch_reset[0] |= self._reset_pending
         self._reset_pending = bool(reset[end:].any())
 
