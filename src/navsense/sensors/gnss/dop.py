@@ -115,7 +115,7 @@ def _dop_columns(los: np.ndarray, sets: list[np.ndarray], hvp: np.ndarray) -> No
         anywhere = np.logical_or.reduce([used[b0:b1].any(axis=0) for used in sets])
         cols = np.flatnonzero(anywhere)
         # column first, then the component, set and epoch: (k, 3, 1, mb) and (k, 1, S, mb)
-        lk = np.ascontiguousarray(los[b0:b1, cols].transpose(1, 2, 0))[:, :, None]
+        lk = np.ascontiguousarray(los[b0:b1].take(cols, axis=1).transpose(1, 2, 0))[:, :, None]
         w = np.empty((cols.size, 1, len(sets), b1 - b0))
         for k, used in enumerate(sets):
             np.copyto(w[:, 0, k], used[b0:b1, cols].T)
