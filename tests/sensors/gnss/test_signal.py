@@ -192,3 +192,31 @@ def test_elevation_and_azimuth_at_their_edges(monkeypatch):
         monkeypatch.setattr(kernels, "_on", False)
         assert got["sat_elevation_deg"].tobytes() == elevation_deg(los).tobytes()
         assert got["sat_azimuth_deg"].tobytes() == azimuth_deg(los).tobytes()
+
+
+def test_a_chunk_with_the_callers_used_mask_and_edge_directions_equals_one_epoch_a_call():
+    """A chunk's values (C/N0 over its tracked pairs only, as the receiver calls it with its
+    used mask) equal the one-epoch path's byte for byte, the stream left in the same state:
+    every class, no tracked satellite in some epochs, lines of sight at l_u = +-1 by an ulp,
+    azimuths a hair west of north and at +-180 deg."""
+    k = constellation()
+    rng = np.random.default_rng(8)
+    m = 120
+    los = los_of(rng.uniform(-10.0, 90.0, (m, k.nsat)), rng.uniform(0.0, 360.0, (m, k.nsat)))
+    los[0, :6] = [
+        [0.0, 0.0, np.nextafter(1.0, 2.0)],
+        [0.0, 0.0, -np.nextafter(1.0, 2.0)],
+        [-1e-300, 1.0, 0.0],
+        [0.0, -1.0, 0.0],
+        [-0.0, -1.0, 0.0],
+        [-0.0, 1.0, 0.5],
+    ]
+    status = rng.integers(0, 5, (m, k.nsat)).astype(np.int8)
+    status[5:9] = sky.BELOW_MASK
+    chunk_model = SignalModel(k, SEED, noise=True)
+    whole = chunk_model.satellites(los, status, sky.used_mask(status))
+    model = SignalModel(k, SEED, noise=True)
+    steps = [model.satellites(los[i : i + 1], status[i : i + 1]) for i in range(m)]
+    for key, value in whole.items():
+        assert np.concatenate([s[key] for s in steps]).tobytes() == value.tobytes(), key
+    assert chunk_model._rng.state == model._rng.state
