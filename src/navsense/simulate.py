@@ -26,7 +26,7 @@ from navsense._runtime import machine, memory
 from navsense._runtime.worker import ChunkWorker, fork_safe
 from navsense.clock import delivery_times
 from navsense.errors import ConfigError
-from navsense.output.columns import Column, arrow_table, jsonl_from_columns
+from navsense.output.columns import Column, arrow_table, jsonl_buffer_from_columns
 from navsense.output.jsonl import JsonlWriter
 from navsense.output.layouts import Layout, layout_for
 from navsense.output.rundir import RunDirectory
@@ -165,11 +165,13 @@ class _SensorOutput:
             self.writer = ParquetWriter(folder / f"{name}.parquet").__enter__()
 
     def encode(self, columns: list[Column], m: int):
-        """The chunk's rows ready to write: JSON Lines bytes or a pyarrow table (None: no row)."""
+        """The chunk's rows ready to write: JSON Lines bytes (an Arrow buffer from
+        navsense.output.columns.JOIN_ROWS rows, written without a copy into bytes) or a pyarrow
+        table (None: no row)."""
         if m == 0:
             return None
         if self.fmt == "jsonl":
-            return jsonl_from_columns(columns, m)
+            return jsonl_buffer_from_columns(columns, m)
         return arrow_table(columns, m)
 
     def submit(self, payload, m: int) -> None:
