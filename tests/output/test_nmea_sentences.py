@@ -368,3 +368,30 @@ def test_nmea_writer_writes_text_as_its_lines(tmp_path):
     assert read_nmea(tmp_path / "a.nmea") == lines + lines[:1]
     assert w.sentences_written == 3
     assert (tmp_path / "a.nmea").read_bytes().count(b"\r\n") == 3
+
+
+@pytest.mark.parametrize("group", [4, 12])
+def test_compact_by_runs_of_equal_rows_equals_row_by_row(group):
+    """The GSA and GSV layout of rows that come in runs of equal rows (satellites in view a
+    chunk of epochs), built from each run's first row, equals the row-by-row build array for
+    array: one to seven runs, one or several systems, rows with no entry, more entries than a
+    sentence holds, a mask of no column."""
+    from navsense.output.nmea import satellites as _sat
+
+    rng = np.random.default_rng(group)
+    for trial in range(200):
+        m, k = int(rng.integers(16, 300)), int(rng.integers(0, 80))
+        systems = int(rng.integers(1, 5))
+        system = np.sort(rng.integers(0, systems, k)) if systems > 1 else None
+        runs = int(rng.integers(1, 8))
+        patterns = rng.random((runs, k)) < rng.random()
+        starts = np.sort(rng.choice(np.arange(1, m), size=runs - 1, replace=False))
+        mask = patterns[np.searchsorted(starts, np.arange(m), side="right")]
+        if trial % 7 == 0:
+            mask[:] = False
+        got = _sat._compact(mask, group, system, systems)
+        want = _sat._compact_rows(mask, group, system, systems)
+        got_arrays = [*got[:3], *got[3], *got[4:]]
+        want_arrays = [*want[:3], *want[3], *want[4:]]
+        for g, w in zip(got_arrays, want_arrays):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w), trial

@@ -38,6 +38,54 @@ __all__ = ["gsa_chars", "gsa_sentences", "gsv_chars", "gsv_sentences"]
 
 
 def _compact(mask: np.ndarray, group: int, system: np.ndarray | None, systems: int):
+    """:func:`_compact_rows`; where the rows come in few runs of equal rows (the satellites in
+    view change a few times in a chunk of epochs), each run's values are its first row's
+    repeated with their offsets (:func:`_compact_runs`: the same arrays)."""
+    m = mask.shape[0]
+    if m >= _RUN_MIN_ROWS:
+        new_run = np.flatnonzero(np.any(mask[1:] != mask[:-1], axis=1))
+        if new_run.size * _RUN_MIN_LENGTH < m:
+            return _compact_runs(mask, group, system, systems, [0, *(new_run + 1).tolist(), m])
+    return _compact_rows(mask, group, system, systems)
+
+
+_RUN_MIN_ROWS = 16  # _compact looks for runs of equal rows in at least this many rows
+_RUN_MIN_LENGTH = 16  # and takes them when they are this long on average
+
+
+def _compact_runs(mask, group: int, system, systems: int, bounds: list[int]):
+    """:func:`_compact_rows` of rows in runs of equal rows, runs ``bounds`` (first rows and the
+    end): the first row's arrays of each run, repeated row after row with their offsets (row
+    r's sentence rows r systems + those of the one row, its entries' flat indices r k + the
+    columns, its sentences after the previous rows')."""
+    m, k = mask.shape
+    runs = []
+    n = 0
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        one = _compact_rows(mask[a : a + 1], group, system, systems)
+        runs.append((a, b, n, one))
+        n += (b - a) * one[2].size
+    count = np.empty(m * systems, dtype=np.int64)
+    groups = np.empty(m * systems, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
+    taken = np.empty((group, n), dtype=bool)
+    flat, col, place = [], [], []
+    for a, b, first, (c1, g1, r1, (_, c), p1, t1) in runs:
+        q, n1 = b - a, r1.size
+        epochs = np.arange(a, b, dtype=np.int64)[:, None]
+        count[a * systems : b * systems] = np.tile(c1, q)
+        groups[a * systems : b * systems] = np.tile(g1, q)
+        rows[first : first + q * n1] = (epochs * systems + r1).reshape(-1)
+        taken[:, first : first + q * n1] = np.tile(t1, (1, q))
+        slot, line = np.divmod(p1, n1)  # the one row's places: slot n1 + sentence
+        flat.append((epochs * k + c).reshape(-1))
+        col.append(np.tile(c, q))
+        place.append((slot * n + first + line + (epochs - a) * n1).reshape(-1))
+    flat_all, col_all, place_all = (np.concatenate(v) for v in (flat, col, place))
+    return count, groups, rows, (flat_all, col_all), place_all, taken
+
+
+def _compact_rows(mask: np.ndarray, group: int, system: np.ndarray | None, systems: int):
     """The entries where ``mask`` (m, k) of each row and system, in column order, packed to the
     left in sentences of ``group`` entries (a row's system without any gets one sentence).
 
