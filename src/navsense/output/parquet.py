@@ -5,19 +5,12 @@ Columns are the JSON rows' keys with flattened names (``fix.latitude``; ``positi
 the models' :func:`navsense.output.columns` definitions). Rows are buffered and written in row
 groups of exactly ROW_GROUP_ROWS rows (the last one shorter), so the file's bytes do not depend on
 the chunks the run was cut into; the schema is the first chunk's, later chunks are cast to it.
-
-The file's bytes are those of pyarrow's ParquetWriter with snappy, no dictionary and no
-statistics (parquet_encode.WRITER_OPTIONS); :mod:`navsense.output.parquet_encode` writes the
-pages of most columns itself, in less CPU, and leaves the others to pyarrow.
 """
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 from typing import Any
-
-from navsense.output import parquet_encode as encode
 
 __all__ = ["ParquetWriter", "ROW_GROUP_ROWS"]
 
@@ -32,14 +25,8 @@ class ParquetWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._file: Any = None  # the open file, from the first row group on
-        self._schema: Any = None
-        self._footer: tuple[bytes, bytes] = (b"", b"")  # parquet_encode.footer_template
-        self._codec: Any = None
-        self._names: list[bytes] = []
-        self._at = 0  # bytes written
-        self._groups: list[bytes] = []  # the row groups' metadata
-        self._rows_out = 0
+        self._writer: Any = None  # pyarrow.parquet.ParquetWriter, made with the first rows
+        self._schema = None
         self._pending: list = []
         self._pending_rows = 0
         self.rows_written = 0
@@ -65,64 +52,39 @@ class ParquetWriter:
 
     def _flush(self, final: bool) -> None:
         import pyarrow as pa
+        import pyarrow.parquet as pq
 
         if not self._pending:
             return
         buffered = pa.concat_tables(self._pending)
         full = (buffered.num_rows // ROW_GROUP_ROWS) * ROW_GROUP_ROWS
         stop = buffered.num_rows if final else full
-        if stop and self._file is None:
-            self._open()
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(
+                self.path,
+                self._schema,
+                compression="snappy",
+                use_dictionary=False,
+                write_statistics=False,
+            )
         for start in range(0, stop, ROW_GROUP_ROWS):
-            self._write_group(buffered.slice(start, min(ROW_GROUP_ROWS, stop - start)))
+            self._writer.write_table(
+                buffered.slice(start, min(ROW_GROUP_ROWS, stop - start)),
+                row_group_size=ROW_GROUP_ROWS,
+            )
         rest = buffered.slice(stop)
         self._pending = [rest] if rest.num_rows else []
         self._pending_rows = rest.num_rows
-
-    def _open(self) -> None:
-        import pyarrow as pa
-
-        assert self._schema is not None
-        self._footer = encode.footer_template(self._schema)
-        self._codec = pa.Codec("snappy")
-        self._names = [name.encode("utf-8") for name in self._schema.names]
-        self._file = open(self.path, "wb")  # noqa: SIM115 (closed by close())
-        self._file.write(b"PAR1")
-        self._at = 4
-
-    def _write_group(self, table) -> None:
-        """One row group: the columns this writer encodes (output.parquet_encode), the others
-        by pyarrow, at the end of the file; its metadata kept for the footer."""
-        encoded = [
-            encode.encode_chunk(column.chunks, name, self._codec)
-            for column, name in zip(table.columns, self._names)
-        ]
-        others = [j for j, chunk in enumerate(encoded) if chunk is None]
-        by_pyarrow = encode.pyarrow_chunks(table.select(others)) if others else []
-        chunks = [chunk or by_pyarrow[others.index(j)] for j, chunk in enumerate(encoded)]
-        offsets = []
-        for chunk in chunks:
-            offsets.append(self._at)
-            for data in chunk.data:
-                self._file.write(data)
-            self._at += chunk.compressed
-        self._groups.append(encode.row_group(chunks, offsets, table.num_rows))
-        self._rows_out += table.num_rows
 
     def close(self) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        try:
-            self._flush(final=True)
-            if self._file is not None:
-                meta = encode.footer(*self._footer, self._rows_out, self._groups)
-                self._file.write(meta + struct.pack("<I", len(meta)) + b"PAR1")
-        finally:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
-        if not self._groups and not self.path.exists():
+        self._flush(final=True)
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        elif not self.path.exists():
             pq.write_table(pa.table({}), self.path)
 
     def __exit__(self, *exc) -> None:
