@@ -251,12 +251,23 @@ def _strings_text(items: list) -> tuple[bytes, int, np.ndarray] | None:
     return text, 1, quotes[1::2] + 1
 
 
+def _call_function():
+    """pyarrow's ``call_function`` (a compute function by name): from pyarrow._compute, which
+    pyarrow.compute re-exports it from, since pyarrow.compute's import costs 30 ms; from
+    pyarrow.compute should a release move it."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # pragma: no cover - a pyarrow that moved its private module
+        from pyarrow.compute import call_function
+    return call_function
+
+
 def _token_array(made: tuple[bytes, int, np.ndarray, bool], after: int, valid, m: int):
     """The values of a column as an Arrow large_binary array over a copy of its text, each value
     with the byte ``after`` that follows it in the line (written over its separator)."""
     import pyarrow as pa
-    from pyarrow._compute import call_function
 
+    call_function = _call_function()
     text, start, ends, nulls = made
     codes = np.frombuffer(text, dtype=np.uint8).copy()
     codes[ends] = after
@@ -289,8 +300,7 @@ def _jsonl_joined(columns: list[Column], m: int):
     """The m lines as the data of one Arrow array (bytes-like): the values' texts (each column
     one orjson text, cut into rows by numpy) and the text between them joined row by row by
     Arrow's binary_join_element_wise, in C and without the GIL (no Python object a value)."""
-    from pyarrow._compute import call_function  # pyarrow.compute's import costs 30 ms
-
+    call_function = _call_function()
     plan = _plan(columns)
     slots = [c for c in columns if not c.constant]
     if not slots:
