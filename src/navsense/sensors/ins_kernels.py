@@ -147,11 +147,21 @@ def attitude_and_body(q, half, r, v_n, acc, w, terms, g, par, q_ins, body):
     else:  # imu.earth "wgs84": F in place of (0, 0, g), w + W
         acc += terms[:, 0]
         w_b = w + terms[:, 1]
+    # R's columns and each vector's components as contiguous rows, each read three times
+    m = q.shape[0]
+    rt, vt = np.empty((9, m)), np.empty((3, m))
+    for j in range(3):
+        for i in range(3):
+            rt[3 * j + i] = r[:, j, i]
     for k in range(3):  # v_n, acc, w: R^T (rotation.rotate_inverse) + sigma g
         vec = v_n if k == 0 else (acc if k == 1 else w_b)
         sigma = par[4 + k]
+        for j in range(3):
+            vt[j] = vec[:, j]
         for i in range(3):
-            rv = r[:, 0, i] * vec[:, 0] + r[:, 1, i] * vec[:, 1] + r[:, 2, i] * vec[:, 2]
+            rv = (
+                rt[i] * vt[0] + rt[3 + i] * vt[1] + rt[6 + i] * vt[2]
+            )  # r_0i v0 + r_1i v1 + r_2i v2
             np.add(rv, sigma * g[:, 9 + 3 * k + i], body[:, k, i])
 
 
