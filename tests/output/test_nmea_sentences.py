@@ -350,6 +350,17 @@ def test_gsa_and_gsv_of_several_systems_at_once_are_each_systems_in_turn():
     assert interleave([got], m) == interleave(want, m)
     assert any(line.startswith("$GLGSV,1,1,00,1*") for line in got[0])
 
+    # the values read in place from wider matrices (the receiver's columns, in another order)
+    wide = k + 5
+    cols = rng.permutation(wide)[:k]
+    el_w, az_w, cn0_w = (rng.uniform(0, 1, (m, wide)) for _ in range(3))
+    for a, b in ((el_w, el), (az_w, az), (cn0_w, cn0)):
+        a[:, cols] = b
+    in_place = gsv_sentences(
+        in_view, prn, el_w, az_w, cn0_w, talkers, sig_ids, system, columns=cols
+    )
+    assert in_place[0] == got[0] and np.array_equal(in_place[1], got[1])
+
 
 def test_interleave_text_is_the_files_lines():
     a = (["$A0*00", "$A1*00"], np.array([0, 1]))
@@ -371,13 +382,14 @@ def test_nmea_writer_writes_text_as_its_lines(tmp_path):
 
 
 @pytest.mark.parametrize("group", [4, 12])
-def test_compact_by_runs_of_equal_rows_equals_row_by_row(group):
+def test_compact_by_runs_of_equal_rows_equals_row_by_row(group, monkeypatch):
     """The GSA and GSV layout of rows that come in runs of equal rows (satellites in view a
     chunk of epochs), built from each run's first row, equals the row-by-row build array for
     array: one to seven runs, one or several systems, rows with no entry, more entries than a
     sentence holds, a mask of no column."""
     from navsense.output.nmea import satellites as _sat
 
+    monkeypatch.setattr(_sat, "_RUN_MIN_LENGTH", 1)  # the runs' build wherever there are runs
     rng = np.random.default_rng(group)
     for trial in range(200):
         m, k = int(rng.integers(16, 300)), int(rng.integers(0, 80))

@@ -409,7 +409,7 @@ class GnssLayout:
             talkers = [TALKER_COMBINED] * len(talkers)
             return [
                 gsa_chars(
-                    block["sat_used"][:, cols] & ok[:, None],
+                    block["sat_used"].take(cols, axis=1) & ok[:, None],
                     prn,
                     np.where(ok, NAV_MODE_3D, NAV_MODE_NO_FIX),
                     block["pdop"],
@@ -420,20 +420,21 @@ class GnssLayout:
                     system,
                 )
             ]
-        elevation = block["sat_elevation_deg"][:, cols]
-        in_view = block["sat_class"][:, cols] != self._below_mask
+        # take, not [:, cols]: a C-ordered copy (a fancy index of columns is not, and costs more)
+        in_view = block["sat_class"].take(cols, axis=1) != self._below_mask
         if self._gsv_below_mask:  # and those below the mask, down to the horizon
-            in_view |= elevation >= 0.0
+            in_view |= block["sat_elevation_deg"].take(cols, axis=1) >= 0.0
         return [
             gsv_chars(
                 in_view,
                 prn,
-                elevation,
-                block["sat_azimuth_deg"][:, cols],
-                block["sat_cn0_dbhz"][:, cols],
+                block["sat_elevation_deg"],
+                block["sat_azimuth_deg"],
+                block["sat_cn0_dbhz"],
                 talkers,
                 [s.nmea_signal_id for _, s in self._systems],
                 system,
+                columns=cols,
             )
         ]
 
