@@ -212,11 +212,11 @@ def gsv_chars(
     systems = len(talkers)
     count, groups, row, (flat, c), place, ok = _compact(in_view, 4, system, systems)
     n = row.size
-    values = [np.asarray(v, dtype=np.float64) for v in (elevation_deg, azimuth_deg, cn0_dbhz)]
-    if columns is not None:  # entry (r, c) is at (r, columns[c]) of the values
+    matrices = [np.asarray(v, dtype=np.float64) for v in (elevation_deg, azimuth_deg, cn0_dbhz)]
+    if columns is not None:  # entry (r, c) is at (r, columns[c]) of the matrices
         k = in_view.shape[1]
-        flat = (flat - c) // k * values[0].shape[1] + np.asarray(columns, dtype=np.int64)[c]
-    el, az, cn0 = (v.reshape(-1)[flat] for v in values)
+        flat = (flat - c) // k * matrices[0].shape[1] + np.asarray(columns, dtype=np.int64)[c]
+    el, az, cn0 = (v.reshape(-1).take(flat) for v in matrices)
     has_cn0 = np.isfinite(cn0)
     el = np.rint(el).astype(np.int64)
     az = np.rint(az).astype(np.int64) % 360
