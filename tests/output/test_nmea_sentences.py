@@ -407,3 +407,26 @@ def test_compact_by_runs_of_equal_rows_equals_row_by_row(group, monkeypatch):
         want_arrays = [*want[:3], *want[3], *want[4:]]
         for g, w in zip(got_arrays, want_arrays):
             assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w), trial
+
+
+def test_times_and_dates_built_once_a_block_follow_their_arguments():
+    """The time and date fields are kept for the last times (RMC, GGA, GST and ZDA of a block
+    print the same): new times of the same shape, the same times under another date, a times
+    array changed in place after its call, each prints its own."""
+    t = np.array([0.0, 86399.996, 3600.25])
+    a = zda_sentences(t, "2026-12-31")
+    assert [s.split(",")[1:5] for s in a] == [
+        ["000000.00", "31", "12", "2026"],
+        ["000000.00", "01", "01", "2027"],
+        ["010000.25", "31", "12", "2026"],
+    ]
+    b = zda_sentences(t, "2026-02-28")
+    assert [s.split(",")[2:5] for s in b] == [["28", "02", "2026"], ["01", "03", "2026"]] + [
+        ["28", "02", "2026"]
+    ]
+    t[0] = 7.0
+    assert zda_sentences(t, "2026-02-28")[0].split(",")[1] == "000007.00"
+    assert rmc_sentences(t + 1.0, "2026-02-28", 1.0, 1.0, 0.0, 0.0, "A", True)[0].split(",")[1] == (
+        "000008.00"
+    )
+    assert zda_sentences(t[:2], "2026-02-28") == zda_sentences(t, "2026-02-28")[:2]

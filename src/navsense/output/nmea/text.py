@@ -90,8 +90,14 @@ _POW10 = 10 ** np.arange(19, dtype=np.int64)  # 10^0 .. 10^18
 
 def _literal(text: str) -> Field:
     """The same text in every row."""
-    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(-1, 1)
-    return [_Text(b, True)]
+    part = _LITERALS.get(text)
+    if part is None:  # read-only characters (frombuffer of bytes), kept for the next block
+        b = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(-1, 1)
+        part = _LITERALS.setdefault(text, _Text(b, True))
+    return [part]
+
+
+_LITERALS: dict[str, _Text] = {}
 
 
 def _digit_chars(values, width: int) -> np.ndarray:
