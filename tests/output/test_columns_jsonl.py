@@ -196,3 +196,34 @@ def test_a_runs_chunks_on_both_paths_are_the_same_bytes(monkeypatch):
         joined = jsonl_from_columns(cols, m)
         monkeypatch.setattr(columns, "JOIN_ROWS", 1 << 30)
         assert joined == jsonl_from_columns(cols, m) == _expected(cols, m), model.name
+
+
+def test_interleaved_and_repeated_names_fill_the_rows_keys(path):
+    """A dotted name joins its object where the object's first key opened it, and a repeated
+    name keeps its first place with its last column's values (the row dict's rules): the joined
+    path filled its value slots in column order, so ``g.y`` got ``u``'s values and the first of
+    two ``x`` columns was written."""
+    m = 200
+    a, b, c = np.arange(m) * 0.5, np.arange(m) * 2, np.arange(m) * -1.25
+    for cols in (
+        [Column("g.x", a), Column("u", b), Column("g.y", c)],
+        [Column("x", a), Column("u", b), Column("x", c)],
+        [Column("g.x", a), Column("u", b), Column("g", c)],  # g's object replaced by a value
+        [Column("g", 1, constant=True), Column("u", b), Column("g", c)],
+        [Column("g", a), Column("u", b), Column("g", "k", constant=True)],
+    ):
+        assert jsonl_from_columns(cols, m) == _expected(cols, m), [c.name for c in cols]
+
+
+def test_arrays_in_the_other_byte_order(path):
+    """Big-endian arrays (as read from a file): orjson refuses them whole, not row values."""
+    m = 200
+    x = np.linspace(-3.0, 5.0, 3 * m).reshape(m, 3)
+    cols = [
+        Column("f", x[:, 0].astype(">f8")),
+        Column("v", x.astype(">f8"), np.arange(m) % 3 > 0),
+        Column("i", np.arange(m, dtype=">i8"), np.arange(m) % 5 > 0),
+        Column("u", np.arange(m, dtype=">u4")),
+        Column("h", x[:, 1].astype(">f4")),
+    ]
+    assert jsonl_from_columns(cols, m) == _expected(cols, m)

@@ -121,18 +121,23 @@ class _Plan(NamedTuple):
     """The text of a line around its values, as the Arrow join takes it: ``line0`` opens the line
     (the constants written in) up to the first value; value slot j is followed by the byte
     ``after[j]`` (',' or '}': the value's token carries it) and the Arrow scalar ``rest[j]``
-    (the rest of the text up to the next value, the newline after the last one; None if empty)."""
+    (the rest of the text up to the next value, the newline after the last one; None if empty).
+    ``slots[j]``: the index of the column whose values fill slot j, in the order of the row's keys
+    (a dotted name joins its object where that object's first key opened it, and a repeated name
+    keeps its first place with its last column's values, as in the row dict)."""
 
     line0: bytes
+    slots: tuple[int, ...]
     after: tuple[int, ...]
     rest: tuple
     head: Any  # line0 as an Arrow scalar
     separator: Any  # b"" as an Arrow scalar
 
 
-def _json_pieces(columns: list[Column]) -> tuple[bytes, ...]:
-    """The text of one line around its values: k + 1 pieces for the k non-constant columns, the
-    constants written in; piece 0 opens the line and the last one closes it (no newline)."""
+def _json_pieces(columns: list[Column]) -> tuple[tuple[bytes, ...], tuple[int, ...]]:
+    """The text of one line around its values and the columns of its value slots: k + 1 pieces
+    for the k non-constant columns of the row (in the row's key order), the constants written
+    in; piece 0 opens the line and the last one closes it (no newline)."""
     texts = [orjson.dumps(c.values, option=_NUMPY) if c.constant else b"" for c in columns]
     tree: dict = {}
     for i, col in enumerate(columns):
@@ -143,6 +148,7 @@ def _json_pieces(columns: list[Column]) -> tuple[bytes, ...]:
         node[leaf] = i
 
     pieces = [b""]  # the text since the last value; a value slot starts the next piece
+    slots: list[int] = []
 
     def literal(node: dict) -> None:
         pieces[-1] += b"{"
@@ -154,10 +160,11 @@ def _json_pieces(columns: list[Column]) -> tuple[bytes, ...]:
                 pieces[-1] += texts[v]
             else:
                 pieces.append(b"")
+                slots.append(v)
         pieces[-1] += b"}"
 
     literal(tree)
-    return tuple(pieces)
+    return tuple(pieces), tuple(slots)
 
 
 def _plan(columns: list[Column]) -> _Plan:
@@ -168,11 +175,12 @@ def _plan(columns: list[Column]) -> _Plan:
     )
     plan = _JSON_PLANS.get(key)
     if plan is None:
-        pieces = _json_pieces(columns)
+        pieces, slots = _json_pieces(columns)
         tails = [*pieces[1:-1], pieces[-1] + b"\n"]
         # after a value comes ',' (next key) or '}' (end of its object): never an empty piece
         plan = _JSON_PLANS[key] = _Plan(
             line0=pieces[0],
+            slots=slots,
             after=tuple(t[0] for t in tails),
             rest=tuple(_binary_scalar(t[1:]) if t[1:] else None for t in tails),
             head=_binary_scalar(pieces[0]),
@@ -210,6 +218,8 @@ def _text(col: Column, m: int) -> tuple[bytes, int, np.ndarray, bool]:
     if isinstance(values, np.ndarray) and values.dtype.kind in "fiub" and values.ndim in (1, 2):
         if len(values) != m:
             raise ValueError(f"column {col.name}: {len(values)} values for {m} rows")
+        if not values.dtype.isnative:  # orjson takes arrays in the machine's byte order only
+            values = values.astype(values.dtype.newbyteorder("="))
         if values.dtype.kind == "f" and values.dtype.itemsize < 8:
             values = values.astype(np.float64)  # a row's Python float (orjson: float32's text)
         nulls = valid is not None and not bool(np.all(valid))
@@ -302,7 +312,7 @@ def _jsonl_joined(columns: list[Column], m: int):
     Arrow's binary_join_element_wise, in C and without the GIL (no Python object a value)."""
     call_function = _call_function()
     plan = _plan(columns)
-    slots = [c for c in columns if not c.constant]
+    slots = [columns[i] for i in plan.slots]
     if not slots:
         return (plan.line0 + b"\n") * m
     # a layout may give one array to several keys (the INS's angular velocity under imu,
