@@ -2,6 +2,7 @@
 receiver makers and with a real NMEA parser (pynmeagps, test-only)."""
 
 import datetime
+import importlib
 
 import numpy as np
 import pytest
@@ -430,3 +431,36 @@ def test_times_and_dates_built_once_a_block_follow_their_arguments():
         "000008.00"
     )
     assert zda_sentences(t[:2], "2026-02-28") == zda_sentences(t, "2026-02-28")[:2]
+
+
+@pytest.mark.parametrize("room", [0, 2, 10**9])
+def test_interleave_text_by_epoch_and_by_line_equal_the_epoch_order(room, monkeypatch):
+    """Both matrices of interleave_text (a row an epoch, a row a line; _ROOM chooses) give the
+    lines epoch by epoch, group by group, in each group's order: groups of strings and of
+    sentence characters, of no line, of a line every epoch, of several lines in some epochs,
+    crowded into one epoch; epochs without any line."""
+    _il = importlib.import_module("navsense.output.nmea.interleave")  # the package's function
+    monkeypatch.setattr(_il, "_ROOM", room)
+    rng = np.random.default_rng(room % 97)
+    for trial in range(60):
+        m = int(rng.integers(1, 30))
+        groups, want = [], []
+        for j in range(int(rng.integers(1, 6))):
+            kind = trial % 4 if j == 0 else int(rng.integers(0, 4))
+            if kind == 0:
+                epoch = np.arange(m)
+            elif kind == 1:
+                epoch = np.sort(rng.integers(0, m, int(rng.integers(0, 3 * m))))
+            elif kind == 2:
+                epoch = np.full(int(rng.integers(1, 9)), int(rng.integers(0, m)))
+            else:
+                epoch = np.zeros(0, dtype=np.int64)
+            lines = [f"$G{j}{i},{'x' * int(rng.integers(0, 12))}*00" for i in range(epoch.size)]
+            if rng.random() < 0.5 and lines:
+                lines = zda_sentences(rng.uniform(0, 86400, epoch.size), "2026-01-01")
+                groups.append((_il._chars_of_lines(lines), epoch))
+            else:
+                groups.append((lines, epoch))
+            want += [(int(e), j, i, line) for i, (e, line) in enumerate(zip(epoch, lines))]
+        text = "".join(line + "\r\n" for *_, line in sorted(want)).encode("ascii")
+        assert interleave_text(groups, m) == text, trial
