@@ -228,9 +228,62 @@ def _jsonl_arrow_columns(path: Path, spec: Mapping[str, Any]) -> dict[str, np.nd
                 explicit_schema=_jsonl_schema(spec), unexpected_field_behavior="ignore"
             ),
         )
-    except (pa.ArrowInvalid, OSError) as exc:
+    except OSError as exc:
         raise FormatError(f"{path}: cannot read the rows ({first_line(exc)})") from None
+    except pa.ArrowInvalid as exc:  # Arrow's row is counted from its block's start, from 0
+        found = _first_bad_row(path, spec)
+        raise FormatError(found or f"{path}: cannot read the rows ({first_line(exc)})") from None
     return _table_columns(path, spec, table)
+
+
+_KIND_NAMES = {FLOAT: "a number", INT: "an integer", TEXT: "a string"}
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    """Whether a row's value (JSON, parsed) is null or of the column kind ``kind``."""
+    if value is None:
+        return True
+    if kind == TEXT:
+        return isinstance(value, str)
+    if isinstance(kind, tuple):
+        return isinstance(value, list) and all(_fits(v, FLOAT) for v in value)
+    number = (int,) if kind == INT else (int, float)
+    return isinstance(value, number) and not isinstance(value, bool)
+
+
+def _first_bad_row(path: Path, spec: Mapping[str, Any]) -> str | None:
+    """The message of the first line that is no JSON object or holds a key of ``spec`` of
+    another kind, named by its line in the file (1-based, as an editor shows it); None when
+    every line fits (Arrow's own message is then given). The error path only: reads the file
+    line by line."""
+    with open(path, "rb") as f:
+        for line, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            try:
+                row = orjson.loads(text)
+            except orjson.JSONDecodeError as exc:
+                return f"{path}: line {line}: not a JSON row ({first_line(exc)})"
+            if not isinstance(row, dict):
+                return f"{path}: line {line}: not a JSON object (a row of keys and values)"
+            for name, kind in spec.items():
+                value: Any = row
+                parts = name.split(".")
+                for i, part in enumerate(parts):
+                    if value is not None and not isinstance(value, dict):
+                        key = ".".join(parts[:i])
+                        return f"{path}: line {line}: {key} = {_shown(value)} is not an object"
+                    value = None if value is None else value.get(part)
+                if not _fits(value, kind):
+                    what = _KIND_NAMES.get(kind, "a list of numbers")
+                    return f"{path}: line {line}: {name} = {_shown(value)} is not {what} (or null)"
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A row's value as JSON, cut to 40 characters."""
+    text = orjson.dumps(value).decode(errors="replace")
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _table_columns(path: Path, spec: Mapping[str, Any], table) -> dict[str, np.ndarray]:
