@@ -479,3 +479,84 @@ def test_gsv_below_mask_must_be_a_boolean():
 
     with pytest.raises(ConfigError, match=r"gnss\.nmea\.gsv_below_mask"):
         load_config(overrides={"gnss.nmea.gsv_below_mask": "yes"})
+
+
+# --------------------------------------------------------------------------- edges, batch = steps
+def test_edges_the_runs_do_not_reach_print_the_same_in_a_block_and_epoch_by_epoch():
+    """A synthetic block where the golden runs don't go: south and west, longitudes of three
+    digits, altitudes below zero, minutes at their rounding boundary (59.99999996'), epochs
+    without a fix, with no satellite in view and with 14 used of one system (two GSA, four GSV
+    sentences), runs of equal satellite rows and rows that all differ, the date rolling over
+    at midnight. The block's text (runs of rows, the epochs' matrix, times built once) equals
+    its epochs' one by one, and every line parses with its checksum."""
+    rng = np.random.default_rng(31)
+    m, k = 240, 40
+    info = {
+        "fix_types": {0: "no_fix", 1: "single", 2: "dgps", 4: "rtk_fixed", 5: "rtk_float"},
+        "multipath_tau_s": 8.0,
+        "start_utc": "2026-12-31T23:59:50Z",
+        "vertical_datum": "navd88",
+        "nad83": True,
+        "nmea_sentences": list(NMEA_SENTENCES),
+        "nmea_gsv_below_mask": False,
+        "systems": ["gps", "galileo", "glonass"],
+        "systems_on": ["gps", "galileo", "glonass"],
+        "sky_classes": ["below_mask", "clear", "near", "foliage", "blocked"],
+    }
+    t = np.arange(m) * 0.1
+    fix = rng.choice([0, 1, 2, 4, 5], m)
+    fix[:30] = 4
+    lat = rng.choice([-1.0, 1.0], m) * rng.uniform(0, 89.9, m)
+    lon = rng.choice([-1.0, 1.0], m) * rng.uniform(99.5, 179.9, m)
+    lat[::7] = -(45.0 - 0.4 * MINUTE_UNIT_DEG)  # 44 deg 59.99999996' prints 4500.0000000
+    lon[3::7] = 100.0 - 0.4 * MINUTE_UNIT_DEG
+    system = np.repeat([0, 1, 2], [16, 12, 12])  # gps, galileo, glonass
+    prn = np.concatenate([np.arange(1, 17), np.arange(1, 13), np.arange(1, 13)])
+    in_view = np.broadcast_to(rng.random(k) < 0.8, (m, k)).copy()  # a run ...
+    in_view[60:] = rng.random((m - 60, k)) < 0.6  # ... then rows that all differ
+    in_view[:20, :16] = True  # 16 GPS in view, 14 used
+    in_view[100:110] = False  # none in view
+    used = in_view & (fix != 0)[:, None]
+    used[:20, [3, 9]] = False
+    alt = rng.uniform(-80.0, 50.0, m)
+    block = {
+        "sample_time_s": t,
+        "fix": fix.astype(np.int8),
+        "latitude_deg": lat,
+        "longitude_deg": lon,
+        "satellites_used": used.sum(axis=1),
+        "hdop": rng.uniform(0.5, 3, m),
+        "vdop": rng.uniform(0.5, 3, m),
+        "pdop": rng.uniform(1.0, 4, m),
+        "orthometric_height_m": alt,
+        "ellipsoidal_height_m": alt - 34.0,
+        "correction_age_s": np.where(rng.random(m) < 0.3, np.nan, rng.uniform(0, 9, m)),
+        "sigma_enu_m": rng.uniform(0.005, 2.0, (m, 3)),
+        "speed_mps": rng.uniform(0, 3, m),
+        "course_deg": rng.uniform(0, 360, m),
+        "heading_deg": np.where(rng.random(m) < 0.1, np.nan, rng.uniform(0, 360, m)),
+        "sat_system": np.broadcast_to(system, (m, k)),
+        "sat_prn": np.broadcast_to(prn, (m, k)),
+        "sat_elevation_deg": rng.uniform(-5, 90, (m, k)),
+        "sat_azimuth_deg": rng.uniform(0, 360, (m, k)),
+        "sat_class": np.where(in_view, sky.CLEAR, sky.BELOW_MASK),
+        "sat_used": used,
+        "sat_cn0_dbhz": np.where(rng.random((m, k)) < 0.2, np.nan, rng.uniform(20, 55, (m, k))),
+    }
+    whole = GnssLayout(info).nmea_text(block)
+    layout = GnssLayout(info)
+    steps = b"".join(
+        layout.nmea_text({key: v[i : i + 1] for key, v in block.items()}) for i in range(m)
+    )
+    assert whole == steps
+    lines = whole.decode("ascii").split("\r\n")[:-1]
+    for line in lines:
+        parse(line)
+    assert "$GNZDA,235959.90,31,12,2026,00,00" in whole.decode()
+    assert "$GNZDA,000000.00,01,01,2027,00,00" in whole.decode()
+    assert ",4500.0000000,S," in whole.decode() and ",10000.0000000,E," in whole.decode()
+    assert any(x.startswith("$GPGSV,4,4,16,") for x in lines)
+    assert any(x.startswith("$GPGSV,1,1,00,1*") for x in lines)
+    gsa_gps = [x for x in lines[: len(lines) // 8] if x.startswith("$GNGSA") and x[-4] == "1"]
+    assert any(x.count(",") == 18 and ",,,,,,,,,," in x for x in gsa_gps)  # the 13th and 14th
+    assert ",-" in whole.decode() and ",S," in whole.decode() and ",W," in whole.decode()
