@@ -1943,3 +1943,38 @@ def test_a_report_place_that_is_no_folder_is_refused(tmp_path, base, capsys, kin
         words = "report: is a symbolic link; the report is written there as a folder"
     _fails_in_one_line(capsys, ["report", run], tmp_path, words)
     assert kind == "link" or (run / "report").read_text() == "my notes\n"
+
+
+_GPX_POINTS = "".join(
+    f'<trkpt lat="{40.474 + 2e-5 * i:.6f}" lon="{-86.99 + 1.5e-5 * i:.6f}">'
+    f"<time>2026-05-01T12:00:{i:02d}Z</time></trkpt>"
+    for i in range(20)
+)
+
+
+@pytest.mark.parametrize("encoding", ["klingon", "utf-32", "x-mac-roman"])
+@pytest.mark.parametrize("kind", ["gpx", "osm"])
+def test_an_xml_encoding_expat_cannot_decode_is_named(tmp_path, capsys, kind, encoding):
+    """Found by the fuzz hunt of 2026-12-05: a GPX track or an OpenStreetMap file whose XML
+    declaration names an encoding Python has no codec for (expat: LookupError) or a multi-byte
+    one (ValueError) was an internal error of navsense truth, simulate --track, navsense site
+    and simulate --buildings."""
+    declaration = f'<?xml version="1.0" encoding="{encoding}"?>'
+    if kind == "gpx":
+        (tmp_path / "a.gpx").write_text(
+            declaration + '<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/'
+            f'GPX/1/1"><trk><trkseg>{_GPX_POINTS}</trkseg></trk></gpx>\n'
+        )
+        commands = [
+            ["truth", "--track", tmp_path / "a.gpx", "--out", tmp_path / "t.parquet"],
+            ["simulate", "--track", tmp_path / "a.gpx", "--out", tmp_path / "run", "--quiet"],
+        ]
+    else:
+        (tmp_path / "a.osm").write_text(declaration + '<osm version="0.6"></osm>\n')
+        commands = [
+            ["site", "--buildings", tmp_path / "a.osm", "--out", tmp_path / "s.json"],
+            ["simulate", "--buildings", tmp_path / "a.osm", "--out", tmp_path / "run", "--quiet"],
+        ]
+    for argv in commands:
+        line = _fails_in_one_line(capsys, argv, tmp_path, "save it as UTF-8")
+        assert f"a.{kind}: line 1: " in line and "encoding" in line, line

@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 from xml.parsers import expat
 
-from navsense.errors import ConfigError
+from navsense.errors import ConfigError, NavsenseError
 from navsense.mapdata.heights import MapBuilding, building_height, check_ring
 
 __all__ = ["read_osm_xml", "read_osm_pbf", "is_building"]
@@ -128,6 +128,13 @@ def read_osm_xml(path: str | Path) -> list[MapBuilding]:
         raise ConfigError(
             f"{where}: line {exc.lineno}, column {exc.offset + 1}: not well-formed XML "
             f"({expat.ErrorString(exc.code)})"
+        ) from None
+    except NavsenseError:
+        raise
+    except (LookupError, ValueError) as exc:  # an encoding expat cannot decode
+        raise ConfigError(
+            f"{where}: line 1: its XML declaration names an encoding expat cannot decode "
+            f"({exc}); save it as UTF-8"
         ) from None
     out = []
     for ident, (refs, tags, line) in reader.ways.items():

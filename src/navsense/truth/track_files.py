@@ -165,6 +165,11 @@ class _GpxScan:
                 f"{source}: not a GPX file: XML error at line {exc.lineno} column "
                 f"{exc.offset + 1} ({expat.ErrorString(exc.code)})"
             ) from None
+        except (LookupError, ValueError) as exc:  # an encoding expat cannot decode
+            raise TruthError(
+                f"{source}: line 1: not a GPX file navsense can read: its XML declaration "
+                f"names an encoding expat cannot decode ({exc}); save it as UTF-8"
+            ) from None
         if self.root != "gpx":
             raise TruthError(
                 f"{source}: not a GPX file: the root element is <{self.root}>, not <gpx>"
