@@ -28,6 +28,19 @@ def path(request, monkeypatch):
     return request.param
 
 
+def _count_texts(monkeypatch) -> list[str]:
+    """The names of the columns made text (columns._text), in the order made."""
+    calls: list[str] = []
+    made = columns._text
+
+    def counted(col, m):
+        calls.append(col.name)
+        return made(col, m)
+
+    monkeypatch.setattr(columns, "_text", counted)
+    return calls
+
+
 def test_one_array_under_three_keys_is_made_text_once(monkeypatch):
     monkeypatch.setattr(columns, "JOIN_ROWS", 1)
     m = 5
@@ -41,14 +54,7 @@ def test_one_array_under_three_keys_is_made_text_once(monkeypatch):
         Column("odom.w", gyro, valid),  # the same array with nulls: text of its own
         Column("odom.twist.w", gyro),
     ]
-    calls: list[str] = []
-    made = columns._text
-
-    def counted(col, m):
-        calls.append(col.name)
-        return made(col, m)
-
-    monkeypatch.setattr(columns, "_text", counted)
+    calls = _count_texts(monkeypatch)
     text = jsonl_from_columns(cols, m)
     assert calls == ["t", "imu.w", "imu.z", "odom.w"]
     assert text == _expected(cols, m)
@@ -70,14 +76,7 @@ def test_equal_arrays_are_made_text_once_and_a_zeros_sign_is_not_equal(monkeypat
         Column("v.b", t.copy(), valid),  # equal values, the same mask: none
         Column("v.c", t.astype(np.float32)),
     ]
-    calls: list[str] = []
-    made = columns._text
-
-    def counted(col, m):
-        calls.append(col.name)
-        return made(col, m)
-
-    monkeypatch.setattr(columns, "_text", counted)
+    calls = _count_texts(monkeypatch)
     assert jsonl_from_columns(cols, 4) == _expected(cols, 4)
     assert calls == ["sample_time_s", "delivery_time_s", "n.a", "v.a", "v.c"]
 

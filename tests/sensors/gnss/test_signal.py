@@ -169,6 +169,16 @@ def test_one_epoch_a_call_equals_the_block_bit_for_bit(monkeypatch, compiled):
     assert whole["sat_azimuth_deg"].tobytes() == azimuth_deg(los).tobytes()
 
 
+# lines of sight at an edge: l_u beyond +-1 by an ulp, a hair west of north, south at -0.0 east
+_EDGE_DIRECTIONS = [
+    [0.0, 0.0, np.nextafter(1.0, 2.0)],
+    [0.0, 0.0, -np.nextafter(1.0, 2.0)],
+    [-1e-300, 1.0, 0.0],
+    [0.0, -1.0, 0.0],
+    [-0.0, -1.0, 0.0],
+]
+
+
 def test_elevation_and_azimuth_at_their_edges(monkeypatch):
     """The kernel's degrees (C/N0's kernel, compiled and numpy) on l_u beyond +-1 by an ulp,
     azimuths a hair west of north (-1e-300 rad: 360 - 0 = 360 -> 0) and at +-180 deg."""
@@ -177,14 +187,7 @@ def test_elevation_and_azimuth_at_their_edges(monkeypatch):
     k = constellation()
     los = np.zeros((1, k.nsat, 3))
     los[0, :, 1] = 1.0
-    los[0, :6] = [
-        [0.0, 0.0, np.nextafter(1.0, 2.0)],
-        [0.0, 0.0, -np.nextafter(1.0, 2.0)],
-        [-1e-300, 1.0, 0.0],
-        [0.0, -1.0, 0.0],
-        [-0.0, -1.0, 0.0],
-        [1e-17, -1.0, 0.5],
-    ]
+    los[0, :6] = [*_EDGE_DIRECTIONS, [1e-17, -1.0, 0.5]]
     status = np.full((1, k.nsat), sky.CLEAR, dtype=np.int8)
     for on in (False, True) if importlib.util.find_spec("numba") else (False,):
         monkeypatch.setattr(kernels, "_on", on)
@@ -203,14 +206,7 @@ def test_a_chunk_with_the_callers_used_mask_and_edge_directions_equals_one_epoch
     rng = np.random.default_rng(8)
     m = 120
     los = los_of(rng.uniform(-10.0, 90.0, (m, k.nsat)), rng.uniform(0.0, 360.0, (m, k.nsat)))
-    los[0, :6] = [
-        [0.0, 0.0, np.nextafter(1.0, 2.0)],
-        [0.0, 0.0, -np.nextafter(1.0, 2.0)],
-        [-1e-300, 1.0, 0.0],
-        [0.0, -1.0, 0.0],
-        [-0.0, -1.0, 0.0],
-        [-0.0, 1.0, 0.5],
-    ]
+    los[0, :6] = [*_EDGE_DIRECTIONS, [-0.0, 1.0, 0.5]]
     status = rng.integers(0, 5, (m, k.nsat)).astype(np.int8)
     status[5:9] = sky.BELOW_MASK
     chunk_model = SignalModel(k, SEED, noise=True)
