@@ -865,6 +865,21 @@ def test_a_parquet_truth_logs_site_metadata_nested_too_deep(tmp_path, base, caps
     assert "t.parquet (Parquet metadata): navsense.site = " in line, line
 
 
+@pytest.mark.parametrize("site", ["{}", '{"name": "yard", "georeference": null}'])
+def test_a_truth_logs_site_without_a_georeference_names_the_log(tmp_path, base, capsys, site):
+    """A log whose metadata site has no georeference, with the INS on: the INS's refusal named
+    the site ('site'), not the log it came from (fuzz, session 15). Without the INS it runs."""
+    table = pq.read_table(base / "truth.parquet")
+    meta = dict(table.schema.metadata or {})
+    meta[b"navsense.site"] = site.encode()
+    pq.write_table(table.replace_schema_metadata(meta), tmp_path / "t.parquet")
+    line = _fails_in_one_line(capsys, _simulate(tmp_path, tmp_path / "t.parquet"), tmp_path)
+    assert "t.parquet: the site of its metadata (navsense.site) has no georeference" in line
+    assert "--no-ins" in line, line
+    argv = _simulate(tmp_path, tmp_path / "t.parquet", "--no-ins")
+    assert main([str(a) for a in argv]) == 0
+
+
 def test_a_gpx_billion_laughs_ends_at_once(tmp_path, capsys):
     """Nine levels of entities of ten references each in every <ele>: reading a point's text by
     += of expat's 10-character pieces was quadratic (over a minute before expat's amplification

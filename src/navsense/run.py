@@ -194,6 +194,8 @@ def _truth_log_run(
         check_duration_steps(duration_s, rate)
     notes: tuple[str, ...] = ()
     log_site = chosen_site if chosen_site is not None else meta.site
+    if chosen_site is None and log_site is not None and log_site.georeference is None:
+        _refuse_ins_without_georeference(cfg, truth)
     if log_site is None:
         log_site = embedded_site(DEFAULT_SITE)
         notes = (
@@ -214,6 +216,20 @@ def _truth_log_run(
         duration_s=duration_s,
         notes=notes,
     )
+
+
+def _refuse_ins_without_georeference(cfg: dict, truth) -> None:
+    """ConfigError naming the truth log when the site its metadata carries has no georeference
+    and the INS is on (it reports UTM and geodetic positions): the INS's own refusal would name
+    the site alone, not the file it came from."""
+    from navsense.truth.logfiles import SITE_KEY
+
+    if cfg["ins"]["enabled"]:
+        raise ConfigError(
+            f"{truth}: the site of its metadata ({SITE_KEY}) has no georeference; the INS "
+            "(ins.enabled) reports UTM and geodetic positions and needs one: give the run a "
+            "site with one (--site NAME|FILE), or turn the INS off (--no-ins)"
+        )
 
 
 def _track_run(
