@@ -325,6 +325,15 @@ def test_parquet_errors_name_the_row(tmp_path):
     pq.write_table(reset, tmp_path / "r.parquet")
     with pytest.raises(TruthError, match=r"r\.parquet: row 10: reset = 3"):
         read_truth(tmp_path / "r.parquet")
+    null_reset = table.set_column(
+        table.schema.get_field_index("reset"),
+        "reset",
+        pa.array([False] * 2 + [None] + [False] * 9, pa.bool_()),
+    )
+    pq.write_table(null_reset, tmp_path / "nr.parquet")
+    # what a reset may be, not a number (fuzz, session 15)
+    with pytest.raises(TruthError, match=r"nr\.parquet: row 3: reset is null; 0 or 1 \(or true"):
+        read_truth(tmp_path / "nr.parquet")
     pq.write_table(table.drop_columns(["cz_m"]), tmp_path / "c.parquet")
     with pytest.raises(TruthError, match=r"c\.parquet: schema: missing column\(s\) cz_m"):
         read_truth(tmp_path / "c.parquet")

@@ -499,9 +499,8 @@ def _parquet_blocks(
             col = batch.column(name)
             if col.null_count:
                 i = int(np.argmax(~col.is_valid().to_numpy(zero_copy_only=False)))
-                raise validator.fail(
-                    validator.rows + i, f"{name} is null; a finite number is required"
-                )
+                wanted = "0 or 1 (or true/false)" if name == "reset" else "a finite number"
+                raise validator.fail(validator.rows + i, f"{name} is null; {wanted} is required")
         yield validator.check(_columns(batch), out)
 
 
