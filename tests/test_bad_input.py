@@ -1753,7 +1753,7 @@ def test_an_output_file_name_ending_with_a_slash_is_refused(tmp_path, base, caps
 
 def _damaged_rows(run: Path, name: str, damage: str) -> None:
     """``name`` (JSON Lines rows of ``run``) cut inside its last row, its rows in reverse order,
-    or the specific force of its sixth row null."""
+    the specific force of its sixth row null, or its sixth row's fix type unknown."""
     import orjson
 
     data = (run / name).read_bytes()
@@ -1766,7 +1766,10 @@ def _damaged_rows(run: Path, name: str, damage: str) -> None:
         (run / name).write_bytes(b"".join(reversed(rows)))
         return
     row = orjson.loads(rows[5])
-    row["specific_force_flu_mps2"] = None
+    if damage == "fix_type":
+        row["fix_type"] = "rtk_magic"
+    else:
+        row["specific_force_flu_mps2"] = None
     rows[5] = orjson.dumps(row) + b"\n"
     (run / name).write_bytes(b"".join(rows))
 
@@ -1786,6 +1789,12 @@ def _damaged_rows(run: Path, name: str, damage: str) -> None:
             "null",
             ["export", "mcap", "RUN", "--raw-imu"],
             "imu.jsonl: row 6: specific_force_flu_mps2 is null",
+        ),
+        (  # the row was not named (the fuzz hunt, session 15)
+            "gnss.jsonl",
+            "fix_type",
+            ["export", "mcap", "RUN", "--gnss-fix"],
+            "gnss.jsonl: row 6: fix_type = 'rtk_magic' is not one of no_fix, single",
         ),
     ],
 )

@@ -206,9 +206,11 @@ def gnss_fix_topic(
     fix = columns["fix_type"].tolist()
     try:
         status = np.array([NAVSAT_STATUS_OF_FIX[f] for f in fix], dtype=np.int8)
-    except KeyError as exc:
+    except KeyError:
+        k = next(i for i, f in enumerate(fix) if f not in NAVSAT_STATUS_OF_FIX)
         raise FormatError(
-            f"{where}: fix_type {exc.args[0]!r} is not one of {', '.join(NAVSAT_STATUS_OF_FIX)}"
+            f"{where}: row {k + 1}: fix_type = {fix[k]!r} is not one of "
+            f"{', '.join(NAVSAT_STATUS_OF_FIX)}"
         ) from None
     geo = np.stack(
         [columns["latitude_deg"], columns["longitude_deg"], columns["ellipsoidal_height_m"]],
