@@ -410,10 +410,9 @@ def test_compact_by_runs_of_equal_rows_equals_row_by_row(group, monkeypatch):
             assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w), trial
 
 
-def test_times_and_dates_built_once_a_block_follow_their_arguments():
-    """The time and date fields are kept for the last times (RMC, GGA, GST and ZDA of a block
-    print the same): new times of the same shape, the same times under another date, a times
-    array changed in place after its call, each prints its own."""
+def test_times_and_dates_follow_their_arguments():
+    """The time and date fields of RMC and ZDA: new times of the same shape, the same times
+    under another date, a times array changed in place after its call, each prints its own."""
     t = np.array([0.0, 86399.996, 3600.25])
     a = zda_sentences(t, "2026-12-31")
     assert [s.split(",")[1:5] for s in a] == [

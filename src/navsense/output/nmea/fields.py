@@ -14,16 +14,7 @@ from datetime import UTC
 
 import numpy as np
 
-from navsense.output.nmea.text import (
-    Field,
-    _blank,
-    _choice,
-    _decimal,
-    _digits,
-    _literal,
-    _number,
-    _Text,
-)
+from navsense.output.nmea.text import Field, _blank, _choice, _decimal, _digits, _literal, _number
 from navsense.utc import utc_datetime
 
 __all__ = ["utc_hhmmss", "utc_seconds_of_day"]
@@ -91,62 +82,22 @@ def _minute_units(value_deg: np.ndarray) -> np.ndarray:
     return np.rint(np.abs(v) * 60.0 * _MINUTE_UNITS).astype(np.int64)
 
 
-class _Last:
-    """The value of a function at its last arguments: a block's RMC, GGA, GST and ZDA print the
-    same times (and RMC and ZDA the same dates), each built once. Arguments are compared by
-    value (an array's elements: a new block's times are a new array); the value is read-only.
-    The arguments and the value are replaced together (one assignment: threads see either)."""
-
-    def __init__(self, compute) -> None:
-        self._compute = compute
-        self._last: tuple = ((), None)
-
-    def __call__(self, times, *rest):
-        times = np.asarray(times, dtype=np.float64)
-        args, value = self._last
-        if args and args[1:] == rest and args[0].shape == times.shape:
-            if np.array_equal(args[0], times):
-                return value
-        value = self._compute(times, *rest)
-        self._last = ((times.copy(), *rest), value)
-        return value
-
-
-def _time_parts(utc_s) -> tuple[_Text, ...]:
-    hhmmss, hund = _time_fields(_centiseconds_of_day(utc_s))
-    parts = tuple(_digits(hhmmss, 6) + _literal(".") + _digits(hund, 2))
-    for p in parts:
-        p.chars.flags.writeable = False
-    return parts
-
-
-_last_time_parts = _Last(_time_parts)
-
-
 def _time_text(utc_s) -> Field:
     """hhmmss.ss of times in seconds (floor(100 s + 0.5) hundredths, wrapped at midnight)."""
-    return list(_last_time_parts(utc_s))
+    hhmmss, hund = _time_fields(_centiseconds_of_day(utc_s))
+    return _digits(hhmmss, 6) + _literal(".") + _digits(hund, 2)
 
 
 def _dates(utc_s, date0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(year, month, day) of the times ``utc_s`` (seconds since 00:00 UTC of the date ``date0``,
     rounded to the hundredth as the time fields are, so 23:59:59.996 is the next day's 00:00)."""
-    return _last_dates(utc_s, date0)
-
-
-def _compute_dates(utc_s, date0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     days = _centiseconds(utc_s) // _DAY_CS
     d = np.datetime64(date0, "D") + days
     month_start = d.astype("datetime64[M]")
     year = month_start.astype("datetime64[Y]").astype(np.int64) + 1970
     month = month_start.astype(np.int64) % 12 + 1
     day = (d - month_start).astype(np.int64) + 1
-    for a in (year, month, day):
-        a.flags.writeable = False
     return year, month, day
-
-
-_last_dates = _Last(_compute_dates)
 
 
 def _position_text(lat_deg, lon_deg, valid) -> list[Field]:
