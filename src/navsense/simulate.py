@@ -22,7 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from navsense import suite
-from navsense._runtime import machine, memory
+from navsense._runtime import machine, memory, waits
+from navsense._runtime.pools import WriteQueue, model_pool
+from navsense._runtime.process import stops_deferred
 from navsense._runtime.worker import ChunkWorker, fork_safe
 from navsense.clock import delivery_times
 from navsense.errors import ConfigError
@@ -95,66 +97,10 @@ def timed_columns(layout: Layout, block: dict, delay_s: float, rate_hz: float) -
     ]
 
 
-class _WriteQueue:
-    """The blocking writes of a run on one background thread, in the order they were submitted.
-
-    The main thread computes and encodes; file writes and Parquet encoding release the GIL, so
-    they overlap with the next chunk's models on a second core. At most MAX_PENDING writes wait,
-    which bounds the memory; a failed write raises in the main thread at the next submit. On one
-    core (:func:`navsense._runtime.machine.inline`) each write is done when it is submitted.
-    """
-
-    MAX_PENDING = 6
-
-    def __init__(self) -> None:
-        from collections import deque
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._pool: _InlinePool | ThreadPoolExecutor = (
-            _InlinePool()
-            if machine.inline()
-            else ThreadPoolExecutor(max_workers=1, thread_name_prefix="navsense-writer")
-        )
-        self._pending: deque = deque()
-
-    def submit(self, fn, *args) -> None:
-        self._pending.append(self._pool.submit(fn, *args))
-        while len(self._pending) > self.MAX_PENDING:
-            self._pending.popleft().result()
-
-    def close(self) -> None:
-        """Wait for every write (raising the first failure), then stop the thread."""
-        try:
-            while self._pending:
-                self._pending.popleft().result()
-        finally:
-            for future in self._pending:
-                future.cancel()
-            self._pool.shutdown(wait=True)
-
-
-class _InlinePool:
-    """A pool without threads (one core, :func:`navsense._runtime.machine.inline`): a call
-    submitted runs at once in the calling thread; its future is done when ``submit`` returns."""
-
-    def submit(self, fn, *args):
-        from concurrent.futures import Future
-
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args))
-        except Exception as exc:
-            future.set_exception(exc)
-        return future
-
-    def shutdown(self, wait: bool = True) -> None:
-        pass
-
-
 class _SensorOutput:
     """The rows of one model in the run's format: ``<name>.jsonl`` or ``<name>.parquet``."""
 
-    def __init__(self, folder: Path, name: str, fmt: str, queue: _WriteQueue) -> None:
+    def __init__(self, folder: Path, name: str, fmt: str, queue: WriteQueue) -> None:
         self.fmt = fmt
         self.queue = queue
         if fmt == "jsonl":
@@ -229,7 +175,6 @@ class _Schedule:
     def run(self, chunks: Iterable[TruthStates]) -> Iterator[TruthStates]:
         """Yield each chunk when it is read; return once every model has written every chunk."""
         from collections import deque
-        from concurrent.futures import FIRST_COMPLETED, wait
 
         waiting: dict[int, deque] = {id(m): deque() for m in self.models}
         running: dict = {}  # future -> model
@@ -248,19 +193,21 @@ class _Schedule:
             for model in self.models:
                 if id(model) not in busy and waiting[id(model)]:
                     chunk = waiting[id(model)].popleft()
-                    future = self.pool.submit(_run_model, model, chunk, self.delay_s, self.outputs)
+                    future = waits.submit(
+                        self.pool, _run_model, model, chunk, self.delay_s, self.outputs
+                    )
                     running[future] = model
                     busy.add(id(model))
             if not running:
                 if exhausted:
                     return
                 continue  # no model of this process (all run in the worker): read on
-            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            done = waits.first_done(list(running))
             # hand results over in model order (each model's own chunks are already in order)
             for future in sorted(done, key=lambda f: self.models.index(running[f])):
                 model = running.pop(future)
                 busy.discard(id(model))
-                self.outputs.submit(model, future.result())
+                self.outputs.submit(model, waits.result(future))
             memory.collect_young()  # what the chunks left in cycles (the collector is paused)
 
 
@@ -268,7 +215,7 @@ class _Outputs:
     """The files of a group of models: their rows, gnss.nmea and ins.frames, on one write queue."""
 
     def __init__(self, folder: Path, models, fmt: str) -> None:
-        self.queue = _WriteQueue()
+        self.queue = WriteQueue()
         self.writers = {m.name: _SensorOutput(folder, m.name, fmt, self.queue) for m in models}
         self.layouts = {m.name: layout_for(m) for m in models}
         self.extra = _ExtraWriters(folder, models, self.queue)
@@ -423,7 +370,7 @@ def simulate(
         # fork first: the child keeps only this thread
         child = _fork(remote, run.path, output_format, delay_s, chunk_steps) if remote else None
         outputs = _Outputs(run.path, local, output_format)
-        pool = _model_pool(len(local))
+        pool = model_pool(len(local))
         truth_writer = None
         if save_truth:
             truth_writer = _open_truth_writer(run.path, site, start_utc)
@@ -479,18 +426,6 @@ def _fork(remote, folder: Path, fmt: str, delay_s: float, chunk_steps: int) -> C
         lag=_Schedule.LAG,
         name="navsense-models",
         slot_steps=chunk_steps,
-    )
-
-
-def _model_pool(n_models: int):
-    """The threads that run this process's models (navsense._runtime.machine.model_threads), or
-    on one core (:func:`navsense._runtime.machine.inline`) none: each model runs when submitted."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    if machine.inline():
-        return _InlinePool()
-    return ThreadPoolExecutor(
-        max_workers=machine.model_threads(n_models), thread_name_prefix="navsense-model"
     )
 
 
@@ -565,7 +500,8 @@ def _stream(
     """Run the chunks through the models: this process's on ``schedule``'s threads, each chunk
     also sent to the forked worker ``child`` (its rows and entries collected at the end), the
     truth written when asked, the progress shown. Then, even on a failure, close what streamed
-    them: the worker aborted if it did not finish, the threads, the files, the bar."""
+    them: the worker aborted if it did not finish, the threads, the files, the bar (a stop
+    meanwhile is raised once they are closed: navsense._runtime.waits)."""
     steps = 0
     first_step = None
     last_t = 0.0
@@ -592,15 +528,16 @@ def _stream(
             if child is not None:
                 remote_result = child.finish()
     finally:
-        if child is not None and remote_result is None:
-            child.abort()
-        pool.shutdown(wait=True)
-        try:
-            outputs.close()
-        finally:
-            bar.close()
-            if truth_writer is not None:
-                truth_writer.__exit__(*sys.exc_info())
+        with stops_deferred():
+            if child is not None and remote_result is None:
+                child.abort()
+            pool.shutdown(wait=True)
+            try:
+                outputs.close()
+            finally:
+                bar.close()
+                if truth_writer is not None:
+                    truth_writer.__exit__(*sys.exc_info())
     rate_hz = chunk.rate_hz if steps else None
     return _Streamed(steps, first_step, last_t, rate_hz, remote_result)
 
@@ -651,7 +588,7 @@ def _on_truth_clock(
 class _ExtraWriters:
     """The files beside the JSONL rows: gnss.nmea (NMEA sentences) and ins.frames (40 x float64)."""
 
-    def __init__(self, folder: Path, models, queue: _WriteQueue) -> None:
+    def __init__(self, folder: Path, models, queue: WriteQueue) -> None:
         self._queue = queue
         self._nmea = None
         self._frames = None

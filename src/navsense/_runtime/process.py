@@ -24,6 +24,14 @@ in an import does: the status was -2 instead of 130 after the line had been prin
 A stop that arrives while a child process is forked waits until the fork is done
 (:func:`stops_held`): raised in the fork's own callbacks (logging's lock release), Python prints it
 as "Exception ignored" and the command went on to its end.
+A stop that arrives while the main thread is inside :func:`stops_deferred` (its waits on the
+run's threads, :mod:`navsense._runtime.waits`; a run's cleanup) is raised when the region ends:
+raised between a lock's acquire and its release inside ``threading``, ``queue`` or
+``concurrent.futures``, it left the lock held (the writer thread, then the cleanup that joins
+it, hung: a SIGHUP that did not end a run in 60 s, CI of stop 36) or released twice ("release
+unlocked lock" printed by the writer thread). The handlers that defer are this module's
+(:func:`raise_terminated`, and :func:`raise_interrupt` for Ctrl-C, which the command line installs
+in place of Python's own when that is SIGINT's handler); a library user's own handlers are theirs.
 
 Only the console script applies these; importing the library changes no process setting.
 """
@@ -35,17 +43,20 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 
 __all__ = [
     "Terminated",
     "exit_process",
     "one_blas_thread",
+    "raise_interrupt",
     "raise_terminated",
     "stop_line",
     "stop_signals_default",
     "stop_signals_raise",
     "stop_signals_restore",
+    "stops_deferred",
     "stops_held",
     "stops_released",
     "teardown_not_needed",
@@ -95,9 +106,55 @@ class Terminated(BaseException):
         self.signum = int(signum)
 
 
+class _Held:
+    """The stop :func:`stops_deferred` holds (its signal number; the first if several came), and
+    how many of its regions the main thread is in."""
+
+    depth = 0
+    signum: int | None = None
+
+
+def _stop(signum: int) -> BaseException:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
 def raise_terminated(signum, frame) -> None:
-    """The SIGTERM and SIGHUP handler of the console script and :func:`navsense.cli.main`."""
+    """The SIGTERM and SIGHUP handler of the console script and :func:`navsense.cli.main`
+    (held inside :func:`stops_deferred`)."""
+    if _Held.depth:
+        _Held.signum = _Held.signum or signum
+        return
     raise Terminated(signum)
+
+
+def raise_interrupt(signum, frame) -> None:
+    """Ctrl-C's handler in :func:`navsense.cli.main`: KeyboardInterrupt, as Python's own handler
+    raises, but held inside :func:`stops_deferred`."""
+    if _Held.depth:
+        _Held.signum = _Held.signum or signum
+        return
+    raise KeyboardInterrupt
+
+
+class stops_deferred:
+    """A region of the main thread in which a stop is held, then raised when the region ends
+    (module docstring, "Stops"); regions nest, the outermost raises. In another thread (where no
+    handler runs) it does nothing."""
+
+    __slots__ = ("_main",)
+
+    def __enter__(self) -> None:
+        self._main = threading.current_thread() is threading.main_thread()
+        if self._main:
+            _Held.depth += 1
+
+    def __exit__(self, *exc) -> None:
+        if not self._main:
+            return
+        _Held.depth -= 1
+        if not _Held.depth and _Held.signum is not None:
+            signum, _Held.signum = _Held.signum, None
+            raise _stop(signum)
 
 
 # SIGHUP: the terminal closed or the ssh session was lost; ended by its default action, a run left
@@ -108,11 +165,14 @@ _STOPS = {signal.SIGINT, signal.SIGTERM} | ({_HANGUP} if _HANGUP is not None els
 
 def stop_signals_raise() -> dict:
     """Make SIGTERM, and SIGHUP unless it is ignored (``nohup``: the user asked the run to outlive
-    the terminal), raise :class:`Terminated` in the main thread; returns the handlers replaced
-    (for :func:`stop_signals_restore`)."""
+    the terminal), raise :class:`Terminated` in the main thread, and Ctrl-C KeyboardInterrupt by
+    :func:`raise_interrupt` where Python's own handler had it; each held inside
+    :func:`stops_deferred`. Returns the handlers replaced (for :func:`stop_signals_restore`)."""
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, raise_terminated)}
     if _HANGUP is not None and signal.getsignal(_HANGUP) is signal.SIG_DFL:
         previous[_HANGUP] = signal.signal(_HANGUP, raise_terminated)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (``cmd &``)
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, raise_interrupt)
     return previous
 
 
@@ -125,10 +185,14 @@ def stop_signals_restore(previous: dict) -> None:
 def stop_signals_default() -> None:
     """In a forked child: the stop signals this module's handler took get their default action
     back (the handler would turn them into an exception read as the child's error); an ignored
-    SIGHUP stays ignored."""
+    SIGHUP stays ignored; Ctrl-C gets Python's own handler back, and nothing the parent held is
+    raised here."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if _HANGUP is not None and signal.getsignal(_HANGUP) is raise_terminated:
         signal.signal(_HANGUP, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) is raise_interrupt:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    _Held.depth, _Held.signum = 0, None
 
 
 @contextlib.contextmanager

@@ -44,7 +44,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from navsense._runtime.process import stops_held
+from navsense._runtime import waits
+from navsense._runtime.process import stops_deferred, stops_held
 from navsense.errors import NavsenseError
 
 __all__ = [
@@ -372,7 +373,7 @@ class ChunkWorker:
         self._queue: queue.Queue = queue.Queue(maxsize=lag)
         self._broken: BaseException | None = None
         self._feeder = threading.Thread(target=self._feed, name=f"{name}-feeder", daemon=True)
-        self._feeder.start()
+        waits.start(self._feeder)
 
     def _feed(self) -> None:
         while True:
@@ -394,19 +395,23 @@ class ChunkWorker:
 
     def send(self, chunk) -> None:
         """Queue a chunk for the child (blocks while ``lag`` chunks are already waiting)."""
-        self._queue.put(chunk)
+        waits.put(self._queue, chunk)
 
     def finish(self):
         """End the stream, wait for the child and return its result (or raise its error)."""
-        self._queue.put(None)
-        self._feeder.join()
+        waits.put(self._queue, None)
+        waits.join(self._feeder)
         while True:
             done, value = self.worker.receive()
             if done:
                 return value
 
     def abort(self) -> None:
-        """Stop the child now (the run failed in the parent)."""
+        """Stop the child now (the run failed in the parent); a stop meanwhile is raised after."""
+        with stops_deferred():
+            self._abort()
+
+    def _abort(self) -> None:
         self.worker.abort()
         self._broken = self._broken or BrokenPipeError("aborted")
         while True:  # end the feeder: make room for the end marker
