@@ -24,6 +24,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 
+from navsense._runtime.process import stops_deferred
+from navsense._runtime.waits import STEP_S
 from navsense.errors import ConfigError
 
 __all__ = [
@@ -132,28 +134,54 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
             client = Client(cluster)
         token = uuid.uuid4().hex[:8]
         try:
-            futures = [
-                client.submit(run_on_one_core, fn, run, key=f"navsense-run-{run['run_id']}-{token}")
-                for run in runs
-            ]
+            with stops_deferred():
+                futures = [
+                    client.submit(
+                        run_on_one_core, fn, run, key=f"navsense-run-{run['run_id']}-{token}"
+                    )
+                    for run in runs
+                ]
+                pending = as_completed(futures)
             by_key = {f.key: run for f, run in zip(futures, runs)}
-            for future in as_completed(futures):
+            for future in _each_done(pending):
                 run = by_key[future.key]
-                try:
-                    yield future.result()
-                except Exception as exc:
-                    yield {
-                        "run_id": run["run_id"],
-                        "status": "lost",
-                        "error": f"{type(exc).__name__}: {exc}",
-                    }
-                future.release()
+                with stops_deferred():
+                    try:
+                        outcome = future.result()
+                    except Exception as exc:
+                        outcome = {
+                            "run_id": run["run_id"],
+                            "status": "lost",
+                            "error": f"{type(exc).__name__}: {exc}",
+                        }
+                    future.release()
+                yield outcome
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            with stops_deferred():  # Dask's locks and threads are left whole (_each_done)
+                client.close()
+                if cluster is not None:
+                    cluster.close()
 
     return execute
+
+
+def _each_done(pending) -> Iterator:
+    """The futures of Dask's ``as_completed`` ``pending`` as they are done. Its own iteration
+    waits on a ``threading.Condition`` that Dask's event-loop thread notifies: a stop raised in
+    that wait could leave the condition's lock held, and the client's close, which needs that
+    thread, hung. Here each look at ``pending`` is whole (navsense._runtime.waits), and the waits
+    between them are plain sleeps, where a stop is raised safely."""
+    import time
+
+    while True:
+        with stops_deferred():
+            batch = pending.next_batch(block=False)
+            left = pending.count()
+        yield from batch
+        if not batch:
+            if not left:
+                return
+            time.sleep(STEP_S)
 
 
 def run_on_one_core(fn: Callable[[dict], dict], run: dict) -> dict:

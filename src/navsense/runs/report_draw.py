@@ -36,6 +36,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from navsense._runtime import waits
+from navsense._runtime.process import stops_deferred
+
 __all__ = ["FigureWorker"]
 
 _NOT_SENT = ("reader", "truth")  # the child has its own reader; the figures do not use the truth
@@ -170,11 +173,12 @@ class FigureWorker:
         worker, self._worker = self._worker, None
         if worker is None:
             return
-        worker.abort()  # the child has ended (its result received) or is killed now
-        if self._sender is not None:  # it ends: the pipe is closed
-            self._sender.join()
-        if self._spill is not None:
-            self._spill.close()
+        with stops_deferred():  # a stop meanwhile is raised once it is closed (_runtime.waits)
+            worker.abort()  # the child has ended (its result received) or is killed now
+            if self._sender is not None:  # it ends: the pipe is closed
+                self._sender.join()
+            if self._spill is not None:
+                self._spill.close()
 
     def _take(self) -> int | None:
         """The index (into makers) of the next late figure not yet taken, or None."""
@@ -214,7 +218,7 @@ class FigureWorker:
             daemon=True,
         )
         self._sender = sender
-        sender.start()
+        waits.start(sender)
         if meanwhile is not None:
             meanwhile()
         while (i := self._take()) is not None:
