@@ -1155,21 +1155,34 @@ def test_a_utm_zone_far_from_the_site_is_named(tmp_path, base, capsys):
     _fails_in_one_line(capsys, argv, tmp_path, "in zone 5 (ins.utm_zone): longitude_deg")
 
 
+_TRUTH_ARRAYS = ("p_m", "q_xyzw", "v_mps", "w_radps", "c_m", "reset")
+
+
 def test_a_truth_csv_header_with_spaces_after_the_commas(tmp_path, base, capsys):
     """'t_s, px_m, ...' (a header written with spaces) passed the header check, which strips
     the names, and then was Arrow's KeyError 'Field "px_m" does not exist' (an internal error;
     found by probing truth CSV files): the log is read with the stripped names, as the same rows
-    without the spaces. A reset value with a space is named (Arrow's message named no line)."""
-    lines = (base / "truth.csv").read_text().splitlines()
-    spaced = tmp_path / "spaced.csv"
-    spaced.write_text("\n".join([lines[0].replace(",", ", ")] + lines[1:]) + "\n")
+    without the spaces. Values with spaces around them are read as their numbers are, the reset
+    too (numpy.savetxt(delimiter=", ") writes ", 0"; it was refused alone, session 16); a reset
+    that is no boolean is named with its line (Arrow's message named none)."""
     from navsense.truth.io import read_truth
 
-    assert np.array_equal(read_truth(spaced).p_m, read_truth(base / "truth.csv").p_m)
+    lines = (base / "truth.csv").read_text().splitlines()
+    plain = read_truth(base / "truth.csv")
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("\n".join([lines[0].replace(",", ", ")] + lines[1:]) + "\n")
     padded = tmp_path / "padded.csv"
     padded.write_text("\n".join([lines[0]] + [r.replace(",", " , ") for r in lines[1:]]) + "\n")
+    ends = tmp_path / "ends.csv"  # a space after the last value too, and a reset of 1
+    ends.write_text("\n".join([lines[0]] + [r[:-1] + "1 " for r in lines[1:]]) + "\n")
+    for path in (spaced, padded):
+        read = read_truth(path)
+        assert all(np.array_equal(getattr(read, f), getattr(plain, f)) for f in _TRUTH_ARRAYS)
+    assert read_truth(ends).reset.all() and np.array_equal(read_truth(ends).p_m, plain.p_m)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join([lines[0]] + [r[:-1] + " 2" for r in lines[1:]]) + "\n")
     _fails_in_one_line(
-        capsys, _simulate(tmp_path, padded), tmp_path, "padded.csv: line 2: reset = ' 0' must be"
+        capsys, _simulate(tmp_path, bad), tmp_path, "bad.csv: line 2: reset = ' 2' must be"
     )
 
 

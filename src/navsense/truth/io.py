@@ -130,8 +130,12 @@ __all__ = [
 _CSV_BLOCK_BYTES = 1 << 18  # streamed CSV block (~1 300 rows); pyarrow reads ahead ~35 blocks,
 # so a stream holds ~10 MB whatever the file's length
 _PARQUET_BATCH_ROWS = 8192
-_TRUE = ["1", "true", "True", "TRUE", "1.0"]
-_FALSE = ["0", "false", "False", "FALSE", "0.0"]
+_WORDS_TRUE = ("1", "true", "True", "TRUE", "1.0")
+_WORDS_FALSE = ("0", "false", "False", "FALSE", "0.0")
+# a reset value as its numbers are read: with spaces around it too ("t_s, px_m, ..., reset" and
+# its rows, as numpy.savetxt(delimiter=", ") writes); Arrow trims a number, never a boolean
+_TRUE = [f"{a}{w}{b}" for w in _WORDS_TRUE for a in ("", " ") for b in ("", " ")]
+_FALSE = [f"{a}{w}{b}" for w in _WORDS_FALSE for a in ("", " ") for b in ("", " ")]
 
 
 #: the TruthStates arrays and the columns they hold, in order
