@@ -85,6 +85,20 @@ def test_geojson_gives_the_same_sky(tmp_path):
     np.testing.assert_array_equal(_sky(gj), _sky(site_with_buildings(base, OSM)))
 
 
+@pytest.mark.parametrize(
+    "name", ["urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:EPSG::4326", "EPSG:4326"]
+)
+def test_a_geojson_crs_of_wgs84_longitude_and_latitude_is_read_as_none(tmp_path, name):
+    ring = [[11, 48], [11.001, 48], [11, 48.001], [11, 48]]
+    feature = {"type": "Feature", "properties": {"height": 9}, "geometry": {"type": "Polygon"}}
+    feature["geometry"]["coordinates"] = [ring]
+    plain, named = tmp_path / "plain.geojson", tmp_path / "named.geojson"
+    plain.write_text(json.dumps({"type": "FeatureCollection", "features": [feature]}))
+    crs = {"type": "name", "properties": {"name": name}}
+    named.write_text(json.dumps({"type": "FeatureCollection", "crs": crs, "features": [feature]}))
+    assert read_buildings(named) == read_buildings(plain)
+
+
 def _navsense(*args, cwd=None):
     return subprocess.run(
         [sys.executable, "-m", "navsense", *args], capture_output=True, text=True, cwd=cwd
@@ -170,6 +184,20 @@ BAD = {
         "feature.geometry.coordinates[0][1] = [191, 48] is not a position",
     ),
     "empty.geojson": ("", "the file is empty"),
+    # GeoJSON 2008's crs: projected positions were read as degrees, refused as out of range
+    # without the reason (session 16)
+    "mercator.geojson": (
+        '{"type": "Feature", "crs": {"type": "name", "properties": {"name": "EPSG:3857"}}, '
+        '"properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[1288000, 6130000], '
+        "[1288100, 6130000], [1288000, 6130100], [1288000, 6130000]]]}}",
+        "crs 'EPSG:3857': the footprints must be in WGS84 longitude and latitude",
+    ),
+    "crslink.geojson": (
+        '{"type": "Feature", "crs": {"type": "link", "properties": {"href": "x.prj"}}, '
+        '"properties": {}, "geometry": {"type": "Polygon", "coordinates": '
+        "[[[11, 48], [11.001, 48], [11, 48.001], [11, 48]]]}}",
+        "is not a named coordinate system",
+    ),
     "line.osm": (
         "<osm><node id='1' lat='48' lon='11'/><node id='2' lat='48.001' lon='11'/>"
         "<node id='3' lat='48.002' lon='11'/><way id='7'><nd ref='1'/><nd ref='2'/><nd ref='3'/>"

@@ -8,7 +8,10 @@ multipolygons). Features of other geometries (points, lines: a building's entran
 left out with one warning counting them. Errors (one line naming the file and the feature): not
 JSON, not a FeatureCollection or Feature, a ring that is not closed (RFC 7946 3.1.6: the first
 and last positions are the same) or has fewer than 4 positions, a position that is not
-[longitude, latitude] within range, a height that is not one.
+[longitude, latitude] within range, a height that is not one, a ``crs`` member (GeoJSON 2008,
+dropped by RFC 7946) that names another system than WGS84 longitude/latitude: such a file's
+positions are projected coordinates, which were read as degrees (mostly refused as out of range,
+without the reason).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ def read_geojson(path: str | Path) -> list[MapBuilding]:
             f"{where}: type = {str(kind)[:40]!r}: not a GeoJSON FeatureCollection (with a "
             "features array) or Feature"
         )
+    _check_crs(where, data.get("crs"))
     out: list[MapBuilding] = []
     other = 0
     for i, f in enumerate(features):
@@ -111,3 +115,22 @@ def _ring(ring, at: str) -> tuple[tuple[float, float], ...]:
         )
     check_ring(pts[:-1], at)
     return tuple(pts[:-1])
+
+
+def _check_crs(where: str, crs) -> None:
+    """Refuse a GeoJSON 2008 ``crs`` member naming another system than WGS84 longitude/latitude
+    (CRS84 or EPSG:4326, which GeoJSON 2008 wrote in longitude/latitude order)."""
+    if crs is None:
+        return
+    name = crs.get("properties", {}).get("name") if isinstance(crs, dict) else None
+    if not isinstance(name, str):
+        raise ConfigError(
+            f"{where}: crs = {str(crs)[:60]!r} is not a named coordinate system; GeoJSON "
+            "positions are WGS84 longitude and latitude (RFC 7946: leave crs out)"
+        )
+    plain = name.upper().replace("::", ":")
+    if not (plain.endswith("CRS84") or plain.endswith(":4326")):
+        raise ConfigError(
+            f"{where}: crs {name[:60]!r}: the footprints must be in WGS84 longitude and latitude "
+            "(RFC 7946; e.g. ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson)"
+        )
