@@ -118,8 +118,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 @contextmanager
-def _stop_on_signals(stop: threading.Event):
-    """SIGINT and SIGTERM set ``stop`` (the run ends between two steps); a second one does what
+def _stop_on_signals(stop):
+    """SIGINT and SIGTERM set ``stop`` (a :class:`navsense.live.pacing.StopRequest`: the handler
+    takes no lock; the run ends between two steps); a second one does what
     the signal did before (the command line's: KeyboardInterrupt, exit 130; SIGTERM, exit 143).
     Only in the main thread (elsewhere signals stay as they are)."""
     if threading.current_thread() is not threading.main_thread():
@@ -132,8 +133,9 @@ def _stop_on_signals(stop: threading.Event):
             stop.set()
             return
         before = previous.get(signum)
-        if callable(before):
-            before(signum, frame)
+        if callable(before):  # the command line's: raises, or holds the stop inside a region
+            before(signum, frame)  # of navsense._runtime.process.stops_deferred (raised at its
+            return  # end: the run directory's writes are never left half done)
         raise KeyboardInterrupt
 
     previous.update({sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)})
@@ -178,7 +180,7 @@ def _check_host(host: str) -> None:
 def run(args) -> int:
     """``navsense live``: the options checked, the run prepared, served paced, then written."""
     from navsense.cli import prepare_from_args
-    from navsense.live.pacing import serve_paced
+    from navsense.live.pacing import StopRequest, serve_paced
     from navsense.live.server import LiveServer
     from navsense.simulate import DEFAULT_CHUNK_STEPS
 
@@ -208,7 +210,7 @@ def run(args) -> int:
         finish=finish,
         worker=False,  # the models' first call (1 to 2 s) comes before the clock starts
     )
-    stop = threading.Event()
+    stop = StopRequest()  # set by a signal's handler: no lock (StopRequest)
     closed = False
     try:
         _announce(args, prepared, live)
@@ -221,6 +223,7 @@ def run(args) -> int:
             closed = True  # a second Ctrl-C while the run directory is written aborts it
             summary = live.close(wait_until=None if result.stopped else pacer.wait_until)
     finally:
+        stop.close()
         if not closed:  # an error, or a second Ctrl-C during the run: no run directory
             live.close(deliver=False, write=False)
     _say(args, f"served {result.steps} physics steps in {result.wall_s:.1f} s")

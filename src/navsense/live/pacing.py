@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from navsense.truth.states import TruthStates
 
-__all__ = ["MAX_SPEED", "MIN_SPEED", "serve_paced", "Pacer", "PacedResult"]
+__all__ = ["MAX_SPEED", "MIN_SPEED", "serve_paced", "Pacer", "PacedResult", "StopRequest"]
 
 MAX_CHUNK_S = 0.25  # physics seconds fed at once at most, when many steps are due
 #: The slowest pace, times real time: a physics step of 1/120 s then takes 8.3 s of wall time
@@ -39,6 +39,48 @@ class PacedResult:
     wall_s: float = 0.0
     stopped: bool = False  # True: ended by ``stop`` (Ctrl-C), not by the end of the truth
     late_s: float = 0.0  # the largest lag of a step behind its wall-clock time
+
+
+class StopRequest:
+    """A stop request that a signal handler may make (Ctrl-C in ``navsense live``): ``set``,
+    ``is_set`` and ``wait(timeout)`` as a ``threading.Event``'s, without its lock.
+
+    A signal's handler runs in the main thread between two bytecodes, also while that thread is
+    inside the Event's own ``wait`` holding the Event's (not reentrant) lock: ``Event.set`` in
+    the handler then waited for that lock forever (Ctrl-C or SIGTERM that hung ``navsense live``;
+    a timer-driven loop of ``wait`` and ``set`` in a handler hangs within a few hundred stops).
+    Here :meth:`set` writes a byte to a socket pair, which :meth:`wait` selects on: neither
+    takes a lock. :meth:`close` closes the pair.
+    """
+
+    def __init__(self) -> None:
+        import socket
+
+        self._flag = False
+        self._wake, self._waker = socket.socketpair()
+        self._waker.setblocking(False)
+
+    def set(self) -> None:
+        import contextlib
+
+        self._flag = True
+        with contextlib.suppress(OSError):  # full (a byte waits already) or closed
+            self._waker.send(b"\0")
+
+    def is_set(self) -> bool:
+        return self._flag
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once set, else after ``timeout`` s False."""
+        import select
+
+        if not self._flag:
+            select.select([self._wake], [], [], timeout)
+        return self._flag
+
+    def close(self) -> None:
+        self._wake.close()
+        self._waker.close()
 
 
 class Pacer:
@@ -67,7 +109,7 @@ class Pacer:
         assert self.wall0 is not None
         return self.wall0 + (t_s - self.t0) / self.speed
 
-    def wait_until(self, t_s: float, stop: threading.Event | None = None) -> bool:
+    def wait_until(self, t_s: float, stop: threading.Event | StopRequest | None = None) -> bool:
         delay = self.wall_of(t_s) - self.clock()
         if delay > 0.0:
             if stop is not None:
@@ -81,7 +123,7 @@ def serve_paced(
     live,
     speed: float = 1.0,
     *,
-    stop: threading.Event | None = None,
+    stop: threading.Event | StopRequest | None = None,
     max_chunk_s: float = MAX_CHUNK_S,
     on_step: Callable[[int], None] | None = None,
     pacer: Pacer | None = None,

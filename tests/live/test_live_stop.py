@@ -1,0 +1,78 @@
+"""``navsense live``'s stop request, made by a signal's handler in the main thread: the handler
+takes no lock, so a stop that lands inside the pacer's own wait ends the run (with a
+``threading.Event`` it hung: ``Event.set`` waited for the lock its ``wait`` held), and a second
+stop inside a region of ``stops_deferred`` is raised at the region's end, not inside it."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+# SIGALRM at a random moment of a tight loop of the pacer's waits, with the live command's own
+# handler: hundreds of stops, each ends its loop (the loop's own end, 0.4 s on, counts no stop:
+# a timer's signal is now and then lost here, not the handler's doing)
+_WAITS = """
+import faulthandler, random, signal
+from navsense.commands.live import _stop_on_signals
+from navsense.live.pacing import Pacer, StopRequest
+
+faulthandler.dump_traceback_later(45, exit=True)  # a hang ends the child with its stacks
+random.seed(7)
+stops = 0
+for trial in range(300):
+    stop = StopRequest()
+    with _stop_on_signals(stop):
+        signal.signal(signal.SIGALRM, signal.getsignal(signal.SIGINT))
+        pacer = Pacer(1.0)
+        pacer.start(0.0)
+        signal.setitimer(signal.ITIMER_REAL, random.uniform(0.0, 0.005))
+        k = 0  # a step every 20 us: each wait a few microseconds, or none when late
+        while k < 20000 and pacer.wait_until(k * 2e-5, stop):
+            k += 1
+        stops += stop.is_set()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    stop.close()
+print("ended", stops)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="POSIX timers")
+def test_a_stop_during_the_pacers_wait_ends_the_run():
+    proc = subprocess.run(
+        [sys.executable, "-c", _WAITS],
+        env={"PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr[-3000:]
+    ended, stops = proc.stdout.split()
+    assert ended == "ended" and int(stops) > 250  # nearly every loop was ended by its stop
+
+
+def test_a_second_stop_in_a_deferred_region_is_raised_at_its_end():
+    from navsense._runtime import process
+    from navsense.commands.live import _stop_on_signals
+    from navsense.live.pacing import StopRequest
+
+    previous = signal.signal(signal.SIGINT, process.raise_interrupt)
+    stop = StopRequest()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _stop_on_signals(stop):
+                signal.raise_signal(signal.SIGINT)  # the first: a request
+                assert stop.is_set() and stop.wait(0)
+                with process.stops_deferred():
+                    signal.raise_signal(signal.SIGINT)  # the second: held here
+                    reached_region_end = True
+                pytest.fail("the region's end did not raise")
+        assert reached_region_end
+    finally:
+        stop.close()
+        signal.signal(signal.SIGINT, previous)
