@@ -76,3 +76,32 @@ def test_a_second_stop_in_a_deferred_region_is_raised_at_its_end():
     finally:
         stop.close()
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_stop_before_the_first_step_writes_a_run_of_no_step(tmp_path, capsys):
+    """Ctrl-C between the start of the serving and its first step: the run's line said the time
+    of its last step, None (an internal error, exit 2); now the run of no step is written."""
+    import contextlib
+    from unittest import mock
+
+    from conftest import open_sky_circle
+    from navsense.cli import main
+    from navsense.live import pacing
+    from navsense.truth.io import write_truth
+
+    write_truth(open_sky_circle(240), tmp_path / "truth.csv")
+    serve = pacing.serve_paced
+
+    def stopped_at_once(truth, live, *args, stop, **kwargs):
+        stop.set()
+        return serve(truth, live, *args, stop=stop, **kwargs)
+
+    argv = ["live", "--truth", "truth.csv", "--no-foxglove", "--speed", "100", "--out", "out"]
+    with (
+        contextlib.chdir(tmp_path),
+        mock.patch("navsense.live.pacing.serve_paced", side_effect=stopped_at_once),
+    ):
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "navsense live: stopped before the first physics step" in out
+    assert '"steps": 0' in (tmp_path / "out" / "episode.json").read_text()

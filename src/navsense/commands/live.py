@@ -219,7 +219,7 @@ def run(args) -> int:
                 prepared.truth_chunks(DEFAULT_CHUNK_STEPS), live, stop=stop, pacer=pacer
             )
             if result.stopped:
-                _say(args, f"stopped at t = {live.last_t_s:.2f} s")
+                _say(args, _stopped_at(live.last_t_s))
             closed = True  # a second Ctrl-C while the run directory is written aborts it
             summary = live.close(wait_until=None if result.stopped else pacer.wait_until)
     finally:
@@ -233,6 +233,14 @@ def run(args) -> int:
         if not args.quiet:
             print(summary.text())
     return 0
+
+
+def _stopped_at(last_t_s: float | None) -> str:
+    """The line of a stopped run: the time of its last step, or that none was fed (a stop
+    before the first step: the time was None, and its format an internal error)."""
+    if last_t_s is None:
+        return "stopped before the first physics step"
+    return f"stopped at t = {last_t_s:.2f} s"
 
 
 def _check_options(args):
