@@ -32,6 +32,13 @@ it, hung: a SIGHUP that did not end a run in 60 s, CI of stop 36) or released tw
 unlocked lock" printed by the writer thread). The handlers that defer are this module's
 (:func:`raise_terminated`, and :func:`raise_interrupt` for Ctrl-C, which the command line installs
 in place of Python's own when that is SIGINT's handler); a library user's own handlers are theirs.
+A stop raised inside a callback that Python calls from C (a weakref's callback, ``__del__``, a
+ctypes callback: importlib's module-lock callback at the end of a lazy import, numba's object
+cache) cannot leave it: Python printed "Exception ignored in: ..." with the stop's traceback and
+went on, and the command ran to its end (exit 0 after a SIGTERM; found by the stop hunt in
+``navsense live``'s start-up). The command line's ``sys.unraisablehook`` (:func:`_unraisable`)
+takes such a stop and delivers it again a moment later (SIGALRM, :func:`_raise_lost`), outside the
+callback.
 
 Only the console script applies these; importing the library changes no process setting.
 """
@@ -157,6 +164,56 @@ class stops_deferred:
             raise _stop(signum)
 
 
+class _Lost:
+    """A stop that a callback swallowed (:func:`_unraisable`), to be raised again by SIGALRM."""
+
+    signum: int | None = None
+
+
+_AGAIN_S = 0.001  # s: a swallowed stop is raised again this long after (outside the callback)
+
+
+def _signum_of(exc: BaseException | None) -> int | None:
+    if isinstance(exc, KeyboardInterrupt):
+        return int(signal.SIGINT)
+    if isinstance(exc, Terminated):
+        return exc.signum
+    return None
+
+
+def _unraisable(hook) -> None:
+    """``sys.unraisablehook`` while this module's handlers are installed: a stop that a callback
+    called from C swallowed is raised again :data:`_AGAIN_S` later (module docstring, "Stops");
+    anything else goes to the previous hook."""
+    signum = _signum_of(hook.exc_value)
+    if signum is None or threading.current_thread() is not threading.main_thread():
+        _previous_hook(hook)
+        return
+    _Lost.signum = _Lost.signum or signum
+    signal.setitimer(signal.ITIMER_REAL, _AGAIN_S)
+
+
+def _previous_hook(hook) -> None:
+    getattr(_unraisable, "previous", sys.__unraisablehook__)(hook)
+
+
+def _raise_lost(signum, frame) -> None:
+    """SIGALRM's handler while :func:`_unraisable` is the hook: the swallowed stop, raised (or
+    held inside :func:`stops_deferred`) as its own handler does; later again while the main
+    thread is still in the hook."""
+    lost = _Lost.signum
+    if lost is None:
+        return
+    f = frame
+    while f is not None:
+        if f.f_code is _unraisable.__code__:
+            signal.setitimer(signal.ITIMER_REAL, _AGAIN_S)
+            return
+        f = f.f_back
+    _Lost.signum = None
+    (raise_interrupt if lost == signal.SIGINT else raise_terminated)(lost, frame)
+
+
 # SIGHUP: the terminal closed or the ssh session was lost; ended by its default action, a run left
 # NAME.partial and its worker's end to the kernel
 _HANGUP = getattr(signal, "SIGHUP", None)
@@ -167,19 +224,37 @@ def stop_signals_raise() -> dict:
     """Make SIGTERM, and SIGHUP unless it is ignored (``nohup``: the user asked the run to outlive
     the terminal), raise :class:`Terminated` in the main thread, and Ctrl-C KeyboardInterrupt by
     :func:`raise_interrupt` where Python's own handler had it; each held inside
-    :func:`stops_deferred`. Returns the handlers replaced (for :func:`stop_signals_restore`)."""
-    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, raise_terminated)}
+    :func:`stops_deferred`; a stop that a callback swallowed is raised again (SIGALRM and
+    ``sys.unraisablehook``, unless SIGALRM has a handler already: module docstring, "Stops").
+    Returns the handlers replaced (for :func:`stop_signals_restore`)."""
+    previous: dict = {signal.SIGTERM: signal.signal(signal.SIGTERM, raise_terminated)}
     if _HANGUP is not None and signal.getsignal(_HANGUP) is signal.SIG_DFL:
         previous[_HANGUP] = signal.signal(_HANGUP, raise_terminated)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (``cmd &``)
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, raise_interrupt)
+    alarm = getattr(signal, "SIGALRM", None)
+    if alarm is not None and signal.getsignal(alarm) is signal.SIG_DFL:  # not a user's alarm
+        previous[alarm] = signal.signal(alarm, _raise_lost)
+        previous[_HOOK] = sys.unraisablehook
+        _unraisable.previous = sys.unraisablehook  # type: ignore[attr-defined]
+        sys.unraisablehook = _unraisable
     return previous
 
 
+_HOOK = -1  # the key of the previous sys.unraisablehook in stop_signals_raise's result
+
+
 def stop_signals_restore(previous: dict) -> None:
-    """Put back the handlers :func:`stop_signals_raise` replaced."""
+    """Put back the handlers :func:`stop_signals_raise` replaced (a stop still to be raised
+    again after a callback swallowed it is dropped with them)."""
+    if _HOOK in previous:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _Lost.signum = None
     for signum, handler in previous.items():
-        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if signum == _HOOK:
+            sys.unraisablehook = handler
+        else:
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def stop_signals_default() -> None:
@@ -192,7 +267,11 @@ def stop_signals_default() -> None:
         signal.signal(_HANGUP, signal.SIG_DFL)
     if signal.getsignal(signal.SIGINT) is raise_interrupt:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    _Held.depth, _Held.signum = 0, None
+    if sys.unraisablehook is _unraisable:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        sys.unraisablehook = getattr(_unraisable, "previous", sys.__unraisablehook__)
+    _Held.depth, _Held.signum, _Lost.signum = 0, None, None
 
 
 @contextlib.contextmanager
