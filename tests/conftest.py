@@ -106,6 +106,30 @@ def circle():
     return circle_truth
 
 
+@pytest.fixture(scope="session")
+def compiled_kernels(tmp_path_factory):
+    """A live run's compiled kernels, compiled and loaded in this process before a test that
+    serves one under a time limit starts its clock.
+
+    ``navsense live`` (a SensorStream) runs the kernels compiled (navsense.kernels.use_compiled,
+    once a process). On a fresh checkout or install (CI's new virtual environment, a new
+    worktree) numba first compiles them into its cache: about 65 s of CPU for the 55 kernels,
+    more than ten minutes of wall time on a machine loaded ten times over (measured). Inside
+    a test's limit (the fuzz suite's 120 s an example, test_bad_input's 60 s) that was a Hang,
+    reported as an internal error, and the alarm raised inside numba could leave LLVM's lock
+    held, on which the next run's model threads waited for ever (the suite hung). One short
+    live run here, with no limit, compiles and loads what the tests' live runs use; later
+    processes load it from numba's cache.
+    """
+    from navsense.cli import main
+    from navsense.truth.io import write_truth
+
+    folder = tmp_path_factory.mktemp("kernels")
+    write_truth(open_sky_circle(240), folder / "truth.csv")
+    argv = ["live", "--truth", str(folder / "truth.csv"), "--no-foxglove", "--quiet"]
+    assert main([*argv, "--speed", "1e9"]) == 0
+
+
 # ------------------------------------------------------------------ the fuzz suite's options
 def pytest_addoption(parser):
     group = parser.getgroup("navsense fuzz suite (tests/fuzz)")

@@ -728,8 +728,12 @@ def test_a_bad_live_option_fails_before_serving(tmp_path, base, capsys, options,
     assert words in line, line
 
 
-def test_live_mcap_is_written_before_the_run_directory_is_complete(tmp_path, base, capsys):
-    """A bag that cannot be written leaves no complete-looking run directory (class 10)."""
+def test_live_mcap_is_written_before_the_run_directory_is_complete(
+    tmp_path, base, capsys, compiled_kernels
+):
+    """A bag that cannot be written leaves no complete-looking run directory (class 10). The
+    kernels are compiled first (conftest): this file's first live run that serves, its compile
+    in a new worktree was a Hang within _fails_in_one_line's 60 s on a loaded machine."""
     from unittest import mock
 
     from navsense.errors import FormatError

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -26,6 +27,9 @@ from fuzz.fuzz_helpers import (
     scratch,
     tree,
 )
+
+# the kernels a live run uses are compiled before an example's time limit starts (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 LIVE_OPTIONS: dict[str, list[str]] = {
     "--speed": [
