@@ -64,8 +64,12 @@ def run(args) -> int:
     text = site_text(data)
     site_from_json(json.loads(text), str(out))  # it reads back
     tmp = out.with_name(out.name + ".partial")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    except BaseException:  # a full disk, or a stop: no NAME.partial left
+        tmp.unlink(missing_ok=True)
+        raise
     n = len(data["footprints"])
     print(f"navsense: {out}: site {data.get('name')!r} with {n} footprint(s)")
     return 0

@@ -72,6 +72,9 @@ class TruthWriter:
             self._file = open(self._tmp, "wb")
         except OSError as exc:
             raise TruthError(f"{self.path}: cannot write the truth log ({exc.strerror})") from None
+        except BaseException:  # a stop as the file was made (no __exit__ follows)
+            self._tmp.unlink(missing_ok=True)
+            raise
         return self
 
     def _table(self, truth: TruthStates) -> pa.Table:

@@ -76,11 +76,18 @@ class Ros2BagWriter:
             )
         if not self.path.parent.is_dir():
             raise FormatError(f"{self.path}: the folder {self.path.parent} does not exist")
-        self._file = open(self._tmp_path, "wb")
-        self._writer = Writer(self._file, compression=CompressionType.ZSTD)
-        self._writer.start(
-            profile="ros2", library=f"navsense {__version__}; mcap-python {mcap_version}"
-        )
+        try:  # a failure or a stop here (no __exit__ follows) leaves no temporary file
+            self._file = open(self._tmp_path, "wb")
+            self._writer = Writer(self._file, compression=CompressionType.ZSTD)
+            self._writer.start(
+                profile="ros2", library=f"navsense {__version__}; mcap-python {mcap_version}"
+            )
+        except BaseException:
+            f, self._file = self._file, None
+            if f is not None:
+                f.close()
+            self._tmp_path.unlink(missing_ok=True)
+            raise
         return self
 
     def channel(self, topic: str, msg_type: str, *, latched: bool = False) -> int:
