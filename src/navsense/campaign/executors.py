@@ -120,20 +120,19 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
                 "campaign run: Dask is not installed; pip install 'navsense[campaign]' "
                 "(dask[distributed]), or use --workers 0 to run serially"
             ) from None
-        cluster = None
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ConfigError(
-                    f"--scheduler {scheduler}: cannot connect to the Dask scheduler ({exc})"
-                ) from None
-        else:
-            n = max(1, min(workers or default_workers(), len(runs)))  # no idle processes
-            cluster = local_cluster(n)
-            client = Client(cluster)
+        cluster = client = None
         token = uuid.uuid4().hex[:8]
         try:
+            # made whole under a stop, which is raised once they are (then closed below): a
+            # cluster left half made could not be closed, and distributed's own close at the
+            # exit failed on it with a traceback (AssertionError: Status.init)
+            with stops_deferred():
+                if scheduler:
+                    client = _connect(scheduler)
+                else:
+                    n = max(1, min(workers or default_workers(), len(runs)))  # no idle processes
+                    cluster = local_cluster(n)
+                    client = Client(cluster)
             with stops_deferred():
                 futures = [
                     client.submit(
@@ -158,11 +157,24 @@ def dask_executor(workers: int | None = None, scheduler: str | None = None) -> E
                 yield outcome
         finally:
             with stops_deferred():  # Dask's locks and threads are left whole (_each_done)
-                client.close()
+                if client is not None:
+                    client.close()
                 if cluster is not None:
                     cluster.close()
 
     return execute
+
+
+def _connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler`` (ConfigError when it cannot connect)."""
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ConfigError(
+            f"--scheduler {scheduler}: cannot connect to the Dask scheduler ({exc})"
+        ) from None
 
 
 def _each_done(pending) -> Iterator:
