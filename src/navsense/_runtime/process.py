@@ -131,6 +131,7 @@ def raise_terminated(signum, frame) -> None:
     if _Held.depth:
         _Held.signum = _Held.signum or signum
         return
+    _Lost.stopping = True
     raise Terminated(signum)
 
 
@@ -140,6 +141,7 @@ def raise_interrupt(signum, frame) -> None:
     if _Held.depth:
         _Held.signum = _Held.signum or signum
         return
+    _Lost.stopping = True
     raise KeyboardInterrupt
 
 
@@ -161,13 +163,16 @@ class stops_deferred:
         _Held.depth -= 1
         if not _Held.depth and _Held.signum is not None:
             signum, _Held.signum = _Held.signum, None
+            _Lost.stopping = True
             raise _stop(signum)
 
 
 class _Lost:
-    """A stop that a callback swallowed (:func:`_unraisable`), to be raised again by SIGALRM."""
+    """A stop that a callback swallowed (:func:`_unraisable`), to be raised again by SIGALRM;
+    ``stopping`` once a stop has been raised."""
 
     signum: int | None = None
+    stopping = False
 
 
 _AGAIN_S = 0.001  # s: a swallowed stop is raised again this long after (outside the callback)
@@ -184,10 +189,14 @@ def _signum_of(exc: BaseException | None) -> int | None:
 def _unraisable(hook) -> None:
     """``sys.unraisablehook`` while this module's handlers are installed: a stop that a callback
     called from C swallowed is raised again :data:`_AGAIN_S` later (module docstring, "Stops");
-    anything else goes to the previous hook."""
+    anything else goes to the previous hook, but once a stop has been raised: then it is left out,
+    the failure of a ``__del__`` of an object that the stop left half made (llvmlite's
+    OutputString without its ``_owned``, after a SIGHUP while numba loaded its kernels: 'Exception
+    ignored in ...' and a traceback after the stop's one line)."""
     signum = _signum_of(hook.exc_value)
     if signum is None or threading.current_thread() is not threading.main_thread():
-        _previous_hook(hook)
+        if not _Lost.stopping:
+            _previous_hook(hook)
         return
     _Lost.signum = _Lost.signum or signum
     signal.setitimer(signal.ITIMER_REAL, _AGAIN_S)
@@ -233,6 +242,7 @@ def stop_signals_raise() -> dict:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (``cmd &``)
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, raise_interrupt)
     alarm = getattr(signal, "SIGALRM", None)
+    _Lost.stopping = False
     if alarm is not None and signal.getsignal(alarm) is signal.SIG_DFL:  # not a user's alarm
         previous[alarm] = signal.signal(alarm, _raise_lost)
         previous[_HOOK] = sys.unraisablehook
