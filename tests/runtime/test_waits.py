@@ -114,6 +114,7 @@ _SWALLOWED = """
 import signal, sys, time, weakref
 from navsense._runtime import process
 
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # as a terminal's, whatever was inherited (nohup)
 previous = process.stop_signals_raise()
 
 
