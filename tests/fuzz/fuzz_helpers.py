@@ -69,19 +69,40 @@ class Outcome:
 #: Packages whose code the alarm does not interrupt: it holds locks across bytecodes (numba's
 #: compiler lock, LLVM's), and a Hang raised there left LLVM's lock held (seen: a compile on a
 #: cold cache outlived an example's limit, and the next run's model threads waited on the lock
-#: for ever, the suite hung). A compile ends: the Hang is raised once it has.
+#: for ever, the suite hung). A compile ends: the Hang is raised once it has, or when the
+#: block ends (:func:`_overdue`), whichever comes first.
 _UNINTERRUPTED = ("numba.", "llvmlite.")
 _RETRY_S = 0.5
+_HANG_WORDS = "no result within the time allowed (a loop that never ends?)"
+_deferred = [False]  # the limit passed while the main thread was in numba's code
 
 
 def _alarm(signum, frame):
     f = frame
     while f is not None:
         if f.f_globals.get("__name__", "").startswith(_UNINTERRUPTED):
+            _deferred[0] = True
             signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
             return
         f = f.f_back
-    raise Hang("no result within the time allowed (a loop that never ends?)")
+    _deferred[0] = False
+    raise Hang(_HANG_WORDS)
+
+
+def _arm(seconds: float):
+    """The alarm in ``seconds``; the handler it replaced."""
+    _deferred[0] = False
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return previous
+
+
+def _overdue(previous) -> bool:
+    """Disarm (``previous``: what :func:`_arm` returned); True when the limit had passed."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+    late, _deferred[0] = _deferred[0], False
+    return late
 
 
 EXAMPLE_MEMORY_BYTES = int(os.environ.get("NAVSENSE_FUZZ_MEMORY_MB", "3072")) << 20
@@ -112,17 +133,19 @@ def memory_cap(extra_bytes: int = EXAMPLE_MEMORY_BYTES) -> Iterator[None]:
 
 @contextlib.contextmanager
 def time_limit(seconds: float = EXAMPLE_TIMEOUT_S) -> Iterator[None]:
-    """:class:`Hang` raised in the block after ``seconds`` (SIGALRM; the main thread only)."""
+    """:class:`Hang` raised in the block after ``seconds`` (SIGALRM; the main thread only), or at
+    its end where the limit passed inside numba's code (:data:`_UNINTERRUPTED`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = _arm(seconds)
     try:
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    except BaseException:
+        _overdue(previous)
+        raise
+    if _overdue(previous):
+        raise Hang(_HANG_WORDS)
 
 
 def run_cli(argv: list[str], cwd: Path, timeout_s: float = EXAMPLE_TIMEOUT_S) -> Outcome:
@@ -139,18 +162,15 @@ def run_cli(argv: list[str], cwd: Path, timeout_s: float = EXAMPLE_TIMEOUT_S) ->
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         os.chdir(cwd)
-        previous = signal.signal(signal.SIGALRM, _alarm) if use_alarm else None
-        if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, timeout_s)
+        previous = _arm(timeout_s) if use_alarm else None
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), memory_cap():
                 code = main([str(a) for a in argv])
         except BaseException as exc:  # anything escaping main is a finding
             escaped = exc
         finally:
-            if use_alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
+            if use_alarm and _overdue(previous) and escaped is None:
+                escaped = Hang(_HANG_WORDS)
             os.chdir(old_cwd)
     return Outcome(
         argv=[str(a) for a in argv],

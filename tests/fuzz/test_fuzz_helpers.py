@@ -27,3 +27,6 @@ def test_the_time_limit_lets_a_compile_end_first():
         returned.append(space["compile_"]())
         time.sleep(30)  # the Hang ends it
     assert returned == ["compiled"]
+    with pytest.raises(Hang), time_limit(0.05):  # the block ends first: the Hang at its end
+        returned.append(space["compile_"]())
+    assert returned == ["compiled"] * 2
