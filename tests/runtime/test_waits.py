@@ -6,13 +6,9 @@ the plain calls (``future.result()``, ``queue.put``) hang within a few hundred s
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+from stop_children import run_child, stops_of_loops
 
 _PRELUDE = """
 import faulthandler, queue, random, signal, sys, threading
@@ -76,17 +72,8 @@ print("ended", stops)
 @pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="POSIX timers")
 @pytest.mark.parametrize("loop", [_WRITE_QUEUE, _FEEDER], ids=["write-queue", "feeder-queue"])
 def test_a_stop_during_the_waits_never_leaves_a_lock_behind(loop):
-    code = _PRELUDE + loop.replace("TRIALS", "300")
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        env={"PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert proc.returncode == 0 and not proc.stderr, proc.stderr[-3000:]
-    ended, stops = proc.stdout.split()
-    assert ended == "ended" and int(stops) > 250  # nearly every trial was stopped mid-loop
+    # nearly every trial was stopped mid-loop
+    assert stops_of_loops(_PRELUDE + loop.replace("TRIALS", "300")) > 250
 
 
 def test_a_stop_in_a_region_is_raised_at_its_end_and_only_there():
@@ -144,12 +131,6 @@ def test_a_stop_that_a_callback_swallowed_is_raised_after_it():
     importlib's module-lock callback and numba's object cache) cannot leave it: Python printed
     'Exception ignored in' with its traceback and the command ran on to exit 0. It is raised
     again once the callback is over; after a stop, another callback's failure is left unsaid."""
-    proc = subprocess.run(
-        [sys.executable, "-c", _SWALLOWED],
-        env={"PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_child(_SWALLOWED)
     assert proc.returncode == 0 and not proc.stderr, proc.stderr[-3000:]
     assert proc.stdout.split("\n")[:3] == ["raised 143", "raised 130", "raised 129"], proc.stdout
