@@ -128,21 +128,23 @@ def _stop(signum: int) -> BaseException:
 def raise_terminated(signum, frame) -> None:
     """The SIGTERM and SIGHUP handler of the console script and :func:`navsense.cli.main`
     (held inside :func:`stops_deferred`)."""
-    if _Held.depth:
-        _Held.signum = _Held.signum or signum
-        return
-    _Lost.stopping = True
-    raise Terminated(signum)
+    _raise_or_hold(signum)
 
 
 def raise_interrupt(signum, frame) -> None:
     """Ctrl-C's handler in :func:`navsense.cli.main`: KeyboardInterrupt, as Python's own handler
     raises, but held inside :func:`stops_deferred`."""
+    _raise_or_hold(signum)
+
+
+def _raise_or_hold(signum: int) -> None:
+    """The stop of ``signum`` (:func:`_stop`) raised, or held inside :func:`stops_deferred` (the
+    first of several)."""
     if _Held.depth:
         _Held.signum = _Held.signum or signum
         return
     _Lost.stopping = True
-    raise KeyboardInterrupt
+    raise _stop(signum)
 
 
 class stops_deferred:
@@ -220,7 +222,7 @@ def _raise_lost(signum, frame) -> None:
             return
         f = f.f_back
     _Lost.signum = None
-    (raise_interrupt if lost == signal.SIGINT else raise_terminated)(lost, frame)
+    _raise_or_hold(lost)
 
 
 # SIGHUP: the terminal closed or the ssh session was lost; ended by its default action, a run left
